@@ -1,0 +1,1 @@
+"""Intake: the contracts of submitted files, their validation, and importers."""

@@ -1,0 +1,77 @@
+"""In-memory forms of the input contracts (see DESIGN.md, "Data contracts").
+
+Questions and predictions stay plain dicts with exactly the fields of
+``questions.jsonl`` / ``predictions.jsonl``: the JSON Schemas in
+``generator/intake/schemas/`` are their single definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GraderSpec:
+    """A grader chosen by a benchmark: registry name plus options."""
+
+    name: str
+    """Registry name, e.g. ``mc_letter``, ``rules``, ``recorded``, ``llm``."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Grader options as written in ``benchmark.yaml``; part of the config hash."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark definition: ``data/benchmarks/<name>/``."""
+
+    name: str
+    """Folder name; also the ``benchmark`` field of every run's metadata."""
+    version: str
+    """``benchmark.yaml`` version; runs name the version they answered."""
+    title: str
+    """Human-readable title shown on the site."""
+    description: str
+    """One paragraph shown on the leaderboard page (plain text, escaped)."""
+    traditional: dict[str, GraderSpec]
+    """Traditional grader per question type (``multiple_choice``, ``open``)."""
+    answer_key: tuple[GraderSpec, ...]
+    """Answer-key graders; the first is primary and fills the ``answer_key`` column."""
+    questions: tuple[dict[str, Any], ...]
+    """Rows of ``questions.jsonl``, in file order."""
+    allow_incomplete: bool = False
+    """Whether a run may skip questions or rounds (otherwise an error)."""
+    path: Path | None = None
+    """Folder it was loaded from, when it came from disk."""
+
+    def question(self, question_id: str) -> dict[str, Any]:
+        """Return the question with this id (KeyError if absent)."""
+        return self._by_id[question_id]
+
+    @property
+    def _by_id(self) -> dict[str, dict[str, Any]]:
+        cached = self.__dict__.get("_by_id_cache")
+        if cached is None:
+            cached = {q["id"]: q for q in self.questions}
+            object.__setattr__(self, "_by_id_cache", cached)
+        return cached
+
+
+@dataclass(frozen=True)
+class Run:
+    """One submitted run: ``submissions/<benchmark>/<run_id>/``."""
+
+    benchmark: str
+    """Benchmark name the run answers."""
+    run_id: str
+    """Folder name, matching ``^[a-z0-9][a-z0-9._-]{0,99}$``."""
+    metadata: dict[str, Any]
+    """Parsed ``metadata.yaml`` (model, submitter, date, decoding, rounds, ...)."""
+    predictions: tuple[dict[str, Any], ...]
+    """Rows of ``predictions.jsonl`` with ``round`` filled in (default 0)."""
+
+    @property
+    def model(self) -> str:
+        """The model name as submitted."""
+        return str(self.metadata.get("model", self.run_id))
