@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
+import re
 import socketserver
 import time
 import webbrowser
@@ -17,10 +19,13 @@ import click
 
 from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
+from generator.intake.validate import Limits, ValidationReport, validate_submissions
 from generator.project import Project
-from generator.store import LocalStore
+from generator.store import LocalStore, Store
 
 EXIT_INVALID = 1
+REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+HUB_ENDPOINT = "https://huggingface.co"
 
 
 def root_option(command):
@@ -37,6 +42,38 @@ def root_option(command):
 
 def _store(project: Project) -> LocalStore:
     return LocalStore(project.store_dir)
+
+
+def store_option(command):
+    """Add ``--hub ORG/NAME`` and ``--hub-endpoint URL`` and pass the chosen Store.
+
+    Without ``--hub`` the embedded local store under .dualboard/store is used.
+    The Hub token comes from the HF_TOKEN environment variable only.
+    """
+
+    @click.option("--hub", "hub_repo", metavar="ORG/NAME", callback=_check_repo_id, default=None,
+                  help="Use this Hugging Face Hub dataset as the store instead of the local one.")
+    @click.option("--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=HUB_ENDPOINT,
+                  show_default=True, help="Hub address (env DUALBOARD_HUB_ENDPOINT).")
+    @functools.wraps(command)
+    def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, **kwargs):
+        return command(project=project, store=_choose_store(project, hub_repo, hub_endpoint), **kwargs)
+
+    return wrapper
+
+
+def _check_repo_id(ctx, param, value: str | None) -> str | None:
+    if value is not None and not REPO_ID.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not ORG/NAME (letters, digits, '-', '_', '.'), e.g. my-org/my-leaderboard")
+    return value
+
+
+def _choose_store(project: Project, hub_repo: str | None, endpoint: str) -> Store:
+    if hub_repo is None:
+        return _store(project)
+    from generator.store.hub import HubStore  # imports huggingface_hub only when asked for
+
+    return HubStore(hub_repo, endpoint=endpoint, cache_dir=project.root / ".dualboard" / "hub-cache")
 
 
 def _run(step):
@@ -89,24 +126,58 @@ def build(project: Project, seed: int, progress: bool):
 @main.command()
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-def validate(project: Project, paths: tuple[Path, ...]):
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: one finding per line; json: one document for machines.")
+@click.option("--max-predictions-bytes", type=click.IntRange(min=1), default=Limits.predictions_bytes,
+              show_default=True, help="Largest accepted predictions.jsonl.")
+@click.option("--max-response-bytes", type=click.IntRange(min=1), default=Limits.response_bytes,
+              show_default=True, help="Largest accepted single response (UTF-8 bytes).")
+def validate(project: Project, paths: tuple[Path, ...], output_format: str, max_predictions_bytes: int,
+             max_response_bytes: int):
     """Check submissions without changing anything.
 
     PATHS are run folders, benchmark folders under submissions/, or the
     submissions folder itself (the default). Every problem is listed as
-    file:line: field: problem — fix. Exit code 0 when valid, 1 when not.
+    file:line: field: problem — fix.
+
+    Exit code 0 when valid, 1 when not, 2 on a usage error.
     """
-    click.echo(str(_run(lambda: pipeline.validate(project, list(paths) or None))))
+    limits = Limits(predictions_bytes=max_predictions_bytes, response_bytes=max_response_bytes)
+    report = _run(lambda: validate_submissions(project.data_dir, list(paths) or [project.submissions_dir],
+                                               project.submissions_dir, limits))
+    if output_format == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        _echo_report(report)
+    if not report.ok:
+        raise SystemExit(EXIT_INVALID)
+
+
+def _echo_report(report: ValidationReport) -> None:
+    for finding in report.findings:
+        click.echo(_printable(str(finding)))
+    answers = sum(len(r.predictions) for r in report.runs)
+    if report.ok:
+        click.echo(f"valid: {len(report.runs)} runs, {answers} answers")
+    else:
+        click.echo(f"invalid: {len(report.errors)} problem(s) — fix them and validate again; nothing was changed")
+
+
+def _printable(text: str) -> str:
+    """Show control characters of untrusted text as escapes, so they cannot drive the terminal."""
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 @main.command()
 @root_option
-def ingest(project: Project):
+@store_option
+def ingest(project: Project, store: Store):
     """Validate submissions and add them to the store atomically.
 
-    Nothing is written unless every run is valid.
+    Nothing is written unless every run is valid. With --hub, one Hub commit
+    holds the whole ingest.
     """
-    click.echo(str(_run(lambda: pipeline.ingest(project, _store(project))[0])))
+    click.echo(str(_run(lambda: pipeline.ingest(project, store)[0])))
 
 
 @main.command()
