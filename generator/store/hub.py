@@ -145,9 +145,7 @@ class HubStore(Store):
     def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
-        self._call("create repository", lambda: self.api.create_repo(
-            self.repo_id, repo_type=REPO_TYPE, exist_ok=True, private=False))
-        head = self._resolve(BRANCH)
+        head = self._head_or_create()
         base = self.snapshot(head)
         added, replaced, unchanged = classify(base, wanted)
         changed = [f for f in wanted if not same_bytes(base, f)]
@@ -156,6 +154,19 @@ class HubStore(Store):
         summary = f"Ingest {len(added)} new, {len(replaced)} replaced run(s)"
         revision = self.commit(changed, summary, parent=head)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged))
+
+    def _head_or_create(self) -> str:
+        """The head of main, creating the dataset repository on first use."""
+        try:
+            info = self._call("resolve main", lambda: self.api.repo_info(self.repo_id, repo_type=REPO_TYPE, revision=BRANCH))
+            return info.sha
+        except RepositoryNotFoundError:
+            try:
+                self._call("create repository", lambda: self.api.create_repo(
+                    self.repo_id, repo_type=REPO_TYPE, private=False), passthrough=(409,))
+            except HfHubHTTPError:
+                pass  # 409: created meanwhile by a concurrent ingest; parent_commit settles the race
+            return self._resolve(BRANCH)
 
     def commit(self, files: list[StagedFile], message: str, *, parent: str) -> str:
         """Commit ``files`` on top of ``parent`` in one Hub commit; return the new commit id.
