@@ -22,6 +22,7 @@ from generator.errors import DualboardError, InvalidInputError
 from generator.intake.validate import Limits, ValidationReport, validate_submissions
 from generator.project import Project
 from generator.store import LocalStore, Store
+from generator.store.local import EMPTY as EMPTY_REVISION
 
 EXIT_INVALID = 1
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -178,6 +179,30 @@ def ingest(project: Project, store: Store):
     holds the whole ingest.
     """
     click.echo(str(_run(lambda: pipeline.ingest(project, store)[0])))
+
+
+@main.command()
+@root_option
+@store_option
+@click.option("--release", "version", required=True, metavar="VERSION", help="Release tag, e.g. 2026.1 (frozen once made).")
+def publish(project: Project, store: Store, version: str):
+    """Push the scored dataset, verdict cache and dataset card to the Hub, then tag the commit.
+
+    Needs --hub ORG/NAME and a write token in HF_TOKEN. Pushes
+    build/scored/*.parquet and the verdict cache in one commit, with a dataset
+    card whose configs let `datasets.load_dataset(ORG/NAME, BENCHMARK,
+    split="scored")` find them, and tags that commit VERSION.
+    """
+    from generator.store.hub import HubStore
+    from generator.store.publish import publish as push
+
+    if not isinstance(store, HubStore):
+        raise click.UsageError("publish needs --hub ORG/NAME: releases go to a Hugging Face Hub dataset")
+    local = _store(project)
+    verdicts = local.snapshot() / "verdicts" if local.revision() != EMPTY_REVISION else None
+    result = _run(lambda: push(store, project.scored_dir(), verdicts, version))
+    click.echo(f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
+               f"on {store.repo_id} ({store.endpoint})")
 
 
 @main.command()

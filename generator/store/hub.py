@@ -145,7 +145,7 @@ class HubStore(Store):
     def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
-        head = self._head_or_create()
+        head = self.head(create=True)
         base = self.snapshot(head)
         added, replaced, unchanged = classify(base, wanted)
         changed = [f for f in wanted if not same_bytes(base, f)]
@@ -155,12 +155,14 @@ class HubStore(Store):
         revision = self.commit(changed, summary, parent=head)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged))
 
-    def _head_or_create(self) -> str:
-        """The head of main, creating the dataset repository on first use."""
+    def head(self, *, create: bool = False) -> str:
+        """The head commit of main (whatever revision reads are pinned to); ``create`` the dataset if missing."""
         try:
             info = self._call("resolve main", lambda: self.api.repo_info(self.repo_id, repo_type=REPO_TYPE, revision=BRANCH))
             return info.sha
         except RepositoryNotFoundError:
+            if not create:
+                raise
             try:
                 self._call("create repository", lambda: self.api.create_repo(
                     self.repo_id, repo_type=REPO_TYPE, private=False), passthrough=(409,))
@@ -205,6 +207,11 @@ class HubStore(Store):
         head = commits[0].commit_id
         snapshot = self.snapshot(head)
         return head if all(same_bytes(snapshot, f) for f in files) else None
+
+    def tags(self) -> dict[str, str]:
+        """Release tags and the commits they name."""
+        refs = self._call("list tags", lambda: self.api.list_repo_refs(self.repo_id, repo_type=REPO_TYPE))
+        return {ref.name: ref.target_commit for ref in refs.tags}
 
     def tag(self, version: str, revision: str | None = None) -> str:
         """Tag ``revision`` (default: head of main) as ``version``; return the tagged commit."""
