@@ -35,6 +35,7 @@ PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
 MAX_REPORTED_PER_FILE = 50
 MAX_YAML_DEPTH = 10
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,7 @@ def _read_metadata(path: Path, limits: Limits) -> tuple[dict[str, Any] | None, l
     if not isinstance(data, dict):
         return None, [Finding(str(path), None, "-", "expected a mapping of fields", "write key: value pairs")]
     data = _stringify_dates(data)
-    findings = schema_findings(data, "metadata", file=str(path), line=None)
+    findings = _schema_findings(data, "metadata", str(path), None)
     return (None if findings else data), findings
 
 
@@ -212,7 +213,7 @@ def _safe_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
     """Parse YAML without aliases or deep nesting; a Finding instead of any exception."""
     try:
         depth = 0
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(text, Loader=SAFE_LOADER):
             if isinstance(event, yaml.AliasEvent):
                 return None, Finding(file, event.start_mark.line + 1, "-", "YAML aliases (*name) are not allowed",
                                      "write the value out instead of referring to an anchor")
@@ -220,13 +221,23 @@ def _safe_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
             if depth > MAX_YAML_DEPTH:
                 return None, Finding(file, event.start_mark.line + 1, "-", f"nested deeper than {MAX_YAML_DEPTH} levels",
                                      "flatten the structure: metadata.yaml needs at most two levels")
-        return yaml.safe_load(text), None
+        return yaml.load(text, Loader=SAFE_LOADER), None
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         problem = str(getattr(exc, "problem", None) or exc)[:200]
         return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax")
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2024-02-30"
         return None, Finding(file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it")
+
+
+def _schema_findings(instance: Any, name: str, file: str, line: int | None) -> list[Finding]:
+    """Schema findings; values too big or too deep even to describe become a finding too."""
+    try:
+        return schema_findings(instance, name, file=file, line=line)
+    except RecursionError:
+        return [Finding(file, line, "-", "nested too deeply to check", "flatten the structure")]
+    except ValueError:  # an integer too long to print in the message (0xfff… in YAML)
+        return [Finding(file, line, "-", "a number has thousands of digits", "write numbers of ordinary size")]
 
 
 def _stringify_dates(data: dict[str, Any]) -> dict[str, Any]:
@@ -283,10 +294,7 @@ def _check_prediction_line(raw: bytes, number: int, file: str, benchmark: Benchm
         return None, [Finding(file, number, "-", "invalid JSON: nested too deeply", "write one flat JSON object per line")]
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits
         return None, [Finding(file, number, "-", f"unreadable JSON value: {str(exc)[:200]}", "write numbers of ordinary size")]
-    try:
-        problems = schema_findings(row, "prediction", file=file, line=number)
-    except RecursionError:
-        problems = [Finding(file, number, "-", "nested too deeply", "write one flat JSON object per line")]
+    problems = _schema_findings(row, "prediction", file, number)
     if problems:
         return None, problems
     row = {**row, "round": int(row.get("round", 0))}
