@@ -1,0 +1,211 @@
+"""Validate submitted runs: every problem found in one pass, then one verdict.
+
+A run folder is ``submissions/<benchmark>/<run_id>/`` holding
+``predictions.jsonl`` and ``metadata.yaml``. :func:`check_run` returns the
+parsed :class:`~generator.intake.models.Run` (or ``None``) and the list of
+findings; :func:`load_runs` raises one :class:`InvalidInputError` carrying the
+findings of every run, so a submitter sees all problems at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.errors import Finding, InvalidInputError
+from generator.intake.models import Benchmark, Run
+from generator.intake.schemas import schema_findings
+
+RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+PREDICTIONS = "predictions.jsonl"
+METADATA = "metadata.yaml"
+MAX_REPORTED_PER_FILE = 50
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Size limits that protect the build from oversized submissions."""
+
+    predictions_bytes: int = 50 * 1024 * 1024
+    """Largest accepted predictions.jsonl."""
+    response_bytes: int = 100 * 1024
+    """Largest accepted single response (UTF-8 bytes)."""
+    metadata_bytes: int = 64 * 1024
+    """Largest accepted metadata.yaml (also bounds YAML alias expansion)."""
+
+
+def find_run_dirs(paths: list[Path]) -> list[Path]:
+    """Expand submission paths to run folders.
+
+    A path may be a run folder (holding predictions.jsonl), a benchmark folder
+    (``submissions/<benchmark>``) or the submissions root; folders are sorted so
+    every build sees runs in the same order.
+    """
+    found: list[Path] = []
+    for path in paths:
+        if (path / PREDICTIONS).exists() or (path / METADATA).exists():
+            found.append(path)
+            continue
+        for depth in ("*", "*/*"):
+            found += sorted(p.parent for p in path.glob(f"{depth}/{METADATA}"))
+            found += sorted(p.parent for p in path.glob(f"{depth}/{PREDICTIONS}"))
+    return sorted(set(found))
+
+
+def load_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits()) -> list[Run]:
+    """Check every run folder; return the runs, or raise once with every finding."""
+    runs, findings = [], []
+    for run_dir in run_dirs:
+        run, problems = check_run(run_dir, benchmarks, limits)
+        findings += problems
+        if run is not None:
+            runs.append(run)
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        raise InvalidInputError(findings)
+    ids = Counter((r.benchmark, r.run_id) for r in runs)
+    duplicated = [f"{b}/{r}" for (b, r), n in ids.items() if n > 1]
+    if duplicated:
+        raise InvalidInputError([Finding(", ".join(duplicated), None, "run_id", "submitted twice", "keep one folder per run id")])
+    return runs
+
+
+def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = Limits()) -> tuple[Run | None, list[Finding]]:
+    """Check one run folder; return the Run when it has no errors, and all findings."""
+    findings = _check_run_id(run_dir)
+    metadata, meta_findings = _read_metadata(run_dir / METADATA, limits)
+    findings += meta_findings
+    benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
+    predictions, pred_findings = _read_predictions(run_dir / PREDICTIONS, benchmark, metadata, limits)
+    findings += pred_findings
+    if benchmark is not None and metadata is not None and not pred_findings:
+        findings += _coverage_findings(run_dir / PREDICTIONS, predictions, benchmark, metadata)
+    if any(f.severity == "error" for f in findings) or benchmark is None or metadata is None:
+        return None, findings
+    return Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata, predictions=tuple(predictions)), findings
+
+
+def _check_run_id(run_dir: Path) -> list[Finding]:
+    if RUN_ID.match(run_dir.name):
+        return []
+    return [Finding(str(run_dir), None, "run_id", f"folder name {run_dir.name[:120]!r} is not a valid run id",
+                    "rename the folder to lower-case letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit)")]
+
+
+def _read_metadata(path: Path, limits: Limits) -> tuple[dict[str, Any] | None, list[Finding]]:
+    if not path.is_file() or path.is_symlink():
+        return None, [Finding(str(path), None, "-", "metadata.yaml is missing", "add metadata.yaml (model, submitter, date, benchmark, benchmark_version, rounds)")]
+    raw = path.read_bytes()
+    if len(raw) > limits.metadata_bytes:
+        return None, [Finding(str(path), None, "-", f"file is {len(raw)} bytes, over the {limits.metadata_bytes}-byte limit", "shorten the notes")]
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return None, [Finding(str(path), None, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8")]
+    except yaml.YAMLError as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        return None, [Finding(str(path), None if line is None else line + 1, "-", f"invalid YAML: {getattr(exc, 'problem', exc)}", "fix the YAML syntax")]
+    if not isinstance(data, dict):
+        return None, [Finding(str(path), None, "-", "expected a mapping of fields", "write key: value pairs")]
+    data = _stringify_dates(data)
+    findings = schema_findings(data, "metadata", file=str(path), line=None)
+    return (None if findings else data), findings
+
+
+def _stringify_dates(data: dict[str, Any]) -> dict[str, Any]:
+    """YAML reads 2024-05-01 as a date; the contract stores the ISO string."""
+    if "date" in data and hasattr(data["date"], "isoformat"):
+        return {**data, "date": data["date"].isoformat()}
+    return data
+
+
+def _resolve_benchmark(run_dir: Path, metadata: dict[str, Any] | None, benchmarks: dict[str, Benchmark], findings: list[Finding]) -> Benchmark | None:
+    folder_benchmark = run_dir.parent.name
+    name = metadata["benchmark"] if metadata else folder_benchmark
+    meta_file = str(run_dir / METADATA)
+    if name not in benchmarks:
+        known = ", ".join(sorted(benchmarks)) or "none"
+        findings.append(Finding(meta_file, None, "benchmark", f"unknown benchmark {name[:100]!r}", f"use one of: {known}"))
+        return None
+    if name != folder_benchmark:
+        findings.append(Finding(meta_file, None, "benchmark", f"{name!r} but the run sits in submissions/{folder_benchmark[:100]}/", f"move the run to submissions/{name}/"))
+    benchmark = benchmarks[name]
+    if metadata and str(metadata["benchmark_version"]) != benchmark.version:
+        findings.append(Finding(meta_file, None, "benchmark_version", f"{str(metadata['benchmark_version'])[:50]!r} does not exist", f"answer version {benchmark.version!r} of {name}"))
+    return benchmark
+
+
+def _read_predictions(path: Path, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits) -> tuple[list[dict[str, Any]], list[Finding]]:
+    if not path.is_file() or path.is_symlink():
+        return [], [Finding(str(path), None, "-", "predictions.jsonl is missing", "add one JSON answer per line")]
+    size = path.stat().st_size
+    if size > limits.predictions_bytes:
+        return [], [Finding(str(path), None, "-", f"file is {size} bytes, over the {limits.predictions_bytes}-byte limit", "split the run or raise --max-predictions-bytes")]
+    predictions, findings, seen = [], [], set()
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            row, problems = _check_prediction_line(raw, number, str(path), benchmark, metadata, limits, seen)
+            findings += problems
+            if row is not None:
+                predictions.append(row)
+    return predictions, _cap(findings, str(path))
+
+
+def _check_prediction_line(raw: bytes, number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> tuple[dict[str, Any] | None, list[Finding]]:
+    if not raw.strip():
+        return None, []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Finding(file, number, "-", f"not UTF-8 (byte {exc.start} of the line)", "save the file as UTF-8")]
+    try:
+        row = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return None, [Finding(file, number, "-", f"invalid JSON: {getattr(exc, 'msg', 'nested too deeply')}", "write one JSON object per line")]
+    problems = schema_findings(row, "prediction", file=file, line=number)
+    if problems:
+        return None, problems
+    row = {**row, "round": row.get("round", 0)}
+    problems = _semantic_findings(row, number, file, benchmark, metadata, limits, seen)
+    return (None if problems else row), problems
+
+
+def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> list[Finding]:
+    problems = []
+    if len(row["response"].encode("utf-8")) > limits.response_bytes:
+        problems.append(Finding(file, number, "response", f"response is over the {limits.response_bytes}-byte limit", "truncate the response or raise --max-response-bytes"))
+    if benchmark is not None and row["question_id"] not in benchmark._by_id:
+        problems.append(Finding(file, number, "question_id", f"unknown question id {row['question_id'][:100]!r}", f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl"))
+    if metadata is not None and row["round"] >= metadata["rounds"]:
+        problems.append(Finding(file, number, "round", f"round {row['round']} but metadata.yaml says rounds: {metadata['rounds']}", "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml"))
+    key = (row["question_id"], row["round"])
+    if key in seen:
+        problems.append(Finding(file, number, "question_id", f"duplicate answer for question {key[0][:100]!r} round {key[1]}", "keep one answer per (question_id, round)"))
+    seen.add(key)
+    return problems
+
+
+def _coverage_findings(path: Path, predictions: list[dict[str, Any]], benchmark: Benchmark, metadata: dict[str, Any]) -> list[Finding]:
+    answered = {(p["question_id"], p["round"]) for p in predictions}
+    expected = {(q["id"], r) for q in benchmark.questions for r in range(metadata["rounds"])}
+    missing = sorted(expected - answered)
+    if not missing:
+        return []
+    severity = "warning" if benchmark.allow_incomplete else "error"
+    shown = ", ".join(f"{q}#{r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
+    return [Finding(str(path), None, "coverage", f"{len(missing)} of {len(expected)} (question, round) answers missing: {shown}",
+                    "answer every question in every round (missing answers would silently lower the score)", severity)]
+
+
+def _cap(findings: list[Finding], file: str) -> list[Finding]:
+    """Keep reports readable: a broken file yields at most MAX_REPORTED_PER_FILE findings."""
+    if len(findings) <= MAX_REPORTED_PER_FILE:
+        return findings
+    rest = len(findings) - MAX_REPORTED_PER_FILE
+    return findings[:MAX_REPORTED_PER_FILE] + [Finding(file, None, "-", f"{rest} more problems not shown", "fix the ones above and validate again")]

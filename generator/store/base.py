@@ -1,0 +1,80 @@
+"""The interface every store implements, and the logical layout they share."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.intake.models import Benchmark
+
+BENCHMARKS = "benchmarks"
+RUNS = "runs"
+VERDICTS = "verdicts"
+RUN_FILES = ("metadata.yaml", "predictions.jsonl")
+BENCHMARK_FILES = ("benchmark.yaml", "questions.jsonl", "human_labels.csv")
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What one ingest changed."""
+
+    revision: str
+    """Store revision after the ingest (unchanged when nothing was new)."""
+    added: tuple[str, ...]
+    """``benchmark/run_id`` of runs new to the store."""
+    replaced: tuple[str, ...]
+    """Runs whose files changed."""
+    unchanged: tuple[str, ...]
+    """Runs already stored byte for byte."""
+
+
+@dataclass(frozen=True)
+class StagedFile:
+    """One file an ingest wants in the store: logical path and bytes."""
+
+    path: str
+    """Path inside the logical tree, with forward slashes."""
+    data: bytes
+    """Exact bytes to store."""
+
+
+def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list[StagedFile]:
+    """List the files an ingest of these (already validated) runs writes.
+
+    Benchmark definitions travel with their runs so that a store is a
+    self-contained dataset: anyone can rebuild a release from it alone.
+    """
+    files: list[StagedFile] = []
+    used = sorted({d.parent.name for d in run_dirs})
+    for name in used:
+        folder = benchmarks[name].path
+        for fname in BENCHMARK_FILES:
+            if folder is not None and (folder / fname).is_file():
+                files.append(StagedFile(f"{BENCHMARKS}/{name}/{fname}", (folder / fname).read_bytes()))
+    for run_dir in run_dirs:
+        for fname in RUN_FILES:
+            files.append(StagedFile(f"{RUNS}/{run_dir.parent.name}/{run_dir.name}/{fname}", (run_dir / fname).read_bytes()))
+    return files
+
+
+class Store(ABC):
+    """A place that holds accepted runs, readable as a local folder."""
+
+    @abstractmethod
+    def revision(self) -> str:
+        """The current revision (a snapshot name or a commit hash)."""
+
+    @abstractmethod
+    def snapshot(self, revision: str | None = None) -> Path:
+        """A local folder holding the logical tree at ``revision`` (default: current)."""
+
+    @abstractmethod
+    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
+        """Validate and add runs in one atomic step; raise and change nothing on any problem."""
+
+    def run_dirs(self, benchmark: str | None = None) -> list[Path]:
+        """Stored run folders (of one benchmark, or all), sorted."""
+        root = self.snapshot() / RUNS
+        pattern = f"{benchmark}/*" if benchmark else "*/*"
+        return sorted(p for p in root.glob(pattern) if p.is_dir())
