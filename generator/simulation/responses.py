@@ -142,7 +142,9 @@ def simulate_answer(
     return _open(question, outcome, rng=rng, wrong_answers=wrong_answers)
 
 
-def _multiple_choice(question, outcome, *, rng, styles, shuffle) -> SimulatedAnswer:
+def _multiple_choice(
+    question: Mapping[str, Any], outcome: Outcome, *, rng: np.random.Generator, styles: Sequence[str], shuffle: bool
+) -> SimulatedAnswer:
     """Commit to a letter and a final answer that agree with the outcome."""
     letters = string.ascii_uppercase[: len(question["choices"])]
     order = tuple(rng.permutation(list(letters)).tolist()) if shuffle else tuple(letters)
@@ -161,7 +163,7 @@ def _multiple_choice(question, outcome, *, rng, styles, shuffle) -> SimulatedAns
     return SimulatedAnswer(text, order if shuffle else None, None)
 
 
-def _mc_wrong_statement(question, chosen: str, rng: np.random.Generator) -> str:
+def _mc_wrong_statement(question: Mapping[str, Any], chosen: str, rng: np.random.Generator) -> str:
     """Name a wrong option (the chosen one when it is wrong) or hedge."""
     letters = string.ascii_uppercase[: len(question["choices"])]
     correct = question["correct_choice"]
@@ -193,7 +195,9 @@ def _mc_layout(explanation: str, letter_line: str, final: str) -> str:
     return f"{explanation}\n{letter_line}\nFinal answer: {final}"
 
 
-def _open(question, outcome, *, rng, wrong_answers) -> SimulatedAnswer:
+def _open(
+    question: Mapping[str, Any], outcome: Outcome, *, rng: np.random.Generator, wrong_answers: Sequence[str]
+) -> SimulatedAnswer:
     """State the key or a wrong answer, and record the lenient judge's score."""
     if outcome.malformed:
         text = _malformed(question, rng, truncated_tail="Final answer:")
@@ -235,7 +239,7 @@ def expected_judge_score(pass_probability: float) -> float:
     return pass_probability * passed + (1 - pass_probability) * failed
 
 
-def _malformed(question, rng: np.random.Generator, *, truncated_tail: str) -> str:
+def _malformed(question: Mapping[str, Any], rng: np.random.Generator, *, truncated_tail: str) -> str:
     """Write an empty, truncated or refused answer that no grader can pass."""
     kind = _pick(rng, MALFORMED_KINDS)
     if kind == "empty":
@@ -246,6 +250,7 @@ def _malformed(question, rng: np.random.Generator, *, truncated_tail: str) -> st
 
 
 def _explanation(question: Mapping[str, Any], rng: np.random.Generator) -> str:
+    """Pick a generic explanation line for the question's category."""
     return _pick(rng, EXPLANATIONS.get(question["category"], DEFAULT_EXPLANATIONS))
 
 

@@ -33,7 +33,14 @@ from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmark
 from generator.intake.models import Benchmark, Run
 from generator.simulation.outcomes import GRADINGS, draw_rounds, question_probabilities
-from generator.simulation.responses import JUDGE_FIELD, MC_STYLES, Outcome, expected_judge_score, simulate_answer
+from generator.simulation.responses import (
+    JUDGE_FIELD,
+    MC_STYLES,
+    Outcome,
+    SimulatedAnswer,
+    expected_judge_score,
+    simulate_answer,
+)
 
 RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 MODELS_FILE = "simulated_models.yaml"
@@ -170,12 +177,16 @@ def _model(entry: dict[str, Any]) -> SimulatedModel:
         submitter=str(entry.get("submitter", "Dualboard simulator")),
         license=str(entry.get("license", "CC-BY-4.0")),
         decoding=dict(entry.get("decoding") or {}),
-        concentration=None if entry.get("concentration", 4.0) is None else float(entry.get("concentration", 4.0)),
+        concentration=_optional_float(entry.get("concentration", 4.0)),
         rho=float(entry.get("rho", 0.6)),
         malformed_rate=float(entry.get("malformed_rate", 0.02)),
         shuffle_choices=bool(entry.get("shuffle_choices", False)),
         styles=tuple(entry.get("styles", MC_STYLES)),
     )
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def draw_truth(benchmark: Benchmark, model: SimulatedModel, *, seed: int) -> pd.DataFrame:
@@ -271,7 +282,8 @@ def simulate_run(
     return SimulatedRun(run=run, truth=truth)
 
 
-def _prediction(question_id: str, round_: int, answer) -> dict[str, Any]:
+def _prediction(question_id: str, round_: int, answer: SimulatedAnswer) -> dict[str, Any]:
+    """Lay out one predictions.jsonl row with the contract's fields, in contract order."""
     row: dict[str, Any] = {"question_id": question_id, "round": round_, "response": answer.response}
     if answer.choice_order is not None:
         row["choice_order"] = list(answer.choice_order)
