@@ -1,0 +1,24 @@
+# The two commands of the README, each doing its own set-up.
+#   make demo   build the demo leaderboard and serve it on http://127.0.0.1:8000/
+#   make test   run the test suite
+VENV ?= .venv
+PY := $(VENV)/bin/python
+EXTRAS ?= test
+PORT ?= 8000
+
+.PHONY: demo test site
+
+$(VENV)/.installed-$(EXTRAS): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -U pip
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[$(EXTRAS)]"
+	touch $@
+
+site: $(VENV)/.installed-$(EXTRAS)
+	$(VENV)/bin/dualboard build
+
+demo: site
+	$(VENV)/bin/dualboard serve --port $(PORT) --open
+
+test: $(VENV)/.installed-$(EXTRAS)
+	$(PY) -m pytest $(PYTEST_ARGS)

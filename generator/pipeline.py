@@ -1,0 +1,116 @@
+"""The stages of a build, each a function from files to files.
+
+``dualboard build`` calls them in order; each CLI stage command calls one.
+Every stage reads what the previous one wrote (the store, build/scored,
+build/stats), never reaches back, and reports a one-line summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from generator.grading import VerdictCache, grade_benchmark, load_human_labels, write_scored
+from generator.intake.benchmark import load_benchmarks
+from generator.intake.models import Benchmark
+from generator.intake.validate import find_run_dirs, load_runs
+from generator.project import Project
+from generator.render import charts
+from generator.render.pages import BenchmarkResults, home_page, leaderboard_page
+from generator.render.site import build_site, compose_docs
+from generator.stats import analyse, read_tables, write_tables
+from generator.store import IngestResult, Store
+
+Report = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class StageSummary:
+    """The one line a stage prints when it is done."""
+
+    stage: str
+    """Stage name (validate, ingest, grade, stats, render)."""
+    line: str
+    """What it did, in numbers."""
+
+    def __str__(self) -> str:
+        return f"{self.stage:>8}: {self.line}"
+
+
+def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
+    """Check submissions against the benchmarks; raise InvalidInputError on any problem."""
+    benchmarks = load_benchmarks(project.data_dir)
+    run_dirs = find_run_dirs(paths or [project.submissions_dir])
+    runs = load_runs(run_dirs, benchmarks)
+    answers = sum(len(r.predictions) for r in runs)
+    return StageSummary("validate", f"{len(runs)} runs, {answers} answers valid across {len(benchmarks)} benchmarks")
+
+
+def ingest(project: Project, store: Store) -> tuple[StageSummary, IngestResult]:
+    """Validate every submission and add it to the store in one atomic step."""
+    benchmarks = load_benchmarks(project.data_dir)
+    result = store.ingest(find_run_dirs([project.submissions_dir]), benchmarks)
+    line = (f"store revision {result.revision}: {len(result.added)} added, "
+            f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged")
+    return StageSummary("ingest", line), result
+
+
+def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
+    """Benchmarks in the store with their runs, as the grading stage reads them."""
+    snapshot = store.snapshot()
+    if not (snapshot / "benchmarks").is_dir():
+        return {}
+    benchmarks = load_benchmarks(snapshot)
+    return {name: (b, load_runs(store.run_dirs(name), benchmarks)) for name, b in benchmarks.items()}
+
+
+def grade(project: Project, store: Store, *, progress: bool = True) -> StageSummary:
+    """Grade every stored run under both gradings into build/scored/<benchmark>.parquet."""
+    cache = VerdictCache(store.snapshot() / "verdicts")
+    total = 0
+    for name, (benchmark, runs) in stored_benchmarks(store).items():
+        labels = _human_labels(benchmark)
+        n = sum(len(r.predictions) for r in runs)
+        with tqdm(total=n, desc=f"grade {name}", unit="answer", disable=not progress, leave=False) as bar:
+            tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
+        write_scored(tables, project.scored_dir(), name)
+        total += len(tables.scored)
+    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}")
+
+
+def _human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
+    path = benchmark.path / "human_labels.csv" if benchmark.path else None
+    return load_human_labels(path) if path is not None and path.is_file() else None
+
+
+def stats(project: Project, *, seed: int = 20241129) -> StageSummary:
+    """Analyse every scored benchmark into build/stats/<benchmark>/*.csv."""
+    names = []
+    for scored_path in sorted(project.scored_dir().glob("*.parquet")):
+        if scored_path.name.endswith(".verdicts.parquet"):
+            continue
+        name = scored_path.stem
+        verdicts_path = scored_path.with_name(f"{name}.verdicts.parquet")
+        verdicts = pd.read_parquet(verdicts_path) if verdicts_path.exists() else None
+        tables = analyse(pd.read_parquet(scored_path), verdicts=verdicts, seed=seed)
+        write_tables(tables, project.stats_dir(name))
+        names.append(f"{name} ({len(tables.models)} runs)")
+    return StageSummary("stats", f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})")
+
+
+def render(project: Project, store: Store) -> StageSummary:
+    """Write the pages and charts, then build the static site into site/."""
+    results = [BenchmarkResults(b, read_tables(project.stats_dir(name)).models)
+               for name, (b, _) in stored_benchmarks(store).items()
+               if project.stats_dir(name).is_dir()]
+    pages = [home_page(results)] + [leaderboard_page(r) for r in results]
+    assets = {"javascripts/plotly.min.js": charts.plotly_js()}
+    for r in results:
+        assets[f"benchmarks/{r.benchmark.name}/scores.json"] = charts.figure_json(charts.scores_figure(r.models))
+    config = compose_docs(project.root, project.build_dir, pages, assets)
+    build_site(config, project.site_dir)
+    return StageSummary("render", f"{len(pages)} pages, {len(results)} leaderboards built into {project.site_dir}")

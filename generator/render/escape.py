@@ -1,0 +1,58 @@
+"""Make untrusted text inert inside Markdown pages.
+
+Model responses, model names and every other submitted string go into raw
+HTML blocks with *every* character that is not a letter, digit or space
+written as a numeric character reference. Markdown then has nothing to
+interpret (no ``[x](javascript:...)``, no ``*``, no ``--8<--``, no ``{{ }}``),
+the HTML parser sees no tags, and newlines become ``&#10;`` so a response can
+never end the raw HTML block with a blank line.
+"""
+
+from __future__ import annotations
+
+import math
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ")
+
+
+def escape_text(value: object) -> str:
+    """Return ``value`` as text in which only [A-Za-z0-9 ] stay literal.
+
+    Examples
+    --------
+    >>> escape_text('<script>alert(1)</script>')
+    '&#60;script&#62;alert&#40;1&#41;&#60;&#47;script&#62;'
+    >>> escape_text("a\\n\\nb")
+    'a&#10;&#10;b'
+    """
+    text = "" if value is None else str(value)
+    return "".join(ch if ch in _SAFE else f"&#{ord(ch)};" for ch in text)
+
+
+def escape_slug(value: str) -> str:
+    """Return a URL path segment that is safe as a file name and a link.
+
+    Run ids are already restricted by validation; this guards every other
+    source of names (categories, question ids) so no link can leave the site.
+
+    Examples
+    --------
+    >>> escape_slug("Spatial / Puzzle #3")
+    'spatial-puzzle-3'
+    """
+    out, dash = [], False
+    for ch in value.lower():
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+            dash = False
+        elif not dash:
+            out.append("-")
+            dash = True
+    return "".join(out).strip("-") or "x"
+
+
+def format_number(value: float | None, digits: int = 1) -> str:
+    """Format a trusted number for display; missing values become an em dash."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    return f"{value:.{digits}f}"

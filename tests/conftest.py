@@ -1,0 +1,75 @@
+"""Fixtures shared by the whole suite: small leaderboard folders built in tmp_path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data" / "easy-problems"
+
+TINY_QUESTIONS = [
+    {"id": "q1", "category": "arithmetic", "prompt": "What is 2 + 2?", "type": "open",
+     "answer_key": {"answer": "4", "aliases": ["four"], "patterns": [], "numeric": {"value": 4, "tolerance": 0}, "reference": "Two plus two is four.", "notes": ""}},
+    {"id": "q2", "category": "geography", "prompt": "Capital of France?", "type": "multiple_choice",
+     "choices": ["Lyon", "Paris", "Nice", "Lille"], "correct_choice": "B",
+     "answer_key": {"answer": "Paris", "aliases": [], "patterns": [], "numeric": None, "reference": "Paris.", "notes": ""}},
+    {"id": "q3", "category": "geography", "prompt": "Largest ocean?", "type": "open",
+     "answer_key": {"answer": "Pacific Ocean", "aliases": ["Pacific"], "patterns": [], "numeric": None, "reference": "The Pacific.", "notes": ""}},
+]
+
+TINY_BENCHMARK = {
+    "name": "tiny", "version": "1", "title": "Tiny", "description": "Three questions.",
+    "graders": {"traditional": {"multiple_choice": {"name": "mc_letter"}, "open": {"name": "recorded", "options": {"field": "judge"}}},
+                "answer_key": [{"name": "rules"}]},
+}
+
+
+def tiny_metadata(**overrides) -> dict:
+    meta = {"model": "tiny-model", "submitter": "tests", "date": "2026-01-02", "benchmark": "tiny",
+            "benchmark_version": "1", "rounds": 1, "decoding": {"temperature": 0.0, "seed": 1}}
+    return {**meta, **overrides}
+
+
+def tiny_predictions() -> list[dict]:
+    return [
+        {"question_id": "q1", "round": 0, "response": "2 + 2 = 4.\nFinal answer: 4", "recorded": {"judge": 100}},
+        {"question_id": "q2", "round": 0, "response": 'Paris is the capital.\n{"ANSWER": "B"}'},
+        {"question_id": "q3", "round": 0, "response": "Final answer: Atlantic", "recorded": {"judge": 40}},
+    ]
+
+
+def write_run(root: Path, run_id: str, predictions: list[dict] | None = None, metadata: dict | None = None, *, raw_lines: list[bytes] | None = None) -> Path:
+    """Write submissions/tiny/<run_id>/ with the given content (raw_lines wins over predictions)."""
+    run = root / "submissions" / "tiny" / run_id
+    run.mkdir(parents=True, exist_ok=True)
+    lines = raw_lines if raw_lines is not None else [json.dumps(p).encode() for p in (predictions or tiny_predictions())]
+    (run / "predictions.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    (run / "metadata.yaml").write_text(yaml.safe_dump(metadata or tiny_metadata()), "utf-8")
+    return run
+
+
+@pytest.fixture
+def tiny_root(tmp_path: Path) -> Path:
+    """A leaderboard folder with the tiny benchmark and one valid run."""
+    bench = tmp_path / "data" / "benchmarks" / "tiny"
+    bench.mkdir(parents=True)
+    (bench / "benchmark.yaml").write_text(yaml.safe_dump(TINY_BENCHMARK), "utf-8")
+    (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
+    write_run(tmp_path, "run-a")
+    return tmp_path
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under root (symlinks as their targets) for byte-for-byte comparisons."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        if p.is_symlink():
+            out[rel] = b"-> " + str(p.readlink()).encode()
+        elif p.is_file():
+            out[rel] = p.read_bytes()
+    return out

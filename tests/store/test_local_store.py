@@ -1,0 +1,69 @@
+"""The local store: atomic ingests, unchanged on failure, byte-exact copies."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.errors import InvalidInputError
+from generator.intake.benchmark import load_benchmarks
+from generator.store import LocalStore
+
+from tests.conftest import tiny_predictions, tree_bytes, write_run
+
+
+def _ingest(root, store, *run_ids):
+    runs = [root / "submissions" / "tiny" / r for r in run_ids]
+    return store.ingest(runs, load_benchmarks(root / "data"))
+
+
+def test_ingest_copies_runs_and_benchmark_byte_for_byte(tiny_root):
+    store = LocalStore(tiny_root / "store")
+    result = _ingest(tiny_root, store, "run-a")
+    assert result.added == ("tiny/run-a",) and result.revision == "000001"
+    snap = store.snapshot()
+    src = tiny_root / "submissions" / "tiny" / "run-a"
+    for name in ("predictions.jsonl", "metadata.yaml"):
+        assert (snap / "runs" / "tiny" / "run-a" / name).read_bytes() == (src / name).read_bytes()
+    assert (snap / "benchmarks" / "tiny" / "questions.jsonl").read_bytes() == (tiny_root / "data/benchmarks/tiny/questions.jsonl").read_bytes()
+    assert [p.name for p in store.run_dirs("tiny")] == ["run-a"]
+
+
+def test_second_identical_ingest_changes_nothing(tiny_root):
+    store = LocalStore(tiny_root / "store")
+    first = _ingest(tiny_root, store, "run-a")
+    before = tree_bytes(store.root)
+    second = _ingest(tiny_root, store, "run-a")
+    assert second.revision == first.revision and second.unchanged == ("tiny/run-a",)
+    assert tree_bytes(store.root) == before
+
+
+def test_bad_run_leaves_store_unchanged(tiny_root):
+    store = LocalStore(tiny_root / "store")
+    _ingest(tiny_root, store, "run-a")
+    before = tree_bytes(store.root)
+    write_run(tiny_root, "run-b")
+    write_run(tiny_root, "run-bad", raw_lines=[b'{"question_id": "q1", "response": "x"}', b"{broken"])
+    with pytest.raises(InvalidInputError) as info:
+        _ingest(tiny_root, store, "run-b", "run-bad")
+    assert "run-bad/predictions.jsonl:2" in str(info.value)
+    assert tree_bytes(store.root) == before, "a failed ingest must not add even the valid run"
+
+
+def test_replacing_a_run_keeps_old_snapshot_intact(tiny_root):
+    store = LocalStore(tiny_root / "store")
+    _ingest(tiny_root, store, "run-a")
+    old = store.snapshot()
+    old_bytes = (old / "runs/tiny/run-a/predictions.jsonl").read_bytes()
+    preds = tiny_predictions()
+    preds[0]["response"] = "Final answer: 5"
+    write_run(tiny_root, "run-a", preds)
+    result = _ingest(tiny_root, store, "run-a")
+    assert result.replaced == ("tiny/run-a",) and result.revision == "000002"
+    assert (old / "runs/tiny/run-a/predictions.jsonl").read_bytes() == old_bytes, "hard links must be broken before writing"
+    assert b"Final answer: 5" in (store.snapshot() / "runs/tiny/run-a/predictions.jsonl").read_bytes()
+
+
+def test_unknown_revision_says_where_to_look(tiny_root):
+    store = LocalStore(tiny_root / "store")
+    with pytest.raises(Exception, match="no revision '999999'"):
+        store.snapshot("999999")
