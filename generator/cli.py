@@ -154,3 +154,24 @@ def serve(project: Project, port: int, open_browser: bool):
             server.serve_forever()
         except KeyboardInterrupt:
             click.echo("Stopped.")
+
+
+@main.command()
+@root_option
+@click.option("--benchmark", default="demo", show_default=True,
+              help="Benchmark whose data/benchmarks/<name>/simulated_models.yaml describes the models.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Seed; the same seed writes the same bytes.")
+def simulate(project: Project, benchmark: str, seed: int):
+    """Write simulated runs with known true accuracies into submissions/.
+
+    Each model in simulated_models.yaml has a true accuracy per grading and
+    category; the runs it writes look like real submissions (explanations,
+    final-answer sentences, several answer styles, a few malformed answers).
+    The statistics tests use the same simulator as ground truth.
+    """
+    from generator.simulation import simulate_benchmark
+
+    paths = _run(lambda: simulate_benchmark(project.root, benchmark, seed=seed))
+    for path in paths:
+        click.echo(f"wrote {path}")
+    click.echo(f"{len(paths)} simulated runs for {benchmark} (seed {seed})")
