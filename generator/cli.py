@@ -18,6 +18,7 @@ import click
 from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
 from generator.project import Project
+from generator.simulation import simulate_benchmark
 from generator.store import LocalStore
 
 EXIT_INVALID = 1
@@ -169,8 +170,6 @@ def simulate(project: Project, benchmark: str, seed: int):
     final-answer sentences, several answer styles, a few malformed answers).
     The statistics tests use the same simulator as ground truth.
     """
-    from generator.simulation import simulate_benchmark
-
     paths = _run(lambda: simulate_benchmark(project.root, benchmark, seed=seed))
     for path in paths:
         click.echo(f"wrote {path}")
