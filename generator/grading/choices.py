@@ -127,13 +127,18 @@ def _letter_positions(pattern: re.Pattern[str], response: str, n_options: int) -
 
 
 def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
-    """Find options named by their text in the last non-empty line."""
+    """Find an option named by its exact text on the last non-empty line.
+
+    The line itself, or what follows its last colon or "answer is", must be the
+    option's text: a word that merely occurs ("a difficult one") is not a choice.
+    """
     lines = [line for line in response.splitlines() if line.strip()]
     if not lines:
         return []
-    last = f" {normalize_text(lines[-1])} "
-    named = [i for i, text in enumerate(shown) if normalize_text(text) and f" {normalize_text(text)} " in last]
-    return named if len(named) == 1 else []
+    last = lines[-1]
+    tails = {last, last.rsplit(":", 1)[-1], re.split(r"(?i)answer is", last)[-1]}
+    wanted = {normalize_text(tail) for tail in tails} - {""}
+    return [i for i, text in enumerate(shown) if normalize_text(text) in wanted][:1]
 
 
 def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:

@@ -41,12 +41,17 @@ def text_contains(candidate: str, question: dict[str, Any]) -> str | None:
     return next((text for text in key_texts(question) if f" {text} " in padded), None)
 
 
-def number_matches(candidate: str, value: float, tolerance: float) -> float | None:
-    """Return the first number of ``candidate`` if it is within tolerance of ``value``."""
+def number_matches(candidate: str, value: float, tolerance: float, *, last: bool = False) -> float | None:
+    """Return the first (or ``last``) number of ``candidate`` if it is within tolerance of ``value``.
+
+    An explicit final answer states its number first ("8.05 km (5 miles)"); an
+    unmarked closing sentence tends to end with it ("5 miles is about 8.04").
+    """
     numbers = find_numbers(candidate)
-    if numbers and abs(numbers[0] - value) <= tolerance + 1e-12:
-        return numbers[0]
-    return None
+    if not numbers:
+        return None
+    number = numbers[-1] if last else numbers[0]
+    return number if abs(number - value) <= tolerance + 1e-12 else None
 
 
 def pattern_matches(candidate: str, question: dict[str, Any]) -> str | None:

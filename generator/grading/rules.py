@@ -17,16 +17,17 @@ from generator.grading.matching import (
 from generator.grading.verdict import Grader, Verdict
 
 
-def match_key(candidate: str, question: dict[str, Any]) -> str | None:
+def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True) -> str | None:
     """Return why ``candidate`` passes the answer key, or None when it fails.
 
     Precedence (the first that applies decides the reported reason):
-    numeric key within tolerance, equality with the answer or an alias,
+    numeric key within tolerance (the first number of an ``explicit`` final
+    answer, else the last number), equality with the answer or an alias,
     the answer or an alias as whole words inside the candidate, then the
     key's regex patterns.
     """
     key = numeric_key(question)
-    if key is not None and (number := number_matches(candidate, *key)) is not None:
+    if key is not None and (number := number_matches(candidate, *key, last=not explicit)) is not None:
         return f"number {number:g} within {key[1]:g} of {key[0]:g}"
     if (text := text_equals(candidate, question)) is not None:
         return f"equals {text!r}"
@@ -77,7 +78,7 @@ class RulesGrader(Grader):
         candidate, method, parse = _candidate(question, prediction)
         if parse == "none":
             return Verdict(0.0, "none", "empty response")
-        reason = match_key(candidate, question)
+        reason = match_key(candidate, question, explicit=parse == "ok")
         detail = f"final answer {candidate[:80]!r} ({method}) "
         if reason is None:
             return Verdict(0.0, parse, (detail + "matches no key")[:300])
