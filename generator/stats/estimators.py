@@ -104,7 +104,7 @@ def naive_interval(answers: np.ndarray, alpha: float = 0.05) -> tuple[float, flo
     --------
     >>> mu, lo, hi = naive_interval(np.array([1, 1, 0, 0, 1.0]))
     >>> round(mu, 2), round(float(hi - mu), 6)
-    (0.6, 0.480098)
+    (0.6, 0.4801)
     """
     answers = np.asarray(answers, dtype=float)
     mu = float(answers.mean())
