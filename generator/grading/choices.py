@@ -61,13 +61,14 @@ def normalize_text(text: str) -> str:
 def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[str]:
     """Return the option texts in the order the model saw them.
 
-    ``choice_order`` may list indices into ``choices`` or the option texts.
+    ``choice_order`` lists the canonical letters of ``choices`` in the order
+    shown (the predictions.jsonl contract), e.g. ``["C", "A", "D", "B"]``.
     """
     choices = [str(c) for c in question.get("choices") or []]
     order = prediction.get("choice_order")
     if not order:
         return choices
-    return [choices[int(o)] if isinstance(o, int) else str(o) for o in order]
+    return [choices[LETTERS.index(letter)] for letter in order]
 
 
 def correct_index(question: dict[str, Any], shown: Sequence[str]) -> int | None:

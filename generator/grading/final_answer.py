@@ -53,7 +53,7 @@ def _clean(text: str) -> str:
     return text.strip().strip("*_`\"'").strip().rstrip(".").strip()
 
 
-def extract_final_answer(response: str) -> FinalAnswer:
+def extract_final_answer(response: str, markers: tuple[str, ...] | None = None) -> FinalAnswer:
     """Return the response's final answer and how it was found.
 
     Examples
@@ -64,6 +64,8 @@ def extract_final_answer(response: str) -> FinalAnswer:
     'last_line'
     """
     for method, pattern in _MARKERS:
+        if markers is not None and method not in markers:
+            continue
         matches = list(pattern.finditer(response))
         if matches:
             groups = [g for g in matches[-1].groups() if g is not None]

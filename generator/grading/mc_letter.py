@@ -22,7 +22,7 @@ class McLetterGrader(Grader):
     Examples
     --------
     >>> q = {"id": "1", "type": "multiple_choice", "choices": ["One", "Two"], "correct_choice": "One"}
-    >>> McLetterGrader().grade(q, {"response": 'I pick {"ANSWER": "B"}', "choice_order": [1, 0]})
+    >>> McLetterGrader().grade(q, {"response": 'I pick {"ANSWER": "B"}', "choice_order": ["B", "A"]})
     Verdict(score=100.0, verdict_parse='ok', detail='chose B (json) = One; correct B', transient=False)
     """
 

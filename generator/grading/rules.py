@@ -41,6 +41,11 @@ def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True
 def _candidate(question: dict[str, Any], prediction: dict[str, Any]) -> tuple[str, str, str]:
     """Return (candidate text, how it was found, verdict_parse) for one answer."""
     response = str(prediction.get("response") or "")
+    # A stated final answer outranks the option letter: strict grading holds a
+    # response to what it finally says, even when its letter is right.
+    stated = extract_final_answer(response, markers=("final_answer",))
+    if stated.method == "final_answer":
+        return stated.text, stated.method, "ok"
     if question.get("type") == "multiple_choice" and question.get("choices"):
         shown = shown_options(question, prediction)
         choice = extract_choice(response, shown)

@@ -73,7 +73,7 @@ def test_rules_patterns_decide_when_text_does_not_match() -> None:
 
 
 def test_rules_on_multiple_choice_compares_the_chosen_option(mc_question: dict) -> None:
-    shuffled = {"choice_order": [3, 2, 1, 0]}  # shown: Unknown, Three, Two, One
+    shuffled = {"choice_order": ["D", "C", "B", "A"]}  # shown: Unknown, Three, Two, One
     right = RulesGrader().grade(mc_question, {"response": '{"ANSWER": "D"}', **shuffled})
     wrong = RulesGrader().grade(mc_question, {"response": '{"ANSWER": "A"}', **shuffled})
     assert (right.score, right.verdict_parse) == (100.0, "ok")

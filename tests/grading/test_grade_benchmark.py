@@ -33,7 +33,7 @@ def runs():
         ]),
         make_run("alpha", [
             {"question_id": "capital", "response": "Lyon", "recorded": {"judge": 20}},
-            {"question_id": "horses", "response": "Answer: B", "choice_order": [1, 0, 2, 3]},
+            {"question_id": "horses", "response": "Answer: B", "choice_order": ["B", "A", "C", "D"]},
         ], model="Alpha 1"),
     ]
 
