@@ -146,7 +146,11 @@ def serve(project: Project, port: int, open_browser: bool):
         raise click.ClickException(f"{project.site_dir} has no built site — run `dualboard build --root {project.root}` first")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(project.site_dir))
     socketserver.ThreadingTCPServer.allow_reuse_address = True
-    with socketserver.ThreadingTCPServer(("127.0.0.1", port), handler) as server:
+    try:
+        server = socketserver.ThreadingTCPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}) — pass another --port") from exc
+    with server:
         url = f"http://127.0.0.1:{port}/"
         click.echo(f"Serving {project.site_dir} at {url} (Ctrl-C to stop)")
         if open_browser:
