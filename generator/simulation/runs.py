@@ -32,6 +32,7 @@ from generator.atomic import atomic_write_text
 from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmark
 from generator.intake.models import Benchmark, Run
+from generator.intake.yaml_mapping import read_yaml_mapping
 from generator.simulation.outcomes import GRADINGS, draw_rounds, question_probabilities
 from generator.simulation.responses import (
     JUDGE_FIELD,
@@ -97,7 +98,7 @@ class SimulatedRun:
 def load_simulated_models(path: Path) -> list[SimulatedModel]:
     """Read and check the ``models`` of a ``simulated_models.yaml``; raise once with every problem."""
     path = Path(path)
-    data = _read_yaml(path)
+    data = read_yaml_mapping(path, example=f"data/benchmarks/demo/{MODELS_FILE}")
     defaults = data.get("defaults") or {}
     entries = data.get("models")
     if not isinstance(entries, list) or not entries:
@@ -119,20 +120,8 @@ def load_simulated_models(path: Path) -> list[SimulatedModel]:
 
 def load_wrong_answers(path: Path) -> dict[str, tuple[str, ...]]:
     """Read the ``wrong_answers`` table (question id → plausible wrong final answers)."""
-    table = _read_yaml(Path(path)).get("wrong_answers") or {}
+    table = read_yaml_mapping(Path(path), example=f"data/benchmarks/demo/{MODELS_FILE}").get("wrong_answers") or {}
     return {str(qid): tuple(str(a) for a in answers) for qid, answers in table.items()}
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise InvalidInputError([Finding(str(path), None, "-", "file is missing", f"create it (see data/benchmarks/demo/{MODELS_FILE})")])
-    try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InvalidInputError([Finding(str(path), None, "-", f"not valid UTF-8 YAML: {exc}", "fix the syntax")]) from exc
-    if not isinstance(data, dict):
-        raise InvalidInputError([Finding(str(path), None, "-", "expected a mapping at the top level", "write key: value pairs")])
-    return data
 
 
 def _model_findings(entry: dict[str, Any], where: str, file: str) -> list[Finding]:
