@@ -21,6 +21,7 @@ from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.validate import Limits, ValidationReport, validate_submissions
 from generator.project import Project
+from generator.simulation import simulate_benchmark
 from generator.store import LocalStore, Store
 from generator.store.local import EMPTY as EMPTY_REVISION
 
@@ -241,7 +242,11 @@ def serve(project: Project, port: int, open_browser: bool):
         raise click.ClickException(f"{project.site_dir} has no built site — run `dualboard build --root {project.root}` first")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(project.site_dir))
     socketserver.ThreadingTCPServer.allow_reuse_address = True
-    with socketserver.ThreadingTCPServer(("127.0.0.1", port), handler) as server:
+    try:
+        server = socketserver.ThreadingTCPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}) — pass another --port") from exc
+    with server:
         url = f"http://127.0.0.1:{port}/"
         click.echo(f"Serving {project.site_dir} at {url} (Ctrl-C to stop)")
         if open_browser:
@@ -250,3 +255,22 @@ def serve(project: Project, port: int, open_browser: bool):
             server.serve_forever()
         except KeyboardInterrupt:
             click.echo("Stopped.")
+
+
+@main.command()
+@root_option
+@click.option("--benchmark", default="demo", show_default=True,
+              help="Benchmark whose data/benchmarks/<name>/simulated_models.yaml describes the models.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Seed; the same seed writes the same bytes.")
+def simulate(project: Project, benchmark: str, seed: int):
+    """Write simulated runs with known true accuracies into submissions/.
+
+    Each model in simulated_models.yaml has a true accuracy per grading and
+    category; the runs it writes look like real submissions (explanations,
+    final-answer sentences, several answer styles, a few malformed answers).
+    The statistics tests use the same simulator as ground truth.
+    """
+    paths = _run(lambda: simulate_benchmark(project.root, benchmark, seed=seed))
+    for path in paths:
+        click.echo(f"wrote {path}")
+    click.echo(f"{len(paths)} simulated runs for {benchmark} (seed {seed})")

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.intake.models import Benchmark, GraderSpec
 from generator.intake.schemas import schema_findings
+from generator.intake.yaml_mapping import read_yaml_mapping
 
 QUESTION_TYPES = ("multiple_choice", "open")
 
@@ -34,7 +33,7 @@ def load_benchmarks(data_dir: Path) -> dict[str, Benchmark]:
 def load_benchmark(folder: Path) -> Benchmark:
     """Load and check one benchmark folder; raise InvalidInputError listing every problem."""
     config_path = folder / "benchmark.yaml"
-    config = _read_yaml(config_path)
+    config = read_yaml_mapping(config_path, example="data/benchmarks/demo/benchmark.yaml")
     findings = schema_findings(config, "benchmark", file=str(config_path), line=None)
     if not findings and config["name"] != folder.name:
         findings.append(Finding(str(config_path), None, "name", f"{config['name']!r} differs from the folder name {folder.name!r}", "rename the folder or the benchmark so they match"))
@@ -64,18 +63,6 @@ def _traditional_specs(entry: dict[str, Any]) -> dict[str, GraderSpec]:
     if "name" in entry:
         return {t: _spec(entry) for t in QUESTION_TYPES}
     return {t: _spec(g) for t, g in entry.items()}
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise InvalidInputError([Finding(str(path), None, "-", "file is missing", "create it (see data/benchmarks/demo/ for an example)")])
-    try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InvalidInputError([Finding(str(path), None, "-", f"not valid UTF-8 YAML: {exc}", "fix the syntax")]) from exc
-    if not isinstance(data, dict):
-        raise InvalidInputError([Finding(str(path), None, "-", "expected a mapping at the top level", "write key: value pairs")])
-    return data
 
 
 def _read_questions(path: Path) -> tuple[list[dict[str, Any]], list[Finding]]:

@@ -1,0 +1,33 @@
+"""Grading: traditional and answer-key graders, the verdict cache, the scored tables.
+
+Public entry points: :func:`grade_benchmark` (values in, :class:`GradedTables`
+out), :func:`write_scored`, :func:`get_grader`, :class:`VerdictCache` and
+:func:`load_human_labels`. Every grader is listed in
+:mod:`generator.grading.registry`.
+"""
+
+from generator.grading.cache import VerdictCache
+from generator.grading.human import load_human_labels
+from generator.grading.registry import REGISTRY, get_grader
+from generator.grading.tables import (
+    SCORED_COLUMNS,
+    VERDICT_COLUMNS,
+    GradedTables,
+    grade_benchmark,
+    write_scored,
+)
+from generator.grading.verdict import Grader, Verdict
+
+__all__ = [
+    "REGISTRY",
+    "SCORED_COLUMNS",
+    "VERDICT_COLUMNS",
+    "GradedTables",
+    "Grader",
+    "Verdict",
+    "VerdictCache",
+    "get_grader",
+    "grade_benchmark",
+    "load_human_labels",
+    "write_scored",
+]

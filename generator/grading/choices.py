@@ -1,0 +1,178 @@
+"""Find which option a free-text answer to a multiple-choice question committed to.
+
+Real answers say it many ways: ``{"ANSWER": "C"}`` (in a ```json fence, with
+single quotes, lower case, after an explanation key), ``Answer: C``, ``**C**``,
+``(C)``, "the answer is C.", or the option's text instead of its letter. The
+methods below are tried in a fixed order; within a method the *last*
+commitment wins (models reason first and answer last), and when a method finds
+several different options the extraction records the ambiguity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+# {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text"
+_JSON_ANSWER = re.compile(
+    r"""(?:["']|(?<=\{)\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]\b))""",
+    re.IGNORECASE,
+)
+# "Answer: C", "the answer is C.", "Final answer: **(C)**", "correct option is B"
+_PHRASE_ANSWER = re.compile(
+    r"(?i:final answer|correct answer|best answer|answer|correct option|correct choice|best option)"
+    r"(?:\s+(?i:is|would be|should be|will be))?\s*(?i:option|choice)?\s*[:=\-]?\s*[*_`\"']*\(?"
+    r"([A-Z])\)?[*_`\"']*(?=$|[\s.,;:!)\]])",
+    re.MULTILINE,
+)
+_BOLD_LETTER = re.compile(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
+_PAREN_LETTER = re.compile(r"(?<![\w(])\(([A-Z])\)(?![\w])")
+_LEADING_LETTER = re.compile(r"^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ChoiceExtraction:
+    """Result of reading one answer for its chosen option."""
+
+    index: int | None
+    """Position of the chosen option among the options *as shown*, or None."""
+    method: str
+    """``bare``, ``json``, ``phrase``, ``bold``, ``paren``, ``option_text`` or ``none``."""
+    candidates: tuple[int, ...]
+    """Distinct positions the winning method found, in order of last mention."""
+
+    @property
+    def ambiguous(self) -> bool:
+        """Whether the winning method saw more than one different option."""
+        return len(self.candidates) > 1
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, drop punctuation except inside numbers, collapse spaces."""
+    text = text.lower().replace("’", "'").replace("‘", "'")
+    text = re.sub(r"(?<!\d)[.,](?!\d)|[^\w\s.,']", " ", text)
+    return " ".join(text.replace("'", "").split())
+
+
+def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[str]:
+    """Return the option texts in the order the model saw them.
+
+    ``choice_order`` lists the canonical letters of ``choices`` in the order
+    shown (the predictions.jsonl contract), e.g. ``["C", "A", "D", "B"]``.
+    """
+    choices = [str(c) for c in question.get("choices") or []]
+    order = prediction.get("choice_order")
+    if not order:
+        return choices
+    return [choices[LETTERS.index(letter)] for letter in order]
+
+
+def correct_index(question: dict[str, Any], shown: Sequence[str]) -> int | None:
+    """Return the position of the correct option among ``shown``.
+
+    ``correct_choice`` may be the option text (preferred: it survives
+    shuffling), an index into ``choices`` or a letter of the unshuffled list.
+    """
+    correct = question.get("correct_choice")
+    choices = [str(c) for c in question.get("choices") or []]
+    if isinstance(correct, int) and 0 <= correct < len(choices):
+        correct = choices[correct]
+    elif isinstance(correct, str) and correct not in choices and len(correct) == 1:
+        position = LETTERS.find(correct.upper())
+        correct = choices[position] if 0 <= position < len(choices) else correct
+    wanted = normalize_text(str(correct))
+    matches = [i for i, text in enumerate(shown) if normalize_text(text) == wanted]
+    return matches[0] if matches else None
+
+
+def _value_to_index(value: str, shown: Sequence[str], allow_lower: bool) -> int | None:
+    """Map an answer value (a letter, "C. text" or an option's text) to a position."""
+    value = value.strip().strip("*_`").strip()
+    match = _LEADING_LETTER.match(value if not allow_lower else value.upper()[:1] + value[1:])
+    if match and LETTERS.index(match.group(1)) < len(shown):
+        return LETTERS.index(match.group(1))
+    wanted = normalize_text(value)
+    hits = [i for i, text in enumerate(shown) if wanted and normalize_text(text) == wanted]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _last_distinct(positions: list[int]) -> tuple[int, ...]:
+    """Return the distinct positions ordered by their last mention."""
+    seen: dict[int, int] = {}
+    for order, position in enumerate(positions):
+        seen[position] = order
+    return tuple(sorted(seen, key=seen.__getitem__))
+
+
+def _json_positions(response: str, shown: Sequence[str]) -> list[int]:
+    positions = []
+    for match in _JSON_ANSWER.finditer(response):
+        value = next(g for g in match.groups() if g is not None)
+        position = _value_to_index(value, shown, allow_lower=True)
+        if position is not None:
+            positions.append(position)
+    return positions
+
+
+def _letter_positions(pattern: re.Pattern[str], response: str, n_options: int) -> list[int]:
+    positions = []
+    for match in pattern.finditer(response):
+        letter = next(g for g in match.groups() if g is not None)
+        if LETTERS.index(letter) < n_options:
+            positions.append(LETTERS.index(letter))
+    return positions
+
+
+def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
+    """Find an option named by its exact text on the last non-empty line.
+
+    The line itself, or what follows its last colon or "answer is", must be the
+    option's text: a word that merely occurs ("a difficult one") is not a choice.
+    """
+    lines = [line for line in response.splitlines() if line.strip()]
+    if not lines:
+        return []
+    last = lines[-1]
+    tails = {last, last.rsplit(":", 1)[-1], re.split(r"(?i)answer is", last)[-1]}
+    wanted = {normalize_text(tail) for tail in tails} - {""}
+    return [i for i, text in enumerate(shown) if normalize_text(text) in wanted][:1]
+
+
+def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
+    """Return the option the response committed to, and how it was found.
+
+    Parameters
+    ----------
+    response
+        The raw model text.
+    shown
+        Option texts in the order the model saw them (letter A is ``shown[0]``).
+
+    Examples
+    --------
+    >>> extract_choice('Because... ```json\\n{"ANSWER": "B"}\\n```', ["x", "y"]).index
+    1
+    >>> extract_choice("The answer is A.", ["x", "y"]).method
+    'phrase'
+    """
+    n_options = min(len(shown), len(LETTERS))
+    core = response.strip().strip("*_`\"'").strip("().").strip()
+    if len(core) == 1 and core.upper() in LETTERS[:n_options]:
+        index = LETTERS.index(core.upper())
+        return ChoiceExtraction(index, "bare", (index,))
+    finders = (
+        ("json", lambda: _json_positions(response, shown)),
+        ("phrase", lambda: _letter_positions(_PHRASE_ANSWER, response, n_options)),
+        ("bold", lambda: _letter_positions(_BOLD_LETTER, response, n_options)),
+        ("paren", lambda: _letter_positions(_PAREN_LETTER, response, n_options)),
+        ("option_text", lambda: _option_text_positions(response, shown)),
+    )
+    for method, find in finders:
+        positions = find()
+        if positions:
+            return ChoiceExtraction(positions[-1], method, _last_distinct(positions))
+    return ChoiceExtraction(None, "none", ())

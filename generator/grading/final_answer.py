@@ -1,0 +1,98 @@
+"""Pull the final answer and the numbers out of a free-text response.
+
+Used by the ``rules``, ``exact``, ``numeric`` and ``embedding`` graders. The
+explicit markers are tried in a fixed order and the last occurrence of the
+first marker found wins; without a marker the last non-empty line stands in
+for the final answer, and the caller records that as ``recovered``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("json", re.compile(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", re.I)),
+    ("boxed", re.compile(r"\\boxed\{([^{}\n]{1,500})\}")),
+    ("final_answer", re.compile(r"final answer\W{0,6}?(?:is\b|:|-)\W{0,3}([^\n]{1,500})", re.I)),
+    ("answer_line", re.compile(r"^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", re.I | re.M)),
+    ("answer_is", re.compile(r"\b(?:the|my) (?:correct |short )?answer is:?\s+([^\n]{1,500})", re.I)),
+)
+
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "none": 0,
+}
+_NUMBER = re.compile(
+    r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?(?![\w])|\b(?:"
+    + "|".join(_NUMBER_WORDS)
+    + r")\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """The part of a response taken as its answer."""
+
+    text: str
+    """The answer text (stripped of markdown emphasis), or "" when the response is empty."""
+    method: str
+    """Marker that found it (``json``, ``boxed``, ``final_answer``, ``answer_line``,
+    ``answer_is``), ``last_line`` without a marker, or ``none`` for an empty response."""
+
+    @property
+    def explicit(self) -> bool:
+        """Whether the response marked its answer explicitly."""
+        return self.method not in ("last_line", "none")
+
+
+def _clean(text: str) -> str:
+    return text.strip().strip("*_`\"'").strip().rstrip(".").strip()
+
+
+def extract_final_answer(response: str, markers: tuple[str, ...] | None = None) -> FinalAnswer:
+    """Return the response's final answer and how it was found.
+
+    Examples
+    --------
+    >>> extract_final_answer("Paris is big.\\nFinal answer: **Paris**").text
+    'Paris'
+    >>> extract_final_answer("I think it is London").method
+    'last_line'
+    """
+    for method, pattern in _MARKERS:
+        if markers is not None and method not in markers:
+            continue
+        matches = list(pattern.finditer(response))
+        if matches:
+            groups = [g for g in matches[-1].groups() if g is not None]
+            text = _clean(groups[0])
+            if text:
+                return FinalAnswer(text, method)
+    lines = [line for line in response.splitlines() if line.strip()]
+    if not lines:
+        return FinalAnswer("", "none")
+    return FinalAnswer(_clean(lines[-1]), "last_line")
+
+
+def parse_number(token: str) -> float | None:
+    """Turn one number token ("1,000", "-2.5", "3/4", "seven") into a float."""
+    token = token.strip().lower().replace("−", "-").replace(",", "")
+    if token in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[token])
+    if "/" in token:
+        top, bottom = (part.strip() for part in token.split("/", 1))
+        return float(top) / float(bottom) if float(bottom) != 0 else None
+    try:
+        return float(token)
+    except ValueError:
+        return None
+
+
+def find_numbers(text: str) -> list[float]:
+    """Return every number in ``text``, in order (digits, fractions, words up to twenty)."""
+    numbers = (parse_number(match.group(0)) for match in _NUMBER.finditer(text))
+    return [number for number in numbers if number is not None]

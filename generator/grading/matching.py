@@ -1,0 +1,62 @@
+"""Compare an extracted answer with a question's answer key.
+
+Shared by the ``rules`` (answer-key) and ``exact``/``numeric`` (traditional)
+graders so both read a key the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from generator.grading.choices import normalize_text
+from generator.grading.final_answer import find_numbers
+
+
+def key_texts(question: dict[str, Any]) -> list[str]:
+    """Return the key's answer and aliases, normalized, without empties."""
+    key = question.get("answer_key") or {}
+    texts = [key.get("answer") or "", *(key.get("aliases") or [])]
+    return [t for t in (normalize_text(str(text)) for text in texts) if t]
+
+
+def numeric_key(question: dict[str, Any], tolerance: float | None = None) -> tuple[float, float] | None:
+    """Return ``(value, tolerance)`` of the key's numeric answer, if it has one."""
+    numeric = (question.get("answer_key") or {}).get("numeric")
+    if not numeric or numeric.get("value") is None:
+        return None
+    tol = tolerance if tolerance is not None else float(numeric.get("tolerance") or 0.0)
+    return float(numeric["value"]), tol
+
+
+def text_equals(candidate: str, question: dict[str, Any]) -> str | None:
+    """Return the key text equal to ``candidate`` after normalization, or None."""
+    wanted = normalize_text(candidate)
+    return next((text for text in key_texts(question) if text == wanted), None)
+
+
+def text_contains(candidate: str, question: dict[str, Any]) -> str | None:
+    """Return the first key text found as whole words inside ``candidate``, or None."""
+    padded = f" {normalize_text(candidate)} "
+    return next((text for text in key_texts(question) if f" {text} " in padded), None)
+
+
+def number_matches(candidate: str, value: float, tolerance: float, *, last: bool = False) -> float | None:
+    """Return the first (or ``last``) number of ``candidate`` if it is within tolerance of ``value``.
+
+    An explicit final answer states its number first ("8.05 km (5 miles)"); an
+    unmarked closing sentence tends to end with it ("5 miles is about 8.04").
+    """
+    numbers = find_numbers(candidate)
+    if not numbers:
+        return None
+    number = numbers[-1] if last else numbers[0]
+    return number if abs(number - value) <= tolerance + 1e-12 else None
+
+
+def pattern_matches(candidate: str, question: dict[str, Any]) -> str | None:
+    """Return the first key pattern (case-insensitive regex) found in ``candidate``."""
+    for pattern in (question.get("answer_key") or {}).get("patterns") or []:
+        if re.search(pattern, candidate, flags=re.IGNORECASE):
+            return str(pattern)
+    return None

@@ -1,0 +1,64 @@
+"""The one list of graders a ``benchmark.yaml`` may name.
+
+Every grader class is listed here explicitly; :func:`build_registry` refuses
+duplicate names, so two graders can never answer to the same name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from generator.grading.embedding import EmbeddingGrader
+from generator.grading.errors import GraderConfigError
+from generator.grading.exact import ExactGrader, NumericGrader
+from generator.grading.human import HumanGrader
+from generator.grading.llm import LlmGrader
+from generator.grading.mc_letter import McLetterGrader
+from generator.grading.recorded import RecordedGrader
+from generator.grading.rules import RulesGrader
+from generator.grading.verdict import Grader
+from generator.intake.models import GraderSpec
+
+GRADER_CLASSES: tuple[type[Grader], ...] = (
+    McLetterGrader,
+    RecordedGrader,
+    ExactGrader,
+    NumericGrader,
+    RulesGrader,
+    EmbeddingGrader,
+    LlmGrader,
+    HumanGrader,
+)
+"""Every grader, in the order the documentation lists them."""
+
+
+def build_registry(classes: Iterable[type[Grader]]) -> Mapping[str, type[Grader]]:
+    """Map grader names to classes, raising on a duplicate name."""
+    registry: dict[str, type[Grader]] = {}
+    for cls in classes:
+        if cls.name in registry:
+            raise GraderConfigError(
+                f"two graders are named {cls.name!r} ({registry[cls.name].__name__} and {cls.__name__}) — "
+                "rename one in generator/grading/registry.py"
+            )
+        registry[cls.name] = cls
+    return registry
+
+
+REGISTRY: Mapping[str, type[Grader]] = build_registry(GRADER_CLASSES)
+
+
+def get_grader(spec: GraderSpec) -> Grader:
+    """Build the grader a benchmark asks for.
+
+    Raises
+    ------
+    GraderConfigError
+        When the name is unknown (the message lists the known ones) or the
+        options are invalid.
+    """
+    cls = REGISTRY.get(spec.name)
+    if cls is None:
+        known = ", ".join(sorted(REGISTRY))
+        raise GraderConfigError(f"unknown grader {spec.name!r} in benchmark.yaml — use one of: {known}")
+    return cls(dict(spec.options or {}))

@@ -1,0 +1,275 @@
+"""Grade every answer of a benchmark's runs into the scored and verdicts tables.
+
+This is the grading stage's entry point: values in (a :class:`Benchmark`, its
+:class:`Run` objects, optional human labels), two tidy tables out. Only
+:func:`write_scored` and the :class:`VerdictCache` touch the disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from generator.grading.cache import VerdictCache, verdict_key, write_parquet_atomic
+from generator.grading.errors import GraderConfigError, GradingInputError
+from generator.grading.human import HumanGrader
+from generator.grading.registry import get_grader
+from generator.grading.verdict import Grader, Verdict
+from generator.intake.models import Benchmark, Run
+
+SCORED_COLUMNS = (
+    "benchmark", "run_id", "model", "question_id", "category", "question_type", "round",
+    "traditional", "answer_key", "traditional_grader", "answer_key_grader", "verdict_parse",
+    "missing", "answer_key_parse",
+)
+"""Columns of ``build/scored/<benchmark>.parquet``, in order."""
+
+VERDICT_COLUMNS = (
+    "run_id", "question_id", "round", "category", "grader", "grader_version", "config_hash",
+    "role", "score", "verdict_parse", "detail",
+)
+"""Columns of ``build/scored/<benchmark>.verdicts.parquet``, in order."""
+
+BATCH_SIZE = 256
+"""Answers handed to one ``grade_many`` call (progress is reported per batch)."""
+
+_SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+
+
+@dataclass(frozen=True)
+class GradedTables:
+    """The grading stage's output."""
+
+    scored: pd.DataFrame
+    """One row per (run, question, round); columns :data:`SCORED_COLUMNS`."""
+    verdicts: pd.DataFrame
+    """One row per (run, question, round, grader); columns :data:`VERDICT_COLUMNS`."""
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One prediction with the run and question it belongs to."""
+
+    run: Run
+    question: dict[str, Any]
+    prediction: dict[str, Any]
+
+    @property
+    def round(self) -> int:
+        return int(self.prediction.get("round", 0) or 0)
+
+
+@dataclass(frozen=True)
+class _Assignment:
+    """A grader, the role it plays, and the answers it grades (by position)."""
+
+    grader: Grader
+    role: str
+    positions: tuple[int, ...]
+
+
+def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]:
+    """Pair each prediction with its question, refusing unknown questions and duplicates."""
+    answers, seen = [], set()
+    for run in sorted(runs, key=lambda r: r.run_id):
+        for prediction in run.predictions:
+            question_id = str(prediction.get("question_id"))
+            try:
+                question = benchmark.question(question_id)
+            except KeyError:
+                raise GradingInputError(
+                    f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
+                    "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
+                ) from None
+            answer = _Answer(run, question, prediction)
+            slot = (run.run_id, question_id, answer.round)
+            if slot in seen:
+                raise GradingInputError(
+                    f"run {run.run_id!r} answers question {question_id!r} round {answer.round} twice — keep one line"
+                )
+            seen.add(slot)
+            answers.append(answer)
+    order = {q["id"]: i for i, q in enumerate(benchmark.questions)}
+    return sorted(answers, key=lambda a: (a.run.run_id, order[a.question["id"]], a.round))
+
+
+def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
+    """Give each answer the traditional grader chosen for its question type."""
+    by_spec: dict[str, tuple[Grader, list[int]]] = {}
+    for position, answer in enumerate(answers):
+        kind = answer.question.get("type", "open")
+        spec = benchmark.traditional.get(kind)
+        if spec is None:
+            raise GraderConfigError(
+                f"benchmark {benchmark.name!r} has {kind!r} questions but no traditional grader for them — "
+                f"add graders.traditional.{kind} to benchmark.yaml"
+            )
+        grader = get_grader(spec)
+        by_spec.setdefault(grader.config_hash, (grader, []))[1].append(position)
+    return [_Assignment(g, "traditional", tuple(p)) for g, p in by_spec.values()]
+
+
+def _assignments(benchmark: Benchmark, answers: Sequence[_Answer], with_human: bool) -> list[_Assignment]:
+    """List every (grader, role, answers) the benchmark asks for."""
+    everyone = tuple(range(len(answers)))
+    assignments = _traditional_assignments(benchmark, answers)
+    assignments += [_Assignment(get_grader(spec), "answer_key", everyone) for spec in benchmark.answer_key]
+    if with_human:
+        assignments.append(_Assignment(HumanGrader(), "human", everyone))
+    return assignments
+
+
+def _grade_assignment(
+    assignment: _Assignment,
+    answers: Sequence[_Answer],
+    cache: VerdictCache | None,
+    progress: Callable[[int], None] | None,
+) -> list[Verdict]:
+    """Grade one assignment's answers, reading and filling the cache."""
+    grader = assignment.grader
+    items = [(answers[p].question, answers[p].prediction) for p in assignment.positions]
+    use_cache = cache is not None and grader.cached
+    keys = [verdict_key(grader, q, pred) for q, pred in items] if use_cache else []
+    known = cache.lookup(grader, keys) if use_cache else {}
+    todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
+    if progress is not None and len(items) > len(todo):
+        progress(len(items) - len(todo))
+    fresh: dict[int, Verdict] = {}
+    for start in range(0, len(todo), BATCH_SIZE):
+        batch = todo[start : start + BATCH_SIZE]
+        fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
+        if progress is not None:
+            progress(len(batch))
+    if use_cache:
+        cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
+    return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
+
+
+def _verdict_rows(assignment: _Assignment, answers: Sequence[_Answer], verdicts: Sequence[Verdict]) -> list[dict]:
+    grader = assignment.grader
+    rows = []
+    for position, verdict in zip(assignment.positions, verdicts, strict=True):
+        answer = answers[position]
+        if assignment.role == "human" and verdict.verdict_parse == "none":
+            continue  # an answer nobody labelled has no human verdict
+        rows.append({
+            "run_id": answer.run.run_id, "question_id": answer.question["id"], "round": answer.round,
+            "category": answer.question.get("category", ""), "grader": grader.name,
+            "grader_version": grader.version, "config_hash": grader.config_hash, "role": assignment.role,
+            "score": verdict.score, "verdict_parse": verdict.verdict_parse, "detail": verdict.detail,
+        })
+    return rows
+
+
+def _scored_rows(benchmark: Benchmark, answers: Sequence[_Answer], graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
+    """Build the scored table: the traditional and primary answer-key verdict per answer."""
+    traditional: dict[int, tuple[str, Verdict]] = {}
+    for assignment, verdicts in graded:
+        if assignment.role == "traditional":
+            traditional.update((p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True))
+    primary = next(((a, v) for a, v in graded if a.role == "answer_key"), None)
+    rows = []
+    for position, answer in enumerate(answers):
+        trad_name, trad = traditional[position]
+        key = primary[1][position] if primary else Verdict(None, "none", "no answer-key grader")
+        rows.append({
+            "benchmark": benchmark.name, "run_id": answer.run.run_id, "model": answer.run.model,
+            "question_id": answer.question["id"], "category": answer.question.get("category", ""),
+            "question_type": answer.question.get("type", "open"), "round": answer.round,
+            "traditional": trad.score, "answer_key": key.score, "traditional_grader": trad_name,
+            "answer_key_grader": primary[0].grader.name if primary else "", "verdict_parse": trad.verdict_parse,
+            "missing": not str(answer.prediction.get("response") or "").strip(),
+            "answer_key_parse": key.verdict_parse,
+        })
+    return _typed(pd.DataFrame(rows, columns=list(SCORED_COLUMNS)), {"traditional": "float64", "answer_key": "float64", "missing": "bool"})
+
+
+def _typed(frame: pd.DataFrame, floats: dict[str, str]) -> pd.DataFrame:
+    return frame.astype({"round": "int64", **floats})
+
+
+def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_Answer]:
+    """Attach each human label to its answer as ``prediction["human_label"]``."""
+    lookup = {(r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)}
+    known = {(a.run.run_id, a.question["id"], a.round) for a in answers}
+    stray = sorted(set(lookup) - known)
+    if stray:
+        raise GradingInputError(
+            f"human_labels.csv labels {len(stray)} answer(s) that no run has, first {stray[0]} — "
+            "fix the run/question/round or remove those lines"
+        )
+    return [
+        _Answer(a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))})
+        for a in answers
+    ]
+
+
+def grade_benchmark(
+    benchmark: Benchmark,
+    runs: list[Run],
+    *,
+    cache: VerdictCache | None = None,
+    progress: Callable[[int], None] | None = None,
+    human_labels: pd.DataFrame | None = None,
+) -> GradedTables:
+    """Grade every answer of ``runs`` with the benchmark's graders.
+
+    Parameters
+    ----------
+    benchmark
+        The benchmark; ``traditional`` picks a grader per question type and
+        ``answer_key`` lists answer-key graders (the first is primary).
+    runs
+        Validated runs of this benchmark. Predictions are graded as they are:
+        an empty or unreadable response scores 0 (``verdict_parse = none``) and
+        is counted; absent questions get no row (validation checks coverage).
+    cache
+        Verdict cache; verdicts found there are not graded again, new ones are added.
+    progress
+        Called with the number of verdicts just completed (cache hits included);
+        the total is the number of answers times the number of graders that grade them.
+    human_labels
+        Output of :func:`load_human_labels`; adds rows with role ``human``.
+
+    Returns
+    -------
+    GradedTables
+        ``scored``: ``benchmark, run_id, model, question_id, category, question_type,
+        round, traditional`` (0–100), ``answer_key`` (0/100, NaN without a verdict),
+        ``traditional_grader, answer_key_grader``, ``verdict_parse`` (of the
+        traditional grader), ``missing`` (the response is empty) and
+        ``answer_key_parse`` (of the primary answer-key grader).
+        ``verdicts``: ``run_id, question_id, round, category, grader, grader_version,
+        config_hash, role, score, verdict_parse, detail``, one row per grader per answer.
+
+    See also
+    --------
+    write_scored : write both tables as Parquet.
+    """
+    answers = _collect_answers(benchmark, runs)
+    if human_labels is not None:
+        answers = _with_human_labels(answers, human_labels)
+    graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers, human_labels is not None)]
+    rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
+    verdicts = _typed(pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)), {"score": "float64"})
+    return GradedTables(scored=_scored_rows(benchmark, answers, graded), verdicts=verdicts)
+
+
+def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> list[Path]:
+    """Write ``<out_dir>/<benchmark>.parquet`` and ``<benchmark>.verdicts.parquet`` atomically.
+
+    ``out_dir`` is normally ``build/scored``. Returns the two paths written.
+    """
+    if not _SAFE_NAME.match(benchmark_name):
+        raise GradingInputError(
+            f"benchmark name {benchmark_name!r} is not a safe file name — use lower-case letters, digits, '.', '_', '-'"
+        )
+    paths = [Path(out_dir) / f"{benchmark_name}.parquet", Path(out_dir) / f"{benchmark_name}.verdicts.parquet"]
+    for frame, path in zip((tables.scored, tables.verdicts), paths, strict=True):
+        write_parquet_atomic(frame, path)
+    return paths

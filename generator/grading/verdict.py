@@ -1,0 +1,87 @@
+"""What every grader returns, and the identity every grader carries.
+
+A grader is identified by ``name``, ``version`` and ``config_hash``; the hash
+covers everything that can change a verdict (options, prompt template text),
+so a cached verdict is reused only when it would come out the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+PARSE_OUTCOMES = ("ok", "recovered", "none")
+"""Values of ``verdict_parse``: how the verdict was read from the grader's input."""
+
+ROLES = ("traditional", "answer_key", "human")
+"""Values of ``role`` in the verdicts table."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One grader's judgement of one answer."""
+
+    score: float | None
+    """Score on 0–100, or ``None`` when the grader reached no verdict."""
+    verdict_parse: str
+    """``ok`` (strict form found), ``recovered`` (a fallback found it) or ``none``."""
+    detail: str
+    """Short text saying why, for people auditing disagreements."""
+    transient: bool = False
+    """True when the verdict came from a failure that may not repeat (timeout):
+    such verdicts are reported but never cached."""
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise ``value`` the same way every time (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_text(text: str) -> str:
+    """Return the hex sha256 of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Grader:
+    """Base of every grader: identity, config hash and the grading calls.
+
+    Subclasses set ``name``, ``version`` and ``default_role`` as class
+    attributes and implement :meth:`grade`. Graders that call a service
+    override :meth:`grade_many` to work concurrently.
+    """
+
+    name: ClassVar[str] = ""
+    version: ClassVar[str] = "1"
+    default_role: ClassVar[str] = "answer_key"
+    cached: ClassVar[bool] = True
+    """Whether verdicts go through the verdict cache (False for graders that
+    only read a value carried by the input, such as ``recorded``)."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    """Options from ``benchmark.yaml``, already checked by the constructor."""
+
+    @property
+    def role(self) -> str:
+        """The role this grader plays unless the benchmark says otherwise."""
+        return self.default_role
+
+    def config_material(self) -> dict[str, Any]:
+        """Return everything that can change a verdict; hashed into ``config_hash``."""
+        return {"name": self.name, "version": self.version, "options": self.options}
+
+    @property
+    def config_hash(self) -> str:
+        """sha256 of the canonical JSON of :meth:`config_material`."""
+        return sha256_text(canonical_json(self.config_material()))
+
+    def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
+        """Grade one answer to one question."""
+        raise NotImplementedError
+
+    def grade_many(self, items: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[Verdict]:
+        """Grade ``(question, prediction)`` pairs, returning verdicts in input order."""
+        return [self.grade(question, prediction) for question, prediction in items]

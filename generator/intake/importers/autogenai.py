@@ -1,0 +1,381 @@
+"""Import published results of "Easy Problems That LLMs Get Wrong" (autogenai).
+
+The source repository publishes, per release folder, ``auto_eval_outputs/
+auto_eval-<model>.json``: a JSON object keyed "0", "1", … whose records hold
+the question, the human answer key, the model's raw answer and the published
+score. Two kinds of release exist:
+
+* multiple choice (``*-Multi-Benchmark``): records add ``multiple_choice`` (the
+  options as shuffled for that answer), ``correct_answer`` and ``correct_letter``;
+  several rounds follow each other in ``level_0`` order, one block of all
+  questions per round; ``score`` is 0 or 100.
+* open-ended: records add ``eval_response`` (the LLM judge's written
+  judgement) and a partial-credit ``score`` (0–100); rounds are ``round_N``
+  folders (N from 1), or one round when there are none.
+
+Published scores travel as ``recorded`` (``published`` for multiple choice,
+``judge`` for open-ended); the judge's text and the published letter are kept
+as provenance in ``provenance.jsonl`` beside each run's predictions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.errors import DualboardError
+
+SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
+RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+_ROUND_FOLDER = re.compile(r"^round_(\d+)$")
+_RELEASE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+
+
+class ReleaseFormatError(DualboardError):
+    """The source folder does not look like an autogenai release."""
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What :func:`import_autogenai` wrote."""
+
+    benchmark: str
+    """Benchmark name (``--benchmark``)."""
+    version: str
+    """Benchmark version: the release date from the folder name."""
+    question_type: str
+    """``multiple_choice`` or ``open``."""
+    n_questions: int
+    """Questions written to ``questions.jsonl``."""
+    runs: tuple[str, ...]
+    """Run ids written under ``submissions/<benchmark>/``."""
+    n_predictions: int
+    """Predictions written over all runs."""
+    paths: tuple[Path, ...]
+    """Folders created: the benchmark folder, then one per run."""
+    warnings: tuple[str, ...] = ()
+    """Inconsistencies found in the source and how they were resolved."""
+
+
+@dataclass(frozen=True)
+class _Record:
+    """One published answer with the model and round it belongs to."""
+
+    model: str
+    round: int
+    fields: dict[str, Any]
+
+
+def _fail(src: Path, problem: str) -> ReleaseFormatError:
+    return ReleaseFormatError(f"{src}: {problem} — point SRC at a release folder such as 2024-09-13-Multi-Benchmark")
+
+
+def _records_in_file(path: Path, round_from_folder: int | None) -> list[_Record]:
+    """Read one ``auto_eval-<model>.json`` into records with rounds."""
+    model = path.stem.removeprefix("auto_eval-")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise _fail(path, "expected a JSON object keyed by record number")
+    # Open-ended files are keyed "1".."30" by question and carry no index field.
+    rows = [{"index": int(key), **data[key]} for key in sorted(data, key=int)]
+    if any("index" not in row or "model_answer" not in row or "score" not in row for row in rows):
+        raise _fail(path, "a record lacks index, model_answer or score")
+    n_questions = len({row["index"] for row in rows}) if rows and "index" in rows[0] else len(rows)
+    records = []
+    for position, row in enumerate(rows):
+        level = int(row.get("level_0", position))
+        round_ = round_from_folder if round_from_folder is not None else level // n_questions
+        records.append(_Record(model, round_, row))
+    return records
+
+
+def read_release(src: Path) -> list[_Record]:
+    """Read every published answer of a release folder, in a stable order."""
+    files = sorted(Path(src).rglob("auto_eval-*.json"))
+    if not files:
+        raise _fail(src, "no auto_eval_outputs/auto_eval-<model>.json files found")
+    records = []
+    for path in files:
+        folders = [int(m.group(1)) for part in path.relative_to(src).parts if (m := _ROUND_FOLDER.match(part))]
+        records.extend(_records_in_file(path, folders[-1] - 1 if folders else None))
+    return records
+
+
+def _is_multiple_choice(records: Iterable[_Record]) -> bool:
+    return all("multiple_choice" in r.fields and "correct_answer" in r.fields for r in records)
+
+
+def _question(record: _Record, multiple_choice: bool) -> dict[str, Any]:
+    """Build the questions.jsonl row a record describes."""
+    fields = record.fields
+    human = str(fields.get("human_answer", "")).strip()
+    question: dict[str, Any] = {
+        "id": str(fields["index"]),
+        "category": str(fields.get("category", "")),
+        "prompt": str(fields.get("question", "")),
+        "type": "multiple_choice" if multiple_choice else "open",
+    }
+    if multiple_choice:
+        question["choices"] = [str(c) for c in fields["multiple_choice"]]
+        question["correct_choice"] = str(fields["correct_answer"])
+    question["answer_key"] = {
+        "answer": str(fields["correct_answer"]) if multiple_choice else human,
+        "aliases": [],
+        "patterns": [],
+        "numeric": None,
+        "reference": human,
+        "notes": f"imported from {SOURCE}: human_answer" + (" and correct_answer" if multiple_choice else ""),
+    }
+    return question
+
+
+def _comparable(question: dict[str, Any]) -> str:
+    """Serialise a question for comparison, ignoring the order of its options."""
+    return json.dumps({**question, "choices": sorted(question.get("choices", []))}, sort_keys=True)
+
+
+def build_questions(records: list[_Record], multiple_choice: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """Return one question per ``index`` and warnings about records that disagree.
+
+    Real releases are not always consistent (in 2024-04-28 one model's file
+    carries a different ``human_answer`` for question 3), so the version most
+    records agree on is kept and every dissenting record is named in a
+    warning. Options keep the order of the first record (first round, first
+    model); each answer's own order travels as ``choice_order``.
+    """
+    versions: dict[str, dict[str, list[_Record]]] = defaultdict(lambda: defaultdict(list))
+    first: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for record in sorted(records, key=lambda r: (r.round, r.model)):
+        question = _question(record, multiple_choice)
+        text = _comparable(question)
+        versions[question["id"]][text].append(record)
+        first[question["id"]].setdefault(text, question)
+    questions, warnings = [], []
+    for question_id, variants in versions.items():
+        kept = max(variants, key=lambda text: len(variants[text]))  # ties: the earliest seen
+        questions.append(first[question_id][kept])
+        for text, dissent in variants.items():
+            if text != kept:
+                models = sorted({r.model for r in dissent})
+                warnings.append(
+                    f"question {question_id}: {len(dissent)} record(s) of {', '.join(models)} differ from the "
+                    f"{len(variants[kept])} others (e.g. in human_answer); kept the majority version"
+                )
+    questions.sort(key=lambda q: int(q["id"]) if q["id"].isdigit() else q["id"])
+    return questions, warnings
+
+
+def published_option_order(src: Path) -> dict[str, list[str]]:
+    """Return the unshuffled options per question id from ``linguistic_benchmark_multi_choice.json``.
+
+    The file sits in the release folder or the folder above it; without it the
+    options keep the order of the first record.
+    """
+    for folder in (Path(src), Path(src).parent):
+        path = folder / "linguistic_benchmark_multi_choice.json"
+        if path.is_file():
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            rows = rows.values() if isinstance(rows, dict) else rows
+            return {str(row["index"]): [str(c) for c in row["multiple_choice"]] for row in rows}
+    return {}
+
+
+def _reorder_choices(questions: list[dict[str, Any]], published: dict[str, list[str]]) -> None:
+    """Put each question's options in the published order when it has the same options."""
+    for question in questions:
+        order = published.get(question["id"])
+        if question.get("choices") and order and sorted(order) == sorted(question["choices"]):
+            question["choices"] = order
+
+
+def run_id_for(model: str, taken: set[str]) -> str:
+    """Derive a safe, unique run id from a published model name.
+
+    Examples
+    --------
+    >>> run_id_for("Meta-Llama-3-1-405B-Instruct", set())
+    'meta-llama-3-1-405b-instruct'
+    >>> run_id_for("../gpt 4", {"gpt-4"})
+    'gpt-4-2'
+    """
+    slug = re.sub(r"[^a-z0-9._-]+", "-", model.lower()).strip("._-")
+    slug = re.sub(r"-{2,}", "-", slug)[:90] or "model"
+    if not slug[0].isalnum():
+        slug = "m" + slug
+    candidate, n = slug, 2
+    while candidate in taken:
+        candidate, n = f"{slug}-{n}", n + 1
+    assert RUN_ID.match(candidate), candidate  # guaranteed by the substitutions above
+    return candidate
+
+
+def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> dict[str, Any]:
+    """Build the predictions.jsonl row of one published answer."""
+    fields = record.fields
+    prediction: dict[str, Any] = {
+        "question_id": question["id"],
+        "round": record.round,
+        "response": "" if fields.get("model_answer") is None else str(fields["model_answer"]),
+    }
+    if question["type"] == "multiple_choice":
+        position = {text: i for i, text in enumerate(question["choices"])}
+        prediction["choice_order"] = [position[str(text)] for text in fields["multiple_choice"]]
+    score = fields["score"]
+    if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 100:
+        raise ReleaseFormatError(
+            f"model {record.model} question {question['id']} round {record.round}: published score {score!r} "
+            "is not a number between 0 and 100 — fix or drop that record in a copy of the release"
+        )
+    prediction["recorded"] = {score_name: score}
+    return prediction
+
+
+def _provenance(record: _Record, question: dict[str, Any]) -> dict[str, Any]:
+    keep = ("eval_response", "json_answer_letter", "correct_letter")
+    row = {"question_id": question["id"], "round": record.round}
+    row.update({k: record.fields[k] for k in keep if k in record.fields})
+    return row
+
+
+def _metadata(model: str, benchmark: str, version: str, rounds: int, release: str) -> dict[str, Any]:
+    return {
+        "model": model,
+        "model_revision": f"as published in {SOURCE} (commit 9e1f52b0), release {release}",
+        "submitter": "autogenai (imported by dualboard import autogenai)",
+        "date": version if _RELEASE_DATE.match(version) else None,
+        "benchmark": benchmark,
+        "benchmark_version": version,
+        "decoding": {"temperature": None, "top_p": None, "max_tokens": None, "seed": None},
+        "rounds": rounds,
+        "license": f"as published in {SOURCE}",
+        "notes": f"Imported from {SOURCE}, release {release}. Decoding settings were not published. "
+        "Published scores are kept under 'recorded'; the judge's text and published letters in provenance.jsonl.",
+    }
+
+
+def _benchmark_yaml(benchmark: str, version: str, multiple_choice: bool, release: str) -> dict[str, Any]:
+    traditional = (
+        {"multiple_choice": {"name": "mc_letter"}}
+        if multiple_choice
+        else {"open": {"name": "recorded", "options": {"field": "judge"}}}
+    )
+    kind = "multiple choice" if multiple_choice else "open-ended"
+    return {
+        "name": benchmark,
+        "version": version,
+        "title": f"Easy Problems That LLMs Get Wrong ({kind}, {version})",
+        "description": f"The linguistic benchmark of Williams & Huckle (arXiv 2405.19616), {kind} release "
+        f"{release} as published in {SOURCE}. Answer keys are the authors' human answers.",
+        "allow_incomplete": False,
+        "graders": {"traditional": traditional, "answer_key": [{"name": "rules"}]},
+    }
+
+
+def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+def _yaml(value: dict[str, Any]) -> str:
+    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100)
+
+
+def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """Return the files to write, as ``{relative folder: {file name: text}}``, and warnings."""
+    records = read_release(src)
+    multiple_choice = _is_multiple_choice(records)
+    questions, warnings = build_questions(records, multiple_choice)
+    _reorder_choices(questions, published_option_order(src))
+    by_id = {q["id"]: q for q in questions}
+    release = Path(src).resolve().name
+    version = m.group(1) if (m := _RELEASE_DATE.match(release)) else release
+    plan = {f"data/benchmarks/{benchmark}": {
+        "benchmark.yaml": _yaml(_benchmark_yaml(benchmark, version, multiple_choice, release)),
+        "questions.jsonl": _jsonl(questions),
+    }}
+    by_model: dict[str, list[_Record]] = defaultdict(list)
+    for record in records:
+        by_model[record.model].append(record)
+    taken: set[str] = set()
+    for model in sorted(by_model):
+        run_id = run_id_for(model, taken)
+        taken.add(run_id)
+        chosen = sorted(by_model[model], key=lambda r: (r.round, int(r.fields["index"])))
+        pairs = [(r, by_id[str(r.fields["index"])]) for r in chosen]
+        rounds = len({r.round for r in chosen})
+        plan[f"submissions/{benchmark}/{run_id}"] = {
+            "predictions.jsonl": _jsonl(_prediction(r, q, "published" if multiple_choice else "judge") for r, q in pairs),
+            "metadata.yaml": _yaml(_metadata(model, benchmark, version, rounds, release)),
+            "provenance.jsonl": _jsonl(_provenance(r, q) for r, q in pairs),
+        }
+    return plan, warnings
+
+
+def _write_plan(plan: dict[str, dict[str, str]], dest: Path, overwrite: bool) -> list[Path]:
+    """Write every folder into a staging area, then move each into place."""
+    targets = [dest / folder for folder in plan]
+    existing = [t for t in targets if t.exists()]
+    if existing and not overwrite:
+        raise ReleaseFormatError(
+            f"{existing[0]} already exists — remove it, pick another --benchmark name, or pass overwrite=True"
+        )
+    dest.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
+    try:
+        for folder, files in plan.items():
+            for name, text in files.items():
+                path = staging / folder / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        for folder, target in zip(plan, targets, strict=True):
+            if target.exists():
+                shutil.rmtree(target)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / folder, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return targets
+
+
+def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool = False) -> ImportSummary:
+    """Convert one autogenai release folder into a benchmark and its runs.
+
+    Parameters
+    ----------
+    src
+        A release folder, e.g. ``2024-09-13-Multi-Benchmark`` or ``2024-04-28-Paper-Benchmark``.
+    benchmark
+        Name of the benchmark to create (a safe folder name).
+    dest
+        Repository root: writes ``dest/data/benchmarks/<benchmark>/`` and
+        ``dest/submissions/<benchmark>/<run_id>/``.
+    overwrite
+        Replace folders that already exist (otherwise an error, nothing written).
+
+    Returns
+    -------
+    ImportSummary
+    """
+    if not RUN_ID.match(benchmark):
+        raise ReleaseFormatError(
+            f"benchmark name {benchmark!r} is not a safe folder name — use lower-case letters, digits, '.', '_', '-'"
+        )
+    plan, warnings = plan_import(Path(src), benchmark)
+    paths = _write_plan(plan, Path(dest), overwrite)
+    header = yaml.safe_load(plan[f"data/benchmarks/{benchmark}"]["benchmark.yaml"])
+    questions = plan[f"data/benchmarks/{benchmark}"]["questions.jsonl"].splitlines()
+    runs = tuple(folder.rsplit("/", 1)[1] for folder in plan if folder.startswith("submissions/"))
+    n_predictions = sum(len(files["predictions.jsonl"].splitlines()) for folder, files in plan.items() if "predictions.jsonl" in files)
+    kind = json.loads(questions[0])["type"] if questions else "open"
+    return ImportSummary(
+        benchmark, str(header["version"]), kind, len(questions), runs, n_predictions, tuple(paths), tuple(warnings)
+    )

@@ -1,0 +1,92 @@
+"""``analyse``: the statistics stage from the scored table to :class:`StatsTables`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from generator.stats import scores
+from generator.stats.agreement import COLUMNS as AGREEMENT_COLUMNS
+from generator.stats.agreement import agreement_table
+from generator.stats.equator import equator_table
+from generator.stats.models_table import models_table, naive_table
+from generator.stats.pairwise import pairwise_table
+from generator.stats.paired import TOO_FEW_QUESTIONS
+from generator.stats.power_table import power_table
+from generator.stats.ranks import add_ranks
+from generator.stats.tables import COLUMNS, StatsTables
+
+
+def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
+            seed: int = 20241129, n_boot: int = 2000, alpha: float = 0.05) -> StatsTables:
+    """Analyse one benchmark's scored answers with paired, question-level statistics.
+
+    Parameters
+    ----------
+    scored : pandas.DataFrame
+        One row per (run, question, round) with at least ``run_id``, ``model``,
+        ``question_id``, ``round``, ``traditional`` (0–100) and ``answer_key``
+        (0–100, NaN = no verdict, counted as 0 and reported).
+    verdicts : pandas.DataFrame, optional
+        Long verdicts for agreement: ``run_id``, ``question_id``, ``round``,
+        ``category``, ``grader``, ``role`` (traditional | answer_key | human),
+        ``score`` (0–100). Without it the agreement table is empty.
+    seed, n_boot : int
+        Seed and number of resamples of every bootstrap (published in the notes).
+    alpha : float
+        1 - confidence level, and the level of every test.
+
+    Returns
+    -------
+    StatsTables
+        ``models``, ``pairwise``, ``agreement``, ``power``, ``equator`` and
+        ``notes``; every column is described in :data:`COLUMNS`.
+
+    Examples
+    --------
+    >>> from generator.simulation.outcomes import simulate_outcomes
+    >>> runs = []
+    >>> for i, m in enumerate([.8, .6]):
+    ...     df = simulate_outcomes(30, 1, {"traditional": m, "answer_key": m - .1}, seed=i)
+    ...     runs.append(df.assign(run_id=f"run{i}", model=f"m{i}",
+    ...         question_id=df["question"].map("q{:02d}".format),
+    ...         traditional=100.0 * df["traditional"], answer_key=100.0 * df["answer_key"]))
+    >>> tables = analyse(pd.concat(runs), n_boot=200)
+    >>> tables.models[["run_id", "n_questions", "test"]].to_dict("records")
+    [{'run_id': 'run0', 'n_questions': 30, 'test': 'mcnemar_exact'}, {'run_id': 'run1', 'n_questions': 30, 'test': 'mcnemar_exact'}]
+
+    See also
+    --------
+    generator.stats.tables.write_tables, generator.stats.tables.read_tables
+    """
+    scores.check_scored(scored)
+    qmeans = scores.question_means(scored)
+    models = models_table(qmeans, scores.missing_counts(scored), naive_table(scored, alpha), alpha)
+    pairwise = pairwise_table(qmeans, alpha)
+    models = add_ranks(models, pairwise, qmeans, seed=seed, n_boot=n_boot, alpha=alpha)
+    rounds = qmeans.groupby("run_id")["n_rounds"].max()
+    agreement = (agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
+                 if verdicts is not None and len(verdicts) else
+                 pd.DataFrame(columns=AGREEMENT_COLUMNS))
+    return StatsTables(
+        models=models[list(COLUMNS["models"])],
+        pairwise=pairwise,
+        agreement=agreement,
+        power=power_table(models, pairwise, rounds),
+        equator=equator_table(models, qmeans, alpha),
+        notes=_notes(models, seed, n_boot),
+    )
+
+
+def _notes(models: pd.DataFrame, seed: int, n_boot: int) -> tuple[str, ...]:
+    """Collect the caveats a reader must see next to the tables."""
+    notes = [f"Bootstrap: B = {n_boot} resamples of questions, seed {seed}."]
+    for r in models.itertuples():
+        if r.n_questions < TOO_FEW_QUESTIONS:
+            notes.append(f"{r.run_id}: too few questions ({r.n_questions} < 10): estimates shown, "
+                         "exact tests only, no rank interval or tie group.")
+        if r.n_no_verdict:
+            notes.append(f"{r.run_id}: {r.n_no_verdict} answer(s) without an answer-key verdict, "
+                         "counted as 0.")
+        if r.note:
+            notes.append(f"{r.run_id}: {r.note}.")
+    return tuple(notes)

@@ -1,0 +1,104 @@
+"""Choose and run the right paired test for one pair of question-mean vectors.
+
+See :mod:`generator.stats.paired` for the rules; this module applies them to
+one comparison and returns a flat record with fixed keys, so the models table
+(answer key vs traditional) and the pairwise table (run vs run) share it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.stats import paired
+from generator.stats import pingouin_adapter as pga
+
+RECORD_KEYS = (
+    "n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
+    "effect_dz", "effect_dz_hedges", "effect_dz_ci_low", "effect_dz_ci_high",
+    "n_discordant_up", "n_discordant_down", "corr_question", "wilcoxon_w", "wilcoxon_p", "note",
+)
+
+
+def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
+            alpha: float = 0.05) -> dict[str, object]:
+    """Compare aligned question means ``x`` and ``y`` (difference x - y, scale [0, 1]).
+
+    Returns a dict with the keys of ``RECORD_KEYS``: the mean difference and its
+    SE (sd(d)/sqrt(n), Miller Eq. 7) and CI, the test actually run (``mcnemar_exact``,
+    ``paired_t``, ``permutation_exact``, ``sign_test``, ``all_zero`` or
+    ``no_shared_questions``), its p-value, d_z = mean(d)/sd(d) with Hedges' J
+    and its noncentral-t CI, the number of questions where x is above/below y,
+    corr(x, y) across questions, the Wilcoxon robustness check and a note.
+
+    Examples
+    --------
+    >>> r = compare(np.array([1, 1, 0, 0.]), np.array([1, 1, 0, 0.]), single_round_binary=True)
+    >>> r["test"], r["p_value"], r["diff_mean"]
+    ('mcnemar_exact', 1.0, 0.0)
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    d = x - y
+    rec: dict[str, object] = dict.fromkeys(RECORD_KEYS, float("nan"))
+    rec.update(n_questions=len(d), note="", n_discordant_up=int(np.sum(d > 0)),
+               n_discordant_down=int(np.sum(d < 0)))
+    if len(d) == 0:
+        rec.update(test="no_shared_questions", note="no shared questions: nothing to compare")
+        return rec
+    rec.update(_describe(x, y, d))
+    if single_round_binary:
+        rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"], len(d), alpha))
+    else:
+        rec.update(_continuous(x, y, d, alpha))
+    if len(d) < paired.TOO_FEW_QUESTIONS:
+        rec["note"] = _join(rec["note"], f"too few questions (n={len(d)} < 10): exact test only")
+    return rec
+
+
+def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> dict[str, float]:
+    """Return mean, SE, d_z (raw, Hedges, CI) and the question-level correlation."""
+    n = len(d)
+    sd = float(d.std(ddof=1)) if n > 1 else float("nan")
+    out = {"diff_mean": float(d.mean()), "diff_se": sd / np.sqrt(n)}
+    if n > 2 and sd > 0:
+        dz = float(d.mean()) / sd
+        out.update(effect_dz=dz, effect_dz_hedges=dz * paired.hedges_j(n))
+        out["effect_dz_ci_low"], out["effect_dz_ci_high"] = paired.dz_interval(dz * np.sqrt(n), n)
+    if n > 2 and x.std() > 0 and y.std() > 0:
+        out["corr_question"] = float(np.corrcoef(x, y)[0, 1])
+    return out
+
+
+def _mcnemar(up: int, down: int, n: int, alpha: float) -> dict[str, object]:
+    """Return the exact McNemar test with the Bonett–Price interval."""
+    lo, hi = paired.bonett_price_interval(up, down, n, alpha)
+    out = {"test": "mcnemar_exact", "p_value": float(paired.mcnemar_exact_p(up, down)),
+           "diff_ci_low": float(lo), "diff_ci_high": float(hi)}
+    if up + down == 0:
+        bound = 1 - alpha ** (1 / n)
+        out["note"] = (f"all pairs concordant: d=0, p=1; discordance rate ≤ {100 * bound:.1f}% "
+                       f"({100 * (1 - alpha):.0f}% upper bound)")
+    return out
+
+
+def _continuous(x: np.ndarray, y: np.ndarray, d: np.ndarray, alpha: float) -> dict[str, object]:
+    """Return the paired t path, or its exact replacements when t is undefined or n < 10."""
+    n = len(d)
+    if np.all(d == 0):
+        return {"test": "all_zero", "p_value": 1.0, "diff_ci_low": 0.0, "diff_ci_high": 0.0,
+                "note": "every question difference is 0: p=1, interval degenerate"}
+    if n < 2 or np.all(d == d[0]):
+        return {"test": "sign_test", "p_value": paired.sign_test_p(d),
+                "diff_ci_low": float(d[0]), "diff_ci_high": float(d[0]),
+                "note": "every question difference is equal: sign test, interval degenerate"}
+    t = paired.paired_t(d, alpha)
+    w = pga.wilcoxon(x, y)
+    out = {"test": "paired_t", "p_value": float(t["p_value"]), "diff_ci_low": float(t["ci_low"]),
+           "diff_ci_high": float(t["ci_high"]), "wilcoxon_w": w["w"], "wilcoxon_p": w["p_value"]}
+    if n < paired.TOO_FEW_QUESTIONS:
+        out.update(test="permutation_exact", p_value=paired.sign_flip_p(d))
+    return out
+
+
+def _join(a: object, b: str) -> str:
+    """Join two notes with '; '."""
+    return f"{a}; {b}" if a else b

@@ -1,0 +1,136 @@
+"""Point estimates and confidence intervals for one mean of question means.
+
+Everything here works on the [0, 1] scale and on plain numpy arrays, so the
+same code serves the leaderboard and the calibration bench (which calls it on
+thousands of simulated benchmarks at once: the last axis is the question axis).
+The unit of inference is the question (Miller, arXiv 2411.00640, §2): each
+question contributes the mean of its available rounds, whatever their number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+
+def cluster_mean_se(qmeans: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the mean of question means, its clustered SE and the t degrees of freedom.
+
+    SE = sd(question means, ddof=1) / sqrt(n) (Miller Eq. 1). This equals
+    statsmodels ``WLS(y, 1, weights=1/r_i).fit(cov_type='cluster')`` with its
+    default G/(G-1) correction; df = n - 1 as with ``use_t=True``.
+
+    Examples
+    --------
+    >>> mu, se, df = cluster_mean_se(np.array([1.0, 0.5, 0.0, 1.0]))
+    >>> float(mu), round(float(se), 6), float(df)
+    (0.625, 0.239357, 3.0)
+    """
+    qmeans = np.asarray(qmeans, dtype=float)
+    n = qmeans.shape[-1]
+    mu = qmeans.mean(axis=-1)
+    se = qmeans.std(axis=-1, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mu, np.nan)
+    return mu, se, np.full_like(mu, n - 1.0)
+
+
+def t_quantile(df: np.ndarray | float, alpha: float = 0.05) -> np.ndarray:
+    """Return the two-sided critical t value (normal when df is infinite or NaN)."""
+    df = np.asarray(df, dtype=float)
+    z = stats.norm.ppf(1 - alpha / 2)
+    with np.errstate(invalid="ignore"):
+        t = stats.t.ppf(1 - alpha / 2, np.where(np.isfinite(df) & (df > 0), df, 1.0))
+    return np.where(np.isfinite(df) & (df > 0), t, z)
+
+
+def wilson_neff_interval(
+    mu: np.ndarray, se: np.ndarray, n: np.ndarray | int, df: np.ndarray | float,
+    alpha: float = 0.05,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the Wilson interval with effective n = mu(1-mu)/SE² and z = t(df).
+
+    When mu is 0 or 1, or SE is 0, the effective n falls back to ``n`` (the
+    number of questions), so 30/30 gives [0.878, 1] rather than [1, 1].
+
+    Examples
+    --------
+    >>> lo, hi = wilson_neff_interval(np.array(1.0), np.array(0.0), 30, 29)
+    >>> round(float(lo), 3), float(hi)
+    (0.878, 1.0)
+    """
+    mu, se = np.asarray(mu, dtype=float), np.asarray(se, dtype=float)
+    z = t_quantile(df, alpha)
+    degenerate = (mu <= 0) | (mu >= 1) | ~(se > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = np.where(degenerate, np.asarray(n, dtype=float), mu * (1 - mu) / se**2)
+    denom = 1 + z**2 / n_eff
+    centre = (mu + z**2 / (2 * n_eff)) / denom
+    half = z * np.sqrt(mu * (1 - mu) / n_eff + z**2 / (4 * n_eff**2)) / denom
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def t_interval(
+    mu: np.ndarray, se: np.ndarray, df: np.ndarray | float, alpha: float = 0.05,
+    bounds: tuple[float, float] | None = (0.0, 1.0),
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return mu ± t(df)·SE, clipped to ``bounds`` (a score cannot leave its scale).
+
+    Examples
+    --------
+    >>> lo, hi = t_interval(0.5, 0.1, 29)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.2955, 0.7045)
+    """
+    half = t_quantile(df, alpha) * np.asarray(se, dtype=float)
+    lo, hi = np.asarray(mu) - half, np.asarray(mu) + half
+    if bounds is not None:
+        lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
+    return lo, hi
+
+
+def naive_z(alpha: float = 0.05) -> float:
+    """Return the z of the naive interval: 1.96 at alpha = .05, as source tables round it."""
+    return 1.96 if alpha == 0.05 else float(stats.norm.ppf(1 - alpha / 2))
+
+
+def naive_interval(answers: np.ndarray, alpha: float = 0.05) -> tuple[float, float, float]:
+    """Return the mean and the interval that treats every answer as independent.
+
+    This is what source tables publish (mean ± 1.96·sd(ddof=1)/sqrt(N) over all
+    N answers, with z rounded to 1.96 as they do); it ignores that rounds of one
+    question are correlated and is shown only beside the clustered interval,
+    labelled as naive.
+
+    Examples
+    --------
+    >>> mu, lo, hi = naive_interval(np.array([1, 1, 0, 0, 1.0]))
+    >>> round(mu, 2), round(float(hi - mu), 6)
+    (0.6, 0.4801)
+    """
+    answers = np.asarray(answers, dtype=float)
+    mu = float(answers.mean())
+    if answers.size < 2:
+        return mu, float("nan"), float("nan")
+    half = naive_z(alpha) * answers.std(ddof=1) / np.sqrt(answers.size)
+    return mu, float(mu - half), float(mu + half)
+
+
+def cluster_ratio_se(successes: np.ndarray, totals: np.ndarray) -> tuple[float, float]:
+    """Return a pooled proportion sum(s)/sum(t) and its cluster-robust SE.
+
+    Clusters are questions; the SE is the sandwich estimator of a ratio with
+    the G/(G-1) small-sample factor, which reduces to :func:`cluster_mean_se`
+    when every cluster has the same total.
+
+    Examples
+    --------
+    >>> p, se = cluster_ratio_se(np.array([2, 1, 0, 2]), np.array([2, 2, 2, 2]))
+    >>> p, round(se, 6)
+    (0.625, 0.239357)
+    """
+    s, t = np.asarray(successes, dtype=float), np.asarray(totals, dtype=float)
+    g, total = len(t), t.sum()
+    p = s.sum() / total
+    if g < 2:
+        return float(p), float("nan")
+    resid = s - p * t
+    return float(p), float(np.sqrt(g / (g - 1) * np.sum(resid**2)) / total)

@@ -1,0 +1,98 @@
+"""Cohen's κ from 2×2 counts, its question-cluster bootstrap CI and Landis–Koch labels.
+
+Counts are kept per question as rows (both pass, a only, b only, both fail),
+so a bootstrap resample of questions is a sum of rows and thousands of
+resamples cost one matrix product. The asymptotic CI of statsmodels'
+``cohens_kappa`` under-covers at n = 30–100 (STATISTICS.md §d), hence BCa.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy import stats
+
+LANDIS_KOCH = ((0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate"),
+               (0.80, "substantial"), (1.0, "almost perfect"))
+UNDEFINED_SHARE = 0.01
+
+
+def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
+    """Return κ = (p_o - p_e)/(1 - p_e) from counts [..., (11, 10, 01, 00)]; NaN if p_e = 1.
+
+    Examples
+    --------
+    >>> round(float(kappa_from_counts(np.array([20, 5, 10, 15]))), 4)
+    0.4
+    """
+    c = np.asarray(counts, dtype=float)
+    n = c.sum(axis=-1)
+    a1, b1 = (c[..., 0] + c[..., 1]) / n, (c[..., 0] + c[..., 2]) / n
+    po = (c[..., 0] + c[..., 3]) / n
+    pe = a1 * b1 + (1 - a1) * (1 - b1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+
+
+def landis_koch(kappa: float) -> str:
+    """Return the Landis–Koch (1977) label of a κ value ('' for NaN).
+
+    Examples
+    --------
+    >>> landis_koch(0.41), landis_koch(-0.1), landis_koch(0.95)
+    ('moderate', 'poor', 'almost perfect')
+    """
+    if not np.isfinite(kappa):
+        return ""
+    if kappa < 0:
+        return "poor"
+    return next(label for upper, label in LANDIS_KOCH[1:] if kappa <= upper + 1e-12)
+
+
+def label_span(low: float, high: float) -> str:
+    """Return the labels an interval spans, e.g. 'fair–substantial' ('' if not finite)."""
+    a, b = landis_koch(low), landis_koch(high)
+    return a if a == b else (f"{a}–{b}" if a and b else "")
+
+
+def kappa_interval(per_question: np.ndarray, *, n_boot: int, seed: int,
+                   alpha: float = 0.05) -> tuple[float, float, str]:
+    """Return κ's CI by a question-cluster BCa bootstrap, and the method used.
+
+    ``per_question`` is G × 4 counts. When more than 1 % of resamples have an
+    undefined κ (one class only) the CI is not estimable. Perfect agreement
+    makes every resample κ = 1; a one-sided lower bound is given instead, from
+    the upper 95 % bound on the question-level disagreement rate.
+    """
+    total = per_question.sum(axis=0)
+    kappa = float(kappa_from_counts(total))
+    if not np.isfinite(kappa):
+        return float("nan"), float("nan"), "not_estimable"
+    if total[1] + total[2] == 0:
+        return _perfect_lower_bound(total, len(per_question), alpha), 1.0, "one_sided_perfect"
+    idx = np.arange(len(per_question))
+    stat = lambda i, axis=-1: kappa_from_counts(per_question[i].sum(axis=-2))  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = stats.bootstrap((idx,), stat, vectorized=True, n_resamples=n_boot, batch=250,
+                              confidence_level=1 - alpha, method="BCa",
+                              random_state=np.random.default_rng(seed))
+    dist = res.bootstrap_distribution
+    undefined = float(np.mean(~np.isfinite(dist)))
+    if undefined > UNDEFINED_SHARE:
+        return float("nan"), float("nan"), "not_estimable"
+    low, high = res.confidence_interval
+    if undefined > 0 or not (np.isfinite(low) and np.isfinite(high)):
+        low, high = np.nanquantile(dist, [alpha / 2, 1 - alpha / 2])
+        return float(low), float(high), "percentile_question_bootstrap"
+    return float(low), float(high), "bca_question_bootstrap"
+
+
+def _perfect_lower_bound(total: np.ndarray, n_questions: int, alpha: float) -> float:
+    """Return κ's lower bound when no disagreement was seen (rule-of-three style)."""
+    n = total.sum()
+    a1, b1 = (total[0] + total[1]) / n, (total[0] + total[2]) / n
+    pe = a1 * b1 + (1 - a1) * (1 - b1)
+    worst = 1 - alpha ** (1 / n_questions)
+    return float(max(-1.0, 1 - worst / (1 - pe)))

@@ -1,0 +1,120 @@
+"""The per-run table (``models.csv``): each grading's mean and CI, and their paired difference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from generator.stats import estimators, power
+from generator.stats import pingouin_adapter as pga
+from generator.stats.comparison import compare
+from generator.stats.scores import GRADINGS
+
+POINTS = 100.0
+
+
+def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
+    """Return mean, SE, CI, CI method and variance components of one run × grading (0–100).
+
+    ``qm`` holds that run's rows of :func:`generator.stats.scores.question_means`.
+    Binary-origin scores get the Wilson interval with effective n; partial
+    credit gets mean ± t·SE. ``var_between`` estimates Var(x) across questions as
+    Var(question means) - mean(σ²_i/K_i) (Miller App. C); ``var_within`` is the
+    mean within-question variance σ̄² (NaN with one round per question).
+
+    Examples
+    --------
+    >>> qm = pd.DataFrame({"mean": [1.0] * 30, "binary": True, "n_rounds": 1, "var_within": np.nan})
+    >>> r = grading_summary(qm)
+    >>> r["mean"], round(r["ci_low"], 1), r["ci_high"], r["ci_method"]
+    (100.0, 87.8, 100.0, 'wilson_neff')
+    """
+    y = qm["mean"].to_numpy(dtype=float)
+    mu, se, df = (float(v) for v in estimators.cluster_mean_se(y))
+    binary = bool(qm["binary"].all())
+    if binary:
+        lo, hi = estimators.wilson_neff_interval(mu, se, len(y), df, alpha)
+    else:
+        lo, hi = estimators.t_interval(mu, se, df, alpha)
+    within = qm["var_within"].to_numpy(dtype=float)
+    share = np.nanmean(within / qm["n_rounds"].to_numpy()) if np.isfinite(within).any() else 0.0
+    var_y = float(np.var(y, ddof=1)) if len(y) > 1 else float("nan")
+    return {"mean": POINTS * mu, "se": POINTS * se, "ci_low": POINTS * float(lo),
+            "ci_high": POINTS * float(hi), "ci_method": "wilson_neff" if binary else "t",
+            "var_between": POINTS**2 * (var_y - share),
+            "var_within": POINTS**2 * float(np.nanmean(within)) if np.isfinite(within).any()
+            else float("nan")}
+
+
+def naive_table(scored: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Return per run the naive interval of each grading (every answer independent), 0–100.
+
+    Columns: ``run_id``, ``{g}_naive_mean``, ``{g}_naive_ci_low``, ``{g}_naive_ci_high``
+    for g in traditional, answer_key. Missing verdicts count as 0.
+    """
+    rows = []
+    for run_id, run in scored.groupby("run_id", sort=True):
+        row: dict[str, object] = {"run_id": run_id}
+        for g in GRADINGS:
+            values = pd.to_numeric(run[g], errors="coerce").fillna(0.0).to_numpy(dtype=float)
+            mu, lo, hi = estimators.naive_interval(values / POINTS, alpha)
+            row.update({f"{g}_naive_mean": POINTS * mu, f"{g}_naive_ci_low": POINTS * lo,
+                        f"{g}_naive_ci_high": POINTS * hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def single_round_binary(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """Say whether both sides have exactly one round per question and 0/1 scores."""
+    return bool((a["n_rounds"] == 1).all() and (b["n_rounds"] == 1).all()
+                and a["binary"].all() and b["binary"].all())
+
+
+def paired_mde(rec: dict[str, object], binary_k1: bool, alpha: float = 0.05) -> float:
+    """Return the MDE (0–100) for a comparison record from :func:`compare`."""
+    n = int(rec["n_questions"])
+    if n < 2:
+        return float("nan")
+    if binary_k1:
+        discordance = (rec["n_discordant_up"] + rec["n_discordant_down"]) / n
+        return POINTS * power.mde_mcnemar(discordance, n, alpha=alpha)
+    return power.mde_paired_t(float(rec["diff_se"]) * np.sqrt(n), n, alpha=alpha)
+
+
+def run_row(run_qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
+    """Return one run's grading summaries and its answer-key vs traditional comparison."""
+    by_g = {g: run_qm[run_qm["grading"] == g].set_index("question_id") for g in GRADINGS}
+    row: dict[str, object] = {}
+    for g in GRADINGS:
+        summary = grading_summary(by_g[g], alpha)
+        row.update({f"{g}_{k}": v for k, v in summary.items() if k != "ci_method"})
+        row[f"ci_method_{g}"] = summary["ci_method"]
+    key, trad = by_g["answer_key"], by_g["traditional"].loc[by_g["answer_key"].index]
+    binary_k1 = single_round_binary(key, trad)
+    rec = compare(key["mean"].to_numpy(), trad["mean"].to_numpy(),
+                  single_round_binary=binary_k1, alpha=alpha)
+    row.update(rec)
+    for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
+        row[k] = POINTS * float(rec[k])
+    row["mde_points"] = paired_mde(rec, binary_k1, alpha)
+    del row["n_questions"]  # same as the run's, which missing_counts provides
+    return row
+
+
+def models_table(qmeans: pd.DataFrame, counts: pd.DataFrame, naive: pd.DataFrame,
+                 alpha: float = 0.05) -> pd.DataFrame:
+    """Return one row per run: both gradings' means and CIs, their difference and test.
+
+    Ranks are added by :func:`generator.stats.ranks.add_ranks`. Every column is
+    described in ``COLUMNS["models"]`` (``generator/stats/columns.yaml``).
+    ``p_holm`` is Holm-adjusted across runs.
+    """
+    rows = [{"run_id": run_id, **run_row(run_qm, alpha)}
+            for run_id, run_qm in qmeans.groupby("run_id", sort=True)]
+    table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
+    p = table["p_value"].to_numpy(dtype=float)
+    ok = np.isfinite(p)
+    adjusted = np.full(len(p), np.nan)
+    adjusted[ok] = pga.holm(p[ok], alpha)[1]
+    table["p_holm"] = adjusted
+    return table

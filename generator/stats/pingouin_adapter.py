@@ -1,0 +1,103 @@
+"""The one place that calls pingouin and maps its output to fixed names.
+
+pingouin 0.7 names columns after arguments (``CI95``), renamed ``p-val`` to
+``p_val`` in 0.6, rounds CIs to 2 decimals and formats ``BF10`` as a string
+through a global ``options`` dict. Every call here runs with that rounding
+switched off and restores the caller's options afterwards, and returns plain
+floats under stable names. Nothing else in Dualboard imports pingouin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numpy as np
+import pingouin as pg
+
+
+@contextlib.contextmanager
+def _unrounded() -> Iterator[None]:
+    """Run a pingouin call with output rounding off, then restore the options."""
+    saved = dict(pg.options)
+    pg.options["round"] = None
+    pg.options["round.column.CI95"] = None
+    pg.options["round.column.BF10"] = None
+    try:
+        yield
+    finally:
+        pg.options.clear()
+        pg.options.update(saved)
+
+
+def paired_ttest(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Return pingouin's paired t-test as t, dof, p_value, ci_low, ci_high, bf10.
+
+    pingouin's ``cohen_d`` (d_av, pingouin issue #450) and ``power``
+    (after-the-fact power) are deliberately dropped.
+
+    Examples
+    --------
+    >>> r = paired_ttest(np.array([1, 2, 3, 4, 5.]), np.array([1.5, 1, 2, 3, 3.]))
+    >>> r["t"], r["dof"], round(r["p_value"], 6)
+    (2.25, 4.0, 0.087645)
+    """
+    with _unrounded():
+        row = pg.ttest(x, y, paired=True).iloc[0]
+    ci = np.asarray(row["CI95"], dtype=float)
+    return {"t": float(row["T"]), "dof": float(row["dof"]), "p_value": float(row["p_val"]),
+            "ci_low": float(ci[0]), "ci_high": float(ci[1]), "bf10": float(row["BF10"])}
+
+
+def wilcoxon(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Return pingouin's Wilcoxon signed-rank test as w, p_value, rbc (NaN when all x == y).
+
+    Examples
+    --------
+    >>> r = wilcoxon(np.array([1, 2, 3, 4, 5.]), np.array([1.5, 1, 2, 3, 3.]))
+    >>> r["w"], r["p_value"]
+    (1.0, 0.125)
+    """
+    if np.all(np.asarray(x) == np.asarray(y)):
+        return {"w": float("nan"), "p_value": float("nan"), "rbc": float("nan")}
+    with _unrounded():
+        row = pg.wilcoxon(x, y).iloc[0]
+    return {"w": float(row["W_val"]), "p_value": float(row["p_val"]), "rbc": float(row["RBC"])}
+
+
+def cohen_dz(x: np.ndarray, y: np.ndarray) -> float:
+    """Return d_z = mean(x - y)/sd(x - y) from pingouin's ``compute_effsize``.
+
+    Examples
+    --------
+    >>> round(cohen_dz(np.array([1, 2, 3, 4, 5.]), np.array([1.5, 1, 2, 3, 3.])), 6)
+    1.006231
+    """
+    return float(pg.compute_effsize(x, y, paired=True, eftype="cohen_dz"))
+
+
+def power_ttest_dz(n: int, power: float = 0.8, alpha: float = 0.05) -> float:
+    """Return the paired-t effect size d_z detectable with ``power`` at ``n`` questions.
+
+    Examples
+    --------
+    >>> round(power_ttest_dz(30), 4)
+    0.5292
+    """
+    return float(pg.power_ttest(d=None, n=n, power=power, alpha=alpha, contrast="paired"))
+
+
+def holm(p_values: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Return (reject, adjusted p) from pingouin's Holm step-down ``multicomp``.
+
+    Examples
+    --------
+    >>> reject, adj = holm(np.array([0.01, 0.04, 0.03]))
+    >>> adj.tolist(), reject.tolist()
+    ([0.03, 0.06, 0.06], [True, False, False])
+    """
+    p = np.asarray(p_values, dtype=float)
+    if p.size == 0:
+        return np.zeros(0, dtype=bool), np.zeros(0)
+    reject, adjusted = pg.multicomp(p, alpha=alpha, method="holm")
+    return np.asarray(reject, dtype=bool), np.asarray(adjusted, dtype=float)

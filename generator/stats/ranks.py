@@ -1,0 +1,90 @@
+"""Rank intervals: simultaneous ones from Holm decisions, and the marginal bootstrap view.
+
+* Simultaneous (primary): rank_lo(j) = 1 + #runs Holm-significantly above j,
+  rank_hi(j) = m - #runs Holm-significantly below j. "Statistically tied for
+  first" = every run with rank_lo = 1. Runs with fewer than 10 questions get
+  no rank interval and no tie group (STATISTICS.md §0).
+* Bootstrap (secondary, Arena-style): questions resampled jointly for every
+  run (the same ids), percentile interval of each run's mean, and
+  rank = 1 + #runs whose lower bound exceeds this run's upper bound
+  (FastChat ``recompute_final_ranking``). Marginal and overlap-based, not
+  simultaneous.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from generator.stats.paired import TOO_FEW_QUESTIONS
+from generator.stats.scores import GRADINGS
+
+
+def holm_rank_intervals(pairwise: pd.DataFrame, means: pd.Series, grading: str) -> pd.DataFrame:
+    """Return rank_ci_low, rank_ci_high and tied_first per run for one grading.
+
+    ``means`` is indexed by run_id; ``pairwise`` is :func:`pairwise_table` output.
+
+    Examples
+    --------
+    >>> pw = pd.DataFrame({"grading": "g", "run_a": ["a", "a", "b"], "run_b": ["b", "c", "c"],
+    ...                    "diff_mean": [5.0, 20, 15], "significant": [False, True, True]})
+    >>> holm_rank_intervals(pw, pd.Series({"a": 80.0, "b": 75, "c": 60}), "g")["rank_ci_low"].tolist()
+    [1, 1, 3]
+    """
+    pw = pairwise[(pairwise["grading"] == grading) & pairwise["significant"]]
+    above = pd.Series(0, index=means.index)
+    below = pd.Series(0, index=means.index)
+    a_wins = pw["diff_mean"] > 0
+    winners = pd.concat([pw.loc[a_wins, "run_a"], pw.loc[~a_wins, "run_b"]])
+    losers = pd.concat([pw.loc[a_wins, "run_b"], pw.loc[~a_wins, "run_a"]])
+    above = above.add(losers.value_counts(), fill_value=0).astype(int)
+    below = below.add(winners.value_counts(), fill_value=0).astype(int)
+    out = pd.DataFrame({"rank_ci_low": 1 + above, "rank_ci_high": len(means) - below})
+    out["tied_first"] = out["rank_ci_low"] == 1
+    return out
+
+
+def bootstrap_means(matrix: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Return bootstrap means (B × runs) of a questions × runs matrix under resampling weights."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights @ np.where(mask, matrix, 0.0)) / (weights @ mask)
+
+
+def resampling_weights(n_questions: int, n_boot: int, seed: int) -> np.ndarray:
+    """Return B × n multinomial counts: how often each question is drawn in each resample."""
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_questions, np.full(n_questions, 1 / n_questions), size=n_boot)
+
+
+def bootstrap_rank(qmeans: pd.DataFrame, grading: str, weights: np.ndarray,
+                   question_ids: pd.Index, alpha: float = 0.05) -> pd.Series:
+    """Return the Arena-style rank 1 + #(lower bound of k > upper bound of j), per run."""
+    sub = qmeans[qmeans["grading"] == grading]
+    wide = sub.pivot(index="question_id", columns="run_id", values="mean").reindex(question_ids)
+    values = wide.to_numpy(dtype=float)
+    boot = bootstrap_means(values, np.isfinite(values), weights.astype(float))
+    lo = np.nanquantile(boot, alpha / 2, axis=0)
+    hi = np.nanquantile(boot, 1 - alpha / 2, axis=0)
+    rank = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
+    return pd.Series(rank, index=wide.columns)
+
+
+def add_ranks(models: pd.DataFrame, pairwise: pd.DataFrame, qmeans: pd.DataFrame, *,
+              seed: int, n_boot: int, alpha: float = 0.05) -> pd.DataFrame:
+    """Add point ranks, Holm rank intervals, tied-first flags and bootstrap ranks to ``models``."""
+    models = models.set_index("run_id")
+    question_ids = pd.Index(sorted(qmeans["question_id"].unique()))
+    weights = resampling_weights(len(question_ids), n_boot, seed)
+    few = models["n_questions"] < TOO_FEW_QUESTIONS
+    for g in GRADINGS:
+        means = models[f"{g}_mean"]
+        models[f"rank_{g}"] = means.rank(ascending=False, method="min").astype(int)
+        iv = holm_rank_intervals(pairwise, means, g)
+        models[f"rank_ci_low_{g}"] = iv["rank_ci_low"].astype(float).mask(few)
+        models[f"rank_ci_high_{g}"] = iv["rank_ci_high"].astype(float).mask(few)
+        models[f"tied_first_{g}"] = iv["tied_first"].astype("boolean").mask(few)
+        models[f"bootstrap_rank_{g}"] = bootstrap_rank(qmeans, g, weights, question_ids, alpha)
+    models["rank_ci_low"] = models["rank_ci_low_answer_key"]
+    models["rank_ci_high"] = models["rank_ci_high_answer_key"]
+    return models.reset_index()

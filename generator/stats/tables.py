@@ -1,0 +1,95 @@
+"""The statistics stage's output contract: five CSV tables plus notes.
+
+Written to ``build/stats/<benchmark>/``: ``models.csv``, ``pairwise.csv``,
+``agreement.csv``, ``power.csv``, ``equator.csv`` and ``notes.json`` (the
+caveats, the seed, B and the format version). Column meanings live in
+``columns.yaml`` beside this module and are exposed as :data:`COLUMNS`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from generator.errors import DualboardError
+
+FORMAT_VERSION = 1
+COLUMNS: dict[str, dict[str, str]] = yaml.safe_load(
+    (Path(__file__).with_name("columns.yaml")).read_text(encoding="utf-8"))
+
+
+class StatsTablesError(DualboardError):
+    """A stats folder is missing a table or has a format this version cannot read."""
+
+
+@dataclass(frozen=True)
+class StatsTables:
+    """Everything the statistics stage produces for one benchmark."""
+
+    models: pd.DataFrame
+    """One row per run: both gradings' means and CIs, their paired difference, ranks."""
+    pairwise: pd.DataFrame
+    """Run vs run within each grading over shared questions, Holm-adjusted."""
+    agreement: pd.DataFrame
+    """Grader vs grader and grader vs human: accuracy, κ with bootstrap CI, labels."""
+    power: pd.DataFrame
+    """Minimum detectable effect (points) at 80 % power for every comparison type."""
+    equator: pd.DataFrame
+    """One row: the flawed run-means paired t beside the question-clustered pooled effect."""
+    notes: tuple[str, ...] = ()
+    """Human-readable caveats (too few questions, missing verdicts, seed and B)."""
+
+
+TABLES = tuple(f.name for f in fields(StatsTables) if f.name != "notes")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and os.replace."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_tables(tables: StatsTables, out_dir: Path) -> list[Path]:
+    """Write every table as CSV (full precision, no rounding) plus notes.json; return the paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name in TABLES:
+        path = out_dir / f"{name}.csv"
+        _atomic_write(path, getattr(tables, name).to_csv(index=False, float_format="%.17g"))
+        paths.append(path)
+    notes = out_dir / "notes.json"
+    _atomic_write(notes, json.dumps({"format_version": FORMAT_VERSION,
+                                     "notes": list(tables.notes)}, indent=2, ensure_ascii=False))
+    return [*paths, notes]
+
+
+def read_tables(out_dir: Path) -> StatsTables:
+    """Read the tables written by :func:`write_tables` (strict: every file must exist)."""
+    out_dir = Path(out_dir)
+    missing = [n for n in (*[f"{t}.csv" for t in TABLES], "notes.json")
+               if not (out_dir / n).is_file()]
+    if missing:
+        raise StatsTablesError(f"{out_dir}: missing {', '.join(missing)} — run `dualboard analyse` "
+                               "to write the statistics tables")
+    meta = json.loads((out_dir / "notes.json").read_text(encoding="utf-8"))
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise StatsTablesError(f"{out_dir}/notes.json: format_version "
+                               f"{meta.get('format_version')!r}, expected {FORMAT_VERSION} — "
+                               "re-run `dualboard analyse`")
+    frames = {t: pd.read_csv(out_dir / f"{t}.csv", keep_default_na=True,
+                             dtype={"run_id": str, "run_a": str, "run_b": str, "model": str})
+              for t in TABLES}
+    return StatsTables(**frames, notes=tuple(meta["notes"]))

@@ -1,0 +1,112 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and the bench.
+
+``ScriptedJudgeServer(script)`` serves ``POST /v1/chat/completions``; ``script``
+maps the parsed request body (and the 0-based number of the request) to a
+:class:`Reply`. Every request body is recorded, and the peak number of requests
+in flight is tracked so tests can check bounded concurrency.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server answers to one request."""
+
+    content: str = "Verdict: pass"
+    status: int = 200
+    delay_s: float = 0.0
+    raw_body: str | None = None
+
+
+Script = Callable[[dict[str, Any], int], Reply]
+
+
+class ScriptedJudgeServer:
+    """Run the scripted server in a daemon thread; use as a context manager."""
+
+    def __init__(self, script: Script):
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> ScriptedJudgeServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _enter(self, body: dict[str, Any], headers: dict[str, str]) -> int:
+        with self._lock:
+            number = len(self.requests)
+            self.requests.append(body)
+            self.headers.append(headers)
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            return number
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                number = owner._enter(body, dict(self.headers))
+                try:
+                    reply = owner.script(body, number) if self.path == "/v1/chat/completions" else Reply(status=404)
+                    time.sleep(reply.delay_s)
+                    self._send(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                finally:
+                    owner._leave()
+
+            def _send(self, reply: Reply) -> None:
+                payload = reply.raw_body
+                if payload is None:
+                    message = {"role": "assistant", "content": reply.content}
+                    payload = json.dumps({"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]})
+                data = payload.encode()
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+def always(content: str, delay_s: float = 0.0) -> Script:
+    """Script that answers every request with the same content."""
+    return lambda body, number: Reply(content=content, delay_s=delay_s)

@@ -1,0 +1,117 @@
+"""The whole pipe, as a user runs it: `dualboard build` as a subprocess on the demo data."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.conftest import REPO, tree_bytes
+
+SCORED_COLUMNS = ["benchmark", "run_id", "model", "question_id", "category", "round", "traditional",
+                  "answer_key", "traditional_grader", "answer_key_grader", "verdict_parse"]
+MODELS_COLUMNS = ["run_id", "model", "n_questions", "n_answers", "traditional_mean", "traditional_ci_low",
+                  "traditional_ci_high", "answer_key_mean", "answer_key_ci_low", "answer_key_ci_high", "diff_mean",
+                  "diff_ci_low", "diff_ci_high", "test", "p_value", "p_holm", "effect_dz", "effect_dz_ci_low",
+                  "effect_dz_ci_high", "n_discordant_up", "n_discordant_down", "rank_traditional", "rank_answer_key",
+                  "rank_ci_low", "rank_ci_high"]
+
+
+def dualboard(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=cwd or REPO)
+
+
+def copy_leaderboard(dest: Path) -> Path:
+    """A private copy of this repository's leaderboard folder (data, submissions, site sources)."""
+    for name in ("data", "submissions", "site_src"):
+        shutil.copytree(REPO / name, dest / name)
+    shutil.copyfile(REPO / "mkdocs.yml", dest / "mkdocs.yml")
+    return dest
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    root = copy_leaderboard(tmp_path_factory.mktemp("demo"))
+    proc = dualboard("build", "--root", str(root), "--no-progress")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return root
+
+
+def _answers(root: Path) -> int:
+    return sum(1 for p in (root / "submissions" / "demo").glob("*/predictions.jsonl") for line in p.open() if line.strip())
+
+
+def test_scored_parquet_has_one_row_per_answer(built):
+    scored = pd.read_parquet(built / "build" / "scored" / "demo.parquet")
+    assert set(SCORED_COLUMNS) <= set(scored.columns), set(SCORED_COLUMNS) - set(scored.columns)
+    assert len(scored) == _answers(built)
+    assert not scored.duplicated(["run_id", "question_id", "round"]).any()
+    assert scored["traditional"].between(0, 100).all()
+    assert set(scored["answer_key"].dropna().unique()) <= {0.0, 100.0}
+    assert set(scored["verdict_parse"].unique()) <= {"ok", "recovered", "none"}
+
+
+def test_models_csv_has_one_row_per_run(built):
+    models = pd.read_csv(built / "build" / "stats" / "demo" / "models.csv")
+    runs = sorted(p.name for p in (built / "submissions" / "demo").iterdir() if p.is_dir())
+    assert sorted(models["run_id"]) == runs
+    assert set(MODELS_COLUMNS) <= set(models.columns), set(MODELS_COLUMNS) - set(models.columns)
+    assert (models["traditional_ci_low"] <= models["traditional_mean"]).all()
+    assert (models["answer_key_mean"] <= models["answer_key_ci_high"]).all()
+
+
+def test_site_has_home_and_a_leaderboard_row_per_run(built):
+    assert (built / "site" / "index.html").is_file()
+    page = (built / "site" / "benchmarks" / "demo" / "index.html").read_text("utf-8")
+    tbody = re.search(r"<tbody>(.*?)</tbody>", page, re.S).group(1)
+    runs = [p.name for p in (built / "submissions" / "demo").iterdir() if p.is_dir()]
+    assert tbody.count("<tr>") == len(runs)
+    assert json.loads((built / "site" / "benchmarks" / "demo" / "scores.json").read_text())["data"]
+    assert (built / "site" / "javascripts" / "plotly.min.js").stat().st_size > 1_000_000
+
+
+def test_rebuild_gives_identical_scored_data_and_pages(built, tmp_path):
+    again = copy_leaderboard(tmp_path / "again")
+    proc = dualboard("build", "--root", str(again), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    for rel in ("build/stats/demo/models.csv", "site/benchmarks/demo/index.html", "build/docs/benchmarks/demo/scores.json"):
+        assert (again / rel).read_bytes() == (built / rel).read_bytes(), rel
+    a = pd.read_parquet(again / "build/scored/demo.parquet")
+    b = pd.read_parquet(built / "build/scored/demo.parquet")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_bad_submission_names_file_and_line_and_leaves_store_unchanged(built):
+    store = built / ".dualboard" / "store"
+    before = tree_bytes(store)
+    bad = built / "submissions" / "demo" / "zz-bad-run"
+    shutil.copytree(next(p for p in sorted((built / "submissions" / "demo").iterdir()) if p.is_dir()), bad)
+    lines = (bad / "predictions.jsonl").read_text("utf-8").splitlines()
+    lines[2] = "{not json"
+    lines[4] = json.dumps({**json.loads(lines[4]), "question_id": "no-such-question"})
+    (bad / "predictions.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    try:
+        proc = dualboard("build", "--root", str(built), "--no-progress")
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert "zz-bad-run/predictions.jsonl:3: -: invalid JSON" in proc.stderr
+        assert "zz-bad-run/predictions.jsonl:5: question_id: unknown question id 'no-such-question'" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert tree_bytes(store) == before
+    finally:
+        shutil.rmtree(bad)
+
+
+def test_every_command_has_help():
+    proc = dualboard("--help")
+    assert proc.returncode == 0
+    commands = re.findall(r"^  (\w[\w-]*)\s", proc.stdout.split("Commands:")[1], re.M)
+    assert {"build", "validate", "ingest", "grade", "stats", "render", "serve"} <= set(commands)
+    for command in commands:
+        sub = dualboard(command, "--help")
+        assert sub.returncode == 0 and "Usage:" in sub.stdout, command
