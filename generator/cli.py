@@ -207,6 +207,23 @@ def publish(project: Project, store: Store, version: str):
 
 
 @main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--benchmark", required=True, metavar="NAME", help="Benchmark name (folder under data/benchmarks/).")
+@click.option("--title", default=None, help="Title shown on the site (default: from NAME).")
+def init(directory: Path, benchmark: str, title: str | None):
+    """Create a new leaderboard folder DIRECTORY for benchmark NAME.
+
+    Writes mkdocs.yml, site_src/, data/benchmarks/NAME/ (benchmark.yaml and two
+    example questions), submissions/NAME/example-run/, the GitHub workflows
+    and a README. DIRECTORY must not exist or be empty.
+    """
+    from generator.scaffold import scaffold
+
+    files = _run(lambda: scaffold(directory, benchmark, title))
+    click.echo(f"    init: {len(files)} files written to {directory}. Next: dualboard build --root {directory}")
+
+
+@main.command()
 @root_option
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def grade(project: Project, progress: bool):

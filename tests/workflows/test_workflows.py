@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from generator.scaffold import output_name, template_files
+
 from tests.conftest import REPO
 
-SCAFFOLD_GITHUB = REPO / "generator" / "scaffold" / "template" / ".github"
+SCAFFOLD_GITHUB = REPO / "generator" / "scaffold" / "template" / "dot-github"  # becomes .github/ (see generator.scaffold)
 GITHUB_DIRS = [REPO / ".github", SCAFFOLD_GITHUB]
 WORKFLOWS = sorted(p for d in GITHUB_DIRS for p in (d / "workflows").glob("*.y*ml"))
 
@@ -117,14 +119,13 @@ def test_publish_runs_on_main_only():
 
 
 def test_repository_workflows_equal_the_scaffold():
-    ours = {p.relative_to(REPO / ".github"): p.read_bytes() for p in (REPO / ".github").rglob("*") if p.is_file()}
-    scaffold = {p.relative_to(SCAFFOLD_GITHUB): p.read_bytes() for p in SCAFFOLD_GITHUB.rglob("*") if p.is_file()}
-    shared = set(scaffold)
-    assert {k: ours.get(k) for k in shared} == scaffold, "copy generator/scaffold/template/.github/ to .github/"
+    ours = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / ".github").rglob("*") if p.is_file()}
+    scaffold = {output_name(rel): data for rel, data in template_files() if rel.startswith("dot-github/")}
+    assert {k: ours.get(k) for k in scaffold} == scaffold, "copy generator/scaffold/template/dot-github/ to .github/"
 
 
 def _preview_module():
-    spec = importlib.util.spec_from_file_location("preview", SCAFFOLD_GITHUB / "scripts" / "preview.py")
+    spec = importlib.util.spec_from_file_location("preview", REPO / ".github" / "scripts" / "preview.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
