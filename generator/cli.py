@@ -179,7 +179,10 @@ def ingest(project: Project, store: Store):
     Nothing is written unless every run is valid. With --hub, one Hub commit
     holds the whole ingest.
     """
-    click.echo(str(_run(lambda: pipeline.ingest(project, store)[0])))
+    summary = _run(lambda: pipeline.ingest(project, store)[0])
+    for line in getattr(store, "retries", ()):  # Hub calls that failed once and passed on a retry
+        click.echo(f"  retried: {line}", err=True)
+    click.echo(str(summary))
 
 
 @main.command()

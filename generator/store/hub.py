@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import httpx2
+from tqdm.auto import tqdm
 from huggingface_hub import CommitOperationAdd, HfApi, snapshot_download
 from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 
@@ -50,6 +51,13 @@ CONFLICT_STATUS = (409, 412)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+class _QuietProgress(tqdm):
+    """No progress bars for snapshot downloads: stages report one summary line each."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "disable": True})
 
 
 class HubUnavailableError(DualboardError):
@@ -77,7 +85,7 @@ class HubStore(Store):
 
     def __init__(self, repo_id: str, *, endpoint: str, cache_dir: Path, token: str | None = None,
                  revision: str | None = None, backoff: Backoff = Backoff(),
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] | None = None):
         self.repo_id = repo_id
         self.endpoint = endpoint.rstrip("/")
         self.cache_dir = Path(cache_dir)
@@ -86,7 +94,7 @@ class HubStore(Store):
         self.backoff = backoff
         self.retries: list[str] = []
         """One line per retried call, for the report."""
-        self._sleep = sleep
+        self._sleep = sleep or (lambda seconds: time.sleep(seconds))
         self._token = token if token is not None else (os.environ.get("HF_TOKEN") or False)
         self.api = HfApi(endpoint=self.endpoint, token=self._token)
 
@@ -119,7 +127,7 @@ class HubStore(Store):
         try:
             snapshot_download(self.repo_id, repo_type=REPO_TYPE, revision=commit, endpoint=self.endpoint,
                               token=self._token, local_dir=staging, cache_dir=self.cache_dir / "hf",
-                              allow_patterns=LOGICAL_PATTERNS)
+                              allow_patterns=LOGICAL_PATTERNS, tqdm_class=_QuietProgress)
             shutil.rmtree(staging / ".cache", ignore_errors=True)  # huggingface_hub's bookkeeping
             staging.mkdir(parents=True, exist_ok=True)
             return staging

@@ -152,3 +152,21 @@ def test_missing_dataset_says_how_to_create_it(hub_server, tmp_path):
     store = make_hub_store(hub_server, tmp_path)
     with pytest.raises(DualboardError, match="no dataset 'dualboard/tiny-store'.*dualboard ingest --hub"):
         store.snapshot()
+
+
+def test_cli_ingest_to_the_hub_reports_retries(tiny_root, hub_server, monkeypatch):
+    from click.testing import CliRunner
+
+    from generator.cli import main
+    from generator.store import hub
+
+    waits = []
+    monkeypatch.setattr(hub.time, "sleep", waits.append)
+    env = {"HF_TOKEN": "hf_test_token", "DUALBOARD_HUB_ENDPOINT": hub_server.endpoint}
+    hub_server.fail("commit", 500, times=1)
+    result = CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", REPO])
+    assert result.exit_code == 0, result.output
+    assert "1 added" in result.stdout and "retried: commit: HTTP 500" in result.stderr
+    assert "Fetching" not in result.output, "no progress bars"
+    assert waits == [2.0], "the default backoff starts at 2 s"
+    assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", "not a repo"]).exit_code == 2
