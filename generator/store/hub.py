@@ -81,7 +81,26 @@ class Backoff:
 
 
 class HubStore(Store):
-    """A Hub dataset repository used as the store."""
+    """A Hub dataset repository used as the store.
+
+    Parameters
+    ----------
+    repo_id
+        ``ORG/NAME`` of the dataset (created on the first ingest).
+    endpoint
+        Hub address, e.g. ``https://huggingface.co`` (always explicit).
+    cache_dir
+        Where snapshots are downloaded: ``cache_dir/snapshots/<commit>/``.
+    token
+        Hub token; default: the ``HF_TOKEN`` environment variable, else none
+        (reads of a public dataset need none, writes do).
+    revision
+        Pin reads to this tag or commit (a build reads one frozen revision);
+        default: the head of main.
+    backoff, sleep
+        Retry policy for errors that may pass, and the function that waits
+        (tests pass a recorder).
+    """
 
     def __init__(self, repo_id: str, *, endpoint: str, cache_dir: Path, token: str | None = None,
                  revision: str | None = None, backoff: Backoff = Backoff(),
