@@ -152,7 +152,7 @@ def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = 
     back as a Finding naming the file, the field and the fix.
     """
     findings = _check_run_id(run_dir) + _location_findings(run_dir, submissions_root)
-    if any(f.field == "path" for f in findings):
+    if any(f.field == "path" and f.severity == "error" for f in findings):
         return None, findings  # never read through a link or outside submissions/
     metadata, meta_findings = _read_metadata(run_dir / METADATA, limits)
     findings += meta_findings
@@ -175,10 +175,13 @@ def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Fin
             findings.append(Finding(str(run_dir), None, "path", f"run folder is not at {root}/<benchmark>/<run_id>",
                                     "move the run to submissions/<benchmark>/<run_id>/"))
     links = [p for p in (run_dir.parent, run_dir) if p.is_symlink()]
-    if run_dir.is_dir() and not run_dir.is_symlink():
-        links += sorted(p for p in run_dir.iterdir() if p.is_symlink())
+    entries = sorted(run_dir.iterdir()) if run_dir.is_dir() and not run_dir.is_symlink() else []
+    links += [p for p in entries if p.is_symlink()]
     findings += [Finding(str(p), None, "path", "is a symbolic link", "commit the real file or folder, not a link")
                  for p in links]
+    findings += [Finding(str(p), None, "path", "unexpected entry: only predictions.jsonl and metadata.yaml are stored",
+                         "remove it from the run folder", "warning")
+                 for p in entries if p.name not in (PREDICTIONS, METADATA) and not p.is_symlink()]
     return findings
 
 

@@ -101,3 +101,11 @@ def test_control_characters_are_escaped_in_text_output(tiny_root):
     result = _validate(tiny_root)
     assert result.exit_code == 1, result.output
     assert "\x1b" not in result.output
+
+
+def test_extra_files_are_a_warning(tiny_root):
+    (tiny_root / "submissions" / "tiny" / "run-a" / "notes.txt").write_text("hello")
+    result = _validate(tiny_root)
+    assert result.exit_code == 0, result.output
+    assert "run-a/notes.txt: path: unexpected entry" in result.output
+    assert "valid: 1 runs, 3 answers" in result.output

@@ -25,6 +25,8 @@ from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, tiny_p
 
 EXAMPLES = {"bytes": 1500, "json": 900, "nesting": 500, "metadata": 800, "yaml": 1400}
 LIMITS = Limits(predictions_bytes=200_000, response_bytes=2_000, metadata_bytes=8_000)
+CHECKED = {"submissions": 0}
+"""How many generated submissions check_run saw in this session."""
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -49,6 +51,7 @@ def _check(workspace, predictions: bytes | None = None, metadata: bytes | None =
     (run / "predictions.jsonl").write_bytes(valid_lines if predictions is None else predictions)
     (run / "metadata.yaml").write_bytes(yaml.safe_dump(tiny_metadata()).encode() if metadata is None else metadata)
     result, findings = check_run(run, benchmarks, LIMITS, submissions_root=root / "submissions")
+    CHECKED["submissions"] += 1
     for f in findings:
         assert f.file and str(run) in f.file, f
         assert f.field and f.problem and f.fix, f
@@ -138,5 +141,10 @@ def test_yaml_bombs_aliases_and_garbage_never_raise(workspace, parts, raw):
         assert findings
 
 
-def test_example_budget_is_at_least_5000():
+def test_at_least_5000_generated_submissions(request):
     assert sum(EXAMPLES.values()) >= 5000
+    ran_all = all(request.session.items and any(item.name == name for item in request.session.items)
+                  for name in ("test_random_bytes_never_raise", "test_yaml_bombs_aliases_and_garbage_never_raise"))
+    if ran_all and CHECKED["submissions"]:
+        print(f"check_run saw {CHECKED['submissions']} generated submissions")
+        assert CHECKED["submissions"] >= 5000
