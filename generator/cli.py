@@ -47,7 +47,7 @@ def _store(project: Project) -> LocalStore:
 
 
 def store_option(command):
-    """Add ``--hub ORG/NAME`` and ``--hub-endpoint URL`` and pass the chosen Store.
+    """Add ``--hub ORG/NAME``, ``--hub-endpoint URL`` and ``--hub-revision REV``; pass the chosen Store.
 
     Without ``--hub`` the embedded local store under .dualboard/store is used.
     The Hub token comes from the HF_TOKEN environment variable only.
@@ -57,9 +57,11 @@ def store_option(command):
                   help="Use this Hugging Face Hub dataset as the store instead of the local one.")
     @click.option("--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=HUB_ENDPOINT,
                   show_default=True, help="Hub address (env DUALBOARD_HUB_ENDPOINT).")
+    @click.option("--hub-revision", metavar="REV", default=None,
+                  help="Read this tag or commit of the Hub dataset (default: the head of main).")
     @functools.wraps(command)
-    def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, **kwargs):
-        return command(project=project, store=_choose_store(project, hub_repo, hub_endpoint), **kwargs)
+    def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, **kwargs):
+        return command(project=project, store=_choose_store(project, hub_repo, hub_endpoint, hub_revision), **kwargs)
 
     return wrapper
 
@@ -70,12 +72,15 @@ def _check_repo_id(ctx, param, value: str | None) -> str | None:
     return value
 
 
-def _choose_store(project: Project, hub_repo: str | None, endpoint: str) -> Store:
+def _choose_store(project: Project, hub_repo: str | None, endpoint: str, revision: str | None) -> Store:
     if hub_repo is None:
+        if revision is not None:
+            raise click.UsageError("--hub-revision needs --hub ORG/NAME")
         return _store(project)
     from generator.store.hub import HubStore  # imports huggingface_hub only when asked for
 
-    return HubStore(hub_repo, endpoint=endpoint, cache_dir=project.root / ".dualboard" / "hub-cache")
+    return HubStore(hub_repo, endpoint=endpoint, revision=revision,
+                    cache_dir=project.root / ".dualboard" / "hub-cache")
 
 
 def _run(step):

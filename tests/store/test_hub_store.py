@@ -170,3 +170,18 @@ def test_cli_ingest_to_the_hub_reports_retries(tiny_root, hub_server, monkeypatc
     assert "Fetching" not in result.output, "no progress bars"
     assert waits == [2.0], "the default backoff starts at 2 s"
     assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", "not a repo"]).exit_code == 2
+
+
+def test_cli_reads_a_pinned_hub_revision(tiny_root, hub_server, tmp_path):
+    from click.testing import CliRunner
+
+    from generator.cli import _choose_store, main
+    from generator.project import Project
+
+    env = {"HF_TOKEN": "hf_test_token", "DUALBOARD_HUB_ENDPOINT": hub_server.endpoint}
+    assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", REPO]).exit_code == 0
+    first = _head(hub_server)
+    store = _choose_store(Project(tiny_root), REPO, hub_server.endpoint, first[:12])
+    assert store.revision() == first
+    usage = CliRunner().invoke(main, ["ingest", "--root", str(tiny_root), "--hub-revision", "v1"])
+    assert usage.exit_code == 2 and "--hub-revision needs --hub" in usage.output
