@@ -39,6 +39,7 @@ SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
 RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 _ROUND_FOLDER = re.compile(r"^round_(\d+)$")
 _RELEASE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+_HIGH_LATIN1_RUN = re.compile(r"[\u0080-\u00ff]{2,}")
 
 
 class ReleaseFormatError(DualboardError):
@@ -76,6 +77,42 @@ class _Record:
     fields: dict[str, Any]
 
 
+def _undo_latin1(run: str) -> str:
+    """Decode a run of Latin-1 characters as the UTF-8 bytes they once were, repeatedly."""
+    for _ in range(3):
+        try:
+            decoded = run.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            break
+        if decoded == run:
+            break
+        run = decoded
+    return run
+
+
+def repair_mojibake(text: str) -> str:
+    """Undo UTF-8 text that was decoded as Latin-1 (once or twice) by the source's pipeline.
+
+    The 2024-04-28 release has such text ("âwinningâ" for “winning”) in
+    human_answer, model_answer and eval_response. Only runs of characters
+    U+0080–U+00FF that decode cleanly as UTF-8 change; real accents stay.
+
+    Examples
+    --------
+    >>> repair_mojibake("chance of \u00e2\u0080\u009cwinning\u00e2\u0080\u009d, café")
+    'chance of “winning”, café'
+    """
+    return _HIGH_LATIN1_RUN.sub(lambda m: _undo_latin1(m.group(0)), text)
+
+
+def _repaired(value: Any) -> Any:
+    if isinstance(value, str):
+        return repair_mojibake(value)
+    if isinstance(value, list):
+        return [_repaired(item) for item in value]
+    return value
+
+
 def _fail(src: Path, problem: str) -> ReleaseFormatError:
     return ReleaseFormatError(f"{src}: {problem} — point SRC at a release folder such as 2024-09-13-Multi-Benchmark")
 
@@ -95,7 +132,9 @@ def _records_in_file(path: Path, round_from_folder: int | None) -> list[_Record]
     for position, row in enumerate(rows):
         level = int(row.get("level_0", position))
         round_ = round_from_folder if round_from_folder is not None else level // n_questions
-        records.append(_Record(model, round_, row))
+        fields = {key: _repaired(value) for key, value in row.items()}
+        fields["encoding_repaired"] = fields != row
+        records.append(_Record(model, round_, fields))
     return records
 
 
@@ -122,7 +161,7 @@ def _question(record: _Record, multiple_choice: bool) -> dict[str, Any]:
     question: dict[str, Any] = {
         "id": str(fields["index"]),
         "category": str(fields.get("category", "")),
-        "prompt": str(fields.get("question", "")),
+        "prompt": str(fields.get("question", "")).strip(),
         "type": "multiple_choice" if multiple_choice else "open",
     }
     if multiple_choice:
@@ -241,7 +280,7 @@ def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> d
 
 
 def _provenance(record: _Record, question: dict[str, Any]) -> dict[str, Any]:
-    keep = ("eval_response", "json_answer_letter", "correct_letter")
+    keep = ("eval_response", "json_answer_letter", "correct_letter", "encoding_repaired")
     row = {"question_id": question["id"], "round": record.round}
     row.update({k: record.fields[k] for k in keep if k in record.fields})
     return row
