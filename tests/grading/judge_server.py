@@ -75,6 +75,7 @@ class ScriptedJudgeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as two writes
 
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass
