@@ -30,7 +30,10 @@ from generator.intake.importers import import_autogenai  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "easy-problems" / "2024-09-13-Multi-Benchmark"
 QUESTION = {
-    "id": "capital", "type": "open", "category": "Geography", "prompt": "What is the capital of France?",
+    "id": "capital",
+    "type": "open",
+    "category": "Geography",
+    "prompt": "What is the capital of France?",
     "answer_key": {"answer": "Paris", "aliases": [], "patterns": [], "numeric": None, "reference": "Paris."},
 }
 
@@ -38,7 +41,10 @@ QUESTION = {
 def real_items() -> list[tuple[dict, dict]]:
     """Return (question, prediction) pairs of the real MC release, or synthetic ones without it."""
     if not RELEASE.is_dir():
-        return [(QUESTION, {"response": f"Some reasoning {i}.\nFinal answer: {'Paris' if i % 2 else 'Lyon'}"}) for i in range(3900)]
+        return [
+            (QUESTION, {"response": f"Some reasoning {i}.\nFinal answer: {'Paris' if i % 2 else 'Lyon'}"})
+            for i in range(3900)
+        ]
     import json
 
     with tempfile.TemporaryDirectory() as dest:
@@ -78,7 +84,9 @@ def bench_llm(n_answers: int, latency: float, concurrency: int) -> None:
         peak = server.peak_in_flight
     print(f"llm (loopback, {latency * 1000:.0f} ms latency, {n_answers} answers):")
     print(f"  sequential  (max_concurrency=1):  {t_seq:6.2f} s = {sequential:7.1f} answers/s")
-    print(f"  concurrent  (max_concurrency={concurrency}): {t_con:6.2f} s = {concurrent:7.1f} answers/s (peak in flight {peak})")
+    print(
+        f"  concurrent  (max_concurrency={concurrency}): {t_con:6.2f} s = {concurrent:7.1f} answers/s (peak in flight {peak})"
+    )
     print(f"  ratio concurrent/sequential: {concurrent / sequential:.1f}x")
 
 

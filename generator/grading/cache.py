@@ -86,15 +86,17 @@ class VerdictCache:
         new = {k: v for k, v in sorted(verdicts.items()) if not v.transient and k not in entries}
         if not new:
             return None
-        frame = pd.DataFrame({
-            "key": list(new),
-            "score": [v.score for v in new.values()],
-            "verdict_parse": [v.verdict_parse for v in new.values()],
-            "detail": [v.detail for v in new.values()],
-            "grader": grader.name,
-            "grader_version": grader.version,
-            "config_hash": grader.config_hash,
-        }).astype({"score": "float64"})
+        frame = pd.DataFrame(
+            {
+                "key": list(new),
+                "score": [v.score for v in new.values()],
+                "verdict_parse": [v.verdict_parse for v in new.values()],
+                "detail": [v.detail for v in new.values()],
+                "grader": grader.name,
+                "grader_version": grader.version,
+                "config_hash": grader.config_hash,
+            }
+        ).astype({"score": "float64"})
         path = self.folder(grader) / f"part-{sha256_text(''.join(new))[:32]}.parquet"
         write_parquet_atomic(frame, path)
         entries.update(new)

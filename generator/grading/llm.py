@@ -28,8 +28,14 @@ OPERATIONAL_OPTIONS = ("max_concurrency", "timeout_s", "max_retries", "backoff_s
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""
 
 DEFAULTS: dict[str, Any] = {
-    "prompt": "judge_v1", "seed": 0, "max_tokens": 256, "api_key_env": None,
-    "max_concurrency": 8, "timeout_s": 60.0, "max_retries": 3, "backoff_s": 1.0,
+    "prompt": "judge_v1",
+    "seed": 0,
+    "max_tokens": 256,
+    "api_key_env": None,
+    "max_concurrency": 8,
+    "timeout_s": 60.0,
+    "max_retries": 3,
+    "backoff_s": 1.0,
 }
 _PLACEHOLDER = re.compile(r"\{(question|answer|aliases|reference|response)\}")
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -41,7 +47,9 @@ def load_prompt(name: str) -> str:
     path = folder / f"{name}.txt"
     if not re.fullmatch(r"[a-z0-9_]+", name) or not path.is_file():
         known = sorted(p.name.removesuffix(".txt") for p in folder.iterdir() if p.name.endswith(".txt"))
-        raise GraderConfigError(f"llm grader: unknown prompt {name!r} — use one of {known} (files in generator/grading/prompts/)")
+        raise GraderConfigError(
+            f"llm grader: unknown prompt {name!r} — use one of {known} (files in generator/grading/prompts/)"
+        )
     return path.read_text(encoding="utf-8")
 
 
@@ -66,7 +74,9 @@ def _check_options(options: dict[str, Any]) -> None:
                 "{name: llm, options: {base_url: 'http://localhost:11434/v1', model: 'llama3.1:8b', api_key_env: OPENAI_API_KEY}}"
             )
     if not isinstance(options["max_concurrency"], int) or options["max_concurrency"] < 1:
-        raise GraderConfigError(f"llm grader: max_concurrency must be an integer ≥ 1, got {options['max_concurrency']!r}")
+        raise GraderConfigError(
+            f"llm grader: max_concurrency must be an integer ≥ 1, got {options['max_concurrency']!r}"
+        )
 
 
 @dataclass(frozen=True)

@@ -23,15 +23,35 @@ from generator.grading.verdict import Grader, Verdict
 from generator.intake.models import Benchmark, Run
 
 SCORED_COLUMNS = (
-    "benchmark", "run_id", "model", "question_id", "category", "question_type", "round",
-    "traditional", "answer_key", "traditional_grader", "answer_key_grader", "verdict_parse",
-    "missing", "answer_key_parse",
+    "benchmark",
+    "run_id",
+    "model",
+    "question_id",
+    "category",
+    "question_type",
+    "round",
+    "traditional",
+    "answer_key",
+    "traditional_grader",
+    "answer_key_grader",
+    "verdict_parse",
+    "missing",
+    "answer_key_parse",
 )
 """Columns of ``build/scored/<benchmark>.parquet``, in order."""
 
 VERDICT_COLUMNS = (
-    "run_id", "question_id", "round", "category", "grader", "grader_version", "config_hash",
-    "role", "score", "verdict_parse", "detail",
+    "run_id",
+    "question_id",
+    "round",
+    "category",
+    "grader",
+    "grader_version",
+    "config_hash",
+    "role",
+    "score",
+    "verdict_parse",
+    "detail",
 )
 """Columns of ``build/scored/<benchmark>.verdicts.parquet``, in order."""
 
@@ -157,36 +177,61 @@ def _verdict_rows(assignment: _Assignment, answers: Sequence[_Answer], verdicts:
         answer = answers[position]
         if assignment.role == "human" and verdict.verdict_parse == "none":
             continue  # an answer nobody labelled has no human verdict
-        rows.append({
-            "run_id": answer.run.run_id, "question_id": answer.question["id"], "round": answer.round,
-            "category": answer.question.get("category", ""), "grader": grader.name,
-            "grader_version": grader.version, "config_hash": grader.config_hash, "role": assignment.role,
-            "score": verdict.score, "verdict_parse": verdict.verdict_parse, "detail": verdict.detail,
-        })
+        rows.append(
+            {
+                "run_id": answer.run.run_id,
+                "question_id": answer.question["id"],
+                "round": answer.round,
+                "category": answer.question.get("category", ""),
+                "grader": grader.name,
+                "grader_version": grader.version,
+                "config_hash": grader.config_hash,
+                "role": assignment.role,
+                "score": verdict.score,
+                "verdict_parse": verdict.verdict_parse,
+                "detail": verdict.detail,
+            }
+        )
     return rows
 
 
-def _scored_rows(benchmark: Benchmark, answers: Sequence[_Answer], graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
+def _scored_rows(
+    benchmark: Benchmark, answers: Sequence[_Answer], graded: list[tuple[_Assignment, list[Verdict]]]
+) -> pd.DataFrame:
     """Build the scored table: the traditional and primary answer-key verdict per answer."""
     traditional: dict[int, tuple[str, Verdict]] = {}
     for assignment, verdicts in graded:
         if assignment.role == "traditional":
-            traditional.update((p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True))
+            traditional.update(
+                (p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True)
+            )
     primary = next(((a, v) for a, v in graded if a.role == "answer_key"), None)
     rows = []
     for position, answer in enumerate(answers):
         trad_name, trad = traditional[position]
         key = primary[1][position] if primary else Verdict(None, "none", "no answer-key grader")
-        rows.append({
-            "benchmark": benchmark.name, "run_id": answer.run.run_id, "model": answer.run.model,
-            "question_id": answer.question["id"], "category": answer.question.get("category", ""),
-            "question_type": answer.question.get("type", "open"), "round": answer.round,
-            "traditional": trad.score, "answer_key": key.score, "traditional_grader": trad_name,
-            "answer_key_grader": primary[0].grader.name if primary else "", "verdict_parse": trad.verdict_parse,
-            "missing": not str(answer.prediction.get("response") or "").strip(),
-            "answer_key_parse": key.verdict_parse,
-        })
-    return _typed(pd.DataFrame(rows, columns=list(SCORED_COLUMNS)), {"traditional": "float64", "answer_key": "float64", "missing": "bool"})
+        rows.append(
+            {
+                "benchmark": benchmark.name,
+                "run_id": answer.run.run_id,
+                "model": answer.run.model,
+                "question_id": answer.question["id"],
+                "category": answer.question.get("category", ""),
+                "question_type": answer.question.get("type", "open"),
+                "round": answer.round,
+                "traditional": trad.score,
+                "answer_key": key.score,
+                "traditional_grader": trad_name,
+                "answer_key_grader": primary[0].grader.name if primary else "",
+                "verdict_parse": trad.verdict_parse,
+                "missing": not str(answer.prediction.get("response") or "").strip(),
+                "answer_key_parse": key.verdict_parse,
+            }
+        )
+    return _typed(
+        pd.DataFrame(rows, columns=list(SCORED_COLUMNS)),
+        {"traditional": "float64", "answer_key": "float64", "missing": "bool"},
+    )
 
 
 def _typed(frame: pd.DataFrame, floats: dict[str, str]) -> pd.DataFrame:
@@ -195,7 +240,9 @@ def _typed(frame: pd.DataFrame, floats: dict[str, str]) -> pd.DataFrame:
 
 def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_Answer]:
     """Attach each human label to its answer as ``prediction["human_label"]``."""
-    lookup = {(r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)}
+    lookup = {
+        (r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)
+    }
     known = {(a.run.run_id, a.question["id"], a.round) for a in answers}
     stray = sorted(set(lookup) - known)
     if stray:
@@ -204,7 +251,9 @@ def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_An
             "fix the run/question/round or remove those lines"
         )
     return [
-        _Answer(a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))})
+        _Answer(
+            a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))}
+        )
         for a in answers
     ]
 
@@ -254,7 +303,10 @@ def grade_benchmark(
     answers = _collect_answers(benchmark, runs)
     if human_labels is not None:
         answers = _with_human_labels(answers, human_labels)
-    graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers, human_labels is not None)]
+    graded = [
+        (a, _grade_assignment(a, answers, cache, progress))
+        for a in _assignments(benchmark, answers, human_labels is not None)
+    ]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
     verdicts = _typed(pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)), {"score": "float64"})
     return GradedTables(scored=_scored_rows(benchmark, answers, graded), verdicts=verdicts)

@@ -97,7 +97,9 @@ class ScriptedJudgeServer:
                 payload = reply.raw_body
                 if payload is None:
                     message = {"role": "assistant", "content": reply.content}
-                    payload = json.dumps({"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]})
+                    payload = json.dumps(
+                        {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
+                    )
                 data = payload.encode()
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")

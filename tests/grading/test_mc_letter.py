@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from generator.grading.choices import extract_choice
-from generator.grading.mc_letter import McLetterGrader
 from generator.grading.errors import GradingInputError
+from generator.grading.mc_letter import McLetterGrader
 
 OPTIONS = ["One", "Two", "Three", "Unknown"]
 
@@ -20,7 +20,7 @@ STYLES = [
     ('{"REASON": "north is to your right", "ANSWER": "C"} ', "C", "json"),
     ('{"ANSWER": "C. Three"}', "C", "json"),
     ('{"ANSWER": "Three"}', "C", "json"),
-    ('{ANSWER: B}', "B", "json"),
+    ("{ANSWER: B}", "B", "json"),
     ("Answer: C", "C", "phrase"),
     ("After thinking it through, the answer is C.", "C", "phrase"),
     ("Final answer: **(B)**", "B", "phrase"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import make_benchmark, make_run
+from grading_fixtures import make_benchmark, make_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,8 +15,11 @@ from generator.grading.registry import GRADER_CLASSES, build_registry
 from generator.grading.verdict import PARSE_OUTCOMES
 from generator.intake.models import GraderSpec
 
-OPTIONS = {"recorded": {"field": "judge"}, "embedding": {"threshold": 0.6},
-           "llm": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}}
+OPTIONS = {
+    "recorded": {"field": "judge"},
+    "embedding": {"threshold": 0.6},
+    "llm": {"base_url": "http://127.0.0.1:9/v1", "model": "m"},
+}
 OFFLINE = ["mc_letter", "recorded", "exact", "rules"]  # graders that need neither a service nor a numeric key
 
 
@@ -41,8 +44,11 @@ def test_every_grader_has_an_identity(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["numeric", "embedding", "llm"])
 def test_options_change_the_config_hash(name: str) -> None:
-    changes = {"numeric": ({}, {"tolerance": 0.5}), "embedding": ({"threshold": 0.6}, {"threshold": 0.7}),
-               "llm": (OPTIONS["llm"], {**OPTIONS["llm"], "prompt": "judge_v1", "seed": 3})}
+    changes = {
+        "numeric": ({}, {"tolerance": 0.5}),
+        "embedding": ({"threshold": 0.6}, {"threshold": 0.7}),
+        "llm": (OPTIONS["llm"], {**OPTIONS["llm"], "prompt": "judge_v1", "seed": 3}),
+    }
     before, after = changes[name]
     assert get_grader(GraderSpec(name, before)).config_hash != get_grader(GraderSpec(name, after)).config_hash
 
@@ -51,8 +57,9 @@ def test_options_change_the_config_hash(name: str) -> None:
 RESPONSES = st.one_of(
     st.text(max_size=200),
     st.sampled_from(['{"ANSWER": "A"}', "Answer: B", "**C**", "(D)", "Final answer: Paris", "One", "", "1,000"]),
-    st.tuples(st.text(max_size=60), st.sampled_from(['{"ANSWER": "B"}', "Final answer: 8.05", "the answer is C."]))
-    .map("\n".join),
+    st.tuples(st.text(max_size=60), st.sampled_from(['{"ANSWER": "B"}', "Final answer: 8.05", "the answer is C."])).map(
+        "\n".join
+    ),
 )
 
 
@@ -78,7 +85,8 @@ def test_row_order_changes_nothing(mc_question, open_question, responses, seed) 
     bench = make_benchmark([mc_question, open_question])
     predictions = [
         {"question_id": qid, "round": i, "response": text, "recorded": {"judge": 40}}
-        for i, text in enumerate(responses) for qid in ("horses", "capital")
+        for i, text in enumerate(responses)
+        for qid in ("horses", "capital")
     ]
     runs = [make_run("a", predictions), make_run("b", predictions[::-1])]
     shuffled = predictions[:]

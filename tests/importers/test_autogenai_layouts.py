@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import load_imported
+from import_fixtures import load_imported
 
 from generator.errors import DualboardError
 from generator.intake.importers import import_autogenai
@@ -14,8 +14,14 @@ from generator.intake.importers.autogenai import repair_mojibake, run_id_for
 
 
 def _open_record(question: int, answer: str, score: int) -> dict:
-    return {"category": "Puzzle", "question": f"Question {question}?", "human_answer": f"Key {question}",
-            "model_answer": answer, "eval_response": f"judged {score}", "score": score}
+    return {
+        "category": "Puzzle",
+        "question": f"Question {question}?",
+        "human_answer": f"Key {question}",
+        "model_answer": answer,
+        "eval_response": f"judged {score}",
+        "score": score,
+    }
 
 
 def _write(path: Path, records: dict) -> None:
@@ -30,7 +36,10 @@ def open_release(tmp_path: Path) -> Path:
     for round_number in (1, 2):
         for model in ("My Model/v1", "other"):
             records = {str(q): _open_record(q, f"{model} r{round_number} q{q}", 20 * q * round_number) for q in (1, 2)}
-            _write(src / "auto_eval_outputs" / f"round_{round_number}" / f"auto_eval-{model.replace('/', '_')}.json", records)
+            _write(
+                src / "auto_eval_outputs" / f"round_{round_number}" / f"auto_eval-{model.replace('/', '_')}.json",
+                records,
+            )
     return src
 
 
@@ -41,7 +50,10 @@ def test_round_folders_become_zero_based_rounds(open_release: Path, tmp_path: Pa
     benchmark, runs = load_imported(tmp_path / "repo", "toy-open")
     run = runs[0]
     assert [(p["question_id"], p["round"], p["recorded"]["judge"]) for p in run.predictions] == [
-        ("1", 0, 20), ("2", 0, 40), ("1", 1, 40), ("2", 1, 80),
+        ("1", 0, 20),
+        ("2", 0, 40),
+        ("1", 1, 40),
+        ("2", 1, 80),
     ]
     assert run.metadata["rounds"] == 2 and run.metadata["model"] == "My Model_v1"
     assert benchmark.traditional["open"].options == {"field": "judge"}
@@ -81,8 +93,14 @@ def test_a_folder_without_results_says_what_to_point_at(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("model", "taken", "expected"),
-    [("gpt-4o", set(), "gpt-4o"), ("../../etc/passwd", set(), "etc-passwd"), ("Claude 3 Opus", set(), "claude-3-opus"),
-     ("gpt-4o", {"gpt-4o", "gpt-4o-2"}, "gpt-4o-3"), ("...", set(), "model"), ("_x", set(), "x")],
+    [
+        ("gpt-4o", set(), "gpt-4o"),
+        ("../../etc/passwd", set(), "etc-passwd"),
+        ("Claude 3 Opus", set(), "claude-3-opus"),
+        ("gpt-4o", {"gpt-4o", "gpt-4o-2"}, "gpt-4o-3"),
+        ("...", set(), "model"),
+        ("_x", set(), "x"),
+    ],
 )
 def test_run_ids_are_safe_and_unique(model: str, taken: set[str], expected: str) -> None:
     assert run_id_for(model, taken) == expected
@@ -90,8 +108,13 @@ def test_run_ids_are_safe_and_unique(model: str, taken: set[str], expected: str)
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("\u00e2\u0080\u009cwinning\u00e2\u0080\u009d", "\u201cwinning\u201d"), ("caf\u00e9", "caf\u00e9"),
-     ("\u00c3\u0083\u00c2\u00a9", "\u00e9"), ("plain", "plain"), ("\u201calready fine\u201d", "\u201calready fine\u201d")],
+    [
+        ("\u00e2\u0080\u009cwinning\u00e2\u0080\u009d", "\u201cwinning\u201d"),
+        ("caf\u00e9", "caf\u00e9"),
+        ("\u00c3\u0083\u00c2\u00a9", "\u00e9"),
+        ("plain", "plain"),
+        ("\u201calready fine\u201d", "\u201calready fine\u201d"),
+    ],
 )
 def test_repair_mojibake(text: str, expected: str) -> None:
     assert repair_mojibake(text) == expected
@@ -101,9 +124,19 @@ def test_multiple_choice_records_become_choice_orders(tmp_path: Path) -> None:
     src = tmp_path / "2025-02-03-Multi-Benchmark"
     options = [["One", "Two", "Three", "Unknown"], ["Unknown", "Three", "One", "Two"]]
     records = {
-        str(i): {"level_0": i, "index": 1, "category": "Puzzle", "question": "How many races?", "human_answer": "One race.",
-                 "correct_answer": "One", "multiple_choice": options[i], "correct_letter": "AC"[i],
-                 "model_answer": '{"ANSWER": "C"}', "score": [0, 100][i], "json_answer_letter": "C"}
+        str(i): {
+            "level_0": i,
+            "index": 1,
+            "category": "Puzzle",
+            "question": "How many races?",
+            "human_answer": "One race.",
+            "correct_answer": "One",
+            "multiple_choice": options[i],
+            "correct_letter": "AC"[i],
+            "model_answer": '{"ANSWER": "C"}',
+            "score": [0, 100][i],
+            "json_answer_letter": "C",
+        }
         for i in range(2)
     }
     _write(src / "auto_eval_outputs" / "auto_eval-m.json", records)
@@ -111,5 +144,6 @@ def test_multiple_choice_records_become_choice_orders(tmp_path: Path) -> None:
     benchmark, (run,) = load_imported(tmp_path / "repo", "toy-mc")
     assert summary.question_type == "multiple_choice" and benchmark.questions[0]["choices"] == options[0]
     assert [(p["round"], p["choice_order"], p["recorded"]) for p in run.predictions] == [
-        (0, [0, 1, 2, 3], {"published": 0}), (1, [3, 2, 0, 1], {"published": 100}),
+        (0, [0, 1, 2, 3], {"published": 0}),
+        (1, [3, 2, 0, 1], {"published": 100}),
     ]

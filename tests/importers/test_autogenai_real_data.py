@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import MC_RELEASE, OPEN_RELEASE, load_imported, real_data
+from import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, real_data
 
 from generator.grading import grade_benchmark
 from generator.grading.choices import LETTERS
@@ -33,9 +33,15 @@ def _published_records() -> pd.DataFrame:
         data = json.loads(path.read_text(encoding="utf-8"))
         for key in sorted(data, key=int):
             record = data[key]
-            rows.append({"model": path.stem.removeprefix("auto_eval-"), "question_id": str(record["index"]),
-                         "round": int(record["level_0"]) // 30, "published": float(record["score"]),
-                         "published_letter": record["json_answer_letter"] or ""})
+            rows.append(
+                {
+                    "model": path.stem.removeprefix("auto_eval-"),
+                    "question_id": str(record["index"]),
+                    "round": int(record["level_0"]) // 30,
+                    "published": float(record["score"]),
+                    "published_letter": record["json_answer_letter"] or "",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -86,7 +92,9 @@ def test_empty_answers_are_counted_as_unparsed_zeros(mc_graded: pd.DataFrame) ->
     empty = mc_graded[mc_graded.missing]
     # 20 published answers are empty (Llama 3.1 70B: 5, Gemini 1.5 Pro: 6, Mixtral 8x22B: 9); the source scored them 0.
     assert empty.groupby("model").size().to_dict() == {
-        "Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com": 5, "gemini-1_5-pro": 6, "open-mixtral-8x22b": 9,
+        "Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com": 5,
+        "gemini-1_5-pro": 6,
+        "open-mixtral-8x22b": 9,
     }
     assert (empty.traditional == 0).all() and (empty.verdict_parse == "none").all()
 
@@ -167,8 +175,18 @@ def test_metadata_and_benchmark_yaml_follow_the_contracts(imported_mc: Path) -> 
     assert header["version"] == "2024-09-13" and header["graders"]["answer_key"] == [{"name": "rules"}]
     assert header["graders"]["traditional"] == {"multiple_choice": {"name": "mc_letter"}}
     metadata = yaml.safe_load((imported_mc / "submissions/easy-problems-mc/o1-preview/metadata.yaml").read_text())
-    assert set(metadata) == {"model", "model_revision", "submitter", "date", "benchmark", "benchmark_version",
-                             "decoding", "rounds", "license", "notes"}
+    assert set(metadata) == {
+        "model",
+        "model_revision",
+        "submitter",
+        "date",
+        "benchmark",
+        "benchmark_version",
+        "decoding",
+        "rounds",
+        "license",
+        "notes",
+    }
     assert set(metadata["decoding"]) == {"temperature", "top_p", "max_tokens", "seed"}
     assert (metadata["model"], metadata["date"], metadata["rounds"]) == ("o1-preview", "2024-09-13", 10)
 

@@ -337,10 +337,12 @@ def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], l
     by_id = {q["id"]: q for q in questions}
     release = Path(src).resolve().name
     version = m.group(1) if (m := _RELEASE_DATE.match(release)) else release
-    plan = {f"data/benchmarks/{benchmark}": {
-        "benchmark.yaml": _yaml(_benchmark_yaml(benchmark, version, multiple_choice, release)),
-        "questions.jsonl": _jsonl(questions),
-    }}
+    plan = {
+        f"data/benchmarks/{benchmark}": {
+            "benchmark.yaml": _yaml(_benchmark_yaml(benchmark, version, multiple_choice, release)),
+            "questions.jsonl": _jsonl(questions),
+        }
+    }
     by_model: dict[str, list[_Record]] = defaultdict(list)
     for record in records:
         by_model[record.model].append(record)
@@ -352,7 +354,9 @@ def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], l
         pairs = [(r, by_id[str(r.fields["index"])]) for r in chosen]
         rounds = len({r.round for r in chosen})
         plan[f"submissions/{benchmark}/{run_id}"] = {
-            "predictions.jsonl": _jsonl(_prediction(r, q, "published" if multiple_choice else "judge") for r, q in pairs),
+            "predictions.jsonl": _jsonl(
+                _prediction(r, q, "published" if multiple_choice else "judge") for r, q in pairs
+            ),
             "metadata.yaml": _yaml(_metadata(model, benchmark, version, rounds, release)),
             "provenance.jsonl": _jsonl(_provenance(r, q) for r, q in pairs),
         }
@@ -413,7 +417,9 @@ def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool =
     header = yaml.safe_load(plan[f"data/benchmarks/{benchmark}"]["benchmark.yaml"])
     questions = plan[f"data/benchmarks/{benchmark}"]["questions.jsonl"].splitlines()
     runs = tuple(folder.rsplit("/", 1)[1] for folder in plan if folder.startswith("submissions/"))
-    n_predictions = sum(len(files["predictions.jsonl"].splitlines()) for folder, files in plan.items() if "predictions.jsonl" in files)
+    n_predictions = sum(
+        len(files["predictions.jsonl"].splitlines()) for folder, files in plan.items() if "predictions.jsonl" in files
+    )
     kind = json.loads(questions[0])["type"] if questions else "open"
     return ImportSummary(
         benchmark, str(header["version"]), kind, len(questions), runs, n_predictions, tuple(paths), tuple(warnings)
