@@ -193,3 +193,14 @@ def test_changing_an_option_invalidates_only_that_graders_verdicts(
     after = grade_benchmark(bench(0.2), runs, cache=VerdictCache(tmp_path)).scored
     assert after.traditional.tolist() == [100.0]
     assert (numeric.items, rules.items) == (2, 1)
+
+
+def test_verdict_parse_rates_count_outcomes_per_grader(benchmark, runs) -> None:
+    from generator.grading import verdict_parse_rates
+
+    rates = verdict_parse_rates(grade_benchmark(benchmark, runs).verdicts)
+    assert rates.grader.tolist() == ["mc_letter", "recorded", "rules"]
+    mc = rates[rates.grader == "mc_letter"].iloc[0]
+    assert (mc.n, mc.n_ok, mc.n_recovered, mc.n_none) == (3, 1, 1, 1)
+    assert mc.no_verdict_rate == pytest.approx(1 / 3)
+    assert (rates.n_ok + rates.n_recovered + rates.n_none == rates.n).all()
