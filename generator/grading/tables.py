@@ -55,6 +55,9 @@ VERDICT_COLUMNS = (
 )
 """Columns of ``build/scored/<benchmark>.verdicts.parquet``, in order."""
 
+ALL_TYPES = "*"
+"""Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
+
 BATCH_SIZE = 256
 """Answers handed to one ``grade_many`` call (progress is reported per batch)."""
 
@@ -123,7 +126,7 @@ def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -
     by_spec: dict[str, tuple[Grader, list[int]]] = {}
     for position, answer in enumerate(answers):
         kind = answer.question.get("type", "open")
-        spec = benchmark.traditional.get(kind)
+        spec = benchmark.traditional.get(kind) or benchmark.traditional.get(ALL_TYPES)
         if spec is None:
             raise GraderConfigError(
                 f"benchmark {benchmark.name!r} has {kind!r} questions but no traditional grader for them — "

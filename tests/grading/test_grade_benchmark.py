@@ -204,3 +204,12 @@ def test_verdict_parse_rates_count_outcomes_per_grader(benchmark, runs) -> None:
     assert (mc.n, mc.n_ok, mc.n_recovered, mc.n_none) == (3, 1, 1, 1)
     assert mc.no_verdict_rate == pytest.approx(1 / 3)
     assert (rates.n_ok + rates.n_recovered + rates.n_none == rates.n).all()
+
+
+def test_one_traditional_grader_may_serve_every_type(mc_question, open_question) -> None:
+    bench = make_benchmark([mc_question, open_question], traditional={"*": GraderSpec("rules")})
+    runs = [
+        make_run("r", [{"question_id": "horses", "response": "A"}, {"question_id": "capital", "response": "Paris"}])
+    ]
+    scored = grade_benchmark(bench, runs).scored
+    assert scored.traditional_grader.tolist() == ["rules", "rules"] and scored.traditional.tolist() == [100.0, 100.0]

@@ -175,3 +175,23 @@ def test_prompt_is_a_versioned_data_file_and_placeholders_cannot_be_injected(ope
 def test_bad_options_are_refused(options) -> None:
     with pytest.raises(GraderConfigError):
         get_grader(GraderSpec("llm", options))
+
+
+def test_changing_the_judge_seed_regrades_only_llm_verdicts(judge, open_question, tmp_path: Path, monkeypatch) -> None:
+    from generator.grading.rules import RulesGrader
+
+    calls = []
+    original = RulesGrader.grade_many
+    monkeypatch.setattr(
+        RulesGrader, "grade_many", lambda self, items: calls.append(len(items)) or original(self, items)
+    )
+    runs = [make_run("r", [{"question_id": "capital", "response": "Paris", "recorded": {"judge": 50}}])]
+
+    def bench(seed):
+        llm_spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "m", "seed": seed})
+        return make_benchmark([open_question], answer_key=(GraderSpec("rules"), llm_spec))
+
+    grade_benchmark(bench(0), runs, cache=VerdictCache(tmp_path))
+    grade_benchmark(bench(1), runs, cache=VerdictCache(tmp_path))
+    assert len(judge.requests) == 2 and [r["seed"] for r in judge.requests] == [0, 1]
+    assert calls == [1]
