@@ -24,13 +24,21 @@ CACHE_COLUMNS = ("key", "score", "verdict_parse", "detail", "grader", "grader_ve
 """Columns of every cache part file."""
 
 
-def verdict_key(grader: Grader, question: dict[str, Any], prediction: dict[str, Any]) -> str:
-    """Return the content address of one grader's verdict on one answer."""
+def question_digest(question: dict[str, Any]) -> str:
+    """Return the sha256 of a question with its answer key (canonical JSON)."""
+    return sha256_text(canonical_json(question))
+
+
+def verdict_key(grader: Grader, question: dict[str, Any], prediction: dict[str, Any], digest: str | None = None) -> str:
+    """Return the content address of one grader's verdict on one answer.
+
+    ``digest`` is :func:`question_digest` of ``question``, when the caller has it.
+    """
     material = [
         grader.name,
         grader.version,
         grader.config_hash,
-        question,
+        digest or question_digest(question),
         str(prediction.get("response") or ""),
         prediction.get("choice_order"),
         prediction.get("recorded"),

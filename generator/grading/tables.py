@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from generator.grading.cache import VerdictCache, verdict_key, write_parquet_atomic
+from generator.grading.cache import VerdictCache, question_digest, verdict_key, write_parquet_atomic
 from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import HumanGrader
 from generator.grading.registry import get_grader
@@ -123,18 +123,21 @@ def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]
 
 def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
     """Give each answer the traditional grader chosen for its question type."""
-    by_spec: dict[str, tuple[Grader, list[int]]] = {}
+    graders: dict[str, Grader] = {}
+    by_hash: dict[str, tuple[Grader, list[int]]] = {}
     for position, answer in enumerate(answers):
         kind = answer.question.get("type", "open")
-        spec = benchmark.traditional.get(kind) or benchmark.traditional.get(ALL_TYPES)
-        if spec is None:
-            raise GraderConfigError(
-                f"benchmark {benchmark.name!r} has {kind!r} questions but no traditional grader for them — "
-                f"add graders.traditional.{kind} to benchmark.yaml"
-            )
-        grader = get_grader(spec)
-        by_spec.setdefault(grader.config_hash, (grader, []))[1].append(position)
-    return [_Assignment(g, "traditional", tuple(p)) for g, p in by_spec.values()]
+        if kind not in graders:
+            spec = benchmark.traditional.get(kind) or benchmark.traditional.get(ALL_TYPES)
+            if spec is None:
+                raise GraderConfigError(
+                    f"benchmark {benchmark.name!r} has {kind!r} questions but no traditional grader for them — "
+                    f"add graders.traditional.{kind} to benchmark.yaml"
+                )
+            graders[kind] = get_grader(spec)
+        grader = graders[kind]
+        by_hash.setdefault(grader.config_hash, (grader, []))[1].append(position)
+    return [_Assignment(g, "traditional", tuple(p)) for g, p in by_hash.values()]
 
 
 def _assignments(benchmark: Benchmark, answers: Sequence[_Answer], with_human: bool) -> list[_Assignment]:
@@ -157,7 +160,9 @@ def _grade_assignment(
     grader = assignment.grader
     items = [(answers[p].question, answers[p].prediction) for p in assignment.positions]
     use_cache = cache is not None and grader.cached
-    keys = [verdict_key(grader, q, pred) for q, pred in items] if use_cache else []
+    unique = {q["id"]: q for q, _ in items} if use_cache else {}
+    digests = {question_id: question_digest(q) for question_id, q in unique.items()}
+    keys = [verdict_key(grader, q, pred, digests[q["id"]]) for q, pred in items] if use_cache else []
     known = cache.lookup(grader, keys) if use_cache else {}
     todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
     if progress is not None and len(items) > len(todo):
