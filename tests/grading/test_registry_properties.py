@@ -95,3 +95,11 @@ def test_row_order_changes_nothing(mc_question, open_question, responses, seed) 
     first, second = grade_benchmark(bench, runs), grade_benchmark(bench, reordered)
     assert first.scored.equals(second.scored) and first.verdicts.equals(second.verdicts)
     assert first.scored.traditional.between(0, 100).all()
+
+
+def test_describe_graders_covers_the_registry() -> None:
+    from generator.grading.registry import describe_graders
+
+    described = describe_graders()
+    assert [d["name"] for d in described] == [cls.name for cls in GRADER_CLASSES]
+    assert all(d["summary"] and d["summary"][0].isupper() for d in described)
