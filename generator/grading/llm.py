@@ -41,6 +41,18 @@ _PLACEHOLDER = re.compile(r"\{(question|answer|aliases|reference|response)\}")
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
+MAX_RETRY_AFTER_S = 60.0
+"""Longest server-requested wait (``Retry-After``) honoured before a retry."""
+
+
+def _retry_after(answer: httpx.Response) -> float:
+    """Return the seconds a 429/503 reply asks us to wait (0 when it does not say)."""
+    try:
+        return min(max(float(answer.headers.get("Retry-After", 0)), 0.0), MAX_RETRY_AFTER_S)
+    except ValueError:
+        return 0.0  # an HTTP date: fall back to our own backoff
+
+
 def load_prompt(name: str) -> str:
     """Return the text of ``prompts/<name>.txt``; an unknown name lists the known ones."""
     folder = resources.files("generator.grading") / "prompts"
@@ -87,7 +99,8 @@ class LlmGrader(Grader):
     environment variable holding the key; never the key itself); ``prompt``
     (template name, default ``judge_v1``); ``seed`` (0); ``max_tokens`` (256);
     and, left out of the config hash, ``max_concurrency`` (8), ``timeout_s``
-    (60), ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry).
+    (60), ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a
+    longer ``Retry-After`` from the server is honoured, up to 60 s).
 
     Empty responses fail without a request. 429/5xx replies and timeouts are
     retried with backoff; if they persist the answer gets a transient no-verdict
@@ -163,17 +176,17 @@ class LlmGrader(Grader):
 
     def _post(self, client: httpx.Client, body: dict[str, Any]) -> str | Verdict:
         """POST one request with retries; return the reply text or a transient verdict."""
-        problem = ""
+        problem, wait = "", 0.0
         for attempt in range(int(self.options["max_retries"]) + 1):
             if attempt:
-                time.sleep(float(self.options["backoff_s"]) * 2 ** (attempt - 1))
+                time.sleep(max(wait, float(self.options["backoff_s"]) * 2 ** (attempt - 1)))
             try:
                 answer = client.post("chat/completions", json=body)
             except httpx.TransportError as error:
                 problem = self._transport_problem(error)
                 continue
             if answer.status_code in _RETRY_STATUS:
-                problem = f"HTTP {answer.status_code}"
+                problem, wait = f"HTTP {answer.status_code}", _retry_after(answer)
                 continue
             return self._reply_text(answer)
         return Verdict(None, "none", f"no reply: {problem} after {attempt + 1} tries", transient=True)

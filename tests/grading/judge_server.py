@@ -25,6 +25,7 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     raw_body: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 Script = Callable[[dict[str, Any], int], Reply]
@@ -104,6 +105,8 @@ class ScriptedJudgeServer:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in reply.headers:
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 

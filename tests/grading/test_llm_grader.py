@@ -195,3 +195,10 @@ def test_changing_the_judge_seed_regrades_only_llm_verdicts(judge, open_question
     grade_benchmark(bench(1), runs, cache=VerdictCache(tmp_path))
     assert len(judge.requests) == 2 and [r["seed"] for r in judge.requests] == [0, 1]
     assert calls == [1]
+
+
+def test_retry_after_is_honoured(judge, open_question) -> None:
+    judge.script = lambda body, n: Reply(status=429, headers=(("Retry-After", "0.4"),)) if n == 0 else Reply()
+    start = time.perf_counter()
+    verdict = llm(judge, backoff_s=0.01).grade(open_question, {"response": "Paris"})
+    assert verdict.score == 100.0 and time.perf_counter() - start >= 0.4

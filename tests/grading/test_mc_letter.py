@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator.grading.choices import extract_choice
 from generator.grading.errors import GradingInputError
@@ -94,3 +96,12 @@ def test_fallback_and_ambiguous_answers_are_recovered(mc_question: dict) -> None
 def test_correct_choice_not_among_options_is_an_input_error(mc_question: dict) -> None:
     with pytest.raises(GradingInputError, match="correct_choice 'Seven'"):
         McLetterGrader().grade({**mc_question, "correct_choice": "Seven"}, {"response": "A"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(prefix=st.text(max_size=300), letter=st.sampled_from("ABCD"), quote=st.sampled_from(['"', "'"]))
+def test_a_closing_json_answer_always_wins(prefix: str, letter: str, quote: str) -> None:
+    """For every explanation, a final {"ANSWER": X} line is the answer read."""
+    response = f"{prefix}\n{{{quote}ANSWER{quote}: {quote}{letter}{quote}}}"
+    found = extract_choice(response, OPTIONS)
+    assert found.method == "json" and "ABCD"[found.index] == letter
