@@ -48,6 +48,17 @@ def test_extract_choice_reads_real_answer_styles(response: str, letter: str | No
     assert (None if found.index is None else "ABCD"[found.index]) == letter
 
 
+def test_an_option_starting_with_a_is_read_as_text_not_as_letter_a() -> None:
+    options = ["Two pounds of bricks.", "A pound of feathers.", "They all weigh the same.", "Three pounds of air."]
+    assert extract_choice("The answer is A pound of feathers.", options).index == 1
+    assert extract_choice("The answer is A.", options).index == 0
+
+
+def test_choice_order_outside_the_choices_is_an_input_error(mc_question: dict) -> None:
+    with pytest.raises(GradingInputError, match="choice_order"):
+        McLetterGrader().grade(mc_question, {"response": "A", "choice_order": [0, 1, 2, 7]})
+
+
 def test_several_answers_take_the_last_committed_and_record_ambiguity() -> None:
     # Real case: Llama 3.1 70B answered {"ANSWER": "A"} first, then {"ANSWER": "C"} at the end.
     found = extract_choice('{"ANSWER": "A"}\nExplanation ... So, the correct answer is:\n{"ANSWER": "C"}', OPTIONS)
