@@ -168,13 +168,15 @@ def _grade_assignment(
     if progress is not None and len(items) > len(todo):
         progress(len(items) - len(todo))
     fresh: dict[int, Verdict] = {}
-    for start in range(0, len(todo), BATCH_SIZE):
-        batch = todo[start : start + BATCH_SIZE]
-        fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
-        if progress is not None:
-            progress(len(batch))
-    if use_cache:
-        cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
+    try:
+        for start in range(0, len(todo), BATCH_SIZE):
+            batch = todo[start : start + BATCH_SIZE]
+            fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
+            if progress is not None:
+                progress(len(batch))
+    finally:  # keep what was graded, so a build stopped by a failing endpoint resumes where it stopped
+        if use_cache:
+            cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
     return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
 
 

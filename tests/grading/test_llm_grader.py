@@ -202,3 +202,22 @@ def test_retry_after_is_honoured(judge, open_question) -> None:
     start = time.perf_counter()
     verdict = llm(judge, backoff_s=0.01).grade(open_question, {"response": "Paris"})
     assert verdict.score == 100.0 and time.perf_counter() - start >= 0.4
+
+
+def test_verdicts_graded_before_the_endpoint_fails_are_kept(judge, open_question, tmp_path: Path, monkeypatch) -> None:
+    import generator.grading.tables as tables
+
+    monkeypatch.setattr(tables, "BATCH_SIZE", 2)
+    spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "m", "max_concurrency": 1})
+    bench = make_benchmark([open_question], answer_key=(spec,))
+    runs = [
+        make_run(f"r{i}", [{"question_id": "capital", "response": f"Paris {i}", "recorded": {"judge": 1}}])
+        for i in range(4)
+    ]
+    judge.script = lambda body, n: Reply(status=401, raw_body="{}") if n >= 2 else Reply()
+    with pytest.raises(GraderUnavailableError, match="HTTP 401"):
+        grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    first_build = len(judge.requests)  # the failing batch's other request was in flight already
+    judge.script = lambda body, n: Reply()
+    grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    assert len(judge.requests) - first_build == 2  # the first batch's two verdicts were kept
