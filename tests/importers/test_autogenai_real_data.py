@@ -200,3 +200,9 @@ def test_letters_use_the_shuffled_order(imported_mc: Path) -> None:
         shown = [question["choices"][i] for i in prediction["choice_order"]]
         assert shown == record["multiple_choice"]
         assert LETTERS[shown.index(question["correct_choice"])] == record["correct_letter"]
+
+
+def test_rules_matches_mc_letter_on_the_mc_release(mc_graded: pd.DataFrame) -> None:
+    """The MC answer key is the correct option's text, so the strict grading equals the letter grading here."""
+    assert (mc_graded.answer_key == mc_graded.traditional).all()
+    assert (mc_graded.answer_key_parse == mc_graded.verdict_parse).all()
