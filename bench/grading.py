@@ -2,8 +2,9 @@
 
 ``rules`` runs on the 3,900 real answers of the 2024-09-13 multiple-choice
 release when ``../shared`` is present (else on synthetic answers). ``llm``
-runs against a scripted OpenAI-compatible server on 127.0.0.1 that answers
-each request after a fixed latency (100 ms by default), first sequentially
+runs against a scripted OpenAI-compatible server on 127.0.0.1, in a child
+process like a real judge, that answers each request after a fixed latency
+(100 ms by default), first sequentially
 (``max_concurrency=1``), then concurrently; the ratio is the point.
 
 Usage::
@@ -14,6 +15,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import tempfile
 import time
@@ -75,13 +77,26 @@ def bench_rules() -> None:
     print(f"rules: {len(items)} answers ({source}) in {seconds:.2f} s = {per_second:,.0f} answers/s")
 
 
-def bench_llm(n_answers: int, latency: float, concurrency: int) -> None:
-    items = [(QUESTION, {"response": f"Final answer: Paris ({i})"}) for i in range(n_answers)]
+def serve_judge(latency: float, connection) -> None:
+    """Run the scripted judge in this (child) process until told to stop; report the peak in flight."""
     with ScriptedJudgeServer(always("The answer agrees.\nVerdict: pass", delay_s=latency)) as server:
-        options = {"base_url": server.base_url, "model": "bench-judge", "timeout_s": 30}
-        sequential, t_seq = rate(LlmGrader({**options, "max_concurrency": 1}), items)
-        concurrent, t_con = rate(LlmGrader({**options, "max_concurrency": concurrency}), items)
-        peak = server.peak_in_flight
+        connection.send(server.base_url)
+        connection.recv()
+        connection.send(server.peak_in_flight)
+
+
+def bench_llm(n_answers: int, latency: float, concurrency: int) -> None:
+    """Time the llm grader against a judge in another process (as a real server would be)."""
+    items = [(QUESTION, {"response": f"Final answer: Paris ({i})"}) for i in range(n_answers)]
+    ours, theirs = multiprocessing.Pipe()
+    judge = multiprocessing.get_context("fork").Process(target=serve_judge, args=(latency, theirs), daemon=True)
+    judge.start()
+    options = {"base_url": ours.recv(), "model": "bench-judge", "timeout_s": 30}
+    sequential, t_seq = rate(LlmGrader({**options, "max_concurrency": 1}), items)
+    concurrent, t_con = rate(LlmGrader({**options, "max_concurrency": concurrency}), items)
+    ours.send("stop")
+    peak = ours.recv()
+    judge.join(timeout=5)
     print(f"llm (loopback, {latency * 1000:.0f} ms latency, {n_answers} answers):")
     print(f"  sequential  (max_concurrency=1):  {t_seq:6.2f} s = {sequential:7.1f} answers/s")
     print(
