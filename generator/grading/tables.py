@@ -306,9 +306,22 @@ def grade_benchmark(
         ``verdicts``: ``run_id, question_id, round, category, grader, grader_version,
         config_hash, role, score, verdict_parse, detail``, one row per grader per answer.
 
+    Examples
+    --------
+    >>> from generator.intake.models import Benchmark, GraderSpec, Run
+    >>> question = {"id": "q1", "category": "Geo", "type": "open", "prompt": "Capital of France?",
+    ...             "answer_key": {"answer": "Paris", "aliases": [], "patterns": [], "numeric": None}}
+    >>> bench = Benchmark("geo", "1", "Geo", "", {"open": GraderSpec("exact")}, (GraderSpec("rules"),), (question,))
+    >>> run = Run("geo", "r1", {"model": "m"}, ({"question_id": "q1", "round": 0, "response": "Final answer: Paris"},))
+    >>> grade_benchmark(bench, [run]).scored[["run_id", "traditional", "answer_key", "verdict_parse"]]
+      run_id  traditional  answer_key verdict_parse
+    0     r1        100.0       100.0            ok
+
     See also
     --------
     write_scored : write both tables as Parquet.
+    load_human_labels : read ``human_labels.csv`` for ``human_labels``.
+    verdict_parse_rates : the no-verdict rate per grader.
     """
     answers = _collect_answers(benchmark, runs)
     if human_labels is not None:
@@ -325,7 +338,13 @@ def grade_benchmark(
 def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> list[Path]:
     """Write ``<out_dir>/<benchmark>.parquet`` and ``<benchmark>.verdicts.parquet`` atomically.
 
-    ``out_dir`` is normally ``build/scored``. Returns the two paths written.
+    ``out_dir`` is normally ``build/scored``. Each file is written to a
+    temporary name and moved into place, so readers never see half a file.
+
+    Returns
+    -------
+    list of Path
+        ``[<out_dir>/<benchmark>.parquet, <out_dir>/<benchmark>.verdicts.parquet]``.
     """
     if not _SAFE_NAME.match(benchmark_name):
         raise GradingInputError(
