@@ -19,6 +19,7 @@ import click
 
 from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
+from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport, validate_submissions
 from generator.project import Project
 from generator.simulation import simulate_benchmark
@@ -299,3 +300,34 @@ def simulate(project: Project, benchmark: str, seed: int):
     for path in paths:
         click.echo(f"wrote {path}")
     click.echo(f"{len(paths)} simulated runs for {benchmark} (seed {seed})")
+
+
+@main.group(name="import")
+def import_():
+    """Convert results published elsewhere into a leaderboard folder."""
+
+
+@import_.command(name="autogenai")
+@click.argument("src", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--benchmark", required=True, help="Name of the benchmark to create (folder under data/benchmarks/).")
+@click.option("--dest", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Leaderboard folder to write data/ and submissions/ into.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing benchmark or run folder of the same name.")
+def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: bool):
+    """Import a release of "Easy Problems That LLMs Get Wrong" (autogenai).
+
+    SRC is a release folder such as 2024-09-13-Multi-Benchmark (multiple
+    choice, 10 rounds, shuffled options) or 2024-04-28-Paper-Benchmark (open
+    answers with partial-credit marks). Published scores travel as recorded
+    scores; answer keys come from human_answer (and correct_answer for MC).
+
+    \b
+    Example:
+      dualboard import autogenai ../shared/data/easy-problems/2024-09-13-Multi-Benchmark \\
+          --benchmark easy-problems-mc --dest .
+    """
+    summary = _run(lambda: import_autogenai(src, benchmark=benchmark, dest=dest, overwrite=overwrite))
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(f"imported {summary.benchmark} {summary.version} ({summary.question_type}): {summary.n_questions} questions, "
+               f"{len(summary.runs)} runs, {summary.n_predictions} answers into {dest}")

@@ -2,12 +2,14 @@
 
 Public entry points: :func:`grade_benchmark` (values in, :class:`GradedTables`
 out), :func:`write_scored`, :func:`get_grader`, :class:`VerdictCache` and
-:func:`load_human_labels`. Every grader is listed in
+:func:`load_human_labels` and :func:`verdict_parse_rates`
+(the no-verdict rate the site reports). Every grader is listed in
 :mod:`generator.grading.registry`.
 """
 
 from generator.grading.cache import VerdictCache
 from generator.grading.human import load_human_labels
+from generator.grading.parse_rates import verdict_parse_rates
 from generator.grading.registry import REGISTRY, get_grader
 from generator.grading.tables import (
     SCORED_COLUMNS,
@@ -29,5 +31,6 @@ __all__ = [
     "get_grader",
     "grade_benchmark",
     "load_human_labels",
+    "verdict_parse_rates",
     "write_scored",
 ]

@@ -24,13 +24,21 @@ CACHE_COLUMNS = ("key", "score", "verdict_parse", "detail", "grader", "grader_ve
 """Columns of every cache part file."""
 
 
-def verdict_key(grader: Grader, question: dict[str, Any], prediction: dict[str, Any]) -> str:
-    """Return the content address of one grader's verdict on one answer."""
+def question_digest(question: dict[str, Any]) -> str:
+    """Return the sha256 of a question with its answer key (canonical JSON)."""
+    return sha256_text(canonical_json(question))
+
+
+def verdict_key(grader: Grader, question: dict[str, Any], prediction: dict[str, Any], digest: str | None = None) -> str:
+    """Return the content address of one grader's verdict on one answer.
+
+    ``digest`` is :func:`question_digest` of ``question``, when the caller has it.
+    """
     material = [
         grader.name,
         grader.version,
         grader.config_hash,
-        question,
+        digest or question_digest(question),
         str(prediction.get("response") or ""),
         prediction.get("choice_order"),
         prediction.get("recorded"),
@@ -86,15 +94,17 @@ class VerdictCache:
         new = {k: v for k, v in sorted(verdicts.items()) if not v.transient and k not in entries}
         if not new:
             return None
-        frame = pd.DataFrame({
-            "key": list(new),
-            "score": [v.score for v in new.values()],
-            "verdict_parse": [v.verdict_parse for v in new.values()],
-            "detail": [v.detail for v in new.values()],
-            "grader": grader.name,
-            "grader_version": grader.version,
-            "config_hash": grader.config_hash,
-        }).astype({"score": "float64"})
+        frame = pd.DataFrame(
+            {
+                "key": list(new),
+                "score": [v.score for v in new.values()],
+                "verdict_parse": [v.verdict_parse for v in new.values()],
+                "detail": [v.detail for v in new.values()],
+                "grader": grader.name,
+                "grader_version": grader.version,
+                "config_hash": grader.config_hash,
+            }
+        ).astype({"score": "float64"})
         path = self.folder(grader) / f"part-{sha256_text(''.join(new))[:32]}.parquet"
         write_parquet_atomic(frame, path)
         entries.update(new)

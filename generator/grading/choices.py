@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from generator.grading.errors import GradingInputError
+
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text"
@@ -68,6 +70,11 @@ def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[
     order = prediction.get("choice_order")
     if not order:
         return choices
+    if any(not isinstance(letter, str) or letter not in LETTERS[: len(choices)] for letter in order):
+        raise GradingInputError(
+            f"question {question.get('id')!r}: choice_order {order!r} names options outside the {len(choices)} choices — "
+            "list the canonical letters of questions.jsonl's choices (A, B, ...) in the order shown"
+        )
     return [choices[LETTERS.index(letter)] for letter in order]
 
 
@@ -127,6 +134,22 @@ def _letter_positions(pattern: re.Pattern[str], response: str, n_options: int) -
     return positions
 
 
+def _phrase_positions(response: str, shown: Sequence[str]) -> list[int]:
+    """Find "Answer: C"-style commitments; "the answer is A pound of feathers" names an option's text."""
+    positions = []
+    for match in _PHRASE_ANSWER.finditer(response):
+        tail = normalize_text(response[match.start(1) : match.start(1) + 300]) + " "
+        named = [
+            i
+            for i, text in enumerate(shown)
+            if " " in normalize_text(text) and tail.startswith(normalize_text(text) + " ")
+        ]
+        letter = LETTERS.index(match.group(1))
+        if named or letter < len(shown):
+            positions.append(named[0] if named else letter)
+    return positions
+
+
 def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
     """Find an option named by its exact text on the last non-empty line.
 
@@ -166,7 +189,7 @@ def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
         return ChoiceExtraction(index, "bare", (index,))
     finders = (
         ("json", lambda: _json_positions(response, shown)),
-        ("phrase", lambda: _letter_positions(_PHRASE_ANSWER, response, n_options)),
+        ("phrase", lambda: _phrase_positions(response, shown)),
         ("bold", lambda: _letter_positions(_BOLD_LETTER, response, n_options)),
         ("paren", lambda: _letter_positions(_PAREN_LETTER, response, n_options)),
         ("option_text", lambda: _option_text_positions(response, shown)),

@@ -52,7 +52,9 @@ def _check_options(options: dict[str, Any]) -> None:
             "write e.g. {name: embedding, options: {threshold: 0.6}}"
         )
     if options["compare"] not in COMPARE_MODES:
-        raise GraderConfigError(f"embedding grader: options.compare must be one of {COMPARE_MODES}, got {options['compare']!r}")
+        raise GraderConfigError(
+            f"embedding grader: options.compare must be one of {COMPARE_MODES}, got {options['compare']!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,13 @@ class EmbeddingGrader(Grader):
         answers = [self._answer_text(prediction) for _, prediction in items]
         keys = [_key_candidates(question, self.options["use_reference"]) for question, _ in items]
         texts = list(dict.fromkeys([t for t, _ in answers if t] + [k for ks in keys for k in ks]))
-        vectors = dict(zip(texts, load_encoder().encode(texts, normalize_embeddings=True), strict=True)) if texts else {}
-        return [self._verdict(text, parse, key_texts, vectors) for (text, parse), key_texts in zip(answers, keys, strict=True)]
+        vectors = (
+            dict(zip(texts, load_encoder().encode(texts, normalize_embeddings=True), strict=True)) if texts else {}
+        )
+        return [
+            self._verdict(text, parse, key_texts, vectors)
+            for (text, parse), key_texts in zip(answers, keys, strict=True)
+        ]
 
     def _verdict(self, text: str, parse: str, key_texts: list[str], vectors: dict[str, Any]) -> Verdict:
         if parse == "none":

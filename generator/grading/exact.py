@@ -63,7 +63,9 @@ class NumericGrader(Grader):
 
     def __post_init__(self) -> None:
         tolerance = self.options.get("tolerance")
-        if tolerance is not None and (isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0):
+        if tolerance is not None and (
+            isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0
+        ):
             raise GraderConfigError(
                 f"grader 'numeric': options.tolerance must be a number ≥ 0, got {tolerance!r} — "
                 "write e.g. {name: numeric, options: {tolerance: 0.01}}"

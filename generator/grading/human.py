@@ -44,9 +44,7 @@ def _label_score(value: object, line: int, path: str) -> float:
     if text.endswith(".0"):
         text = text[:-2]
     if text not in _LABEL_SCORES:
-        raise GradingInputError(
-            f"{path}:{line}: label {value!r} is not one of 0/1, 0/100 or pass/fail — fix the label"
-        )
+        raise GradingInputError(f"{path}:{line}: label {value!r} is not one of 0/1, 0/100 or pass/fail — fix the label")
     return _LABEL_SCORES[text]
 
 
@@ -65,12 +63,14 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
     if rounds.isna().any() or (rounds < 0).any() or (rounds % 1 != 0).any():
         line = int(rounds.isna().idxmax() if rounds.isna().any() else (rounds < 0).idxmax()) + 2
         raise GradingInputError(f"{source}:{line}: round must be an integer ≥ 0 — fix the round")
-    out = pd.DataFrame({
-        "run_id": frame["run"].astype(str).to_numpy(),
-        "question_id": frame["question"].astype(str).to_numpy(),
-        "round": rounds.astype("int64").to_numpy(),
-        "score": [_label_score(v, i + 2, source) for i, v in enumerate(frame["label"])],
-    })
+    out = pd.DataFrame(
+        {
+            "run_id": frame["run"].astype(str).to_numpy(),
+            "question_id": frame["question"].astype(str).to_numpy(),
+            "round": rounds.astype("int64").to_numpy(),
+            "score": [_label_score(v, i + 2, source) for i, v in enumerate(frame["label"])],
+        }
+    )
     duplicated = out.duplicated(["run_id", "question_id", "round"])
     if duplicated.any():
         line = int(duplicated.to_numpy().argmax()) + 2

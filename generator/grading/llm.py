@@ -28,11 +28,29 @@ OPERATIONAL_OPTIONS = ("max_concurrency", "timeout_s", "max_retries", "backoff_s
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""
 
 DEFAULTS: dict[str, Any] = {
-    "prompt": "judge_v1", "seed": 0, "max_tokens": 256, "api_key_env": None,
-    "max_concurrency": 8, "timeout_s": 60.0, "max_retries": 3, "backoff_s": 1.0,
+    "prompt": "judge_v1",
+    "seed": 0,
+    "max_tokens": 256,
+    "api_key_env": None,
+    "max_concurrency": 8,
+    "timeout_s": 60.0,
+    "max_retries": 3,
+    "backoff_s": 1.0,
 }
 _PLACEHOLDER = re.compile(r"\{(question|answer|aliases|reference|response)\}")
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+MAX_RETRY_AFTER_S = 60.0
+"""Longest server-requested wait (``Retry-After``) honoured before a retry."""
+
+
+def _retry_after(answer: httpx.Response) -> float:
+    """Return the seconds a 429/503 reply asks us to wait (0 when it does not say)."""
+    try:
+        return min(max(float(answer.headers.get("Retry-After", 0)), 0.0), MAX_RETRY_AFTER_S)
+    except ValueError:
+        return 0.0  # an HTTP date: fall back to our own backoff
 
 
 def load_prompt(name: str) -> str:
@@ -41,7 +59,9 @@ def load_prompt(name: str) -> str:
     path = folder / f"{name}.txt"
     if not re.fullmatch(r"[a-z0-9_]+", name) or not path.is_file():
         known = sorted(p.name.removesuffix(".txt") for p in folder.iterdir() if p.name.endswith(".txt"))
-        raise GraderConfigError(f"llm grader: unknown prompt {name!r} — use one of {known} (files in generator/grading/prompts/)")
+        raise GraderConfigError(
+            f"llm grader: unknown prompt {name!r} — use one of {known} (files in generator/grading/prompts/)"
+        )
     return path.read_text(encoding="utf-8")
 
 
@@ -66,7 +86,9 @@ def _check_options(options: dict[str, Any]) -> None:
                 "{name: llm, options: {base_url: 'http://localhost:11434/v1', model: 'llama3.1:8b', api_key_env: OPENAI_API_KEY}}"
             )
     if not isinstance(options["max_concurrency"], int) or options["max_concurrency"] < 1:
-        raise GraderConfigError(f"llm grader: max_concurrency must be an integer ≥ 1, got {options['max_concurrency']!r}")
+        raise GraderConfigError(
+            f"llm grader: max_concurrency must be an integer ≥ 1, got {options['max_concurrency']!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -77,7 +99,8 @@ class LlmGrader(Grader):
     environment variable holding the key; never the key itself); ``prompt``
     (template name, default ``judge_v1``); ``seed`` (0); ``max_tokens`` (256);
     and, left out of the config hash, ``max_concurrency`` (8), ``timeout_s``
-    (60), ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry).
+    (60), ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a
+    longer ``Retry-After`` from the server is honoured, up to 60 s).
 
     Empty responses fail without a request. 429/5xx replies and timeouts are
     retried with backoff; if they persist the answer gets a transient no-verdict
@@ -153,17 +176,17 @@ class LlmGrader(Grader):
 
     def _post(self, client: httpx.Client, body: dict[str, Any]) -> str | Verdict:
         """POST one request with retries; return the reply text or a transient verdict."""
-        problem = ""
+        problem, wait = "", 0.0
         for attempt in range(int(self.options["max_retries"]) + 1):
             if attempt:
-                time.sleep(float(self.options["backoff_s"]) * 2 ** (attempt - 1))
+                time.sleep(max(wait, float(self.options["backoff_s"]) * 2 ** (attempt - 1)))
             try:
                 answer = client.post("chat/completions", json=body)
             except httpx.TransportError as error:
                 problem = self._transport_problem(error)
                 continue
             if answer.status_code in _RETRY_STATUS:
-                problem = f"HTTP {answer.status_code}"
+                problem, wait = f"HTTP {answer.status_code}", _retry_after(answer)
                 continue
             return self._reply_text(answer)
         return Verdict(None, "none", f"no reply: {problem} after {attempt + 1} tries", transient=True)

@@ -62,3 +62,25 @@ def get_grader(spec: GraderSpec) -> Grader:
         known = ", ".join(sorted(REGISTRY))
         raise GraderConfigError(f"unknown grader {spec.name!r} in benchmark.yaml — use one of: {known}")
     return cls(dict(spec.options or {}))
+
+
+def describe_graders() -> list[dict[str, str]]:
+    """Return name, version, default role and one-line summary of every grader.
+
+    For the site's methodology page (mkdocs-macros), so the list of graders is
+    generated from the code, never kept in sync by hand.
+
+    Examples
+    --------
+    >>> [g["name"] for g in describe_graders()][:3]
+    ['mc_letter', 'recorded', 'exact']
+    """
+    return [
+        {
+            "name": cls.name,
+            "version": cls.version,
+            "role": cls.default_role,
+            "summary": (cls.__doc__ or "").strip().splitlines()[0],
+        }
+        for cls in GRADER_CLASSES
+    ]

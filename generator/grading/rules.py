@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -38,16 +40,33 @@ def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True
     return None
 
 
+def _final_answer_line(response: str) -> str:
+    """The final-answer statement as written: the marker's line, or the next line when
+    the marker ends its line ("The final answer is:" followed by the answer)."""
+    start = response.lower().rfind("final answer")
+    line, _, rest = response[start:].partition("\n")
+    if re.fullmatch(r"final answer\W*(?:is\W*)?", line.strip(), re.IGNORECASE):
+        following = next((other for other in rest.split("\n") if other.strip()), "")
+        return f"{line}\n{following}"
+    return line
+
+
 def _candidate(question: dict[str, Any], prediction: dict[str, Any]) -> tuple[str, str, str]:
     """Return (candidate text, how it was found, verdict_parse) for one answer."""
     response = str(prediction.get("response") or "")
+    is_mc = question.get("type") == "multiple_choice" and bool(question.get("choices"))
+    shown = shown_options(question, prediction) if is_mc else []
     # A stated final answer outranks the option letter: strict grading holds a
-    # response to what it finally says, even when its letter is right.
+    # response to what it finally says, even when its letter is right. When the
+    # statement itself names an option ('Final answer: {"ANSWER": "C"}'), that
+    # option is the answer.
     stated = extract_final_answer(response, markers=("final_answer",))
     if stated.method == "final_answer":
+        named = extract_choice(_final_answer_line(response), shown) if is_mc else None
+        if named is not None and named.index is not None:
+            return shown[named.index], f"final answer names option {named.method}", "ok"
         return stated.text, stated.method, "ok"
-    if question.get("type") == "multiple_choice" and question.get("choices"):
-        shown = shown_options(question, prediction)
+    if is_mc:
         choice = extract_choice(response, shown)
         if choice.index is not None:
             parse = "ok" if choice.method in ("json", "bare") and not choice.ambiguous else "recovered"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from generator.grading.cache import VerdictCache, verdict_key, write_parquet_atomic
+from generator.grading.cache import VerdictCache, question_digest, verdict_key, write_parquet_atomic
 from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import HumanGrader
 from generator.grading.registry import get_grader
@@ -23,17 +23,40 @@ from generator.grading.verdict import Grader, Verdict
 from generator.intake.models import Benchmark, Run
 
 SCORED_COLUMNS = (
-    "benchmark", "run_id", "model", "question_id", "category", "question_type", "round",
-    "traditional", "answer_key", "traditional_grader", "answer_key_grader", "verdict_parse",
-    "missing", "answer_key_parse",
+    "benchmark",
+    "run_id",
+    "model",
+    "question_id",
+    "category",
+    "question_type",
+    "round",
+    "traditional",
+    "answer_key",
+    "traditional_grader",
+    "answer_key_grader",
+    "verdict_parse",
+    "missing",
+    "answer_key_parse",
 )
 """Columns of ``build/scored/<benchmark>.parquet``, in order."""
 
 VERDICT_COLUMNS = (
-    "run_id", "question_id", "round", "category", "grader", "grader_version", "config_hash",
-    "role", "score", "verdict_parse", "detail",
+    "run_id",
+    "question_id",
+    "round",
+    "category",
+    "grader",
+    "grader_version",
+    "config_hash",
+    "role",
+    "score",
+    "verdict_parse",
+    "detail",
 )
 """Columns of ``build/scored/<benchmark>.verdicts.parquet``, in order."""
+
+ALL_TYPES = "*"
+"""Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
 
 BATCH_SIZE = 256
 """Answers handed to one ``grade_many`` call (progress is reported per batch)."""
@@ -100,18 +123,21 @@ def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]
 
 def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
     """Give each answer the traditional grader chosen for its question type."""
-    by_spec: dict[str, tuple[Grader, list[int]]] = {}
+    graders: dict[str, Grader] = {}
+    by_hash: dict[str, tuple[Grader, list[int]]] = {}
     for position, answer in enumerate(answers):
         kind = answer.question.get("type", "open")
-        spec = benchmark.traditional.get(kind)
-        if spec is None:
-            raise GraderConfigError(
-                f"benchmark {benchmark.name!r} has {kind!r} questions but no traditional grader for them — "
-                f"add graders.traditional.{kind} to benchmark.yaml"
-            )
-        grader = get_grader(spec)
-        by_spec.setdefault(grader.config_hash, (grader, []))[1].append(position)
-    return [_Assignment(g, "traditional", tuple(p)) for g, p in by_spec.values()]
+        if kind not in graders:
+            spec = benchmark.traditional.get(kind) or benchmark.traditional.get(ALL_TYPES)
+            if spec is None:
+                raise GraderConfigError(
+                    f"benchmark {benchmark.name!r} has {kind!r} questions but no traditional grader for them — "
+                    f"add graders.traditional.{kind} to benchmark.yaml"
+                )
+            graders[kind] = get_grader(spec)
+        grader = graders[kind]
+        by_hash.setdefault(grader.config_hash, (grader, []))[1].append(position)
+    return [_Assignment(g, "traditional", tuple(p)) for g, p in by_hash.values()]
 
 
 def _assignments(benchmark: Benchmark, answers: Sequence[_Answer], with_human: bool) -> list[_Assignment]:
@@ -134,19 +160,23 @@ def _grade_assignment(
     grader = assignment.grader
     items = [(answers[p].question, answers[p].prediction) for p in assignment.positions]
     use_cache = cache is not None and grader.cached
-    keys = [verdict_key(grader, q, pred) for q, pred in items] if use_cache else []
+    unique = {q["id"]: q for q, _ in items} if use_cache else {}
+    digests = {question_id: question_digest(q) for question_id, q in unique.items()}
+    keys = [verdict_key(grader, q, pred, digests[q["id"]]) for q, pred in items] if use_cache else []
     known = cache.lookup(grader, keys) if use_cache else {}
     todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
     if progress is not None and len(items) > len(todo):
         progress(len(items) - len(todo))
     fresh: dict[int, Verdict] = {}
-    for start in range(0, len(todo), BATCH_SIZE):
-        batch = todo[start : start + BATCH_SIZE]
-        fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
-        if progress is not None:
-            progress(len(batch))
-    if use_cache:
-        cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
+    try:
+        for start in range(0, len(todo), BATCH_SIZE):
+            batch = todo[start : start + BATCH_SIZE]
+            fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
+            if progress is not None:
+                progress(len(batch))
+    finally:  # keep what was graded, so a build stopped by a failing endpoint resumes where it stopped
+        if use_cache:
+            cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
     return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
 
 
@@ -157,36 +187,61 @@ def _verdict_rows(assignment: _Assignment, answers: Sequence[_Answer], verdicts:
         answer = answers[position]
         if assignment.role == "human" and verdict.verdict_parse == "none":
             continue  # an answer nobody labelled has no human verdict
-        rows.append({
-            "run_id": answer.run.run_id, "question_id": answer.question["id"], "round": answer.round,
-            "category": answer.question.get("category", ""), "grader": grader.name,
-            "grader_version": grader.version, "config_hash": grader.config_hash, "role": assignment.role,
-            "score": verdict.score, "verdict_parse": verdict.verdict_parse, "detail": verdict.detail,
-        })
+        rows.append(
+            {
+                "run_id": answer.run.run_id,
+                "question_id": answer.question["id"],
+                "round": answer.round,
+                "category": answer.question.get("category", ""),
+                "grader": grader.name,
+                "grader_version": grader.version,
+                "config_hash": grader.config_hash,
+                "role": assignment.role,
+                "score": verdict.score,
+                "verdict_parse": verdict.verdict_parse,
+                "detail": verdict.detail,
+            }
+        )
     return rows
 
 
-def _scored_rows(benchmark: Benchmark, answers: Sequence[_Answer], graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
+def _scored_rows(
+    benchmark: Benchmark, answers: Sequence[_Answer], graded: list[tuple[_Assignment, list[Verdict]]]
+) -> pd.DataFrame:
     """Build the scored table: the traditional and primary answer-key verdict per answer."""
     traditional: dict[int, tuple[str, Verdict]] = {}
     for assignment, verdicts in graded:
         if assignment.role == "traditional":
-            traditional.update((p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True))
+            traditional.update(
+                (p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True)
+            )
     primary = next(((a, v) for a, v in graded if a.role == "answer_key"), None)
     rows = []
     for position, answer in enumerate(answers):
         trad_name, trad = traditional[position]
         key = primary[1][position] if primary else Verdict(None, "none", "no answer-key grader")
-        rows.append({
-            "benchmark": benchmark.name, "run_id": answer.run.run_id, "model": answer.run.model,
-            "question_id": answer.question["id"], "category": answer.question.get("category", ""),
-            "question_type": answer.question.get("type", "open"), "round": answer.round,
-            "traditional": trad.score, "answer_key": key.score, "traditional_grader": trad_name,
-            "answer_key_grader": primary[0].grader.name if primary else "", "verdict_parse": trad.verdict_parse,
-            "missing": not str(answer.prediction.get("response") or "").strip(),
-            "answer_key_parse": key.verdict_parse,
-        })
-    return _typed(pd.DataFrame(rows, columns=list(SCORED_COLUMNS)), {"traditional": "float64", "answer_key": "float64", "missing": "bool"})
+        rows.append(
+            {
+                "benchmark": benchmark.name,
+                "run_id": answer.run.run_id,
+                "model": answer.run.model,
+                "question_id": answer.question["id"],
+                "category": answer.question.get("category", ""),
+                "question_type": answer.question.get("type", "open"),
+                "round": answer.round,
+                "traditional": trad.score,
+                "answer_key": key.score,
+                "traditional_grader": trad_name,
+                "answer_key_grader": primary[0].grader.name if primary else "",
+                "verdict_parse": trad.verdict_parse,
+                "missing": not str(answer.prediction.get("response") or "").strip(),
+                "answer_key_parse": key.verdict_parse,
+            }
+        )
+    return _typed(
+        pd.DataFrame(rows, columns=list(SCORED_COLUMNS)),
+        {"traditional": "float64", "answer_key": "float64", "missing": "bool"},
+    )
 
 
 def _typed(frame: pd.DataFrame, floats: dict[str, str]) -> pd.DataFrame:
@@ -195,7 +250,9 @@ def _typed(frame: pd.DataFrame, floats: dict[str, str]) -> pd.DataFrame:
 
 def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_Answer]:
     """Attach each human label to its answer as ``prediction["human_label"]``."""
-    lookup = {(r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)}
+    lookup = {
+        (r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)
+    }
     known = {(a.run.run_id, a.question["id"], a.round) for a in answers}
     stray = sorted(set(lookup) - known)
     if stray:
@@ -204,7 +261,9 @@ def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_An
             "fix the run/question/round or remove those lines"
         )
     return [
-        _Answer(a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))})
+        _Answer(
+            a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))}
+        )
         for a in answers
     ]
 
@@ -247,14 +306,30 @@ def grade_benchmark(
         ``verdicts``: ``run_id, question_id, round, category, grader, grader_version,
         config_hash, role, score, verdict_parse, detail``, one row per grader per answer.
 
+    Examples
+    --------
+    >>> from generator.intake.models import Benchmark, GraderSpec, Run
+    >>> question = {"id": "q1", "category": "Geo", "type": "open", "prompt": "Capital of France?",
+    ...             "answer_key": {"answer": "Paris", "aliases": [], "patterns": [], "numeric": None}}
+    >>> bench = Benchmark("geo", "1", "Geo", "", {"open": GraderSpec("exact")}, (GraderSpec("rules"),), (question,))
+    >>> run = Run("geo", "r1", {"model": "m"}, ({"question_id": "q1", "round": 0, "response": "Final answer: Paris"},))
+    >>> grade_benchmark(bench, [run]).scored[["run_id", "traditional", "answer_key", "verdict_parse"]]
+      run_id  traditional  answer_key verdict_parse
+    0     r1        100.0       100.0            ok
+
     See also
     --------
     write_scored : write both tables as Parquet.
+    load_human_labels : read ``human_labels.csv`` for ``human_labels``.
+    verdict_parse_rates : the no-verdict rate per grader.
     """
     answers = _collect_answers(benchmark, runs)
     if human_labels is not None:
         answers = _with_human_labels(answers, human_labels)
-    graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers, human_labels is not None)]
+    graded = [
+        (a, _grade_assignment(a, answers, cache, progress))
+        for a in _assignments(benchmark, answers, human_labels is not None)
+    ]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
     verdicts = _typed(pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)), {"score": "float64"})
     return GradedTables(scored=_scored_rows(benchmark, answers, graded), verdicts=verdicts)
@@ -263,7 +338,13 @@ def grade_benchmark(
 def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> list[Path]:
     """Write ``<out_dir>/<benchmark>.parquet`` and ``<benchmark>.verdicts.parquet`` atomically.
 
-    ``out_dir`` is normally ``build/scored``. Returns the two paths written.
+    ``out_dir`` is normally ``build/scored``. Each file is written to a
+    temporary name and moved into place, so readers never see half a file.
+
+    Returns
+    -------
+    list of Path
+        ``[<out_dir>/<benchmark>.parquet, <out_dir>/<benchmark>.verdicts.parquet]``.
     """
     if not _SAFE_NAME.match(benchmark_name):
         raise GradingInputError(

@@ -7,6 +7,7 @@ so a cached verdict is reused only when it would come out the same.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -73,9 +74,9 @@ class Grader:
         """Return everything that can change a verdict; hashed into ``config_hash``."""
         return {"name": self.name, "version": self.version, "options": self.options}
 
-    @property
+    @functools.cached_property
     def config_hash(self) -> str:
-        """sha256 of the canonical JSON of :meth:`config_material`."""
+        """sha256 of the canonical JSON of :meth:`config_material` (computed once per grader)."""
         return sha256_text(canonical_json(self.config_material()))
 
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:

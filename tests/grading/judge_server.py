@@ -25,6 +25,7 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     raw_body: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 Script = Callable[[dict[str, Any], int], Reply]
@@ -75,6 +76,7 @@ class ScriptedJudgeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as two writes
 
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass
@@ -96,11 +98,15 @@ class ScriptedJudgeServer:
                 payload = reply.raw_body
                 if payload is None:
                     message = {"role": "assistant", "content": reply.content}
-                    payload = json.dumps({"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]})
+                    payload = json.dumps(
+                        {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
+                    )
                 data = payload.encode()
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in reply.headers:
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 

@@ -58,16 +58,25 @@ def test_rules_on_open_questions(open_question: dict, response: str, score: floa
 
 @pytest.mark.parametrize(
     ("response", "score"),
-    [("Final answer: 8.05 km", 100.0), ("Final answer: 8.1 km", 100.0), ("Final answer: 8.2", 0.0),
-     ("5 miles is about 8.04", 100.0), ("Final answer: 7.9 km, i.e. 5 miles", 0.0),
-     ("Final answer: 5 miles", 0.0)],
+    [
+        ("Final answer: 8.05 km", 100.0),
+        ("Final answer: 8.1 km", 100.0),
+        ("Final answer: 8.2", 0.0),
+        ("5 miles is about 8.04", 100.0),
+        ("Final answer: 7.9 km, i.e. 5 miles", 0.0),
+        ("Final answer: 5 miles", 0.0),
+    ],
 )
 def test_rules_numeric_key_reads_the_stated_number(numeric_question: dict, response: str, score: float) -> None:
     assert RulesGrader().grade(numeric_question, {"response": response}).score == score
 
 
 def test_rules_patterns_decide_when_text_does_not_match() -> None:
-    question = {"id": "q", "type": "open", "answer_key": {"answer": "no bullet", "aliases": [], "patterns": [r"spin\s+again"]}}
+    question = {
+        "id": "q",
+        "type": "open",
+        "answer_key": {"answer": "no bullet", "aliases": [], "patterns": [r"spin\s+again"]},
+    }
     verdict = RulesGrader().grade(question, {"response": "Final answer: yes, ask him to spin again"})
     assert verdict.score == 100.0 and "pattern" in verdict.detail
 
@@ -82,8 +91,12 @@ def test_rules_on_multiple_choice_compares_the_chosen_option(mc_question: dict) 
 
 @pytest.mark.parametrize(
     ("response", "score", "parse"),
-    [("Final answer: PARIS!", 100.0, "ok"), ("city of paris", 100.0, "recovered"),
-     ("Final answer: Paris, France", 0.0, "ok"), ("", 0.0, "none")],
+    [
+        ("Final answer: PARIS!", 100.0, "ok"),
+        ("city of paris", 100.0, "recovered"),
+        ("Final answer: Paris, France", 0.0, "ok"),
+        ("", 0.0, "none"),
+    ],
 )
 def test_exact_requires_equality(open_question: dict, response: str, score: float, parse: str) -> None:
     verdict = ExactGrader().grade(open_question, {"response": response})

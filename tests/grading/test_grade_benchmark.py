@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import make_benchmark, make_run
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
 from generator.grading import SCORED_COLUMNS, VERDICT_COLUMNS, VerdictCache, grade_benchmark, write_scored
 from generator.grading.errors import GraderConfigError, GradingInputError
@@ -26,15 +26,22 @@ def benchmark(mc_question, open_question):
 @pytest.fixture
 def runs():
     return [
-        make_run("beta", [
-            {"question_id": "horses", "response": '{"ANSWER": "A"}'},
-            {"question_id": "horses", "round": 1, "response": ""},
-            {"question_id": "capital", "response": "Final answer: Paris", "recorded": {"judge": 80}},
-        ]),
-        make_run("alpha", [
-            {"question_id": "capital", "response": "Lyon", "recorded": {"judge": 20}},
-            {"question_id": "horses", "response": "Answer: B", "choice_order": ["B", "A", "C", "D"]},
-        ], model="Alpha 1"),
+        make_run(
+            "beta",
+            [
+                {"question_id": "horses", "response": '{"ANSWER": "A"}'},
+                {"question_id": "horses", "round": 1, "response": ""},
+                {"question_id": "capital", "response": "Final answer: Paris", "recorded": {"judge": 80}},
+            ],
+        ),
+        make_run(
+            "alpha",
+            [
+                {"question_id": "capital", "response": "Lyon", "recorded": {"judge": 20}},
+                {"question_id": "horses", "response": "Answer: B", "choice_order": ["B", "A", "C", "D"]},
+            ],
+            model="Alpha 1",
+        ),
     ]
 
 
@@ -42,8 +49,11 @@ def test_scored_table_has_the_contract_columns_and_one_row_per_answer(benchmark,
     scored = grade_benchmark(benchmark, runs).scored
     assert tuple(scored.columns) == SCORED_COLUMNS
     assert list(zip(scored.run_id, scored.question_id, scored["round"], strict=True)) == [
-        ("alpha", "horses", 0), ("alpha", "capital", 0),
-        ("beta", "horses", 0), ("beta", "horses", 1), ("beta", "capital", 0),
+        ("alpha", "horses", 0),
+        ("alpha", "capital", 0),
+        ("beta", "horses", 0),
+        ("beta", "horses", 1),
+        ("beta", "capital", 0),
     ]
     assert scored.model.tolist()[:2] == ["Alpha 1", "Alpha 1"]
     assert scored.traditional.tolist() == [100.0, 20.0, 100.0, 0.0, 80.0]
@@ -69,7 +79,9 @@ def test_empty_response_is_counted_not_dropped(benchmark) -> None:
     runs = [make_run("r", [{"question_id": "horses", "response": "   "}, {"question_id": "capital", "response": ""}])]
     scored = grade_benchmark(benchmark, runs).scored
     assert len(scored) == 2 and scored.missing.all()
-    assert scored.loc[scored.question_id == "horses", ["traditional", "verdict_parse"]].values.tolist() == [[0.0, "none"]]
+    assert scored.loc[scored.question_id == "horses", ["traditional", "verdict_parse"]].values.tolist() == [
+        [0.0, "none"]
+    ]
     assert scored.answer_key.tolist() == [0.0, 0.0]
 
 
@@ -94,13 +106,21 @@ def test_missing_traditional_grader_for_a_question_type(mc_question, open_questi
 
 
 def test_human_labels_become_human_verdict_rows(benchmark, runs) -> None:
-    labels = parse_human_labels(pd.DataFrame({
-        "run": ["alpha", "beta"], "question": ["capital", "horses"], "round": [0, 1], "label": ["pass", "0"],
-    }))
+    labels = parse_human_labels(
+        pd.DataFrame(
+            {
+                "run": ["alpha", "beta"],
+                "question": ["capital", "horses"],
+                "round": [0, 1],
+                "label": ["pass", "0"],
+            }
+        )
+    )
     verdicts = grade_benchmark(benchmark, runs, human_labels=labels).verdicts
     human = verdicts[verdicts.role == "human"]
     assert list(zip(human.run_id, human.question_id, human["round"], human.score, strict=True)) == [
-        ("alpha", "capital", 0, 100.0), ("beta", "horses", 1, 0.0),
+        ("alpha", "capital", 0, 100.0),
+        ("beta", "horses", 1, 0.0),
     ]
     stray = parse_human_labels(pd.DataFrame({"run": ["zeta"], "question": ["capital"], "round": [0], "label": [1]}))
     with pytest.raises(GradingInputError, match="no run has"):
@@ -160,7 +180,9 @@ def test_a_new_submission_grades_only_its_answers(benchmark, runs, tmp_path: Pat
     assert rules.items == 5 + 1
 
 
-def test_changing_an_option_invalidates_only_that_graders_verdicts(numeric_question, tmp_path: Path, monkeypatch) -> None:
+def test_changing_an_option_invalidates_only_that_graders_verdicts(
+    numeric_question, tmp_path: Path, monkeypatch
+) -> None:
     numeric, rules = _Counter(monkeypatch, NumericGrader), _Counter(monkeypatch, RulesGrader)
     runs = [make_run("r", [{"question_id": "speed", "response": "Final answer: 8.2"}])]
 
@@ -171,3 +193,23 @@ def test_changing_an_option_invalidates_only_that_graders_verdicts(numeric_quest
     after = grade_benchmark(bench(0.2), runs, cache=VerdictCache(tmp_path)).scored
     assert after.traditional.tolist() == [100.0]
     assert (numeric.items, rules.items) == (2, 1)
+
+
+def test_verdict_parse_rates_count_outcomes_per_grader(benchmark, runs) -> None:
+    from generator.grading import verdict_parse_rates
+
+    rates = verdict_parse_rates(grade_benchmark(benchmark, runs).verdicts)
+    assert rates.grader.tolist() == ["mc_letter", "recorded", "rules"]
+    mc = rates[rates.grader == "mc_letter"].iloc[0]
+    assert (mc.n, mc.n_ok, mc.n_recovered, mc.n_none) == (3, 1, 1, 1)
+    assert mc.no_verdict_rate == pytest.approx(1 / 3)
+    assert (rates.n_ok + rates.n_recovered + rates.n_none == rates.n).all()
+
+
+def test_one_traditional_grader_may_serve_every_type(mc_question, open_question) -> None:
+    bench = make_benchmark([mc_question, open_question], traditional={"*": GraderSpec("rules")})
+    runs = [
+        make_run("r", [{"question_id": "horses", "response": "A"}, {"question_id": "capital", "response": "Paris"}])
+    ]
+    scored = grade_benchmark(bench, runs).scored
+    assert scored.traditional_grader.tolist() == ["rules", "rules"] and scored.traditional.tolist() == [100.0, 100.0]

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_benchmark, make_run
-from judge_server import Reply, ScriptedJudgeServer, always
+from tests.grading.grading_fixtures import make_benchmark, make_run
+from tests.grading.judge_server import Reply, ScriptedJudgeServer, always
 
 from generator.grading import VerdictCache, get_grader, grade_benchmark
 from generator.grading.errors import GraderConfigError, GraderUnavailableError
@@ -37,8 +37,13 @@ def test_request_shape(judge, open_question, monkeypatch) -> None:
 
 @pytest.mark.parametrize(
     ("reply", "score", "parse"),
-    [("Same conclusion.\nVerdict: pass", 100.0, "ok"), ("Score: 0", 0.0, "ok"),
-     ("The response is incorrect.", 0.0, "recovered"), ("Hmm, hard to say.", None, "none"), ("", None, "none")],
+    [
+        ("Same conclusion.\nVerdict: pass", 100.0, "ok"),
+        ("Score: 0", 0.0, "ok"),
+        ("The response is incorrect.", 0.0, "recovered"),
+        ("Hmm, hard to say.", None, "none"),
+        ("", None, "none"),
+    ],
 )
 def test_parse_outcomes_over_http(judge, open_question, reply: str, score, parse: str) -> None:
     judge.script = always(reply)
@@ -128,8 +133,13 @@ def test_replies_come_back_in_input_order(judge, open_question) -> None:
 def test_cache_hits_make_no_requests_and_transient_verdicts_are_retried(judge, open_question, tmp_path: Path) -> None:
     spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "judge-7b", "backoff_s": 0.01, "max_retries": 0})
     bench = make_benchmark([open_question], answer_key=(spec,))
-    runs = [make_run(f"r{i}", [{"question_id": "capital", "response": f"Paris {i}", "recorded": {"judge": 50}}]) for i in range(3)]
-    judge.script = lambda body, n: Reply(status=500) if "Paris 2" in body["messages"][0]["content"] else Reply("Verdict: pass")
+    runs = [
+        make_run(f"r{i}", [{"question_id": "capital", "response": f"Paris {i}", "recorded": {"judge": 50}}])
+        for i in range(3)
+    ]
+    judge.script = lambda body, n: (
+        Reply(status=500) if "Paris 2" in body["messages"][0]["content"] else Reply("Verdict: pass")
+    )
     first = grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
     assert first.scored.answer_key.tolist()[:2] == [100.0, 100.0] and first.scored.answer_key.isna().tolist()[2]
     assert len(judge.requests) == 3
@@ -159,7 +169,55 @@ def test_prompt_is_a_versioned_data_file_and_placeholders_cannot_be_injected(ope
         load_prompt("../secrets")
 
 
-@pytest.mark.parametrize("options", [{}, {"base_url": "http://x/v1"}, {"base_url": "http://x/v1", "model": "m", "max_concurrency": 0}])
+@pytest.mark.parametrize(
+    "options", [{}, {"base_url": "http://x/v1"}, {"base_url": "http://x/v1", "model": "m", "max_concurrency": 0}]
+)
 def test_bad_options_are_refused(options) -> None:
     with pytest.raises(GraderConfigError):
         get_grader(GraderSpec("llm", options))
+
+
+def test_changing_the_judge_seed_regrades_only_llm_verdicts(judge, open_question, tmp_path: Path, monkeypatch) -> None:
+    from generator.grading.rules import RulesGrader
+
+    calls = []
+    original = RulesGrader.grade_many
+    monkeypatch.setattr(
+        RulesGrader, "grade_many", lambda self, items: calls.append(len(items)) or original(self, items)
+    )
+    runs = [make_run("r", [{"question_id": "capital", "response": "Paris", "recorded": {"judge": 50}}])]
+
+    def bench(seed):
+        llm_spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "m", "seed": seed})
+        return make_benchmark([open_question], answer_key=(GraderSpec("rules"), llm_spec))
+
+    grade_benchmark(bench(0), runs, cache=VerdictCache(tmp_path))
+    grade_benchmark(bench(1), runs, cache=VerdictCache(tmp_path))
+    assert len(judge.requests) == 2 and [r["seed"] for r in judge.requests] == [0, 1]
+    assert calls == [1]
+
+
+def test_retry_after_is_honoured(judge, open_question) -> None:
+    judge.script = lambda body, n: Reply(status=429, headers=(("Retry-After", "0.4"),)) if n == 0 else Reply()
+    start = time.perf_counter()
+    verdict = llm(judge, backoff_s=0.01).grade(open_question, {"response": "Paris"})
+    assert verdict.score == 100.0 and time.perf_counter() - start >= 0.4
+
+
+def test_verdicts_graded_before_the_endpoint_fails_are_kept(judge, open_question, tmp_path: Path, monkeypatch) -> None:
+    import generator.grading.tables as tables
+
+    monkeypatch.setattr(tables, "BATCH_SIZE", 2)
+    spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "m", "max_concurrency": 1})
+    bench = make_benchmark([open_question], answer_key=(spec,))
+    runs = [
+        make_run(f"r{i}", [{"question_id": "capital", "response": f"Paris {i}", "recorded": {"judge": 1}}])
+        for i in range(4)
+    ]
+    judge.script = lambda body, n: Reply(status=401, raw_body="{}") if n >= 2 else Reply()
+    with pytest.raises(GraderUnavailableError, match="HTTP 401"):
+        grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    first_build = len(judge.requests)  # the failing batch's other request was in flight already
+    judge.script = lambda body, n: Reply()
+    grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    assert len(judge.requests) - first_build == 2  # the first batch's two verdicts were kept

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator.grading.choices import extract_choice
-from generator.grading.mc_letter import McLetterGrader
 from generator.grading.errors import GradingInputError
+from generator.grading.mc_letter import McLetterGrader
 
 OPTIONS = ["One", "Two", "Three", "Unknown"]
 
@@ -20,7 +22,7 @@ STYLES = [
     ('{"REASON": "north is to your right", "ANSWER": "C"} ', "C", "json"),
     ('{"ANSWER": "C. Three"}', "C", "json"),
     ('{"ANSWER": "Three"}', "C", "json"),
-    ('{ANSWER: B}', "B", "json"),
+    ("{ANSWER: B}", "B", "json"),
     ("Answer: C", "C", "phrase"),
     ("After thinking it through, the answer is C.", "C", "phrase"),
     ("Final answer: **(B)**", "B", "phrase"),
@@ -44,6 +46,17 @@ def test_extract_choice_reads_real_answer_styles(response: str, letter: str | No
     found = extract_choice(response, OPTIONS)
     assert found.method == method
     assert (None if found.index is None else "ABCD"[found.index]) == letter
+
+
+def test_an_option_starting_with_a_is_read_as_text_not_as_letter_a() -> None:
+    options = ["Two pounds of bricks.", "A pound of feathers.", "They all weigh the same.", "Three pounds of air."]
+    assert extract_choice("The answer is A pound of feathers.", options).index == 1
+    assert extract_choice("The answer is A.", options).index == 0
+
+
+def test_choice_order_outside_the_choices_is_an_input_error(mc_question: dict) -> None:
+    with pytest.raises(GradingInputError, match="choice_order"):
+        McLetterGrader().grade(mc_question, {"response": "A", "choice_order": ["A", "B", "C", "H"]})
 
 
 def test_several_answers_take_the_last_committed_and_record_ambiguity() -> None:
@@ -89,3 +102,12 @@ def test_fallback_and_ambiguous_answers_are_recovered(mc_question: dict) -> None
 def test_correct_choice_not_among_options_is_an_input_error(mc_question: dict) -> None:
     with pytest.raises(GradingInputError, match="correct_choice 'Seven'"):
         McLetterGrader().grade({**mc_question, "correct_choice": "Seven"}, {"response": "A"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(prefix=st.text(max_size=300), letter=st.sampled_from("ABCD"), quote=st.sampled_from(['"', "'"]))
+def test_a_closing_json_answer_always_wins(prefix: str, letter: str, quote: str) -> None:
+    """For every explanation, a final {"ANSWER": X} line is the answer read."""
+    response = f"{prefix}\n{{{quote}ANSWER{quote}: {quote}{letter}{quote}}}"
+    found = extract_choice(response, OPTIONS)
+    assert found.method == "json" and "ABCD"[found.index] == letter

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from answer_matching import NUMBER, mentions_key, normalize
+from tests.simulation.answer_matching import NUMBER, mentions_key, normalize
 
 from generator.intake.benchmark import load_benchmark
 from generator.simulation.responses import DEFAULT_EXPLANATIONS, EXPLANATIONS, HEDGES, REFUSAL

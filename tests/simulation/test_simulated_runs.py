@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from answer_matching import extracted_letter, final_answer, states_key
+from tests.simulation.answer_matching import extracted_letter, final_answer, states_key
 
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.benchmark import load_benchmark, load_benchmarks

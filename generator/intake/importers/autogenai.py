@@ -29,6 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from string import ascii_uppercase as LETTERS
 from typing import Any
 
 import yaml
@@ -39,6 +40,7 @@ SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
 RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 _ROUND_FOLDER = re.compile(r"^round_(\d+)$")
 _RELEASE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+_HIGH_LATIN1_RUN = re.compile(r"[\u0080-\u00ff]{2,}")
 
 
 class ReleaseFormatError(DualboardError):
@@ -76,6 +78,42 @@ class _Record:
     fields: dict[str, Any]
 
 
+def _undo_latin1(run: str) -> str:
+    """Decode a run of Latin-1 characters as the UTF-8 bytes they once were, repeatedly."""
+    for _ in range(3):
+        try:
+            decoded = run.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            break
+        if decoded == run:
+            break
+        run = decoded
+    return run
+
+
+def repair_mojibake(text: str) -> str:
+    """Undo UTF-8 text that was decoded as Latin-1 (once or twice) by the source's pipeline.
+
+    The 2024-04-28 release has such text ("âwinningâ" for “winning”) in
+    human_answer, model_answer and eval_response. Only runs of characters
+    U+0080–U+00FF that decode cleanly as UTF-8 change; real accents stay.
+
+    Examples
+    --------
+    >>> repair_mojibake("chance of \u00e2\u0080\u009cwinning\u00e2\u0080\u009d, café")
+    'chance of “winning”, café'
+    """
+    return _HIGH_LATIN1_RUN.sub(lambda m: _undo_latin1(m.group(0)), text)
+
+
+def _repaired(value: Any) -> Any:
+    if isinstance(value, str):
+        return repair_mojibake(value)
+    if isinstance(value, list):
+        return [_repaired(item) for item in value]
+    return value
+
+
 def _fail(src: Path, problem: str) -> ReleaseFormatError:
     return ReleaseFormatError(f"{src}: {problem} — point SRC at a release folder such as 2024-09-13-Multi-Benchmark")
 
@@ -95,7 +133,9 @@ def _records_in_file(path: Path, round_from_folder: int | None) -> list[_Record]
     for position, row in enumerate(rows):
         level = int(row.get("level_0", position))
         round_ = round_from_folder if round_from_folder is not None else level // n_questions
-        records.append(_Record(model, round_, row))
+        fields = {key: _repaired(value) for key, value in row.items()}
+        fields["encoding_repaired"] = fields != row
+        records.append(_Record(model, round_, fields))
     return records
 
 
@@ -122,7 +162,7 @@ def _question(record: _Record, multiple_choice: bool) -> dict[str, Any]:
     question: dict[str, Any] = {
         "id": str(fields["index"]),
         "category": str(fields.get("category", "")),
-        "prompt": str(fields.get("question", "")),
+        "prompt": str(fields.get("question", "")).strip(),
         "type": "multiple_choice" if multiple_choice else "open",
     }
     if multiple_choice:
@@ -219,6 +259,19 @@ def run_id_for(model: str, taken: set[str]) -> str:
     return candidate
 
 
+def _correct_choices_as_letters(questions: list[dict[str, Any]]) -> None:
+    """Name each correct option by its letter in the final option order (the questions.jsonl contract)."""
+    for question in questions:
+        if not question.get("choices"):
+            continue
+        if question["correct_choice"] not in question["choices"]:
+            raise ReleaseFormatError(
+                f"question {question['id']}: correct_answer {question['correct_choice'][:80]!r} is not one of the "
+                f"options {question['choices']!r} — fix correct_answer in a copy of the release"
+            )
+        question["correct_choice"] = LETTERS[question["choices"].index(question["correct_choice"])]
+
+
 def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> dict[str, Any]:
     """Build the predictions.jsonl row of one published answer."""
     fields = record.fields
@@ -228,8 +281,8 @@ def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> d
         "response": "" if fields.get("model_answer") is None else str(fields["model_answer"]),
     }
     if question["type"] == "multiple_choice":
-        position = {text: i for i, text in enumerate(question["choices"])}
-        prediction["choice_order"] = [position[str(text)] for text in fields["multiple_choice"]]
+        letter = {text: LETTERS[i] for i, text in enumerate(question["choices"])}
+        prediction["choice_order"] = [letter[str(text)] for text in fields["multiple_choice"]]
     score = fields["score"]
     if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 100:
         raise ReleaseFormatError(
@@ -241,7 +294,7 @@ def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> d
 
 
 def _provenance(record: _Record, question: dict[str, Any]) -> dict[str, Any]:
-    keep = ("eval_response", "json_answer_letter", "correct_letter")
+    keep = ("eval_response", "json_answer_letter", "correct_letter", "encoding_repaired")
     row = {"question_id": question["id"], "round": record.round}
     row.update({k: record.fields[k] for k in keep if k in record.fields})
     return row
@@ -295,13 +348,16 @@ def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], l
     multiple_choice = _is_multiple_choice(records)
     questions, warnings = build_questions(records, multiple_choice)
     _reorder_choices(questions, published_option_order(src))
+    _correct_choices_as_letters(questions)
     by_id = {q["id"]: q for q in questions}
     release = Path(src).resolve().name
     version = m.group(1) if (m := _RELEASE_DATE.match(release)) else release
-    plan = {f"data/benchmarks/{benchmark}": {
-        "benchmark.yaml": _yaml(_benchmark_yaml(benchmark, version, multiple_choice, release)),
-        "questions.jsonl": _jsonl(questions),
-    }}
+    plan = {
+        f"data/benchmarks/{benchmark}": {
+            "benchmark.yaml": _yaml(_benchmark_yaml(benchmark, version, multiple_choice, release)),
+            "questions.jsonl": _jsonl(questions),
+        }
+    }
     by_model: dict[str, list[_Record]] = defaultdict(list)
     for record in records:
         by_model[record.model].append(record)
@@ -313,7 +369,9 @@ def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], l
         pairs = [(r, by_id[str(r.fields["index"])]) for r in chosen]
         rounds = len({r.round for r in chosen})
         plan[f"submissions/{benchmark}/{run_id}"] = {
-            "predictions.jsonl": _jsonl(_prediction(r, q, "published" if multiple_choice else "judge") for r, q in pairs),
+            "predictions.jsonl": _jsonl(
+                _prediction(r, q, "published" if multiple_choice else "judge") for r, q in pairs
+            ),
             "metadata.yaml": _yaml(_metadata(model, benchmark, version, rounds, release)),
             "provenance.jsonl": _jsonl(_provenance(r, q) for r, q in pairs),
         }
@@ -326,7 +384,7 @@ def _write_plan(plan: dict[str, dict[str, str]], dest: Path, overwrite: bool) ->
     existing = [t for t in targets if t.exists()]
     if existing and not overwrite:
         raise ReleaseFormatError(
-            f"{existing[0]} already exists — remove it, pick another --benchmark name, or pass overwrite=True"
+            f"{existing[0]} already exists — remove it, pick another --benchmark name, or pass --overwrite"
         )
     dest.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
@@ -374,7 +432,9 @@ def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool =
     header = yaml.safe_load(plan[f"data/benchmarks/{benchmark}"]["benchmark.yaml"])
     questions = plan[f"data/benchmarks/{benchmark}"]["questions.jsonl"].splitlines()
     runs = tuple(folder.rsplit("/", 1)[1] for folder in plan if folder.startswith("submissions/"))
-    n_predictions = sum(len(files["predictions.jsonl"].splitlines()) for folder, files in plan.items() if "predictions.jsonl" in files)
+    n_predictions = sum(
+        len(files["predictions.jsonl"].splitlines()) for folder, files in plan.items() if "predictions.jsonl" in files
+    )
     kind = json.loads(questions[0])["type"] if questions else "open"
     return ImportSummary(
         benchmark, str(header["version"]), kind, len(questions), runs, n_predictions, tuple(paths), tuple(warnings)

@@ -1,0 +1,219 @@
+"""The autogenai importer and mc_letter on the real published results in ../shared."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, real_data
+
+from generator.grading import grade_benchmark
+from generator.grading.choices import LETTERS
+
+RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+
+# Answers where our letter differs from the published `json_answer_letter`, with the reason.
+# Keyed by (published model name, question id, round). A new difference fails the test until explained here.
+KNOWN_LETTER_DIFFERENCES = {
+    ("Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com", "18", 2): (
+        'The answer opens with {"ANSWER": "A"}, argues, then ends "So, the correct answer is: {"ANSWER": "C"}". '
+        "The source took the first JSON object; we take the final committed answer (and mark it ambiguous). "
+        "The correct letter is D, so both score 0 and the scores agree."
+    ),
+}
+
+
+def _published_records() -> pd.DataFrame:
+    rows = []
+    for path in sorted((real_data() / MC_RELEASE / "auto_eval_outputs").glob("auto_eval-*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for key in sorted(data, key=int):
+            record = data[key]
+            rows.append(
+                {
+                    "model": path.stem.removeprefix("auto_eval-"),
+                    "question_id": str(record["index"]),
+                    "round": int(record["level_0"]) // 30,
+                    "published": float(record["score"]),
+                    "published_letter": record["json_answer_letter"] or "",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def mc_graded(imported_mc: Path) -> pd.DataFrame:
+    benchmark, runs = load_imported(imported_mc, "easy-problems-mc")
+    tables = grade_benchmark(benchmark, runs)
+    mc = tables.verdicts[tables.verdicts.grader == "mc_letter"][["run_id", "question_id", "round", "detail"]]
+    scored = tables.scored.merge(mc, on=["run_id", "question_id", "round"])
+    return scored.merge(_published_records(), on=["model", "question_id", "round"], how="outer", indicator=True)
+
+
+def test_mc_release_imports_every_answer(imported_mc: Path) -> None:
+    benchmark, runs = load_imported(imported_mc, "easy-problems-mc")
+    assert len(benchmark.questions) == 30 and len(runs) == 13
+    assert all(len(run.predictions) == 300 for run in runs)
+    assert all(sorted({p["round"] for p in run.predictions}) == list(range(10)) for run in runs)
+    assert all(RUN_ID.match(run.run_id) for run in runs)
+    for question in benchmark.questions:
+        assert question["type"] == "multiple_choice" and question["correct_choice"] in LETTERS[: len(question["choices"])]
+    for run in runs:
+        for prediction in run.predictions:
+            assert sorted(prediction["choice_order"]) == ["A", "B", "C", "D"]
+            assert prediction["recorded"]["published"] in (0, 100)
+
+
+def test_mc_letter_agrees_with_the_published_score(mc_graded: pd.DataFrame) -> None:
+    assert (mc_graded["_merge"] == "both").all() and len(mc_graded) == 3900
+    agree = mc_graded.traditional == mc_graded.published
+    per_model = agree.groupby(mc_graded.model).mean()
+    print("\nmc_letter agreement with the published score, per model:\n" + per_model.to_string())
+    disagreements = mc_graded.loc[~agree, ["model", "question_id", "round", "traditional", "published", "detail"]]
+    print(f"overall {agree.mean():.4%}; disagreements ({len(disagreements)}):\n{disagreements.to_string()}")
+    assert agree.mean() >= 0.995
+    assert per_model.min() >= 0.98
+
+
+def test_every_letter_difference_from_the_source_is_explained(mc_graded: pd.DataFrame) -> None:
+    ours = mc_graded.detail.str.extract(r"chose ([A-Z])", expand=False).fillna("")
+    differ = mc_graded[ours != mc_graded.published_letter]
+    found = {(row.model, row.question_id, int(row.round)) for row in differ.itertuples()}
+    for key in sorted(found):
+        print(key, KNOWN_LETTER_DIFFERENCES.get(key, "UNEXPLAINED"))
+    assert found == set(KNOWN_LETTER_DIFFERENCES)
+
+
+def test_empty_answers_are_counted_as_unparsed_zeros(mc_graded: pd.DataFrame) -> None:
+    empty = mc_graded[mc_graded.missing]
+    # 20 published answers are empty (Llama 3.1 70B: 5, Gemini 1.5 Pro: 6, Mixtral 8x22B: 9); the source scored them 0.
+    assert empty.groupby("model").size().to_dict() == {
+        "Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com": 5,
+        "gemini-1_5-pro": 6,
+        "open-mixtral-8x22b": 9,
+    }
+    assert (empty.traditional == 0).all() and (empty.verdict_parse == "none").all()
+
+
+def test_mc_recorded_means_equal_final_stats(imported_mc: Path) -> None:
+    _, runs = load_imported(imported_mc, "easy-problems-mc")
+    means = {run.model: sum(p["recorded"]["published"] for p in run.predictions) / len(run.predictions) for run in runs}
+    final = pd.read_csv(real_data() / MC_RELEASE / "tables_and_charts" / "final_stats.csv")
+    for model, mean_score in zip(final.model, final.mean_score, strict=True):
+        assert means[model] == pytest.approx(mean_score, abs=1e-9), model
+
+
+def _open_release_csv_means() -> dict[str, float]:
+    """Means of the published CSV copies (cp1252 text, so read as latin-1): a second source."""
+    means = {}
+    for path in sorted((real_data() / OPEN_RELEASE / "auto_eval_outputs").glob("auto_eval-*.csv")):
+        means[path.stem.removeprefix("auto_eval-")] = pd.read_csv(path, encoding="latin-1")["score"].mean()
+    return means
+
+
+def test_open_release_imports_recorded_scores_intact(imported_open: Path) -> None:
+    benchmark, runs = load_imported(imported_open, "easy-problems-open")
+    assert len(benchmark.questions) == 30 and len(runs) == 7
+    assert {run.model for run in runs} >= {"mistal-8x22b"}  # names kept as published, typo included
+    scored = grade_benchmark(benchmark, runs).scored
+    ours = scored.groupby("model").traditional.mean()
+    for model, mean in _open_release_csv_means().items():
+        assert ours[model] == pytest.approx(mean, abs=1e-9), model
+    assert set(scored.traditional.unique()) <= {0.0, 20.0, 40.0, 60.0, 80.0, 100.0}
+
+
+def test_open_release_final_stats_cannot_be_reproduced_from_its_answers(imported_open: Path) -> None:
+    """The open release's final_stats.csv is not the mean of its own published scores.
+
+    Its mean_score column (38, 35, 30, 28, 27, 20, 16) is rounded and lower than the
+    means of the auto_eval scores (57.3, 52.0, 48.7, 47.3, 46.0, 41.3, 32.7) for every
+    model, and ranks mistral-large and llama3-70b differently: it was computed from a
+    scoring that is not in the release. We therefore check the imported scores against
+    the auto_eval files (above) and record this discrepancy here; if the source is
+    fixed, this test fails and the check above should switch to final_stats.csv.
+    """
+    _, runs = load_imported(imported_open, "easy-problems-open")
+    means = {run.model: sum(p["recorded"]["judge"] for p in run.predictions) / len(run.predictions) for run in runs}
+    final = pd.read_csv(real_data() / OPEN_RELEASE / "tables_and_charts" / "final_stats.csv").set_index("model")
+    gaps = {model: means[model] - final.loc[model, "mean_score"] for model in final.index}
+    print("\nauto_eval mean − final_stats mean_score:", {m: round(g, 2) for m, g in gaps.items()})
+    assert all(gap > 10 for gap in gaps.values())
+
+
+def test_open_release_keeps_the_judges_text_as_provenance(imported_open: Path) -> None:
+    folder = imported_open / "submissions" / "easy-problems-open" / "gpt-4-turbo"
+    rows = [json.loads(line) for line in (folder / "provenance.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 30 and all(row["eval_response"] for row in rows)
+
+
+def _same_text(a: str, b: str) -> bool:
+    return a.strip().rstrip(".") == b.strip().rstrip(".")
+
+
+def test_open_release_keys_match_the_published_question_file(imported_open: Path) -> None:
+    """Keys come from the records, repaired (mojibake, question 3's odd record) to match the question file.
+
+    The question file is from a later commit; it differs from the April records only by a final
+    period (question 8) and trailing whitespace (question 25).
+    """
+    benchmark, _ = load_imported(imported_open, "easy-problems-open")
+    published = json.loads((real_data() / "linguistic_benchmark.json").read_text(encoding="utf-8"))
+    by_index = {str(q["index"]): q for q in published}
+    for question in benchmark.questions:
+        source = by_index[question["id"]]
+        assert _same_text(question["answer_key"]["answer"], source["human_answer"]), question["id"]
+        assert _same_text(question["prompt"], source["question"]) and question["category"] == source["category"]
+
+
+def test_metadata_and_benchmark_yaml_follow_the_contracts(imported_mc: Path) -> None:
+    header = yaml.safe_load((imported_mc / "data/benchmarks/easy-problems-mc/benchmark.yaml").read_text())
+    assert list(header) == ["name", "version", "title", "description", "allow_incomplete", "graders"]
+    assert header["version"] == "2024-09-13" and header["graders"]["answer_key"] == [{"name": "rules"}]
+    assert header["graders"]["traditional"] == {"multiple_choice": {"name": "mc_letter"}}
+    metadata = yaml.safe_load((imported_mc / "submissions/easy-problems-mc/o1-preview/metadata.yaml").read_text())
+    assert set(metadata) == {
+        "model",
+        "model_revision",
+        "submitter",
+        "date",
+        "benchmark",
+        "benchmark_version",
+        "decoding",
+        "rounds",
+        "license",
+        "notes",
+    }
+    assert set(metadata["decoding"]) == {"temperature", "top_p", "max_tokens", "seed"}
+    assert (metadata["model"], metadata["date"], metadata["rounds"]) == ("o1-preview", "2024-09-13", 10)
+
+
+def test_letters_use_the_shuffled_order(imported_mc: Path) -> None:
+    benchmark, runs = load_imported(imported_mc, "easy-problems-mc")
+    data = json.loads((real_data() / MC_RELEASE / "auto_eval_outputs" / "auto_eval-gpt-4o.json").read_text())
+    run = next(r for r in runs if r.model == "gpt-4o")
+    for record, prediction in zip((data[k] for k in sorted(data, key=int)), run.predictions, strict=True):
+        question = benchmark.question(prediction["question_id"])
+        shown = [question["choices"][LETTERS.index(letter)] for letter in prediction["choice_order"]]
+        assert shown == record["multiple_choice"]
+        correct_text = question["choices"][LETTERS.index(question["correct_choice"])]
+        assert LETTERS[shown.index(correct_text)] == record["correct_letter"]
+
+
+# Where strict answer-key grading and the letter part ways on the MC release, and why.
+# Everywhere else the key is the correct option's text, so the two gradings agree.
+STRICT_DISAGREEMENTS = {
+    # The letter D is right, but the stated final answer "Distance from starting
+    # point: 0m" drops the key's "0m elevation": strict grading fails it.
+    ("gpt-4o-mini-2024-07-18", "13", 6): "final answer omits part of the key",
+}
+
+
+def test_rules_matches_mc_letter_on_the_mc_release(mc_graded: pd.DataFrame) -> None:
+    """The MC answer key is the correct option's text, so strict grading equals the letter grading but where listed."""
+    differ = mc_graded[mc_graded.answer_key != mc_graded.traditional]
+    found = {(r.run_id, str(r.question_id), int(r.round)) for r in differ.itertuples()}
+    assert found == set(STRICT_DISAGREEMENTS), found ^ set(STRICT_DISAGREEMENTS)

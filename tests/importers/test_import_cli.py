@@ -1,0 +1,27 @@
+"""`dualboard import autogenai` through the CLI: the imported folder validates and builds."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from generator.cli import main
+from tests.importers.import_fixtures import OPEN_RELEASE, real_data
+
+
+def test_import_then_validate_accepts_every_run(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(main, ["import", "autogenai", str(real_data() / OPEN_RELEASE), "--benchmark", "easy-open", "--dest", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "30 questions, 7 runs, 210 answers" in result.output
+    result = runner.invoke(main, ["validate", "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "7 runs, 210 answers valid" in result.output
+
+
+def test_import_refuses_to_overwrite_without_the_flag(tmp_path):
+    runner = CliRunner()
+    args = ["import", "autogenai", str(real_data() / OPEN_RELEASE), "--benchmark", "easy-open", "--dest", str(tmp_path)]
+    assert runner.invoke(main, args).exit_code == 0
+    again = runner.invoke(main, args)
+    assert again.exit_code == 1
+    assert "--overwrite" in again.output
