@@ -179,9 +179,6 @@ def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Fin
     links += [p for p in entries if p.is_symlink()]
     findings += [Finding(str(p), None, "path", "is a symbolic link", "commit the real file or folder, not a link")
                  for p in links]
-    findings += [Finding(str(p), None, "path", "unexpected entry: only predictions.jsonl and metadata.yaml are stored",
-                         "remove it from the run folder", "warning")
-                 for p in entries if p.name not in (PREDICTIONS, METADATA) and not p.is_symlink()]
     return findings
 
 
