@@ -224,6 +224,11 @@ class HubStore(Store):
                 f"{self.repo_id}: main moved past {parent[:12]} while this ingest ran (another ingest or a "
                 "manual commit); nothing was written — run the ingest again to compare against the new revision"
             ) from exc
+        except DualboardError:
+            raise
+        except ValueError as exc:  # huggingface_hub's README.md metadata check (POST /api/validate-yaml)
+            raise DualboardError(f"{self.repo_id}: the Hub refused the commit before any upload: {exc} — "
+                                 "fix the dataset card metadata") from exc
 
     def _landed(self, files: list[StagedFile], parent: str) -> str | None:
         """The head commit, if it is our own commit whose answer was lost (its parent is ``parent``)."""

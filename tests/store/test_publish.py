@@ -85,3 +85,15 @@ def test_card_configs_and_split_names():
     check_split_names([{"config_name": "a", "data_files": [{"split": "scored.v1", "path": "p"}]}])
     with pytest.raises(DualboardError, match="split name 'run-a' does not match"):
         check_split_names([{"config_name": "a", "data_files": [{"split": "run-a", "path": "p"}]}])
+
+
+def test_hub_refusing_the_card_changes_nothing(tiny_root, hub_server, tmp_path):
+    from generator.store.base import StagedFile
+    from tests.store.conftest import make_hub_store
+
+    store = make_hub_store(hub_server, tmp_path)
+    head = store.head(create=True)
+    card = b"---\nconfigs:\n- config_name: tiny\n  data_files:\n  - split: run-a\n    path: scored/tiny.parquet\n---\n"
+    with pytest.raises(DualboardError, match=r"(?s)the Hub refused the commit before any upload.*split name 'run-a'"):
+        store.commit([StagedFile("README.md", card)], "bad card", parent=head)
+    assert store.head() == head and hub_server.calls_to("commit") == 0
