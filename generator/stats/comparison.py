@@ -12,6 +12,11 @@ import numpy as np
 from generator.stats import paired
 from generator.stats import pingouin_adapter as pga
 
+# Question means are ratios of small integers; rounding their differences to 12
+# decimals removes float noise (0.6 vs 0.6000000000000001) that would otherwise
+# turn ties and zeros into tiny non-zero differences in sign and rank tests.
+DECIMALS = 12
+
 RECORD_KEYS = (
     "n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
     "effect_dz", "effect_dz_hedges", "effect_dz_ci_low", "effect_dz_ci_high",
@@ -37,7 +42,7 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     ('mcnemar_exact', 1.0, 0.0)
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    d = x - y
+    d = np.round(x - y, DECIMALS)
     rec: dict[str, object] = dict.fromkeys(RECORD_KEYS, float("nan"))
     rec.update(n_questions=len(d), note="", n_discordant_up=int(np.sum(d > 0)),
                n_discordant_down=int(np.sum(d < 0)))
@@ -91,7 +96,7 @@ def _continuous(x: np.ndarray, y: np.ndarray, d: np.ndarray, alpha: float) -> di
                 "diff_ci_low": float(d[0]), "diff_ci_high": float(d[0]),
                 "note": "every question difference is equal: sign test, interval degenerate"}
     t = paired.paired_t(d, alpha)
-    w = pga.wilcoxon(x, y)
+    w = pga.wilcoxon(d)
     out = {"test": "paired_t", "p_value": float(t["p_value"]), "diff_ci_low": float(t["ci_low"]),
            "diff_ci_high": float(t["ci_high"]), "wilcoxon_w": w["w"], "wilcoxon_p": w["p_value"]}
     if n < paired.TOO_FEW_QUESTIONS:
