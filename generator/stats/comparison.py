@@ -25,7 +25,7 @@ RECORD_KEYS = (
 
 
 def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
-            alpha: float = 0.05) -> dict[str, object]:
+            alpha: float = 0.05, detail: bool = True) -> dict[str, object]:
     """Compare aligned question means ``x`` and ``y`` (difference x - y, scale [0, 1]).
 
     Returns a dict with the keys of ``RECORD_KEYS``: the mean difference and its
@@ -34,6 +34,8 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     ``no_shared_questions``), its p-value, d_z = mean(d)/sd(d) with Hedges' J
     and its noncentral-t CI, the number of questions where x is above/below y,
     corr(x, y) across questions, the Wilcoxon robustness check and a note.
+    ``detail=False`` skips the d_z interval and the Wilcoxon check (left NaN),
+    which the run-vs-run table does not show and which dominate its cost.
 
     Examples
     --------
@@ -49,17 +51,17 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     if len(d) == 0:
         rec.update(test="no_shared_questions", note="no shared questions: nothing to compare")
         return rec
-    rec.update(_describe(x, y, d))
+    rec.update(_describe(x, y, d, detail))
     if single_round_binary:
         rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"], len(d), alpha))
     else:
-        rec.update(_continuous(x, y, d, alpha))
+        rec.update(_continuous(d, alpha, detail))
     if len(d) < paired.TOO_FEW_QUESTIONS:
         rec["note"] = _join(rec["note"], f"too few questions (n={len(d)} < 10): exact test only")
     return rec
 
 
-def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> dict[str, float]:
+def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray, detail: bool) -> dict[str, float]:
     """Return mean, SE, d_z (raw, Hedges, CI) and the question-level correlation."""
     n = len(d)
     sd = float(d.std(ddof=1)) if n > 1 else float("nan")
@@ -67,7 +69,8 @@ def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> dict[str, float]:
     if n > 2 and sd > 0:
         dz = float(d.mean()) / sd
         out.update(effect_dz=dz, effect_dz_hedges=dz * paired.hedges_j(n))
-        out["effect_dz_ci_low"], out["effect_dz_ci_high"] = paired.dz_interval(dz * np.sqrt(n), n)
+        if detail:
+            out["effect_dz_ci_low"], out["effect_dz_ci_high"] = paired.dz_interval(dz * np.sqrt(n), n)
     if n > 2 and x.std() > 0 and y.std() > 0:
         out["corr_question"] = float(np.corrcoef(x, y)[0, 1])
     return out
@@ -85,7 +88,7 @@ def _mcnemar(up: int, down: int, n: int, alpha: float) -> dict[str, object]:
     return out
 
 
-def _continuous(x: np.ndarray, y: np.ndarray, d: np.ndarray, alpha: float) -> dict[str, object]:
+def _continuous(d: np.ndarray, alpha: float, detail: bool) -> dict[str, object]:
     """Return the paired t path, or its exact replacements when t is undefined or n < 10."""
     n = len(d)
     if np.all(d == 0):
@@ -96,9 +99,11 @@ def _continuous(x: np.ndarray, y: np.ndarray, d: np.ndarray, alpha: float) -> di
                 "diff_ci_low": float(d[0]), "diff_ci_high": float(d[0]),
                 "note": "every question difference is equal: sign test, interval degenerate"}
     t = paired.paired_t(d, alpha)
-    w = pga.wilcoxon(d)
     out = {"test": "paired_t", "p_value": float(t["p_value"]), "diff_ci_low": float(t["ci_low"]),
-           "diff_ci_high": float(t["ci_high"]), "wilcoxon_w": w["w"], "wilcoxon_p": w["p_value"]}
+           "diff_ci_high": float(t["ci_high"])}
+    if detail:
+        w = pga.wilcoxon(d)
+        out.update(wilcoxon_w=w["w"], wilcoxon_p=w["p_value"])
     if n < paired.TOO_FEW_QUESTIONS:
         out.update(test="permutation_exact", p_value=paired.sign_flip_p(d))
     return out

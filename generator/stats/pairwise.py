@@ -39,7 +39,7 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object
         a, b = a.loc[shared], b.loc[shared]
         binary_k1 = single_round_binary(a, b)
         rec = compare(a["mean"].to_numpy(), b["mean"].to_numpy(),
-                      single_round_binary=binary_k1, alpha=alpha)
+                      single_round_binary=binary_k1, alpha=alpha, detail=False)
         rec["mde_points"] = paired_mde(rec, binary_k1, alpha)
     for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
         rec[k] = POINTS * float(rec[k])
