@@ -40,7 +40,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from generator.simulation.outcomes import question_probabilities  # noqa: E402
-from generator.stats import estimators, paired, power  # noqa: E402
+from generator.stats import estimators, kappa, paired, power  # noqa: E402
 
 ALPHA = 0.05
 CONCENTRATION = {"clustered": 4.0, "unclustered": None}
@@ -294,6 +294,64 @@ def power_cell(cell: Cell, sims: int, rng: np.random.Generator, rho: float = 0.5
                 "80% ± 2.5" if gated else "report", (abs(rate - 0.8) <= 0.025) if gated else None)
 
 
+# ---------------------------------------------------------------- effect size and kappa
+
+def dz_cell(cell: Cell, sims: int, rng: np.random.Generator) -> dict:
+    """Return coverage of the noncentral-t interval of d_z (d is not normal: report only)."""
+    truth = {"traditional": cell.mean, "answer_key": second_mean(cell.mean)}
+    big = simulate(Cell(400_000, cell.rounds, cell.mean, cell.clustering), truth, 0.5, 1,
+                   np.random.default_rng(9))
+    d_pop = big["answer_key"] - big["traditional"]
+    dz_true = float(d_pop.mean() / d_pop.std())
+    q = simulate(cell, truth, 0.5, sims, rng)
+    t = paired.paired_t(q["answer_key"] - q["traditional"])["t"]
+    bounds = np.array([paired.dz_interval(float(ti), cell.n) for ti in t])
+    rate = float(np.mean((bounds[:, 0] <= dz_true) & (dz_true <= bounds[:, 1])))
+    return _row("coverage", f"effect d_z: noncentral t (true {dz_true:.2f})", cell, sims, rate,
+                "report", None)
+
+
+def verdict_counts(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator) -> np.ndarray:
+    """Return per-question 2×2 counts (sims × n × 4) of a grader against human labels.
+
+    Human labels: rounds pass with the question's x_i (Beta, as the simulator);
+    the grader agrees with the human with a per-question accuracy a_i ~ Beta
+    (mean ``accuracy``, concentration 10), so errors cluster in hard questions.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        probs = question_probabilities(sims * cell.n, {"h": cell.mean, "a": accuracy},
+                                       concentration=cell.concentration, rho=0.0, rng=rng)
+    x = probs["h"].to_numpy().reshape(sims, cell.n, 1)
+    acc = probs["a"].to_numpy().reshape(sims, cell.n, 1)
+    if cell.concentration is None:
+        acc = np.full_like(x, accuracy)
+    human = rng.random((sims, cell.n, cell.rounds)) < x
+    agree = rng.random((sims, cell.n, cell.rounds)) < acc
+    grader = np.where(agree, human, ~human)
+    cells = [grader & human, grader & ~human, ~grader & human, ~grader & ~human]
+    return np.stack([c.sum(axis=2) for c in cells], axis=-1)
+
+
+def kappa_cell(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator,
+               n_boot: int = 1000) -> dict:
+    """Return coverage of the question-cluster BCa interval of κ (the leaderboard's code)."""
+    big = verdict_counts(Cell(200_000, cell.rounds, cell.mean, cell.clustering), 1, accuracy,
+                         np.random.default_rng(10))
+    k_true = float(kappa.kappa_from_counts(big[0].sum(axis=0)))
+    counts = verdict_counts(cell, sims, accuracy, rng)
+    hits, defined = 0, 0
+    for i in range(sims):
+        lo, hi, method = kappa.kappa_interval(counts[i], n_boot=n_boot, seed=i)
+        if method == "not_estimable":
+            continue
+        defined += 1
+        hits += lo <= k_true <= hi
+    rate = hits / max(defined, 1)
+    return _row("coverage", f"kappa: cluster BCa (true {k_true:.2f}, {defined} estimable)", cell,
+                sims, rate, "report", None)
+
+
 # ---------------------------------------------------------------- driver
 
 def grid(quick: bool) -> list[Cell]:
@@ -303,20 +361,35 @@ def grid(quick: bool) -> list[Cell]:
     return [Cell(n, k, m, c) for n in ns for k in ks for m in means for c in CONCENTRATION]
 
 
-def run(quick: bool, sims: int, type1_sims: int, seed: int) -> pd.DataFrame:
-    """Run every check and return the result rows."""
+PARTS = ("grid", "fwer", "power", "ranks", "effects", "kappa")
+
+
+def run(quick: bool, sims: int, type1_sims: int, seed: int,
+        parts: tuple[str, ...] = PARTS) -> pd.DataFrame:
+    """Run the chosen checks and return the result rows."""
     rng = np.random.default_rng(seed)
     rows: list[dict] = []
-    for cell in grid(quick):
-        rows += coverage_cell(cell, sims, rng)
-        rows += type1_cell(cell, type1_sims, rng)
-    for n, k in ((30, 1), (30, 3), (100, 1), (100, 3)):
-        rows.append(fwer_cell(Cell(n, k, 0.8, "clustered"), type1_sims, rng))
-    for n, k in ((30, 1), (30, 3), (100, 1), (100, 5), (500, 1), (500, 3)):
-        rows.append(power_cell(Cell(n, k, 0.5, "clustered"), sims, rng))
-    for n, runs, gap, gated in ((100, 3, 4, True), (500, 5, 4, True), (100, 3, 1, False)):
-        for k in (1, 3):
-            rows.append(rank_cell(Cell(n, k, 0.5, "clustered"), sims, rng, runs, gap, gated))
+    if "grid" in parts:
+        for cell in grid(quick):
+            rows += coverage_cell(cell, sims, rng)
+            rows += type1_cell(cell, type1_sims, rng)
+    if "fwer" in parts:
+        for n, k in ((30, 1), (30, 3), (100, 1), (100, 3)):
+            rows.append(fwer_cell(Cell(n, k, 0.8, "clustered"), type1_sims, rng))
+    if "power" in parts:
+        for n, k in ((30, 1), (30, 3), (100, 1), (100, 5), (500, 1), (500, 3)):
+            rows.append(power_cell(Cell(n, k, 0.5, "clustered"), sims, rng))
+    if "ranks" in parts:
+        for n, runs, gap, gated in ((100, 3, 4, True), (500, 5, 4, True), (100, 3, 1, False)):
+            for k in (1, 3):
+                rows.append(rank_cell(Cell(n, k, 0.5, "clustered"), sims, rng, runs, gap, gated))
+    if "effects" in parts:
+        for n, k in ((30, 3), (100, 3), (100, 5)):
+            rows.append(dz_cell(Cell(n, k, 0.8, "clustered"), min(sims, 1000), rng))
+    if "kappa" in parts:
+        for n, k, acc in ((30, 1, 0.95), (100, 1, 0.95), (100, 3, 0.95), (100, 3, 0.8)):
+            rows.append(kappa_cell(Cell(n, k, 0.6, "clustered"), min(sims, 300 if quick else 500),
+                                   acc, rng))
     return pd.DataFrame(rows)
 
 
@@ -328,11 +401,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--type1-sims", type=int, help="simulations per type-I/FWER cell")
     parser.add_argument("--seed", type=int, default=20241129)
     parser.add_argument("--out", type=Path, help="also write the table as CSV")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS),
+                        help="run only these parts")
     args = parser.parse_args(argv)
     sims = args.sims or (300 if args.quick else 2000)
     type1 = args.type1_sims or (1000 if args.quick else 10_000)
     started = time.perf_counter()
-    table = run(args.quick, sims, type1, args.seed)
+    table = run(args.quick, sims, type1, args.seed, tuple(args.only))
     pd.set_option("display.width", 200)
     pd.set_option("display.max_rows", 1000)
     print(table.to_string(index=False, formatters={"value": "{:.3f}".format}))
