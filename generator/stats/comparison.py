@@ -65,8 +65,11 @@ def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray, detail: bool) -> dict
     """Return mean, SE, d_z (raw, Hedges, CI) and the question-level correlation."""
     n = len(d)
     sd = float(d.std(ddof=1)) if n > 1 else float("nan")
+    constant = bool(np.all(d == d[0]))
+    if constant:
+        sd = 0.0  # numpy may return ~1e-17 from rounding in the mean
     out = {"diff_mean": float(d.mean()), "diff_se": sd / np.sqrt(n)}
-    if n > 2 and sd > 0:
+    if n > 2 and not constant:
         dz = float(d.mean()) / sd
         out.update(effect_dz=dz, effect_dz_hedges=dz * paired.hedges_j(n))
         if detail:

@@ -76,8 +76,8 @@ def paired_mde(rec: dict[str, object], binary_k1: bool, alpha: float = 0.05) -> 
     if n < 2:
         return float("nan")
     if binary_k1:
-        discordance = (rec["n_discordant_up"] + rec["n_discordant_down"]) / n
-        return POINTS * power.mde_mcnemar(discordance, n, alpha=alpha)
+        discordant = int(rec["n_discordant_up"] + rec["n_discordant_down"])
+        return POINTS * power.mde_mcnemar_counts(discordant, n, alpha=alpha)
     return power.mde_paired_t(float(rec["diff_se"]) * np.sqrt(n), n, alpha=alpha)
 
 
