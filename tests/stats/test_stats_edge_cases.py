@@ -73,6 +73,7 @@ def test_constant_nonzero_difference_uses_the_sign_test():
     assert row["test"] == "sign_test"
     assert row["p_value"] == pytest.approx(stats.binomtest(0, 15).pvalue)
     assert row["diff_mean"] == pytest.approx(-20.0)
+    assert np.isnan(row["effect_dz"]) and row["diff_se"] == 0.0  # sd(d) = 0: d_z undefined
 
 
 @pytest.mark.parametrize("value,low,high", [(100.0, 87.8, 100.0), (0.0, 0.0, 12.2)])

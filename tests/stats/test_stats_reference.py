@@ -191,3 +191,12 @@ def test_cluster_ratio_se_equals_ols_cluster_for_a_ratio():
     # statsmodels also multiplies by (N-1)/(N-k) = 1 with k = 1 parameter
     assert p == pytest.approx(fit.params[0], abs=TOL)
     assert se == pytest.approx(fit.bse[0], abs=TOL), n
+
+
+@pytest.mark.parametrize("n", [0, 1, 6, 17, 30, 64])
+def test_critical_counts_equal_the_rejection_region_of_statsmodels_exact_mcnemar(n):
+    c = power.critical_counts(n)
+    for s in range(n + 1):
+        rejected = [b for b in range(s // 2 + 1)
+                    if mcnemar([[0, b], [s - b, 0]], exact=True).pvalue <= 0.05]
+        assert c[s] == max(rejected, default=-1), s
