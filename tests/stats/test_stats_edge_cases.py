@@ -190,3 +190,18 @@ def test_bad_input_is_rejected_with_every_problem_named(three_runs, mutate, fiel
     with pytest.raises(InvalidInputError) as info:
         analyse(mutate(three_runs))
     assert any(f.field == field for f in info.value.findings)
+
+
+@pytest.mark.parametrize("rounds", [1, 3])
+def test_mde_is_in_points_and_matches_the_solver(rounds):
+    from generator.stats import power
+
+    scored = simulated_runs({"a": (.7, .5)}, 40, rounds, seed=9)
+    row = _only(analyse(scored, n_boot=100))
+    if rounds == 1:
+        discordant = row["n_discordant_up"] + row["n_discordant_down"]
+        want = 100 * power.mde_mcnemar(discordant / 40, 40)
+    else:
+        want = power.dz_star(40) * row["diff_se"] * np.sqrt(40)
+    assert row["mde_points"] == pytest.approx(want, rel=1e-9)
+    assert 5 < row["mde_points"] < 60
