@@ -76,3 +76,21 @@ def test_rank_intervals_follow_holm_decisions():
     assert iv.loc["r0", "rank_ci_low"] == 1 and iv.loc["r0", "rank_ci_high"] == 2
     assert iv.loc["r3", "rank_ci_low"] == 3 and iv.loc["r3", "rank_ci_high"] == 4
     assert iv["tied_first"].tolist() == [True, True, False, False]
+
+
+def test_t_path_equals_pingouin_pairwise_tests_with_holm():
+    import pingouin as pg
+
+    rng = np.random.default_rng(8)
+    runs = [scored_run(r, 20.0 * rng.integers(0, 6, (30, 2)), 20.0 * rng.integers(0, 6, (30, 2)))
+            for r in ("a", "b", "c", "d")]
+    qmeans = scores.question_means(pd.concat(runs))
+    ours = pairwise_table(qmeans)
+    ours = ours[ours["grading"] == "traditional"].set_index(["run_a", "run_b"])
+    long = qmeans[qmeans["grading"] == "traditional"].rename(columns={"mean": "score"})
+    ref = pg.pairwise_tests(data=long, dv="score", within="run_id", subject="question_id",
+                            padjust="holm").set_index(["A", "B"])
+    assert set(ours["test"]) == {"paired_t"}
+    for key in ref.index:
+        assert ours.loc[key, "p_value"] == pytest.approx(ref.loc[key, "p_unc"], abs=1e-9)
+        assert ours.loc[key, "p_holm"] == pytest.approx(ref.loc[key, "p_corr"], abs=1e-9)
