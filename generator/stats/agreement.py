@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from generator.stats import estimators, kappa
+from generator.stats.tables import documents
 
 KEYS = ["run_id", "question_id", "round"]
 MIN_QUESTIONS = 10
@@ -92,6 +93,7 @@ def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[
             "reason": "" if method != "not_estimable" else "over 1% of resamples undefined"}
 
 
+@documents("agreement")
 def agreement_table(verdicts: pd.DataFrame, *, threshold: float = 50.0, n_boot: int = 2000,
                     seed: int = 20241129, alpha: float = 0.05) -> pd.DataFrame:
     """Return agreement of every grader pair, overall and per category.

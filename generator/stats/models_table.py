@@ -9,6 +9,7 @@ from generator.stats import estimators, power
 from generator.stats import pingouin_adapter as pga
 from generator.stats.comparison import compare
 from generator.stats.scores import GRADINGS
+from generator.stats.tables import documents
 
 POINTS = 100.0
 
@@ -106,6 +107,7 @@ def run_row(run_qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     return row
 
 
+@documents("models")
 def models_table(qmeans: pd.DataFrame, counts: pd.DataFrame, naive: pd.DataFrame,
                  alpha: float = 0.05) -> pd.DataFrame:
     """Return one row per run: both gradings' means and CIs, their difference and test.
