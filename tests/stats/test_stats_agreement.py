@@ -93,3 +93,17 @@ def test_bootstrap_declares_ci_not_estimable_when_resamples_lose_a_class():
                                            (np.nan, 0.5, "")])
 def test_label_span(low, high, span):
     assert label_span(low, high) == span
+
+
+def test_without_verdicts_analyse_compares_its_own_two_gradings():
+    from generator.stats import analyse
+    from stats_builders import scored_run
+
+    rng = np.random.default_rng(2)
+    trad = 100.0 * (rng.random((30, 2)) < 0.6)
+    key = np.where(rng.random((30, 2)) < 0.8, trad, 100 - trad)
+    table = analyse(scored_run("r", trad, key), n_boot=200).agreement
+    row = table[table["category"] == "all"].iloc[0]
+    assert {row["grader_a"], row["grader_b"]} == {"mc", "rules"}
+    assert row["n"] == 60 and row["accuracy"] == pytest.approx(np.mean(trad == key))
+    assert np.isnan(row["sensitivity"])  # no human labels: no sensitivity
