@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
+import re
 import socketserver
 import time
 import webbrowser
@@ -18,11 +20,15 @@ import click
 from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
+from generator.intake.validate import Limits, ValidationReport, validate_submissions
 from generator.project import Project
 from generator.simulation import simulate_benchmark
-from generator.store import LocalStore
+from generator.store import LocalStore, Store
+from generator.store.local import EMPTY as EMPTY_REVISION
 
 EXIT_INVALID = 1
+REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+HUB_ENDPOINT = "https://huggingface.co"
 
 
 def root_option(command):
@@ -39,6 +45,43 @@ def root_option(command):
 
 def _store(project: Project) -> LocalStore:
     return LocalStore(project.store_dir)
+
+
+def store_option(command):
+    """Add ``--hub ORG/NAME``, ``--hub-endpoint URL`` and ``--hub-revision REV``; pass the chosen Store.
+
+    Without ``--hub`` the embedded local store under .dualboard/store is used.
+    The Hub token comes from the HF_TOKEN environment variable only.
+    """
+
+    @click.option("--hub", "hub_repo", metavar="ORG/NAME", callback=_check_repo_id, default=None,
+                  help="Use this Hugging Face Hub dataset as the store instead of the local one.")
+    @click.option("--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=HUB_ENDPOINT,
+                  show_default=True, help="Hub address (env DUALBOARD_HUB_ENDPOINT).")
+    @click.option("--hub-revision", metavar="REV", default=None,
+                  help="Read this tag or commit of the Hub dataset (default: the head of main).")
+    @functools.wraps(command)
+    def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, **kwargs):
+        return command(project=project, store=_choose_store(project, hub_repo, hub_endpoint, hub_revision), **kwargs)
+
+    return wrapper
+
+
+def _check_repo_id(ctx, param, value: str | None) -> str | None:
+    if value is not None and not REPO_ID.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not ORG/NAME (letters, digits, '-', '_', '.'), e.g. my-org/my-leaderboard")
+    return value
+
+
+def _choose_store(project: Project, hub_repo: str | None, endpoint: str, revision: str | None) -> Store:
+    if hub_repo is None:
+        if revision is not None:
+            raise click.UsageError("--hub-revision needs --hub ORG/NAME")
+        return _store(project)
+    from generator.store.hub import HubStore  # imports huggingface_hub only when asked for
+
+    return HubStore(hub_repo, endpoint=endpoint, revision=revision,
+                    cache_dir=project.root / ".dualboard" / "hub-cache")
 
 
 def _run(step):
@@ -91,24 +134,102 @@ def build(project: Project, seed: int, progress: bool):
 @main.command()
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-def validate(project: Project, paths: tuple[Path, ...]):
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: one finding per line; json: one document for machines.")
+@click.option("--max-predictions-bytes", type=click.IntRange(min=1), default=Limits.predictions_bytes,
+              show_default=True, help="Largest accepted predictions.jsonl.")
+@click.option("--max-response-bytes", type=click.IntRange(min=1), default=Limits.response_bytes,
+              show_default=True, help="Largest accepted single response (UTF-8 bytes).")
+def validate(project: Project, paths: tuple[Path, ...], output_format: str, max_predictions_bytes: int,
+             max_response_bytes: int):
     """Check submissions without changing anything.
 
     PATHS are run folders, benchmark folders under submissions/, or the
     submissions folder itself (the default). Every problem is listed as
-    file:line: field: problem — fix. Exit code 0 when valid, 1 when not.
+    file:line: field: problem — fix.
+
+    Exit code 0 when valid, 1 when not, 2 on a usage error.
     """
-    click.echo(str(_run(lambda: pipeline.validate(project, list(paths) or None))))
+    limits = Limits(predictions_bytes=max_predictions_bytes, response_bytes=max_response_bytes)
+    report = _run(lambda: validate_submissions(project.data_dir, list(paths) or [project.submissions_dir],
+                                               project.submissions_dir, limits))
+    if output_format == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        _echo_report(report)
+    if not report.ok:
+        raise SystemExit(EXIT_INVALID)
+
+
+def _echo_report(report: ValidationReport) -> None:
+    for finding in report.findings:
+        click.echo(_printable(str(finding)))
+    answers = sum(len(r.predictions) for r in report.runs)
+    if report.ok:
+        click.echo(f"valid: {len(report.runs)} runs, {answers} answers")
+    else:
+        click.echo(f"invalid: {len(report.errors)} problem(s) — fix them and validate again; nothing was changed")
+
+
+def _printable(text: str) -> str:
+    """Show control characters of untrusted text as escapes, so they cannot drive the terminal."""
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 @main.command()
 @root_option
-def ingest(project: Project):
+@store_option
+def ingest(project: Project, store: Store):
     """Validate submissions and add them to the store atomically.
 
-    Nothing is written unless every run is valid.
+    Nothing is written unless every run is valid. With --hub, one Hub commit
+    holds the whole ingest.
     """
-    click.echo(str(_run(lambda: pipeline.ingest(project, _store(project))[0])))
+    summary = _run(lambda: pipeline.ingest(project, store)[0])
+    for line in getattr(store, "retries", ()):  # Hub calls that failed once and passed on a retry
+        click.echo(f"  retried: {line}", err=True)
+    click.echo(str(summary))
+
+
+@main.command()
+@root_option
+@store_option
+@click.option("--release", "version", required=True, metavar="VERSION", help="Release tag, e.g. 2026.1 (frozen once made).")
+def publish(project: Project, store: Store, version: str):
+    """Push the scored dataset, verdict cache and dataset card to the Hub, then tag the commit.
+
+    Needs --hub ORG/NAME and a write token in HF_TOKEN. Pushes
+    build/scored/*.parquet and the verdict cache in one commit, with a dataset
+    card whose configs let `datasets.load_dataset(ORG/NAME, BENCHMARK,
+    split="scored")` find them, and tags that commit VERSION.
+    """
+    from generator.store.hub import HubStore
+    from generator.store.publish import publish as push
+
+    if not isinstance(store, HubStore):
+        raise click.UsageError("publish needs --hub ORG/NAME: releases go to a Hugging Face Hub dataset")
+    local = _store(project)
+    verdicts = local.snapshot() / "verdicts" if local.revision() != EMPTY_REVISION else None
+    result = _run(lambda: push(store, project.scored_dir(), verdicts, version))
+    click.echo(f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
+               f"on {store.repo_id} ({store.endpoint})")
+
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--benchmark", required=True, metavar="NAME", help="Benchmark name (folder under data/benchmarks/).")
+@click.option("--title", default=None, help="Title shown on the site (default: from NAME).")
+def init(directory: Path, benchmark: str, title: str | None):
+    """Create a new leaderboard folder DIRECTORY for benchmark NAME.
+
+    Writes mkdocs.yml, site_src/, data/benchmarks/NAME/ (benchmark.yaml and two
+    example questions), submissions/NAME/example-run/, the GitHub workflows
+    and a README. DIRECTORY must not exist or be empty.
+    """
+    from generator.scaffold import scaffold
+
+    files = _run(lambda: scaffold(directory, benchmark, title))
+    click.echo(f"    init: {len(files)} files written to {directory}. Next: dualboard build --root {directory}")
 
 
 @main.command()

@@ -3,8 +3,15 @@
 A run folder is ``submissions/<benchmark>/<run_id>/`` holding
 ``predictions.jsonl`` and ``metadata.yaml``. :func:`check_run` returns the
 parsed :class:`~generator.intake.models.Run` (or ``None``) and the list of
-findings; :func:`load_runs` raises one :class:`InvalidInputError` carrying the
-findings of every run, so a submitter sees all problems at once.
+findings; :func:`check_runs` collects the findings of every run (what
+``dualboard validate`` prints) and :func:`load_runs` raises one
+:class:`InvalidInputError` carrying them all, so a submitter sees all problems
+at once.
+
+Submissions are untrusted: a run folder must sit inside ``submissions/``, hold
+no symbolic links (they could point at any file of the build machine), and its
+YAML may use neither aliases (a "billion laughs" bomb expands a few KB into
+gigabytes) nor deep nesting.
 """
 
 from __future__ import annotations
@@ -12,13 +19,14 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from generator.errors import Finding, InvalidInputError
+from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark, Run
 from generator.intake.schemas import schema_findings
 
@@ -26,6 +34,8 @@ RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
 MAX_REPORTED_PER_FILE = 50
+MAX_YAML_DEPTH = 10
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
 
 
 @dataclass(frozen=True)
@@ -58,27 +68,92 @@ def find_run_dirs(paths: list[Path]) -> list[Path]:
     return sorted(set(found))
 
 
-def load_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits()) -> list[Run]:
-    """Check every run folder; return the runs, or raise once with every finding."""
+@dataclass(frozen=True)
+class ValidationReport:
+    """Everything one validation pass found: the valid runs and every finding."""
+
+    runs: tuple[Run, ...]
+    """Runs without errors (warnings allowed), in folder order."""
+    findings: tuple[Finding, ...] = field(default=())
+    """Every problem of every run, errors and warnings."""
+
+    @property
+    def errors(self) -> list[Finding]:
+        """The findings that reject the submission."""
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is rejected (warnings may remain)."""
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``dualboard validate --format json`` prints it."""
+        return {
+            "valid": self.ok,
+            "runs": [{"benchmark": r.benchmark, "run_id": r.run_id, "answers": len(r.predictions)} for r in self.runs],
+            "findings": [{"file": f.file, "line": f.line, "field": f.field, "problem": f.problem,
+                          "fix": f.fix, "severity": f.severity} for f in self.findings],
+        }
+
+
+def check_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
+               *, submissions_root: Path | None = None) -> ValidationReport:
+    """Check every run folder in one pass; never raises for bad input.
+
+    ``submissions_root``, when given, is the folder every run must sit inside
+    (``<benchmark>/<run_id>/`` directly under it).
+    """
     runs, findings = [], []
     for run_dir in run_dirs:
-        run, problems = check_run(run_dir, benchmarks, limits)
+        run, problems = check_run(run_dir, benchmarks, limits, submissions_root=submissions_root)
         findings += problems
         if run is not None:
             runs.append(run)
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        raise InvalidInputError(findings)
+    findings += _duplicate_findings(runs)
+    return ValidationReport(tuple(runs), tuple(findings))
+
+
+def validate_submissions(data_dir: Path, paths: list[Path], submissions_root: Path, limits: Limits = Limits()) -> ValidationReport:
+    """Check the runs under ``paths`` against the benchmarks in ``data_dir``; never raises for bad input.
+
+    A broken benchmark definition comes back as findings too, so ``--format
+    json`` always prints one JSON document.
+    """
+    try:
+        benchmarks = load_benchmarks(data_dir)
+    except InvalidInputError as exc:
+        return ValidationReport((), tuple(exc.findings))
+    return check_runs(find_run_dirs(paths), benchmarks, limits, submissions_root=submissions_root)
+
+
+def load_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
+              *, submissions_root: Path | None = None) -> list[Run]:
+    """Check every run folder; return the runs, or raise once with every finding."""
+    report = check_runs(run_dirs, benchmarks, limits, submissions_root=submissions_root)
+    if not report.ok:
+        raise InvalidInputError(list(report.findings))
+    return list(report.runs)
+
+
+def _duplicate_findings(runs: list[Run]) -> list[Finding]:
     ids = Counter((r.benchmark, r.run_id) for r in runs)
     duplicated = [f"{b}/{r}" for (b, r), n in ids.items() if n > 1]
-    if duplicated:
-        raise InvalidInputError([Finding(", ".join(duplicated), None, "run_id", "submitted twice", "keep one folder per run id")])
-    return runs
+    if not duplicated:
+        return []
+    return [Finding(", ".join(duplicated), None, "run_id", "submitted twice", "keep one folder per run id")]
 
 
-def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = Limits()) -> tuple[Run | None, list[Finding]]:
-    """Check one run folder; return the Run when it has no errors, and all findings."""
-    findings = _check_run_id(run_dir)
+def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
+              *, submissions_root: Path | None = None) -> tuple[Run | None, list[Finding]]:
+    """Check one run folder; return the Run when it has no errors, and all findings.
+
+    Bad input never raises: every problem, however the file is broken, comes
+    back as a Finding naming the file, the field and the fix.
+    """
+    findings = _check_run_id(run_dir) + _location_findings(run_dir, submissions_root)
+    if any(f.field == "path" and f.severity == "error" for f in findings):
+        return None, findings  # never read through a link or outside submissions/
     metadata, meta_findings = _read_metadata(run_dir / METADATA, limits)
     findings += meta_findings
     benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
@@ -89,6 +164,25 @@ def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = 
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata is None:
         return None, findings
     return Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata, predictions=tuple(predictions)), findings
+
+
+def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Finding]:
+    """Refuse symbolic links and run folders outside ``submissions/<benchmark>/``."""
+    findings = []
+    if submissions_root is not None:
+        root = Path(submissions_root).resolve()
+        if run_dir.resolve().parent.parent != root:
+            findings.append(Finding(str(run_dir), None, "path", f"run folder is not at {root}/<benchmark>/<run_id>",
+                                    "move the run to submissions/<benchmark>/<run_id>/"))
+    links = [p for p in (run_dir.parent, run_dir) if p.is_symlink()]
+    entries = sorted(run_dir.iterdir()) if run_dir.is_dir() and not run_dir.is_symlink() else []
+    links += [p for p in entries if p.is_symlink()]
+    findings += [Finding(str(p), None, "path", "is a symbolic link", "commit the real file or folder, not a link")
+                 for p in links]
+    findings += [Finding(str(p), None, "path", "unexpected entry: only predictions.jsonl and metadata.yaml are stored",
+                         "remove it from the run folder", "warning")
+                 for p in entries if p.name not in (PREDICTIONS, METADATA) and not p.is_symlink()]
+    return findings
 
 
 def _check_run_id(run_dir: Path) -> list[Finding]:
@@ -105,17 +199,48 @@ def _read_metadata(path: Path, limits: Limits) -> tuple[dict[str, Any] | None, l
     if len(raw) > limits.metadata_bytes:
         return None, [Finding(str(path), None, "-", f"file is {len(raw)} bytes, over the {limits.metadata_bytes}-byte limit", "shorten the notes")]
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, [Finding(str(path), None, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8")]
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        return None, [Finding(str(path), None if line is None else line + 1, "-", f"invalid YAML: {getattr(exc, 'problem', exc)}", "fix the YAML syntax")]
+    data, problem = _safe_yaml(text, str(path))
+    if problem is not None:
+        return None, [problem]
     if not isinstance(data, dict):
         return None, [Finding(str(path), None, "-", "expected a mapping of fields", "write key: value pairs")]
     data = _stringify_dates(data)
-    findings = schema_findings(data, "metadata", file=str(path), line=None)
+    findings = _schema_findings(data, "metadata", str(path), None)
     return (None if findings else data), findings
+
+
+def _safe_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
+    """Parse YAML without aliases or deep nesting; a Finding instead of any exception."""
+    try:
+        depth = 0
+        for event in yaml.parse(text, Loader=SAFE_LOADER):
+            if isinstance(event, yaml.AliasEvent):
+                return None, Finding(file, event.start_mark.line + 1, "-", "YAML aliases (*name) are not allowed",
+                                     "write the value out instead of referring to an anchor")
+            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+            if depth > MAX_YAML_DEPTH:
+                return None, Finding(file, event.start_mark.line + 1, "-", f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                     "flatten the structure: metadata.yaml needs at most two levels")
+        return yaml.load(text, Loader=SAFE_LOADER), None
+    except yaml.YAMLError as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        problem = str(getattr(exc, "problem", None) or exc)[:200]
+        return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax")
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2024-02-30"
+        return None, Finding(file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it")
+
+
+def _schema_findings(instance: Any, name: str, file: str, line: int | None) -> list[Finding]:
+    """Schema findings; values too big or too deep even to describe become a finding too."""
+    try:
+        return schema_findings(instance, name, file=file, line=line)
+    except RecursionError:
+        return [Finding(file, line, "-", "nested too deeply to check", "flatten the structure")]
+    except ValueError:  # an integer too long to print in the message (0xfff… in YAML)
+        return [Finding(file, line, "-", "a number has thousands of digits", "write numbers of ordinary size")]
 
 
 def _stringify_dates(data: dict[str, Any]) -> dict[str, Any]:
@@ -166,12 +291,16 @@ def _check_prediction_line(raw: bytes, number: int, file: str, benchmark: Benchm
         return None, [Finding(file, number, "-", f"not UTF-8 (byte {exc.start} of the line)", "save the file as UTF-8")]
     try:
         row = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        return None, [Finding(file, number, "-", f"invalid JSON: {getattr(exc, 'msg', 'nested too deeply')}", "write one JSON object per line")]
-    problems = schema_findings(row, "prediction", file=file, line=number)
+    except json.JSONDecodeError as exc:
+        return None, [Finding(file, number, "-", f"invalid JSON: {exc.msg} (column {exc.colno})", "write one JSON object per line")]
+    except RecursionError:
+        return None, [Finding(file, number, "-", "invalid JSON: nested too deeply", "write one flat JSON object per line")]
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        return None, [Finding(file, number, "-", f"unreadable JSON value: {str(exc)[:200]}", "write numbers of ordinary size")]
+    problems = _schema_findings(row, "prediction", file, number)
     if problems:
         return None, problems
-    row = {**row, "round": row.get("round", 0)}
+    row = {**row, "round": int(row.get("round", 0))}
     problems = _semantic_findings(row, number, file, benchmark, metadata, limits, seen)
     return (None if problems else row), problems
 

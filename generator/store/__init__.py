@@ -1,5 +1,10 @@
 """The store: where accepted runs live (a local folder, or a Hub dataset).
 
+``LocalStore`` (here) is the embedded default; ``generator.store.hub.HubStore``
+keeps the same tree in a Hugging Face Hub dataset (imported only when asked
+for, since it loads huggingface_hub), and ``generator.store.publish`` pushes
+releases to it.
+
 Both stores hold the same logical tree::
 
     benchmarks/<benchmark>/benchmark.yaml, questions.jsonl[, human_labels.csv]

@@ -58,6 +58,29 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
     return files
 
 
+def classify(base: Path, wanted: list[StagedFile]) -> tuple[list[str], list[str], list[str]]:
+    """Sort the runs of ``wanted`` into added, replaced and unchanged against the tree at ``base``."""
+    added, replaced, unchanged = [], [], []
+    by_run: dict[str, list[StagedFile]] = {}
+    for f in wanted:
+        if f.path.startswith(f"{RUNS}/"):
+            by_run.setdefault("/".join(f.path.split("/")[1:3]), []).append(f)
+    for run, files in sorted(by_run.items()):
+        if not (base / RUNS / run).exists():
+            added.append(run)
+        elif all(same_bytes(base, f) for f in files):
+            unchanged.append(run)
+        else:
+            replaced.append(run)
+    return added, replaced, unchanged
+
+
+def same_bytes(base: Path, f: StagedFile) -> bool:
+    """Whether the tree at ``base`` already holds ``f`` byte for byte."""
+    path = base / f.path
+    return path.is_file() and path.read_bytes() == f.data
+
+
 class Store(ABC):
     """A place that holds accepted runs, readable as a local folder."""
 

@@ -22,7 +22,7 @@ from generator.atomic import atomic_write_bytes
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import IngestResult, StagedFile, Store, staged_files
+from generator.store.base import IngestResult, StagedFile, Store, classify, same_bytes, staged_files
 
 CURRENT = "current"
 SNAPSHOTS = "snapshots"
@@ -54,8 +54,8 @@ class LocalStore(Store):
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
         base = self.snapshot()
-        added, replaced, unchanged = _classify(base, run_dirs, wanted)
-        if not added and not replaced and all(_same(base, f) for f in wanted):
+        added, replaced, unchanged = classify(base, wanted)
+        if not added and not replaced and all(same_bytes(base, f) for f in wanted):
             return IngestResult(self.revision(), (), (), tuple(unchanged))
         revision = self._commit(base, wanted)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged))
@@ -96,27 +96,6 @@ class LocalStore(Store):
         revisions = sorted(p for p in snapshots.iterdir() if p.name.isdigit())
         for old in revisions[:-KEEP_SNAPSHOTS]:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _classify(base: Path, run_dirs: list[Path], wanted: list[StagedFile]) -> tuple[list[str], list[str], list[str]]:
-    added, replaced, unchanged = [], [], []
-    by_run: dict[str, list[StagedFile]] = {}
-    for f in wanted:
-        if f.path.startswith("runs/"):
-            by_run.setdefault("/".join(f.path.split("/")[1:3]), []).append(f)
-    for run, files in sorted(by_run.items()):
-        if not (base / "runs" / run).exists():
-            added.append(run)
-        elif all(_same(base, f) for f in files):
-            unchanged.append(run)
-        else:
-            replaced.append(run)
-    return added, replaced, unchanged
-
-
-def _same(base: Path, f: StagedFile) -> bool:
-    path = base / f.path
-    return path.is_file() and path.read_bytes() == f.data
 
 
 def _link_tree(src: Path, dst: Path) -> None:

@@ -1,0 +1,83 @@
+"""``dualboard init``: scaffold a new leaderboard folder from the template files.
+
+The template lives as plain files under ``generator/scaffold/template/``
+(never as Python strings). While copying, ``@@BENCHMARK@@`` and ``@@TITLE@@``
+are replaced in file contents and paths, a leading ``dot-`` becomes ``.``
+(``dot-github/`` → ``.github/``) and a ``.txt`` added to keep a file package
+data is dropped (``preview.py.txt`` → ``preview.py``, ``dot-gitignore.txt`` →
+``.gitignore``), because wheels leave out hidden folders and unlisted suffixes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid
+from importlib import resources
+from pathlib import Path, PurePosixPath
+
+from generator.errors import DualboardError
+
+BENCHMARK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+TEMPLATE = "template"
+
+
+def scaffold(target: Path, benchmark: str, title: str | None = None) -> list[Path]:
+    """Create the leaderboard folder ``target`` for ``benchmark``; return the files written.
+
+    The folder appears complete or not at all (built next to it, then renamed).
+    """
+    title = title or benchmark.replace("-", " ").replace("_", " ").title()
+    _check(target, benchmark, title)
+    tokens = {"@@BENCHMARK@@": benchmark, "@@TITLE@@": title}
+    staging = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
+    written = []
+    try:
+        for relative, data in template_files():
+            path = staging / _replace(output_name(relative), tokens)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(_replace(data.decode("utf-8"), tokens).encode("utf-8"))
+            written.append(target / path.relative_to(staging))
+        if target.exists():
+            target.rmdir()  # checked empty above
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return sorted(written)
+
+
+def template_files() -> list[tuple[str, bytes]]:
+    """Every template file as (path relative to the template, bytes), sorted."""
+    root = resources.files("generator.scaffold").joinpath(TEMPLATE)
+    with resources.as_file(root) as folder:
+        return [(p.relative_to(folder).as_posix(), p.read_bytes()) for p in sorted(Path(folder).rglob("*")) if p.is_file()]
+
+
+def output_name(relative: str) -> str:
+    """The path a template file is written to (``dot-`` → ``.``, package-only ``.txt`` dropped)."""
+    parts = []
+    for part in PurePosixPath(relative).parts:
+        hidden = part.startswith("dot-")
+        if hidden:
+            part = "." + part[len("dot-"):]
+        if part.endswith(".txt") and (hidden or "." in part[:-len(".txt")].lstrip(".")):
+            part = part[:-len(".txt")]
+        parts.append(part)
+    return "/".join(parts)
+
+
+def _check(target: Path, benchmark: str, title: str) -> None:
+    if not BENCHMARK_NAME.match(benchmark):
+        raise DualboardError(f"benchmark name {benchmark!r} is not valid — use lower-case letters, digits, '.', '_' "
+                             "or '-' (at most 100, starting with a letter or digit)")
+    if any(c in title for c in '"\\\n\r') or not title.isprintable():
+        raise DualboardError(f"title {title!r} contains quotes, backslashes or control characters — write plain text")
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise DualboardError(f"{target} already exists and is not empty — choose a new folder; nothing was written")
+
+
+def _replace(text: str, tokens: dict[str, str]) -> str:
+    for token, value in tokens.items():
+        text = text.replace(token, value)
+    return text
