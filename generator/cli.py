@@ -166,9 +166,9 @@ def _echo_report(report: ValidationReport) -> None:
         click.echo(_printable(str(finding)))
     answers = sum(len(r.predictions) for r in report.runs)
     if report.ok:
-        click.echo(f"validate: {len(report.runs)} runs, {answers} answers valid")
+        click.echo(f"valid: {len(report.runs)} runs, {answers} answers")
     else:
-        click.echo(f"validate: {len(report.errors)} problem(s) — fix them and validate again; nothing was changed")
+        click.echo(f"invalid: {len(report.errors)} problem(s) — fix them and validate again; nothing was changed")
 
 
 def _printable(text: str) -> str:

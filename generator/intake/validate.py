@@ -33,6 +33,10 @@ from generator.intake.schemas import schema_findings
 RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
+PROVENANCE = "provenance.jsonl"
+"""Optional: where each answer came from (e.g. an importer's source fields); stored, never graded."""
+RUN_FILES = (METADATA, PREDICTIONS, PROVENANCE)
+"""Files a run folder may hold; everything else is reported."""
 MAX_REPORTED_PER_FILE = 50
 MAX_YAML_DEPTH = 10
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
@@ -179,6 +183,9 @@ def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Fin
     links += [p for p in entries if p.is_symlink()]
     findings += [Finding(str(p), None, "path", "is a symbolic link", "commit the real file or folder, not a link")
                  for p in links]
+    findings += [Finding(str(p), None, "path", f"unexpected entry: only {', '.join(RUN_FILES)} are stored",
+                         "remove it from the run folder", "warning")
+                 for p in entries if p.name not in RUN_FILES and not p.is_symlink()]
     return findings
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from generator.stats import estimators, kappa
+from generator.stats.tables import documents
 
 KEYS = ["run_id", "question_id", "round"]
 MIN_QUESTIONS = 10
@@ -25,6 +26,30 @@ COLUMNS = [
     "sensitivity", "sensitivity_ci_low", "sensitivity_ci_high", "specificity",
     "specificity_ci_low", "specificity_ci_high", "estimable", "reason",
 ]
+
+
+def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return the long verdicts of the scored table's two gradings (traditional vs answer key).
+
+    Grader names come from ``traditional_grader`` / ``answer_key_grader`` when
+    present (else the grading name); ``category`` defaults to "all".
+
+    Examples
+    --------
+    >>> scored = pd.DataFrame({"run_id": "r", "question_id": ["a", "b"], "round": 0,
+    ...     "traditional": [100.0, 0.0], "answer_key": [100.0, 100.0]})
+    >>> verdicts_from_scored(scored)[["grader", "role", "score"]].to_dict("records")[1:3]
+    [{'grader': 'traditional', 'role': 'traditional', 'score': 0.0}, {'grader': 'answer_key', 'role': 'answer_key', 'score': 100.0}]
+    """
+    base = scored.assign(category=scored["category"] if "category" in scored else "all")
+    frames = []
+    for role in ("traditional", "answer_key"):
+        name = base[f"{role}_grader"] if f"{role}_grader" in base else role
+        frames.append(base[[*KEYS, "category"]].assign(grader=name, role=role, score=base[role]))
+    out = pd.concat(frames, ignore_index=True)
+    if (out.groupby("grader")["role"].nunique() > 1).any():  # one grader in both roles
+        out["grader"] = out["role"] + ":" + out["grader"].astype(str)
+    return out
 
 
 def to_verdicts(verdicts: pd.DataFrame, threshold: float = 50.0) -> pd.DataFrame:
@@ -92,6 +117,7 @@ def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[
             "reason": "" if method != "not_estimable" else "over 1% of resamples undefined"}
 
 
+@documents("agreement")
 def agreement_table(verdicts: pd.DataFrame, *, threshold: float = 50.0, n_boot: int = 2000,
                     seed: int = 20241129, alpha: float = 0.05) -> pd.DataFrame:
     """Return agreement of every grader pair, overall and per category.

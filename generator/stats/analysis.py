@@ -6,7 +6,7 @@ import pandas as pd
 
 from generator.stats import scores
 from generator.stats.agreement import COLUMNS as AGREEMENT_COLUMNS
-from generator.stats.agreement import agreement_table
+from generator.stats.agreement import agreement_table, verdicts_from_scored
 from generator.stats.equator import equator_table
 from generator.stats.models_table import models_table, naive_table
 from generator.stats.pairwise import pairwise_table
@@ -29,7 +29,8 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
     verdicts : pandas.DataFrame, optional
         Long verdicts for agreement: ``run_id``, ``question_id``, ``round``,
         ``category``, ``grader``, ``role`` (traditional | answer_key | human),
-        ``score`` (0–100). Without it the agreement table is empty.
+        ``score`` (0–100). Without it, agreement compares the scored table's
+        own two gradings (traditional vs answer key).
     seed, n_boot : int
         Seed and number of resamples of every bootstrap (published in the notes).
     alpha : float
@@ -64,9 +65,10 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
     pairwise = pairwise_table(qmeans, alpha)
     models = add_ranks(models, pairwise, qmeans, seed=seed, n_boot=n_boot, alpha=alpha)
     rounds = qmeans.groupby("run_id")["n_rounds"].max()
+    if verdicts is None:
+        verdicts = verdicts_from_scored(scored)
     agreement = (agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
-                 if verdicts is not None and len(verdicts) else
-                 pd.DataFrame(columns=AGREEMENT_COLUMNS))
+                 if len(verdicts) else pd.DataFrame(columns=AGREEMENT_COLUMNS))
     return StatsTables(
         models=models[list(COLUMNS["models"])],
         pairwise=pairwise,

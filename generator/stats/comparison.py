@@ -12,6 +12,11 @@ import numpy as np
 from generator.stats import paired
 from generator.stats import pingouin_adapter as pga
 
+# Question means are ratios of small integers; rounding their differences to 12
+# decimals removes float noise (0.6 vs 0.6000000000000001) that would otherwise
+# turn ties and zeros into tiny non-zero differences in sign and rank tests.
+DECIMALS = 12
+
 RECORD_KEYS = (
     "n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
     "effect_dz", "effect_dz_hedges", "effect_dz_ci_low", "effect_dz_ci_high",
@@ -20,7 +25,7 @@ RECORD_KEYS = (
 
 
 def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
-            alpha: float = 0.05) -> dict[str, object]:
+            alpha: float = 0.05, detail: bool = True) -> dict[str, object]:
     """Compare aligned question means ``x`` and ``y`` (difference x - y, scale [0, 1]).
 
     Returns a dict with the keys of ``RECORD_KEYS``: the mean difference and its
@@ -29,6 +34,8 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     ``no_shared_questions``), its p-value, d_z = mean(d)/sd(d) with Hedges' J
     and its noncentral-t CI, the number of questions where x is above/below y,
     corr(x, y) across questions, the Wilcoxon robustness check and a note.
+    ``detail=False`` skips the d_z interval and the Wilcoxon check (left NaN),
+    which the run-vs-run table does not show and which dominate its cost.
 
     Examples
     --------
@@ -37,32 +44,36 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     ('mcnemar_exact', 1.0, 0.0)
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    d = x - y
+    d = np.round(x - y, DECIMALS)
     rec: dict[str, object] = dict.fromkeys(RECORD_KEYS, float("nan"))
     rec.update(n_questions=len(d), note="", n_discordant_up=int(np.sum(d > 0)),
                n_discordant_down=int(np.sum(d < 0)))
     if len(d) == 0:
         rec.update(test="no_shared_questions", note="no shared questions: nothing to compare")
         return rec
-    rec.update(_describe(x, y, d))
+    rec.update(_describe(x, y, d, detail))
     if single_round_binary:
         rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"], len(d), alpha))
     else:
-        rec.update(_continuous(x, y, d, alpha))
+        rec.update(_continuous(d, alpha, detail))
     if len(d) < paired.TOO_FEW_QUESTIONS:
         rec["note"] = _join(rec["note"], f"too few questions (n={len(d)} < 10): exact test only")
     return rec
 
 
-def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> dict[str, float]:
+def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray, detail: bool) -> dict[str, float]:
     """Return mean, SE, d_z (raw, Hedges, CI) and the question-level correlation."""
     n = len(d)
     sd = float(d.std(ddof=1)) if n > 1 else float("nan")
+    constant = bool(np.all(d == d[0]))
+    if constant:
+        sd = 0.0  # numpy may return ~1e-17 from rounding in the mean
     out = {"diff_mean": float(d.mean()), "diff_se": sd / np.sqrt(n)}
-    if n > 2 and sd > 0:
+    if n > 2 and not constant:
         dz = float(d.mean()) / sd
         out.update(effect_dz=dz, effect_dz_hedges=dz * paired.hedges_j(n))
-        out["effect_dz_ci_low"], out["effect_dz_ci_high"] = paired.dz_interval(dz * np.sqrt(n), n)
+        if detail:
+            out["effect_dz_ci_low"], out["effect_dz_ci_high"] = paired.dz_interval(dz * np.sqrt(n), n)
     if n > 2 and x.std() > 0 and y.std() > 0:
         out["corr_question"] = float(np.corrcoef(x, y)[0, 1])
     return out
@@ -80,7 +91,7 @@ def _mcnemar(up: int, down: int, n: int, alpha: float) -> dict[str, object]:
     return out
 
 
-def _continuous(x: np.ndarray, y: np.ndarray, d: np.ndarray, alpha: float) -> dict[str, object]:
+def _continuous(d: np.ndarray, alpha: float, detail: bool) -> dict[str, object]:
     """Return the paired t path, or its exact replacements when t is undefined or n < 10."""
     n = len(d)
     if np.all(d == 0):
@@ -91,9 +102,11 @@ def _continuous(x: np.ndarray, y: np.ndarray, d: np.ndarray, alpha: float) -> di
                 "diff_ci_low": float(d[0]), "diff_ci_high": float(d[0]),
                 "note": "every question difference is equal: sign test, interval degenerate"}
     t = paired.paired_t(d, alpha)
-    w = pga.wilcoxon(x, y)
     out = {"test": "paired_t", "p_value": float(t["p_value"]), "diff_ci_low": float(t["ci_low"]),
-           "diff_ci_high": float(t["ci_high"]), "wilcoxon_w": w["w"], "wilcoxon_p": w["p_value"]}
+           "diff_ci_high": float(t["ci_high"])}
+    if detail:
+        w = pga.wilcoxon(d)
+        out.update(wilcoxon_w=w["w"], wilcoxon_p=w["p_value"])
     if n < paired.TOO_FEW_QUESTIONS:
         out.update(test="permutation_exact", p_value=paired.sign_flip_p(d))
     return out

@@ -9,6 +9,7 @@ from generator.stats import estimators, power
 from generator.stats import pingouin_adapter as pga
 from generator.stats.comparison import compare
 from generator.stats.scores import GRADINGS
+from generator.stats.tables import documents
 
 POINTS = 100.0
 
@@ -71,14 +72,19 @@ def single_round_binary(a: pd.DataFrame, b: pd.DataFrame) -> bool:
 
 
 def paired_mde(rec: dict[str, object], binary_k1: bool, alpha: float = 0.05) -> float:
-    """Return the MDE (0–100) for a comparison record from :func:`compare`."""
+    """Return the MDE (0–100) for a comparison record from :func:`compare`.
+
+    NaN when it cannot be estimated: no discordant pair to base the McNemar
+    solver on, or no variation in the differences (sd = 0).
+    """
     n = int(rec["n_questions"])
     if n < 2:
         return float("nan")
     if binary_k1:
-        discordance = (rec["n_discordant_up"] + rec["n_discordant_down"]) / n
-        return POINTS * power.mde_mcnemar(discordance, n, alpha=alpha)
-    return power.mde_paired_t(float(rec["diff_se"]) * np.sqrt(n), n, alpha=alpha)
+        discordant = int(rec["n_discordant_up"] + rec["n_discordant_down"])
+        return POINTS * power.mde_mcnemar_counts(discordant, n, alpha=alpha)
+    sd = float(rec["diff_se"]) * np.sqrt(n)
+    return POINTS * power.mde_paired_t(sd, n, alpha=alpha) if sd > 0 else float("nan")
 
 
 def run_row(run_qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
@@ -101,6 +107,7 @@ def run_row(run_qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     return row
 
 
+@documents("models")
 def models_table(qmeans: pd.DataFrame, counts: pd.DataFrame, naive: pd.DataFrame,
                  alpha: float = 0.05) -> pd.DataFrame:
     """Return one row per run: both gradings' means and CIs, their difference and test.

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from generator.stats import estimators
+from generator.stats import estimators, pair_matrix
 from generator.stats import pingouin_adapter as pga
 from generator.stats.comparison import compare
 from generator.stats.models_table import POINTS, paired_mde, single_round_binary
+from generator.stats.paired import TOO_FEW_QUESTIONS
 from generator.stats.scores import GRADINGS
 
 
@@ -39,7 +38,7 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object
         a, b = a.loc[shared], b.loc[shared]
         binary_k1 = single_round_binary(a, b)
         rec = compare(a["mean"].to_numpy(), b["mean"].to_numpy(),
-                      single_round_binary=binary_k1, alpha=alpha)
+                      single_round_binary=binary_k1, alpha=alpha, detail=False)
         rec["mde_points"] = paired_mde(rec, binary_k1, alpha)
     for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
         rec[k] = POINTS * float(rec[k])
@@ -64,18 +63,30 @@ def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     >>> row["test"], float(row["diff_mean"]), bool(row["significant"])
     ('mcnemar_exact', 100.0, True)
     """
-    rows = []
-    for g in GRADINGS:
-        sub = qmeans[qmeans["grading"] == g]
-        runs = {r: q.set_index("question_id") for r, q in sub.groupby("run_id", sort=True)}
-        for ra, rb in itertools.combinations(runs, 2):
-            rows.append({"grading": g, "run_a": ra, "run_b": rb,
-                         **pair_row(runs[ra], runs[rb], alpha)})
+    frames = [_grading_pairs(qmeans[qmeans["grading"] == g], alpha).assign(grading=g)
+              for g in GRADINGS]
     columns = ["grading", "run_a", "run_b", "n_questions", "diff_mean", "diff_se", "diff_ci_low",
                "diff_ci_high", "test", "p_value", "p_holm", "significant", "effect_dz",
                "mde_points", "note"]
-    table = pd.DataFrame(rows, columns=[c for c in columns if c not in ("p_holm", "significant")])
-    return _holm_by_grading(table, alpha)[columns]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    return _holm_by_grading(table, alpha).reindex(columns=columns)
+
+
+def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Return every pair of one grading: vectorised, with the scalar path where n < 10."""
+    runs, values, simple = pair_matrix.wide(sub)
+    frames = [pair_matrix.pairs_with(i, runs, values, simple, alpha) for i in range(len(runs) - 1)]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["run_a", "run_b", "n_questions"])
+    scalar = table["n_questions"] < TOO_FEW_QUESTIONS
+    if scalar.any():
+        by_run = {r: q.set_index("question_id") for r, q in sub.groupby("run_id", sort=True)}
+        for idx in table.index[scalar]:
+            a, b = table.at[idx, "run_a"], table.at[idx, "run_b"]
+            rec = pair_row(by_run[a], by_run[b], alpha)
+            for key in table.columns.intersection(list(rec)):
+                table.at[idx, key] = rec[key]
+    return table
 
 
 def _holm_by_grading(table: pd.DataFrame, alpha: float) -> pd.DataFrame:

@@ -49,19 +49,22 @@ def paired_ttest(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
             "ci_low": float(ci[0]), "ci_high": float(ci[1]), "bf10": float(row["BF10"])}
 
 
-def wilcoxon(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """Return pingouin's Wilcoxon signed-rank test as w, p_value, rbc (NaN when all x == y).
+def wilcoxon(d: np.ndarray) -> dict[str, float]:
+    """Return pingouin's Wilcoxon signed-rank test of differences ``d`` as w, p_value, rbc.
+
+    Zero differences are dropped (scipy's zero_method='wilcox'); with ties the
+    normal approximation is tie- and continuity-corrected. NaN when all d = 0.
 
     Examples
     --------
-    >>> r = wilcoxon(np.array([1, 2, 3, 4, 5.]), np.array([1.5, 1, 2, 3, 3.]))
+    >>> r = wilcoxon(np.array([-0.5, 1, 1, 1, 2.]))
     >>> r["w"], r["p_value"]
     (1.0, 0.125)
     """
-    if np.all(np.asarray(x) == np.asarray(y)):
+    if np.all(np.asarray(d) == 0):
         return {"w": float("nan"), "p_value": float("nan"), "rbc": float("nan")}
     with _unrounded():
-        row = pg.wilcoxon(x, y).iloc[0]
+        row = pg.wilcoxon(d).iloc[0]
     return {"w": float(row["W_val"]), "p_value": float(row["p_val"]), "rbc": float(row["RBC"])}
 
 

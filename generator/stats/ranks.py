@@ -47,8 +47,9 @@ def holm_rank_intervals(pairwise: pd.DataFrame, means: pd.Series, grading: str) 
 
 def bootstrap_means(matrix: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Return bootstrap means (B × runs) of a questions × runs matrix under resampling weights."""
+    values, present = np.where(mask, matrix, 0.0), mask.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (weights @ np.where(mask, matrix, 0.0)) / (weights @ mask)
+        return (weights @ values) / (weights @ present)
 
 
 def resampling_weights(n_questions: int, n_boot: int, seed: int) -> np.ndarray:

@@ -24,6 +24,21 @@ COLUMNS: dict[str, dict[str, str]] = yaml.safe_load(
     (Path(__file__).with_name("columns.yaml")).read_text(encoding="utf-8"))
 
 
+def documents(table: str):
+    """Append the column list of ``table`` (from columns.yaml) to a function's docstring.
+
+    The making function of each table thereby documents every column it
+    returns, from the same source the site's methodology page prints.
+    """
+    def decorate(func):
+        lines = [f"    ``{name}``: {text}" for name, text in COLUMNS[table].items()]
+        func.__doc__ = (func.__doc__ or "").rstrip() + (
+            f"\n\n    Columns of ``{table}.csv`` (``COLUMNS[\"{table}\"]``)\n    "
+            + "-" * (len(table) + 33) + "\n" + "\n".join(lines) + "\n")
+        return func
+    return decorate
+
+
 class StatsTablesError(DualboardError):
     """A stats folder is missing a table or has a format this version cannot read."""
 

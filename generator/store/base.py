@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.intake.models import Benchmark
+from generator.intake.validate import RUN_FILES
 
 BENCHMARKS = "benchmarks"
 RUNS = "runs"
 VERDICTS = "verdicts"
-RUN_FILES = ("metadata.yaml", "predictions.jsonl")
 BENCHMARK_FILES = ("benchmark.yaml", "questions.jsonl", "human_labels.csv")
 
 
@@ -54,7 +54,8 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
                 files.append(StagedFile(f"{BENCHMARKS}/{name}/{fname}", (folder / fname).read_bytes()))
     for run_dir in run_dirs:
         for fname in RUN_FILES:
-            files.append(StagedFile(f"{RUNS}/{run_dir.parent.name}/{run_dir.name}/{fname}", (run_dir / fname).read_bytes()))
+            if (run_dir / fname).is_file():
+                files.append(StagedFile(f"{RUNS}/{run_dir.parent.name}/{run_dir.name}/{fname}", (run_dir / fname).read_bytes()))
     return files
 
 

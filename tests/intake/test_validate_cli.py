@@ -19,7 +19,7 @@ def _validate(root, *args):
 def test_valid_submissions_exit_0(tiny_root):
     result = _validate(tiny_root)
     assert result.exit_code == 0, result.output
-    assert "validate: 1 runs, 3 answers valid" in result.output
+    assert "valid: 1 runs, 3 answers" in result.output
 
 
 def test_every_problem_of_every_run_in_one_pass_exit_1(tiny_root):
@@ -29,7 +29,7 @@ def test_every_problem_of_every_run_in_one_pass_exit_1(tiny_root):
     assert result.exit_code == 1, result.output
     assert "bad-json/predictions.jsonl:1: -: invalid JSON" in result.output
     assert "Bad-Id: run_id: folder name 'Bad-Id' is not a valid run id" in result.output
-    assert "validate: 2 problem(s)" in result.output
+    assert "invalid: 2 problem(s)" in result.output
 
 
 def test_json_format_is_one_document(tiny_root):
@@ -102,3 +102,11 @@ def test_control_characters_are_escaped_in_text_output(tiny_root):
     assert result.exit_code == 1, result.output
     assert "\x1b" not in result.output
 
+
+
+def test_extra_files_are_a_warning(tiny_root):
+    (tiny_root / "submissions" / "tiny" / "run-a" / "notes.txt").write_text("hello")
+    result = _validate(tiny_root)
+    assert result.exit_code == 0, result.output
+    assert "run-a/notes.txt: path: unexpected entry" in result.output
+    assert "valid: 1 runs, 3 answers" in result.output

@@ -58,7 +58,7 @@ def test_scaffolded_workflows_are_the_repository_ones(scaffolded):
 def test_example_run_validates(scaffolded):
     result = CliRunner().invoke(main, ["validate", "--root", str(scaffolded)])
     assert result.exit_code == 0, result.output
-    assert "validate: 1 runs, 2 answers valid" in result.output
+    assert "valid: 1 runs, 2 answers" in result.output
 
 
 def test_init_refuses_a_used_folder_and_bad_names(tmp_path):

@@ -1,0 +1,108 @@
+"""All run pairs of one grading at once: the vectorised path of the pairwise table.
+
+Leaderboards hold hundreds of runs, so m(m-1)/2 pairs must not each cost a
+pandas round trip. Run i is compared with every later run in one array
+operation over a questions × runs matrix. The rules are those of
+:func:`generator.stats.comparison.compare` (a test checks both agree on every
+pair); pairs with fewer than 10 shared questions (exact permutation test) or
+none (unpaired comparison) are left to that scalar path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from generator.stats import estimators, paired, power
+from generator.stats.comparison import DECIMALS
+
+POINTS = 100.0
+NOTES = {"all_zero": "every question difference is 0: p=1, interval degenerate",
+         "sign_test": "every question difference is equal: sign test, interval degenerate"}
+
+
+def wide(qmeans: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    """Return run ids, question means (questions × runs, NaN = not answered) and one-round-0/1 flags."""
+    frame = qmeans.assign(simple=(qmeans["n_rounds"] == 1) & qmeans["binary"].astype(bool))
+    values = frame.pivot(index="question_id", columns="run_id", values="mean")
+    simple = frame.pivot(index="question_id", columns="run_id", values="simple")
+    simple = simple.reindex_like(values).fillna(False).astype(bool)
+    return values.columns, values.to_numpy(dtype=float), simple.to_numpy()
+
+
+def _moments(d: np.ndarray, shared: np.ndarray) -> dict[str, np.ndarray]:
+    """Return n, mean, sd, discordant counts and constancy of masked differences (per column)."""
+    n = shared.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = d.sum(axis=0) / n
+        constant = np.where(shared, d, np.inf).min(axis=0) == np.where(shared, d, -np.inf).max(axis=0)
+        ss = (np.where(shared, d - mean, 0.0) ** 2).sum(axis=0)
+        sd = np.where(constant, 0.0, np.sqrt(ss / (n - 1)))
+    return {"n": n, "mean": mean, "sd": sd, "constant": constant,
+            "up": (d > 0).sum(axis=0), "down": (d < 0).sum(axis=0)}
+
+
+def _tests(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
+    """Return test name, p-value and CI per pair, following compare()'s rules."""
+    n, mean, sd, up, down = m["n"], m["mean"], m["sd"], m["up"], m["down"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = sd / np.sqrt(n)
+        p_t = 2 * stats.t.sf(np.abs(mean / se), n - 1)
+        half = estimators.t_quantile(n - 1, alpha) * se
+    bp_lo, bp_hi = paired.bonett_price_interval(up, down, n, alpha)
+    exact = paired.mcnemar_exact_p(up, down)
+    zero, constant = (up + down) == 0, m["constant"]
+    test = np.select([binary, zero, constant], ["mcnemar_exact", "all_zero", "sign_test"],
+                     "paired_t")
+    p = np.select([binary, zero, constant], [exact, 1.0, exact], p_t)
+    lo = np.select([binary, zero, constant], [bp_lo, 0.0, mean], mean - half)
+    hi = np.select([binary, zero, constant], [bp_hi, 0.0, mean], mean + half)
+    return {"test": test, "p_value": p, "diff_ci_low": lo, "diff_ci_high": hi, "diff_se": se}
+
+
+def pairs_with(i: int, runs: pd.Index, values: np.ndarray, simple: np.ndarray,
+               alpha: float = 0.05) -> pd.DataFrame:
+    """Return the comparisons of run ``i`` with every later run (points, as pairwise.csv).
+
+    Columns: run_a, run_b, n_questions, diff_mean, diff_se, diff_ci_low,
+    diff_ci_high, test, p_value, effect_dz, mde_points, note.
+    """
+    x, y = values[:, [i]], values[:, i + 1:]
+    shared = ~np.isnan(x) & ~np.isnan(y)
+    d = np.where(shared, np.round(np.nan_to_num(x - y), DECIMALS), 0.0)
+    m = _moments(d, shared)
+    binary = np.all(~shared | (simple[:, [i]] & simple[:, i + 1:]), axis=0)
+    t = _tests(m, binary, alpha)
+    zero_note = _concordant_notes(binary & ((m["up"] + m["down"]) == 0), m["n"], alpha)
+    notes = [z or NOTES.get(name, "") for z, name in zip(zero_note, t["test"])]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dz = np.where((m["n"] > 2) & ~m["constant"], m["mean"] / m["sd"], np.nan)
+    return pd.DataFrame({
+        "run_a": runs[i], "run_b": runs[i + 1:], "n_questions": m["n"],
+        "diff_mean": POINTS * m["mean"], "diff_se": POINTS * t["diff_se"],
+        "diff_ci_low": POINTS * t["diff_ci_low"], "diff_ci_high": POINTS * t["diff_ci_high"],
+        "test": t["test"], "p_value": t["p_value"], "effect_dz": dz,
+        "mde_points": _mde(m, binary, alpha), "note": notes})
+
+
+def _concordant_notes(flag: np.ndarray, n: np.ndarray, alpha: float) -> list[str]:
+    """Return the all-pairs-concordant note where ``flag`` is set."""
+    return [(f"all pairs concordant: d=0, p=1; discordance rate ≤ "
+             f"{100 * (1 - alpha ** (1 / k)):.1f}% ({100 * (1 - alpha):.0f}% upper bound)")
+            if f and k else "" for f, k in zip(flag, n)]
+
+
+def _mde(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> np.ndarray:
+    """Return each pair's MDE in points (exact McNemar or paired t; NaN without variation)."""
+    out = np.full(len(binary), np.nan)
+    for j in range(len(binary)):
+        n = int(m["n"][j])
+        if n < 2:
+            continue
+        if binary[j]:
+            out[j] = POINTS * power.mde_mcnemar_counts(int(m["up"][j] + m["down"][j]), n,
+                                                       alpha=alpha)
+        elif m["sd"][j] > 0:
+            out[j] = POINTS * power.dz_star(n, alpha=alpha) * m["sd"][j]
+    return out

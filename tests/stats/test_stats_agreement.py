@@ -1,0 +1,109 @@
+"""Agreement: κ against statsmodels, human-referenced sensitivity, estimability rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from generator.stats.agreement import agreement_table
+from generator.stats.kappa import kappa_interval, label_span, landis_koch
+
+
+def verdict_frame(human: np.ndarray, grader: np.ndarray, *, categories=None) -> pd.DataFrame:
+    """Return long verdicts of a grader and humans on questions × rounds (0/100 scores)."""
+    n, k = human.shape
+    base = pd.DataFrame({"run_id": "r", "question_id": np.repeat([f"q{i}" for i in range(n)], k),
+                         "round": np.tile(np.arange(k), n),
+                         "category": np.repeat(categories if categories is not None else ["c"] * n, k)})
+    return pd.concat([base.assign(grader="llm", role="answer_key", score=grader.ravel()),
+                      base.assign(grader="people", role="human", score=human.ravel())])
+
+
+@pytest.fixture(scope="module")
+def sample():
+    rng = np.random.default_rng(5)
+    human = 100.0 * (rng.random((60, 2)) < 0.6)
+    grader = np.where(rng.random((60, 2)) < 0.85, human, 100 - human)
+    return human, grader
+
+
+def test_kappa_and_accuracy_match_statsmodels_on_the_pooled_table(sample):
+    human, grader = sample
+    row = agreement_table(verdict_frame(human, grader), n_boot=500).iloc[0]
+    h, g = human.ravel() >= 50, grader.ravel() >= 50
+    table = np.array([[np.sum(g & h), np.sum(g & ~h)], [np.sum(~g & h), np.sum(~g & ~h)]])
+    assert row["kappa"] == pytest.approx(cohens_kappa(table).kappa, abs=1e-12)
+    assert row["accuracy"] == pytest.approx(np.mean(g == h), abs=1e-12)
+    assert row["sensitivity"] == pytest.approx(np.sum(g & h) / np.sum(h), abs=1e-12)
+    assert row["specificity"] == pytest.approx(np.sum(~g & ~h) / np.sum(~h), abs=1e-12)
+    assert row["kappa_ci_low"] < row["kappa"] < row["kappa_ci_high"]
+    assert row["kappa_ci_method"] == "bca_question_bootstrap"
+    assert (row["grader_a"], row["grader_b"]) == ("llm", "people")
+    assert row["label"] == landis_koch(row["kappa"])
+
+
+def test_small_category_and_one_class_rater_are_not_estimable(sample):
+    human, grader = sample
+    cats = np.array(["big"] * 52 + ["small"] * 8)
+    grader = grader.copy()
+    grader[:52] = 100.0  # the grader passes everything in "big"
+    table = agreement_table(verdict_frame(human, grader, categories=cats), n_boot=200)
+    by_cat = table.set_index("category")
+    assert not by_cat.loc["small", "estimable"] and "fewer than 10" in by_cat.loc["small", "reason"]
+    assert not by_cat.loc["big", "estimable"] and "one class" in by_cat.loc["big", "reason"]
+    assert np.isnan(by_cat.loc["big", "kappa"])
+    assert by_cat.loc["big", "accuracy"] == pytest.approx(np.mean(human[:52] >= 50))
+
+
+def test_perfect_agreement_gives_a_one_sided_bound():
+    human = 100.0 * (np.arange(60).reshape(30, 2) % 3 == 0)
+    row = agreement_table(verdict_frame(human, human.copy()), n_boot=200).iloc[0]
+    assert row["kappa"] == 1.0 and row["kappa_ci_high"] == 1.0
+    assert 0 < row["kappa_ci_low"] < 1
+    assert row["kappa_ci_method"] == "one_sided_perfect"
+
+
+def test_partial_credit_becomes_a_verdict_at_fifty():
+    human = np.full((12, 1), 100.0)
+    grader = np.array([[60.0]] * 6 + [[40.0]] * 6)
+    row = agreement_table(verdict_frame(human, grader), n_boot=100).iloc[0]
+    assert row["sensitivity"] == pytest.approx(0.5)
+
+
+def test_missing_human_labels_are_dropped_and_missing_grader_verdicts_fail():
+    human = np.full((12, 1), 100.0)
+    human[0, 0] = np.nan
+    grader = np.full((12, 1), 100.0)
+    grader[1, 0] = np.nan
+    row = agreement_table(verdict_frame(human, grader), n_boot=100).iloc[0]
+    assert row["n"] == 11
+    assert row["accuracy"] == pytest.approx(10 / 11)
+
+
+def test_bootstrap_declares_ci_not_estimable_when_resamples_lose_a_class():
+    counts = np.zeros((30, 4), dtype=int)
+    counts[:, 0] = 3  # both pass everywhere...
+    counts[0] = [0, 1, 0, 2]  # ...except one question, absent from ~36% of resamples
+    assert kappa_interval(counts, n_boot=500, seed=1)[2] == "not_estimable"
+
+
+@pytest.mark.parametrize("low,high,span", [(0.3, 0.7, "fair–substantial"), (0.5, 0.55, "moderate"),
+                                           (np.nan, 0.5, "")])
+def test_label_span(low, high, span):
+    assert label_span(low, high) == span
+
+
+def test_without_verdicts_analyse_compares_its_own_two_gradings():
+    from generator.stats import analyse
+    from stats_builders import scored_run
+
+    rng = np.random.default_rng(2)
+    trad = 100.0 * (rng.random((30, 2)) < 0.6)
+    key = np.where(rng.random((30, 2)) < 0.8, trad, 100 - trad)
+    table = analyse(scored_run("r", trad, key), n_boot=200).agreement
+    row = table[table["category"] == "all"].iloc[0]
+    assert {row["grader_a"], row["grader_b"]} == {"mc", "rules"}
+    assert row["n"] == 60 and row["accuracy"] == pytest.approx(np.mean(trad == key))
+    assert np.isnan(row["sensitivity"])  # no human labels: no sensitivity

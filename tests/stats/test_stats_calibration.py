@@ -1,0 +1,61 @@
+"""A fast, seeded version of bench/calibration.py: known truth from the demo simulator.
+
+Loose gates (300–1,000 simulations, Monte-Carlo SE ≈ 1.3 %); the full grid with
+STATISTICS.md's gates runs in ``python bench/calibration.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "calibration.py"
+spec = importlib.util.spec_from_file_location("calibration_bench", BENCH)
+calibration = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = calibration  # dataclasses look their module up here
+spec.loader.exec_module(calibration)
+Cell = calibration.Cell
+
+
+def _value(rows: list[dict], check: str) -> float:
+    return next(r["value"] for r in rows if r["check"] == check)
+
+
+@pytest.mark.parametrize("cell", [Cell(30, 1, 0.8, "clustered"), Cell(100, 3, 0.5, "clustered"),
+                                  Cell(30, 5, 0.95, "unclustered")])
+def test_intervals_cover_the_true_mean(cell):
+    rows = calibration.coverage_cell(cell, 300, np.random.default_rng(1))
+    assert 0.90 <= _value(rows, "mean: wilson_neff") <= 0.99
+    diff = next(r for r in rows if r["check"].startswith("diff:"))
+    assert 0.90 <= diff["value"] <= 1.0
+
+
+def test_naive_interval_under_covers_with_clustered_rounds():
+    rows = calibration.coverage_cell(Cell(30, 5, 0.5, "clustered"), 300, np.random.default_rng(2))
+    naive = _value(rows, "mean: NAIVE (answers independent)")
+    assert naive < 0.90  # theory: ICC 0.2, design effect 1.8, coverage ≈ 86%
+    assert _value(rows, "mean: wilson_neff") > naive + 0.05
+
+
+@pytest.mark.parametrize("cell,check", [(Cell(30, 1, 0.8, "clustered"), "mcnemar exact"),
+                                        (Cell(30, 3, 0.5, "clustered"), "paired t"),
+                                        (Cell(30, 3, 0.5, "clustered"), "wilcoxon")])
+def test_type_one_error_under_the_null(cell, check):
+    rows = calibration.type1_cell(cell, 1000, np.random.default_rng(3))
+    assert _value(rows, check) <= 0.075
+
+
+def test_holm_family_wise_error_with_eight_identical_runs():
+    row = calibration.fwer_cell(Cell(30, 3, 0.8, "clustered"), 300, np.random.default_rng(4))
+    assert row["value"] <= 0.10
+
+
+def test_vectorised_holm_equals_multipletests():
+    p = np.random.default_rng(5).random((20, 7)) ** 3
+    want = np.array([multipletests(row, method="holm")[0] for row in p])
+    np.testing.assert_array_equal(calibration.holm_reject(p), want)

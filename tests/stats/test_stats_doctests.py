@@ -1,0 +1,21 @@
+"""Run the Examples of every generator.stats module, so the docs cannot drift."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import generator.stats
+
+MODULES = sorted(m.name for m in pkgutil.iter_modules(generator.stats.__path__,
+                                                       prefix="generator.stats."))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_examples_run(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} doctest(s) failed in {name}"
