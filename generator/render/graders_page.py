@@ -21,7 +21,7 @@ def graders_page(result: BenchmarkResults) -> Page:
     agreement = result.stats.agreement
     human = agreement["grader_b"].eq("human") if not agreement.empty else pd.Series(dtype=bool)
     text = (
-        front_matter(f"Graders: {result.name}")
+        front_matter(f"Graders: {result.name}", hide=("toc",))
         + f"# Graders of {escape_text(result.benchmark.title)}\n\n"
         "A grader is only as good as its agreement with people. *Accuracy* is raw agreement; *Cohen's κ* "
         "corrects it for chance (labels after Landis and Koch); both intervals resample questions, so rounds of one "

@@ -27,7 +27,7 @@ CAPTIONS = {
                    "panels to see which categories strict grading hits hardest. Few questions per category make "
                    "these cells noisy."),
     "pairwise": ("Pairwise significance matrix under {grading}: colour is the row run's score minus the column run's, "
-                 "over shared questions (red: row ahead, blue: column ahead); ● marks pairs whose difference is "
+                 "over shared questions (blue: the row run scores higher, red: the column run does); ● marks pairs whose difference is "
                  "significant after Holm adjustment over all pairs. Pairs without ● cannot be ordered by this benchmark."),
 }
 
@@ -39,7 +39,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     tables = {g: (label, _ranked_table(models, g)) for g, label in RANKED_BY.items()}
     order = list(models.sort_values(["answer_key_mean", "run_id"], ascending=[False, True])["run_id"])
     text = (
-        front_matter(f"Leaderboard: {b.name}")
+        front_matter(f"Leaderboard: {b.name}", hide=("toc",))
         + f"# {escape_text(b.title)}\n\n"
         + f"<p>{escape_text(b.description)}</p>\n\n"
         + f"Benchmark version {escape_text(b.version)}, {len(b.questions)} questions, {len(models)} runs. "

@@ -42,11 +42,9 @@ def _verdict_table(verdicts: pd.DataFrame) -> pd.DataFrame:
     keys = ["run_id", "question_id", "round"]
     if verdicts.empty:
         return pd.DataFrame(columns=keys)
-    wide = verdicts.pivot_table(index=keys, columns="grader", values=["score", "detail"],
-                                aggfunc="first", dropna=False)
+    wide = verdicts.drop_duplicates([*keys, "grader"]).set_index([*keys, "grader"])[["score", "detail"]].unstack("grader")
     wide.columns = [f"{kind}:{grader}" for kind, grader in wide.columns]
-    order = _grader_order(verdicts)
-    columns = [f"{kind}:{g}" for g in order for kind in ("score", "detail") if f"{kind}:{g}" in wide.columns]
+    columns = [f"{kind}:{g}" for g in _grader_order(verdicts) for kind in ("score", "detail")]
     return wide[columns].reset_index().sort_values(keys, kind="stable")
 
 
@@ -87,12 +85,12 @@ def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
 def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdicts: pd.DataFrame,
                   responses: Mapping[tuple[str, str, int], str], models: Mapping[str, str]) -> Page:
     """The page of one question: prompt, answer key, every answer with every verdict."""
-    graders = [c.split(":", 1)[1] for c in verdicts.columns if c.startswith("score:")]
+    graders = [c.split(":", 1)[1] for c in verdicts.columns if c.startswith("score:") and verdicts[c].notna().any()]
     headers = ["Run", "Round", "Response", *graders]
     rows = [_answer_row(r, graders, responses, models) for r in verdicts.to_dict("records")]
     n_disagree = sum(1 for r in rows if r.css_class)
     text = (
-        front_matter(f"Question {slug}", search=False)
+        front_matter(f"Question {slug}", search=False, hide=("toc",))
         + f"<h1>Question {escape_text(question['id'])}</h1>\n\n"
         + f"Benchmark [{escape_text(benchmark)}](../index.md) · [all questions](index.md)\n\n"
         + _question_block(question)
