@@ -7,6 +7,7 @@ downloads pages; nothing here writes files.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +118,7 @@ def _files(folder: Path) -> dict[str, tuple[int, str]]:
         digest, _, name = line.partition("  ")
         path = folder / name
         out[name] = (path.stat().st_size if path.is_file() else 0, digest)
+    out[CHECKSUMS] = (sums.stat().st_size, hashlib.sha256(sums.read_bytes()).hexdigest())
     return out
 
 

@@ -23,8 +23,9 @@ SCHEMAS = resources.files("generator.intake").joinpath("schemas")
 SCHEMA_FILES = {"metadata.yaml": "metadata.schema.json", "predictions.jsonl (one object per line)": "prediction.schema.json",
                 "questions.jsonl (benchmark maintainers)": "question.schema.json",
                 "benchmark.yaml (benchmark maintainers)": "benchmark.schema.json"}
-SMALL_FILES = ("manifest.json", "SHA256SUMS", "README.md")
-"""Release files copied into every site version; the rest stay in the release folder / Hub."""
+SMALL_FILES = ("manifest.json", "SHA256SUMS")
+"""Release files copied into every site version (with stats/); the rest stay in the release folder / Hub.
+(The dataset card README.md stays out too: MkDocs would turn it into a page.)"""
 
 
 def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
