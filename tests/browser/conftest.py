@@ -110,14 +110,17 @@ def _serve_built(tmp_path_factory, name: str, hostile: bool) -> Iterator[tuple[P
 
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory) -> Iterator[tuple[Path, Server]]:
-    """The demo leaderboard, built and served; yields (leaderboard folder, server)."""
-    yield from _serve_built(tmp_path_factory, "demo-site", hostile=False)
+    """The demo leaderboard plus one run full of XSS payloads, built once and served; yields (folder, server).
+
+    Every page-type check therefore also runs with hostile text on the page.
+    """
+    yield from _serve_built(tmp_path_factory, "demo-site", hostile=True)
 
 
 @pytest.fixture(scope="session")
-def xss_site(tmp_path_factory) -> Iterator[tuple[Path, Server]]:
-    """The demo leaderboard plus a run full of XSS payloads, built and served."""
-    yield from _serve_built(tmp_path_factory, "xss-site", hostile=True)
+def xss_site(demo_site) -> tuple[Path, Server]:
+    """The same build: the demo with the XSS run (see write_xss_run)."""
+    return demo_site
 
 
 @pytest.fixture(scope="session")
