@@ -110,7 +110,7 @@ def render(project: Project, store: Store, *, versioned: bool = False) -> StageS
 
     ``versioned`` (set by a release) turns on the mike version selector.
     """
-    results = [_results(project, b, runs) for b, runs in stored_benchmarks(store).values()
+    results = [benchmark_results(project, b, runs) for b, runs in stored_benchmarks(store).values()
                if project.stats_dir(b.name).is_dir()]
     content = site_content(results, load_releases(project.root))
     config = compose_docs(project.root, project.build_dir, content, versioned=versioned)
@@ -118,7 +118,7 @@ def render(project: Project, store: Store, *, versioned: bool = False) -> StageS
     return StageSummary("render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}")
 
 
-def _results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
+def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
     scored_path = project.scored_dir() / f"{benchmark.name}.parquet"
     verdicts_path = project.scored_dir() / f"{benchmark.name}.verdicts.parquet"
