@@ -15,7 +15,7 @@ import pandas as pd
 
 from generator.intake.models import Run
 from generator.render.escape import escape_text
-from generator.render.html import Cell, Row, code_block, paragraph, table
+from generator.render.html import Cell, Row, paragraph, table
 from generator.render.numbers import format_number, sort_key
 from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
 
