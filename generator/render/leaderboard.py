@@ -39,7 +39,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     tables = {g: (label, _ranked_table(models, g)) for g, label in RANKED_BY.items()}
     order = list(models.sort_values(["answer_key_mean", "run_id"], ascending=[False, True])["run_id"])
     text = (
-        front_matter(f"Leaderboard: {b.name}", hide=("toc",))
+        front_matter(f"Leaderboard: {b.name}", hide=("navigation", "toc"))
         + f"# {escape_text(b.title)}\n\n"
         + f"<p>{escape_text(b.description)}</p>\n\n"
         + f"Benchmark version {escape_text(b.version)}, {len(b.questions)} questions, {len(models)} runs. "
