@@ -37,9 +37,15 @@ def _target(site: Path, url_path: str) -> Path:
 def broken_links(site: Path) -> list[tuple[str, str]]:
     """Return (page, link) for every internal link of every HTML page that does not resolve."""
     broken, parsed = [], {}
+
+    def parse(path: Path) -> _Links:
+        if path not in parsed:
+            parsed[path] = _parse(path)
+        return parsed[path]
+
     for page in sorted(site.rglob("*.html")):
         page_url = "/" + page.relative_to(site).as_posix()
-        links = parsed.setdefault(page, _parse(page)).links
+        links = parse(page).links
         for link in links:
             parts = urlsplit(link)
             if parts.scheme or parts.netloc or link.startswith(("mailto:", "data:")):
@@ -48,7 +54,6 @@ def broken_links(site: Path) -> list[tuple[str, str]]:
             if not target.is_file():
                 broken.append((page_url, link))
             elif parts.fragment and target.suffix == ".html":
-                ids = parsed.setdefault(target, _parse(target)).ids
-                if unquote(parts.fragment) not in ids:
+                if unquote(parts.fragment) not in parse(target).ids:
                     broken.append((page_url, link))
     return broken

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tarfile
 from pathlib import Path
 
 import pytest
+import yaml
 from browsing import console_errors, open_page
-from conftest import Server, copy_leaderboard, dualboard, free_port
+from conftest import Server, dualboard, free_port
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -25,15 +27,18 @@ def git(root: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def versions_site(tmp_path_factory):
-    """Release 1.0 and 1.1 of the demo, then serve the gh-pages branch as GitHub Pages would."""
+def versions_site(demo_site, tmp_path_factory):
+    """Release 1.0 and 1.1 of the demo build, then serve the gh-pages branch as GitHub Pages would."""
     port = free_port()
-    root = copy_leaderboard(tmp_path_factory.mktemp("versioned"), port)
+    built, _ = demo_site
+    root = tmp_path_factory.mktemp("versioned") / "leaderboard"
+    shutil.copytree(built, root, symlinks=True, ignore=shutil.ignore_patterns("site"))
+    own = yaml.safe_load((root / "mkdocs.yml").read_text("utf-8"))
+    (root / "mkdocs.yml").write_text(yaml.safe_dump({**own, "site_url": f"http://127.0.0.1:{port}/"}), "utf-8")
     git(root, "init", "-q")
-    git(root, "add", "-A")
+    git(root, "add", "data", "submissions", "site_src", "mkdocs.yml")
     git(root, "commit", "-qm", "leaderboard")
     os.environ.update({k: os.environ.get(k, v) for k, v in GIT_ENV.items()})
-    dualboard("build", "--root", str(root), "--no-progress")
     for version in ("1.0", "1.1"):
         dualboard("release", version, "--root", str(root), "--date", "2026-11-29")
     pages = tmp_path_factory.mktemp("gh-pages")
