@@ -6,6 +6,7 @@ the result. Library errors (DualboardError) become messages, never tracebacks.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import http.server
 import json
@@ -22,6 +23,7 @@ from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport, validate_submissions
 from generator.project import Project
+from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
 from generator.store import LocalStore, Store
 from generator.store.local import EMPTY as EMPTY_REVISION
@@ -331,3 +333,23 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"imported {summary.benchmark} {summary.version} ({summary.question_type}): {summary.n_questions} questions, "
                f"{len(summary.runs)} runs, {summary.n_predictions} answers into {dest}")
+
+
+@main.command()
+@root_option
+@click.argument("version")
+@click.option("--push", is_flag=True, help="Push the gh-pages branch to the remote after deploying.")
+@click.option("--date", "released", default=lambda: dt.date.today().isoformat(), show_default="today",
+              help="Release date written to the manifest and changelog (YYYY-MM-DD).")
+def release(project: Project, version: str, push: bool, released: str):
+    """Freeze the current build as VERSION and deploy it with mike.
+
+    Writes releases/VERSION/ (scored answers as Parquet and CSV, verdicts,
+    statistics, manifest.json, a dataset card and SHA256SUMS), renders the
+    site with the changelog against the previous release, and deploys it to
+    the gh-pages branch as VERSION with the `latest` alias. Run
+    `dualboard build` first.
+    """
+    result = _run(lambda: freeze_release(project, _store(project), version, released=released, push=push))
+    click.echo(f"release {result.version}: {result.files} files in {result.folder}; site deployed to gh-pages"
+               + (" and pushed" if result.pushed else " (not pushed; use --push)"))

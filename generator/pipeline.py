@@ -19,13 +19,16 @@ from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
 from generator.intake.validate import find_run_dirs, load_runs
 from generator.project import Project
-from generator.render import charts
-from generator.render.pages import BenchmarkResults, home_page, leaderboard_page
+from generator.release.history import load_releases
+from generator.render.pages import BenchmarkResults
 from generator.render.site import build_site, compose_docs
+from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.store import IngestResult, Store
 
 Report = Callable[[str], None]
+VERDICT_COLUMNS = ["run_id", "question_id", "round", "category", "grader", "grader_version", "config_hash",
+                   "role", "score", "verdict_parse", "detail"]
 
 
 @dataclass(frozen=True)
@@ -102,15 +105,27 @@ def stats(project: Project, *, seed: int = 20241129) -> StageSummary:
     return StageSummary("stats", f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})")
 
 
-def render(project: Project, store: Store) -> StageSummary:
-    """Write the pages and charts, then build the static site into site/."""
-    results = [BenchmarkResults(b, read_tables(project.stats_dir(name)).models)
-               for name, (b, _) in stored_benchmarks(store).items()
-               if project.stats_dir(name).is_dir()]
-    pages = [home_page(results)] + [leaderboard_page(r) for r in results]
-    assets = {"javascripts/plotly.min.js": charts.plotly_js()}
-    for r in results:
-        assets[f"benchmarks/{r.benchmark.name}/scores.json"] = charts.figure_json(charts.scores_figure(r.models))
-    config = compose_docs(project.root, project.build_dir, pages, assets)
+def render(project: Project, store: Store, *, versioned: bool = False) -> StageSummary:
+    """Write the pages and charts, then build the static site into site/.
+
+    ``versioned`` (set by a release) turns on the mike version selector.
+    """
+    results = [benchmark_results(project, b, runs) for b, runs in stored_benchmarks(store).values()
+               if project.stats_dir(b.name).is_dir()]
+    content = site_content(results, load_releases(project.root))
+    config = compose_docs(project.root, project.build_dir, content, versioned=versioned)
     build_site(config, project.site_dir)
-    return StageSummary("render", f"{len(pages)} pages, {len(results)} leaderboards built into {project.site_dir}")
+    return StageSummary("render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}")
+
+
+def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
+    """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
+    scored_path = project.scored_dir() / f"{benchmark.name}.parquet"
+    verdicts_path = project.scored_dir() / f"{benchmark.name}.verdicts.parquet"
+    return BenchmarkResults(
+        benchmark=benchmark,
+        stats=read_tables(project.stats_dir(benchmark.name)),
+        scored=pd.read_parquet(scored_path),
+        verdicts=pd.read_parquet(verdicts_path) if verdicts_path.exists() else pd.DataFrame(columns=VERDICT_COLUMNS),
+        runs=tuple(runs),
+    )

@@ -72,7 +72,7 @@ def test_site_has_home_and_a_leaderboard_row_per_run(built):
     tbody = re.search(r"<tbody>(.*?)</tbody>", page, re.S).group(1)
     runs = [p.name for p in (built / "submissions" / "demo").iterdir() if p.is_dir()]
     assert tbody.count("<tr>") == len(runs)
-    assert json.loads((built / "site" / "benchmarks" / "demo" / "scores.json").read_text())["data"]
+    assert json.loads((built / "site" / "benchmarks" / "demo" / "charts" / "scores.json").read_text())["data"]
     assert (built / "site" / "javascripts" / "plotly.min.js").stat().st_size > 1_000_000
 
 
@@ -80,7 +80,7 @@ def test_rebuild_gives_identical_scored_data_and_pages(built, tmp_path):
     again = copy_leaderboard(tmp_path / "again")
     proc = dualboard("build", "--root", str(again), "--no-progress")
     assert proc.returncode == 0, proc.stderr
-    for rel in ("build/stats/demo/models.csv", "site/benchmarks/demo/index.html", "build/docs/benchmarks/demo/scores.json"):
+    for rel in ("build/stats/demo/models.csv", "site/benchmarks/demo/index.html", "build/docs/benchmarks/demo/charts/scores.json", "site/benchmarks/demo/questions/demo-001/index.html"):
         assert (again / rel).read_bytes() == (built / rel).read_bytes(), rel
     a = pd.read_parquet(again / "build/scored/demo.parquet")
     b = pd.read_parquet(built / "build/scored/demo.parquet")

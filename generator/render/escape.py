@@ -10,8 +10,6 @@ never end the raw HTML block with a blank line.
 
 from __future__ import annotations
 
-import math
-
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ")
 
 
@@ -49,10 +47,3 @@ def escape_slug(value: str) -> str:
             out.append("-")
             dash = True
     return "".join(out).strip("-") or "x"
-
-
-def format_number(value: float | None, digits: int = 1) -> str:
-    """Format a trusted number for display; missing values become an em dash."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "—"
-    return f"{value:.{digits}f}"

@@ -1,6 +1,8 @@
 """Small builders for the raw HTML blocks that pages are made of.
 
-Every cell is escaped here, so page code cannot forget to.
+Every piece of text is escaped here, so page code cannot forget to. Links
+(``href``) are built by the site itself from validated names and slugs, and
+are escaped too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from generator.render.escape import escape_text
 
 @dataclass(frozen=True)
 class Cell:
-    """One table cell: display text (escaped on output) and an optional sort key and link."""
+    """One table cell: display text (escaped on output) and an optional sort key, link and badge."""
 
     text: str
     """Text to show; untrusted text is fine, it is escaped."""
@@ -20,29 +22,103 @@ class Cell:
     """Value tablesort uses instead of the text (numbers sort numerically)."""
     href: str | None = None
     """Relative link built by the site itself (never from submitted text)."""
+    badge: str | None = None
+    """Short label shown as a badge after the text (e.g. "tied 1st")."""
+    css_class: str | None = None
+    """Class of the cell (e.g. ``dualboard-response`` for long model text)."""
 
 
-def table(headers: list[str], rows: list[list[Cell]], *, css_class: str = "dualboard-table") -> str:
-    """Return a sortable HTML table as one raw HTML block (no blank lines inside)."""
+@dataclass(frozen=True)
+class Row:
+    """A table row: its cells and an optional class (e.g. a highlighted disagreement)."""
+
+    cells: list[Cell]
+    """The cells, one per header."""
+    css_class: str | None = None
+    """Class of the ``<tr>``."""
+
+
+def table(headers: list[str], rows: list[list[Cell] | Row], *, sortable: bool = True) -> str:
+    """Return a material-styled table as one raw HTML block (no blank lines inside).
+
+    The table carries no class, so mkdocs-material styles it like a Markdown
+    table; ``tablesort.js`` makes every table inside ``.dualboard-sortable``
+    sortable by clicking a header.
+    """
     head = "".join(f"<th>{escape_text(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
-    return f'<div class="{css_class}"><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>\n'
+    body = "".join(_row(r if isinstance(r, Row) else Row(r)) for r in rows)
+    wrapper = "dualboard-table dualboard-sortable" if sortable else "dualboard-table"
+    return (f'<div class="{wrapper}"><div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></div></div>\n")
+
+
+def _row(row: Row) -> str:
+    css = f' class="{escape_text(row.css_class)}"' if row.css_class else ""
+    return f"<tr{css}>" + "".join(_cell(c) for c in row.cells) + "</tr>"
 
 
 def _cell(cell: Cell) -> str:
-    sort = "" if cell.sort is None else f' data-sort="{escape_text(cell.sort)}"'
+    attrs = "" if cell.sort is None else f' data-sort="{escape_text(_sort_key(cell.sort))}"'
+    if cell.css_class:
+        attrs += f' class="{escape_text(cell.css_class)}"'
     text = escape_text(cell.text)
     if cell.href is not None:
-        text = f'<a href="{escape_text(cell.href)}">{text}</a>'
-    return f"<td{sort}>{text}</td>"
+        text = link(cell.href, cell.text)
+    if cell.badge:
+        text += " " + badge(cell.badge)
+    return f"<td{attrs}>{text}</td>"
+
+
+def _sort_key(value: float | str) -> str:
+    """Numbers in fixed notation: tablesort's number sorter drops exponents (1e-05 → 1)."""
+    if isinstance(value, (int, float)):
+        return f"{float(value):.12f}"
+    return str(value)
+
+
+def link(href: str, text: str) -> str:
+    """Return an escaped link built by the site."""
+    return f'<a href="{escape_text(href)}">{escape_text(text)}</a>'
+
+
+def badge(text: str) -> str:
+    """Return a small inline badge."""
+    return f'<span class="dualboard-badge">{escape_text(text)}</span>'
+
+
+def paragraph(text: str, *, css_class: str | None = None) -> str:
+    """Return untrusted text as a paragraph block."""
+    css = f' class="{escape_text(css_class)}"' if css_class else ""
+    return f"<p{css}>{escape_text(text)}</p>\n"
 
 
 def chart(src: str, caption: str) -> str:
     """Return a chart placeholder (drawn by charts.js) with its caption."""
-    return (f'<figure><div class="dualboard-chart" data-src="{escape_text(src)}"></div>'
+    return (f'<figure class="dualboard-figure"><div class="dualboard-chart" data-src="{escape_text(src)}"></div>'
             f"<figcaption>{escape_text(caption)}</figcaption></figure>\n")
 
 
 def preformatted(text: str) -> str:
     """Return untrusted multi-line text as an escaped block."""
     return f'<div class="dualboard-response">{escape_text(text)}</div>\n'
+
+
+def code_block(text: str) -> str:
+    """Return text (e.g. a JSON Schema) as an escaped ``<pre><code>`` block."""
+    return f'<div class="highlight"><pre><code>{escape_text(text)}</code></pre></div>\n'
+
+
+def rank_switch(tables: dict[str, tuple[str, str]]) -> str:
+    """Return a CSS-only switch between tables: {key: (label, table html)}; the first is shown.
+
+    Radio buttons and sibling selectors need no script, so the switch keeps
+    working after instant navigation.
+    """
+    inputs, panes = [], []
+    for i, (key, (label, html)) in enumerate(tables.items()):
+        ident = f"dualboard-rank-{escape_text(key)}"
+        checked = " checked" if i == 0 else ""
+        inputs.append(f'<input type="radio" name="dualboard-rank" id="{ident}" class="dualboard-switch-input"{checked}>'
+                      f'<label for="{ident}" class="dualboard-switch-label">{escape_text(label)}</label>')
+        panes.append(f'<div class="dualboard-switch-pane">{html.strip()}</div>')
+    return f'<div class="dualboard-switch">{"".join(inputs)}{"".join(panes)}</div>\n'

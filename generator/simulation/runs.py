@@ -45,6 +45,7 @@ from generator.simulation.responses import (
 
 RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 MODELS_FILE = "simulated_models.yaml"
+HUMAN_LABELS_FILE = "human_labels.csv"
 FIRST_DATE = dt.date(2026, 1, 1)
 DATE_SPAN_DAYS = 300
 
@@ -371,13 +372,52 @@ def simulate_benchmark(root: Path, name: str, *, seed: int) -> list[Path]:
     """Regenerate ``submissions/<name>/`` from ``data/benchmarks/<name>/simulated_models.yaml``.
 
     Run folders of models no longer listed are left alone (never deleted).
+    When the file lists ``human_labelled_runs``, their true answer-key
+    verdicts are also written to ``data/benchmarks/<name>/human_labels.csv``.
+    Returns the run folders written.
     """
     folder = Path(root) / "data" / "benchmarks" / name
     benchmark = load_benchmark(folder)
     models = load_simulated_models(folder / MODELS_FILE)
     wrong_answers = load_wrong_answers(folder / MODELS_FILE)
-    runs = simulate_runs(benchmark, models, seed=seed, wrong_answers=wrong_answers)
-    return [write_run(run, Path(root) / "submissions") for run in runs]
+    simulated = [simulate_run(benchmark, m, seed=seed, wrong_answers=wrong_answers) for m in models]
+    labelled = load_labelled_runs(folder / MODELS_FILE)
+    if labelled:
+        write_human_labels(human_labels(simulated, labelled), folder / HUMAN_LABELS_FILE)
+    return [write_run(sim.run, Path(root) / "submissions") for sim in simulated]
+
+
+def load_labelled_runs(path: Path) -> tuple[str, ...]:
+    """Read ``human_labelled_runs`` (run ids whose answers get simulated human labels)."""
+    return tuple(str(r) for r in _read_yaml(Path(path)).get("human_labelled_runs") or ())
+
+
+def human_labels(simulated: Sequence[SimulatedRun], run_ids: Sequence[str]) -> pd.DataFrame:
+    """Label every answer of the named runs with its true answer-key verdict (1 pass, 0 fail).
+
+    The simulated truth is what a careful human applying the answer key would
+    say, so these labels let the graders page compare graders with "humans".
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run``, ``question``, ``round``, ``label`` (0/1), runs in ``run_ids`` order.
+    """
+    by_id = {sim.run.run_id: sim for sim in simulated}
+    unknown = [r for r in run_ids if r not in by_id]
+    if unknown:
+        raise DualboardError(f"human_labelled_runs names {unknown}, which {MODELS_FILE} does not simulate — "
+                             "list run ids of its models")
+    frames = [pd.DataFrame({"run": run_id, "question": by_id[run_id].truth["question_id"],
+                            "round": by_id[run_id].truth["round"],
+                            "label": (by_id[run_id].truth["answer_key"] > 0).astype(int)})
+              for run_id in run_ids]
+    return pd.concat(frames, ignore_index=True)
+
+
+def write_human_labels(labels: pd.DataFrame, path: Path) -> Path:
+    """Write ``human_labels.csv`` atomically (columns run, question, round, label)."""
+    return atomic_write_text(path, labels.to_csv(index=False, lineterminator="\n"))
 
 
 def simulate_demo(root: Path, *, seed: int = 7) -> list[Path]:

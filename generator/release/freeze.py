@@ -1,0 +1,148 @@
+"""``dualboard release VERSION``: freeze the current build as a version.
+
+Steps, each reading what the previous wrote:
+
+1. the manifest (content hashes of benchmarks and runs from the store, graders
+   from the verdicts, ranks from models.csv);
+2. ``releases/VERSION/``: scored answers (Parquet + CSV), verdicts, stats
+   tables, manifest, dataset card and ``SHA256SUMS``, written in a staging
+   folder and moved into place in one step;
+3. the site rendered again with the new changelog and the version selector;
+4. ``mike deploy --update-aliases VERSION latest`` to the ``gh-pages`` branch
+   of the leaderboard folder's git repository (``--push`` optional).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from generator import pipeline
+from generator.atomic import atomic_write_text
+from generator.project import Project
+from generator.release.dataset_card import dataset_card
+from generator.release.history import CHECKSUMS, MANIFEST, ReleaseError, load_releases, releases_dir
+from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
+from generator.store import Store
+
+VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$")
+RESERVED = {"latest", "versions.json", "index.html"}
+MIKE = [sys.executable, "-c", "import sys; from mike.driver import main; sys.exit(main())"]
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    """What a release wrote."""
+
+    version: str
+    """The version name."""
+    folder: Path
+    """``releases/VERSION/``."""
+    files: int
+    """Files in the release folder."""
+    pushed: bool
+    """Whether gh-pages was pushed to the remote."""
+
+
+def release(project: Project, store: Store, version: str, *, released: str, push: bool = False,
+            hub_dataset: str | None = None) -> ReleaseResult:
+    """Freeze the current build as ``version``; see the module docstring for the steps."""
+    check_version(project, version)
+    _check_git(project.root)
+    previous = load_releases(project.root)
+    data = _manifest(project, store, version, released=released, sequence=len(previous) + 1, hub_dataset=hub_dataset)
+    folder = write_release(project, data)
+    pipeline.render(project, store, versioned=True)
+    deploy(project.build_dir / "mkdocs.yml", project.root, version, push=push)
+    return ReleaseResult(version, folder, sum(1 for p in folder.rglob("*") if p.is_file()), push)
+
+
+def check_version(project: Project, version: str) -> None:
+    """Reject a version name that is malformed, reserved or already released."""
+    if not VERSION.match(version) or version in RESERVED:
+        raise ReleaseError(f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
+                           f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}")
+    if (releases_dir(project.root) / version).exists():
+        raise ReleaseError(f"release {version} already exists in {releases_dir(project.root)} — a release is frozen; "
+                           "choose a new version name")
+
+
+def _check_git(root: Path) -> None:
+    proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ReleaseError(f"{root} is not in a git repository; mike deploys the site to its gh-pages branch — "
+                           "run `git init` there (and commit) first")
+
+
+def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int,
+              hub_dataset: str | None) -> dict:
+    benchmarks = {}
+    snapshot = store.snapshot()
+    for name, (benchmark, _runs) in pipeline.stored_benchmarks(store).items():
+        scored = project.scored_dir() / f"{name}.parquet"
+        if not scored.is_file() or not (project.stats_dir(name) / "models.csv").is_file():
+            raise ReleaseError(f"no build output for benchmark {name!r} ({scored}) — run `dualboard build` first")
+        verdicts = pd.read_parquet(scored.with_name(f"{name}.verdicts.parquet"))
+        models = pd.read_csv(project.stats_dir(name) / "models.csv")
+        benchmarks[name] = benchmark_entry(snapshot / "benchmarks" / name, store.run_dirs(name), models, verdicts,
+                                           benchmark.version)
+    if not benchmarks:
+        raise ReleaseError("the store holds no benchmark — run `dualboard build` first")
+    return manifest(version, released=released, sequence=sequence, store_revision=store.revision(),
+                    benchmarks=benchmarks, hub_dataset=hub_dataset)
+
+
+def write_release(project: Project, data: dict) -> Path:
+    """Write ``releases/VERSION/`` completely in a staging folder, then move it into place."""
+    target = releases_dir(project.root) / data["version"]
+    staging = target.with_name(f".{target.name}-{uuid.uuid4().hex}")
+    try:
+        for name in sorted(data["benchmarks"]):
+            _copy_benchmark(project, name, staging)
+        atomic_write_text(staging / MANIFEST, manifest_json(data))
+        atomic_write_text(staging / "README.md", dataset_card(data))
+        atomic_write_text(staging / CHECKSUMS, checksums(staging))
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _copy_benchmark(project: Project, name: str, staging: Path) -> None:
+    scored = project.scored_dir() / f"{name}.parquet"
+    (staging / "scored").mkdir(parents=True, exist_ok=True)
+    (staging / "verdicts").mkdir(exist_ok=True)
+    (staging / "csv").mkdir(exist_ok=True)
+    shutil.copyfile(scored, staging / "scored" / f"{name}.parquet")
+    shutil.copyfile(scored.with_name(f"{name}.verdicts.parquet"), staging / "verdicts" / f"{name}.parquet")
+    pd.read_parquet(scored).to_csv(staging / "csv" / f"{name}.csv", index=False, float_format="%.17g")
+    shutil.copytree(project.stats_dir(name), staging / "stats" / name)
+
+
+def checksums(folder: Path) -> str:
+    """``sha256sum``-format lines for every file of a folder but SHA256SUMS itself, sorted by path."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != CHECKSUMS)
+    return "".join(f"{file_sha256(p)}  {p.relative_to(folder).as_posix()}\n" for p in files)
+
+
+def deploy(config: Path, root: Path, version: str, *, push: bool) -> None:
+    """Deploy the site as ``version`` with mike, move ``latest`` to it, and make ``latest`` the default."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    extra = ["--push"] if push else []
+    for args in (["deploy", "--config-file", str(config), "--update-aliases", "-m", f"Release {version}", version, "latest"],
+                 ["set-default", "--config-file", str(config), "-m", "Default version: latest", "latest"]):
+        proc = subprocess.run(MIKE + args + extra, cwd=root, capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise ReleaseError(f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
+                               "The release folder was written; fix the problem above (git identity, remote for "
+                               f"--push) and deploy again with: mike deploy --config-file {config} "
+                               f"--update-aliases {version} latest")

@@ -1,0 +1,175 @@
+"""Past releases: read their manifests and say what changed from one to the next.
+
+A release lives in ``<root>/releases/<VERSION>/`` with ``manifest.json`` and
+``SHA256SUMS``. The render stage reads the history to write the changelog and
+downloads pages; nothing here writes files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.errors import DualboardError
+
+MANIFEST = "manifest.json"
+CHECKSUMS = "SHA256SUMS"
+GRADINGS = ("traditional", "answer_key")
+
+
+class ReleaseError(DualboardError):
+    """A release cannot be made or read (bad version, missing build, broken manifest)."""
+
+
+@dataclass(frozen=True)
+class ReleaseRecord:
+    """One frozen release as found on disk."""
+
+    version: str
+    """Version name, e.g. ``2026.11``."""
+    manifest: dict[str, Any]
+    """Parsed ``manifest.json`` (see :func:`generator.release.manifest.build_manifest`)."""
+    files: dict[str, tuple[int, str]]
+    """Release-relative path → (bytes, SHA-256) from ``SHA256SUMS`` and the files."""
+    folder: Path
+    """The release folder."""
+
+    def folder_bytes(self, name: str) -> bytes | None:
+        """Content of a file of the release, or None when it is not on this machine."""
+        path = self.folder / name
+        return path.read_bytes() if path.is_file() else None
+
+    @property
+    def sequence(self) -> int:
+        """Position in the release history (1 = first release)."""
+        return int(self.manifest.get("sequence", 0))
+
+
+@dataclass(frozen=True)
+class RankChange:
+    """A run whose rank under one grading moved between two releases."""
+
+    benchmark: str
+    run_id: str
+    grading: str
+    before: int
+    after: int
+    interval: tuple[int, int] | None
+    """The new release's simultaneous 95 % rank interval, when it has one."""
+
+    @property
+    def significant(self) -> bool:
+        """The old rank lies outside the new rank interval, so the data say the run really moved."""
+        return self.interval is not None and not self.interval[0] <= self.before <= self.interval[1]
+
+
+@dataclass(frozen=True)
+class ReleaseChanges:
+    """What a release changed compared with the previous one."""
+
+    version: str
+    previous: str | None
+    released: str
+    new_runs: list[tuple[str, str]]
+    """(benchmark, run id) present now and not before."""
+    removed_runs: list[tuple[str, str]]
+    """(benchmark, run id) present before and not now."""
+    changed_runs: list[tuple[str, str]]
+    """(benchmark, run id) in both releases whose submitted files changed."""
+    changed_benchmarks: list[str]
+    """Benchmarks whose questions or grading configuration changed."""
+    rank_changes: list[RankChange]
+    """Every rank that moved; :attr:`RankChange.significant` says which moves the data support."""
+
+
+def releases_dir(root: Path) -> Path:
+    """Where a leaderboard folder keeps its releases."""
+    return Path(root) / "releases"
+
+
+def load_releases(root: Path) -> list[ReleaseRecord]:
+    """Every release under ``<root>/releases/``, oldest first."""
+    folder = releases_dir(root)
+    if not folder.is_dir():
+        return []
+    records = [load_release(p) for p in sorted(folder.iterdir()) if (p / MANIFEST).is_file()]
+    return sorted(records, key=lambda r: (r.sequence, r.version))
+
+
+def load_release(folder: Path) -> ReleaseRecord:
+    """Read one release folder."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ReleaseError(f"{folder / MANIFEST}: cannot read the manifest ({exc}) — restore it from the gh-pages "
+                           "branch or remove the release folder") from exc
+    return ReleaseRecord(str(manifest.get("version", folder.name)), manifest, _files(folder), folder)
+
+
+def _files(folder: Path) -> dict[str, tuple[int, str]]:
+    sums = folder / CHECKSUMS
+    if not sums.is_file():
+        return {}
+    out = {}
+    for line in sums.read_text("utf-8").splitlines():
+        digest, _, name = line.partition("  ")
+        path = folder / name
+        out[name] = (path.stat().st_size if path.is_file() else 0, digest)
+    out[CHECKSUMS] = (sums.stat().st_size, hashlib.sha256(sums.read_bytes()).hexdigest())
+    return out
+
+
+def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> ReleaseChanges:
+    """Compare two manifests (``previous`` None for the first release)."""
+    before = _runs(previous) if previous else {}
+    after = _runs(current)
+    return ReleaseChanges(
+        version=str(current["version"]),
+        previous=str(previous["version"]) if previous else None,
+        released=str(current.get("released", "")),
+        new_runs=sorted(set(after) - set(before)),
+        removed_runs=sorted(set(before) - set(after)),
+        changed_runs=sorted(k for k in set(after) & set(before) if after[k]["content_hash"] != before[k]["content_hash"]),
+        changed_benchmarks=_changed_benchmarks(previous, current),
+        rank_changes=_rank_changes(previous, current) if previous else [],
+    )
+
+
+def history(records: list[ReleaseRecord]) -> list[ReleaseChanges]:
+    """The changes of every release against the one before it, newest first."""
+    changes, previous = [], None
+    for record in records:
+        changes.append(compare(previous, record.manifest))
+        previous = record.manifest
+    return changes[::-1]
+
+
+def _runs(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(b, r): info for b, bench in manifest.get("benchmarks", {}).items()
+            for r, info in bench.get("runs", {}).items()}
+
+
+def _changed_benchmarks(previous: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
+    if not previous:
+        return []
+    old = previous.get("benchmarks", {})
+    return sorted(b for b, info in current.get("benchmarks", {}).items()
+                  if b in old and (info.get("content_hash") != old[b].get("content_hash")
+                                   or info.get("graders") != old[b].get("graders")))
+
+
+def _rank_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[RankChange]:
+    changes = []
+    for bench, info in current.get("benchmarks", {}).items():
+        old_ranks = previous.get("benchmarks", {}).get(bench, {}).get("ranks", {})
+        for run_id, ranks in info.get("ranks", {}).items():
+            for grading in GRADINGS:
+                old, new = old_ranks.get(run_id, {}).get(grading), ranks.get(grading)
+                if not old or not new or old.get("rank") is None or new.get("rank") is None or old["rank"] == new["rank"]:
+                    continue
+                interval = (new["low"], new["high"]) if new.get("low") is not None and new.get("high") is not None else None
+                changes.append(RankChange(bench, run_id, grading, int(old["rank"]), int(new["rank"]), interval))
+    return changes

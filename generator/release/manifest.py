@@ -1,0 +1,103 @@
+"""The release manifest: what exactly a release froze, by content hash.
+
+Everything in it comes from files (the store snapshot, build/scored,
+build/stats) and from the arguments; nothing from the clock, so the same
+inputs give the same manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from generator import __version__
+
+FORMAT_VERSION = 1
+GRADER_FIELDS = ["grader", "grader_version", "config_hash", "role"]
+
+
+def tree_hash(folder: Path) -> str:
+    """SHA-256 over every file below ``folder``: relative path and content, in path order.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "a.txt").write_text("x")
+    >>> tree_hash(d)[:12]
+    'f5f0e4a4c0b4'
+    """
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of one file, read in chunks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def graders(verdicts: pd.DataFrame) -> list[dict[str, str]]:
+    """Every grader that produced verdicts: name, version, config hash and role, sorted."""
+    rows = verdicts[GRADER_FIELDS].drop_duplicates().sort_values(GRADER_FIELDS)
+    return [{"name": r.grader, "version": str(r.grader_version), "config_hash": r.config_hash, "role": r.role}
+            for r in rows.itertuples(index=False)]
+
+
+def ranks(models: pd.DataFrame) -> dict[str, dict[str, dict[str, int | None]]]:
+    """Each run's rank and simultaneous rank interval under both gradings (models.csv)."""
+    out = {}
+    for row in models.to_dict("records"):
+        out[row["run_id"]] = {g: {"rank": _int(row[f"rank_{g}"]), "low": _int(row.get(f"rank_ci_low_{g}")),
+                                  "high": _int(row.get(f"rank_ci_high_{g}"))} for g in ("traditional", "answer_key")}
+    return out
+
+
+def _int(value: Any) -> int | None:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return int(value)
+
+
+def benchmark_entry(benchmark_dir: Path, run_dirs: list[Path], models: pd.DataFrame, verdicts: pd.DataFrame,
+                    version: str) -> dict[str, Any]:
+    """The manifest entry of one benchmark."""
+    model_names = dict(zip(models["run_id"], models["model"]))
+    return {
+        "version": version,
+        "content_hash": tree_hash(benchmark_dir),
+        "runs": {d.name: {"model": str(model_names.get(d.name, d.name)), "content_hash": tree_hash(d)}
+                 for d in sorted(run_dirs)},
+        "graders": graders(verdicts),
+        "ranks": ranks(models),
+    }
+
+
+def manifest(version: str, *, released: str, sequence: int, store_revision: str,
+             benchmarks: dict[str, dict[str, Any]], hub_dataset: str | None = None) -> dict[str, Any]:
+    """Assemble the manifest of a release."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "version": version,
+        "sequence": sequence,
+        "released": released,
+        "generator_version": __version__,
+        "store_revision": store_revision,
+        "hub_dataset": hub_dataset,
+        "benchmarks": benchmarks,
+    }
+
+
+def manifest_json(data: dict[str, Any]) -> str:
+    """Serialise a manifest deterministically."""
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

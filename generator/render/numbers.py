@@ -1,0 +1,83 @@
+"""Trusted numbers as display text: one place decides digits and missing values."""
+
+from __future__ import annotations
+
+import math
+
+
+def is_missing(value: object) -> bool:
+    """True for None, NaN and other non-finite floats."""
+    if value is None:
+        return True
+    try:
+        return not math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return True
+
+
+def format_number(value: float | None, digits: int = 1) -> str:
+    """Format a number for display; missing values become an em dash.
+
+    Examples
+    --------
+    >>> format_number(61.4583), format_number(float("nan"))
+    ('61.5', '—')
+    """
+    if is_missing(value):
+        return "—"
+    return f"{float(value):.{digits}f}"
+
+
+def format_interval(mean: float | None, low: float | None, high: float | None, digits: int = 1) -> str:
+    """Format ``mean [low, high]``.
+
+    Examples
+    --------
+    >>> format_interval(-25.31, -35.07, -15.56)
+    '-25.3 [-35.1, -15.6]'
+    """
+    return f"{format_number(mean, digits)} [{format_number(low, digits)}, {format_number(high, digits)}]"
+
+
+def format_p(p: float | None) -> str:
+    """Format a p-value: three decimals, ``< 0.001`` below that.
+
+    Examples
+    --------
+    >>> format_p(0.0000239), format_p(0.0576)
+    ('< 0.001', '0.058')
+    """
+    if is_missing(p):
+        return "—"
+    return "< 0.001" if float(p) < 0.001 else f"{float(p):.3f}"
+
+
+def format_percent(share: float | None, digits: int = 1) -> str:
+    """Format a 0–1 share as a percentage.
+
+    Examples
+    --------
+    >>> format_percent(0.0234)
+    '2.3 %'
+    """
+    return "—" if is_missing(share) else f"{100 * float(share):.{digits}f} %"
+
+
+def format_rank(rank: float | None, low: float | None, high: float | None) -> str:
+    """Format a rank with its interval, e.g. ``2 (1–4)``.
+
+    Examples
+    --------
+    >>> format_rank(2.0, 1.0, 4.0), format_rank(3.0, float("nan"), None)
+    ('2 (1–4)', '3')
+    """
+    if is_missing(rank):
+        return "—"
+    if is_missing(low) or is_missing(high):
+        return f"{int(rank)}"
+    return f"{int(rank)} ({int(low)}–{int(high)})"
+
+
+def sort_key(value: float | None) -> float:
+    """A sort key for tablesort: missing values sort below every real value."""
+    return -1e12 if is_missing(value) else float(value)

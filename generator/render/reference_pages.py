@@ -1,0 +1,176 @@
+"""Reference pages generated from the code: methodology appendix, how to submit, downloads, changelog.
+
+Nothing here is copied by hand: column meanings come from
+:data:`generator.stats.COLUMNS`, the submission formats from the JSON Schemas
+in ``generator/intake/schemas/``, the release files from their checksums.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pandas as pd
+
+from generator.release.history import ReleaseChanges, ReleaseRecord
+from generator.render.escape import escape_text
+from generator.render.html import Cell, code_block, table
+from generator.render.numbers import format_interval, format_number, format_p, sort_key
+from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter
+from generator.stats import COLUMNS
+
+SCHEMAS = resources.files("generator.intake").joinpath("schemas")
+SCHEMA_FILES = {"metadata.yaml": "metadata.schema.json", "predictions.jsonl (one object per line)": "prediction.schema.json",
+                "questions.jsonl (benchmark maintainers)": "question.schema.json",
+                "benchmark.yaml (benchmark maintainers)": "benchmark.schema.json"}
+SMALL_FILES = ("manifest.json", "SHA256SUMS")
+"""Release files copied into every site version (with stats/); the rest stay in the release folder / Hub.
+(The dataset card README.md stays out too: MkDocs would turn it into a page.)"""
+
+
+def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
+    """Generated sections of methodology.md: power per benchmark, the flawed contrast, column meanings."""
+    parts = ["\n\n## What these benchmarks can detect\n\n"
+             "Minimum detectable difference (points) at 80 % power and two-sided α = 0.05, from power.csv. "
+             "*all* rows are the median over runs or pairs.\n\n"]
+    for r in results:
+        parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + _power_table(r.stats.power))
+    parts.append("\n## The flawed contrast, for comparison\n\n"
+                 "!!! warning \"Flawed analysis: do not cite these p-values\"\n"
+                 "    The first columns repeat EQUATOR's analysis: a paired t-test over the *run means*. It treats runs "
+                 "as the sample and ignores question-level noise. The last columns give the question-clustered pooled "
+                 "difference that answers the question properly.\n\n")
+    for r in results:
+        parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + _equator_table(r.stats.equator))
+    parts.append('\n## Columns of the downloadable tables {#columns}\n\n'
+                 "Every column of the statistics tables, as defined in the code (`generator/stats/columns.yaml`).\n\n")
+    for name, columns in COLUMNS.items():
+        parts.append(f"### {escape_text(name)}.csv\n\n"
+                     + table(["Column", "Meaning"], [[Cell(c), Cell(str(m))] for c, m in columns.items()], sortable=False))
+    return Appendix("methodology.md", "".join(parts))
+
+
+def _power_table(power: pd.DataFrame) -> str:
+    rows = [[Cell(str(r.comparison)), Cell(str(r.grading)), Cell(str(r.run_id)),
+             Cell(str(r.n_questions), sort=sort_key(r.n_questions)), Cell(str(r.rounds), sort=sort_key(r.rounds)),
+             Cell(format_number(r.mde_points), sort=sort_key(r.mde_points)),
+             Cell(format_number(r.mde_points_normal), sort=sort_key(r.mde_points_normal)), Cell(str(r.method))]
+            for r in power.itertuples(index=False)]
+    return table(["Comparison", "Grading", "Run", "Questions", "Rounds", "MDE (points)", "MDE, normal approx.", "Method"], rows)
+
+
+def _equator_table(equator: pd.DataFrame) -> str:
+    rows = [[Cell(str(r.label)), Cell(str(int(r.n_runs))), Cell(format_number(r.flawed_diff_mean)),
+             Cell(f"t({format_number(r.flawed_df, 0)}) = {format_number(r.flawed_t, 2)}"), Cell(format_p(r.flawed_p_value)),
+             Cell(format_number(r.flawed_effect_dz, 2)),
+             Cell(format_interval(r.pooled_diff_mean, r.pooled_ci_low, r.pooled_ci_high)), Cell(format_p(r.pooled_p_value)),
+             Cell(str(int(r.pooled_n_questions)))]
+            for r in equator.itertuples(index=False)]
+    return table(["What", "Runs", "Flawed: mean diff", "Flawed: t", "Flawed: p", "Flawed: dz",
+                  "Clustered pooled diff [95% CI]", "Clustered p", "Questions"], rows, sortable=False)
+
+
+def submit_page() -> Page:
+    """How to submit a run, with the JSON Schemas printed from the package."""
+    parts = [front_matter("How to submit"), "# How to submit a run\n\n",
+             "1. Run the model on every question of the benchmark (and every round you report), keeping the raw text.\n"
+             "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
+             "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
+             "3. Write `metadata.yaml` and `predictions.jsonl` as described by the schemas below.\n"
+             "4. Check it locally: `dualboard validate submissions/<benchmark>/<run-id>` lists every problem with "
+             "the file, line and the fix, and changes nothing.\n"
+             "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
+             "under both gradings and appears in the next build and release.\n\n"
+             "Responses are shown on the site exactly as submitted, every character escaped.\n\n"]
+    for title, name in SCHEMA_FILES.items():
+        schema = json.loads(SCHEMAS.joinpath(name).read_text("utf-8"))
+        parts.append(f"## {escape_text(title)}\n\n" + _schema_fields(schema)
+                     + "\nThe JSON Schema (`generator/intake/schemas/" + name + "`):\n\n"
+                     + code_block(json.dumps(schema, indent=2, ensure_ascii=False)))
+    return Page("submit.md", "".join(parts))
+
+
+def _schema_fields(schema: dict) -> str:
+    required = set(schema.get("required", []))
+    rows = [[Cell(name), Cell(_type(spec)), Cell("yes" if name in required else "no"), Cell(str(spec.get("description", "")))]
+            for name, spec in schema.get("properties", {}).items()]
+    return table(["Field", "Type", "Required", "Meaning"], rows, sortable=False)
+
+
+def _type(spec: dict) -> str:
+    kind = spec.get("type") or ("one of " + ", ".join(map(str, spec["enum"])) if "enum" in spec else "see schema")
+    return ", ".join(kind) if isinstance(kind, list) else str(kind)
+
+
+def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord]) -> tuple[Page, dict[str, str | bytes]]:
+    """The downloads page and the small files it links to (stats tables, manifests, checksums)."""
+    assets: dict[str, str | bytes] = {}
+    parts = [front_matter("Downloads"), "# Downloads\n\n",
+             "Column meanings of every table are on the [methodology page](methodology.md#columns).\n\n",
+             "## This build\n\nStatistics tables of the version you are reading (CSV, full precision).\n\n"]
+    for r in results:
+        rows = []
+        for name in ("models", "pairwise", "agreement", "power", "equator"):
+            text = getattr(r.stats, name).to_csv(index=False, float_format="%.17g")
+            assets[f"downloads/current/{r.name}/{name}.csv"] = text
+            rows.append([Cell(f"{name}.csv", href=f"current/{r.name}/{name}.csv"), Cell(str(len(text.encode())), sort=len(text.encode()))])
+        parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + table(["File", "Bytes"], rows, sortable=False))
+    parts.append("\n## Releases\n\n")
+    if not releases:
+        parts.append("No release yet. `dualboard release VERSION` freezes one: scored answers (Parquet and CSV), "
+                     "verdicts, statistics, a manifest and SHA-256 checksums.\n")
+    for record in reversed(releases):
+        page_part, files = _release_downloads(record)
+        parts.append(page_part)
+        assets.update(files)
+    return Page("downloads.md", "".join(parts)), assets
+
+
+def _release_downloads(record: ReleaseRecord) -> tuple[str, dict[str, str | bytes]]:
+    version = record.version
+    hub = record.manifest.get("hub_dataset")
+    where = (f"on the Hub dataset `{escape_text(hub)}` (revision `{escape_text(version)}`)" if hub
+             else f"in the release folder `releases/{escape_text(version)}/` of the leaderboard repository")
+    assets, rows = {}, []
+    for name, (size, digest) in sorted(record.files.items()):
+        small = name in SMALL_FILES or name.startswith("stats/")
+        if small and record.folder_bytes(name) is not None:
+            assets[f"downloads/{version}/{name}"] = record.folder_bytes(name)
+        cell = Cell(name, href=f"{version}/{name}") if small else Cell(name)
+        rows.append([cell, Cell(str(size), sort=size), Cell(digest, css_class="dualboard-hash")])
+    text = (f"### Release {escape_text(version)} ({escape_text(record.manifest.get('released', ''))})\n\n"
+            f"Small files are linked below; the scored answers and verdicts are {where}. Load them with "
+            f"`datasets.load_dataset(\"releases/{escape_text(version)}\")` (or the Hub name).\n\n"
+            + table(["File", "Bytes", "SHA-256"], rows, sortable=False))
+    return text, assets
+
+
+def changelog_page(changes: list[ReleaseChanges]) -> Page:
+    """What each release changed: runs added, removed, resubmitted, and rank moves the data support."""
+    parts = [front_matter("Changelog"), "# Changelog\n\n",
+             "A rank move is **significant** when the run's previous rank lies outside its new simultaneous 95 % rank "
+             "interval; other moves are within what the data cannot tell apart.\n\n"]
+    if not changes:
+        parts.append("No release yet.\n")
+    for c in changes:
+        parts.append(_release_changes(c))
+    return Page("changelog.md", "".join(parts))
+
+
+def _release_changes(c: ReleaseChanges) -> str:
+    against = f"compared with {escape_text(c.previous)}" if c.previous else "first release"
+    lines = [f"## {escape_text(c.version)}\n\n", f"Released {escape_text(c.released)}, {against}.\n\n"]
+    for label, items in (("New runs", c.new_runs), ("Removed runs", c.removed_runs), ("Resubmitted runs", c.changed_runs)):
+        if items:
+            lines.append(f"- {label}: " + ", ".join(f"`{b}/{r}`" for b, r in items) + "\n")
+    if c.changed_benchmarks:
+        lines.append("- Benchmarks with changed questions or graders: " + ", ".join(f"`{b}`" for b in c.changed_benchmarks) + "\n")
+    if c.rank_changes:
+        rows = [[Cell(ch.benchmark), Cell(ch.run_id), Cell(ch.grading), Cell(str(ch.before), sort=ch.before),
+                 Cell(str(ch.after), sort=ch.after),
+                 Cell(f"{ch.interval[0]}–{ch.interval[1]}" if ch.interval else "—"),
+                 Cell("significant" if ch.significant else "not significant")] for ch in c.rank_changes]
+        lines.append("\n" + table(["Benchmark", "Run", "Grading", "Rank before", "Rank now", "Rank interval now", "Move"], rows))
+    elif c.previous:
+        lines.append("- No rank changed.\n")
+    return "".join(lines) + "\n"

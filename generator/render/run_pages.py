@@ -1,0 +1,114 @@
+"""Run pages: a run's metadata, its per-category scores, and the answers the two gradings disagree on.
+
+Run pages are linked from the leaderboard and kept out of the navigation (a
+leaderboard may hold hundreds of runs; see DESIGN.md, "Rendering").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from generator.intake.models import Run
+from generator.render.charts import GRADINGS, category_scores
+from generator.render.escape import escape_text
+from generator.render.html import Cell, Row, paragraph, table
+from generator.render.numbers import format_interval, format_number, format_rank, sort_key
+from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+
+MAX_LISTED = 200
+"""Disagreements listed per run page; the rest are on the question pages and in the downloads."""
+
+
+def run_pages(result: BenchmarkResults) -> list[Page]:
+    """One page per stored run of the benchmark."""
+    slugs = question_slugs(result.benchmark)
+    models = result.models.set_index("run_id")
+    scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
+    return [run_page(result.name, run, models.loc[run.run_id] if run.run_id in models.index else None,
+                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs)
+            for run in result.runs]
+
+
+def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.DataFrame,
+             slugs: Mapping[str, str]) -> Page:
+    """The page of one run: metadata, scores per category, disagreements between the gradings."""
+    text = (
+        front_matter(f"Run {run.run_id}")
+        + f'<h1>{escape_text(run.model)}</h1>\n\n'
+        + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
+        + (_summary(model_row) if model_row is not None else "")
+        + "## Submission\n\n" + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
+        + "\n## Scores per category\n\n"
+        "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
+        + _category_table(scored)
+        + "\n## Answers the gradings disagree on\n\n"
+        + _disagreements(run, scored, slugs)
+    )
+    return Page(f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md", text)
+
+
+def _summary(row: pd.Series) -> str:
+    headers = ["Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
+               "Rank, traditional", "Rank, answer-key", "No verdict"]
+    cells = [Cell(format_interval(row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"])) for g in (*GRADINGS, "diff")]
+    cells += [Cell(format_rank(row[f"rank_{g}"], row[f"rank_ci_low_{g}"], row[f"rank_ci_high_{g}"])) for g in GRADINGS]
+    cells.append(Cell(f"{int(row['n_no_verdict'])} of {int(row['n_answers'])} answers"))
+    return table(headers, [cells], sortable=False) + "\n"
+
+
+def _metadata_rows(metadata: Mapping[str, Any]) -> list[list[Cell]]:
+    return [[Cell(key), Cell(value)] for key, value in _flatten(metadata)]
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """Nested metadata as (dotted key, text) pairs, in file order."""
+    if isinstance(value, Mapping):
+        out: list[tuple[str, str]] = []
+        for key, item in value.items():
+            out += _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+        return out
+    return [(prefix, "" if value is None else str(value))]
+
+
+def _category_table(scored: pd.DataFrame) -> str:
+    if scored.empty:
+        return "This run has no scored answers.\n"
+    scores = category_scores(scored)
+    rows = [[Cell(str(r.category)), Cell(format_number(r.traditional), sort=sort_key(r.traditional)),
+             Cell(format_number(r.answer_key), sort=sort_key(r.answer_key)),
+             Cell(format_number(r.answer_key - r.traditional), sort=sort_key(r.answer_key - r.traditional))]
+            for r in scores.itertuples(index=False)]
+    return table(["Category", "Traditional", "Answer-key", "Answer-key − traditional"], rows)
+
+
+def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
+    """Answers that pass one grading and fail the other (traditional ≥ 50 counts as a pass).
+
+    An answer without an answer-key verdict counts as a fail, as in the scores.
+    """
+    traditional_pass = scored["traditional"].fillna(0) >= 50
+    answer_key_pass = scored["answer_key"].fillna(0) >= 50
+    return scored[traditional_pass != answer_key_pass]
+
+
+def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> str:
+    found = disagreements(scored)
+    if found.empty:
+        return "None: every answer passes both gradings or fails both.\n"
+    responses = {(p["question_id"], p["round"]): p.get("response", "") for p in run.predictions}
+    rows = [Row([Cell(str(r.question_id), href=f"../../questions/{slugs.get(r.question_id, 'x')}/"),
+                 Cell(str(r.round), sort=int(r.round)), Cell(str(r.category)),
+                 Cell(format_number(r.traditional, 0), sort=sort_key(r.traditional)),
+                 Cell(format_number(r.answer_key, 0), sort=sort_key(r.answer_key)),
+                 Cell(str(r.answer_key_parse)),
+                 Cell(responses.get((r.question_id, int(r.round)), ""), css_class="dualboard-response")],
+                css_class="dualboard-disagree")
+            for r in found.head(MAX_LISTED).itertuples(index=False)]
+    note = (paragraph(f"Showing the first {MAX_LISTED} of {len(found)}; every answer is on its question page "
+                      "and in the downloads.") if len(found) > MAX_LISTED else "")
+    intro = (f"{len(found)} of {len(scored)} answers pass one grading and fail the other "
+             "(traditional ≥ 50 counts as a pass). Open a question to see every grader's verdict.\n\n")
+    return intro + table(["Question", "Round", "Category", "Traditional", "Answer-key", "Verdict parse", "Response"], rows) + note

@@ -1,0 +1,45 @@
+"""Assemble every generated page, asset and the navigation of the site."""
+
+from __future__ import annotations
+
+from generator.release.history import ReleaseRecord, history
+from generator.render import charts
+from generator.render.escape import escape_text
+from generator.render.graders_page import graders_page
+from generator.render.leaderboard import leaderboard_page
+from generator.render.pages import BenchmarkResults, SiteContent, home_page
+from generator.render.question_pages import question_pages
+from generator.render.reference_pages import changelog_page, downloads_page, methodology_appendix, submit_page
+from generator.render.run_pages import run_pages
+
+NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
+"""Pages reachable by links only (MkDocs ``not_in_nav`` patterns); the question list itself is in the nav."""
+
+
+def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord]) -> SiteContent:
+    """Every generated page of the site, its chart JSON and downloads, and the navigation."""
+    content = SiteContent()
+    content.pages.append(home_page(results, releases[-1].version if releases else None))
+    for result in results:
+        page, assets = leaderboard_page(result)
+        content.pages.append(page)
+        content.assets.update(assets)
+        content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
+    downloads, files = downloads_page(results, releases)
+    content.pages.extend([submit_page(), downloads, changelog_page(history(releases))])
+    content.assets.update(files)
+    content.assets["javascripts/plotly.min.js"] = charts.plotly_js()
+    content.appendices.append(methodology_appendix(results))
+    content.nav.extend(navigation(results))
+    return content
+
+
+def navigation(results: list[BenchmarkResults]) -> list:
+    """The explicit navigation: few entries, so every page stays small (run and question pages stay out)."""
+    benchmarks = [{escape_text(r.benchmark.title): [
+        {"Leaderboard": f"benchmarks/{r.name}/index.md"},
+        {"Questions": f"benchmarks/{r.name}/questions/index.md"},
+        {"Graders": f"benchmarks/{r.name}/graders.md"},
+    ]} for r in results]
+    return [{"Home": "index.md"}, *benchmarks, {"Methodology": "methodology.md"},
+            {"How to submit": "submit.md"}, {"Downloads": "downloads.md"}, {"Changelog": "changelog.md"}]

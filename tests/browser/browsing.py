@@ -1,0 +1,69 @@
+"""Helpers for driving a built Dualboard site in Chromium."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from selenium.common.exceptions import NoAlertPresentException, UnexpectedAlertPresentException
+from selenium.webdriver.support.ui import WebDriverWait
+
+CHARTS_DRAWN = """
+const charts = [...document.querySelectorAll('div.dualboard-chart')];
+return document.readyState === 'complete' && charts.every(c => c.querySelector('svg.main-svg') || c.dataset.drawn === 'error');
+"""
+
+
+def wait_for_charts(driver, timeout: float = 20) -> None:
+    """Wait until the page is loaded and every chart has drawn (or failed)."""
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(CHARTS_DRAWN))
+
+
+def open_page(driver, url: str) -> None:
+    """Load a URL in a fresh document and wait for its charts."""
+    driver.get(url)
+    wait_for_charts(driver)
+
+
+def console_errors(driver) -> list[dict]:
+    """Console messages of level SEVERE since the last call."""
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def requested_urls(driver) -> list[str]:
+    """URLs the browser requested since the last call (from the performance log)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def alert_text(driver) -> str | None:
+    """The text of an open alert (dismissed), or None."""
+    try:
+        alert = driver.switch_to.alert
+    except NoAlertPresentException:
+        return None
+    text = alert.text
+    alert.dismiss()
+    return text
+
+
+def xss_state(driver) -> dict:
+    """What an executed payload would leave behind on the current page."""
+    try:
+        return driver.execute_script("""
+            return {sentinel: typeof window.__xss,
+                    javascript_links: document.querySelectorAll('a[href^="javascript:" i], [src^="javascript:" i]').length,
+                    data_links: document.querySelectorAll('a[href^="data:" i], iframe, object, embed').length,
+                    injected_scripts: [...document.querySelectorAll('article script, article [onerror], article [onload]')].length};
+        """)
+    except UnexpectedAlertPresentException as exc:  # an alert fired: that is an execution
+        return {"alert": str(exc)}
+
+
+def settle(seconds: float = 0.3) -> None:
+    """Give delayed handlers (onerror, autofocus) a moment to fire."""
+    time.sleep(seconds)

@@ -1,0 +1,150 @@
+"""Fixtures for the real-browser tests: built leaderboards served on 127.0.0.1 and headless Debian Chromium.
+
+The browser is the system's (``/usr/bin/chromium`` with ``/usr/bin/chromedriver``,
+installed with apt); a missing one skips these tests with the install command.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+sys.path.insert(0, str(Path(__file__).parent))
+
+from payloads import PAYLOADS  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def copy_leaderboard(dest: Path, port: int) -> Path:
+    """A private copy of the demo leaderboard whose mkdocs.yml says where it will be served."""
+    for name in ("data", "submissions", "site_src"):
+        shutil.copytree(REPO / name, dest / name)
+    own = yaml.safe_load((REPO / "mkdocs.yml").read_text("utf-8")) or {}
+    own["site_url"] = f"http://127.0.0.1:{port}/"
+    (dest / "mkdocs.yml").write_text(yaml.safe_dump(own, allow_unicode=True), "utf-8")
+    return dest
+
+
+def dualboard(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=cwd)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+class Server:
+    """A static file server on 127.0.0.1 that records every request path."""
+
+    def __init__(self, directory: Path, port: int):
+        self.requests: list[str] = []
+        log = self.requests
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):  # keep pytest output clean; keep the path
+                log.append(self.path)
+
+        handler = functools.partial(Handler, directory=str(directory))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.url = f"http://127.0.0.1:{port}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def write_xss_run(root: Path) -> None:
+    """A submission whose responses and metadata all carry hostile payloads (one per question)."""
+    questions = [json.loads(line) for line in (root / "data/benchmarks/demo/questions.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    run = root / "submissions" / "demo" / "xss-probe"
+    run.mkdir(parents=True)
+    lines = []
+    for i, q in enumerate(questions):
+        row = {"question_id": q["id"], "round": 0,
+               "response": f"{PAYLOADS[i % len(PAYLOADS)]}\n\n{PAYLOADS[(i + 7) % len(PAYLOADS)]}\nFinal answer: {PAYLOADS[(i + 3) % len(PAYLOADS)]}"}
+        if q["type"] == "open":
+            row["recorded"] = {"judge": 100 if i % 2 else 0}
+        lines.append(json.dumps(row, ensure_ascii=False))
+    (run / "predictions.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    metadata = {
+        "model": "<img src=x onerror=window.__xss=1>[m](javascript:window.__xss=1)",
+        "model_revision": "javascript:window.__xss=1",
+        "submitter": "<script>window.__xss=1</script>{{ config }}",
+        "date": "2026-03-01", "benchmark": "demo", "benchmark_version": "1.0",
+        "decoding": {"temperature": 0.0, "seed": 1}, "rounds": 1,
+        "license": "</textarea><svg onload=window.__xss=1>",
+        "notes": "\n".join(PAYLOADS)[:5000],
+    }
+    (run / "metadata.yaml").write_text(yaml.safe_dump(metadata, allow_unicode=True), "utf-8")
+
+
+def _serve_built(tmp_path_factory, name: str, hostile: bool) -> Iterator[tuple[Path, Server]]:
+    port = free_port()
+    root = copy_leaderboard(tmp_path_factory.mktemp(name), port)
+    if hostile:
+        write_xss_run(root)
+    dualboard("build", "--root", str(root), "--no-progress")
+    server = Server(root / "site", port)
+    yield root, server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory) -> Iterator[tuple[Path, Server]]:
+    """The demo leaderboard plus one run full of XSS payloads, built once and served; yields (folder, server).
+
+    Every page-type check therefore also runs with hostile text on the page.
+    """
+    yield from _serve_built(tmp_path_factory, "demo-site", hostile=True)
+
+
+@pytest.fixture(scope="session")
+def xss_site(demo_site) -> tuple[Path, Server]:
+    """The same build: the demo with the XSS run (see write_xss_run)."""
+    return demo_site
+
+
+@pytest.fixture(scope="session")
+def driver(tmp_path_factory):
+    """Headless Debian Chromium through selenium, logging console messages and network requests."""
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        pytest.skip("Debian chromium and chromedriver are needed: apt-get install chromium chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,900",
+                "--disable-dev-shm-usage", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+        options.add_argument(arg)
+    options.binary_location = str(CHROMIUM)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    browser = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    browser.set_page_load_timeout(30)
+    yield browser
+    browser.quit()
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every page of a built site as a URL path (directory URLs), sorted."""
+    return sorted("" if p.parent == site else p.parent.relative_to(site).as_posix() + "/"
+                  for p in site.rglob("index.html"))
