@@ -75,7 +75,7 @@ def test_a_bad_score_stops_the_import_before_any_file_is_written(open_release: P
     records = json.loads(path.read_text())
     records["2"]["score"] = 150
     path.write_text(json.dumps(records))
-    with pytest.raises(DualboardError, match="published score 150"):
+    with pytest.raises(DualboardError, match="record 2/score: 150 is greater than the maximum of 100"):
         import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
     assert not (tmp_path / "repo").exists() or not any((tmp_path / "repo").rglob("*.jsonl"))
 

@@ -43,11 +43,8 @@ def release():
     shutil.rmtree(root)
 
 
-@pytest.mark.xfail(strict=True, reason="plan_import lets ValueError/TypeError/KeyError through on malformed release files "
-                          "(found: b'', b'\\x80', '{\"0\": null}', '{\"\": null}', an index or level_0 of null/''/[]): "
-                          "reported to the importer's owner; remove this mark when it raises DualboardError")
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          phases=[Phase.explicit, Phase.generate], report_multiple_bugs=False)  # fail fast while it is a known bug
+          phases=[Phase.explicit, Phase.generate])
 @given(files=st.lists(release_files, min_size=1, max_size=2))
 def test_malformed_releases_are_refused_cleanly(release, files):
     for old in release.glob("*.json"):

@@ -26,12 +26,15 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
+from functools import cache
+from importlib import resources
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from string import ascii_uppercase as LETTERS
 from typing import Any
 
+import jsonschema
 import yaml
 
 from generator.errors import DualboardError
@@ -118,17 +121,36 @@ def _fail(src: Path, problem: str) -> ReleaseFormatError:
     return ReleaseFormatError(f"{src}: {problem} — point SRC at a release folder such as 2024-09-13-Multi-Benchmark")
 
 
+def load_release_file(path: Path) -> dict[str, Any]:
+    """Read one ``auto_eval-<model>.json`` and check it against the release format.
+
+    Raises ReleaseFormatError naming the file, the record and the field, so a
+    malformed release never reaches the question and run builders.
+    """
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise _fail(path, f"not a UTF-8 JSON file ({type(exc).__name__}: {str(exc)[:120]})") from exc
+    error = next(iter(sorted(_release_validator().iter_errors(data), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "top level"
+        raise ReleaseFormatError(f"{path}: record {where}: {error.message[:200]} — fix or drop that record in a copy of the release")
+    return data
+
+
+@cache
+def _release_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(resources.files(__package__).joinpath("autogenai_release.schema.json").read_text("utf-8"))
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
 def _records_in_file(path: Path, round_from_folder: int | None) -> list[_Record]:
     """Read one ``auto_eval-<model>.json`` into records with rounds."""
     model = path.stem.removeprefix("auto_eval-")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise _fail(path, "expected a JSON object keyed by record number")
+    data = load_release_file(path)
     # Open-ended files are keyed "1".."30" by question and carry no index field.
     rows = [{"index": int(key), **data[key]} for key in sorted(data, key=int)]
-    if any("index" not in row or "model_answer" not in row or "score" not in row for row in rows):
-        raise _fail(path, "a record lacks index, model_answer or score")
-    n_questions = len({row["index"] for row in rows}) if rows and "index" in rows[0] else len(rows)
+    n_questions = len({row["index"] for row in rows})
     records = []
     for position, row in enumerate(rows):
         level = int(row.get("level_0", position))
@@ -224,9 +246,12 @@ def published_option_order(src: Path) -> dict[str, list[str]]:
     for folder in (Path(src), Path(src).parent):
         path = folder / "linguistic_benchmark_multi_choice.json"
         if path.is_file():
-            rows = json.loads(path.read_text(encoding="utf-8"))
-            rows = rows.values() if isinstance(rows, dict) else rows
-            return {str(row["index"]): [str(c) for c in row["multiple_choice"]] for row in rows}
+            try:
+                rows = json.loads(path.read_text(encoding="utf-8"))
+                rows = rows.values() if isinstance(rows, dict) else rows
+                return {str(row["index"]): [str(c) for c in row["multiple_choice"]] for row in rows}
+            except (ValueError, TypeError, KeyError) as exc:
+                raise _fail(path, f"not the published list of questions with index and multiple_choice ({exc})") from exc
     return {}
 
 
@@ -283,13 +308,7 @@ def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> d
     if question["type"] == "multiple_choice":
         letter = {text: LETTERS[i] for i, text in enumerate(question["choices"])}
         prediction["choice_order"] = [letter[str(text)] for text in fields["multiple_choice"]]
-    score = fields["score"]
-    if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 100:
-        raise ReleaseFormatError(
-            f"model {record.model} question {question['id']} round {record.round}: published score {score!r} "
-            "is not a number between 0 and 100 — fix or drop that record in a copy of the release"
-        )
-    prediction["recorded"] = {score_name: score}
+    prediction["recorded"] = {score_name: fields["score"]}
     return prediction
 
 
