@@ -115,16 +115,16 @@ def main():
 
 @main.command()
 @root_option
+@store_option
 @click.option("--seed", type=int, default=20241129, show_default=True, help="Seed of every bootstrap, published on the site.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
-def build(project: Project, seed: int, progress: bool):
+def build(project: Project, store: Store, seed: int, progress: bool):
     """Run every stage: validate → ingest → grade → stats → render.
 
     The site is written to site/ (the previous one stays until the new one is
     complete). Same inputs and seed give the same scored data and site.
     """
     started = time.perf_counter()
-    store = _store(project)
     click.echo(str(_run(lambda: pipeline.validate(project))))
     click.echo(str(_run(lambda: pipeline.ingest(project, store)[0])))
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
@@ -236,13 +236,14 @@ def init(directory: Path, benchmark: str, title: str | None):
 
 @main.command()
 @root_option
+@store_option
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
-def grade(project: Project, progress: bool):
+def grade(project: Project, store: Store, progress: bool):
     """Grade stored runs into build/scored/<benchmark>.parquet.
 
     Verdicts are cached by content in the store: a second run grades nothing again.
     """
-    click.echo(str(_run(lambda: pipeline.grade(project, _store(project), progress=progress))))
+    click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
 
 
 @main.command()
@@ -255,9 +256,10 @@ def stats(project: Project, seed: int):
 
 @main.command()
 @root_option
-def render(project: Project):
+@store_option
+def render(project: Project, store: Store):
     """Write pages and charts from build/stats/ and build the site into site/."""
-    click.echo(str(_run(lambda: pipeline.render(project, _store(project)))))
+    click.echo(str(_run(lambda: pipeline.render(project, store))))
 
 
 @main.command()

@@ -1,0 +1,25 @@
+"""`dualboard build --hub`: the whole pipe with a Hub dataset as the store (loopback test Hub)."""
+
+from __future__ import annotations
+
+import pandas as pd
+from click.testing import CliRunner
+
+from generator.cli import main
+from tests.store.conftest import TOKEN
+
+
+def test_build_with_hub_store_ingests_and_builds_from_the_hub(tiny_root, hub_server, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    args = ["build", "--root", str(tiny_root), "--no-progress", "--hub", "dualboard/tiny-board",
+            "--hub-endpoint", hub_server.endpoint]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "1 added" in result.output
+    assert "runs/tiny/run-a/predictions.jsonl" in hub_server.repos["dualboard/tiny-board"].resolve("main").files
+    scored = pd.read_parquet(tiny_root / "build" / "scored" / "tiny.parquet")
+    assert sorted(scored["question_id"]) == ["q1", "q2", "q3"]
+    assert (tiny_root / "site" / "benchmarks" / "tiny" / "index.html").is_file()
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert "0 added, 0 replaced, 1 unchanged" in again.output
