@@ -389,7 +389,8 @@ def simulate_benchmark(root: Path, name: str, *, seed: int) -> list[Path]:
 
 def load_labelled_runs(path: Path) -> tuple[str, ...]:
     """Read ``human_labelled_runs`` (run ids whose answers get simulated human labels)."""
-    return tuple(str(r) for r in _read_yaml(Path(path)).get("human_labelled_runs") or ())
+    config = read_yaml_mapping(Path(path), example=f"data/benchmarks/demo/{MODELS_FILE}")
+    return tuple(str(r) for r in config.get("human_labelled_runs") or ())
 
 
 def human_labels(simulated: Sequence[SimulatedRun], run_ids: Sequence[str]) -> pd.DataFrame:
