@@ -29,7 +29,7 @@ def tree_hash(folder: Path) -> str:
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "a.txt").write_text("x")
     >>> tree_hash(d)[:12]
-    'f5f0e4a4c0b4'
+    '6d85f3faa10a'
     """
     digest = hashlib.sha256()
     for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
