@@ -369,27 +369,35 @@ def run(quick: bool, sims: int, type1_sims: int, seed: int,
     """Run the chosen checks and return the result rows."""
     rng = np.random.default_rng(seed)
     rows: list[dict] = []
+
+    def add(new: list[dict]) -> None:
+        rows.extend(new)
+        for r in new:  # progress on stderr: a long run shows where it is
+            print(f"{r['kind']:>28} | {r['check']:<44} n={r['n']:<4} K={r['K']} "
+                  f"mean={r['mean']} {r['clustering']:<11} {r['value']:.4f} {r['pass']}",
+                  file=sys.stderr, flush=True)
+
     if "grid" in parts:
         for cell in grid(quick):
-            rows += coverage_cell(cell, sims, rng)
-            rows += type1_cell(cell, type1_sims, rng)
+            add(coverage_cell(cell, sims, rng))
+            add(type1_cell(cell, type1_sims, rng))
     if "fwer" in parts:
         for n, k in ((30, 1), (30, 3), (100, 1), (100, 3)):
-            rows.append(fwer_cell(Cell(n, k, 0.8, "clustered"), type1_sims, rng))
+            add([fwer_cell(Cell(n, k, 0.8, "clustered"), type1_sims, rng)])
     if "power" in parts:
         for n, k in ((30, 1), (30, 3), (100, 1), (100, 5), (500, 1), (500, 3)):
-            rows.append(power_cell(Cell(n, k, 0.5, "clustered"), sims, rng))
+            add([power_cell(Cell(n, k, 0.5, "clustered"), sims, rng)])
     if "ranks" in parts:
         for n, runs, gap, gated in ((100, 3, 4, True), (500, 5, 4, True), (100, 3, 1, False)):
             for k in (1, 3):
-                rows.append(rank_cell(Cell(n, k, 0.5, "clustered"), sims, rng, runs, gap, gated))
+                add([rank_cell(Cell(n, k, 0.5, "clustered"), sims, rng, runs, gap, gated)])
     if "effects" in parts:
         for n, k in ((30, 3), (100, 3), (100, 5)):
-            rows.append(dz_cell(Cell(n, k, 0.8, "clustered"), min(sims, 1000), rng))
+            add([dz_cell(Cell(n, k, 0.8, "clustered"), min(sims, 1000), rng)])
     if "kappa" in parts:
         for n, k, acc in ((30, 1, 0.95), (100, 1, 0.95), (100, 3, 0.95), (100, 3, 0.8)):
-            rows.append(kappa_cell(Cell(n, k, 0.6, "clustered"), min(sims, 300 if quick else 500),
-                                   acc, rng))
+            add([kappa_cell(Cell(n, k, 0.6, "clustered"), min(sims, 300 if quick else 500),
+                            acc, rng)])
     return pd.DataFrame(rows)
 
 
