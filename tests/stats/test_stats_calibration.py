@@ -44,7 +44,7 @@ def test_naive_interval_under_covers_with_clustered_rounds():
 
 @pytest.mark.parametrize("cell,check", [(Cell(30, 1, 0.8, "clustered"), "mcnemar exact"),
                                         (Cell(30, 3, 0.5, "clustered"), "paired t"),
-                                        (Cell(30, 3, 0.5, "clustered"), "wilcoxon")])
+                                        (Cell(30, 3, 0.5, "clustered"), "wilcoxon (normal approx.)")])
 def test_type_one_error_under_the_null(cell, check):
     rows = calibration.type1_cell(cell, 1000, np.random.default_rng(3))
     assert _value(rows, check) <= 0.075
