@@ -23,9 +23,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-sys.path.insert(0, str(Path(__file__).parent))
-
-from payloads import PAYLOADS  # noqa: E402
+from tests.browser.payloads import PAYLOADS
 
 
 def free_port() -> int:

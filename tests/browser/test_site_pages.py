@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from browsing import console_errors, open_page, requested_urls, wait_for_charts
-from conftest import site_pages
-from linkcheck import broken_links
+from tests.browser.browsing import console_errors, open_page, requested_urls, wait_for_charts
+from tests.browser.conftest import site_pages
+from tests.browser.linkcheck import broken_links
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from browsing import console_errors, open_page
-from conftest import Server, dualboard, free_port
+from tests.browser.browsing import console_errors, open_page
+from tests.browser.conftest import Server, dualboard, free_port
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 

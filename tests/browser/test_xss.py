@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from browsing import alert_text, console_errors, open_page, settle, xss_state
-from conftest import site_pages
-from payloads import PAYLOADS
+from tests.browser.browsing import alert_text, console_errors, open_page, settle, xss_state
+from tests.browser.conftest import site_pages
+from tests.browser.payloads import PAYLOADS
 from selenium.webdriver.common.by import By
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from stats_builders import simulated_runs
+from tests.stats.stats_builders import simulated_runs
 
 
 @pytest.fixture

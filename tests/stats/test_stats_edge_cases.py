@@ -10,7 +10,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from generator.errors import InvalidInputError
 from generator.stats import analyse
-from stats_builders import scored_run, simulated_runs
+from tests.stats.stats_builders import scored_run, simulated_runs
 
 RNG = np.random.default_rng(4)
 

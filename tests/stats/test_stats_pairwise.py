@@ -9,7 +9,7 @@ import pytest
 from generator.stats import scores
 from generator.stats.pairwise import pair_row, pairwise_table
 from generator.stats.ranks import holm_rank_intervals
-from stats_builders import scored_run
+from tests.stats.stats_builders import scored_run
 
 SCALAR = ["n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
           "effect_dz", "mde_points", "note"]

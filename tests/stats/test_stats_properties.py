@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.stats import analyse
-from stats_builders import scored_run
+from tests.stats.stats_builders import scored_run
 
 STEPS = {"binary": [0.0, 100.0], "partial": [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]}
 

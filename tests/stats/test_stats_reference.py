@@ -8,7 +8,6 @@ column). Live references call the outside library in the test itself.
 from __future__ import annotations
 
 import itertools
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +24,9 @@ from statsmodels.stats.power import TTestPower
 from generator.stats import estimators, kappa, paired, power, scores
 from generator.stats import pingouin_adapter as pga
 from generator.stats.equator import pooled_clustered
+from tests.reference import make_reference
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
-sys.path.insert(0, str(REFERENCE))
-import make_reference  # noqa: E402
 
 TOL = 1e-9
 

@@ -7,7 +7,7 @@ import inspect
 import numpy as np
 import pandas as pd
 import pytest
-from stats_builders import scored_run
+from tests.stats.stats_builders import scored_run
 
 from generator.stats import COLUMNS, StatsTablesError, analyse, read_tables, write_tables
 from generator.stats.agreement import agreement_table
