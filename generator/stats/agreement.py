@@ -84,10 +84,12 @@ def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int
     """Return the agreement statistics of one grader pair on one slice of answers."""
     c = question_counts(joined)
     g, total = len(c), c.sum(axis=0)
+    n = total.sum()
     acc = cluster_wilson(c[:, 0] + c[:, 3], c.sum(axis=1), alpha)
-    rec = {"n": int(total.sum()), "n_questions": g, "accuracy": acc[0], "accuracy_ci_low": acc[1],
-           "accuracy_ci_high": acc[2], "prevalence_a": (total[0] + total[1]) / total.sum(),
-           "prevalence_b": (total[0] + total[2]) / total.sum(),
+    # An empty slice (no paired verdicts) has no prevalence; NaN says so without a 0/0 warning.
+    prevalence_a, prevalence_b = ((total[0] + total[1]) / n, (total[0] + total[2]) / n) if n else (np.nan, np.nan)
+    rec = {"n": int(n), "n_questions": g, "accuracy": acc[0], "accuracy_ci_low": acc[1],
+           "accuracy_ci_high": acc[2], "prevalence_a": prevalence_a, "prevalence_b": prevalence_b,
            "n_a_pass_b_fail": int(total[1]), "n_a_fail_b_pass": int(total[2])}
     if b_is_human:
         sens = cluster_wilson(c[:, 0], c[:, 0] + c[:, 2], alpha)
