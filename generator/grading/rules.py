@@ -95,7 +95,7 @@ class RulesGrader(Grader):
     """
 
     name: ClassVar[str] = "rules"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     default_role: ClassVar[str] = "answer_key"
 
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
