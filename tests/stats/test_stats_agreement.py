@@ -7,8 +7,10 @@ import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
+from generator.stats import analyse
 from generator.stats.agreement import agreement_table
 from generator.stats.kappa import kappa_interval, label_span, landis_koch
+from tests.stats.stats_builders import scored_run
 
 
 def verdict_frame(human: np.ndarray, grader: np.ndarray, *, categories=None) -> pd.DataFrame:
@@ -96,9 +98,6 @@ def test_label_span(low, high, span):
 
 
 def test_without_verdicts_analyse_compares_its_own_two_gradings():
-    from generator.stats import analyse
-    from stats_builders import scored_run
-
     rng = np.random.default_rng(2)
     trad = 100.0 * (rng.random((30, 2)) < 0.6)
     key = np.where(rng.random((30, 2)) < 0.8, trad, 100 - trad)
