@@ -22,7 +22,7 @@ from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport, validate_submissions
-from generator.project import Project
+from generator.project import CONFIG_FILE, Project
 from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
 from generator.store import LocalStore, Store
@@ -52,14 +52,15 @@ def _store(project: Project) -> LocalStore:
 def store_option(command):
     """Add ``--hub ORG/NAME``, ``--hub-endpoint URL`` and ``--hub-revision REV``; pass the chosen Store.
 
-    Without ``--hub`` the embedded local store under .dualboard/store is used.
+    Without ``--hub`` (or ``store.hub`` in dualboard.yaml) the embedded local
+    store under .dualboard/store is used.
     The Hub token comes from the HF_TOKEN environment variable only.
     """
 
     @click.option("--hub", "hub_repo", metavar="ORG/NAME", callback=_check_repo_id, default=None,
-                  help="Use this Hugging Face Hub dataset as the store instead of the local one.")
-    @click.option("--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=HUB_ENDPOINT,
-                  show_default=True, help="Hub address (env DUALBOARD_HUB_ENDPOINT).")
+                  help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, else the local store).")
+    @click.option("--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=None,
+                  help=f"Hub address (env DUALBOARD_HUB_ENDPOINT; default: store.endpoint in {CONFIG_FILE}, else {HUB_ENDPOINT}).")
     @click.option("--hub-revision", metavar="REV", default=None,
                   help="Read this tag or commit of the Hub dataset (default: the head of main).")
     @functools.wraps(command)
@@ -75,7 +76,10 @@ def _check_repo_id(ctx, param, value: str | None) -> str | None:
     return value
 
 
-def _choose_store(project: Project, hub_repo: str | None, endpoint: str, revision: str | None) -> Store:
+def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, revision: str | None) -> Store:
+    settings = _run(project.store_settings)
+    hub_repo = _check_repo_id(None, None, hub_repo or settings.hub)
+    endpoint = endpoint or settings.endpoint or HUB_ENDPOINT
     if hub_repo is None:
         if revision is not None:
             raise click.UsageError("--hub-revision needs --hub ORG/NAME")

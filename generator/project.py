@@ -5,6 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.errors import DualboardError
+from generator.intake.yaml_mapping import read_yaml_mapping
+
+CONFIG_FILE = "dualboard.yaml"
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """The store a leaderboard folder uses unless the command line says otherwise."""
+
+    hub: str | None = None
+    """Hub dataset ``ORG/NAME``; ``None`` keeps the embedded local store."""
+    endpoint: str | None = None
+    """Hub address; ``None`` means the default (https://huggingface.co)."""
+
 
 @dataclass(frozen=True)
 class Project:
@@ -45,3 +60,18 @@ class Project:
     def stats_dir(self, benchmark: str) -> Path:
         """``build/stats/<benchmark>/``: the stats tables as CSV."""
         return self.build_dir / "stats" / benchmark
+
+    def store_settings(self) -> StoreSettings:
+        """Read ``store:`` from ``dualboard.yaml`` (optional). Tokens never live there: HF_TOKEN only."""
+        path = self.root / CONFIG_FILE
+        if not path.is_file():
+            return StoreSettings()
+        store = read_yaml_mapping(path, example="the README's 'Store' section").get("store") or {}
+        unknown = sorted(set(store) - {"hub", "endpoint"}) if isinstance(store, dict) else ["(not a mapping)"]
+        if unknown:
+            raise DualboardError(f"{path}: store: unknown keys {unknown} — use only 'hub: ORG/NAME' and 'endpoint: URL' "
+                                 "(the token comes from the HF_TOKEN environment variable)")
+        wrong = [key for key, value in store.items() if not isinstance(value, str)]
+        if wrong:
+            raise DualboardError(f"{path}: store.{wrong[0]}: expected text, got {store[wrong[0]]!r} — write e.g. hub: my-org/my-leaderboard")
+        return StoreSettings(hub=store.get("hub"), endpoint=store.get("endpoint"))

@@ -23,3 +23,19 @@ def test_build_with_hub_store_ingests_and_builds_from_the_hub(tiny_root, hub_ser
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert "0 added, 0 replaced, 1 unchanged" in again.output
+
+
+def test_dualboard_yaml_chooses_the_hub_store(tiny_root, hub_server, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    (tiny_root / "dualboard.yaml").write_text(f"store:\n  hub: dualboard/from-config\n  endpoint: {hub_server.endpoint}\n")
+    result = CliRunner().invoke(main, ["ingest", "--root", str(tiny_root)])
+    assert result.exit_code == 0, result.output
+    assert "runs/tiny/run-a/metadata.yaml" in hub_server.repos["dualboard/from-config"].resolve("main").files
+    assert not (tiny_root / ".dualboard" / "store").exists(), "the local store must stay untouched"
+
+
+def test_dualboard_yaml_with_a_token_or_unknown_key_is_refused(tiny_root):
+    (tiny_root / "dualboard.yaml").write_text("store:\n  hub: a/b\n  token: hf_secret\n")
+    result = CliRunner().invoke(main, ["ingest", "--root", str(tiny_root)])
+    assert result.exit_code == 1
+    assert "unknown keys ['token']" in result.output and "HF_TOKEN" in result.output
