@@ -77,8 +77,11 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     total = 0
     for name, (benchmark, runs) in stored_benchmarks(store).items():
         labels = _human_labels(benchmark)
-        n = sum(len(r.predictions) for r in runs)
-        with tqdm(total=n, desc=f"grade {name}", unit="answer", disable=not progress, leave=False) as bar:
+        # grade_benchmark reports verdicts: one per answer from the traditional
+        # grader and from each answer-key grader, plus one per human label.
+        answers = sum(len(r.predictions) for r in runs)
+        n = answers * (1 + len(benchmark.answer_key)) + (0 if labels is None else len(labels))
+        with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
             tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
         write_scored(tables, project.scored_dir(), name)
         total += len(tables.scored)
