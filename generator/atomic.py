@@ -49,3 +49,10 @@ def atomic_write_bytes(target: Path, data: bytes) -> Path:
 def atomic_write_text(target: Path, text: str) -> Path:
     """Write UTF-8 ``text`` to ``target`` atomically and return ``target``."""
     return atomic_write_bytes(target, text.encode("utf-8"))
+
+
+def atomic_write_parquet(target: Path, frame) -> Path:
+    """Write a pandas DataFrame as Parquet (no index) to ``target`` atomically."""
+    with atomic_path(target) as tmp:
+        frame.to_parquet(tmp, index=False)
+    return Path(target)

@@ -7,7 +7,6 @@ build/stats), never reaches back, and reports a one-line summary.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.store import IngestResult, Store
 
-Report = Callable[[str], None]
 VERDICT_COLUMNS = ["run_id", "question_id", "round", "category", "grader", "grader_version", "config_hash",
                    "role", "score", "verdict_parse", "detail"]
 

@@ -10,7 +10,6 @@ its config hash, which invalidates exactly that grader's verdicts.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,10 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from generator.atomic import atomic_write_parquet
 from generator.grading.verdict import Grader, Verdict, canonical_json, sha256_text
-
-CACHE_COLUMNS = ("key", "score", "verdict_parse", "detail", "grader", "grader_version", "config_hash")
-"""Columns of every cache part file."""
 
 
 def question_digest(question: dict[str, Any]) -> str:
@@ -106,19 +103,7 @@ class VerdictCache:
             }
         ).astype({"score": "float64"})
         path = self.folder(grader) / f"part-{sha256_text(''.join(new))[:32]}.parquet"
-        write_parquet_atomic(frame, path)
+        atomic_write_parquet(path, frame)
         entries.update(new)
         return path
 
-
-def write_parquet_atomic(frame: pd.DataFrame, path: Path) -> None:
-    """Write ``frame`` to ``path`` through a temporary file and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        frame.to_parquet(temporary, index=False)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from generator.grading.cache import VerdictCache, question_digest, verdict_key, write_parquet_atomic
+from generator.atomic import atomic_write_parquet
+from generator.grading.cache import VerdictCache, question_digest, verdict_key
 from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import HumanGrader
 from generator.grading.registry import get_grader
@@ -352,5 +353,5 @@ def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> li
         )
     paths = [Path(out_dir) / f"{benchmark_name}.parquet", Path(out_dir) / f"{benchmark_name}.verdicts.parquet"]
     for frame, path in zip((tables.scored, tables.verdicts), paths, strict=True):
-        write_parquet_atomic(frame, path)
+        atomic_write_parquet(path, frame)
     return paths

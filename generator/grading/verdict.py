@@ -17,9 +17,6 @@ from typing import Any, ClassVar
 PARSE_OUTCOMES = ("ok", "recovered", "none")
 """Values of ``verdict_parse``: how the verdict was read from the grader's input."""
 
-ROLES = ("traditional", "answer_key", "human")
-"""Values of ``role`` in the verdicts table."""
-
 
 @dataclass(frozen=True)
 class Verdict:

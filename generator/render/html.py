@@ -98,10 +98,6 @@ def chart(src: str, caption: str) -> str:
             f"<figcaption>{escape_text(caption)}</figcaption></figure>\n")
 
 
-def preformatted(text: str) -> str:
-    """Return untrusted multi-line text as an escaped block."""
-    return f'<div class="dualboard-response">{escape_text(text)}</div>\n'
-
 
 def code_block(text: str) -> str:
     """Return text (e.g. a JSON Schema) as an escaped ``<pre><code>`` block."""

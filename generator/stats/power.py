@@ -96,16 +96,3 @@ def mde_mcnemar(discordance: float, n: int, power: float = 0.8, alpha: float = 0
 def mde_mcnemar_counts(discordant: int, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
     """Return :func:`mde_mcnemar` at the observed discordance ``discordant / n`` (cached)."""
     return mde_mcnemar(discordant / n, n, power, alpha) if n > 0 else float("nan")
-
-
-def mde_miller(omega2: float, var_a: float, k_a: float, var_b: float, k_b: float, n: int,
-               power: float = 0.8, alpha: float = 0.05) -> float:
-    """Return Miller's Eq. 9/10 normal-approximation MDE.
-
-    Examples
-    --------
-    >>> round(mde_miller(1 / 9, 0, 1, 0, 1, 969) * 100, 2)  # Miller's example: ≈ 3 points
-    3.0
-    """
-    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
-    return float(z * np.sqrt((omega2 + var_a / k_a + var_b / k_b) / n))

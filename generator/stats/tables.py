@@ -9,14 +9,13 @@ caveats, the seed, B and the format version). Column meanings live in
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
+from generator.atomic import atomic_write_text
 from generator.errors import DualboardError
 
 FORMAT_VERSION = 1
@@ -64,18 +63,6 @@ class StatsTables:
 TABLES = tuple(f.name for f in fields(StatsTables) if f.name != "notes")
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and os.replace."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_tables(tables: StatsTables, out_dir: Path) -> list[Path]:
     """Write every table as CSV (full precision, no rounding) plus notes.json; return the paths."""
     out_dir = Path(out_dir)
@@ -83,10 +70,10 @@ def write_tables(tables: StatsTables, out_dir: Path) -> list[Path]:
     paths = []
     for name in TABLES:
         path = out_dir / f"{name}.csv"
-        _atomic_write(path, getattr(tables, name).to_csv(index=False, float_format="%.17g"))
+        atomic_write_text(path, getattr(tables, name).to_csv(index=False, float_format="%.17g"))
         paths.append(path)
     notes = out_dir / "notes.json"
-    _atomic_write(notes, json.dumps({"format_version": FORMAT_VERSION,
+    atomic_write_text(notes, json.dumps({"format_version": FORMAT_VERSION,
                                      "notes": list(tables.notes)}, indent=2, ensure_ascii=False))
     return [*paths, notes]
 

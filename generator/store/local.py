@@ -18,7 +18,6 @@ import shutil
 import uuid
 from pathlib import Path
 
-from generator.atomic import atomic_write_bytes
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
@@ -59,14 +58,6 @@ class LocalStore(Store):
             return IngestResult(self.revision(), (), (), tuple(unchanged))
         revision = self._commit(base, wanted)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged))
-
-    def write_file(self, logical_path: str, data: bytes) -> Path:
-        """Atomically write one file into the current snapshot (used by caches).
-
-        Cache shards are content-addressed and never rewritten, so adding one to
-        the live snapshot cannot change what any earlier reader saw.
-        """
-        return atomic_write_bytes(self.snapshot() / logical_path, data)
 
     def _create_empty(self) -> None:
         (self.root / SNAPSHOTS / EMPTY).mkdir(parents=True, exist_ok=True)

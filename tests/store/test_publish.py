@@ -38,7 +38,9 @@ def test_publish_pushes_card_tables_verdict_cache_and_tag(tiny_root, hub_server,
     _scored(tiny_root)
     local = LocalStore(Project(tiny_root).store_dir)
     local.ingest([tiny_root / "submissions" / "tiny" / "run-a"], load_benchmarks(tiny_root / "data"))
-    local.write_file("verdicts/rules/ab12.parquet", b"cached verdicts")
+    cached = local.snapshot() / "verdicts" / "rules" / "ab12.parquet"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"cached verdicts")
     result = _publish(tiny_root, hub_server, "--release", "2026.1")
     assert result.exit_code == 0, result.output
     repo = hub_server.repos[REPO]
