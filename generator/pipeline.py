@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from generator.grading import VerdictCache, grade_benchmark, load_human_labels, write_scored
+from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, write_scored
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
 from generator.intake.validate import find_run_dirs, load_runs
@@ -24,10 +24,6 @@ from generator.render.site import build_site, compose_docs
 from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.store import IngestResult, Store
-
-VERDICT_COLUMNS = ["run_id", "question_id", "round", "category", "grader", "grader_version", "config_hash",
-                   "role", "score", "verdict_parse", "detail"]
-
 
 @dataclass(frozen=True)
 class StageSummary:
@@ -127,6 +123,6 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         benchmark=benchmark,
         stats=read_tables(project.stats_dir(benchmark.name)),
         scored=pd.read_parquet(scored_path),
-        verdicts=pd.read_parquet(verdicts_path) if verdicts_path.exists() else pd.DataFrame(columns=VERDICT_COLUMNS),
+        verdicts=pd.read_parquet(verdicts_path) if verdicts_path.exists() else pd.DataFrame(columns=list(VERDICT_COLUMNS)),
         runs=tuple(runs),
     )
