@@ -7,7 +7,6 @@ This is the grading stage's entry point: values in (a :class:`Benchmark`, its
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from generator.intake.validate import RUN_ID
 from generator.atomic import atomic_write_parquet
 from generator.grading.cache import VerdictCache, question_digest, verdict_key
 from generator.grading.errors import GraderConfigError, GradingInputError
@@ -62,7 +62,6 @@ ALL_TYPES = "*"
 BATCH_SIZE = 256
 """Answers handed to one ``grade_many`` call (progress is reported per batch)."""
 
-_SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 
 
 @dataclass(frozen=True)
@@ -347,7 +346,7 @@ def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> li
     list of Path
         ``[<out_dir>/<benchmark>.parquet, <out_dir>/<benchmark>.verdicts.parquet]``.
     """
-    if not _SAFE_NAME.match(benchmark_name):
+    if not RUN_ID.match(benchmark_name):
         raise GradingInputError(
             f"benchmark name {benchmark_name!r} is not a safe file name — use lower-case letters, digits, '.', '_', '-'"
         )

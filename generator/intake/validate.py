@@ -31,6 +31,7 @@ from generator.intake.models import Benchmark, Run
 from generator.intake.schemas import schema_findings
 
 RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+"""Valid run ids and benchmark names: safe as folder names, URL segments and Hub paths."""
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
 PROVENANCE = "provenance.jsonl"

@@ -11,15 +11,14 @@ data is dropped (``preview.py.txt`` → ``preview.py``, ``dot-gitignore.txt`` �
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import uuid
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
+from generator.intake.validate import RUN_ID
 from generator.errors import DualboardError
 
-BENCHMARK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 TEMPLATE = "template"
 
 
@@ -68,7 +67,7 @@ def output_name(relative: str) -> str:
 
 
 def _check(target: Path, benchmark: str, title: str) -> None:
-    if not BENCHMARK_NAME.match(benchmark):
+    if not RUN_ID.match(benchmark):
         raise DualboardError(f"benchmark name {benchmark!r} is not valid — use lower-case letters, digits, '.', '_' "
                              "or '-' (at most 100, starting with a letter or digit)")
     if any(c in title for c in '"\\\n\r') or not title.isprintable():

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from generator.intake.validate import RUN_ID
 from generator.atomic import atomic_write_text
 from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmark
@@ -43,7 +43,6 @@ from generator.simulation.responses import (
     simulate_answer,
 )
 
-RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 MODELS_FILE = "simulated_models.yaml"
 HUMAN_LABELS_FILE = "human_labels.csv"
 FIRST_DATE = dt.date(2026, 1, 1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -11,10 +10,10 @@ import pytest
 import yaml
 from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, real_data
 
+from generator.intake.validate import RUN_ID
 from generator.grading import grade_benchmark
 from generator.grading.choices import LETTERS
 
-RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 
 # Answers where our letter differs from the published `json_answer_letter`, with the reason.
 # Keyed by (published model name, question id, round). A new difference fails the test until explained here.

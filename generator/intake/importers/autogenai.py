@@ -37,10 +37,10 @@ from typing import Any
 import jsonschema
 import yaml
 
+from generator.intake.validate import RUN_ID
 from generator.errors import DualboardError
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
-RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 _ROUND_FOLDER = re.compile(r"^round_(\d+)$")
 _RELEASE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _HIGH_LATIN1_RUN = re.compile(r"[\u0080-\u00ff]{2,}")
@@ -280,7 +280,8 @@ def run_id_for(model: str, taken: set[str]) -> str:
     candidate, n = slug, 2
     while candidate in taken:
         candidate, n = f"{slug}-{n}", n + 1
-    assert RUN_ID.match(candidate), candidate  # guaranteed by the substitutions above
+    if not RUN_ID.match(candidate):  # the substitutions above should make this impossible
+        raise ReleaseFormatError(f"model name {model[:80]!r} gives no valid run id — rename the model file")
     return candidate
 
 
