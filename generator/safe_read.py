@@ -1,0 +1,100 @@
+"""Read files a pull request can touch without ever following a symbolic link.
+
+A merged pull request controls ``data/``, ``submissions/``, ``site_src/`` and a
+leaderboard folder's overrides. A symbolic link there (``human_labels.csv ->
+/proc/self/environ``, ``x.txt -> ../../.git/config``) would make the build read
+a secret and publish it. So every read of such a file goes through
+:func:`read_regular`, which refuses links in any path component below the
+trusted root and anything that is not a regular file (a FIFO would hang the
+build, ``/dev/zero`` would never end), and :func:`untrusted_entries` lists what
+to report before a tree is copied.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from generator.errors import DualboardError
+
+
+class UnsafeFileError(DualboardError):
+    """A file that must not be read: a link, a special file, or too large."""
+
+
+def untrusted_entries(root: Path) -> list[tuple[Path, str]]:
+    """Every symbolic link or special file under ``root`` (links not followed), with what it is.
+
+    ``root`` itself counts: a linked ``site_src`` is as dangerous as a linked
+    file inside it. Returns ``(path, "symbolic link" | "special file")`` pairs in
+    a stable order; an empty list means the tree may be read.
+    """
+    root = Path(root)
+    if _kind(root) is not None:
+        return [(root, _kind(root))]
+    if not root.is_dir():
+        return []
+    found = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            kind = _kind(path)
+            if kind is not None:
+                found.append((path, kind))
+        dirs.sort()
+    return sorted(found)
+
+
+def read_regular(path: Path, *, root: Path, limit: int | None = None) -> bytes:
+    """Read ``path``, a regular file inside ``root``, refusing links and oversized files.
+
+    Every component from ``root`` down to the file is checked with ``lstat``
+    and the file itself is opened with ``O_NOFOLLOW``, so neither a linked file
+    nor a linked folder on the way can redirect the read.
+
+    Raises
+    ------
+    UnsafeFileError
+        When a component is a link, the file is not a regular file, lies
+        outside ``root``, or holds more than ``limit`` bytes.
+    """
+    path, root = Path(path), Path(root)
+    _check_components(path, root)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise UnsafeFileError(f"{path}: cannot be read safely ({exc.strerror}) — commit a regular file, not a link") from exc
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise UnsafeFileError(f"{path}: is not a regular file — commit a regular file")
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise UnsafeFileError(f"{path}: over the {limit}-byte limit — shorten the file")
+    return data
+
+
+def _check_components(path: Path, root: Path) -> None:
+    try:
+        relative = path.relative_to(root)
+    except ValueError as exc:
+        raise UnsafeFileError(f"{path}: lies outside {root} — keep the file inside the leaderboard folder") from exc
+    current = root
+    for part in relative.parts:
+        current = current / part
+        kind = _kind(current)
+        if kind is not None:
+            raise UnsafeFileError(f"{current}: is a {kind} — commit the real file or folder, not a link")
+
+
+def _kind(path: Path) -> str | None:
+    """``"symbolic link"`` or ``"special file"`` for what must never be read; None otherwise."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "special file"
