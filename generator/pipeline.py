@@ -16,7 +16,8 @@ from tqdm import tqdm
 from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, write_scored
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
-from generator.intake.validate import find_run_dirs, load_runs
+from generator.errors import InvalidInputError
+from generator.intake.validate import find_run_dirs, load_runs, validate_submissions
 from generator.project import Project
 from generator.release.history import load_releases
 from generator.render.pages import BenchmarkResults
@@ -39,12 +40,13 @@ class StageSummary:
 
 
 def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
-    """Check submissions against the benchmarks; raise InvalidInputError on any problem."""
-    benchmarks = load_benchmarks(project.data_dir)
-    run_dirs = find_run_dirs(paths or [project.submissions_dir])
-    runs = load_runs(run_dirs, benchmarks)
-    answers = sum(len(r.predictions) for r in runs)
-    return StageSummary("validate", f"{len(runs)} runs, {answers} answers valid across {len(benchmarks)} benchmarks")
+    """Check submissions and benchmarks as ``dualboard validate`` does; raise InvalidInputError on any problem."""
+    report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir)
+    if not report.ok:
+        raise InvalidInputError(list(report.findings))
+    answers = sum(len(r.predictions) for r in report.runs)
+    benchmarks = len({r.benchmark for r in report.runs})
+    return StageSummary("validate", f"{len(report.runs)} runs, {answers} answers valid across {benchmarks} benchmarks")
 
 
 def ingest(project: Project, store: Store) -> tuple[StageSummary, IngestResult]:

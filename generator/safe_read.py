@@ -15,12 +15,21 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
-from generator.errors import DualboardError
+from generator.errors import DualboardError, Finding
 
 
 class UnsafeFileError(DualboardError):
     """A file that must not be read: a link, a special file, or too large."""
+
+    def __init__(self, path: Path, problem: str, fix: str):
+        super().__init__(f"{path}: {problem} — {fix}")
+        self.path, self.problem, self.fix = Path(path), problem, fix
+
+    def finding(self) -> Finding:
+        """The same problem as a validation finding."""
+        return Finding(str(self.path), None, "path", self.problem, self.fix)
 
 
 def untrusted_entries(root: Path) -> list[tuple[Path, str]]:
@@ -59,32 +68,49 @@ def read_regular(path: Path, *, root: Path, limit: int | None = None) -> bytes:
         When a component is a link, the file is not a regular file, lies
         outside ``root``, or holds more than ``limit`` bytes.
     """
+    with open_regular(path, root=root, limit=limit) as handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(data) > limit:  # the file grew after the size check
+        raise UnsafeFileError(path, f"over the {limit}-byte limit", "shorten the file")
+    return data
+
+
+def open_regular(path: Path, *, root: Path, limit: int | None = None) -> BinaryIO:
+    """Open ``path`` for binary reading with the checks of :func:`read_regular`; the caller closes it.
+
+    For files read line by line (a large predictions.jsonl), so that checking
+    one never holds the whole file in memory.
+    """
     path, root = Path(path), Path(root)
     _check_components(path, root)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise UnsafeFileError(f"{path}: cannot be read safely ({exc.strerror}) — commit a regular file, not a link") from exc
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise UnsafeFileError(f"{path}: is not a regular file — commit a regular file")
-        data = handle.read() if limit is None else handle.read(limit + 1)
-    if limit is not None and len(data) > limit:
-        raise UnsafeFileError(f"{path}: over the {limit}-byte limit — shorten the file")
-    return data
+        raise UnsafeFileError(path, f"cannot be read safely ({exc.strerror})", "commit a regular file, not a link") from exc
+    handle = os.fdopen(fd, "rb")
+    info = os.fstat(handle.fileno())
+    problem = None
+    if not stat.S_ISREG(info.st_mode):
+        problem = UnsafeFileError(path, "is not a regular file", "commit a regular file")
+    elif limit is not None and info.st_size > limit:
+        problem = UnsafeFileError(path, f"file is {info.st_size} bytes, over the {limit}-byte limit", "shorten the file")
+    if problem is not None:
+        handle.close()
+        raise problem
+    return handle
 
 
 def _check_components(path: Path, root: Path) -> None:
     try:
         relative = path.relative_to(root)
     except ValueError as exc:
-        raise UnsafeFileError(f"{path}: lies outside {root} — keep the file inside the leaderboard folder") from exc
+        raise UnsafeFileError(path, f"lies outside {root}", "keep the file inside the leaderboard folder") from exc
     current = root
     for part in relative.parts:
         current = current / part
         kind = _kind(current)
         if kind is not None:
-            raise UnsafeFileError(f"{current}: is a {kind} — commit the real file or folder, not a link")
+            raise UnsafeFileError(current, f"is a {kind}", "commit the real file or folder, not a link")
 
 
 def _kind(path: Path) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from generator.intake.validate import RUN_ID
+from generator.names import is_name
 from generator.atomic import atomic_write_parquet
 from generator.grading.cache import VerdictCache, question_digest, verdict_key
 from generator.grading.errors import GraderConfigError, GradingInputError
@@ -346,7 +346,7 @@ def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> li
     list of Path
         ``[<out_dir>/<benchmark>.parquet, <out_dir>/<benchmark>.verdicts.parquet]``.
     """
-    if not RUN_ID.match(benchmark_name):
+    if not is_name(benchmark_name):
         raise GradingInputError(
             f"benchmark name {benchmark_name!r} is not a safe file name — use lower-case letters, digits, '.', '_', '-'"
         )

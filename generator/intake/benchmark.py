@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-import json
+import io
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from generator.errors import DualboardError, Finding, InvalidInputError
+from generator.grading.errors import GradingInputError
+from generator.grading.human import parse_human_labels
 from generator.intake.models import Benchmark, GraderSpec
 from generator.intake.schemas import schema_findings
+from generator.intake.untrusted import decode_utf8, iter_json_lines
 from generator.intake.yaml_mapping import read_yaml_mapping
+from generator.names import RUN_ID_RULE, is_name
+from generator.safe_read import UnsafeFileError, open_regular, read_regular
 
 QUESTION_TYPES = ("multiple_choice", "open")
+HUMAN_LABELS = "human_labels.csv"
+"""People's marks of submitted answers, read by the human grader."""
+MAX_QUESTIONS_BYTES = 200 * 1024 * 1024
+"""Largest questions.jsonl or human_labels.csv read (benchmarks of 10⁵ questions stay far below)."""
 
 
 class BenchmarkNotFoundError(DualboardError):
@@ -19,26 +30,46 @@ class BenchmarkNotFoundError(DualboardError):
 
 
 def load_benchmarks(data_dir: Path) -> dict[str, Benchmark]:
-    """Load every ``data/benchmarks/*/benchmark.yaml`` under ``data_dir``, by name."""
+    """Load every ``data/benchmarks/*/benchmark.yaml`` under ``data_dir``, by name.
+
+    Raises one InvalidInputError with the findings of every broken benchmark,
+    so a pull request that breaks two benchmarks hears about both.
+    """
     root = data_dir / "benchmarks"
     if not root.is_dir():
         raise BenchmarkNotFoundError(
             f"{root}: no benchmarks folder — create data/benchmarks/<name>/ with "
             "benchmark.yaml and questions.jsonl (or run `dualboard init`)"
         )
-    folders = sorted(p for p in root.iterdir() if (p / "benchmark.yaml").is_file())
-    return {b.name: b for b in (load_benchmark(p) for p in folders)}
+    folders = sorted(p for p in root.iterdir() if (p / "benchmark.yaml").is_file() or (p / "benchmark.yaml").is_symlink())
+    benchmarks, findings = {}, []
+    for folder in folders:
+        try:
+            benchmark = load_benchmark(folder, root=data_dir)
+        except InvalidInputError as exc:
+            findings += exc.findings
+            continue
+        benchmarks[benchmark.name] = benchmark
+    if findings:
+        raise InvalidInputError(findings)
+    return benchmarks
 
 
-def load_benchmark(folder: Path) -> Benchmark:
-    """Load and check one benchmark folder; raise InvalidInputError listing every problem."""
+def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
+    """Load and check one benchmark folder; raise InvalidInputError listing every problem.
+
+    ``root`` is the trusted folder above (``data/``; default: the benchmark
+    folder itself): nothing below it is read through a link.
+    """
+    root = root or folder
     config_path = folder / "benchmark.yaml"
-    config = read_yaml_mapping(config_path, example="data/benchmarks/demo/benchmark.yaml")
+    config = read_yaml_mapping(config_path, example="data/benchmarks/demo/benchmark.yaml", root=root)
     findings = schema_findings(config, "benchmark", file=str(config_path), line=None)
-    if not findings and config["name"] != folder.name:
-        findings.append(Finding(str(config_path), None, "name", f"{config['name']!r} differs from the folder name {folder.name!r}", "rename the folder or the benchmark so they match"))
-    questions, question_findings = _read_questions(folder / "questions.jsonl")
-    findings += question_findings
+    if not findings and not (is_name(config["name"]) and config["name"] == folder.name):
+        findings.append(Finding(str(config_path), None, "name", f"{config['name'][:100]!r} differs from the folder name {folder.name[:100]!r}",
+                                f"rename the folder or the benchmark so they match ({RUN_ID_RULE})"))
+    questions, question_findings = _read_questions(folder / "questions.jsonl", root)
+    findings += question_findings + _human_label_findings(folder / HUMAN_LABELS, root)
     if findings:
         raise InvalidInputError(findings)
     return Benchmark(
@@ -65,23 +96,42 @@ def _traditional_specs(entry: dict[str, Any]) -> dict[str, GraderSpec]:
     return {t: _spec(g) for t, g in entry.items()}
 
 
-def _read_questions(path: Path) -> tuple[list[dict[str, Any]], list[Finding]]:
-    if not path.is_file():
+def _read_questions(path: Path, root: Path) -> tuple[list[dict[str, Any]], list[Finding]]:
+    if not path.is_file() and not path.is_symlink():
         return [], [Finding(str(path), None, "-", "file is missing", "add one question per line")]
+    try:
+        handle = open_regular(path, root=root, limit=MAX_QUESTIONS_BYTES)
+    except UnsafeFileError as exc:
+        return [], [exc.finding()]
     questions, findings, seen = [], [], set()
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            question = json.loads(line)
-        except json.JSONDecodeError as exc:
-            findings.append(Finding(str(path), number, "-", f"invalid JSON: {exc.msg}", "write one JSON object per line"))
-            continue
-        problems = schema_findings(question, "question", file=str(path), line=number)
-        if not problems and question["id"] in seen:
-            problems.append(Finding(str(path), number, "id", f"duplicate id {question['id']!r}", "give every question a unique id"))
-        findings += problems
-        if not problems:
-            seen.add(question["id"])
-            questions.append(question)
+    with handle:
+        for number, question, problem in iter_json_lines(handle, str(path)):
+            problems = [problem] if problem else schema_findings(question, "question", file=str(path), line=number)
+            if not problems and question["id"] in seen:
+                problems.append(Finding(str(path), number, "id", f"duplicate id {question['id'][:100]!r}", "give every question a unique id"))
+            findings += problems
+            if not problems:
+                seen.add(question["id"])
+                questions.append(question)
     return questions, findings
+
+
+def _human_label_findings(path: Path, root: Path) -> list[Finding]:
+    """Check human_labels.csv as the grading stage will read it, so a broken file fails review, not the build."""
+    if not path.exists() and not path.is_symlink():
+        return []
+    try:
+        raw = read_regular(path, root=root, limit=MAX_QUESTIONS_BYTES)
+    except UnsafeFileError as exc:
+        return [exc.finding()]
+    text, problem = decode_utf8(raw, str(path))
+    if problem is not None:
+        return [problem]
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        parse_human_labels(frame, str(path))
+    except GradingInputError as exc:
+        return [Finding(str(path), None, "label", str(exc).removeprefix(f"{path}"), "correct human_labels.csv (header run,question,round,label)")]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        return [Finding(str(path), None, "-", f"not a readable CSV: {str(exc)[:200]}", "write a header run,question,round,label and one label per line")]
+    return []

@@ -7,6 +7,7 @@ documentation cannot drift from what is enforced.
 from __future__ import annotations
 
 import json
+import math
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -15,7 +16,7 @@ import jsonschema
 
 from generator.errors import Finding
 
-SCHEMA_NAMES = ("question", "prediction", "metadata", "benchmark")
+SCHEMA_NAMES = ("question", "prediction", "metadata", "benchmark", "provenance")
 
 
 @cache
@@ -27,11 +28,22 @@ def load_schema(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
+def _is_integer(_checker: object, value: object) -> bool:
+    """Only true integers: JSON Schema counts 1.0 as an integer, and ``rounds: 1.0`` then breaks ``range``."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_finite_number(_checker: object, value: object) -> bool:
+    """Numbers without NaN or infinity: NaN passes every ``minimum``/``maximum`` (YAML writes it ``.nan``)."""
+    return _is_integer(_checker, value) or (isinstance(value, float) and math.isfinite(value))
+
+
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    checker = cls.TYPE_CHECKER.redefine_many({"integer": _is_integer, "number": _is_finite_number})
+    return jsonschema.validators.extend(cls, type_checker=checker)(schema)
 
 
 def schema_findings(instance: Any, name: str, *, file: str, line: int | None) -> list[Finding]:

@@ -16,22 +16,20 @@ gigabytes) nor deep nesting.
 
 from __future__ import annotations
 
-import json
-import re
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from generator.errors import Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark, Run
 from generator.intake.schemas import schema_findings
+from generator.intake.untrusted import iter_json_lines, parse_json_line, parse_yaml
+from generator.names import RUN_ID_RULE, colliding, is_name
+from generator.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_entries
 
-RUN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
-"""Valid run ids and benchmark names: safe as folder names, URL segments and Hub paths."""
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
 PROVENANCE = "provenance.jsonl"
@@ -39,8 +37,6 @@ PROVENANCE = "provenance.jsonl"
 RUN_FILES = (METADATA, PREDICTIONS, PROVENANCE)
 """Files a run folder may hold; everything else is reported."""
 MAX_REPORTED_PER_FILE = 50
-MAX_YAML_DEPTH = 10
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
 
 
 @dataclass(frozen=True)
@@ -53,6 +49,8 @@ class Limits:
     """Largest accepted single response (UTF-8 bytes)."""
     metadata_bytes: int = 64 * 1024
     """Largest accepted metadata.yaml (also bounds YAML alias expansion)."""
+    provenance_bytes: int = 50 * 1024 * 1024
+    """Largest accepted provenance.jsonl (it is stored and published like the predictions)."""
 
 
 def find_run_dirs(paths: list[Path]) -> list[Path]:
@@ -120,16 +118,38 @@ def check_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: L
 
 
 def validate_submissions(data_dir: Path, paths: list[Path], submissions_root: Path, limits: Limits = Limits()) -> ValidationReport:
-    """Check the runs under ``paths`` against the benchmarks in ``data_dir``; never raises for bad input.
+    """Check everything a pull request can change that the build reads; never raises for bad input.
 
-    A broken benchmark definition comes back as findings too, so ``--format
-    json`` always prints one JSON document.
+    That is the runs under ``paths`` and the whole of ``data/`` and
+    ``submissions/``: a link anywhere in them is a finding, and so is a run
+    folder at the wrong depth (it would be silently skipped). A broken
+    benchmark definition comes back as findings too, so ``--format json``
+    always prints one JSON document.
     """
+    findings = [*_link_findings(data_dir), *_link_findings(submissions_root), *_misplaced_run_findings(submissions_root)]
     try:
         benchmarks = load_benchmarks(data_dir)
     except InvalidInputError as exc:
-        return ValidationReport((), tuple(exc.findings))
-    return check_runs(find_run_dirs(paths), benchmarks, limits, submissions_root=submissions_root)
+        return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
+    report = check_runs(find_run_dirs(paths), benchmarks, limits, submissions_root=submissions_root)
+    return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
+
+
+def _link_findings(root: Path) -> list[Finding]:
+    return [Finding(str(path), None, "path", f"is a {kind}", "commit the real file or folder, not a link")
+            for path, kind in untrusted_entries(root)]
+
+
+def _misplaced_run_findings(submissions_root: Path) -> list[Finding]:
+    """Run files deeper than ``submissions/<benchmark>/<run_id>/``: the build would never see them."""
+    findings = []
+    for folder, dirs, files in os.walk(submissions_root):  # links are not followed (and reported above)
+        depth = len(Path(folder).relative_to(submissions_root).parts)
+        if depth > 2 and ({METADATA, PREDICTIONS} & set(files)):
+            findings.append(Finding(folder, None, "path", "run folder is nested too deep: the build only reads submissions/<benchmark>/<run_id>/",
+                                    "move the run folder up to submissions/<benchmark>/<run_id>/"))
+        dirs.sort()
+    return findings
 
 
 def load_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
@@ -142,11 +162,18 @@ def load_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Li
 
 
 def _duplicate_findings(runs: list[Run]) -> list[Finding]:
+    """Runs submitted twice, and distinct run ids that would share a page (``fjord_3b``, ``fjord-3b``)."""
     ids = Counter((r.benchmark, r.run_id) for r in runs)
     duplicated = [f"{b}/{r}" for (b, r), n in ids.items() if n > 1]
-    if not duplicated:
-        return []
-    return [Finding(", ".join(duplicated), None, "run_id", "submitted twice", "keep one folder per run id")]
+    findings = []
+    if duplicated:
+        findings.append(Finding(", ".join(duplicated), None, "run_id", "submitted twice", "keep one folder per run id"))
+    for benchmark in sorted({r.benchmark for r in runs}):
+        for group in colliding({r.run_id for r in runs if r.benchmark == benchmark}):
+            findings.append(Finding(", ".join(f"{benchmark}/{g}" for g in group), None, "run_id",
+                                    "these run ids name the same run page (ids are compared ignoring case, '.', '_' and '-')",
+                                    "rename the new run so its id differs in letters or digits"))
+    return findings
 
 
 def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
@@ -163,7 +190,7 @@ def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = 
     findings += meta_findings
     benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
     predictions, pred_findings = _read_predictions(run_dir / PREDICTIONS, benchmark, metadata, limits)
-    findings += pred_findings
+    findings += pred_findings + _provenance_findings(run_dir / PROVENANCE, limits)
     if benchmark is not None and metadata is not None and not pred_findings:
         findings += _coverage_findings(run_dir / PREDICTIONS, predictions, benchmark, metadata)
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata is None:
@@ -191,23 +218,24 @@ def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Fin
 
 
 def _check_run_id(run_dir: Path) -> list[Finding]:
-    if RUN_ID.match(run_dir.name):
+    if is_name(run_dir.name):
         return []
     return [Finding(str(run_dir), None, "run_id", f"folder name {run_dir.name[:120]!r} is not a valid run id",
-                    "rename the folder to lower-case letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit)")]
+                    f"rename the folder to {RUN_ID_RULE}")]
 
 
 def _read_metadata(path: Path, limits: Limits) -> tuple[dict[str, Any] | None, list[Finding]]:
     if not path.is_file() or path.is_symlink():
         return None, [Finding(str(path), None, "-", "metadata.yaml is missing", "add metadata.yaml (model, submitter, date, benchmark, benchmark_version, rounds)")]
-    raw = path.read_bytes()
-    if len(raw) > limits.metadata_bytes:
-        return None, [Finding(str(path), None, "-", f"file is {len(raw)} bytes, over the {limits.metadata_bytes}-byte limit", "shorten the notes")]
+    try:
+        raw = read_regular(path, root=path.parent, limit=limits.metadata_bytes)
+    except UnsafeFileError as exc:
+        return None, [exc.finding()]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, [Finding(str(path), None, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8")]
-    data, problem = _safe_yaml(text, str(path))
+    data, problem = parse_yaml(text, str(path))
     if problem is not None:
         return None, [problem]
     if not isinstance(data, dict):
@@ -215,27 +243,6 @@ def _read_metadata(path: Path, limits: Limits) -> tuple[dict[str, Any] | None, l
     data = _stringify_dates(data)
     findings = _schema_findings(data, "metadata", str(path), None)
     return (None if findings else data), findings
-
-
-def _safe_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
-    """Parse YAML without aliases or deep nesting; a Finding instead of any exception."""
-    try:
-        depth = 0
-        for event in yaml.parse(text, Loader=SAFE_LOADER):
-            if isinstance(event, yaml.AliasEvent):
-                return None, Finding(file, event.start_mark.line + 1, "-", "YAML aliases (*name) are not allowed",
-                                     "write the value out instead of referring to an anchor")
-            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
-            if depth > MAX_YAML_DEPTH:
-                return None, Finding(file, event.start_mark.line + 1, "-", f"nested deeper than {MAX_YAML_DEPTH} levels",
-                                     "flatten the structure: metadata.yaml needs at most two levels")
-        return yaml.load(text, Loader=SAFE_LOADER), None
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        problem = str(getattr(exc, "problem", None) or exc)[:200]
-        return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax")
-    except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2024-02-30"
-        return None, Finding(file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it")
 
 
 def _schema_findings(instance: Any, name: str, file: str, line: int | None) -> list[Finding]:
@@ -272,42 +279,32 @@ def _resolve_benchmark(run_dir: Path, metadata: dict[str, Any] | None, benchmark
 
 
 def _read_predictions(path: Path, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits) -> tuple[list[dict[str, Any]], list[Finding]]:
+    """Check predictions.jsonl line by line; rows are kept only while the file is valid.
+
+    Streaming keeps a rejected million-line file from costing a million
+    parsed rows of memory: after the first error only findings are counted.
+    """
     if not path.is_file() or path.is_symlink():
         return [], [Finding(str(path), None, "-", "predictions.jsonl is missing", "add one JSON answer per line")]
-    size = path.stat().st_size
-    if size > limits.predictions_bytes:
-        return [], [Finding(str(path), None, "-", f"file is {size} bytes, over the {limits.predictions_bytes}-byte limit", "split the run or raise --max-predictions-bytes")]
-    predictions, findings, seen = [], [], set()
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            row, problems = _check_prediction_line(raw, number, str(path), benchmark, metadata, limits, seen)
-            findings += problems
-            if row is not None:
-                predictions.append(row)
-    return predictions, _cap(findings, str(path))
+    try:
+        handle = open_regular(path, root=path.parent, limit=limits.predictions_bytes)
+    except UnsafeFileError as exc:
+        return [], [exc.finding()]
+    predictions, findings, seen = [], _FindingCap(str(path)), set()
+    with handle:
+        for number, row, problem in iter_json_lines(handle, str(path)):
+            problems = [problem] if problem else _check_prediction(row, number, str(path), benchmark, metadata, limits, seen)
+            findings.extend(problems)
+            if findings.count == 0:
+                predictions.append({**row, "round": row.get("round", 0)})
+    return (predictions if findings.count == 0 else []), findings.list()
 
 
-def _check_prediction_line(raw: bytes, number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> tuple[dict[str, Any] | None, list[Finding]]:
-    if not raw.strip():
-        return None, []
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, [Finding(file, number, "-", f"not UTF-8 (byte {exc.start} of the line)", "save the file as UTF-8")]
-    try:
-        row = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, [Finding(file, number, "-", f"invalid JSON: {exc.msg} (column {exc.colno})", "write one JSON object per line")]
-    except RecursionError:
-        return None, [Finding(file, number, "-", "invalid JSON: nested too deeply", "write one flat JSON object per line")]
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        return None, [Finding(file, number, "-", f"unreadable JSON value: {str(exc)[:200]}", "write numbers of ordinary size")]
+def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> list[Finding]:
     problems = _schema_findings(row, "prediction", file, number)
     if problems:
-        return None, problems
-    row = {**row, "round": int(row.get("round", 0))}
-    problems = _semantic_findings(row, number, file, benchmark, metadata, limits, seen)
-    return (None if problems else row), problems
+        return problems
+    return _semantic_findings({**row, "round": row.get("round", 0)}, number, file, benchmark, metadata, limits, seen)
 
 
 def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> list[Finding]:
@@ -325,6 +322,21 @@ def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: B
     return problems
 
 
+def _provenance_findings(path: Path, limits: Limits) -> list[Finding]:
+    """provenance.jsonl is stored and published: check it is size-capped JSON lines of flat records."""
+    if not path.exists() or path.is_symlink():
+        return []  # optional; a link is reported by _location_findings
+    try:
+        handle = open_regular(path, root=path.parent, limit=limits.provenance_bytes)
+    except UnsafeFileError as exc:
+        return [exc.finding()]
+    findings = _FindingCap(str(path))
+    with handle:
+        for number, row, problem in iter_json_lines(handle, str(path)):
+            findings.extend([problem] if problem else _schema_findings(row, "provenance", str(path), number))
+    return findings.list()
+
+
 def _coverage_findings(path: Path, predictions: list[dict[str, Any]], benchmark: Benchmark, metadata: dict[str, Any]) -> list[Finding]:
     answered = {(p["question_id"], p["round"]) for p in predictions}
     expected = {(q["id"], r) for q in benchmark.questions for r in range(metadata["rounds"])}
@@ -337,9 +349,20 @@ def _coverage_findings(path: Path, predictions: list[dict[str, Any]], benchmark:
                     "answer every question in every round (missing answers would silently lower the score)", severity)]
 
 
-def _cap(findings: list[Finding], file: str) -> list[Finding]:
-    """Keep reports readable: a broken file yields at most MAX_REPORTED_PER_FILE findings."""
-    if len(findings) <= MAX_REPORTED_PER_FILE:
-        return findings
-    rest = len(findings) - MAX_REPORTED_PER_FILE
-    return findings[:MAX_REPORTED_PER_FILE] + [Finding(file, None, "-", f"{rest} more problems not shown", "fix the ones above and validate again")]
+class _FindingCap:
+    """Keep reports readable and memory flat: at most MAX_REPORTED_PER_FILE findings, the rest counted."""
+
+    def __init__(self, file: str):
+        self.file, self.count, self._kept = file, 0, []
+
+    def extend(self, findings: list[Finding]) -> None:
+        """Count ``findings`` and keep them while under the cap."""
+        self.count += len(findings)
+        self._kept += findings[:max(0, MAX_REPORTED_PER_FILE - len(self._kept))]
+
+    def list(self) -> list[Finding]:
+        """The kept findings, and one more saying how many were not shown."""
+        rest = self.count - len(self._kept)
+        if rest == 0:
+            return list(self._kept)
+        return self._kept + [Finding(self.file, None, "-", f"{rest} more problems not shown", "fix the ones above and validate again")]

@@ -1,7 +1,10 @@
-"""Read a trusted YAML configuration file that must hold a mapping.
+"""Read a YAML configuration file that must hold a mapping.
 
-For files the project itself keeps (benchmark.yaml, simulated_models.yaml);
-submitted metadata.yaml goes through the size-limited reader in validate.py.
+For the files a leaderboard folder keeps (benchmark.yaml, simulated_models.yaml,
+dualboard.yaml). A pull request can edit every one of them, so they are read
+like a submission: never through a link, size-capped, and parsed strictly
+(:func:`generator.intake.untrusted.parse_yaml`). Submitted metadata.yaml goes
+through validate.py, which reports instead of raising.
 """
 
 from __future__ import annotations
@@ -9,22 +12,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from generator.errors import Finding, InvalidInputError
+from generator.intake.untrusted import decode_utf8, parse_yaml
+from generator.safe_read import UnsafeFileError, read_regular
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""Largest configuration file read; real ones are a few KB."""
 
 
-def read_yaml_mapping(path: Path, *, example: str) -> dict[str, Any]:
+def read_yaml_mapping(path: Path, *, example: str, root: Path | None = None) -> dict[str, Any]:
     """Return the mapping in ``path``; raise InvalidInputError saying how to fix it.
 
-    ``example`` names a file to copy from when this one is missing.
+    ``example`` names a file to copy from when this one is missing. ``root``
+    is the trusted folder above it (default: the file's own folder): no
+    component between the two may be a link.
     """
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         raise InvalidInputError([Finding(str(path), None, "-", "file is missing", f"create it (see {example} for an example)")])
     try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InvalidInputError([Finding(str(path), None, "-", f"not valid UTF-8 YAML: {exc}", "fix the syntax")]) from exc
+        raw = read_regular(path, root=root or path.parent, limit=MAX_CONFIG_BYTES)
+    except UnsafeFileError as exc:
+        raise InvalidInputError([exc.finding()]) from exc
+    text, problem = decode_utf8(raw, str(path))
+    if problem is None:
+        data, problem = parse_yaml(text, str(path))
+    if problem is not None:
+        raise InvalidInputError([problem])
     if not isinstance(data, dict):
         raise InvalidInputError([Finding(str(path), None, "-", "expected a mapping at the top level", "write key: value pairs")])
     return data

@@ -10,6 +10,10 @@ never end the raw HTML block with a blank line.
 
 from __future__ import annotations
 
+from generator.names import slug as escape_slug  # one definition: validation refuses ids that share a slug
+
+__all__ = ["escape_slug", "escape_text"]
+
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ")
 
 
@@ -25,25 +29,3 @@ def escape_text(value: object) -> str:
     """
     text = "" if value is None else str(value)
     return "".join(ch if ch in _SAFE else f"&#{ord(ch)};" for ch in text)
-
-
-def escape_slug(value: str) -> str:
-    """Return a URL path segment that is safe as a file name and a link.
-
-    Run ids are already restricted by validation; this guards every other
-    source of names (categories, question ids) so no link can leave the site.
-
-    Examples
-    --------
-    >>> escape_slug("Spatial / Puzzle #3")
-    'spatial-puzzle-3'
-    """
-    out, dash = [], False
-    for ch in value.lower():
-        if ch.isascii() and ch.isalnum():
-            out.append(ch)
-            dash = False
-        elif not dash:
-            out.append("-")
-            dash = True
-    return "".join(out).strip("-") or "x"

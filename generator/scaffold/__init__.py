@@ -16,7 +16,7 @@ import uuid
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
-from generator.intake.validate import RUN_ID
+from generator.names import is_name
 from generator.errors import DualboardError
 
 TEMPLATE = "template"
@@ -67,7 +67,7 @@ def output_name(relative: str) -> str:
 
 
 def _check(target: Path, benchmark: str, title: str) -> None:
-    if not RUN_ID.match(benchmark):
+    if not is_name(benchmark):
         raise DualboardError(f"benchmark name {benchmark!r} is not valid — use lower-case letters, digits, '.', '_' "
                              "or '-' (at most 100, starting with a letter or digit)")
     if any(c in title for c in '"\\\n\r') or not title.isprintable():

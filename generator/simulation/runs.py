@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from generator.intake.validate import RUN_ID
+from generator.names import is_name
 from generator.atomic import atomic_write_text
 from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmark
@@ -132,7 +132,7 @@ def _model_findings(entry: dict[str, Any], where: str, file: str) -> list[Findin
             problems.append(Finding(file, None, f"{where}.{name}", "missing", f"add {name}"))
     if problems:
         return problems
-    if not RUN_ID.match(str(entry["run_id"])):
+    if not is_name(str(entry["run_id"])):
         problems.append(Finding(file, None, f"{where}.run_id", f"{str(entry['run_id'])[:100]!r} is not a valid run id", "use lower-case letters, digits, '.', '_' or '-'"))
     if not isinstance(entry["rounds"], int) or entry["rounds"] < 1:
         problems.append(Finding(file, None, f"{where}.rounds", f"{entry['rounds']!r} is not a positive integer", "sample at least one round"))
@@ -357,7 +357,7 @@ def _expected_scores(question: Mapping[str, Any], model: SimulatedModel) -> dict
 def write_run(run: Run, submissions_dir: Path) -> Path:
     """Write ``<submissions_dir>/<benchmark>/<run_id>/`` (predictions + metadata), each file atomically."""
     for name in (run.benchmark, run.run_id):
-        if not RUN_ID.match(name):
+        if not is_name(name):
             raise DualboardError(f"{name[:100]!r} is not a valid folder name — use lower-case letters, digits, '.', '_' or '-'")
     folder = Path(submissions_dir) / run.benchmark / run.run_id
     lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in run.predictions)

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, real_data
 
-from generator.intake.validate import RUN_ID
+from generator.names import is_name
 from generator.grading import grade_benchmark
 from generator.grading.choices import LETTERS
 
@@ -58,7 +58,7 @@ def test_mc_release_imports_every_answer(imported_mc: Path) -> None:
     assert len(benchmark.questions) == 30 and len(runs) == 13
     assert all(len(run.predictions) == 300 for run in runs)
     assert all(sorted({p["round"] for p in run.predictions}) == list(range(10)) for run in runs)
-    assert all(RUN_ID.match(run.run_id) for run in runs)
+    assert all(is_name(run.run_id) for run in runs)
     for question in benchmark.questions:
         assert question["type"] == "multiple_choice" and question["correct_choice"] in LETTERS[: len(question["choices"])]
     for run in runs:

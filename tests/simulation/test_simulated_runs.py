@@ -17,9 +17,9 @@ from generator.errors import DualboardError, InvalidInputError
 from generator.intake.benchmark import load_benchmark, load_benchmarks
 from generator.intake.models import Benchmark, GraderSpec, Run
 from generator.intake.validate import find_run_dirs, load_runs
+from generator.names import is_name
 from generator.simulation.responses import HEDGES, MC_STYLES, REFUSAL, Outcome, simulate_answer
 from generator.simulation.runs import (
-    RUN_ID,
     SimulatedModel,
     load_simulated_models,
     load_wrong_answers,
@@ -95,7 +95,7 @@ def test_demo_runs_pass_intake_validation_with_valid_ids(demo_runs):
     assert 6 <= len(demo_runs) <= 8
     assert sorted(r.run_id for r in demo_runs) == sorted(m.run_id for m in models)
     for run in demo_runs:
-        assert RUN_ID.fullmatch(run.run_id)
+        assert is_name(run.run_id)
         assert run.metadata["rounds"] >= 3 and len(run.predictions) <= 48 * 5
 
 

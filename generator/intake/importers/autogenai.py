@@ -37,7 +37,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from generator.intake.validate import RUN_ID
+from generator.names import is_name
 from generator.errors import DualboardError
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
@@ -280,7 +280,7 @@ def run_id_for(model: str, taken: set[str]) -> str:
     candidate, n = slug, 2
     while candidate in taken:
         candidate, n = f"{slug}-{n}", n + 1
-    if not RUN_ID.match(candidate):  # the substitutions above should make this impossible
+    if not is_name(candidate):  # the substitutions above should make this impossible
         raise ReleaseFormatError(f"model name {model[:80]!r} gives no valid run id — rename the model file")
     return candidate
 
@@ -443,7 +443,7 @@ def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool =
     -------
     ImportSummary
     """
-    if not RUN_ID.match(benchmark):
+    if not is_name(benchmark):
         raise ReleaseFormatError(
             f"benchmark name {benchmark!r} is not a safe folder name — use lower-case letters, digits, '.', '_', '-'"
         )

@@ -1,0 +1,191 @@
+"""Parse text a pull request wrote: JSON lines and YAML, strictly, with a finding for every trick.
+
+Everything under ``data/`` and ``submissions/`` arrives by pull request, so the
+parsers here refuse what Python's permissive defaults let through:
+
+- duplicate keys (JSON and YAML keep the last value: a reviewer reads one
+  ``response``, the grader another);
+- ``NaN``, ``Infinity`` and numbers that overflow to infinity (they pass a
+  ``"type": "number"`` schema and then poison every mean);
+- lone surrogates (``"\\ud800"`` decodes, then fails the first UTF-8 encode);
+- invalid UTF-8, nesting too deep to check, integers of thousands of digits,
+  impossible dates (``2026-02-30``), YAML aliases ("billion laughs").
+
+Lines are split on ``\\n`` only: ``str.splitlines`` also splits on U+2028 and
+friends, which would shift every line number a submitter is told.
+Each parser returns ``(value, None)`` or ``(None, Finding)``; none raises for bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import yaml
+
+from generator.errors import Finding
+
+MAX_YAML_DEPTH = 10
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89abAB]")
+"""An escaped UTF-16 surrogate; only then can a decoded string hold a lone one."""
+
+
+class _Refused(ValueError):
+    """A value the JSON grammar allows but the contracts refuse."""
+
+    def __init__(self, problem: str, fix: str):
+        super().__init__(problem)
+        self.problem, self.fix = problem, fix
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        seen: set[str] = set()
+        duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _Refused(f"duplicate key {duplicate[:100]!r}", "keep one value per key")
+    return mapping
+
+
+def _refuse_constant(name: str) -> float:
+    raise _Refused(f"{name} is not a number", "write a finite number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"{text[:30]} overflows to infinity", "write a number of ordinary size")
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_refuse_constant,
+                            parse_float=_finite_float)
+
+
+def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | None]:
+    """Decode one line of a JSON-lines file strictly.
+
+    Examples
+    --------
+    >>> parse_json_line(b'{"a": 1}', "f.jsonl", 1)
+    ({'a': 1}, None)
+    >>> print(parse_json_line(b'{"a": 1, "a": 2}', "f.jsonl", 3)[1])
+    f.jsonl:3: -: duplicate key 'a' — keep one value per key
+    >>> print(parse_json_line(b'{"judge": NaN}', "f.jsonl", 4)[1])
+    f.jsonl:4: -: NaN is not a number — write a finite number
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, Finding(file, line, "-", f"not UTF-8 (byte {exc.start} of the line)", "save the file as UTF-8")
+    try:
+        value = _DECODER.decode(text)
+    except _Refused as exc:
+        return None, Finding(file, line, "-", exc.problem, exc.fix)
+    except json.JSONDecodeError as exc:
+        return None, Finding(file, line, "-", f"invalid JSON: {exc.msg} (column {exc.colno})", "write one JSON object per line")
+    except RecursionError:
+        return None, Finding(file, line, "-", "invalid JSON: nested too deeply", "write one flat JSON object per line")
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        return None, Finding(file, line, "-", f"unreadable JSON value: {str(exc)[:200]}", "write numbers of ordinary size")
+    if _ESCAPED_SURROGATE.search(raw) and _has_lone_surrogate(value):
+        return None, Finding(file, line, "-", "a string holds a lone UTF-16 surrogate (\\ud800–\\udfff)",
+                             "write the character itself, or a complete surrogate pair")
+    return value, None
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
+def iter_json_lines(handle: BinaryIO, file: str) -> Iterator[tuple[int, Any, Finding | None]]:
+    """Yield ``(line number, value, finding)`` for every non-blank line, splitting on ``\\n`` only."""
+    for number, raw in enumerate(handle, start=1):
+        if raw.strip():
+            value, problem = parse_json_line(raw, file, number)
+            yield number, value, problem
+
+
+class _StrictLoader(SAFE_LOADER):  # type: ignore[misc, valid-type]
+    """The safe loader, refusing a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        self.flatten_mapping(node)
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                duplicate = key in seen
+            except TypeError:
+                continue  # an unhashable key: the base constructor reports it
+            if duplicate:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {str(key)[:100]!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
+    """Parse YAML without aliases, deep nesting or duplicate keys; a Finding instead of any exception.
+
+    Examples
+    --------
+    >>> parse_yaml("a: 1\\nb: 2\\n", "m.yaml")
+    ({'a': 1, 'b': 2}, None)
+    >>> print(parse_yaml("a: 1\\na: 2\\n", "m.yaml")[1])
+    m.yaml:2: -: invalid YAML: duplicate key 'a' — fix the YAML syntax
+    """
+    try:
+        problem = _alias_or_depth(text, file)
+        return (None, problem) if problem else (yaml.load(text, Loader=_StrictLoader), None)
+    except yaml.YAMLError as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        problem = str(getattr(exc, "problem", None) or exc)[:200]
+        return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax")
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2026-02-30"
+        return None, Finding(file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it")
+
+
+def _alias_or_depth(text: str, file: str) -> Finding | None:
+    depth = 0
+    for event in yaml.parse(text, Loader=SAFE_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            return Finding(file, event.start_mark.line + 1, "-", "YAML aliases (*name) are not allowed",
+                           "write the value out instead of referring to an anchor")
+        depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+        if depth > MAX_YAML_DEPTH:
+            return Finding(file, event.start_mark.line + 1, "-", f"nested deeper than {MAX_YAML_DEPTH} levels",
+                           "flatten the structure")
+    return None
+
+
+def decode_utf8(raw: bytes, file: str) -> tuple[str | None, Finding | None]:
+    """Decode a whole file as UTF-8, or say which byte is wrong."""
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, Finding(file, raw.count(b"\n", 0, exc.start) + 1, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8")
+
+
+def display_path(path: Path, root: Path | None) -> str:
+    """``path`` relative to ``root`` when it lies inside, as a submitter would type it."""
+    if root is not None:
+        try:
+            return str(Path(path).relative_to(root))
+        except ValueError:
+            pass
+    return str(path)

@@ -1,0 +1,67 @@
+"""Names that become folders, URL segments and Hub paths: run ids and benchmark names.
+
+One definition of what a valid name is (:data:`RUN_ID`, always matched whole)
+and of the path segment a name becomes on the site (:func:`slug`), so that
+validation can refuse two names that would land on the same page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+
+RUN_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
+"""Valid run ids and benchmark names; use ``fullmatch`` (``$`` would accept a trailing newline)."""
+RUN_ID_RULE = "lower-case letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit)"
+""":data:`RUN_ID` in words, for messages."""
+
+
+def is_name(value: object) -> bool:
+    """True when ``value`` is a valid run id or benchmark name.
+
+    Examples
+    --------
+    >>> is_name("fjord-3b"), is_name("fjord-3b\\n"), is_name("../x")
+    (True, False, False)
+    """
+    return isinstance(value, str) and RUN_ID.fullmatch(value) is not None
+
+
+def slug(value: str) -> str:
+    """Return a URL path segment that is safe as a file name and a link.
+
+    Lower-case ASCII letters and digits stay; every other run of characters
+    becomes one ``-``. Run pages are named by the slug of their run id, so two
+    ids with the same slug would share a page (:func:`colliding`).
+
+    Examples
+    --------
+    >>> slug("Spatial / Puzzle #3")
+    'spatial-puzzle-3'
+    >>> slug("fjord_3b") == slug("fjord-3b")
+    True
+    """
+    out, dash = [], False
+    for ch in value.lower():
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+            dash = False
+        elif not dash:
+            out.append("-")
+            dash = True
+    return "".join(out).strip("-") or "x"
+
+
+def colliding(names: Iterable[str]) -> list[list[str]]:
+    """Groups of distinct names that share a page: the same after case-folding and :func:`slug`.
+
+    Examples
+    --------
+    >>> colliding(["fjord-3b", "fjord_3b", "Fjord.3B", "other"])
+    [['Fjord.3B', 'fjord-3b', 'fjord_3b']]
+    """
+    groups: dict[str, set[str]] = defaultdict(set)
+    for name in names:
+        groups[slug(name.casefold())].add(name)
+    return [sorted(group) for _, group in sorted(groups.items()) if len(group) > 1]
