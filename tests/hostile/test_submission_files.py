@@ -1,0 +1,191 @@
+"""Hostile submission and benchmark files: each trick is a precise finding, exit 1, never a traceback.
+
+Every case goes through `dualboard validate` as a pull request's files would,
+and `dualboard build` must refuse the same tree before it touches the store.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from generator.cli import main
+from generator.intake.untrusted import parse_json_line, parse_yaml
+
+from tests.conftest import tiny_metadata, tiny_predictions, write_run
+
+
+def _validate(root: Path, *args: str):
+    return CliRunner().invoke(main, ["validate", "--root", str(root), *args])
+
+
+def _assert_finding(root: Path, expected: str) -> None:
+    result = _validate(root)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    assert expected in result.output, result.output
+
+
+def _line(**fields) -> bytes:
+    return json.dumps({"question_id": "q1", "round": 0, "response": "4", **fields}).encode()
+
+
+def _run_with_first_line(root: Path, first: bytes) -> None:
+    rest = [json.dumps(p).encode() for p in tiny_predictions()[1:]]
+    write_run(root, "run-b", raw_lines=[first, *rest])
+
+
+@pytest.mark.parametrize(("first_line", "expected"), [
+    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": NaN}}', ":1: -: NaN is not a number"),
+    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": Infinity}}', ":1: -: Infinity is not a number"),
+    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": -Infinity}}', ":1: -: -Infinity is not a number"),
+    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": 1e999}}', ":1: -: 1e999 overflows to infinity"),
+    (b'{"question_id": "q1", "round": 0, "response": "harmless", "response": "4"}', ":1: -: duplicate key 'response'"),
+    (b'{"question_id": "q1", "round": 0, "response": "a\\ud800b"}', ":1: -: a string holds a lone UTF-16 surrogate"),
+    (b'{"question_id": "q1", "round": 1.0, "response": "4"}', ":1: round: 1.0 is not of type 'integer'"),
+    (b'{"question_id": "q1", "round": 0, "response": "\xff"}', ":1: -: not UTF-8"),
+])
+def test_prediction_tricks_are_findings(tiny_root: Path, first_line: bytes, expected: str) -> None:
+    _run_with_first_line(tiny_root, first_line)
+    _assert_finding(tiny_root, "run-b/predictions.jsonl" + expected)
+
+
+def test_a_valid_surrogate_pair_is_accepted(tiny_root: Path) -> None:
+    _run_with_first_line(tiny_root, b'{"question_id": "q1", "round": 0, "response": "4 \\ud83d\\ude00"}')
+    assert _validate(tiny_root).exit_code == 0
+
+
+def test_line_separator_does_not_shift_line_numbers(tiny_root: Path) -> None:
+    """U+2028 inside a response is text, not a line break: the bad line is still line 2."""
+    lines = [_line(response="4\u2028still line one"), b"{broken", *[json.dumps(p).encode() for p in tiny_predictions()[1:]]]
+    write_run(tiny_root, "run-b", raw_lines=[json.dumps(json.loads(lines[0]), ensure_ascii=False).encode(), *lines[1:]])
+    _assert_finding(tiny_root, "run-b/predictions.jsonl:2: -: invalid JSON")
+
+
+@pytest.mark.parametrize(("metadata_text", "expected"), [
+    ("rounds: 1.0\n", "rounds: 1.0 is not of type 'integer'"),
+    ("rounds: 1\nrounds: 2\n", "invalid YAML: duplicate key 'rounds'"),
+    ("date: 2026-02-30\n", "unreadable YAML value"),
+    ("decoding: {temperature: .nan}\n", "decoding.temperature: nan is not of type 'number'"),
+])
+def test_metadata_tricks_are_findings(tiny_root: Path, metadata_text: str, expected: str) -> None:
+    run = write_run(tiny_root, "run-b")
+    base = {k: v for k, v in tiny_metadata().items() if k not in ("rounds", "date", "decoding")}
+    (run / "metadata.yaml").write_text(yaml.safe_dump({**base, "date": "2026-01-02"} if "date" not in metadata_text else base)
+                                       + metadata_text + ("rounds: 1\n" if "rounds" not in metadata_text else ""))
+    _assert_finding(tiny_root, expected)
+
+
+def _questions_path(root: Path) -> Path:
+    return root / "data" / "benchmarks" / "tiny" / "questions.jsonl"
+
+
+@pytest.mark.parametrize(("extra_line", "expected"), [
+    (b"\xff\xfe", "questions.jsonl:4: -: not UTF-8"),
+    (b"[" * 100_000 + b"]" * 100_000, "questions.jsonl:4: -: invalid JSON: nested too deeply"),
+    (b'{"id": ' + b"9" * 5000 + b"}", "questions.jsonl:4: -: unreadable JSON value"),
+    (b'{"id": "q9", "id": "q1"}', "questions.jsonl:4: -: duplicate key 'id'"),
+])
+def test_question_file_tricks_are_findings(tiny_root: Path, extra_line: bytes, expected: str) -> None:
+    path = _questions_path(tiny_root)
+    path.write_bytes(path.read_bytes() + extra_line + b"\n")
+    _assert_finding(tiny_root, expected)
+
+
+def test_impossible_date_in_benchmark_yaml_is_a_finding(tiny_root: Path) -> None:
+    path = tiny_root / "data" / "benchmarks" / "tiny" / "benchmark.yaml"
+    path.write_text(path.read_text() + "released: 2026-02-30\n")
+    _assert_finding(tiny_root, "benchmark.yaml: -: unreadable YAML value")
+
+
+@pytest.mark.parametrize(("labels", "expected"), [
+    (b'run,question,round,label\n"run-a,q1,0,pass\n', "human_labels.csv"),
+    (b"run,question,round,label\nrun-a,q1,0,pass,extra\n", "not a readable CSV"),
+    (b"run,question\nrun-a,q1\n", "missing column(s)"),
+    (b"run,question,round,label\nrun-a,q1,zero,pass\n", "round must be an integer"),
+    (b"run,question,round,label\nrun-a,q1,0,maybe\n", "label"),
+    (b"run,question,round,label\nrun-a,q1,0,\xff\n", "not UTF-8"),
+])
+def test_malformed_human_labels_fail_validation(tiny_root: Path, labels: bytes, expected: str) -> None:
+    (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_bytes(labels)
+    _assert_finding(tiny_root, expected)
+
+
+def test_build_refuses_what_validate_refuses(tiny_root: Path) -> None:
+    (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_bytes(b"run,question,round,label\nrun-a,q1,0,maybe\n")
+    result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
+    assert result.exit_code != 0
+    assert "human_labels.csv" in result.output
+    assert not (tiny_root / ".dualboard" / "store" / "current").exists()
+
+
+@pytest.mark.parametrize("link_in", ["human_labels.csv", "questions.jsonl", "benchmark.yaml"])
+def test_links_in_data_are_findings(tiny_root: Path, link_in: str) -> None:
+    path = tiny_root / "data" / "benchmarks" / "tiny" / link_in
+    path.unlink(missing_ok=True)
+    path.symlink_to("/proc/self/environ")
+    _assert_finding(tiny_root, f"tiny/{link_in}: path: is a symbolic link")
+
+
+def test_relative_link_to_git_config_is_a_finding(tiny_root: Path) -> None:
+    (tiny_root / ".git").mkdir()
+    (tiny_root / ".git" / "config").write_text("[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n")
+    (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").symlink_to("../../../.git/config")
+    result = _validate(tiny_root)
+    assert result.exit_code == 1 and "human_labels.csv: path: is a symbolic link" in result.output
+    assert "c2VjcmV0" not in result.output
+
+
+def test_link_anywhere_in_submissions_is_a_finding(tiny_root: Path) -> None:
+    (tiny_root / "submissions" / "tiny" / "notes.txt").symlink_to("/proc/self/environ")
+    _assert_finding(tiny_root, "submissions/tiny/notes.txt: path: is a symbolic link")
+
+
+def test_run_one_level_too_deep_is_a_finding(tiny_root: Path) -> None:
+    deep = tiny_root / "submissions" / "tiny" / "team" / "run-b"
+    deep.mkdir(parents=True)
+    for name in ("metadata.yaml", "predictions.jsonl"):
+        (deep / name).write_bytes((tiny_root / "submissions" / "tiny" / "run-a" / name).read_bytes())
+    _assert_finding(tiny_root, "team/run-b: path: run folder is nested too deep")
+
+
+@pytest.mark.parametrize("twin", ["run_a", "run.a", "run--a"])
+def test_run_ids_that_share_a_page_are_refused(tiny_root: Path, twin: str) -> None:
+    write_run(tiny_root, twin)
+    _assert_finding(tiny_root, "these run ids name the same run page")
+
+
+def test_run_id_with_trailing_newline_is_refused(tiny_root: Path) -> None:
+    write_run(tiny_root, "run-b\n")
+    _assert_finding(tiny_root, "is not a valid run id")
+
+
+def test_provenance_is_validated_and_capped(tiny_root: Path) -> None:
+    run = tiny_root / "submissions" / "tiny" / "run-a"
+    (run / "provenance.jsonl").write_bytes(b'{"question_id": "q1", "round": 0, "note": {"nested": 1}}\n')
+    _assert_finding(tiny_root, "provenance.jsonl:1: note")
+    (run / "provenance.jsonl").write_bytes(b"\x00" * 2048)
+    _assert_finding(tiny_root, "provenance.jsonl:1: -: invalid JSON")
+    (run / "provenance.jsonl").write_bytes(b'{"question_id": "q1", "round": 0, "eval": "fine"}\n')
+    assert _validate(tiny_root).exit_code == 0
+
+
+def test_oversized_provenance_is_refused_without_reading_it(tiny_root: Path) -> None:
+    run = tiny_root / "submissions" / "tiny" / "run-a"
+    with (run / "provenance.jsonl").open("wb") as handle:
+        handle.truncate(60 * 1024 * 1024)  # sparse: the check reads the size, never the bytes
+    _assert_finding(tiny_root, "over the 52428800-byte limit")
+
+
+def test_parsers_never_raise_on_garbage() -> None:
+    for raw in (b"", b"\x00", b"[]" * 3, b'"\\ud800"', b"{" * 50_000):
+        value, problem = parse_json_line(raw, "f", 1)
+        assert (value is None) != (problem is None) or raw == b""
+    for text in ("a: *x", "&a [*a, *a]", "a: !!python/object:os.system x", "- " * 5000, "{a: 1, a: 1}"):
+        value, problem = parse_yaml(text, "f")
+        assert problem is not None, text
