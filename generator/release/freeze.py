@@ -35,7 +35,8 @@ from generator.store import Store
 
 VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$")
 RESERVED = {"latest", "versions.json", "index.html"}
-MIKE = [sys.executable, "-c", "import sys; from mike.driver import main; sys.exit(main())"]
+# -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
+MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 
 
 @dataclass(frozen=True)
