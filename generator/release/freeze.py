@@ -15,7 +15,6 @@ Steps, each reading what the previous wrote:
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -29,11 +28,10 @@ from generator import pipeline
 from generator.atomic import atomic_write_text
 from generator.project import Project
 from generator.release.dataset_card import dataset_card
-from generator.release.history import CHECKSUMS, MANIFEST, ReleaseError, load_releases, releases_dir
+from generator.release.history import CHECKSUMS, MANIFEST, VERSION, ReleaseError, load_releases, releases_dir
 from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
 from generator.store import Store
 
-VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$")
 RESERVED = {"latest", "versions.json", "index.html"}
 # -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
@@ -68,7 +66,7 @@ def release(project: Project, store: Store, version: str, *, released: str, push
 
 def check_version(project: Project, version: str) -> None:
     """Reject a version name that is malformed, reserved or already released."""
-    if not VERSION.match(version) or version in RESERVED:
+    if not VERSION.fullmatch(version) or version in RESERVED:
         raise ReleaseError(f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
                            f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}")
     if (releases_dir(project.root) / version).exists():
