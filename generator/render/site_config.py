@@ -84,7 +84,7 @@ def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Findin
         text = read_regular(path, root=path.parent, limit=CONFIG_LIMIT).decode("utf-8")
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         findings, lines = _node_findings(node, file)
-        data = yaml.safe_load(text) if node is not None and not findings else {}
+        data = yaml.load(text, Loader=_DataLoader) if node is not None else {}
     except UnsafeFileError as exc:
         problem, _, fix = str(exc).removeprefix(f"{path}: ").partition(" — ")
         return {}, [Finding(file, None, "-", problem, fix)]
@@ -96,8 +96,16 @@ def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Findin
                             "fix the syntax")]
     if not isinstance(data, dict):
         return {}, [Finding(file, 1, "-", "holds no key: value settings", "write settings such as site_name: My board")]
-    findings += _setting_findings(data, lines, file)
+    flagged = {f.field for f in findings}
+    findings += [f for f in _setting_findings(data, lines, file) if f.field not in flagged]
     return ({} if findings else data), findings
+
+
+class _DataLoader(yaml.SafeLoader):
+    """Builds the settings to check even when some value has a refused tag (that value becomes None)."""
+
+
+_DataLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
 def effective_settings(own: dict[str, Any], default: dict[str, Any]) -> dict[str, Any]:
@@ -118,21 +126,21 @@ def _node_findings(root: yaml.Node | None, file: str) -> tuple[list[Finding], di
         node, field = stack.pop()
         line = node.start_mark.line + 1
         if id(node) in seen:
-            findings.append(Finding(file, line, field, "repeats the YAML anchor defined here (an alias)",
-                                    "write the value out where it is used"))
+            findings.append(Finding(file, line, field, "is an alias (*) of the anchor (&) on this line",
+                                    f"write the value out under {field}"))
             continue
         seen.add(id(node))
         lines.setdefault(field, line)
         if node.tag not in SAFE_TAGS:
-            findings.append(Finding(file, line, field, f"uses the YAML tag {node.tag}",
+            findings.append(Finding(file, line, field, f"uses the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}",
                                     "write the plain value: tags read the environment (!ENV) or run Python "
                                     "(!!python/...) when MkDocs loads the file"))
-        stack.extend(_children(node, field, file, findings))
+        stack.extend(reversed(_children(node, field, file, findings)))
     return sorted(findings, key=lambda f: f.line or 0), lines
 
 
 def _children(node: yaml.Node, field: str, file: str, findings: list[Finding]) -> list[tuple[yaml.Node, str]]:
-    """The child nodes with their dotted names, keys last so that they are visited (and give the line) first.
+    """The child nodes with their dotted names, in document order (so an anchor is met before its aliases).
 
     A duplicate key is a finding: YAML would silently keep the last value, so a
     reviewer could read one setting while MkDocs used another.
@@ -148,7 +156,7 @@ def _children(node: yaml.Node, field: str, file: str, findings: list[Finding]) -
             findings.append(Finding(file, key.start_mark.line + 1, name, "is set twice (the last value would win)",
                                     "keep one"))
         names.add(name)
-        children += [(value, name), (key, name)]
+        children += [(key, name), (value, name)]
     return children
 
 
@@ -158,7 +166,7 @@ def _setting_findings(data: dict, lines: dict[str, int], file: str) -> list[Find
     for key, value in data.items():
         field = str(key)
         if field not in ALLOWED:
-            findings.append(_refused(field, field, lines, file, allowed=", ".join(ALLOWED)))
+            findings.append(_refused(field, field, lines, file, allowed=f"{CONFIG_NAME} may set " + ", ".join(ALLOWED)))
         elif not isinstance(value, ALLOWED[field]):
             kind = {str: "text", list: "a list", dict: "a mapping"}[ALLOWED[field]]
             findings.append(Finding(file, lines.get(field), field, f"must be {kind}, not {value!r:.80}",
@@ -171,11 +179,11 @@ def _setting_findings(data: dict, lines: dict[str, int], file: str) -> list[Find
 
 
 def _theme_findings(theme: dict, lines: dict[str, int], file: str) -> list[Finding]:
-    findings = [_refused(f"theme.{key}", f"theme.{key}", lines, file, allowed=", ".join(THEME_KEYS))
+    findings = [_refused(f"theme.{key}", f"theme.{key}", lines, file, allowed="theme may set " + ", ".join(THEME_KEYS))
                 for key in theme if key not in THEME_KEYS]
     if theme.get("name", THEME_NAME) != THEME_NAME:
-        findings.append(Finding(file, lines.get("theme.name"), "theme.name", f"is {theme['name']!r}",
-                                f"remove it: the generated pages need the {THEME_NAME} theme"))
+        findings.append(Finding(file, lines.get("theme.name"), "theme.name", f"is {theme['name']!r}, but the generated pages need the {THEME_NAME} theme",
+                                "remove it"))
     return findings
 
 
@@ -186,7 +194,7 @@ def _extension_findings(extensions: list, lines: dict[str, int], file: str) -> l
         name = name.removeprefix("markdown.extensions.") if isinstance(name, str) else repr(name)
         if name not in MARKDOWN_EXTENSIONS:
             findings.append(_refused(name, f"markdown_extensions[{i}]", lines, file,
-                                     allowed=", ".join(sorted(MARKDOWN_EXTENSIONS)),
+                                     allowed="markdown_extensions may add " + ", ".join(sorted(MARKDOWN_EXTENSIONS)),
                                      why="MkDocs imports an extension by name and runs it at build time"))
     return findings
 
@@ -194,5 +202,6 @@ def _extension_findings(extensions: list, lines: dict[str, int], file: str) -> l
 def _refused(setting: str, field: str, lines: dict[str, int], file: str, *, allowed: str,
              why: str = "only settings known to run no code and read no file of the build machine are taken") -> Finding:
     """The finding for a setting a leaderboard may not set: why (REFUSED, or ``why``), and what it may set instead."""
-    return Finding(file, lines.get(field), field, f"{setting} cannot be set by a leaderboard: {REFUSED.get(setting, why)}",
-                   f"remove it (allowed here: {allowed})")
+    subject = "" if setting == field else f"{setting} "
+    return Finding(file, lines.get(field), field, f"{subject}cannot be set by a leaderboard: {REFUSED.get(setting, why)}",
+                   f"remove it ({allowed})")
