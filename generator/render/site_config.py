@@ -72,6 +72,13 @@ SAFE_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", 
 """YAML tags that build plain data; ``!ENV``, ``!relative`` and ``!!python/...`` are everything else."""
 
 
+class _DataLoader(yaml.SafeLoader):
+    """Builds the settings to check even when some value has a refused tag (that value becomes None)."""
+
+
+_DataLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
 def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Finding]]:
     """Parse a folder's ``mkdocs.yml`` safely; return its settings and the findings against them.
 
@@ -99,13 +106,6 @@ def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Findin
     flagged = {f.field for f in findings}
     findings += [f for f in _setting_findings(data, lines, file) if f.field not in flagged]
     return ({} if findings else data), findings
-
-
-class _DataLoader(yaml.SafeLoader):
-    """Builds the settings to check even when some value has a refused tag (that value becomes None)."""
-
-
-_DataLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
 def effective_settings(own: dict[str, Any], default: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from generator.errors import Finding, InvalidInputError
 from generator.release.history import ReleaseError, load_releases
 from generator.render.pages import SiteContent
 from generator.render.site import build_site, compose_docs, site_source_findings
+from generator.render.site_config import ALLOWED as ALLOWED_SETTINGS
+from generator.render.site_config import REFUSED, THEME_KEYS
 from generator.safe_read import UnsafeFileError, read_regular
 
 LINK = ("path", "is a symbolic link", "commit the real file, not a link")
@@ -150,6 +152,13 @@ def test_dangerous_mkdocs_settings_are_findings(root: Path, text: str, field: st
 def test_every_problem_of_mkdocs_yml_is_reported_at_once(root: Path) -> None:
     (root / "mkdocs.yml").write_text("site_name: !ENV HF_TOKEN\nhooks: [x.py]\nextra: !!python/name:os.system\n", "utf-8")
     assert [(f.line, f.field) for f in site_source_findings(root)] == [(1, "site_name"), (3, "extra"), (2, "hooks")]
+
+
+def test_the_policy_docstring_names_every_allowed_and_refused_setting() -> None:
+    """``dualboard validate`` users read the docstring: it must not drift from the tables the check uses."""
+    doc = " ".join(site_source_findings.__doc__.split())
+    for name in [*ALLOWED_SETTINGS, *THEME_KEYS, *REFUSED]:
+        assert f"``{name}``" in doc, name
 
 
 def test_oversized_mkdocs_yml_is_a_finding(root: Path) -> None:
