@@ -109,7 +109,8 @@ def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord
     assets: dict[str, str | bytes] = {}
     parts = [front_matter("Downloads"), "# Downloads\n\n",
              "Column meanings of every table are on the [methodology page](methodology.md#columns).\n\n",
-             "## This build\n\nStatistics tables of the version you are reading (CSV, full precision).\n\n"]
+             "## This build\n\nStatistics tables of the version you are reading (CSV, full precision). A text cell that "
+             "a spreadsheet would run as a formula (such as `=SUM(A1)`) starts with `'`.\n\n"]
     for r in results:
         rows = []
         for name in TABLES:
