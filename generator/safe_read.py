@@ -105,6 +105,9 @@ def _check_components(path: Path, root: Path) -> None:
         relative = path.relative_to(root)
     except ValueError as exc:
         raise UnsafeFileError(path, f"lies outside {root}", "keep the file inside the leaderboard folder") from exc
+    if ".." in relative.parts:
+        # relative_to compares names only: root/a/../../secret passes it and still leaves root.
+        raise UnsafeFileError(path, "climbs out with '..'", f"name the file by its path inside {root}")
     current = root
     for part in relative.parts:
         current = current / part

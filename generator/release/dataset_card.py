@@ -58,5 +58,7 @@ def dataset_card(manifest: dict[str, Any]) -> str:
         "- `stats/<benchmark>/*.csv`: the statistics tables (column meanings on the site's methodology page).\n"
         "- `manifest.json`: content hashes of benchmarks and runs, graders with versions and config hashes.\n"
         "- `SHA256SUMS`: checksums of every other file (`sha256sum -c SHA256SUMS`).\n\n"
+        "In the CSV files a text cell that a spreadsheet would run as a formula (such as `=SUM(A1)`) carries a "
+        "leading `'`; the Parquet files hold the values as submitted.\n\n"
         "## Columns of the scored answers\n\n| Column | Meaning |\n|---|---|\n" + rows + "\n"
     )

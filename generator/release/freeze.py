@@ -15,7 +15,6 @@ Steps, each reading what the previous wrote:
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -28,14 +27,16 @@ import pandas as pd
 from generator import pipeline
 from generator.atomic import atomic_write_text
 from generator.project import Project
+from generator.release.csv_download import download_csv
 from generator.release.dataset_card import dataset_card
-from generator.release.history import CHECKSUMS, MANIFEST, ReleaseError, load_releases, releases_dir
+from generator.release.history import CHECKSUMS, MANIFEST, VERSION, ReleaseError, load_releases, releases_dir
 from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
+from generator.stats.tables import TABLES, read_tables, write_tables
 from generator.store import Store
 
-VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$")
 RESERVED = {"latest", "versions.json", "index.html"}
-MIKE = [sys.executable, "-c", "import sys; from mike.driver import main; sys.exit(main())"]
+# -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
+MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def release(project: Project, store: Store, version: str, *, released: str, push
 
 def check_version(project: Project, version: str) -> None:
     """Reject a version name that is malformed, reserved or already released."""
-    if not VERSION.match(version) or version in RESERVED:
+    if not VERSION.fullmatch(version) or version in RESERVED:
         raise ReleaseError(f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
                            f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}")
     if (releases_dir(project.root) / version).exists():
@@ -123,8 +124,20 @@ def _copy_benchmark(project: Project, name: str, staging: Path) -> None:
     (staging / "csv").mkdir(exist_ok=True)
     shutil.copyfile(scored, staging / "scored" / f"{name}.parquet")
     shutil.copyfile(scored.with_name(f"{name}.verdicts.parquet"), staging / "verdicts" / f"{name}.parquet")
-    pd.read_parquet(scored).to_csv(staging / "csv" / f"{name}.csv", index=False, float_format="%.17g")
-    shutil.copytree(project.stats_dir(name), staging / "stats" / name)
+    atomic_write_text(staging / "csv" / f"{name}.csv", download_csv(pd.read_parquet(scored)))
+    _copy_stats(project.stats_dir(name), staging / "stats" / name)
+
+
+def _copy_stats(stats_dir: Path, target: Path) -> None:
+    """The statistics tables as downloads: read through the stats loader, written by :func:`download_csv`.
+
+    Only the known tables and notes are copied, so nothing else that lies in
+    build/stats (a stray file, a link) reaches the release.
+    """
+    tables = read_tables(stats_dir)
+    for path in write_tables(tables, target):
+        if path.stem in TABLES:  # the stats stage names each table's file after it
+            atomic_write_text(path, download_csv(getattr(tables, path.stem)))
 
 
 def checksums(folder: Path) -> str:

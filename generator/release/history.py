@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generator.errors import DualboardError
+from generator.safe_read import read_regular, untrusted_entries
 
 MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"
 GRADINGS = ("traditional", "answer_key")
+VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
+"""A release name. It names a folder and a path on the site, so match it whole (``fullmatch``)."""
 
 
 class ReleaseError(DualboardError):
@@ -40,7 +44,7 @@ class ReleaseRecord:
     def folder_bytes(self, name: str) -> bytes | None:
         """Content of a file of the release, or None when it is not on this machine."""
         path = self.folder / name
-        return path.read_bytes() if path.is_file() else None
+        return read_regular(path, root=self.folder) if path.is_file() else None
 
     @property
     def sequence(self) -> int:
@@ -91,8 +95,17 @@ def releases_dir(root: Path) -> Path:
 
 
 def load_releases(root: Path) -> list[ReleaseRecord]:
-    """Every release under ``<root>/releases/``, oldest first."""
+    """Every release under ``<root>/releases/``, oldest first.
+
+    A pull request can add files there, and the downloads page publishes
+    them, so a link or special file anywhere under ``releases/`` is refused
+    before anything is read.
+    """
     folder = releases_dir(root)
+    unsafe = untrusted_entries(folder)
+    if unsafe:
+        raise ReleaseError("\n".join(f"{path}: is a {kind} — commit the real file, not a link (a link would publish "
+                                      "whatever it points at)" for path, kind in unsafe))
     if not folder.is_dir():
         return []
     records = [load_release(p) for p in sorted(folder.iterdir()) if (p / MANIFEST).is_file()]
@@ -100,25 +113,37 @@ def load_releases(root: Path) -> list[ReleaseRecord]:
 
 
 def load_release(folder: Path) -> ReleaseRecord:
-    """Read one release folder."""
+    """Read one release folder; its name is the version, and the manifest must say the same."""
+    if not VERSION.fullmatch(folder.name):
+        raise ReleaseError(f"{folder}: {folder.name!r} is not a release version — remove the folder or rename it "
+                           "to letters, digits, '.', '_' or '-'")
     try:
-        manifest = json.loads((folder / MANIFEST).read_text("utf-8"))
+        manifest = json.loads(read_regular(folder / MANIFEST, root=folder))
     except (OSError, ValueError) as exc:
         raise ReleaseError(f"{folder / MANIFEST}: cannot read the manifest ({exc}) — restore it from the gh-pages "
                            "branch or remove the release folder") from exc
-    return ReleaseRecord(str(manifest.get("version", folder.name)), manifest, _files(folder), folder)
+    if not isinstance(manifest, dict) or manifest.get("version", folder.name) != folder.name:
+        raise ReleaseError(f"{folder / MANIFEST}: does not describe release {folder.name!r} — restore it from the "
+                           "gh-pages branch or remove the release folder")
+    return ReleaseRecord(folder.name, manifest, _files(folder), folder)
 
 
 def _files(folder: Path) -> dict[str, tuple[int, str]]:
     sums = folder / CHECKSUMS
     if not sums.is_file():
         return {}
+    text = read_regular(sums, root=folder)
     out = {}
-    for line in sums.read_text("utf-8").splitlines():
+    for number, line in enumerate(text.decode("utf-8", "replace").split("\n"), start=1):
+        if not line:
+            continue
         digest, _, name = line.partition("  ")
+        if PurePosixPath(name).is_absolute() or ".." in PurePosixPath(name).parts or "\\" in name or not name:
+            raise ReleaseError(f"{sums}:{number}: {name!r} is not a path inside the release — restore SHA256SUMS "
+                               "from the gh-pages branch")
         path = folder / name
         out[name] = (path.stat().st_size if path.is_file() else 0, digest)
-    out[CHECKSUMS] = (sums.stat().st_size, hashlib.sha256(sums.read_bytes()).hexdigest())
+    out[CHECKSUMS] = (len(text), hashlib.sha256(text).hexdigest())
     return out
 
 

@@ -12,12 +12,14 @@ from importlib import resources
 
 import pandas as pd
 
+from generator.release.csv_download import download_csv
 from generator.release.history import ReleaseChanges, ReleaseRecord
 from generator.render.escape import escape_text
 from generator.render.html import Cell, code_block, table
 from generator.render.numbers import format_interval, format_number, format_p, sort_key
 from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter
 from generator.stats import COLUMNS
+from generator.stats.tables import TABLES
 
 SCHEMAS = resources.files("generator.intake").joinpath("schemas")
 SCHEMA_FILES = {"metadata.yaml": "metadata.schema.json", "predictions.jsonl (one object per line)": "prediction.schema.json",
@@ -107,11 +109,12 @@ def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord
     assets: dict[str, str | bytes] = {}
     parts = [front_matter("Downloads"), "# Downloads\n\n",
              "Column meanings of every table are on the [methodology page](methodology.md#columns).\n\n",
-             "## This build\n\nStatistics tables of the version you are reading (CSV, full precision).\n\n"]
+             "## This build\n\nStatistics tables of the version you are reading (CSV, full precision). A text cell that "
+             "a spreadsheet would run as a formula (such as `=SUM(A1)`) starts with `'`.\n\n"]
     for r in results:
         rows = []
-        for name in ("models", "pairwise", "agreement", "power", "equator"):
-            text = getattr(r.stats, name).to_csv(index=False, float_format="%.17g")
+        for name in TABLES:
+            text = download_csv(getattr(r.stats, name))
             assets[f"downloads/current/{r.name}/{name}.csv"] = text
             rows.append([Cell(f"{name}.csv", href=f"current/{r.name}/{name}.csv"), Cell(str(len(text.encode())), sort=len(text.encode()))])
         parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + table(["File", "Bytes"], rows, sortable=False))

@@ -3,10 +3,11 @@
 The docs folder is composed in ``build/docs/`` from three layers, later ones
 winning: the package's default ``site_src/``, the leaderboard folder's own
 ``site_src/``, and the generated pages. The configuration is the package's
-``mkdocs.yml``, overridden by the folder's own ``mkdocs.yml`` through MkDocs'
-``INHERIT`` (so custom YAML tags in it keep working).
+``mkdocs.yml`` (through MkDocs' ``INHERIT``), with the settings the folder's own
+``mkdocs.yml`` may change (:mod:`generator.render.site_config`) and the
+generated navigation written over it.
 
-This is the only module that knows about MkDocs.
+This module and ``site_config`` are the only ones that know about MkDocs.
 """
 
 from __future__ import annotations
@@ -18,35 +19,97 @@ import sys
 import uuid
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from generator.atomic import atomic_write_text
-from generator.errors import DualboardError
+from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.render.pages import SiteContent
+from generator.render.site_config import CONFIG_NAME, effective_settings, read_site_config
 from generator.render.site_content import NOT_IN_NAV
+from generator.safe_read import untrusted_entries
 
 DEFAULTS = resources.files("generator.render").joinpath("site_default")
+DEFAULT_CONFIG = "mkdocs.default.yml"
+SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
+"""What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
+UNSAFE_FIX = {"symbolic link": "commit the real file, not a link", "special file": "commit a regular file"}
 
 
 class SiteBuildError(DualboardError):
     """mkdocs build failed; the message carries its output."""
 
 
+def site_source_findings(root: Path) -> list[Finding]:
+    """Every problem with what the render would read from the leaderboard folder ``root``.
+
+    A pull request can change all of it, and the build that publishes the
+    site holds secrets, so:
+
+    * No symbolic link and no special file anywhere under ``mkdocs.yml``,
+      ``site_src/`` or ``releases/`` (``site_src/x.txt -> /proc/self/environ``
+      would put the environment's tokens on the site; a FIFO would hang the
+      build). One finding per entry, paths relative to ``root``.
+    * ``mkdocs.yml`` never reaches MkDocs as written: MkDocs loads it with
+      PyYAML's full loader (``!!python/object/apply`` runs code) and ``!ENV``
+      (reads the environment). It is parsed with a safe loader; any tag other
+      than plain data, any alias and any duplicate key is a finding.
+    * Of its settings only these are taken, because they are plain text or
+      data that the templates show as values: ``site_name``,
+      ``site_description``, ``site_author``, ``site_url``, ``copyright``,
+      ``repo_url``, ``repo_name``, ``edit_uri``, ``nav``, ``extra``,
+      ``extra_css`` and ``extra_javascript`` (added after the package's own,
+      which the charts and tables need), ``theme`` options ``name``
+      (``material`` only), ``palette``, ``features``, ``logo``, ``favicon``,
+      ``icon``, ``language``, and ``markdown_extensions`` from a list of
+      extensions that only transform text (added after the package's own).
+    * Everything else is refused, notably ``hooks`` and ``plugins`` (Python
+      run at build time), ``INHERIT`` (reads another file, possibly outside
+      the folder), ``docs_dir``/``site_dir`` (the render owns the folders),
+      ``extra_templates`` and ``theme.custom_dir`` (Jinja templates reach
+      Python objects and run code; theme folders are copied onto the site),
+      ``theme.font`` (Google Fonts: no external requests), and the
+      extensions ``pymdownx.snippets`` and ``pymdownx.b64`` (they read files
+      of the build machine) or any extension not on the list (MkDocs imports
+      it by name, so it could be a module of the pull request).
+
+    ``dualboard validate`` reports these findings on a pull request;
+    :func:`compose_docs` refuses to build while there is any.
+    """
+    return _site_sources(Path(root))[1]
+
+
+def _site_sources(root: Path) -> tuple[dict[str, Any], list[Finding]]:
+    """The folder's checked mkdocs settings, and every finding of :func:`site_source_findings`."""
+    findings = [Finding(path.relative_to(root).as_posix(), None, "path", f"is a {kind}", UNSAFE_FIX[kind])
+                for name in SITE_SOURCES for path, kind in untrusted_entries(root / name)]
+    if any(f.file == CONFIG_NAME for f in findings):
+        return {}, findings
+    own, problems = read_site_config(root / CONFIG_NAME, CONFIG_NAME)
+    return own, findings + problems
+
+
 def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned: bool = False) -> Path:
     """Lay out the docs folder and the effective mkdocs config; return the config path.
 
-    ``versioned`` turns on the mike version selector (only a release is
-    served beside a ``versions.json``; elsewhere the selector's request would fail).
+    Raises :class:`InvalidInputError` with every :func:`site_source_findings`
+    finding before anything is copied. ``versioned`` turns on the mike version
+    selector (only a release is served beside a ``versions.json``; elsewhere
+    the selector's request would fail).
     """
+    own, findings = _site_sources(root)
+    if findings:
+        raise InvalidInputError(findings)
     docs = build_dir / "docs"
     if docs.exists():
         shutil.rmtree(docs)
     with resources.as_file(DEFAULTS) as defaults:
         shutil.copytree(defaults / "site_src", docs)
-        base_config = _base_config(root, build_dir, Path(defaults) / "mkdocs.yml")
+        default = _base_config(build_dir, Path(defaults) / "mkdocs.yml")
     if (root / "site_src").is_dir():
-        shutil.copytree(root / "site_src", docs, dirs_exist_ok=True)
+        # Checked above to hold no link; symlinks=True still never reads through one.
+        shutil.copytree(root / "site_src", docs, symlinks=True, dirs_exist_ok=True)
     for page in content.pages:
         _write(docs / page.path, page.content)
     for appendix in content.appendices:
@@ -55,19 +118,19 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
     for path, data in content.assets.items():
         _write(docs / path, data)
     config = build_dir / "mkdocs.yml"
-    atomic_write_text(config, _generated_config(base_config, content, docs, root, versioned))
+    atomic_write_text(config, _generated_config(default, own, content, docs, versioned))
     return config
 
 
-def _generated_config(base_config: Path, content: SiteContent, docs: Path, root: Path, versioned: bool) -> str:
-    """The effective config: INHERIT the base, then the nav (unless the folder sets its own)."""
-    config: dict = {"docs_dir": "docs", "not_in_nav": "\n".join(f"/{p}" for p in NOT_IN_NAV)}
-    own = root / "mkdocs.yml"
-    if not (own.is_file() and any(line.startswith("nav:") for line in own.read_text("utf-8").splitlines())):
+def _generated_config(default: dict, own: dict, content: SiteContent, docs: Path, versioned: bool) -> str:
+    """The effective config: INHERIT the default, then the folder's checked settings, the folders and the nav."""
+    config: dict = {"INHERIT": DEFAULT_CONFIG, **effective_settings(own, default),
+                    "docs_dir": "docs", "not_in_nav": "\n".join(f"/{p}" for p in NOT_IN_NAV)}
+    if "nav" not in own:
         config["nav"] = content.nav + _extra_pages(docs, content.nav)
     if versioned:
-        config["extra"] = {"version": {"provider": "mike", "default": "latest"}}
-    return f"INHERIT: {base_config.name}\n" + yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+        config["extra"] = {**own.get("extra", {}), "version": {"provider": "mike", "default": "latest"}}
+    return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 
 def _extra_pages(docs: Path, nav: list) -> list:
@@ -84,18 +147,11 @@ def _nav_paths(nav) -> list[str]:
     return [p for item in nav for p in _nav_paths(item)]
 
 
-def _base_config(root: Path, build_dir: Path, default: Path) -> Path:
-    """Copy the default config (and the folder's own on top of it) into build_dir."""
+def _base_config(build_dir: Path, default: Path) -> dict:
+    """Copy the package's default config into build_dir (the effective one INHERITs it); return its settings."""
     build_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(default, build_dir / "mkdocs.default.yml")
-    own = root / "mkdocs.yml"
-    if not own.is_file():
-        return build_dir / "mkdocs.default.yml"
-    text = own.read_text("utf-8")
-    if not any(line.startswith("INHERIT:") for line in text.splitlines()):
-        text = "INHERIT: mkdocs.default.yml\n" + text
-    atomic_write_text(build_dir / "mkdocs.own.yml", text)
-    return build_dir / "mkdocs.own.yml"
+    shutil.copyfile(default, build_dir / DEFAULT_CONFIG)
+    return yaml.safe_load(default.read_text("utf-8"))
 
 
 def _write(path: Path, data: str | bytes) -> None:
@@ -109,7 +165,9 @@ def _write(path: Path, data: str | bytes) -> None:
 def build_site(config: Path, site_dir: Path) -> Path:
     """Run ``mkdocs build --strict``; the old site stays in place until the new one is complete."""
     staging = site_dir.with_name(f".{site_dir.name}-{uuid.uuid4().hex}")
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(staging)]
+    # -P: the current folder (often the leaderboard, which a pull request fills) is not put on sys.path,
+    # so a committed yaml.py or markdown.py cannot stand in for the real module.
+    cmd = [sys.executable, "-P", "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(staging)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     if proc.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)

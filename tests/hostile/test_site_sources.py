@@ -1,0 +1,223 @@
+"""What the render reads from a leaderboard folder: no link is followed, mkdocs.yml runs no code and reads no file.
+
+A pull request controls ``site_src/``, ``mkdocs.yml`` and ``releases/``, and
+the build that publishes the site holds the tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from generator.errors import Finding, InvalidInputError
+from generator.release.history import ReleaseError, load_releases
+from generator.render.pages import SiteContent
+from generator.render.site import build_site, compose_docs, site_source_findings
+from generator.render.site_config import ALLOWED as ALLOWED_SETTINGS
+from generator.render.site_config import REFUSED, THEME_KEYS
+from generator.safe_read import UnsafeFileError, read_regular
+
+LINK = ("path", "is a symbolic link", "commit the real file, not a link")
+
+
+def link_findings(root: Path) -> list[tuple]:
+    return [(f.file, f.line, f.field, f.problem, f.fix) for f in site_source_findings(root)]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A leaderboard folder with a hand-written page and a secret beside it (as .git/config would be)."""
+    (tmp_path / "board" / "site_src").mkdir(parents=True)
+    (tmp_path / "board" / "site_src" / "about.md").write_text("# About\n", "utf-8")
+    (tmp_path / "secret.txt").write_text("HF_TOKEN=hf_secret", "utf-8")
+    return tmp_path / "board"
+
+
+def test_clean_folder_has_no_finding_and_copies_its_pages(root: Path) -> None:
+    (root / "mkdocs.yml").write_text("site_name: Board\n", "utf-8")
+    assert site_source_findings(root) == []
+    compose_docs(root, root / "build", SiteContent())
+    assert (root / "build" / "docs" / "about.md").read_text("utf-8") == "# About\n"
+
+
+@pytest.mark.parametrize("link, target", [
+    ("site_src/x.txt", "/proc/self/environ"),
+    ("site_src/config.txt", "../../secret.txt"),
+    ("site_src/stylesheets", ".."),
+    ("mkdocs.yml", "../secret.txt"),
+    ("releases/0.1/stats/models.csv", "/proc/self/environ"),
+])
+def test_each_link_is_a_finding_and_nothing_is_copied(root: Path, link: str, target: str) -> None:
+    (root / link).parent.mkdir(parents=True, exist_ok=True)
+    (root / link).symlink_to(target)
+    assert link_findings(root) == [(link, None, *LINK)]
+    with pytest.raises(InvalidInputError) as caught:
+        compose_docs(root, root / "build", SiteContent())
+    assert caught.value.findings == [Finding(link, None, *LINK)]
+    assert not (root / "build").exists()
+
+
+def test_linked_site_src_and_every_link_inside_are_reported(root: Path, tmp_path: Path) -> None:
+    (root / "site_src" / "a.txt").symlink_to("/proc/self/environ")
+    (root / "site_src" / "b.txt").symlink_to("/etc/hostname")
+    assert [f[0] for f in link_findings(root)] == ["site_src/a.txt", "site_src/b.txt"]
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "site_src").symlink_to(root / "site_src", target_is_directory=True)
+    assert link_findings(linked) == [("site_src", None, *LINK)]
+
+
+def test_special_file_is_a_finding_without_hanging(root: Path) -> None:
+    os.mkfifo(root / "site_src" / "pipe.md")
+    assert link_findings(root) == [("site_src/pipe.md", None, "path", "is a special file", "commit a regular file")]
+
+
+def test_releases_with_a_link_are_never_read(root: Path) -> None:
+    release = root / "releases" / "0.1"
+    release.mkdir(parents=True)
+    (release / "manifest.json").write_text(json.dumps({"version": "0.1"}), "utf-8")
+    (release / "SHA256SUMS").write_text("00  stats/x.csv\n", "utf-8")
+    (release / "stats").mkdir()
+    (release / "stats" / "x.csv").symlink_to("/proc/self/environ")
+    with pytest.raises(ReleaseError, match=r"x\.csv: is a symbolic link"):
+        load_releases(root)
+
+
+@pytest.mark.parametrize("folder, manifest, sums, match", [
+    ("0.1", {"version": "../../javascripts"}, "", "does not describe release '0.1'"),
+    ("0.1", {"version": "0.1"}, "00  ../../../secret.txt\n", "is not a path inside the release"),
+    ("0.1", {"version": "0.1"}, "00  /etc/passwd\n", "is not a path inside the release"),
+    (".hidden", {}, "", "is not a release version"),
+])
+def test_release_paths_stay_inside_the_release(root: Path, folder: str, manifest: dict, sums: str, match: str) -> None:
+    """Versions and listed names become paths on the site: none may climb out of its folder."""
+    release = root / "releases" / folder
+    release.mkdir(parents=True)
+    (release / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    (release / "SHA256SUMS").write_text(sums, "utf-8")
+    with pytest.raises(ReleaseError, match=match):
+        load_releases(root)
+
+
+def test_safe_reader_refuses_dot_dot(root: Path) -> None:
+    with pytest.raises(UnsafeFileError, match="climbs out"):
+        read_regular(root / "site_src" / ".." / ".." / "secret.txt", root=root)
+
+
+REFUSED_CONFIGS = [
+    ("hooks:\n  - submissions/evil.py\n", "hooks", "runs these Python files"),
+    ("plugins:\n  - macros\n", "plugins", "runs plugins"),
+    ("INHERIT: ../../secret.yml\n", "INHERIT", "read another YAML file"),
+    ("docs_dir: /\n", "docs_dir", "lays out the docs folder"),
+    ("site_dir: /tmp/x\n", "site_dir", "chooses where the site is written"),
+    ("extra_templates:\n  - about.md\n", "extra_templates", "Jinja templates"),
+    ("theme:\n  custom_dir: /proc/self\n", "theme.custom_dir", "Jinja"),
+    ("theme:\n  font:\n    text: Roboto\n", "theme.font", "external requests"),
+    ("theme:\n  name: readthedocs\n", "theme.name", "need the material theme"),
+    ("markdown_extensions:\n  - tables\n  - pymdownx.snippets:\n      base_path: /\n", "markdown_extensions[1]",
+     "includes files of the build machine"),
+    ("markdown_extensions:\n  - tables\n  - pymdownx.b64\n", "markdown_extensions[1]", "embeds files"),
+    ("markdown_extensions:\n  - tables\n  - submissions.evil\n", "markdown_extensions[1]", "imports an extension by name"),
+    ("watch:\n  - /etc\n", "watch", "only settings known to run no code"),
+    ("site_name: !ENV HF_TOKEN\n", "site_name", "uses the YAML tag !ENV"),
+    ("site_name: !relative $config_dir\n", "site_name", "uses the YAML tag !relative"),
+    ("site_name: !!python/object/apply:os.system [touch pwned]\n", "site_name", "uses the YAML tag !!python/object/apply:os.system"),
+    ("extra:\n  x: !!python/name:os.system\n", "extra.x", "uses the YAML tag !!python/name:os.system"),
+    ("site_name: a\nsite_name: b\n", "site_name", "is set twice"),
+    ("extra: &a {x: 1}\nnav: [*a]\n", "nav[0]", "alias"),
+    ("site_name: [1, 2]\n", "site_name", "must be text"),
+    ("- just a list\n", "-", "holds no key: value settings"),
+    ("site_name: 'unclosed\n", "-", "is not valid YAML"),
+]
+
+
+@pytest.mark.parametrize("text, field, problem", REFUSED_CONFIGS, ids=[c[1] + ":" + c[2][:20] for c in REFUSED_CONFIGS])
+def test_dangerous_mkdocs_settings_are_findings(root: Path, text: str, field: str, problem: str) -> None:
+    """Every setting that runs code, reads a file of the build machine or escapes the folder is refused, with its line."""
+    (root / "mkdocs.yml").write_text("site_name: Board\n" * (not text.startswith(("site_name", "-"))) + text, "utf-8")
+    findings = site_source_findings(root)
+    assert [f.field for f in findings] == [field], findings
+    assert problem in findings[0].problem and findings[0].file == "mkdocs.yml" and findings[0].fix
+    assert findings[0].line is not None or problem == "is not valid YAML"
+    with pytest.raises(InvalidInputError):
+        compose_docs(root, root / "build", SiteContent())
+    assert not (root / "build").exists() and not (Path.cwd() / "pwned").exists()
+
+
+def test_every_problem_of_mkdocs_yml_is_reported_at_once(root: Path) -> None:
+    (root / "mkdocs.yml").write_text("site_name: !ENV HF_TOKEN\nhooks: [x.py]\nextra: !!python/name:os.system\n", "utf-8")
+    assert [(f.line, f.field) for f in site_source_findings(root)] == [(1, "site_name"), (3, "extra"), (2, "hooks")]
+
+
+def test_the_policy_docstring_names_every_allowed_and_refused_setting() -> None:
+    """``dualboard validate`` users read the docstring: it must not drift from the tables the check uses."""
+    doc = " ".join(site_source_findings.__doc__.split())
+    for name in [*ALLOWED_SETTINGS, *THEME_KEYS, *REFUSED]:
+        assert f"``{name}``" in doc, name
+
+
+def test_oversized_mkdocs_yml_is_a_finding(root: Path) -> None:
+    (root / "mkdocs.yml").write_text("site_name: Board\n" + "# padding\n" * 200_000, "utf-8")
+    assert [f.problem for f in site_source_findings(root)] == ["over the 1048576-byte limit"]
+
+
+ALLOWED = """
+site_name: "!ENV HF_TOKEN"
+site_url: https://example.org/board/
+copyright: Example
+nav:
+  - Home: index.md
+  - About: about.md
+extra:
+  social:
+    - icon: fontawesome/brands/github
+      link: https://github.com/example
+theme:
+  name: material
+  palette:
+    primary: teal
+  features: [navigation.instant]
+extra_css: [stylesheets/extra.css]
+markdown_extensions:
+  - pymdownx.details
+  - markdown.extensions.footnotes
+  - toc:
+      permalink: "#"
+"""
+
+
+def test_allowed_settings_reach_mkdocs_as_plain_values(root: Path) -> None:
+    """Allowed settings are taken; lists extend the package's own; a quoted tag-like string stays text."""
+    from mkdocs.config import load_config
+
+    (root / "mkdocs.yml").write_text(ALLOWED, "utf-8")
+    assert site_source_findings(root) == []
+    config_path = compose_docs(root, root / "build", SiteContent(), versioned=True)
+    config = load_config(str(config_path))
+    assert config.site_name == "!ENV HF_TOKEN" and config.site_url == "https://example.org/board/"
+    assert config.theme["palette"] == {"primary": "teal"} and config.theme["font"] is False
+    assert config.nav == [{"Home": "index.md"}, {"About": "about.md"}]
+    assert {"tables", "attr_list", "pymdownx.details", "markdown.extensions.footnotes"} <= set(config.markdown_extensions)
+    assert config.mdx_configs["toc"] == {"permalink": "#"}
+    assert [str(p) for p in config.extra_css] == ["stylesheets/dualboard.css", "stylesheets/extra.css"]
+    assert "javascripts/charts.js" in [str(p) for p in config.extra_javascript]
+    assert config.extra["social"][0]["link"] == "https://github.com/example"
+    assert config.extra["version"] == {"provider": "mike", "default": "latest"}
+    assert set(config.plugins) <= {"search", "material/search"} and not config.hooks
+
+
+def test_mkdocs_ignores_modules_in_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build runs from the leaderboard folder: a committed yaml.py must not replace PyYAML in mkdocs."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Hi\n", "utf-8")
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "x", "theme": {"name": "mkdocs"}}), "utf-8")
+    (tmp_path / "yaml.py").write_text(f"open({str(tmp_path / 'pwned')!r}, 'w').close()\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    build_site(tmp_path / "mkdocs.yml", tmp_path / "site")
+    assert (tmp_path / "site" / "index.html").is_file()
+    assert not (tmp_path / "pwned").exists(), sys.executable
