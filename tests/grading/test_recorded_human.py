@@ -1,4 +1,4 @@
-"""recorded scores and human labels."""
+"""recorded scores and human labels, and human labels as the answer-key grading."""
 
 from __future__ import annotations
 
@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
+from generator.grading import grade_benchmark, verdict_count
 from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import HumanGrader, load_human_labels, parse_human_labels
 from generator.grading.recorded import RecordedGrader
+from generator.intake.models import GraderSpec
 
 
 @pytest.mark.parametrize("value", [0, 20, 80.5, 100])
@@ -83,3 +86,42 @@ def test_human_grader_passes_partial_credit_through() -> None:
 def test_parse_keeps_string_question_ids() -> None:
     labels = parse_human_labels(pd.DataFrame({"run": ["a"], "question": ["007"], "round": ["0"], "label": ["pass"]}))
     assert labels["question_id"].tolist() == ["007"]
+
+
+def _labels(rows: list[tuple[str, str, int, str]]) -> pd.DataFrame:
+    return parse_human_labels(pd.DataFrame(rows, columns=["run", "question", "round", "label"]))
+
+
+@pytest.fixture
+def open_runs() -> list:
+    return [
+        make_run("alpha", [{"question_id": "capital", "response": "Lyon", "recorded": {"judge": 60}}]),
+        make_run("beta", [{"question_id": "capital", "response": "Final answer: Paris", "recorded": {"judge": 100}}]),
+    ]
+
+
+def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, open_runs) -> None:
+    benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"), GraderSpec("rules")))
+    labels = _labels([("alpha", "capital", 0, "40"), ("beta", "capital", 0, "80")])
+    tables = grade_benchmark(benchmark, open_runs, human_labels=labels)
+    scored = tables.scored
+    assert scored[["traditional", "answer_key"]].to_numpy().tolist() == [[60.0, 40.0], [100.0, 80.0]]
+    assert set(scored.answer_key_grader) == {"human"} and set(scored.answer_key_parse) == {"ok"}
+    roles = tables.verdicts.groupby("grader")["role"].agg(list).to_dict()
+    assert roles == {"human": ["human"] * 2, "recorded": ["traditional"] * 2, "rules": ["answer_key"] * 2}
+    seen: list[int] = []
+    grade_benchmark(benchmark, open_runs, human_labels=labels, progress=seen.append)
+    assert sum(seen) == verdict_count(benchmark, n_answers=2, n_labels=2) == 6
+
+
+def test_an_unlabelled_answer_has_no_answer_key_verdict_when_people_grade(open_question, open_runs) -> None:
+    benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"),))
+    scored = grade_benchmark(benchmark, open_runs, human_labels=_labels([("beta", "capital", 0, "60")])).scored
+    assert scored.answer_key.isna().tolist() == [True, False] and scored.answer_key.iloc[1] == 60.0
+    assert scored.answer_key_parse.tolist() == ["none", "ok"]
+
+
+def test_human_in_answer_key_needs_labels(open_question, open_runs) -> None:
+    benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"), GraderSpec("rules")))
+    with pytest.raises(GraderConfigError, match="human_labels.csv or remove 'human'"):
+        grade_benchmark(benchmark, open_runs)
