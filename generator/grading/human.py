@@ -19,6 +19,8 @@ import pandas as pd
 from generator.grading.errors import GradingInputError
 from generator.grading.verdict import Grader, Verdict
 
+LABELS_FILE = "human_labels.csv"
+"""File name of the labels, in ``data/benchmarks/<benchmark>/``."""
 LABEL_COLUMNS = ("run", "question", "round", "label")
 _WORDS = {"pass": 100.0, "fail": 0.0}
 _BINARY = {0.0, 1.0}
