@@ -12,7 +12,8 @@ def test_import_then_validate_accepts_every_run(tmp_path):
     runner = CliRunner()
     result = runner.invoke(main, ["import", "autogenai", str(real_data() / OPEN_RELEASE), "--benchmark", "easy-open", "--dest", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "30 questions, 7 runs, 210 answers" in result.output
+    assert "30 questions, 7 runs, 210 answers, 210 human labels into" in result.output
+    assert "warning: question 6 of gpt-4-turbo (round 0): the answer in auto_eval-gpt-4-turbo.json differs" in result.stderr
     result = runner.invoke(main, ["validate", "--root", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert result.output == "valid: 7 runs, 210 answers\n", "no warnings: provenance.jsonl is an expected run file"
