@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tests.grading.grading_fixtures import make_benchmark, make_run
 
 from generator.grading import grade_benchmark, verdict_count
 from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import HumanGrader, load_human_labels, parse_human_labels
 from generator.grading.recorded import RecordedGrader
 from generator.intake.models import GraderSpec
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
 
 @pytest.mark.parametrize("value", [0, 20, 80.5, 100])

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.importers.import_fixtures import load_imported, load_labels
 
 from generator.errors import DualboardError
 from generator.intake.importers import import_autogenai
 from generator.intake.importers.autogenai import repair_mojibake, run_id_for
+from tests.importers.import_fixtures import load_imported, load_labels
 
 
 def _open_record(question: int, answer: str, score: int) -> dict:
@@ -94,8 +94,10 @@ def test_marks_on_some_answers_are_labels_but_not_the_answer_key_grading(open_re
     summary = import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
     assert summary.n_human_labels == 6
     assert summary.warnings == (
-        "the authors' marks cover 6 of 8 answers: written to human_labels.csv for comparison, "
-        "and rules stays the answer-key grader",
+        (
+            "the authors' marks cover 6 of 8 answers: written to human_labels.csv for comparison, "
+            "and rules stays the answer-key grader"
+        ),
     )
     benchmark, _ = load_imported(tmp_path / "repo", "toy-open")
     assert [g.name for g in benchmark.answer_key] == ["rules"]

@@ -9,12 +9,17 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, load_labels, real_data
 
-from generator.intake.validate import RUN_ID
 from generator.grading import grade_benchmark
 from generator.grading.choices import LETTERS
-
+from generator.intake.validate import RUN_ID
+from tests.importers.import_fixtures import (
+    MC_RELEASE,
+    OPEN_RELEASE,
+    load_imported,
+    load_labels,
+    real_data,
+)
 
 # Answers where our letter differs from the published `json_answer_letter`, with the reason.
 # Keyed by (published model name, question id, round). A new difference fails the test until explained here.

@@ -32,10 +32,10 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
-from functools import cache
-from importlib import resources
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from string import ascii_uppercase as LETTERS
 from typing import Any
@@ -46,7 +46,12 @@ import yaml
 
 from generator.errors import DualboardError
 from generator.grading.errors import GradingInputError
-from generator.grading.human import LABEL_COLUMNS, LABELS_FILE, HumanGrader, parse_human_labels
+from generator.grading.human import (
+    LABEL_COLUMNS,
+    LABELS_FILE,
+    HumanGrader,
+    parse_human_labels,
+)
 from generator.intake.validate import RUN_ID
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
@@ -523,8 +528,10 @@ def _coverage_warning(records: list[_Record]) -> list[str]:
     if marked in (0, len(records)):
         return []
     return [
-        f"the authors' marks cover {marked} of {len(records)} answers: written to {LABELS_FILE} for comparison, "
-        f"and {AUTOMATIC_ANSWER_KEY[0]['name']} stays the answer-key grader"
+        (
+            f"the authors' marks cover {marked} of {len(records)} answers: written to {LABELS_FILE} for comparison, "
+            f"and {AUTOMATIC_ANSWER_KEY[0]['name']} stays the answer-key grader"
+        )
     ]
 
 
