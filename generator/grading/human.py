@@ -64,7 +64,8 @@ def _check_labels(words: pd.Series, numbers: pd.Series, labels: pd.Series, sourc
     if bad.any():
         line = _first(bad)
         raise GradingInputError(
-            f"{source}:{line + 2}: label {labels.iloc[line]!r} is not pass/fail, 0/1 or a mark on 0–100 — fix the label"
+            f"{source}:{line + 2}: label {labels.iloc[line]!r} is not pass/fail, 0/1 or a mark on 0–100 — "
+            "fix the label"
         )
 
 

@@ -64,7 +64,10 @@ def _write_marks(src: Path, marks: dict[tuple[int, str], dict[str, object]]) -> 
     for (round_number, model), scores in marks.items():
         eval_path = src / "auto_eval_outputs" / f"round_{round_number}" / f"auto_eval-{model}.json"
         records = json.loads(eval_path.read_text(encoding="utf-8"))
-        answers = {key: {"model_answer": records.get(key, {}).get("model_answer"), "score": score} for key, score in scores.items()}
+        answers = {
+            key: {"model_answer": records.get(key, {}).get("model_answer"), "score": score}
+            for key, score in scores.items()
+        }
         _write(src / "llm_outputs" / f"round_{round_number}" / f"final_answers-{model}.json", answers)
 
 
@@ -146,7 +149,8 @@ def test_importing_twice_writes_the_same_bytes(open_release: Path, tmp_path: Pat
     trees = []
     for name in ("a", "b"):
         import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / name)
-        trees.append({p.relative_to(tmp_path / name): p.read_bytes() for p in (tmp_path / name).rglob("*") if p.is_file()})
+        files = (p for p in (tmp_path / name).rglob("*") if p.is_file())
+        trees.append({p.relative_to(tmp_path / name): p.read_bytes() for p in files})
     assert trees[0] == trees[1] and Path("data/benchmarks/toy-open/human_labels.csv") in trees[0]
 
 

@@ -186,7 +186,7 @@ def _records_in_file(path: Path, round_from_folder: int | None) -> list[_Record]
     for position, (key, row) in enumerate(zip(keys, rows, strict=True)):
         level = int(row.get("level_0", position))
         round_ = round_from_folder if round_from_folder is not None else level // n_questions
-        fields = {key: _repaired(value) for key, value in row.items()}
+        fields = {name: _repaired(value) for name, value in row.items()}
         fields["encoding_repaired"] = fields != row
         records.append(_Record(model, round_, fields, path, key))
     return records
@@ -423,7 +423,8 @@ def _provenance(record: _Record, question: dict[str, Any]) -> dict[str, Any]:
 
 
 def _metadata(model: str, benchmark: str, version: str, rounds: int, release: str, marked: bool) -> dict[str, Any]:
-    marks = f" The authors' own marks of these answers are in data/benchmarks/{benchmark}/{LABELS_FILE}." if marked else ""
+    where = f"data/benchmarks/{benchmark}/{LABELS_FILE}"
+    marks = f" The authors' own marks of these answers are in {where}." if marked else ""
     return {
         "model": model,
         "model_revision": f"as published in {SOURCE} (commit 9e1f52b0), release {release}",
@@ -440,7 +441,9 @@ def _metadata(model: str, benchmark: str, version: str, rounds: int, release: st
     }
 
 
-def _benchmark_yaml(benchmark: str, version: str, multiple_choice: bool, release: str, people_grade: bool) -> dict[str, Any]:
+def _benchmark_yaml(
+    benchmark: str, version: str, multiple_choice: bool, release: str, people_grade: bool
+) -> dict[str, Any]:
     """Build benchmark.yaml; ``people_grade``: the authors' marks cover every answer and are the answer-key grading."""
     traditional = (
         {"multiple_choice": {"name": "mc_letter"}}
@@ -467,6 +470,7 @@ def _benchmark_yaml(benchmark: str, version: str, multiple_choice: bool, release
 
 
 def _label_text(mark: float) -> str:
+    """Write a mark as people write it: 60, not 60.0; 33.5 as it is."""
     return str(int(mark)) if mark.is_integer() else repr(mark)
 
 
@@ -495,7 +499,8 @@ def human_labels_csv(runs: dict[str, _RunRecords]) -> str | None:
     if not unchanged:
         raise ReleaseFormatError(
             f"the authors' marks ({', '.join(sorted(set(frame['label'])))}) would not read back unchanged from "
-            f"{LABELS_FILE}, which reads a file of only 0 and 1 as pass/fail and refuses a 1 among marks on 0–100 — "
+            f"{LABELS_FILE}, which reads a file of only 0 and 1 as pass/fail and refuses a 1 among marks "
+            "on 0–100 — "
             "put the marks on 0–100 in a copy of the release"
         )
     return frame.to_csv(index=False, lineterminator="\n")
@@ -560,7 +565,7 @@ def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], l
     release = Path(src).resolve().name
     version = m.group(1) if (m := _RELEASE_DATE.match(release)) else release
     labels = human_labels_csv(runs)
-    people_grade = all(r.fields.get("human_mark") is not None for r in records) and labels is not None
+    people_grade = labels is not None and all(r.fields["human_mark"] is not None for r in records)
     header = _benchmark_yaml(benchmark, version, multiple_choice, release, people_grade)
     benchmark_files = {"benchmark.yaml": _yaml(header), "questions.jsonl": _jsonl(questions)}
     plan = {f"data/benchmarks/{benchmark}": benchmark_files | ({LABELS_FILE: labels} if labels else {})}
