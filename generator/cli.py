@@ -328,6 +328,9 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
     choice, 10 rounds, shuffled options) or 2024-04-28-Paper-Benchmark (open
     answers with partial-credit marks). Published scores travel as recorded
     scores; answer keys come from human_answer (and correct_answer for MC).
+    The authors' own marks of open answers (llm_outputs/final_answers-*.json)
+    become human_labels.csv and, where they cover every answer, the
+    answer-key grading.
 
     \b
     Example:
@@ -337,8 +340,9 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
     summary = _run(lambda: import_autogenai(src, benchmark=benchmark, dest=dest, overwrite=overwrite))
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
+    labels = f", {summary.n_human_labels} human labels" if summary.n_human_labels else ""
     click.echo(f"imported {summary.benchmark} {summary.version} ({summary.question_type}): {summary.n_questions} questions, "
-               f"{len(summary.runs)} runs, {summary.n_predictions} answers into {dest}")
+               f"{len(summary.runs)} runs, {summary.n_predictions} answers{labels} into {dest}")
 
 
 @main.command()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, write_scored
+from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, verdict_count, write_scored
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
 from generator.errors import InvalidInputError
@@ -73,10 +73,8 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     total = 0
     for name, (benchmark, runs) in stored_benchmarks(store).items():
         labels = _human_labels(benchmark)
-        # grade_benchmark reports verdicts: one per answer from the traditional
-        # grader and from each answer-key grader, plus one per human label.
         answers = sum(len(r.predictions) for r in runs)
-        n = answers * (1 + len(benchmark.answer_key)) + (0 if labels is None else len(labels))
+        n = verdict_count(benchmark, answers, 0 if labels is None else len(labels))
         with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
             tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
         write_scored(tables, project.scored_dir(), name)

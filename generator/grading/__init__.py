@@ -16,6 +16,7 @@ from generator.grading.tables import (
     VERDICT_COLUMNS,
     GradedTables,
     grade_benchmark,
+    verdict_count,
     write_scored,
 )
 from generator.grading.verdict import Grader, Verdict
@@ -31,6 +32,7 @@ __all__ = [
     "get_grader",
     "grade_benchmark",
     "load_human_labels",
+    "verdict_count",
     "verdict_parse_rates",
     "write_scored",
 ]

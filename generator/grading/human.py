@@ -1,7 +1,11 @@
 """``human``: labels written by people, the gold standard graders are checked against.
 
 ``human_labels.csv`` has columns ``run``, ``question``, ``round`` and
-``label``; a label is 0/1, 0/100 or pass/fail (any case).
+``label``. A label is ``pass``/``fail`` (any case) or a number. A file whose
+numbers are all 0 or 1 is read as pass/fail (1 = pass = 100); in any other
+file numbers are marks on 0–100, with partial credit between (e.g. 60), as
+people mark open answers. A ``1`` in such a file is refused: it could mean a
+pass or one point.
 """
 
 from __future__ import annotations
@@ -15,16 +19,26 @@ import pandas as pd
 from generator.grading.errors import GradingInputError
 from generator.grading.verdict import Grader, Verdict
 
+LABELS_FILE = "human_labels.csv"
+"""File name of the labels, in ``data/benchmarks/<benchmark>/``."""
 LABEL_COLUMNS = ("run", "question", "round", "label")
-_LABEL_SCORES = {"1": 100.0, "100": 100.0, "pass": 100.0, "0": 0.0, "fail": 0.0}
+_WORDS = {"pass": 100.0, "fail": 0.0}
+_BINARY = {0.0, 1.0}
+"""Numbers of a pass/fail file, where 1 means a pass."""
+MAX_MARK = 100.0
+"""Top of the 0–100 scale that marks, and every score, are on."""
 
 
 @dataclass(frozen=True)
 class HumanGrader(Grader):
     """Turn a human label carried by the prediction (``human_label``) into a verdict.
 
+    The label is already a score on 0–100 (see :func:`load_human_labels`);
+    partial credit passes through unchanged.
     :func:`generator.grading.tables.grade_benchmark` attaches the labels from
     ``human_labels.csv``; answers without a label get no human verdict row.
+    Listed first under ``graders.answer_key`` in ``benchmark.yaml``, the labels
+    are the answer-key grading (unlabelled answers then have no verdict).
     """
 
     name: ClassVar[str] = "human"
@@ -39,13 +53,43 @@ class HumanGrader(Grader):
         return Verdict(float(score), "ok", f"human label {score:g}")
 
 
-def _label_score(value: object, line: int, path: str) -> float:
-    text = str(value).strip().lower()
-    if text.endswith(".0"):
-        text = text[:-2]
-    if text not in _LABEL_SCORES:
-        raise GradingInputError(f"{path}:{line}: label {value!r} is not one of 0/1, 0/100 or pass/fail — fix the label")
-    return _LABEL_SCORES[text]
+def _first(mask: pd.Series) -> int:
+    """Return the position of the first True in ``mask``."""
+    return int(mask.to_numpy().argmax())
+
+
+def _check_labels(words: pd.Series, numbers: pd.Series, labels: pd.Series, source: str) -> None:
+    """Refuse a label that is neither pass/fail nor a number on 0–100."""
+    bad = ~words.isin(list(_WORDS)) & ~numbers.between(0.0, MAX_MARK)
+    if bad.any():
+        line = _first(bad)
+        raise GradingInputError(
+            f"{source}:{line + 2}: label {labels.iloc[line]!r} is not pass/fail, 0/1 or a mark on 0–100 — "
+            "fix the label"
+        )
+
+
+def _check_no_ambiguous_one(numbers: pd.Series, labels: pd.Series, source: str) -> None:
+    """Refuse a 1 in a file of marks on 0–100: it could mean a pass or one point."""
+    ones = numbers.eq(1.0)
+    if ones.any():
+        mark = _first(numbers.notna() & ~numbers.isin(list(_BINARY)))
+        raise GradingInputError(
+            f"{source}:{_first(ones) + 2}: label 1 is ambiguous in a file of marks on 0–100 (line {mark + 2}: "
+            f"{labels.iloc[mark]!r}) — write 100 or pass for a pass"
+        )
+
+
+def _label_scores(labels: pd.Series, source: str) -> list[float]:
+    """Turn the ``label`` column into scores on 0–100, reading the file's scale from its numbers."""
+    words = labels.astype(str).str.strip().str.lower().reset_index(drop=True)
+    numbers = pd.to_numeric(words.where(~words.isin(list(_WORDS))), errors="coerce")
+    _check_labels(words, numbers, labels, source)
+    binary = set(numbers.dropna()) <= _BINARY
+    if not binary:
+        _check_no_ambiguous_one(numbers, labels, source)
+    scores = numbers * (MAX_MARK if binary else 1.0)
+    return words.map(_WORDS).fillna(scores).astype(float).tolist()
 
 
 def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") -> pd.DataFrame:
@@ -68,7 +112,7 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
             "run_id": frame["run"].astype(str).to_numpy(),
             "question_id": frame["question"].astype(str).to_numpy(),
             "round": rounds.astype("int64").to_numpy(),
-            "score": [_label_score(v, i + 2, source) for i, v in enumerate(frame["label"])],
+            "score": _label_scores(frame["label"], source),
         }
     )
     duplicated = out.duplicated(["run_id", "question_id", "round"])
@@ -79,15 +123,15 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
 
 
 def load_human_labels(path: Path) -> pd.DataFrame:
-    """Read ``human_labels.csv`` into ``run_id, question_id, round, score`` (0 or 100).
+    """Read ``human_labels.csv`` into ``run_id, question_id, round, score`` (0–100).
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "human_labels.csv"
-    >>> _ = p.write_text("run,question,round,label\\nr1,q1,0,pass\\nr1,q2,0,0\\n")
+    >>> _ = p.write_text("run,question,round,label\\nr1,q1,0,pass\\nr1,q2,0,0\\nr1,q3,0,60\\n")
     >>> load_human_labels(p)["score"].tolist()
-    [100.0, 0.0]
+    [100.0, 0.0, 60.0]
     """
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     return parse_human_labels(frame, str(path))

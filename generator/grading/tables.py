@@ -94,6 +94,8 @@ class _Assignment:
     grader: Grader
     role: str
     positions: tuple[int, ...]
+    primary: bool = False
+    """Whether its verdicts fill the scored table's ``answer_key`` column."""
 
 
 def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]:
@@ -140,14 +142,33 @@ def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -
     return [_Assignment(g, "traditional", tuple(p)) for g, p in by_hash.values()]
 
 
-def _assignments(benchmark: Benchmark, answers: Sequence[_Answer], with_human: bool) -> list[_Assignment]:
-    """List every (grader, role, answers) the benchmark asks for."""
+def _assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
+    """List every (grader, role, answers) the benchmark asks for; the first answer-key grader is primary.
+
+    People's labels play the role ``human`` wherever they are listed, so that
+    every grader is compared with them; ``human`` grades the labelled answers only.
+    """
     everyone = tuple(range(len(answers)))
+    labelled = tuple(i for i, a in enumerate(answers) if a.prediction.get("human_label") is not None)
     assignments = _traditional_assignments(benchmark, answers)
-    assignments += [_Assignment(get_grader(spec), "answer_key", everyone) for spec in benchmark.answer_key]
-    if with_human:
-        assignments.append(_Assignment(HumanGrader(), "human", everyone))
+    for index, spec in enumerate(benchmark.answer_key):
+        grader = get_grader(spec)
+        human = isinstance(grader, HumanGrader)
+        role, positions = ("human", labelled) if human else ("answer_key", everyone)
+        assignments.append(_Assignment(grader, role, positions, primary=index == 0))
+    if labelled and not any(a.role == "human" for a in assignments):
+        assignments.append(_Assignment(HumanGrader(), "human", labelled))
     return assignments
+
+
+def verdict_count(benchmark: Benchmark, n_answers: int, n_labels: int) -> int:
+    """Return how many verdicts :func:`grade_benchmark` reports through ``progress``.
+
+    One per answer from the traditional grader and from each automatic
+    answer-key grader, plus one per human label.
+    """
+    automatic = sum(spec.name != HumanGrader.name for spec in benchmark.answer_key)
+    return n_answers * (1 + automatic) + n_labels
 
 
 def _grade_assignment(
@@ -185,8 +206,6 @@ def _verdict_rows(assignment: _Assignment, answers: Sequence[_Answer], verdicts:
     rows = []
     for position, verdict in zip(assignment.positions, verdicts, strict=True):
         answer = answers[position]
-        if assignment.role == "human" and verdict.verdict_parse == "none":
-            continue  # an answer nobody labelled has no human verdict
         rows.append(
             {
                 "run_id": answer.run.run_id,
@@ -215,11 +234,14 @@ def _scored_rows(
             traditional.update(
                 (p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True)
             )
-    primary = next(((a, v) for a, v in graded if a.role == "answer_key"), None)
+    primary = next(((a, v) for a, v in graded if a.primary), None)
+    keys = dict(zip(primary[0].positions, primary[1], strict=True)) if primary else {}
+    # Only ``human`` grades a subset: the answers nobody labelled have no verdict.
+    missing = Verdict(None, "none", "no human label" if primary else "no answer-key grader")
     rows = []
     for position, answer in enumerate(answers):
         trad_name, trad = traditional[position]
-        key = primary[1][position] if primary else Verdict(None, "none", "no answer-key grader")
+        key = keys.get(position, missing)
         rows.append(
             {
                 "benchmark": benchmark.name,
@@ -282,7 +304,8 @@ def grade_benchmark(
     ----------
     benchmark
         The benchmark; ``traditional`` picks a grader per question type and
-        ``answer_key`` lists answer-key graders (the first is primary).
+        ``answer_key`` lists answer-key graders (the first is primary; when it
+        is ``human``, people's labels are the answer-key grading).
     runs
         Validated runs of this benchmark. Predictions are graded as they are:
         an empty or unreadable response scores 0 (``verdict_parse = none``) and
@@ -291,20 +314,22 @@ def grade_benchmark(
         Verdict cache; verdicts found there are not graded again, new ones are added.
     progress
         Called with the number of verdicts just completed (cache hits included);
-        the total is the number of answers times the number of graders that grade them.
+        the total is :func:`verdict_count`.
     human_labels
         Output of :func:`load_human_labels`; adds rows with role ``human``.
+        Required when ``answer_key`` lists ``human``.
 
     Returns
     -------
     GradedTables
         ``scored``: ``benchmark, run_id, model, question_id, category, question_type,
-        round, traditional`` (0–100), ``answer_key`` (0/100, NaN without a verdict),
+        round, traditional`` (0–100), ``answer_key`` (0–100, NaN without a verdict),
         ``traditional_grader, answer_key_grader``, ``verdict_parse`` (of the
         traditional grader), ``missing`` (the response is empty) and
         ``answer_key_parse`` (of the primary answer-key grader).
         ``verdicts``: ``run_id, question_id, round, category, grader, grader_version,
-        config_hash, role, score, verdict_parse, detail``, one row per grader per answer.
+        config_hash, role, score, verdict_parse, detail``, one row per grader per
+        answer (``human``: per labelled answer).
 
     Examples
     --------
@@ -326,10 +351,12 @@ def grade_benchmark(
     answers = _collect_answers(benchmark, runs)
     if human_labels is not None:
         answers = _with_human_labels(answers, human_labels)
-    graded = [
-        (a, _grade_assignment(a, answers, cache, progress))
-        for a in _assignments(benchmark, answers, human_labels is not None)
-    ]
+    elif any(spec.name == HumanGrader.name for spec in benchmark.answer_key):
+        raise GraderConfigError(
+            f"benchmark {benchmark.name!r} lists grader 'human' under graders.answer_key but has no human labels — "
+            f"add data/benchmarks/{benchmark.name}/human_labels.csv or remove 'human' from benchmark.yaml"
+        )
+    graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers)]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
     verdicts = _typed(pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)), {"score": "float64"})
     return GradedTables(scored=_scored_rows(benchmark, answers, graded), verdicts=verdicts)

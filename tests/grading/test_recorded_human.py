@@ -1,4 +1,4 @@
-"""recorded scores and human labels."""
+"""recorded scores and human labels, and human labels as the answer-key grading."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from generator.grading import grade_benchmark, verdict_count
 from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.human import load_human_labels
+from generator.grading.human import HumanGrader, load_human_labels, parse_human_labels
 from generator.grading.recorded import RecordedGrader
+from generator.intake.models import GraderSpec
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
 
 @pytest.mark.parametrize("value", [0, 20, 80.5, 100])
@@ -34,20 +37,35 @@ def test_recorded_needs_a_field() -> None:
         RecordedGrader({})
 
 
-def test_load_human_labels_accepts_every_label_form(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("labels", "scores"),
+    [
+        (["1", "0", "PASS", "fail", "1.0"], [100.0, 0.0, 100.0, 0.0, 100.0]),
+        (["100", "0", "pass"], [100.0, 0.0, 100.0]),
+        (["0", "20", "60", "100", "Fail", "33.5"], [0.0, 20.0, 60.0, 100.0, 0.0, 33.5]),
+        (["pass", "fail"], [100.0, 0.0]),
+    ],
+    ids=["pass-fail-as-0-1", "0-100", "partial-credit-marks", "words"],
+)
+def test_load_human_labels_reads_the_files_scale(tmp_path: Path, labels: list[str], scores: list[float]) -> None:
     path = tmp_path / "human_labels.csv"
-    path.write_text("run,question,round,label\na,1,0,1\na,2,0,0\nb,1,0,100\nb,2,1,PASS\nc,1,0,fail\nc,2,0,1.0\n")
-    labels = load_human_labels(path)
-    assert list(labels.columns) == ["run_id", "question_id", "round", "score"]
-    assert labels["score"].tolist() == [100.0, 0.0, 100.0, 100.0, 0.0, 100.0]
-    assert labels["question_id"].tolist()[:2] == ["1", "2"] and labels["round"].dtype == "int64"
+    path.write_text("run,question,round,label\n" + "".join(f"a,{i},0,{label}\n" for i, label in enumerate(labels)))
+    parsed = load_human_labels(path)
+    assert list(parsed.columns) == ["run_id", "question_id", "round", "score"]
+    assert parsed["score"].tolist() == scores
+    assert parsed["question_id"].tolist()[:2] == ["0", "1"] and parsed["round"].dtype == "int64"
 
 
 @pytest.mark.parametrize(
     ("body", "message"),
     [
         ("run,question,label\na,1,1\n", "missing column"),
-        ("run,question,round,label\na,1,0,maybe\n", ":2: label 'maybe'"),
+        ("run,question,round,label\na,1,0,maybe\n", ":2: label 'maybe' is not pass/fail, 0/1 or a mark on 0–100"),
+        ("run,question,round,label\na,1,0,0\na,2,0,101\n", ":3: label '101'"),
+        ("run,question,round,label\na,1,0,-20\n", ":2: label '-20'"),
+        ("run,question,round,label\na,1,0,nan\n", ":2: label 'nan'"),
+        ("run,question,round,label\na,1,0,\n", ":2: label ''"),
+        ("run,question,round,label\na,1,0,60\na,2,0,1\n", r":3: label 1 is ambiguous .*\(line 2: '60'\) — write 100"),
         ("run,question,round,label\na,1,x,1\n", ":2: round"),
         ("run,question,round,label\na,1,0,1\na,1,0,0\n", ":3: a second label"),
     ],
@@ -59,8 +77,51 @@ def test_load_human_labels_reports_the_line_and_the_fix(tmp_path: Path, body: st
         load_human_labels(path)
 
 
-def test_parse_keeps_string_question_ids() -> None:
-    from generator.grading.human import parse_human_labels
+def test_human_grader_passes_partial_credit_through() -> None:
+    verdict = HumanGrader().grade({"id": "q"}, {"response": "x", "human_label": 60.0})
+    assert (verdict.score, verdict.verdict_parse, verdict.detail) == (60.0, "ok", "human label 60")
+    assert HumanGrader().grade({"id": "q"}, {"response": "x"}).score is None
 
+
+def test_parse_keeps_string_question_ids() -> None:
     labels = parse_human_labels(pd.DataFrame({"run": ["a"], "question": ["007"], "round": ["0"], "label": ["pass"]}))
     assert labels["question_id"].tolist() == ["007"]
+
+
+def _labels(rows: list[tuple[str, str, int, str]]) -> pd.DataFrame:
+    return parse_human_labels(pd.DataFrame(rows, columns=["run", "question", "round", "label"]))
+
+
+@pytest.fixture
+def open_runs() -> list:
+    return [
+        make_run("alpha", [{"question_id": "capital", "response": "Lyon", "recorded": {"judge": 60}}]),
+        make_run("beta", [{"question_id": "capital", "response": "Final answer: Paris", "recorded": {"judge": 100}}]),
+    ]
+
+
+def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, open_runs) -> None:
+    benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"), GraderSpec("rules")))
+    labels = _labels([("alpha", "capital", 0, "40"), ("beta", "capital", 0, "80")])
+    tables = grade_benchmark(benchmark, open_runs, human_labels=labels)
+    scored = tables.scored
+    assert scored[["traditional", "answer_key"]].to_numpy().tolist() == [[60.0, 40.0], [100.0, 80.0]]
+    assert set(scored.answer_key_grader) == {"human"} and set(scored.answer_key_parse) == {"ok"}
+    roles = tables.verdicts.groupby("grader")["role"].agg(list).to_dict()
+    assert roles == {"human": ["human"] * 2, "recorded": ["traditional"] * 2, "rules": ["answer_key"] * 2}
+    seen: list[int] = []
+    grade_benchmark(benchmark, open_runs, human_labels=labels, progress=seen.append)
+    assert sum(seen) == verdict_count(benchmark, n_answers=2, n_labels=2) == 6
+
+
+def test_an_unlabelled_answer_has_no_answer_key_verdict_when_people_grade(open_question, open_runs) -> None:
+    benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"),))
+    scored = grade_benchmark(benchmark, open_runs, human_labels=_labels([("beta", "capital", 0, "60")])).scored
+    assert scored.answer_key.isna().tolist() == [True, False] and scored.answer_key.iloc[1] == 60.0
+    assert scored.answer_key_parse.tolist() == ["none", "ok"]
+
+
+def test_human_in_answer_key_needs_labels(open_question, open_runs) -> None:
+    benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"), GraderSpec("rules")))
+    with pytest.raises(GraderConfigError, match="human_labels.csv or remove 'human'"):
+        grade_benchmark(benchmark, open_runs)

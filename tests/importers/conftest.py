@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, real_data
-
 from generator.intake.importers import import_autogenai
+from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, real_data
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
+from generator.grading.human import LABELS_FILE, load_human_labels
 from generator.intake.models import Benchmark, GraderSpec, Run
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "easy-problems"
@@ -48,3 +50,9 @@ def load_imported(dest: Path, name: str) -> tuple[Benchmark, list[Run]]:
         lines = (run_folder / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
         runs.append(Run(name, run_folder.name, metadata, tuple(json.loads(line) for line in lines)))
     return benchmark, runs
+
+
+def load_labels(dest: Path, name: str) -> pd.DataFrame | None:
+    """Read an imported benchmark's human labels as the grading stage does (None without the file)."""
+    path = dest / "data" / "benchmarks" / name / LABELS_FILE
+    return load_human_labels(path) if path.is_file() else None

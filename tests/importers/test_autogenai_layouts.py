@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.importers.import_fixtures import load_imported
 
 from generator.errors import DualboardError
 from generator.intake.importers import import_autogenai
 from generator.intake.importers.autogenai import repair_mojibake, run_id_for
+from tests.importers.import_fixtures import load_imported, load_labels
 
 
 def _open_record(question: int, answer: str, score: int) -> dict:
@@ -57,6 +57,101 @@ def test_round_folders_become_zero_based_rounds(open_release: Path, tmp_path: Pa
     ]
     assert run.metadata["rounds"] == 2 and run.metadata["model"] == "My Model_v1"
     assert benchmark.traditional["open"].options == {"field": "judge"}
+
+
+def _write_marks(src: Path, marks: dict[tuple[int, str], dict[str, object]]) -> None:
+    """Write llm_outputs/round_N/final_answers-<model>.json: the answers as the authors marked them."""
+    for (round_number, model), scores in marks.items():
+        eval_path = src / "auto_eval_outputs" / f"round_{round_number}" / f"auto_eval-{model}.json"
+        records = json.loads(eval_path.read_text(encoding="utf-8"))
+        answers = {
+            key: {"model_answer": records.get(key, {}).get("model_answer"), "score": score}
+            for key, score in scores.items()
+        }
+        _write(src / "llm_outputs" / f"round_{round_number}" / f"final_answers-{model}.json", answers)
+
+
+def _every_mark(value: object) -> dict[tuple[int, str], dict[str, object]]:
+    return {(r, m): {"1": value, "2": 60} for r in (1, 2) for m in ("My Model_v1", "other")}
+
+
+def test_the_authors_marks_become_the_answer_key_grading(open_release: Path, tmp_path: Path) -> None:
+    _write_marks(open_release, _every_mark(0))
+    summary = import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
+    assert summary.n_human_labels == 8 and summary.warnings == ()
+    folder = tmp_path / "repo" / "data" / "benchmarks" / "toy-open"
+    assert (folder / "human_labels.csv").read_text().splitlines()[:3] == [
+        "run,question,round,label",
+        "my-model_v1,1,0,0",
+        "my-model_v1,2,0,60",
+    ]
+    benchmark, _ = load_imported(tmp_path / "repo", "toy-open")
+    assert [g.name for g in benchmark.answer_key] == ["human", "rules"]
+    assert load_labels(tmp_path / "repo", "toy-open").score.tolist() == [0.0, 60.0] * 4
+
+
+def test_marks_on_some_answers_are_labels_but_not_the_answer_key_grading(open_release: Path, tmp_path: Path) -> None:
+    marks = _every_mark(100)
+    marks[(2, "other")] = {"1": "", "2": None}
+    _write_marks(open_release, marks)
+    summary = import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
+    assert summary.n_human_labels == 6
+    assert summary.warnings == (
+        (
+            "the authors' marks cover 6 of 8 answers: written to human_labels.csv for comparison, "
+            "and rules stays the answer-key grader"
+        ),
+    )
+    benchmark, _ = load_imported(tmp_path / "repo", "toy-open")
+    assert [g.name for g in benchmark.answer_key] == ["rules"]
+
+
+def test_a_differing_marked_answer_replaces_the_judged_copy(open_release: Path, tmp_path: Path) -> None:
+    _write_marks(open_release, _every_mark(20))
+    path = open_release / "llm_outputs" / "round_1" / "final_answers-other.json"
+    marks = json.loads(path.read_text())
+    marks["2"]["model_answer"] = "the real answer"
+    path.write_text(json.dumps(marks))
+    summary = import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
+    assert len(summary.warnings) == 1 and "question 2 of other (round 0)" in summary.warnings[0]
+    _, runs = load_imported(tmp_path / "repo", "toy-open")
+    assert runs[1].predictions[1]["response"] == "the real answer"
+    provenance = (tmp_path / "repo/submissions/toy-open/other/provenance.jsonl").read_text().splitlines()
+    assert json.loads(provenance[1])["judged_answer"] == "other r1 q2"
+
+
+@pytest.mark.parametrize(
+    ("marks", "message"),
+    [
+        ({"1": 150, "2": 0}, "record 1/score: 150 is greater than the maximum of 100"),
+        ({"1": "good", "2": 0}, "record 1/score: 'good' does not match"),
+        ({"1": 20}, "question\\(s\\) 2 are in only one of it and auto_eval-other.json"),
+        ({"1": 20, "2": 20, "3": 20}, "question\\(s\\) 3 are in only one"),
+    ],
+)
+def test_bad_marks_stop_the_import_before_any_file_is_written(
+    open_release: Path, tmp_path: Path, marks: dict, message: str
+) -> None:
+    _write_marks(open_release, {(1, "other"): marks})
+    with pytest.raises(DualboardError, match=message):
+        import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
+    assert not (tmp_path / "repo").exists()
+
+
+def test_marks_that_would_read_back_as_pass_fail_are_refused(open_release: Path, tmp_path: Path) -> None:
+    _write_marks(open_release, {(r, m): {"1": 1, "2": 0} for r in (1, 2) for m in ("My Model_v1", "other")})
+    with pytest.raises(DualboardError, match=r"marks \(0, 1\) would not read back unchanged"):
+        import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
+
+
+def test_importing_twice_writes_the_same_bytes(open_release: Path, tmp_path: Path) -> None:
+    _write_marks(open_release, _every_mark(40))
+    trees = []
+    for name in ("a", "b"):
+        import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / name)
+        files = (p for p in (tmp_path / name).rglob("*") if p.is_file())
+        trees.append({p.relative_to(tmp_path / name): p.read_bytes() for p in files})
+    assert trees[0] == trees[1] and Path("data/benchmarks/toy-open/human_labels.csv") in trees[0]
 
 
 def test_existing_folders_are_not_overwritten_and_nothing_is_half_written(open_release: Path, tmp_path: Path) -> None:

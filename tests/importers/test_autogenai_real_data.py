@@ -5,15 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, real_data
 
 from generator.names import is_name
 from generator.grading import grade_benchmark
 from generator.grading.choices import LETTERS
-
+from tests.importers.import_fixtures import (
+    MC_RELEASE,
+    OPEN_RELEASE,
+    load_imported,
+    load_labels,
+    real_data,
+)
 
 # Answers where our letter differs from the published `json_answer_letter`, with the reason.
 # Keyed by (published model name, question id, round). A new difference fails the test until explained here.
@@ -114,39 +120,87 @@ def _open_release_csv_means() -> dict[str, float]:
     return means
 
 
-def test_open_release_imports_recorded_scores_intact(imported_open: Path) -> None:
+@pytest.fixture(scope="module")
+def open_graded(imported_open: Path) -> pd.DataFrame:
+    """The open release graded as `dualboard grade` grades it: human labels from human_labels.csv."""
+    benchmark, runs = load_imported(imported_open, "easy-problems-open")
+    return grade_benchmark(benchmark, runs, human_labels=load_labels(imported_open, "easy-problems-open"))
+
+
+def test_open_release_imports_recorded_scores_intact(imported_open: Path, open_graded) -> None:
     benchmark, runs = load_imported(imported_open, "easy-problems-open")
     assert len(benchmark.questions) == 30 and len(runs) == 7
     assert {run.model for run in runs} >= {"mistal-8x22b"}  # names kept as published, typo included
-    scored = grade_benchmark(benchmark, runs).scored
-    ours = scored.groupby("model").traditional.mean()
+    ours = open_graded.scored.groupby("model").traditional.mean()
     for model, mean in _open_release_csv_means().items():
         assert ours[model] == pytest.approx(mean, abs=1e-9), model
-    assert set(scored.traditional.unique()) <= {0.0, 20.0, 40.0, 60.0, 80.0, 100.0}
+    assert set(open_graded.scored.traditional.unique()) <= {0.0, 20.0, 40.0, 60.0, 80.0, 100.0}
+    assert set(open_graded.scored.traditional_grader) == {"recorded"}
 
 
-def test_open_release_final_stats_cannot_be_reproduced_from_its_answers(imported_open: Path) -> None:
-    """The open release's final_stats.csv is not the mean of its own published scores.
+def _published_marks() -> pd.DataFrame:
+    """The authors' marks as published in llm_outputs/final_answers-<model>.json: a cross-check only."""
+    rows = []
+    for path in sorted((real_data() / OPEN_RELEASE / "llm_outputs").glob("final_answers-*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        model = path.stem.removeprefix("final_answers-")
+        rows += [{"model": model, "question_id": key, "mark": float(data[key]["score"])} for key in data]
+    return pd.DataFrame(rows)
 
-    Its mean_score column (38, 35, 30, 28, 27, 20, 16) is rounded and lower than the
-    means of the auto_eval scores (57.3, 52.0, 48.7, 47.3, 46.0, 41.3, 32.7) for every
-    model, and ranks mistral-large and llama3-70b differently: it was computed from a
-    scoring that is not in the release. We therefore check the imported scores against
-    the auto_eval files (above) and record this discrepancy here; if the source is
-    fixed, this test fails and the check above should switch to final_stats.csv.
+
+def test_open_release_marks_are_the_answer_key_grading(imported_open: Path, open_graded) -> None:
+    """Every answer's answer-key score is the authors' mark, partial credit unchanged, graded by `human`."""
+    header = yaml.safe_load((imported_open / "data/benchmarks/easy-problems-open/benchmark.yaml").read_text())
+    assert header["graders"]["answer_key"] == [{"name": "human"}, {"name": "rules"}]
+    assert header["graders"]["traditional"] == {"open": {"name": "recorded", "options": {"field": "judge"}}}
+    scored = open_graded.scored.merge(_published_marks(), on=["model", "question_id"], validate="1:1")
+    assert len(scored) == 210 and set(scored.answer_key_grader) == {"human"}
+    assert scored.answer_key.tolist() == scored.mark.tolist()
+    assert set(scored.answer_key) == {0.0, 20.0, 40.0, 60.0, 80.0, 100.0}
+    roles = open_graded.verdicts.groupby("grader")["role"].agg(set).to_dict()
+    assert roles == {"human": {"human"}, "recorded": {"traditional"}, "rules": {"answer_key"}}
+
+
+def test_open_release_human_marks_reproduce_final_stats(open_graded) -> None:
+    """The published final_stats.csv comes from the authors' marks, now Dualboard's answer-key grading.
+
+    Per model over its 30 answers: mean, sd (ddof=1) and z_interval_error = 1.96·sd/√30,
+    rounded to whole points as the table is. (Its ci_lower/ci_upper are not mean ± that
+    half-width, e.g. 23 and 55 around 38 for gpt-4-turbo, and are not checked.)
     """
-    _, runs = load_imported(imported_open, "easy-problems-open")
-    means = {run.model: sum(p["recorded"]["judge"] for p in run.predictions) / len(run.predictions) for run in runs}
+    scores = open_graded.scored.groupby("model").answer_key
+    ours = pd.DataFrame({"mean_score": scores.mean(), "std_dev_score": scores.std(ddof=1), "n": scores.size()})
+    ours["z_interval_error"] = 1.96 * ours.std_dev_score / np.sqrt(ours.n)
     final = pd.read_csv(real_data() / OPEN_RELEASE / "tables_and_charts" / "final_stats.csv").set_index("model")
-    gaps = {model: means[model] - final.loc[model, "mean_score"] for model in final.index}
-    print("\nauto_eval mean − final_stats mean_score:", {m: round(g, 2) for m, g in gaps.items()})
-    assert all(gap > 10 for gap in gaps.values())
+    columns = ["mean_score", "std_dev_score", "z_interval_error"]
+    print("\nours (unrounded):\n" + ours[columns].round(2).to_string() + "\npublished:\n" + final[columns].to_string())
+    assert sorted(ours.index) == sorted(final.index) and (ours.n == 30).all()
+    pd.testing.assert_frame_equal(ours.loc[final.index, columns].round(0), final[columns], check_names=False)
 
 
 def test_open_release_keeps_the_judges_text_as_provenance(imported_open: Path) -> None:
     folder = imported_open / "submissions" / "easy-problems-open" / "gpt-4-turbo"
     rows = [json.loads(line) for line in (folder / "provenance.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 30 and all(row["eval_response"] for row in rows)
+
+
+def test_open_release_responses_are_the_answers_the_authors_marked(imported_open: Path) -> None:
+    """One auto_eval record (gpt-4-turbo, question 6) holds a copy of the answer key instead of the model's answer.
+
+    The answer the authors marked (llm_outputs) is the response; the auto_eval copy stays as provenance.
+    Everywhere else the two files hold the same answer once the mojibake is repaired.
+    """
+    benchmark, runs = load_imported(imported_open, "easy-problems-open")
+    judged = {}
+    for folder in sorted((imported_open / "submissions" / "easy-problems-open").iterdir()):
+        for line in (folder / "provenance.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if "judged_answer" in row:
+                judged[(folder.name, row["question_id"])] = row["judged_answer"]
+    assert list(judged) == [("gpt-4-turbo", "6")]
+    assert judged["gpt-4-turbo", "6"] == benchmark.question("6")["answer_key"]["answer"]
+    response = next(p for r in runs if r.run_id == "gpt-4-turbo" for p in r.predictions if p["question_id"] == "6")
+    assert response["response"].startswith("If the robot originally has 8 arms")
 
 
 def _same_text(a: str, b: str) -> bool:
@@ -172,6 +226,7 @@ def test_metadata_and_benchmark_yaml_follow_the_contracts(imported_mc: Path) -> 
     header = yaml.safe_load((imported_mc / "data/benchmarks/easy-problems-mc/benchmark.yaml").read_text())
     assert list(header) == ["name", "version", "title", "description", "allow_incomplete", "graders"]
     assert header["version"] == "2024-09-13" and header["graders"]["answer_key"] == [{"name": "rules"}]
+    assert not (imported_mc / "data/benchmarks/easy-problems-mc/human_labels.csv").exists(), "MC marks are letters"
     assert header["graders"]["traditional"] == {"multiple_choice": {"name": "mc_letter"}}
     metadata = yaml.safe_load((imported_mc / "submissions/easy-problems-mc/o1-preview/metadata.yaml").read_text())
     assert set(metadata) == {

@@ -16,6 +16,12 @@ score. Two kinds of release exist:
 Published scores travel as ``recorded`` (``published`` for multiple choice,
 ``judge`` for open-ended); the judge's text and the published letter are kept
 as provenance in ``provenance.jsonl`` beside each run's predictions.
+
+An open-ended release may also carry ``llm_outputs/[round_N/]final_answers-
+<model>.json``: the answers with the authors' own ``score``, marked by a
+person against the human answer. Those marks become ``human_labels.csv``;
+where they cover every answer, ``human`` is the answer-key grader, with
+``rules`` beside it for comparison.
 """
 
 from __future__ import annotations
@@ -26,21 +32,34 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from string import ascii_uppercase as LETTERS
 from typing import Any
 
 import jsonschema
+import pandas as pd
 import yaml
 
 from generator.names import is_name
 from generator.errors import DualboardError
+from generator.grading.errors import GradingInputError
+from generator.grading.human import (
+    LABEL_COLUMNS,
+    LABELS_FILE,
+    HumanGrader,
+    parse_human_labels,
+)
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
+JUDGE_FIELD = "judge"
+"""Name under ``recorded`` of the LLM judge's auto-evaluation score (open-ended releases)."""
+AUTOMATIC_ANSWER_KEY = ({"name": "rules"},)
+"""Answer-key graders the importer configures; people's marks go first when they cover every answer."""
+_EVAL_FOLDER, _ANSWERS_FOLDER = "auto_eval_outputs", "llm_outputs"
 _ROUND_FOLDER = re.compile(r"^round_(\d+)$")
 _RELEASE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _HIGH_LATIN1_RUN = re.compile(r"[\u0080-\u00ff]{2,}")
@@ -70,6 +89,8 @@ class ImportSummary:
     """Folders created: the benchmark folder, then one per run."""
     warnings: tuple[str, ...] = ()
     """Inconsistencies found in the source and how they were resolved."""
+    n_human_labels: int = 0
+    """Authors' marks written to ``human_labels.csv`` (0: none published)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +100,14 @@ class _Record:
     model: str
     round: int
     fields: dict[str, Any]
+    path: Path
+    """The ``auto_eval-<model>.json`` file it was read from."""
+    key: str
+    """Its key in that file (the question number in open-ended releases)."""
+
+
+_RunRecords = tuple[str, list[tuple[_Record, dict[str, Any]]]]
+"""One run: the published model name and its (record, question) pairs."""
 
 
 def _undo_latin1(run: str) -> str:
@@ -121,8 +150,9 @@ def _fail(src: Path, problem: str) -> ReleaseFormatError:
     return ReleaseFormatError(f"{src}: {problem} — point SRC at a release folder such as 2024-09-13-Multi-Benchmark")
 
 
-def load_release_file(path: Path) -> dict[str, Any]:
-    """Read one ``auto_eval-<model>.json`` and check it against the release format.
+def load_release_file(path: Path, schema: str = "autogenai_release") -> dict[str, Any]:
+    """Read one ``auto_eval-<model>.json`` (or, with ``schema="autogenai_marks"``, one
+    ``final_answers-<model>.json``) and check it against its format.
 
     Raises ReleaseFormatError naming the file, the record and the field, so a
     malformed release never reaches the question and run builders.
@@ -131,7 +161,7 @@ def load_release_file(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise _fail(path, f"not a UTF-8 JSON file ({type(exc).__name__}: {str(exc)[:120]})") from exc
-    error = next(iter(sorted(_release_validator().iter_errors(data), key=lambda e: list(e.absolute_path))), None)
+    error = next(iter(sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "top level"
         raise ReleaseFormatError(f"{path}: record {where}: {error.message[:200]} — fix or drop that record in a copy of the release")
@@ -139,8 +169,8 @@ def load_release_file(path: Path) -> dict[str, Any]:
 
 
 @cache
-def _release_validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(resources.files(__package__).joinpath("autogenai_release.schema.json").read_text("utf-8"))
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(resources.files(__package__).joinpath(f"{name}.schema.json").read_text("utf-8"))
     return jsonschema.validators.validator_for(schema)(schema)
 
 
@@ -149,15 +179,16 @@ def _records_in_file(path: Path, round_from_folder: int | None) -> list[_Record]
     model = path.stem.removeprefix("auto_eval-")
     data = load_release_file(path)
     # Open-ended files are keyed "1".."30" by question and carry no index field.
-    rows = [{"index": int(key), **data[key]} for key in sorted(data, key=int)]
+    keys = sorted(data, key=int)
+    rows = [{"index": int(key), **data[key]} for key in keys]
     n_questions = len({row["index"] for row in rows})
     records = []
-    for position, row in enumerate(rows):
+    for position, (key, row) in enumerate(zip(keys, rows, strict=True)):
         level = int(row.get("level_0", position))
         round_ = round_from_folder if round_from_folder is not None else level // n_questions
-        fields = {key: _repaired(value) for key, value in row.items()}
+        fields = {name: _repaired(value) for name, value in row.items()}
         fields["encoding_repaired"] = fields != row
-        records.append(_Record(model, round_, fields))
+        records.append(_Record(model, round_, fields, path, key))
     return records
 
 
@@ -171,6 +202,77 @@ def read_release(src: Path) -> list[_Record]:
         folders = [int(m.group(1)) for part in path.relative_to(src).parts if (m := _ROUND_FOLDER.match(part))]
         records.extend(_records_in_file(path, folders[-1] - 1 if folders else None))
     return records
+
+
+def marks_path(src: Path, eval_path: Path) -> Path | None:
+    """Return the ``final_answers-<model>.json`` beside an ``auto_eval-<model>.json``, if the release has it.
+
+    Examples
+    --------
+    >>> marks_path(Path("/nowhere"), Path("/nowhere/auto_eval_outputs/round_1/auto_eval-m.json")) is None
+    True
+    """
+    parts = list(eval_path.relative_to(src).parts)
+    if _EVAL_FOLDER not in parts[:-1]:
+        return None
+    parts[parts.index(_EVAL_FOLDER)] = _ANSWERS_FOLDER
+    parts[-1] = "final_answers-" + eval_path.name.removeprefix("auto_eval-")
+    path = Path(src, *parts)
+    return path if path.is_file() else None
+
+
+def _load_marks(path: Path, eval_path: Path, expected: set[str]) -> dict[str, Any]:
+    """Read one ``final_answers-<model>.json``, refusing one whose keys differ from its auto_eval file's."""
+    marks = load_release_file(path, "autogenai_marks")
+    if marks.keys() != expected:
+        differ = sorted(marks.keys() ^ expected, key=int)[:5]
+        raise ReleaseFormatError(
+            f"{path}: question(s) {', '.join(differ)} are in only one of it and {eval_path.name} — "
+            "each marked answer needs its auto-evaluated answer: fix or remove the file in a copy of the release"
+        )
+    return marks
+
+
+def _marked(record: _Record, row: dict[str, Any], path: Path) -> tuple[_Record, str | None]:
+    """Add the authors' mark (``human_mark``) to a record, and the answer they marked where it differs."""
+    mark = row["score"]
+    fields = {**record.fields, "human_mark": None if mark in (None, "") else float(mark)}
+    judged = record.fields.get("model_answer") or ""
+    answer = repair_mojibake(row["model_answer"] or "")
+    if answer == judged:
+        return replace(record, fields=fields), None
+    # The answer a person marked is the model's output; the auto_eval copy is kept as provenance.
+    fields.update(model_answer=answer, judged_answer=judged,
+                  encoding_repaired=fields["encoding_repaired"] or answer != row["model_answer"])
+    warning = (
+        f"question {record.fields['index']} of {record.model} (round {record.round}): the answer in "
+        f"{record.path.name} differs from the one in {path.name} that the authors marked; kept the marked answer "
+        "as the response, the other is in provenance.jsonl as judged_answer"
+    )
+    return replace(record, fields=fields), warning
+
+
+def attach_marks(src: Path, records: list[_Record]) -> tuple[list[_Record], list[str]]:
+    """Give each open-ended record the authors' mark from ``llm_outputs``, when the release has one.
+
+    Returns the records (``fields["human_mark"]``: a mark on 0–100, or None
+    when the answer was not marked or the model has no marks file) and a
+    warning per answer whose marked text differs from the auto-evaluated one.
+    """
+    keys: dict[Path, set[str]] = defaultdict(set)
+    for record in records:
+        keys[record.path].add(record.key)
+    files = {eval_path: marks_path(src, eval_path) for eval_path in keys}
+    loaded = {e: _load_marks(path, e, keys[e]) for e, path in files.items() if path is not None}
+    out, warnings = [], []
+    for record in records:
+        if record.path not in loaded:
+            out.append(replace(record, fields={**record.fields, "human_mark": None}))
+            continue
+        marked, warning = _marked(record, loaded[record.path][record.key], files[record.path])
+        out.append(marked)
+        warnings += [warning] if warning else []
+    return out, warnings
 
 
 def _is_multiple_choice(records: Iterable[_Record]) -> bool:
@@ -314,13 +416,15 @@ def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> d
 
 
 def _provenance(record: _Record, question: dict[str, Any]) -> dict[str, Any]:
-    keep = ("eval_response", "json_answer_letter", "correct_letter", "encoding_repaired")
+    keep = ("eval_response", "json_answer_letter", "correct_letter", "judged_answer", "encoding_repaired")
     row = {"question_id": question["id"], "round": record.round}
     row.update({k: record.fields[k] for k in keep if k in record.fields})
     return row
 
 
-def _metadata(model: str, benchmark: str, version: str, rounds: int, release: str) -> dict[str, Any]:
+def _metadata(model: str, benchmark: str, version: str, rounds: int, release: str, marked: bool) -> dict[str, Any]:
+    where = f"data/benchmarks/{benchmark}/{LABELS_FILE}"
+    marks = f" The authors' own marks of these answers are in {where}." if marked else ""
     return {
         "model": model,
         "model_revision": f"as published in {SOURCE} (commit 9e1f52b0), release {release}",
@@ -332,26 +436,74 @@ def _metadata(model: str, benchmark: str, version: str, rounds: int, release: st
         "rounds": rounds,
         "license": f"as published in {SOURCE}",
         "notes": f"Imported from {SOURCE}, release {release}. Decoding settings were not published. "
-        "Published scores are kept under 'recorded'; the judge's text and published letters in provenance.jsonl.",
+        "Published scores are kept under 'recorded'; the judge's text and published letters in provenance.jsonl."
+        + marks,
     }
 
 
-def _benchmark_yaml(benchmark: str, version: str, multiple_choice: bool, release: str) -> dict[str, Any]:
+def _benchmark_yaml(
+    benchmark: str, version: str, multiple_choice: bool, release: str, people_grade: bool
+) -> dict[str, Any]:
+    """Build benchmark.yaml; ``people_grade``: the authors' marks cover every answer and are the answer-key grading."""
     traditional = (
         {"multiple_choice": {"name": "mc_letter"}}
         if multiple_choice
-        else {"open": {"name": "recorded", "options": {"field": "judge"}}}
+        else {"open": {"name": "recorded", "options": {"field": JUDGE_FIELD}}}
     )
     kind = "multiple choice" if multiple_choice else "open-ended"
+    graders = ([{"name": HumanGrader.name}] if people_grade else []) + [dict(g) for g in AUTOMATIC_ANSWER_KEY]
+    marks = (
+        " Traditional grading is the authors' LLM auto-evaluation; answer-key grading is the authors' own marks, "
+        "made by a person against the human answer, with the automatic answer-key graders beside them for comparison."
+        if people_grade
+        else ""
+    )
     return {
         "name": benchmark,
         "version": version,
         "title": f"Easy Problems That LLMs Get Wrong ({kind}, {version})",
         "description": f"The linguistic benchmark of Williams & Huckle (arXiv 2405.19616), {kind} release "
-        f"{release} as published in {SOURCE}. Answer keys are the authors' human answers.",
+        f"{release} as published in {SOURCE}. Answer keys are the authors' human answers." + marks,
         "allow_incomplete": False,
-        "graders": {"traditional": traditional, "answer_key": [{"name": "rules"}]},
+        "graders": {"traditional": traditional, "answer_key": graders},
     }
+
+
+def _label_text(mark: float) -> str:
+    """Write a mark as people write it: 60, not 60.0; 33.5 as it is."""
+    return str(int(mark)) if mark.is_integer() else repr(mark)
+
+
+def human_labels_csv(runs: dict[str, _RunRecords]) -> str | None:
+    """Write the authors' marks as ``human_labels.csv`` text (None when the release has none).
+
+    Reads the text back with the grading stage's parser, so a mark that would
+    not come back unchanged (e.g. marks of only 0 and 1 point, read as
+    pass/fail) stops the import instead of being misread later.
+    """
+    rows = [
+        (run_id, question["id"], record.round, record.fields["human_mark"])
+        for run_id, (_, pairs) in runs.items()
+        for record, question in pairs
+        if record.fields.get("human_mark") is not None
+    ]
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows, columns=list(LABEL_COLUMNS))
+    marks = frame["label"].tolist()
+    frame["label"] = [_label_text(mark) for mark in marks]
+    try:
+        unchanged = parse_human_labels(frame.astype(str), LABELS_FILE)["score"].tolist() == marks
+    except GradingInputError:
+        unchanged = False
+    if not unchanged:
+        raise ReleaseFormatError(
+            f"the authors' marks ({', '.join(sorted(set(frame['label'])))}) would not read back unchanged from "
+            f"{LABELS_FILE}, which reads a file of only 0 and 1 as pass/fail and refuses a 1 among marks "
+            "on 0–100 — "
+            "put the marks on 0–100 in a copy of the release"
+        )
+    return frame.to_csv(index=False, lineterminator="\n")
 
 
 def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
@@ -362,40 +514,65 @@ def _yaml(value: dict[str, Any]) -> str:
     return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100)
 
 
+def _runs(records: list[_Record], by_id: dict[str, dict[str, Any]]) -> dict[str, _RunRecords]:
+    """Group records by model into runs: run id -> (model, [(record, question)]) in round, question order."""
+    by_model: dict[str, list[_Record]] = defaultdict(list)
+    for record in records:
+        by_model[record.model].append(record)
+    runs: dict[str, _RunRecords] = {}
+    for model in sorted(by_model):
+        run_id = run_id_for(model, set(runs))
+        chosen = sorted(by_model[model], key=lambda r: (r.round, int(r.fields["index"])))
+        runs[run_id] = (model, [(r, by_id[str(r.fields["index"])]) for r in chosen])
+    return runs
+
+
+def _coverage_warning(records: list[_Record]) -> list[str]:
+    """Say when the authors' marks cover only some answers (they then do not grade the board)."""
+    marked = sum(r.fields.get("human_mark") is not None for r in records)
+    if marked in (0, len(records)):
+        return []
+    return [
+        (
+            f"the authors' marks cover {marked} of {len(records)} answers: written to {LABELS_FILE} for comparison, "
+            f"and {AUTOMATIC_ANSWER_KEY[0]['name']} stays the answer-key grader"
+        )
+    ]
+
+
+def _run_files(run: _RunRecords, header: dict[str, Any], release: str, score_name: str) -> dict[str, str]:
+    """Build the predictions, metadata and provenance of one run."""
+    model, pairs = run
+    rounds = len({r.round for r, _ in pairs})
+    marked = any(r.fields.get("human_mark") is not None for r, _ in pairs)
+    metadata = _metadata(model, header["name"], header["version"], rounds, release, marked)
+    return {
+        "predictions.jsonl": _jsonl(_prediction(r, q, score_name) for r, q in pairs),
+        "metadata.yaml": _yaml(metadata),
+        "provenance.jsonl": _jsonl(_provenance(r, q) for r, q in pairs),
+    }
+
+
 def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], list[str]]:
     """Return the files to write, as ``{relative folder: {file name: text}}``, and warnings."""
     records = read_release(src)
     multiple_choice = _is_multiple_choice(records)
+    records, mark_warnings = (records, []) if multiple_choice else attach_marks(src, records)
     questions, warnings = build_questions(records, multiple_choice)
     _reorder_choices(questions, published_option_order(src))
     _correct_choices_as_letters(questions)
-    by_id = {q["id"]: q for q in questions}
+    runs = _runs(records, {q["id"]: q for q in questions})
     release = Path(src).resolve().name
     version = m.group(1) if (m := _RELEASE_DATE.match(release)) else release
-    plan = {
-        f"data/benchmarks/{benchmark}": {
-            "benchmark.yaml": _yaml(_benchmark_yaml(benchmark, version, multiple_choice, release)),
-            "questions.jsonl": _jsonl(questions),
-        }
-    }
-    by_model: dict[str, list[_Record]] = defaultdict(list)
-    for record in records:
-        by_model[record.model].append(record)
-    taken: set[str] = set()
-    for model in sorted(by_model):
-        run_id = run_id_for(model, taken)
-        taken.add(run_id)
-        chosen = sorted(by_model[model], key=lambda r: (r.round, int(r.fields["index"])))
-        pairs = [(r, by_id[str(r.fields["index"])]) for r in chosen]
-        rounds = len({r.round for r in chosen})
-        plan[f"submissions/{benchmark}/{run_id}"] = {
-            "predictions.jsonl": _jsonl(
-                _prediction(r, q, "published" if multiple_choice else "judge") for r, q in pairs
-            ),
-            "metadata.yaml": _yaml(_metadata(model, benchmark, version, rounds, release)),
-            "provenance.jsonl": _jsonl(_provenance(r, q) for r, q in pairs),
-        }
-    return plan, warnings
+    labels = human_labels_csv(runs)
+    people_grade = labels is not None and all(r.fields["human_mark"] is not None for r in records)
+    header = _benchmark_yaml(benchmark, version, multiple_choice, release, people_grade)
+    benchmark_files = {"benchmark.yaml": _yaml(header), "questions.jsonl": _jsonl(questions)}
+    plan = {f"data/benchmarks/{benchmark}": benchmark_files | ({LABELS_FILE: labels} if labels else {})}
+    score_name = "published" if multiple_choice else JUDGE_FIELD
+    for run_id, run in runs.items():
+        plan[f"submissions/{benchmark}/{run_id}"] = _run_files(run, header, release, score_name)
+    return plan, warnings + mark_warnings + _coverage_warning(records)
 
 
 def _write_plan(plan: dict[str, dict[str, str]], dest: Path, overwrite: bool) -> list[Path]:
@@ -456,6 +633,8 @@ def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool =
         len(files["predictions.jsonl"].splitlines()) for folder, files in plan.items() if "predictions.jsonl" in files
     )
     kind = json.loads(questions[0])["type"] if questions else "open"
+    labels = plan[f"data/benchmarks/{benchmark}"].get(LABELS_FILE, "")
     return ImportSummary(
-        benchmark, str(header["version"]), kind, len(questions), runs, n_predictions, tuple(paths), tuple(warnings)
+        benchmark, str(header["version"]), kind, len(questions), runs, n_predictions, tuple(paths), tuple(warnings),
+        n_human_labels=max(len(labels.splitlines()) - 1, 0),
     )
