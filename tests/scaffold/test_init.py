@@ -17,7 +17,8 @@ from generator.scaffold import output_name, template_files
 from tests.conftest import REPO
 
 EXPECTED = {
-    ".github/PULL_REQUEST_TEMPLATE.md", ".github/scripts/preview.py", ".github/workflows/comment.yml",
+    ".github/PULL_REQUEST_TEMPLATE.md", ".github/scripts/preview.py", ".github/scripts/pull_request.py",
+    ".github/workflows/comment.yml",
     ".github/workflows/publish.yml", ".github/workflows/validate.yml", ".gitignore", "README.md", "mkdocs.yml",
     "site_src/about.md", "site_src/how-to-submit.md", "data/benchmarks/road-signs/benchmark.yaml",
     "data/benchmarks/road-signs/questions.jsonl", "submissions/road-signs/example-run/metadata.yaml",
@@ -50,9 +51,10 @@ def test_init_writes_the_leaderboard_folder(scaffolded):
 
 
 def test_scaffolded_workflows_are_the_repository_ones(scaffolded):
-    for name in (".github/workflows/validate.yml", ".github/workflows/comment.yml", ".github/workflows/publish.yml",
-                 ".github/scripts/preview.py"):
-        assert (scaffolded / name).read_bytes() == (REPO / name).read_bytes()
+    for path in (scaffolded / ".github").rglob("*"):
+        if path.is_file():
+            name = path.relative_to(scaffolded)
+            assert path.read_bytes() == (REPO / name).read_bytes(), f"{name} differs from the repository's own"
 
 
 def test_example_run_validates(scaffolded):
