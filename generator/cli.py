@@ -21,7 +21,7 @@ import click
 from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
-from generator.intake.validate import Limits, ValidationReport, validate_submissions
+from generator.intake.validate import Limits, ValidationReport
 from generator.project import CONFIG_FILE, Project
 from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
@@ -157,8 +157,7 @@ def validate(project: Project, paths: tuple[Path, ...], output_format: str, max_
     Exit code 0 when valid, 1 when not, 2 on a usage error.
     """
     limits = Limits(predictions_bytes=max_predictions_bytes, response_bytes=max_response_bytes)
-    report = _run(lambda: validate_submissions(project.data_dir, list(paths) or [project.submissions_dir],
-                                               project.submissions_dir, limits))
+    report = _run(lambda: pipeline.check_pull_request(project, list(paths) or None, limits))
     if output_format == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

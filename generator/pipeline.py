@@ -14,14 +14,14 @@ import pandas as pd
 from tqdm import tqdm
 
 from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, verdict_count, write_scored
+from generator.errors import InvalidInputError
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
-from generator.errors import InvalidInputError
-from generator.intake.validate import find_run_dirs, load_runs, validate_submissions
+from generator.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
 from generator.project import Project
 from generator.release.history import load_releases
 from generator.render.pages import BenchmarkResults
-from generator.render.site import build_site, compose_docs
+from generator.render.site import build_site, compose_docs, site_source_findings
 from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.store import IngestResult, Store
@@ -39,9 +39,20 @@ class StageSummary:
         return f"{self.stage:>8}: {self.line}"
 
 
+def check_pull_request(project: Project, paths: list[Path] | None = None, limits: Limits = Limits()) -> ValidationReport:
+    """Check everything a pull request can change that the build reads; never raises for bad input.
+
+    That is what ``dualboard validate`` reports: the runs under ``paths``, all
+    of ``data/`` and ``submissions/``, and the site sources the render would
+    read (``site_src/``, ``mkdocs.yml``, ``releases/``).
+    """
+    report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits)
+    return ValidationReport(report.runs, (*report.findings, *site_source_findings(project.root)))
+
+
 def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
-    """Check submissions and benchmarks as ``dualboard validate`` does; raise InvalidInputError on any problem."""
-    report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir)
+    """Check what :func:`check_pull_request` checks; raise InvalidInputError on any problem."""
+    report = check_pull_request(project, paths)
     if not report.ok:
         raise InvalidInputError(list(report.findings))
     answers = sum(len(r.predictions) for r in report.runs)

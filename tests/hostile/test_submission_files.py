@@ -189,3 +189,12 @@ def test_parsers_never_raise_on_garbage() -> None:
     for text in ("a: *x", "&a [*a, *a]", "a: !!python/object:os.system x", "- " * 5000, "{a: 1, a: 1}"):
         value, problem = parse_yaml(text, "f")
         assert problem is not None, text
+
+
+def test_validate_reports_site_source_links(tiny_root: Path) -> None:
+    """``site_src/x.txt -> /proc/self/environ`` would put the token on the site: validate says so first."""
+    (tiny_root / "site_src").mkdir()
+    (tiny_root / "site_src" / "x.txt").symlink_to("/proc/self/environ")
+    _assert_finding(tiny_root, "site_src/x.txt: path: is a symbolic link")
+    result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
+    assert result.exit_code != 0 and "site_src/x.txt" in result.output
