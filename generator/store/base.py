@@ -123,6 +123,10 @@ class Store(ABC):
     """A place that holds accepted runs, readable as a local folder."""
 
     @abstractmethod
+    def describe(self) -> str:
+        """Which store this is, in words (recorded in build/ so that publish pushes to the store the build read)."""
+
+    @abstractmethod
     def revision(self) -> str:
         """The current revision (a snapshot name or a commit hash)."""
 

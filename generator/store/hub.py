@@ -146,6 +146,9 @@ class HubStore(Store):
 
     # -- reading -----------------------------------------------------------
 
+    def describe(self) -> str:
+        return f"Hub dataset {self.repo_id} on {self.endpoint}"
+
     def revision(self) -> str:
         return self._resolve(self.pinned or BRANCH)
 

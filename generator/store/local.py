@@ -54,6 +54,9 @@ class LocalStore(Store):
         self.lock_timeout_s = lock_timeout_s
         """How long an ingest waits for another one to finish."""
 
+    def describe(self) -> str:
+        return f"local store {self.root}"
+
     def revision(self) -> str:
         link = self.root / CURRENT
         return os.readlink(link).split("/")[-1] if link.is_symlink() else EMPTY
