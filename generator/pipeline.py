@@ -13,13 +13,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from generator.grading import (
-    VERDICT_COLUMNS,
-    VerdictCache,
-    grade_benchmark,
-    load_human_labels,
-    write_scored,
-)
+from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, write_scored
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
 from generator.intake.validate import find_run_dirs, load_runs
@@ -31,7 +25,6 @@ from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.store import IngestResult, Store
 from generator.store.records import record_source
-
 
 @dataclass(frozen=True)
 class StageSummary:
