@@ -60,15 +60,27 @@ def publish(store: StagedHubStore, build_dir: Path, scored_dir: Path, version: s
     """
     _check_version(store.hub, version)
     base = _revision_the_build_read(store, read_source(build_dir))
-    tables = sorted(scored_dir.glob("*.parquet")) if scored_dir.is_dir() else []
-    if not tables:
-        raise DualboardError(f"{scored_dir}: no scored Parquet files — run `dualboard grade` (or build) before publishing")
-    files = store.pending_files() + [StagedFile(f"{SCORED}/{p.name}", p.read_bytes()) for p in tables]
-    files.append(StagedFile("README.md", dataset_card(store.hub.repo_id, version, [p.name for p in tables]).encode("utf-8")))
-    revision = store.hub.commit(files, f"Release {version}", parent=_parent_commit(store.hub, base))
+    files = store.pending_files() + _release_files(store.hub.repo_id, scored_dir, version)
+    parent = _parent_commit(store.hub, base)
+    try:
+        revision = store.hub.commit(files, f"Release {version}", parent=parent)
+    except StoreConflictError as exc:
+        raise StoreConflictError(f"{store.hub.repo_id}: main moved past {parent[:12]}, the revision the build read; "
+                                 f"nothing was written — build again (`dualboard build --hub {store.hub.repo_id} "
+                                 "--stage`), then publish") from exc
     store.hub.tag(version, revision)
     store.clear()
     return PublishResult(revision, version, tuple(f.path for f in files))
+
+
+def _release_files(repo_id: str, scored_dir: Path, version: str) -> list[StagedFile]:
+    """The release's files: the scored tables and the dataset card describing them."""
+    tables = sorted(scored_dir.glob("*.parquet")) if scored_dir.is_dir() else []
+    if not tables:
+        raise DualboardError(f"{scored_dir}: no scored Parquet files — run `dualboard grade` (or build) before publishing")
+    files = [StagedFile(f"{SCORED}/{p.name}", p.read_bytes()) for p in tables]
+    card = dataset_card(repo_id, version, [p.name for p in tables])
+    return [*files, StagedFile("README.md", card.encode("utf-8"))]
 
 
 def _check_version(store: HubStore, version: str) -> None:
