@@ -36,29 +36,15 @@ from typing import TypeVar
 
 import httpx2
 from huggingface_hub import CommitOperationAdd, HfApi, snapshot_download
-from huggingface_hub.errors import (
-    HfHubHTTPError,
-    LocalEntryNotFoundError,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-)
+from huggingface_hub.errors import (HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError,
+                                    RevisionNotFoundError)
 from tqdm.auto import tqdm
 
 from generator.errors import DualboardError, StoreConflictError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import (
-    BENCHMARKS,
-    RUNS,
-    VERDICTS,
-    IngestResult,
-    StagedFile,
-    Store,
-    check_logical_path,
-    classify,
-    same_bytes,
-    staged_files,
-)
+from generator.store.base import (BENCHMARKS, RUNS, VERDICTS, IngestResult, StagedFile, Store, check_logical_path,
+                                  classify, same_bytes, staged_files)
 from generator.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
 from generator.store.lock import exclusive
 from generator.store.tree import write_failed

@@ -27,14 +27,7 @@ from pathlib import Path
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import (
-    IngestResult,
-    StagedFile,
-    Store,
-    classify,
-    same_bytes,
-    staged_files,
-)
+from generator.store.base import IngestResult, StagedFile, Store, classify, same_bytes, staged_files
 from generator.store.lock import LOCK_TIMEOUT_S, exclusive
 from generator.store.tree import build_tree, write_failed
 
