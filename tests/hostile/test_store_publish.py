@@ -118,3 +118,13 @@ def test_endpoint_in_dualboard_yaml_never_gets_the_token(dataset, tiny_root, hub
         assert attacker.calls == [], "the explicit --hub-endpoint wins over dualboard.yaml"
     finally:
         attacker.stop()
+
+
+def test_a_dataset_the_build_could_not_see_is_not_overwritten(tiny_root, hub_server, tmp_path):  # noqa: F811
+    _build(tiny_root, hub_server)  # no dataset yet (or a private one: the build reads without a token)
+    make_hub_store(hub_server, tmp_path / "other").ingest([tiny_root / "submissions" / "tiny" / "run-a"],
+                                                          load_benchmarks(tiny_root / "data"))
+    head = hub_server.repos[REPO].branches["main"]
+    result = _cli(tiny_root, hub_server, "publish", "--release", "v1", token=TOKEN)
+    assert result.exit_code == 1 and "the build found no dataset, but it holds runs now" in result.output
+    assert hub_server.repos[REPO].branches["main"] == head and hub_server.repos[REPO].tags == {}
