@@ -26,7 +26,6 @@ from generator.project import CONFIG_FILE, Project
 from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
 from generator.store import LocalStore, Store
-from generator.store.local import EMPTY as EMPTY_REVISION
 
 EXIT_INVALID = 1
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -49,23 +48,35 @@ def _store(project: Project) -> LocalStore:
     return LocalStore(project.store_dir)
 
 
+def hub_options(command):
+    """Add ``--hub ORG/NAME`` and ``--hub-endpoint URL`` (passed on as ``hub_repo`` and ``hub_endpoint``)."""
+    command = click.option(
+        "--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=None,
+        help=f"Hub address (env DUALBOARD_HUB_ENDPOINT; default: store.endpoint in {CONFIG_FILE}, else {HUB_ENDPOINT}). "
+             f"The option wins over {CONFIG_FILE}, which a pull request can edit: CI passes it explicitly.")(command)
+    return click.option(
+        "--hub", "hub_repo", metavar="ORG/NAME", callback=_check_repo_id, default=None,
+        help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, else the local store).")(command)
+
+
 def store_option(command):
-    """Add ``--hub ORG/NAME``, ``--hub-endpoint URL`` and ``--hub-revision REV``; pass the chosen Store.
+    """Add ``--hub``, ``--hub-endpoint``, ``--hub-revision`` and ``--stage``; pass the chosen Store.
 
     Without ``--hub`` (or ``store.hub`` in dualboard.yaml) the embedded local
     store under .dualboard/store is used.
     The Hub token comes from the HF_TOKEN environment variable only.
     """
 
-    @click.option("--hub", "hub_repo", metavar="ORG/NAME", callback=_check_repo_id, default=None,
-                  help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, else the local store).")
-    @click.option("--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=None,
-                  help=f"Hub address (env DUALBOARD_HUB_ENDPOINT; default: store.endpoint in {CONFIG_FILE}, else {HUB_ENDPOINT}).")
+    @hub_options
     @click.option("--hub-revision", metavar="REV", default=None,
                   help="Read this tag or commit of the Hub dataset (default: the head of main).")
+    @click.option("--stage", is_flag=True,
+                  help="With --hub: only read the dataset (no token needed for a public one) and keep ingested runs "
+                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them.")
     @functools.wraps(command)
-    def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, **kwargs):
-        return command(project=project, store=_choose_store(project, hub_repo, hub_endpoint, hub_revision), **kwargs)
+    def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, stage: bool, **kwargs):
+        store = _choose_store(project, hub_repo, hub_endpoint, hub_revision, stage=stage)
+        return command(project=project, store=store, **kwargs)
 
     return wrapper
 
@@ -76,18 +87,23 @@ def _check_repo_id(ctx, param, value: str | None) -> str | None:
     return value
 
 
-def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, revision: str | None) -> Store:
+def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, revision: str | None, *,
+                  stage: bool = False) -> Store:
     settings = _run(project.store_settings)
     hub_repo = _check_repo_id(None, None, hub_repo or settings.hub)
     endpoint = endpoint or settings.endpoint or HUB_ENDPOINT
     if hub_repo is None:
-        if revision is not None:
-            raise click.UsageError("--hub-revision needs --hub ORG/NAME")
+        for flag, value in (("--hub-revision", revision), ("--stage", stage)):
+            if value:
+                raise click.UsageError(f"{flag} needs --hub ORG/NAME")
         return _store(project)
-    from generator.store.hub import HubStore  # imports huggingface_hub only when asked for
+    from generator.store.hub import (
+        HubStore,  # imports huggingface_hub only when asked for
+    )
+    from generator.store.staged import StagedHubStore
 
-    return HubStore(hub_repo, endpoint=endpoint, revision=revision,
-                    cache_dir=project.root / ".dualboard" / "hub-cache")
+    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir)
+    return StagedHubStore(hub, project.hub_pending_dir) if stage else hub
 
 
 def _run(step):
@@ -198,26 +214,36 @@ def ingest(project: Project, store: Store):
 
 @main.command()
 @root_option
-@store_option
+@hub_options
 @click.option("--release", "version", required=True, metavar="VERSION", help="Release tag, e.g. 2026.1 (frozen once made).")
-def publish(project: Project, store: Store, version: str):
-    """Push the scored dataset, verdict cache and dataset card to the Hub, then tag the commit.
+def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, version: str):
+    """Push what the build staged, with the release, to the Hub in one commit, and tag it.
 
-    Needs --hub ORG/NAME and a write token in HF_TOKEN. Pushes
-    build/scored/*.parquet and the verdict cache in one commit, with a dataset
-    card whose configs let `datasets.load_dataset(ORG/NAME, BENCHMARK,
-    split="scored")` find them, and tags that commit VERSION.
+    Needs --hub ORG/NAME and a write token in HF_TOKEN; the commands before it
+    need no token:
+
+    \b
+      dualboard build --hub ORG/NAME --stage     # reads the dataset, stages runs and verdicts
+      dualboard publish --hub ORG/NAME --release VERSION
+
+    One commit holds the staged runs and verdict cache (.dualboard/hub-pending/),
+    build/scored/*.parquet and a dataset card whose configs let
+    `datasets.load_dataset(ORG/NAME, BENCHMARK, split="scored")` find them. Its
+    parent is the commit the build read (build/store-source.json): if the
+    dataset moved on since, the Hub refuses it and nothing is written. The
+    commit is tagged VERSION.
     """
     from generator.store.hub import HubStore
     from generator.store.publish import publish as push
+    from generator.store.staged import StagedHubStore
 
-    if not isinstance(store, HubStore):
+    hub = _choose_store(project, hub_repo, hub_endpoint, None)
+    if not isinstance(hub, HubStore):
         raise click.UsageError("publish needs --hub ORG/NAME: releases go to a Hugging Face Hub dataset")
-    local = _store(project)
-    verdicts = local.snapshot() / "verdicts" if local.revision() != EMPTY_REVISION else None
-    result = _run(lambda: push(store, project.scored_dir(), verdicts, version))
+    store = StagedHubStore(hub, project.hub_pending_dir)
+    result = _run(lambda: push(store, project.build_dir, project.scored_dir(), version))
     click.echo(f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
-               f"on {store.repo_id} ({store.endpoint})")
+               f"on {store.hub.repo_id} ({store.hub.endpoint})")
 
 
 @main.command()

@@ -25,6 +25,7 @@ from generator.render.site import build_site, compose_docs, site_source_findings
 from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.store import IngestResult, Store
+from generator.store.records import record_source
 
 @dataclass(frozen=True)
 class StageSummary:
@@ -79,7 +80,11 @@ def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
 
 
 def grade(project: Project, store: Store, *, progress: bool = True) -> StageSummary:
-    """Grade every stored run under both gradings into build/scored/<benchmark>.parquet."""
+    """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
+
+    Records in build/ which store revision it read: publish commits on exactly that one.
+    """
+    revision = store.revision()
     cache = VerdictCache(store.snapshot() / "verdicts")
     total = 0
     for name, (benchmark, runs) in stored_benchmarks(store).items():
@@ -90,6 +95,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
             tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
         write_scored(tables, project.scored_dir(), name)
         total += len(tables.scored)
+    record_source(project.build_dir, store.describe(), revision)
     return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}")
 
 

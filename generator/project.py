@@ -9,6 +9,8 @@ from generator.errors import DualboardError
 from generator.intake.yaml_mapping import read_yaml_mapping
 
 CONFIG_FILE = "dualboard.yaml"
+STATE_DIR = ".dualboard"
+"""Local state of a leaderboard folder (stores, caches); git-ignored."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,17 @@ class Project:
     @property
     def store_dir(self) -> Path:
         """The embedded local store (default store)."""
-        return self.root / ".dualboard" / "store"
+        return self.root / STATE_DIR / "store"
+
+    @property
+    def hub_cache_dir(self) -> Path:
+        """Snapshots of a Hub dataset store, one folder per commit read."""
+        return self.root / STATE_DIR / "hub-cache"
+
+    @property
+    def hub_pending_dir(self) -> Path:
+        """Changes staged for a Hub dataset store by ``--stage``, pushed by ``dualboard publish``."""
+        return self.root / STATE_DIR / "hub-pending"
 
     @property
     def build_dir(self) -> Path:

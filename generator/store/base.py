@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
+from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import RUN_FILES
+from generator.safe_read import read_regular
 
 BENCHMARKS = "benchmarks"
 RUNS = "runs"
@@ -39,24 +42,58 @@ class StagedFile:
     """Exact bytes to store."""
 
 
+class UnsafeStorePathError(DualboardError):
+    """A file name in the store that could escape the folder it is read into."""
+
+
 def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list[StagedFile]:
     """List the files an ingest of these (already validated) runs writes.
 
     Benchmark definitions travel with their runs so that a store is a
     self-contained dataset: anyone can rebuild a release from it alone.
+    Every file is read with :func:`generator.safe_read.read_regular` from the
+    folder above ``benchmarks/<name>/`` or ``<benchmark>/<run>/``, so a link
+    anywhere on the way (``human_labels.csv -> /proc/self/environ``) raises
+    instead of putting what it points at into the store.
     """
     files: list[StagedFile] = []
     used = sorted({d.parent.name for d in run_dirs})
     for name in used:
         folder = benchmarks[name].path
-        for fname in BENCHMARK_FILES:
-            if folder is not None and (folder / fname).is_file():
-                files.append(StagedFile(f"{BENCHMARKS}/{name}/{fname}", (folder / fname).read_bytes()))
+        if folder is not None:
+            files += _read_present(folder, BENCHMARK_FILES, f"{BENCHMARKS}/{name}")
     for run_dir in run_dirs:
-        for fname in RUN_FILES:
-            if (run_dir / fname).is_file():
-                files.append(StagedFile(f"{RUNS}/{run_dir.parent.name}/{run_dir.name}/{fname}", (run_dir / fname).read_bytes()))
+        files += _read_present(run_dir, RUN_FILES, f"{RUNS}/{run_dir.parent.name}/{run_dir.name}")
     return files
+
+
+def _read_present(folder: Path, names: tuple[str, ...], logical: str) -> list[StagedFile]:
+    """Read the files of ``names`` that exist in ``folder`` (a link counts as existing, and is refused)."""
+    root = folder.parent.parent
+    return [StagedFile(f"{logical}/{name}", read_regular(folder / name, root=root))
+            for name in names if os.path.lexists(folder / name)]
+
+
+def check_logical_path(path: str, where: str) -> str:
+    """Return ``path`` if it is a safe relative path of the logical tree; raise otherwise.
+
+    Refused: absolute paths, empty, ``.`` or ``..`` parts, drive letters,
+    backslashes, control characters. Such a name could make ``folder / path``
+    point outside the folder a snapshot is read into (or, on Windows, onto
+    another drive).
+
+    Raises
+    ------
+    UnsafeStorePathError
+        Naming the file, where it was found, and how to fix it.
+    """
+    segments = path.split("/")
+    if (path.startswith("/") or "\\" in path or not path.isprintable()
+            or any(s in ("", ".", "..") or PureWindowsPath(s).drive for s in segments)):
+        raise UnsafeStorePathError(f"{where}: file name {path!r} could escape the store folder (an absolute path, "
+                                   "empty, '.' or '..' parts, a drive, backslashes or control characters); nothing "
+                                   "was downloaded or written — rename or delete that file in the dataset")
+    return path
 
 
 def classify(base: Path, wanted: list[StagedFile]) -> tuple[list[str], list[str], list[str]]:
@@ -84,6 +121,10 @@ def same_bytes(base: Path, f: StagedFile) -> bool:
 
 class Store(ABC):
     """A place that holds accepted runs, readable as a local folder."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Which store this is, in words (recorded in build/ so that publish pushes to the store the build read)."""
 
     @abstractmethod
     def revision(self) -> str:

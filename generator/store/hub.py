@@ -14,7 +14,9 @@ The repository holds the same logical tree as :class:`~generator.store.LocalStor
   was lost is recognised instead of being applied twice;
 - reads go through a pinned revision: :meth:`HubStore.snapshot` downloads one
   commit into ``cache_dir/snapshots/<commit>/`` (a plain folder, no links),
-  complete or not at all;
+  complete or not at all, after checking that no file name in the commit
+  could escape that folder (``runs/../../x``); downloads take turns through a
+  lock, and the cache keeps the KEEP_SNAPSHOTS snapshots used last;
 - the token comes from the ``HF_TOKEN`` environment variable (or the caller),
   never from a file in the repository or huggingface_hub's saved login.
 """
@@ -33,19 +35,27 @@ from pathlib import Path
 from typing import TypeVar
 
 import httpx2
-from tqdm.auto import tqdm
 from huggingface_hub import CommitOperationAdd, HfApi, snapshot_download
-from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
+from huggingface_hub.errors import (HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError,
+                                    RevisionNotFoundError)
+from tqdm.auto import tqdm
 
 from generator.errors import DualboardError, StoreConflictError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import BENCHMARKS, RUNS, VERDICTS, IngestResult, StagedFile, Store, classify, same_bytes, staged_files
+from generator.store.base import (BENCHMARKS, RUNS, VERDICTS, IngestResult, StagedFile, Store, check_logical_path,
+                                  classify, same_bytes, staged_files)
+from generator.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
+from generator.store.lock import exclusive
+from generator.store.tree import write_failed
 
 REPO_TYPE = "dataset"
 BRANCH = "main"
 LOGICAL_PATTERNS = [f"{BENCHMARKS}/**", f"{RUNS}/**", f"{VERDICTS}/**"]
 COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
+NO_COMMIT = "0" * 40
+"""The revision of a dataset that does not exist yet (git's null id): an empty tree."""
+CACHE_LOCK = "download.lock"
 RETRY_STATUS = (429, 500, 502, 503, 504)
 CONFLICT_STATUS = (409, 412)
 
@@ -122,27 +132,60 @@ class HubStore(Store):
 
     # -- reading -----------------------------------------------------------
 
+    def describe(self) -> str:
+        return f"Hub dataset {self.repo_id} on {self.endpoint}"
+
     def revision(self) -> str:
         return self._resolve(self.pinned or BRANCH)
 
     def snapshot(self, revision: str | None = None) -> Path:
         revision = revision or self.pinned or BRANCH
-        if COMMIT_ID.fullmatch(revision) and (self.cache_dir / "snapshots" / revision).is_dir():
-            return self.cache_dir / "snapshots" / revision  # a commit never changes: no need to ask
+        if revision == NO_COMMIT:
+            return self._empty()
+        if COMMIT_ID.fullmatch(revision) and (self.cache_dir / SNAPSHOTS / revision).is_dir():
+            return _touched(self.cache_dir / SNAPSHOTS / revision)  # a commit never changes: no need to ask
         commit = self._resolve(revision)
-        target = self.cache_dir / "snapshots" / commit
-        if target.is_dir():
-            return target
-        staging = self._call(f"download {commit[:12]}", lambda: self._download(commit))
+        target = self.cache_dir / SNAPSHOTS / commit
+        return _touched(target) if target.is_dir() else self._fetch(commit)
+
+    def base_commit(self) -> str:
+        """The commit reads are pinned to (default: the head of main); NO_COMMIT when the dataset does not exist yet."""
         try:
-            os.replace(staging, target)
-        except OSError:  # another process finished the same download first
-            shutil.rmtree(staging, ignore_errors=True)
+            return self._repo_info(self.pinned or BRANCH).sha
+        except RepositoryNotFoundError:
+            return NO_COMMIT
+
+    def _empty(self) -> Path:
+        path = self.cache_dir / SNAPSHOTS / NO_COMMIT
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def _fetch(self, commit: str) -> Path:
+        """Download ``commit`` into the cache (one process at a time) and prune the cache."""
+        snapshots = self.cache_dir / SNAPSHOTS
+        target = snapshots / commit
+        try:
+            with exclusive(self.cache_dir / CACHE_LOCK, what="Hub download"):
+                if not target.is_dir():  # another process may have fetched it while we waited
+                    self._check_names(commit)
+                    os.replace(self._call(f"download {commit[:12]}", lambda: self._download(commit)), target)
+                _prune(snapshots, keep=target)
+        except (HfHubHTTPError, LocalEntryNotFoundError):
+            raise  # the Hub's own errors, already described by _call
+        except OSError as exc:  # the local disk: full, read-only
+            raise write_failed(self.cache_dir, exc) from exc
         return target
+
+    def _check_names(self, commit: str) -> None:
+        """Refuse a commit holding a file name that could escape the snapshot folder."""
+        names = self._call(f"list files of {commit[:12]}", lambda: self.api.list_repo_files(
+            self.repo_id, repo_type=REPO_TYPE, revision=commit))
+        for name in names:
+            check_logical_path(name, f"{self.repo_id}@{commit[:12]}")
 
     def _download(self, commit: str) -> Path:
         """Download the logical tree of ``commit`` into a fresh staging folder (removed on failure)."""
-        staging = self.cache_dir / "snapshots" / f".staging-{uuid.uuid4().hex}"
+        staging = self.cache_dir / SNAPSHOTS / f"{STAGING_PREFIX}{uuid.uuid4().hex}"
         try:
             snapshot_download(self.repo_id, repo_type=REPO_TYPE, revision=commit, endpoint=self.endpoint,
                               token=self._token, local_dir=staging, cache_dir=self.cache_dir / "hf",
@@ -157,15 +200,18 @@ class HubStore(Store):
     def _resolve(self, revision: str) -> str:
         """The commit id a branch, tag or commit names."""
         try:
-            info = self._call(f"resolve {revision}", lambda: self.api.repo_info(
+            return self._repo_info(revision).sha
+        except RepositoryNotFoundError as exc:
+            raise DualboardError(f"{self.endpoint}: no dataset {self.repo_id!r} (or no access) — check the name, "
+                                 "set HF_TOKEN for a private dataset, or run `dualboard ingest --hub` to create it") from exc
+
+    def _repo_info(self, revision: str):
+        try:
+            return self._call(f"resolve {revision}", lambda: self.api.repo_info(
                 self.repo_id, repo_type=REPO_TYPE, revision=revision))
         except RevisionNotFoundError as exc:
             raise DualboardError(f"{self.repo_id}: no revision {revision!r} — list the tags with "
                                  f"`huggingface-cli tag -l {self.repo_id} --repo-type dataset`") from exc
-        except RepositoryNotFoundError as exc:
-            raise DualboardError(f"{self.endpoint}: no dataset {self.repo_id!r} (or no access) — check the name, "
-                                 "set HF_TOKEN for a private dataset, or run `dualboard ingest --hub` to create it") from exc
-        return info.sha
 
     # -- writing -----------------------------------------------------------
 
@@ -204,6 +250,8 @@ class HubStore(Store):
         committed), HubUnavailableError when the Hub kept failing. In both
         cases the repository is as it was.
         """
+        for f in files:
+            check_logical_path(f.path, f"commit to {self.repo_id}")
         attempts = 0
 
         def send():
@@ -294,6 +342,28 @@ class HubStore(Store):
                                   "with write access to this dataset (in CI: the protected environment's secret)")
         detail = str(exc).splitlines()[-1][:300] if str(exc) else type(exc).__name__
         return DualboardError(f"{self.repo_id}: {what} refused by {self.endpoint} ({detail}) — nothing was changed")
+
+
+def _touched(snapshot: Path) -> Path:
+    """Mark ``snapshot`` as just used (pruning keeps the ones used last) and return it."""
+    try:
+        os.utime(snapshot)
+    except OSError:
+        pass  # a read-only cache still reads; only the pruning order suffers
+    return snapshot
+
+
+def _prune(snapshots: Path, *, keep: Path) -> None:
+    """Keep ``keep`` and the snapshots used last, KEEP_SNAPSHOTS in all; drop leftovers of killed downloads.
+
+    Runs under the download lock, so no staging folder here belongs to a live download.
+    """
+    for leftover in snapshots.glob(f"{STAGING_PREFIX}*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    others = [p for p in snapshots.iterdir() if p.is_dir() and COMMIT_ID.fullmatch(p.name) and p != keep]
+    others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in others[KEEP_SNAPSHOTS - 1:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _status(exc: Exception) -> int | None:

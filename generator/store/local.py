@@ -9,6 +9,12 @@ An ingest builds a new snapshot next to the current one (unchanged files are
 hard links, so it costs little), then swaps the ``current`` symlink with one
 ``os.replace``. A crash at any point leaves ``current`` pointing at a complete
 snapshot: the store is either as it was or fully updated, never in between.
+
+Ingests take turns through ``<root>/ingest.lock`` (see generator.store.lock),
+so an ingest compares against the snapshot it will build on, and whatever the
+lock holder finds besides ``current`` and its predecessors is a leftover of a
+killed ingest: a staging folder, or a snapshot newer than ``current`` (killed
+between its rename and the swap). The next ingest removes those first.
 """
 
 from __future__ import annotations
@@ -22,18 +28,27 @@ from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
 from generator.store.base import IngestResult, StagedFile, Store, classify, same_bytes, staged_files
+from generator.store.lock import LOCK_TIMEOUT_S, exclusive
+from generator.store.tree import build_tree, write_failed
 
 CURRENT = "current"
 SNAPSHOTS = "snapshots"
 EMPTY = "000000"
 KEEP_SNAPSHOTS = 5
+LOCK = "ingest.lock"
+STAGING_PREFIX = ".staging-"
 
 
 class LocalStore(Store):
     """A store in a local folder (default ``.dualboard/store``)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *, lock_timeout_s: float = LOCK_TIMEOUT_S):
         self.root = Path(root)
+        self.lock_timeout_s = lock_timeout_s
+        """How long an ingest waits for another one to finish."""
+
+    def describe(self) -> str:
+        return f"local store {self.root}"
 
     def revision(self) -> str:
         link = self.root / CURRENT
@@ -52,55 +67,56 @@ class LocalStore(Store):
     def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
-        base = self.snapshot()
-        added, replaced, unchanged = classify(base, wanted)
-        if not added and not replaced and all(same_bytes(base, f) for f in wanted):
-            return IngestResult(self.revision(), (), (), tuple(unchanged))
-        revision = self._commit(base, wanted)
+        with exclusive(self.root / LOCK, what="ingest", timeout_s=self.lock_timeout_s):
+            self._recover()
+            base = self.snapshot()
+            added, replaced, unchanged = classify(base, wanted)
+            if not added and not replaced and all(same_bytes(base, f) for f in wanted):
+                return IngestResult(self.revision(), (), (), tuple(unchanged))
+            revision = self._commit(base, wanted)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged))
 
     def _create_empty(self) -> None:
         (self.root / SNAPSHOTS / EMPTY).mkdir(parents=True, exist_ok=True)
 
     def _commit(self, base: Path, wanted: list[StagedFile]) -> str:
+        """Write snapshot current+1 and swap ``current`` to it (the caller holds the lock)."""
         snapshots = self.root / SNAPSHOTS
         revision = f"{int(self.revision()) + 1:06d}"
-        staging = snapshots / f".staging-{uuid.uuid4().hex}"
-        _link_tree(base, staging)
-        for f in wanted:
-            target = staging / f.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.exists():
-                target.unlink()  # break the hard link before writing new bytes
-            target.write_bytes(f.data)
-        _fsync_tree(staging)
-        os.replace(staging, snapshots / revision)
-        _swap_symlink(self.root / CURRENT, f"{SNAPSHOTS}/{revision}")
+        staging = snapshots / f"{STAGING_PREFIX}{uuid.uuid4().hex}"
+        build_tree(base, wanted, staging)
+        try:
+            os.replace(staging, snapshots / revision)
+            _swap_symlink(self.root / CURRENT, f"{SNAPSHOTS}/{revision}")
+        except OSError as exc:
+            self._recover()
+            raise write_failed(self.root, exc) from exc
         self._prune()
         return revision
 
-    def _prune(self) -> None:
-        """Drop old snapshots and leftovers of killed ingests."""
+    def _recover(self) -> None:
+        """Remove what killed or failed ingests left: staging folders and snapshots newer than ``current``."""
         snapshots = self.root / SNAPSHOTS
-        for leftover in snapshots.glob(".staging-*"):
-            shutil.rmtree(leftover, ignore_errors=True)
-        revisions = sorted(p for p in snapshots.iterdir() if p.name.isdigit())
-        for old in revisions[:-KEEP_SNAPSHOTS]:
+        if not snapshots.is_dir():
+            return
+        current = self.revision()
+        for leftover in snapshots.iterdir():
+            if leftover.name.startswith(STAGING_PREFIX) or (leftover.name.isdigit() and leftover.name > current):
+                shutil.rmtree(leftover, ignore_errors=True)
+
+    def _prune(self) -> None:
+        """Keep ``current`` and the snapshots just before it, KEEP_SNAPSHOTS in all."""
+        current = self.revision()
+        older = sorted(p for p in (self.root / SNAPSHOTS).iterdir() if p.name.isdigit() and p.name < current)
+        for old in older[:max(0, len(older) - (KEEP_SNAPSHOTS - 1))]:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _link_tree(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, copy_function=os.link, symlinks=False)
-
-
-def _fsync_tree(root: Path) -> None:
-    for path in root.rglob("*"):
-        if path.is_file():
-            with path.open("rb") as handle:
-                os.fsync(handle.fileno())
 
 
 def _swap_symlink(link: Path, target: str) -> None:
     tmp = link.with_name(f".{link.name}.{uuid.uuid4().hex}")
     os.symlink(target, tmp)
-    os.replace(tmp, link)
+    try:
+        os.replace(tmp, link)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,4 +1,9 @@
-"""Publish a release to the Hub: scored Parquet, verdict cache and dataset card, then a tag.
+"""Publish a release to the Hub: staged runs, verdict cache, scored Parquet and dataset card, then a tag.
+
+One commit carries everything, and its ``parent_commit`` is the revision the
+build read (recorded in ``build/`` by the grading stage): the tag then names
+exactly the runs the scored data was graded from. If the dataset moved on
+meanwhile, the Hub refuses the commit and nothing is written.
 
 The dataset card's ``configs:`` lets ``datasets.load_dataset(repo, <benchmark>,
 split="scored")`` find the Parquet files. Split names must match
@@ -16,9 +21,11 @@ from string import Template
 
 import yaml
 
-from generator.errors import DualboardError
-from generator.store.base import VERDICTS, StagedFile
-from generator.store.hub import HubStore
+from generator.errors import DualboardError, StoreConflictError
+from generator.store.base import StagedFile
+from generator.store.hub import COMMIT_ID, NO_COMMIT, HubStore
+from generator.store.records import BuildSource, read_source
+from generator.store.staged import StagedHubStore
 
 SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")
 VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -38,33 +45,76 @@ class PublishResult:
     """Paths written in the commit (unchanged files are skipped by the Hub client)."""
 
 
-def publish(store: HubStore, scored_dir: Path, verdicts_dir: Path | None, version: str) -> PublishResult:
-    """Push ``scored_dir/*.parquet``, the verdict cache and a dataset card in one commit, then tag it ``version``."""
-    store.head(create=True)
-    _check_version(store, version)
+def publish(store: StagedHubStore, build_dir: Path, scored_dir: Path, version: str) -> PublishResult:
+    """Push the staged runs and verdicts, the scored tables and a card in one commit, then tag it ``version``.
+
+    The commit's parent is the revision the build read (``build/``); the
+    overlay is cleared once the commit is tagged.
+
+    Raises
+    ------
+    DualboardError
+        When the build read another store or revision than the one staged,
+        or there is nothing to publish; StoreConflictError when the dataset
+        moved past that revision. Nothing is written in either case.
+    """
+    _check_version(store.hub, version)
+    base = _revision_the_build_read(store, read_source(build_dir))
+    files = store.pending_files() + _release_files(store.hub.repo_id, scored_dir, version)
+    parent = _parent_commit(store.hub, base)
+    try:
+        revision = store.hub.commit(files, f"Release {version}", parent=parent)
+    except StoreConflictError as exc:
+        raise StoreConflictError(f"{store.hub.repo_id}: main moved past {parent[:12]}, the revision the build read; "
+                                 f"nothing was written — build again (`dualboard build --hub {store.hub.repo_id} "
+                                 "--stage`), then publish") from exc
+    store.hub.tag(version, revision)
+    store.clear()
+    return PublishResult(revision, version, tuple(f.path for f in files))
+
+
+def _release_files(repo_id: str, scored_dir: Path, version: str) -> list[StagedFile]:
+    """The release's files: the scored tables and the dataset card describing them."""
     tables = sorted(scored_dir.glob("*.parquet")) if scored_dir.is_dir() else []
     if not tables:
         raise DualboardError(f"{scored_dir}: no scored Parquet files — run `dualboard grade` (or build) before publishing")
     files = [StagedFile(f"{SCORED}/{p.name}", p.read_bytes()) for p in tables]
-    files += _verdict_files(verdicts_dir)
-    files.append(StagedFile("README.md", dataset_card(store.repo_id, version, [p.name for p in tables]).encode("utf-8")))
-    revision = store.commit(files, f"Release {version}", parent=store.head())
-    store.tag(version, revision)
-    return PublishResult(revision, version, tuple(f.path for f in files))
+    card = dataset_card(repo_id, version, [p.name for p in tables])
+    return [*files, StagedFile("README.md", card.encode("utf-8"))]
 
 
 def _check_version(store: HubStore, version: str) -> None:
     if not VERSION.match(version):
         raise DualboardError(f"release {version!r} is not a valid tag — use letters, digits, '.', '_' or '-', e.g. 2026.1 or v1.0")
-    if version in store.tags():
+    if store.base_commit() != NO_COMMIT and version in store.tags():
         raise DualboardError(f"{store.repo_id}: release {version!r} already exists — releases are frozen; publish a new version")
 
 
-def _verdict_files(verdicts_dir: Path | None) -> list[StagedFile]:
-    if verdicts_dir is None or not verdicts_dir.is_dir():
-        return []
-    return [StagedFile(f"{VERDICTS}/{p.relative_to(verdicts_dir).as_posix()}", p.read_bytes())
-            for p in sorted(verdicts_dir.rglob("*")) if p.is_file() and not p.name.startswith(".")]
+def _revision_the_build_read(store: StagedHubStore, source: BuildSource | None) -> str:
+    """The Hub commit under the build's data: the staged overlay's base, or the commit it read directly."""
+    rebuild = f"run `dualboard build --hub {store.hub.repo_id} --stage` (then publish)"
+    if source is None or source.store != store.describe():
+        read = "nothing recorded" if source is None else f"it read {source.store}"
+        raise DualboardError(f"build/ was not built from {store.describe()} ({read}) — {rebuild}")
+    pending = store.pending()
+    if pending is not None and pending.revision == source.revision:
+        return pending.base
+    if pending is None and COMMIT_ID.fullmatch(source.revision):
+        return source.revision
+    staged = "nothing is staged" if pending is None else f"the staged changes are revision {pending.revision}"
+    raise DualboardError(f"build/ was graded from revision {source.revision}, but {staged} — {rebuild}")
+
+
+def _parent_commit(store: HubStore, base: str) -> str:
+    """``base``; for a dataset the build found missing, its first commit (creating it), if still empty."""
+    if base != NO_COMMIT:
+        return base
+    head = store.head(create=True)
+    if any(p.is_file() for p in store.snapshot(head).rglob("*")):
+        raise StoreConflictError(
+            f"{store.repo_id}: the build found no dataset, but it holds runs now (created meanwhile, or private: "
+            "the build reads without a token); nothing was written — make the dataset public and build again")
+    return head
 
 
 def dataset_card(repo_id: str, version: str, table_names: list[str]) -> str:

@@ -1,0 +1,171 @@
+"""A Hub store read without a token, whose changes wait in a local overlay for ``dualboard publish``.
+
+A build reads files that pull requests changed, so in CI it must never hold
+the Hub token. ``dualboard build --hub ORG/NAME --stage`` therefore reads the
+(public) dataset anonymously at one commit, the *base*, and an ingest writes
+the runs that the base lacks into a pending overlay instead of the Hub::
+
+    .dualboard/hub-pending/pending.json   dataset, endpoint, base commit, revision
+    .dualboard/hub-pending/tree/          the logical tree: base snapshot (hard links) + staged runs
+
+Every later read of the build (grade, render) sees ``tree/``, and grading
+adds its verdict cache to ``tree/verdicts/`` as in any snapshot. Then
+``dualboard publish``, the one step given the token, pushes every file of
+``tree/`` that the base lacks together with the release, in one commit whose
+``parent_commit`` is the base: if anyone committed meanwhile, the Hub refuses
+and nothing is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+from generator.errors import DualboardError
+from generator.intake.models import Benchmark
+from generator.intake.validate import load_runs
+from generator.store.base import (
+    IngestResult,
+    StagedFile,
+    Store,
+    classify,
+    same_bytes,
+    staged_files,
+)
+from generator.store.hub import HubStore
+from generator.store.local import STAGING_PREFIX
+from generator.store.lock import exclusive
+from generator.store.records import Pending, read_record, write_record
+from generator.store.tree import build_tree, write_failed
+
+PENDING_FILE = "pending.json"
+TREE = "tree"
+
+
+class StagedHubStore(Store):
+    """A Hub dataset read at one commit, with ingests kept in a local pending overlay.
+
+    Parameters
+    ----------
+    hub
+        The dataset (reads only; no token needed for a public one). Its
+        pinned revision, if any, is the base of the next staged ingest;
+        default: the head of main.
+    folder
+        The pending overlay (``.dualboard/hub-pending``).
+    """
+
+    def __init__(self, hub: HubStore, folder: Path):
+        self.hub = hub
+        self.folder = Path(folder)
+
+    def __repr__(self) -> str:
+        return f"StagedHubStore({self.hub!r}, {str(self.folder)!r})"
+
+    def describe(self) -> str:
+        return self.hub.describe()
+
+    def pending(self) -> Pending | None:
+        """What the overlay holds, or None when nothing is staged.
+
+        Raises DualboardError when the overlay was staged for another dataset.
+        """
+        record = self._record()
+        if record is not None and (record.repo_id, record.endpoint) != (self.hub.repo_id, self.hub.endpoint):
+            raise DualboardError(
+                f"{self.folder}: holds changes staged for {record.repo_id} on {record.endpoint}, not for "
+                f"{self.hub.repo_id} on {self.hub.endpoint} — run `dualboard build --stage` with this --hub "
+                f"(it replaces them) or delete {self.folder}")
+        return record
+
+    def _record(self) -> Pending | None:
+        return read_record(self.folder / PENDING_FILE, Pending, fix=f"delete {self.folder} and build again")
+
+    def revision(self) -> str:
+        pending = self.pending()
+        return pending.revision if pending is not None else self.hub.base_commit()
+
+    def snapshot(self, revision: str | None = None) -> Path:
+        pending = self.pending()
+        if pending is not None and revision in (None, pending.revision):
+            return self.folder / TREE
+        return self.hub.snapshot(revision or self.hub.base_commit())
+
+    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
+        """Stage the runs the Hub's base commit lacks; the Hub itself is only read.
+
+        An overlay already holding exactly these changes on the same base is
+        kept, with the verdicts graded into it.
+        """
+        load_runs(run_dirs, benchmarks)
+        wanted = staged_files(run_dirs, benchmarks)
+        base_commit = self.hub.base_commit()
+        base = self.hub.snapshot(base_commit)
+        added, replaced, unchanged = classify(base, wanted)
+        changed = [f for f in wanted if not same_bytes(base, f)]
+        record = Pending(self.hub.repo_id, self.hub.endpoint, base_commit, _revision(base_commit, changed))
+        if self._record() != record:
+            self._replace(base, changed, record)
+        return IngestResult(record.revision, tuple(added), tuple(replaced), tuple(unchanged))
+
+    def pending_files(self) -> list[StagedFile]:
+        """Every file of the overlay that its base lacks or holds with other bytes: staged runs, new verdicts."""
+        pending = self.pending()
+        if pending is None:
+            return []
+        tree, base = self.folder / TREE, self.hub.snapshot(pending.base)
+        files = []
+        for path in sorted(p for p in tree.rglob("*") if p.is_file()):
+            logical = path.relative_to(tree)
+            if any(part.startswith(".") for part in logical.parts):
+                continue  # a writer's temporary file, not part of the tree
+            old = base / logical
+            if old.is_file() and os.path.samefile(old, path):
+                continue  # still the hard link to the base's file
+            staged = StagedFile(logical.as_posix(), path.read_bytes())
+            if not same_bytes(base, staged):
+                files.append(staged)
+        return files
+
+    def clear(self) -> None:
+        """Drop the overlay (after its changes reached the Hub)."""
+        with exclusive(self._lock, what="staged ingest"):
+            (self.folder / PENDING_FILE).unlink(missing_ok=True)  # first: a tree without its record is no overlay
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    @property
+    def _lock(self) -> Path:
+        return self.folder.with_name(f"{self.folder.name}.lock")
+
+    def _replace(self, base: Path, changed: list[StagedFile], record: Pending) -> None:
+        """Swap in a new overlay: built aside, then renamed into place (a kill leaves none, never half of one)."""
+        with exclusive(self._lock, what="staged ingest"):
+            for leftover in self.folder.parent.glob(f".{self.folder.name}.*"):
+                shutil.rmtree(leftover, ignore_errors=True)
+            staging = self.folder.with_name(f".{self.folder.name}{STAGING_PREFIX}{uuid.uuid4().hex}")
+            try:
+                build_tree(base, changed, staging / TREE)
+                write_record(staging / PENDING_FILE, record)
+                if self.folder.exists():
+                    os.replace(self.folder, self.folder.with_name(f".{self.folder.name}.old-{uuid.uuid4().hex}"))
+                os.replace(staging, self.folder)
+            except OSError as exc:
+                raise write_failed(self.folder, exc) from exc
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+            for old in self.folder.parent.glob(f".{self.folder.name}.old-*"):
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def _revision(base: str, changed: list[StagedFile]) -> str:
+    """``base`` when nothing is staged, else ``base+<hash of the staged paths and bytes>`` (same changes, same name)."""
+    if not changed:
+        return base
+    digest = hashlib.sha256()
+    for f in sorted(changed, key=lambda f: f.path):
+        digest.update(f"{f.path}\0{len(f.data)}\0".encode())
+        digest.update(f.data)
+    return f"{base}+{digest.hexdigest()[:16]}"

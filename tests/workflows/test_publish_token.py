@@ -1,0 +1,73 @@
+"""publish.yml gives the Hub token to one step, the one that writes, and fixes the Hub endpoint.
+
+Checked for the repository's workflow and the copy `dualboard init` scaffolds:
+the build before the write step reads files a pull request changed, so it
+must run without the token, and dualboard.yaml (which a pull request can
+edit) must never choose where the token is sent.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from tests.workflows.test_workflows import WORKFLOWS, _id
+
+PUBLISH = [p for p in WORKFLOWS if p.name == "publish.yml"]
+ENDPOINT = "https://huggingface.co"
+
+
+def _steps(path) -> list[dict]:
+    doc = yaml.safe_load(path.read_text("utf-8"))
+    [job] = doc["jobs"].values()
+    return job["steps"]
+
+
+def _writer(steps: list[dict]) -> int:
+    """Index of the one step that writes to the Hub."""
+    writers = [i for i, s in enumerate(steps) if "dualboard publish" in str(s.get("run", ""))]
+    assert len(writers) == 1, "exactly one step pushes to the Hub"
+    return writers[0]
+
+
+def test_publish_workflows_exist():
+    assert len(PUBLISH) == 2
+
+
+@pytest.mark.parametrize("path", PUBLISH, ids=_id)
+def test_token_exists_only_in_the_step_that_writes_to_the_hub(path):
+    doc = yaml.safe_load(path.read_text("utf-8"))
+    [job] = doc["jobs"].values()
+    steps = job["steps"]
+    writer = steps[_writer(steps)]
+    assert writer["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
+    secrets_in_file = len(re.findall(r"secrets\s*[.\[]", path.read_text("utf-8")))
+    assert secrets_in_file == 1, "no secret anywhere else: not in the workflow's or job's env, nor in another step"
+    for level in (doc, job):
+        assert "HF_TOKEN" not in str(level.get("env", {})), "the token must not reach every step"
+    others = [s for s in steps if s is not writer]
+    assert not any("HF_TOKEN" in str(s) for s in others)
+
+
+@pytest.mark.parametrize("path", PUBLISH, ids=_id)
+def test_the_build_reads_without_a_token_and_stages_its_changes(path):
+    steps = _steps(path)
+    writer = _writer(steps)
+    before = [str(s.get("run", "")) for s in steps[:writer]]
+    builds = [run for run in before if "dualboard build" in run]
+    assert builds and all("--stage" in run for run in builds), "the build keeps its changes locally"
+    assert not any(re.search(r"dualboard (ingest|publish)\b", run) and "--stage" not in run for run in before)
+    after = "\n".join(str(s.get("run", "")) for s in steps[writer + 1:])
+    assert not re.search(r"dualboard \w+ .*--hub\b", after), "nothing touches the Hub after the write step"
+
+
+@pytest.mark.parametrize("path", PUBLISH, ids=_id)
+def test_hub_endpoint_is_written_in_the_workflow(path):
+    commands = [line for s in _steps(path) for line in str(s.get("run", "")).splitlines() if "dualboard " in line]
+    hub_commands = [c for c in commands if "--hub " in c]
+    assert len(hub_commands) >= 2
+    for command in hub_commands:
+        assert f"--hub-endpoint {ENDPOINT}" in command, f"{command!r}: pass the endpoint explicitly"
+    assert "DUALBOARD_HUB_ENDPOINT" not in path.read_text("utf-8"), "no endpoint from a variable"
