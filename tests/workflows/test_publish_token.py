@@ -71,3 +71,14 @@ def test_hub_endpoint_is_written_in_the_workflow(path):
     for command in hub_commands:
         assert f"--hub-endpoint {ENDPOINT}" in command, f"{command!r}: pass the endpoint explicitly"
     assert "DUALBOARD_HUB_ENDPOINT" not in path.read_text("utf-8"), "no endpoint from a variable"
+
+
+@pytest.mark.parametrize("path", PUBLISH, ids=_id)
+def test_github_token_stays_out_of_the_build(path):
+    """A relative link to .git/config must find no token there: the checkout keeps none, only the deploy step has one."""
+    steps = _steps(path)
+    [checkout] = [s for s in steps if str(s.get("uses", "")).startswith("actions/checkout")]
+    assert checkout["with"]["persist-credentials"] is False
+    holders = [s.get("name") for s in steps if "github.token" in str(s.get("env", {})) + str(s.get("with", {}))]
+    assert holders == ["Deploy the versioned site"]
+    assert "github.token" not in "".join(str(s.get("run", "")) for s in steps)
