@@ -22,13 +22,13 @@ from string import Template
 import yaml
 
 from generator.errors import DualboardError, StoreConflictError
+from generator.release.history import VERSION
 from generator.store.base import StagedFile
 from generator.store.hub import COMMIT_ID, NO_COMMIT, HubStore
 from generator.store.records import BuildSource, read_source
 from generator.store.staged import StagedHubStore
 
-SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")
-VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+SPLIT_NAME = re.compile(r"\w+(\.\w+)*")
 SCORED = "scored"
 VERDICT_TABLE_SUFFIX = ".verdicts"
 
@@ -84,7 +84,7 @@ def _release_files(repo_id: str, scored_dir: Path, version: str) -> list[StagedF
 
 
 def _check_version(store: HubStore, version: str) -> None:
-    if not VERSION.match(version):
+    if not VERSION.fullmatch(version):
         raise DualboardError(f"release {version!r} is not a valid tag — use letters, digits, '.', '_' or '-', e.g. 2026.1 or v1.0")
     if store.base_commit() != NO_COMMIT and version in store.tags():
         raise DualboardError(f"{store.repo_id}: release {version!r} already exists — releases are frozen; publish a new version")
@@ -133,7 +133,7 @@ def check_split_names(configs: list[dict]) -> None:
     """Raise if a split name would make the Hub refuse the card (``^\\w+(\\.\\w+)*$``: no hyphens)."""
     for config in configs:
         for data_file in config["data_files"]:
-            if not SPLIT_NAME.match(data_file["split"]):
+            if not SPLIT_NAME.fullmatch(data_file["split"]):
                 raise DualboardError(f"config {config['config_name']!r}: split name {data_file['split']!r} does not match "
                                      f"{SPLIT_NAME.pattern} — put run ids in columns, not in split names")
 
