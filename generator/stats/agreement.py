@@ -16,7 +16,7 @@ import pandas as pd
 
 from generator.stats import estimators, kappa
 from generator.stats.tables import COLUMNS as TABLE_COLUMNS
-from generator.stats.tables import documents
+from generator.stats.tables import SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
 MIN_QUESTIONS = 10
@@ -117,7 +117,7 @@ def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[
 
 @documents("agreement")
 def agreement_table(verdicts: pd.DataFrame, *, threshold: float = 50.0, n_boot: int = 2000,
-                    seed: int = 20241129, alpha: float = 0.05) -> pd.DataFrame:
+                    seed: int = SEED, alpha: float = 0.05) -> pd.DataFrame:
     """Return agreement of every grader pair, overall and per category.
 
     Humans are always ``grader_b`` so that sensitivity and specificity read as
