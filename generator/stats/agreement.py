@@ -37,7 +37,7 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     >>> verdicts_from_scored(scored)[["grader", "role", "score"]].to_dict("records")[1:3]
     [{'grader': 'traditional', 'role': 'traditional', 'score': 0.0}, {'grader': 'answer_key', 'role': 'answer_key', 'score': 100.0}]
     """
-    base = scored.assign(category=scored["category"] if "category" in scored else None)
+    base = scored.assign(category=scored.get("category"))
     frames = []
     for role in ("traditional", "answer_key"):
         name = base[f"{role}_grader"] if f"{role}_grader" in base else role

@@ -91,7 +91,7 @@ def _holm_by_grading(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """Add p_holm and significant, adjusting within each grading separately."""
     table = table.copy()
     table["p_holm"], table["significant"] = np.nan, False
-    for g, idx in table.groupby("grading").groups.items():
+    for idx in table.groupby("grading").groups.values():
         reject, adjusted = pga.holm(table.loc[idx, "p_value"].to_numpy(dtype=float), alpha)
         table.loc[idx, "p_holm"], table.loc[idx, "significant"] = adjusted, reject
     table["significant"] = table["significant"].astype(bool)

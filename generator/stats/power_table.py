@@ -59,10 +59,10 @@ def summary_row(comparison: str, grading: str, table: pd.DataFrame, rounds: int)
     median = float(np.median(exact)) if len(exact) else np.nan
     mde_status = ("not_estimable" if not len(exact) else
                   "detectable" if np.isfinite(median) else "nothing_detectable")
-    finite = lambda v: v if np.isfinite(v) else np.nan  # noqa: E731
+    normal_median = float(np.median(normal)) if len(normal) else np.nan
     return {"comparison": comparison, "grading": grading, "run_id": "all",
             "n_questions": int(table["n_questions"].median()), "rounds": rounds,
-            "mde_points": finite(median), "mde_status": mde_status,
-            "mde_points_normal": finite(float(np.median(normal))) if len(normal) else np.nan,
+            "mde_points": median if np.isfinite(median) else np.nan, "mde_status": mde_status,
+            "mde_points_normal": normal_median if np.isfinite(normal_median) else np.nan,
             "method": table["test"].map(_method).mode().iloc[0] + " (median)",
-            "n_comparisons": int(len(table)), "n_detectable": int((status == "detectable").sum())}
+            "n_comparisons": len(table), "n_detectable": int((status == "detectable").sum())}

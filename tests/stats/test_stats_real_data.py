@@ -87,7 +87,12 @@ def imported_tables(request, tmp_path_factory):
     """Import a release with the autogenai importer, grade it and analyse it (as `dualboard build`)."""
     from generator.grading import grade_benchmark
     from generator.intake.importers import import_autogenai
-    from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, real_data
+    from tests.importers.import_fixtures import (
+        MC_RELEASE,
+        OPEN_RELEASE,
+        load_imported,
+        real_data,
+    )
 
     release = {"mc": MC_RELEASE, "open": OPEN_RELEASE}[request.param]
     dest = tmp_path_factory.mktemp(request.param)
