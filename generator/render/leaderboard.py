@@ -7,7 +7,7 @@ import pandas as pd
 from generator.render import charts
 from generator.render.escape import escape_text
 from generator.render.html import Cell, chart, rank_switch, table
-from generator.render.numbers import format_interval, format_number, format_p, format_rank, is_missing, sort_key
+from generator.render.numbers import format_interval, format_mde, format_p, format_rank, is_true, mde_sort_key, sort_key
 from generator.render.pages import BenchmarkResults, Page, front_matter, run_slug
 
 HEADERS = ["Rank (interval)", "Model", "Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
@@ -47,7 +47,10 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "graded strictly against the answer key). Intervals are 95 % and clustered by question. The rank "
         "interval is simultaneous: every rank inside it is compatible with the data; **tied 1st** marks runs "
         "the data cannot separate from the leader. MDE is the smallest difference this benchmark detects with "
-        "80 % power. Click a column header to sort. See the [questions](questions/index.md) and how the [graders](graders.md) agree with humans.\n\n"
+        "80 % power; *nothing detectable* means the two gradings disagree on too few questions for any difference "
+        "to be detected (with 30 questions and one round: on 10 % of them or fewer). When every question difference is equal, the "
+        "interval is not zero-width: it allows for the share of questions that could differ unseen (9.5 % at 30 "
+        "questions). Click a column header to sort. See the [questions](questions/index.md) and how the [graders](graders.md) agree with humans.\n\n"
         + rank_switch(tables)
         + "\n## Traditional → answer-key\n\n" + chart("charts/scores.json", CAPTIONS["scores"])
         + "\n## Differences\n\n" + chart("charts/differences.json", CAPTIONS["differences"])
@@ -79,14 +82,14 @@ def _row(row, grading: str) -> list[Cell]:
     low, high = getattr(row, f"rank_ci_low_{grading}"), getattr(row, f"rank_ci_high_{grading}")
     tied = getattr(row, f"tied_first_{grading}")
     return [
-        Cell(format_rank(rank, low, high), sort=sort_key(rank), badge="tied 1st" if _true(tied) else None),
+        Cell(format_rank(rank, low, high), sort=sort_key(rank), badge="tied 1st" if is_true(tied) else None),
         Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/"),
         _interval(row, "traditional"),
         _interval(row, "answer_key"),
         _interval(row, "diff"),
         Cell(format_p(row.p_holm), sort=sort_key(row.p_holm)),
         Cell(format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2), sort=sort_key(row.effect_dz)),
-        Cell(format_number(row.mde_points), sort=sort_key(row.mde_points)),
+        Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
         Cell(str(row.n_questions), sort=int(row.n_questions)),
         Cell(str(row.n_answers), sort=int(row.n_answers)),
     ]
@@ -96,11 +99,4 @@ def _interval(row, prefix: str) -> Cell:
     mean = getattr(row, f"{prefix}_mean")
     return Cell(format_interval(mean, getattr(row, f"{prefix}_ci_low"), getattr(row, f"{prefix}_ci_high")),
                 sort=sort_key(mean))
-
-
-def _true(value) -> bool:
-    """Read a boolean column that may hold NaN (not estimable) or strings."""
-    if isinstance(value, str):
-        return value.lower() == "true"
-    return not is_missing(value) and bool(value)
 

@@ -15,6 +15,19 @@ def is_missing(value: object) -> bool:
         return True
 
 
+def is_true(value: object) -> bool:
+    """Read a boolean stats column that may hold NaN (not estimable) or, read back from CSV, strings.
+
+    Examples
+    --------
+    >>> is_true(True), is_true("True"), is_true(float("nan")), is_true("false")
+    (True, True, False, False)
+    """
+    if isinstance(value, str):
+        return value.lower() == "true"
+    return not is_missing(value) and bool(value)
+
+
 def format_number(value: float | None, digits: int = 1) -> str:
     """Format a number for display; missing values become an em dash.
 
@@ -37,6 +50,26 @@ def format_interval(mean: float | None, low: float | None, high: float | None, d
     '-25.3 [-35.1, -15.6]'
     """
     return f"{format_number(mean, digits)} [{format_number(low, digits)}, {format_number(high, digits)}]"
+
+
+NOTHING_DETECTABLE = "nothing detectable"
+"""What an MDE cell says when the gradings disagree too little for any difference to be detected."""
+
+
+def format_mde(mde: float | None, status: str) -> str:
+    """Format a minimum detectable effect with its status (``mde_status`` in the stats tables).
+
+    Examples
+    --------
+    >>> format_mde(21.82, "detectable"), format_mde(float("nan"), "nothing_detectable")
+    ('21.8', 'nothing detectable')
+    """
+    return NOTHING_DETECTABLE if status == "nothing_detectable" else format_number(mde)
+
+
+def mde_sort_key(mde: float | None, status: str) -> float:
+    """A sort key for an MDE: "nothing detectable" sorts above every number, missing below."""
+    return 1e12 if status == "nothing_detectable" else sort_key(mde)
 
 
 def format_p(p: float | None) -> str:

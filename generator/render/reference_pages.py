@@ -16,7 +16,7 @@ from generator.release.csv_download import download_csv
 from generator.release.history import ReleaseChanges, ReleaseRecord
 from generator.render.escape import escape_text
 from generator.render.html import Cell, code_block, table
-from generator.render.numbers import format_interval, format_number, format_p, sort_key
+from generator.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
 from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter
 from generator.stats import COLUMNS
 from generator.stats.tables import TABLES
@@ -34,7 +34,9 @@ def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
     """Generated sections of methodology.md: power per benchmark, the flawed contrast, column meanings."""
     parts = ["\n\n## What these benchmarks can detect\n\n"
              "Minimum detectable difference (points) at 80 % power and two-sided α = 0.05, from power.csv. "
-             "*all* rows are the median over runs or pairs.\n\n"]
+             "*all* rows are the median over runs or pairs, counting a comparison that can detect nothing as "
+             "infinite: *nothing detectable* there means half or more of them can detect no difference. "
+             "*Detecting* says how many can.\n\n"]
     for r in results:
         parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + _power_table(r.stats.power))
     parts.append("\n## The flawed contrast, for comparison\n\n"
@@ -55,10 +57,12 @@ def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
 def _power_table(power: pd.DataFrame) -> str:
     rows = [[Cell(str(r.comparison)), Cell(str(r.grading)), Cell(str(r.run_id)),
              Cell(str(r.n_questions), sort=sort_key(r.n_questions)), Cell(str(r.rounds), sort=sort_key(r.rounds)),
-             Cell(format_number(r.mde_points), sort=sort_key(r.mde_points)),
-             Cell(format_number(r.mde_points_normal), sort=sort_key(r.mde_points_normal)), Cell(str(r.method))]
+             Cell(format_mde(r.mde_points, r.mde_status), sort=mde_sort_key(r.mde_points, r.mde_status)),
+             Cell(format_mde(r.mde_points_normal, r.mde_status), sort=mde_sort_key(r.mde_points_normal, r.mde_status)),
+             Cell(f"{r.n_detectable} of {r.n_comparisons}", sort=sort_key(r.n_detectable)), Cell(str(r.method))]
             for r in power.itertuples(index=False)]
-    return table(["Comparison", "Grading", "Run", "Questions", "Rounds", "MDE (points)", "MDE, normal approx.", "Method"], rows)
+    return table(["Comparison", "Grading", "Run", "Questions", "Rounds", "MDE (points)", "MDE, normal approx.", "Detecting",
+                  "Method"], rows)
 
 
 def _equator_table(equator: pd.DataFrame) -> str:

@@ -15,7 +15,7 @@ from generator.intake.models import Run
 from generator.render.charts import GRADINGS, category_scores
 from generator.render.escape import escape_text
 from generator.render.html import Cell, Row, paragraph, table
-from generator.render.numbers import format_interval, format_number, format_rank, sort_key
+from generator.render.numbers import format_interval, format_number, format_rank, is_true, sort_key
 from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
 
 MAX_LISTED = 200
@@ -56,7 +56,20 @@ def _summary(row: pd.Series) -> str:
     cells = [Cell(format_interval(row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"])) for g in (*GRADINGS, "diff")]
     cells += [Cell(format_rank(row[f"rank_{g}"], row[f"rank_ci_low_{g}"], row[f"rank_ci_high_{g}"])) for g in GRADINGS]
     cells.append(Cell(f"{int(row['n_no_verdict'])} of {int(row['n_answers'])} answers"))
-    return table(headers, [cells], sortable=False) + "\n"
+    notes = paragraph(f"Notes: {row['note']}.") if isinstance(row["note"], str) and row["note"] else ""
+    return table(headers, [cells], sortable=False) + notes + "\n" + _variance(row)
+
+
+def _variance(row: pd.Series) -> str:
+    """Variance components per grading; a negative Var(x) estimate is shown as 0 and said to be clipped."""
+    rows = [[Cell(g.replace("_", "-")),
+             Cell(format_number(row[f"{g}_var_between"])
+                  + (" (clipped at 0: the estimate was negative)" if is_true(row[f"{g}_var_between_clipped"]) else "")),
+             Cell(format_number(row[f"{g}_var_within"]))] for g in GRADINGS]
+    return ("Variance components (points²): Var(x) is the spread of true question scores, σ̄² the mean variance "
+            "of a question's rounds. More rounds help only while σ̄²/rounds is not much smaller than Var(x).\n\n"
+            + table(["Grading", "Var(x) between questions", "σ̄² within a question"], rows, sortable=False) + "\n")
+
 
 
 def _metadata_rows(metadata: Mapping[str, Any]) -> list[list[Cell]]:

@@ -15,24 +15,20 @@ import numpy as np
 import pandas as pd
 
 from generator.stats import estimators, kappa
-from generator.stats.tables import documents
+from generator.stats.tables import COLUMNS as TABLE_COLUMNS
+from generator.stats.tables import SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
 MIN_QUESTIONS = 10
-COLUMNS = [
-    "grader_a", "grader_b", "category", "n", "n_questions", "accuracy", "accuracy_ci_low",
-    "accuracy_ci_high", "kappa", "kappa_ci_low", "kappa_ci_high", "kappa_ci_method", "label",
-    "label_ci_span", "prevalence_a", "prevalence_b", "n_a_pass_b_fail", "n_a_fail_b_pass",
-    "sensitivity", "sensitivity_ci_low", "sensitivity_ci_high", "specificity",
-    "specificity_ci_low", "specificity_ci_high", "estimable", "reason",
-]
+COLUMNS = list(TABLE_COLUMNS["agreement"])
 
 
 def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     """Return the long verdicts of the scored table's two gradings (traditional vs answer key).
 
     Grader names come from ``traditional_grader`` / ``answer_key_grader`` when
-    present (else the grading name); ``category`` defaults to "all".
+    present (else the grading name). Without a ``category`` column it is left
+    empty, so the agreement table has only its overall "all" row per pair.
 
     Examples
     --------
@@ -41,7 +37,7 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     >>> verdicts_from_scored(scored)[["grader", "role", "score"]].to_dict("records")[1:3]
     [{'grader': 'traditional', 'role': 'traditional', 'score': 0.0}, {'grader': 'answer_key', 'role': 'answer_key', 'score': 100.0}]
     """
-    base = scored.assign(category=scored["category"] if "category" in scored else "all")
+    base = scored.assign(category=scored.get("category"))
     frames = []
     for role in ("traditional", "answer_key"):
         name = base[f"{role}_grader"] if f"{role}_grader" in base else role
@@ -121,12 +117,12 @@ def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[
 
 @documents("agreement")
 def agreement_table(verdicts: pd.DataFrame, *, threshold: float = 50.0, n_boot: int = 2000,
-                    seed: int = 20241129, alpha: float = 0.05) -> pd.DataFrame:
+                    seed: int = SEED, alpha: float = 0.05) -> pd.DataFrame:
     """Return agreement of every grader pair, overall and per category.
 
     Humans are always ``grader_b`` so that sensitivity and specificity read as
     "grader_a against human labels". Per-category rows exist for every
-    category; ``estimable`` is False (κ empty, ``reason`` says why) unless the
+    category (answers without one count only in "all"); ``estimable`` is False (κ empty, ``reason`` says why) unless the
     slice has ≥ 10 questions and both raters used both classes. Every column is
     described in ``COLUMNS["agreement"]``.
     """

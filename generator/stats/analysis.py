@@ -13,11 +13,11 @@ from generator.stats.pairwise import pairwise_table
 from generator.stats.paired import TOO_FEW_QUESTIONS
 from generator.stats.power_table import power_table
 from generator.stats.ranks import add_ranks
-from generator.stats.tables import COLUMNS, StatsTables
+from generator.stats.tables import COLUMNS, SEED, StatsTables
 
 
 def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
-            seed: int = 20241129, n_boot: int = 2000, alpha: float = 0.05) -> StatsTables:
+            seed: int = SEED, n_boot: int = 2000, alpha: float = 0.05) -> StatsTables:
     """Analyse one benchmark's scored answers with paired, question-level statistics.
 
     Parameters

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.stats import paired
+from generator.stats import paired, power
 from generator.stats import pingouin_adapter as pga
 
 # Question means are ratios of small integers; rounding their differences to 12
@@ -20,8 +20,26 @@ DECIMALS = 12
 RECORD_KEYS = (
     "n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
     "effect_dz", "effect_dz_hedges", "effect_dz_ci_low", "effect_dz_ci_high",
-    "n_discordant_up", "n_discordant_down", "corr_question", "wilcoxon_w", "wilcoxon_p", "note",
+    "n_discordant_up", "n_discordant_down", "corr_question", "wilcoxon_w", "wilcoxon_p", "mde",
+    "mde_status", "note",
 )
+
+
+def constant_note(test: str, n: int, alpha: float = 0.05) -> str:
+    """Return the note of a comparison whose question differences are all equal (or concordant).
+
+    ``test`` is ``mcnemar_exact`` (all pairs concordant), ``all_zero`` or ``sign_test``.
+
+    Examples
+    --------
+    >>> constant_note("all_zero", 30)
+    'every question difference is 0: p=1; interval: at most 9.5% of questions differ (95% bound)'
+    """
+    bound = (f"at most {100 * float(paired.departing_share_bound(n, alpha)):.1f}% of questions "
+             f"differ ({100 * (1 - alpha):.0f}% bound)")
+    return {"mcnemar_exact": f"all pairs concordant: d=0, p=1; {bound}",
+            "all_zero": f"every question difference is 0: p=1; interval: {bound}",
+            "sign_test": f"every question difference is equal: sign test; interval: {bound}"}[test]
 
 
 def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
@@ -33,7 +51,9 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     ``paired_t``, ``permutation_exact``, ``sign_test``, ``all_zero`` or
     ``no_shared_questions``), its p-value, d_z = mean(d)/sd(d) with Hedges' J
     and its noncentral-t CI, the number of questions where x is above/below y,
-    corr(x, y) across questions, the Wilcoxon robustness check and a note.
+    corr(x, y) across questions, the Wilcoxon robustness check, the minimum
+    detectable effect ``mde`` (scale [0, 1]) with its ``mde_status``
+    (:func:`generator.stats.power.paired_mde`) and a note.
     ``detail=False`` skips the d_z interval and the Wilcoxon check (left NaN),
     which the run-vs-run table does not show and which dominate its cost.
 
@@ -49,15 +69,21 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     rec.update(n_questions=len(d), note="", n_discordant_up=int(np.sum(d > 0)),
                n_discordant_down=int(np.sum(d < 0)))
     if len(d) == 0:
-        rec.update(test="no_shared_questions", note="no shared questions: nothing to compare")
+        rec.update(test="no_shared_questions", note="no shared questions: nothing to compare",
+                   mde_status="not_estimable")
         return rec
     rec.update(_describe(x, y, d, detail))
+    rec["mde"], rec["mde_status"] = power.paired_mde(
+        len(d), binary_k1=single_round_binary, alpha=alpha,
+        discordant=rec["n_discordant_up"] + rec["n_discordant_down"],
+        sd_d=float(rec["diff_se"]) * np.sqrt(len(d)), abs_mean=float(np.abs(d).mean()),
+        abs_sd=float(np.abs(d).std(ddof=1)) if len(d) > 1 else float("nan"))
     if single_round_binary:
         rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"], len(d), alpha))
     else:
         rec.update(_continuous(d, alpha, detail))
     if len(d) < paired.TOO_FEW_QUESTIONS:
-        rec["note"] = _join(rec["note"], f"too few questions (n={len(d)} < 10): exact test only")
+        rec["note"] = join_notes(rec["note"], f"too few questions (n={len(d)} < 10): exact test only")
     return rec
 
 
@@ -85,22 +111,19 @@ def _mcnemar(up: int, down: int, n: int, alpha: float) -> dict[str, object]:
     out = {"test": "mcnemar_exact", "p_value": float(paired.mcnemar_exact_p(up, down)),
            "diff_ci_low": float(lo), "diff_ci_high": float(hi)}
     if up + down == 0:
-        bound = 1 - alpha ** (1 / n)
-        out["note"] = (f"all pairs concordant: d=0, p=1; discordance rate ≤ {100 * bound:.1f}% "
-                       f"({100 * (1 - alpha):.0f}% upper bound)")
+        out["note"] = constant_note("mcnemar_exact", n, alpha)
     return out
 
 
 def _continuous(d: np.ndarray, alpha: float, detail: bool) -> dict[str, object]:
     """Return the paired t path, or its exact replacements when t is undefined or n < 10."""
     n = len(d)
-    if np.all(d == 0):
-        return {"test": "all_zero", "p_value": 1.0, "diff_ci_low": 0.0, "diff_ci_high": 0.0,
-                "note": "every question difference is 0: p=1, interval degenerate"}
-    if n < 2 or np.all(d == d[0]):
-        return {"test": "sign_test", "p_value": paired.sign_test_p(d),
-                "diff_ci_low": float(d[0]), "diff_ci_high": float(d[0]),
-                "note": "every question difference is equal: sign test, interval degenerate"}
+    if np.all(d == d[0]):
+        test = "all_zero" if d[0] == 0 else "sign_test"
+        lo, hi = paired.constant_difference_interval(d[0], n, alpha)
+        return {"test": test, "p_value": 1.0 if test == "all_zero" else paired.sign_test_p(d),
+                "diff_ci_low": float(lo), "diff_ci_high": float(hi),
+                "note": constant_note(test, n, alpha)}
     t = paired.paired_t(d, alpha)
     out = {"test": "paired_t", "p_value": float(t["p_value"]), "diff_ci_low": float(t["ci_low"]),
            "diff_ci_high": float(t["ci_high"])}
@@ -112,6 +135,6 @@ def _continuous(d: np.ndarray, alpha: float, detail: bool) -> dict[str, object]:
     return out
 
 
-def _join(a: object, b: str) -> str:
-    """Join two notes with '; '."""
-    return f"{a}; {b}" if a else b
+def join_notes(*notes: object) -> str:
+    """Join the non-empty notes with '; '."""
+    return "; ".join(str(n) for n in notes if n)

@@ -14,6 +14,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from generator.stats import paired
+from generator.stats.comparison import DECIMALS
 
 POINTS = 100.0
 
@@ -35,7 +36,9 @@ def pooled_clustered(qmeans: pd.DataFrame, alpha: float = 0.05) -> dict[str, flo
     """Return the mean of all (run, question) differences with a question-clustered SE.
 
     ``sm.OLS(d, 1).fit(cov_type='cluster', groups=question, use_t=True)``: the
-    t reference uses G - 1 degrees of freedom, G = number of questions.
+    t reference uses G - 1 degrees of freedom, G = number of questions. When
+    every difference is equal the interval is that of
+    :func:`generator.stats.paired.constant_difference_interval` over G questions.
     """
     wide = qmeans.pivot_table(index=["run_id", "question_id"], columns="grading", values="mean")
     d = (wide["answer_key"] - wide["traditional"]).to_numpy(dtype=float)
@@ -43,7 +46,12 @@ def pooled_clustered(qmeans: pd.DataFrame, alpha: float = 0.05) -> dict[str, flo
     out = {"pooled_n_questions": int(groups.max() + 1) if len(groups) else 0,
            "pooled_diff_mean": np.nan, "pooled_se": np.nan, "pooled_ci_low": np.nan,
            "pooled_ci_high": np.nan, "pooled_p_value": np.nan}
-    if out["pooled_n_questions"] < 2 or np.all(d == d[0]):
+    if len(d) and np.all(np.round(d - d[0], DECIMALS) == 0):
+        lo, hi = paired.constant_difference_interval(d[0], out["pooled_n_questions"], alpha)
+        out.update(pooled_diff_mean=POINTS * float(d[0]), pooled_ci_low=POINTS * float(lo),
+                   pooled_ci_high=POINTS * float(hi))
+        return out
+    if out["pooled_n_questions"] < 2:
         out["pooled_diff_mean"] = POINTS * float(d.mean()) if len(d) else np.nan
         return out
     fit = sm.OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": groups},

@@ -12,13 +12,26 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+SE_FLOAT_NOISE = 1e-12
+"""An SE below this (scale [0, 1]) is rounding noise of equal question means and counts as 0.
+
+Thirty question means of 0.8 have sd 2.5e-17, not 0; taken at face value that
+SE skips the n_eff = n fallback and gives "80.0 [80.0, 80.0]" (STATISTICS.md §b)."""
+
+
+def snap_noise(se: np.ndarray | float) -> np.ndarray:
+    """Return ``se`` with values below :data:`SE_FLOAT_NOISE` set to exactly 0 (NaN stays NaN)."""
+    se = np.asarray(se, dtype=float)
+    return np.where(se < SE_FLOAT_NOISE, 0.0, se)
+
 
 def cluster_mean_se(qmeans: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the mean of question means, its clustered SE and the t degrees of freedom.
 
     SE = sd(question means, ddof=1) / sqrt(n) (Miller Eq. 1). This equals
     statsmodels ``WLS(y, 1, weights=1/r_i).fit(cov_type='cluster')`` with its
-    default G/(G-1) correction; df = n - 1 as with ``use_t=True``.
+    default G/(G-1) correction; df = n - 1 as with ``use_t=True``. An SE that
+    is float noise (:data:`SE_FLOAT_NOISE`) is returned as 0.
 
     Examples
     --------
@@ -30,7 +43,7 @@ def cluster_mean_se(qmeans: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     n = qmeans.shape[-1]
     mu = qmeans.mean(axis=-1)
     se = qmeans.std(axis=-1, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mu, np.nan)
-    return mu, se, np.full_like(mu, n - 1.0)
+    return mu, snap_noise(se), np.full_like(mu, n - 1.0)
 
 
 def t_quantile(df: np.ndarray | float, alpha: float = 0.05) -> np.ndarray:
@@ -96,22 +109,22 @@ def naive_interval(answers: np.ndarray, alpha: float = 0.05) -> tuple[float, flo
     """Return the mean and the interval that treats every answer as independent.
 
     This is what source tables publish (mean ± 1.96·sd(ddof=1)/sqrt(N) over all
-    N answers, with z rounded to 1.96 as they do); it ignores that rounds of one
-    question are correlated and is shown only beside the clustered interval,
-    labelled as naive.
+    N answers, with z rounded to 1.96 as they do), clipped to [0, 1] as a
+    score cannot leave its scale; it ignores that rounds of one question are
+    correlated and is shown only beside the clustered interval, labelled as naive.
 
     Examples
     --------
     >>> mu, lo, hi = naive_interval(np.array([1, 1, 0, 0, 1.0]))
-    >>> round(mu, 2), round(float(hi - mu), 6)
-    (0.6, 0.4801)
+    >>> round(mu, 2), round(lo, 4), hi  # 0.6 + 0.4801 is clipped at 1
+    (0.6, 0.1199, 1.0)
     """
     answers = np.asarray(answers, dtype=float)
     mu = float(answers.mean())
     if answers.size < 2:
         return mu, float("nan"), float("nan")
     half = naive_z(alpha) * answers.std(ddof=1) / np.sqrt(answers.size)
-    return mu, float(mu - half), float(mu + half)
+    return mu, float(max(mu - half, 0.0)), float(min(mu + half, 1.0))
 
 
 def cluster_ratio_se(successes: np.ndarray, totals: np.ndarray) -> tuple[float, float]:
@@ -119,7 +132,7 @@ def cluster_ratio_se(successes: np.ndarray, totals: np.ndarray) -> tuple[float, 
 
     Clusters are questions; the SE is the sandwich estimator of a ratio with
     the G/(G-1) small-sample factor, which reduces to :func:`cluster_mean_se`
-    when every cluster has the same total.
+    when every cluster has the same total (float noise counts as 0 there too).
 
     Examples
     --------
@@ -133,4 +146,4 @@ def cluster_ratio_se(successes: np.ndarray, totals: np.ndarray) -> tuple[float, 
     if g < 2:
         return float(p), float("nan")
     resid = s - p * t
-    return float(p), float(np.sqrt(g / (g - 1) * np.sum(resid**2)) / total)
+    return float(p), float(snap_noise(np.sqrt(g / (g - 1) * np.sum(resid**2)) / total))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from generator.stats import estimators, power
+from generator.stats import estimators
 from generator.stats import pingouin_adapter as pga
-from generator.stats.comparison import compare
+from generator.stats.comparison import compare, join_notes
 from generator.stats.scores import GRADINGS
 from generator.stats.tables import documents
 
@@ -19,9 +19,9 @@ def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
 
     ``qm`` holds that run's rows of :func:`generator.stats.scores.question_means`.
     Binary-origin scores get the Wilson interval with effective n; partial
-    credit gets mean ± t·SE. ``var_between`` estimates Var(x) across questions as
-    Var(question means) - mean(σ²_i/K_i) (Miller App. C); ``var_within`` is the
-    mean within-question variance σ̄² (NaN with one round per question).
+    credit gets mean ± t·SE, or Wilson with n_eff = n when every question mean
+    is equal (SE = 0: never a zero-width interval). Variance components are
+    those of :func:`variance_components`.
 
     Examples
     --------
@@ -29,22 +29,46 @@ def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     >>> r = grading_summary(qm)
     >>> r["mean"], round(r["ci_low"], 1), r["ci_high"], r["ci_method"]
     (100.0, 87.8, 100.0, 'wilson_neff')
+    >>> r = grading_summary(qm.assign(mean=0.6, binary=False))
+    >>> round(r["ci_low"], 1), round(r["ci_high"], 1), r["ci_method"]
+    (41.6, 76.0, 'wilson_n')
     """
     y = qm["mean"].to_numpy(dtype=float)
     mu, se, df = (float(v) for v in estimators.cluster_mean_se(y))
     binary = bool(qm["binary"].all())
-    if binary:
-        lo, hi = estimators.wilson_neff_interval(mu, se, len(y), df, alpha)
-    else:
+    method = "wilson_neff" if binary else ("wilson_n" if se == 0 else "t")
+    if method == "t":
         lo, hi = estimators.t_interval(mu, se, df, alpha)
-    within = qm["var_within"].to_numpy(dtype=float)
-    share = np.nanmean(within / qm["n_rounds"].to_numpy()) if np.isfinite(within).any() else 0.0
-    var_y = float(np.var(y, ddof=1)) if len(y) > 1 else float("nan")
+    else:
+        lo, hi = estimators.wilson_neff_interval(mu, se, len(y), df, alpha)
     return {"mean": POINTS * mu, "se": POINTS * se, "ci_low": POINTS * float(lo),
-            "ci_high": POINTS * float(hi), "ci_method": "wilson_neff" if binary else "t",
-            "var_between": POINTS**2 * (var_y - share),
-            "var_within": POINTS**2 * float(np.nanmean(within)) if np.isfinite(within).any()
-            else float("nan")}
+            "ci_high": POINTS * float(hi), "ci_method": method, **variance_components(qm)}
+
+
+def variance_components(qm: pd.DataFrame) -> dict[str, object]:
+    """Return Var(x) between questions (clipped at 0, with the raw estimate) and σ̄² within, points².
+
+    ``var_between`` estimates Var(x) as Var(question means) - mean(σ²_i/K_i)
+    (Miller App. C). Sampling noise can make that negative, which no variance
+    is: it is clipped at 0, ``var_between_clipped`` says so and
+    ``var_between_raw`` keeps the estimate. ``var_within`` is the mean
+    within-question variance σ̄² (NaN with one round per question).
+
+    Examples
+    --------
+    >>> qm = pd.DataFrame({"mean": [0.5] * 4, "n_rounds": 2, "var_within": [0.5, 0.5, 0.0, 0.0]})
+    >>> r = variance_components(qm)
+    >>> r["var_between"], r["var_between_clipped"], r["var_between_raw"]
+    (0.0, True, -1250.0)
+    """
+    y = qm["mean"].to_numpy(dtype=float)
+    within = qm["var_within"].to_numpy(dtype=float)
+    has_rounds = bool(np.isfinite(within).any())
+    share = np.nanmean(within / qm["n_rounds"].to_numpy()) if has_rounds else 0.0
+    raw = POINTS**2 * float(np.var(y, ddof=1) - share) if len(y) > 1 else float("nan")
+    return {"var_between": max(raw, 0.0) if np.isfinite(raw) else raw,
+            "var_between_clipped": bool(raw < 0), "var_between_raw": raw,
+            "var_within": POINTS**2 * float(np.nanmean(within)) if has_rounds else float("nan")}
 
 
 def naive_table(scored: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -71,22 +95,6 @@ def single_round_binary(a: pd.DataFrame, b: pd.DataFrame) -> bool:
                 and a["binary"].all() and b["binary"].all())
 
 
-def paired_mde(rec: dict[str, object], binary_k1: bool, alpha: float = 0.05) -> float:
-    """Return the MDE (0–100) for a comparison record from :func:`compare`.
-
-    NaN when it cannot be estimated: no discordant pair to base the McNemar
-    solver on, or no variation in the differences (sd = 0).
-    """
-    n = int(rec["n_questions"])
-    if n < 2:
-        return float("nan")
-    if binary_k1:
-        discordant = int(rec["n_discordant_up"] + rec["n_discordant_down"])
-        return POINTS * power.mde_mcnemar_counts(discordant, n, alpha=alpha)
-    sd = float(rec["diff_se"]) * np.sqrt(n)
-    return POINTS * power.mde_paired_t(sd, n, alpha=alpha) if sd > 0 else float("nan")
-
-
 def run_row(run_qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     """Return one run's grading summaries and its answer-key vs traditional comparison."""
     by_g = {g: run_qm[run_qm["grading"] == g].set_index("question_id") for g in GRADINGS}
@@ -102,9 +110,18 @@ def run_row(run_qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     row.update(rec)
     for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
         row[k] = POINTS * float(rec[k])
-    row["mde_points"] = paired_mde(rec, binary_k1, alpha)
+    row["mde_points"] = POINTS * float(row.pop("mde"))
+    row["note"] = join_notes(rec["note"], *(_clipped_note(g, row) for g in GRADINGS))
     del row["n_questions"]  # same as the run's, which missing_counts provides
     return row
+
+
+def _clipped_note(grading: str, row: dict[str, object]) -> str:
+    """Say that a grading's Var(x) estimate was negative and is shown as 0."""
+    if not row[f"{grading}_var_between_clipped"]:
+        return ""
+    return (f"{grading} Var(x) estimate {row[f'{grading}_var_between_raw']:.1f} points² "
+            "clipped at 0 (question means vary less than round-to-round noise predicts)")
 
 
 @documents("models")

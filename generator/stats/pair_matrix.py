@@ -15,11 +15,9 @@ import pandas as pd
 from scipy import stats
 
 from generator.stats import estimators, paired, power
-from generator.stats.comparison import DECIMALS
+from generator.stats.comparison import DECIMALS, constant_note
 
 POINTS = 100.0
-NOTES = {"all_zero": "every question difference is 0: p=1, interval degenerate",
-         "sign_test": "every question difference is equal: sign test, interval degenerate"}
 
 
 def wide(qmeans: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:
@@ -32,15 +30,17 @@ def wide(qmeans: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:
 
 
 def _moments(d: np.ndarray, shared: np.ndarray) -> dict[str, np.ndarray]:
-    """Return n, mean, sd, discordant counts and constancy of masked differences (per column)."""
+    """Return n, mean, sd, mean and sd of |d|, discordant counts and constancy (per column)."""
     n = shared.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = d.sum(axis=0) / n
+        mean, abs_mean = d.sum(axis=0) / n, np.abs(d).sum(axis=0) / n
         constant = np.where(shared, d, np.inf).min(axis=0) == np.where(shared, d, -np.inf).max(axis=0)
         ss = (np.where(shared, d - mean, 0.0) ** 2).sum(axis=0)
+        abs_ss = (np.where(shared, np.abs(d) - abs_mean, 0.0) ** 2).sum(axis=0)
         sd = np.where(constant, 0.0, np.sqrt(ss / (n - 1)))
-    return {"n": n, "mean": mean, "sd": sd, "constant": constant,
-            "up": (d > 0).sum(axis=0), "down": (d < 0).sum(axis=0)}
+        abs_sd = np.where(constant, 0.0, np.sqrt(abs_ss / (n - 1)))
+    return {"n": n, "mean": mean, "sd": sd, "abs_mean": abs_mean, "abs_sd": abs_sd,
+            "constant": constant, "up": (d > 0).sum(axis=0), "down": (d < 0).sum(axis=0)}
 
 
 def _tests(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
@@ -50,14 +50,15 @@ def _tests(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> dict[s
         se = sd / np.sqrt(n)
         p_t = 2 * stats.t.sf(np.abs(mean / se), n - 1)
         half = estimators.t_quantile(n - 1, alpha) * se
+        const_lo, const_hi = paired.constant_difference_interval(mean, n, alpha)
     bp_lo, bp_hi = paired.bonett_price_interval(up, down, n, alpha)
     exact = paired.mcnemar_exact_p(up, down)
     zero, constant = (up + down) == 0, m["constant"]
     test = np.select([binary, zero, constant], ["mcnemar_exact", "all_zero", "sign_test"],
                      "paired_t")
     p = np.select([binary, zero, constant], [exact, 1.0, exact], p_t)
-    lo = np.select([binary, zero, constant], [bp_lo, 0.0, mean], mean - half)
-    hi = np.select([binary, zero, constant], [bp_hi, 0.0, mean], mean + half)
+    lo = np.select([binary, constant], [bp_lo, const_lo], mean - half)
+    hi = np.select([binary, constant], [bp_hi, const_hi], mean + half)
     return {"test": test, "p_value": p, "diff_ci_low": lo, "diff_ci_high": hi, "diff_se": se}
 
 
@@ -66,7 +67,7 @@ def pairs_with(i: int, runs: pd.Index, values: np.ndarray, simple: np.ndarray,
     """Return the comparisons of run ``i`` with every later run (points, as pairwise.csv).
 
     Columns: run_a, run_b, n_questions, diff_mean, diff_se, diff_ci_low,
-    diff_ci_high, test, p_value, effect_dz, mde_points, note.
+    diff_ci_high, test, p_value, effect_dz, mde_points, mde_status, note.
     """
     x, y = values[:, [i]], values[:, i + 1:]
     shared = ~np.isnan(x) & ~np.isnan(y)
@@ -74,35 +75,24 @@ def pairs_with(i: int, runs: pd.Index, values: np.ndarray, simple: np.ndarray,
     m = _moments(d, shared)
     binary = np.all(~shared | (simple[:, [i]] & simple[:, i + 1:]), axis=0)
     t = _tests(m, binary, alpha)
-    zero_note = _concordant_notes(binary & ((m["up"] + m["down"]) == 0), m["n"], alpha)
-    notes = [z or NOTES.get(name, "") for z, name in zip(zero_note, t["test"])]
+    concordant = binary & ((m["up"] + m["down"]) == 0)
+    notes = [constant_note(name, k, alpha) if k and (name in ("all_zero", "sign_test") or flag)
+             else "" for name, k, flag in zip(t["test"], m["n"], concordant)]
     with np.errstate(invalid="ignore", divide="ignore"):
         dz = np.where((m["n"] > 2) & ~m["constant"], m["mean"] / m["sd"], np.nan)
+    mde, status = _mde(m, binary, alpha)
     return pd.DataFrame({
         "run_a": runs[i], "run_b": runs[i + 1:], "n_questions": m["n"],
         "diff_mean": POINTS * m["mean"], "diff_se": POINTS * t["diff_se"],
         "diff_ci_low": POINTS * t["diff_ci_low"], "diff_ci_high": POINTS * t["diff_ci_high"],
         "test": t["test"], "p_value": t["p_value"], "effect_dz": dz,
-        "mde_points": _mde(m, binary, alpha), "note": notes})
+        "mde_points": mde, "mde_status": status, "note": notes})
 
 
-def _concordant_notes(flag: np.ndarray, n: np.ndarray, alpha: float) -> list[str]:
-    """Return the all-pairs-concordant note where ``flag`` is set."""
-    return [(f"all pairs concordant: d=0, p=1; discordance rate ≤ "
-             f"{100 * (1 - alpha ** (1 / k)):.1f}% ({100 * (1 - alpha):.0f}% upper bound)")
-            if f and k else "" for f, k in zip(flag, n)]
-
-
-def _mde(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> np.ndarray:
-    """Return each pair's MDE in points (exact McNemar or paired t; NaN without variation)."""
-    out = np.full(len(binary), np.nan)
-    for j in range(len(binary)):
-        n = int(m["n"][j])
-        if n < 2:
-            continue
-        if binary[j]:
-            out[j] = POINTS * power.mde_mcnemar_counts(int(m["up"][j] + m["down"][j]), n,
-                                                       alpha=alpha)
-        elif m["sd"][j] > 0:
-            out[j] = POINTS * power.dz_star(n, alpha=alpha) * m["sd"][j]
-    return out
+def _mde(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> tuple[np.ndarray, list]:
+    """Return each pair's MDE in points and its status (:func:`generator.stats.power.paired_mde`)."""
+    found = [power.paired_mde(int(m["n"][j]), binary_k1=bool(binary[j]), alpha=alpha,
+                              discordant=int(m["up"][j] + m["down"][j]), sd_d=float(m["sd"][j]),
+                              abs_mean=float(m["abs_mean"][j]), abs_sd=float(m["abs_sd"][j]))
+             for j in range(len(binary))]
+    return POINTS * np.array([f[0] for f in found], dtype=float), [f[1] for f in found]

@@ -8,6 +8,8 @@ d_i = x_i - y_i. Which test runs depends on the data (STATISTICS.md §b):
 * otherwise → paired t on d_i, with the Wilcoxon signed-rank test beside it;
 * every d_i = 0 → d̄ = 0 and p = 1 (libraries return NaN or p = 0 here);
 * every d_i equal and non-zero → exact sign test (t would be infinite);
+* every d_i equal (zero or not) → the interval of :func:`constant_difference_interval`,
+  never a zero-width one;
 * fewer than 10 questions → only exact tests: the sign-flip permutation test.
 
 The low-level functions are vectorised over leading axes so the calibration
@@ -41,6 +43,47 @@ def mcnemar_exact_p(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     s = b + c
     p = 2 * stats.binom.cdf(np.minimum(b, c), np.maximum(s, 1), 0.5)
     return np.where(s == 0, 1.0, np.minimum(p, 1.0))
+
+
+def departing_share_bound(n: np.ndarray | int, alpha: float = 0.05) -> np.ndarray:
+    """Return p̄ = 1 - alpha^(1/n): the upper bound on a share of which none of n was seen.
+
+    The exact one-sided binomial bound with zero events (9.5 % at n = 30, 95 %
+    confidence): with no discordant pair, the discordance rate is at most p̄;
+    with every question difference equal, so is the share of questions that differ.
+
+    Examples
+    --------
+    >>> round(float(departing_share_bound(30)), 4)
+    0.095
+    """
+    return 1 - alpha ** (1 / np.asarray(n, dtype=float))
+
+
+def constant_difference_interval(
+    d: np.ndarray, n: np.ndarray | int, alpha: float = 0.05, bounds: tuple[float, float] = (-1.0, 1.0),
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the interval of a mean difference when every question difference equals ``d``.
+
+    No observed question departs from d, so with 1 - alpha confidence at most
+    a share p̄ (:func:`departing_share_bound`) of questions does, and each of them
+    can move the mean at most to the ends ``bounds`` = (L, U) of the difference
+    scale: [d - p̄(d - L), d + p̄(U - d)] (STATISTICS.md §b, "No interval is ever
+    zero-width"). Vectorised over ``d`` and ``n``.
+
+    Examples
+    --------
+    >>> lo, hi = constant_difference_interval(0.0, 30)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (-0.095, 0.095)
+    >>> lo, hi = constant_difference_interval(-0.2, 30)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (-0.276, -0.086)
+    """
+    d = np.asarray(d, dtype=float)
+    share = departing_share_bound(n, alpha)
+    low, high = bounds
+    return d - share * (d - low), d + share * (high - d)
 
 
 def bonett_price_interval(

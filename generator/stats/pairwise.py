@@ -9,9 +9,10 @@ from scipy import stats
 from generator.stats import estimators, pair_matrix
 from generator.stats import pingouin_adapter as pga
 from generator.stats.comparison import compare
-from generator.stats.models_table import POINTS, paired_mde, single_round_binary
+from generator.stats.models_table import POINTS, single_round_binary
 from generator.stats.paired import TOO_FEW_QUESTIONS
 from generator.stats.scores import GRADINGS
+from generator.stats.tables import COLUMNS
 
 
 def welch_unpaired(x: np.ndarray, y: np.ndarray, alpha: float = 0.05) -> dict[str, object]:
@@ -33,13 +34,12 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object
     shared = a.index.intersection(b.index)
     if len(shared) == 0 and len(a) > 1 and len(b) > 1:
         rec = welch_unpaired(a["mean"].to_numpy(), b["mean"].to_numpy(), alpha)
-        rec["mde_points"] = float("nan")
+        rec.update(mde=float("nan"), mde_status="not_estimable")
     else:
         a, b = a.loc[shared], b.loc[shared]
-        binary_k1 = single_round_binary(a, b)
         rec = compare(a["mean"].to_numpy(), b["mean"].to_numpy(),
-                      single_round_binary=binary_k1, alpha=alpha, detail=False)
-        rec["mde_points"] = paired_mde(rec, binary_k1, alpha)
+                      single_round_binary=single_round_binary(a, b), alpha=alpha, detail=False)
+    rec["mde_points"] = POINTS * float(rec.pop("mde"))
     for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
         rec[k] = POINTS * float(rec[k])
     return rec
@@ -52,7 +52,7 @@ def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     ``diff_mean`` (run_a - run_b, points), ``diff_se``, ``diff_ci_low``,
     ``diff_ci_high``, ``test``, ``p_value``, ``p_holm`` (Holm over the
     m(m-1)/2 pairs of the grading), ``significant`` (Holm rejects at alpha),
-    ``effect_dz``, ``mde_points``, ``note``; see ``COLUMNS["pairwise"]``.
+    ``effect_dz``, ``mde_points``, ``mde_status``, ``note``; see ``COLUMNS["pairwise"]``.
 
     Examples
     --------
@@ -65,9 +65,7 @@ def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """
     frames = [_grading_pairs(qmeans[qmeans["grading"] == g], alpha).assign(grading=g)
               for g in GRADINGS]
-    columns = ["grading", "run_a", "run_b", "n_questions", "diff_mean", "diff_se", "diff_ci_low",
-               "diff_ci_high", "test", "p_value", "p_holm", "significant", "effect_dz",
-               "mde_points", "note"]
+    columns = list(COLUMNS["pairwise"])
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     return _holm_by_grading(table, alpha).reindex(columns=columns)
 
@@ -93,7 +91,7 @@ def _holm_by_grading(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """Add p_holm and significant, adjusting within each grading separately."""
     table = table.copy()
     table["p_holm"], table["significant"] = np.nan, False
-    for g, idx in table.groupby("grading").groups.items():
+    for idx in table.groupby("grading").groups.values():
         reject, adjusted = pga.holm(table.loc[idx, "p_value"].to_numpy(dtype=float), alpha)
         table.loc[idx, "p_holm"], table.loc[idx, "significant"] = adjusted, reject
     table["significant"] = table["significant"].astype(bool)

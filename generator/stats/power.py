@@ -9,6 +9,13 @@ Three solvers (STATISTICS.md §e):
   with 80 % power, holding the discordance rate p_up + p_down fixed;
 * Miller Eq. 9/10, the normal approximation
   MDE = (z_{1-α/2} + z_{1-β})·sqrt((ω² + σ²_A/K_A + σ²_B/K_B)/n).
+
+Every MDE comes with a status (:data:`MDE_STATUSES`), so that "no number" is
+never confused with "no difference needed": ``detectable`` (the MDE is a
+number), ``nothing_detectable`` (no difference the observed disagreement
+allows is detected with 80 % power: at n = 30 that is any discordance of
+10 % or less) or ``not_estimable`` (fewer than 2 questions, or no variation in
+the differences to base a t solver on).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from scipy import optimize, stats
 
 from generator.stats import pingouin_adapter as pga
 from generator.stats.paired import mcnemar_exact_p
+
+MDE_STATUSES = ("detectable", "nothing_detectable", "not_estimable")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -37,6 +46,57 @@ def mde_paired_t(sd_d: float, n: int, power: float = 0.8, alpha: float = 0.05) -
     0.2646
     """
     return dz_star(int(n), power, alpha) * float(sd_d)
+
+
+def shift_detectable(abs_mean: float, abs_sd: float, n: int, power: float = 0.8,
+                     alpha: float = 0.05) -> bool:
+    """Say whether the paired t can detect any shift at the observed disagreement |d_i|.
+
+    Holding each question's disagreement |d_i| fixed, the largest mean
+    difference arises when every difference points the same way; its
+    standardized effect is mean|d|/sd(|d|). Below d_z* even that is detected
+    with under 80 % power, so nothing is (the paired-t analogue of
+    :func:`mde_mcnemar` returning NaN). One discordant question among 30 gives
+    t = 1 whatever its size, for instance.
+
+    Examples
+    --------
+    >>> abs_d = np.r_[0.1, np.zeros(29)]  # one question differs by 0.1
+    >>> shift_detectable(abs_d.mean(), abs_d.std(ddof=1), 30)
+    False
+    """
+    return bool(abs_mean > 0 and abs_mean >= dz_star(n, power, alpha) * abs_sd)
+
+
+def paired_mde(n: int, *, binary_k1: bool, discordant: int, sd_d: float, abs_mean: float,
+               abs_sd: float, power: float = 0.8, alpha: float = 0.05) -> tuple[float, str]:
+    """Return the MDE of one paired comparison (scale of d) and its status.
+
+    ``binary_k1``: exact McNemar at the observed discordance ``discordant / n``;
+    otherwise the paired t (d_z*·sd(d)) when :func:`shift_detectable` holds and
+    sd(d) > 0. The status is one of :data:`MDE_STATUSES`; the MDE is NaN
+    unless it is ``detectable``.
+
+    Examples
+    --------
+    >>> paired_mde(30, binary_k1=True, discordant=3, sd_d=0.3, abs_mean=0.1, abs_sd=0.3)
+    (nan, 'nothing_detectable')
+    >>> mde, status = paired_mde(30, binary_k1=False, discordant=20, sd_d=0.5, abs_mean=0.4,
+    ...                          abs_sd=0.3)
+    >>> round(mde, 4), status
+    (0.2646, 'detectable')
+    """
+    if n < 2:
+        return float("nan"), "not_estimable"
+    if binary_k1:
+        mde = mde_mcnemar_counts(int(discordant), int(n), power, alpha)
+    elif not shift_detectable(abs_mean, abs_sd, int(n), power, alpha):
+        mde = float("nan")
+    elif sd_d <= 0:
+        return float("nan"), "not_estimable"  # every difference equal and non-zero
+    else:
+        mde = mde_paired_t(sd_d, int(n), power, alpha)
+    return mde, ("detectable" if np.isfinite(mde) else "nothing_detectable")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -6,14 +6,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-COLUMNS = ["comparison", "grading", "run_id", "n_questions", "rounds", "mde_points",
-           "mde_points_normal", "method"]
-
-
-def _method(test: str, mde: float) -> str:
-    """Name the MDE solver used for a comparison's test."""
-    base = "mcnemar_exact" if test == "mcnemar_exact" else "paired_t"
-    return base if np.isfinite(mde) else f"{base}: not detectable at this n/discordance"
+from generator.stats.tables import COLUMNS, documents
 
 
 def _normal(diff_se: float, power: float = 0.8, alpha: float = 0.05) -> float:
@@ -21,36 +14,55 @@ def _normal(diff_se: float, power: float = 0.8, alpha: float = 0.05) -> float:
     return float((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) * diff_se)
 
 
+def _method(test: str) -> str:
+    """Name the MDE solver used for a comparison's test."""
+    return "mcnemar_exact" if test == "mcnemar_exact" else "paired_t"
+
+
+@documents("power")
 def power_table(models: pd.DataFrame, pairwise: pd.DataFrame, rounds: pd.Series) -> pd.DataFrame:
     """Return the MDE (points, 80 % power, two-sided α = .05) of every comparison type.
 
     One row per run for answer_key vs traditional; one ``run_id == "all"`` row
-    per comparison type summarising the benchmark (median over runs or pairs).
-    Columns: ``comparison``, ``grading``, ``run_id``, ``n_questions``,
-    ``rounds`` (most rounds per question), ``mde_points`` (exact solver),
-    ``mde_points_normal`` (Miller Eq. 9/10, normal approximation), ``method``;
-    see ``COLUMNS["power"]``. ``rounds`` maps run_id to its rounds.
+    per comparison type summarising the benchmark (:func:`summary_row`).
+    ``rounds`` maps run_id to its most rounds per question. An MDE that is not
+    ``detectable`` (``mde_status``) is empty, and so is its normal
+    approximation: (z + z)·SE(d̄) would read 0.0 where SE = 0.
     """
     rows = [{"comparison": "answer_key_vs_traditional", "grading": "answer_key-traditional",
              "run_id": r.run_id, "n_questions": r.n_questions, "rounds": int(rounds[r.run_id]),
-             "mde_points": r.mde_points, "mde_points_normal": _normal(r.diff_se),
-             "method": _method(r.test, r.mde_points)} for r in models.itertuples()]
+             "mde_points": r.mde_points, "mde_status": r.mde_status,
+             "mde_points_normal": _normal(r.diff_se) if r.mde_status == "detectable" else np.nan,
+             "method": _method(r.test), "n_comparisons": 1,
+             "n_detectable": int(r.mde_status == "detectable")} for r in models.itertuples()]
     if len(models):
-        rows.append(_summary_row("answer_key_vs_traditional", "answer_key-traditional",
-                                 models, int(rounds.max())))
+        rows.append(summary_row("answer_key_vs_traditional", "answer_key-traditional",
+                                models, int(rounds.max())))
     for g, sub in pairwise.groupby("grading", sort=False):
         runs = pd.unique(sub[["run_a", "run_b"]].to_numpy().ravel())
-        rows.append(_summary_row("run_vs_run", g, sub, int(rounds[runs].max())))
-    return pd.DataFrame(rows, columns=COLUMNS)
+        rows.append(summary_row("run_vs_run", g, sub, int(rounds[runs].max())))
+    return pd.DataFrame(rows, columns=list(COLUMNS["power"]))
 
 
-def _summary_row(comparison: str, grading: str, table: pd.DataFrame, rounds: int) -> dict:
-    """Summarise many comparisons by the median n and MDE."""
-    mde = table["mde_points"].to_numpy(dtype=float)
-    test = table["test"].mode().iloc[0] if len(table) else "paired_t"
-    median = float(np.nanmedian(mde)) if np.isfinite(mde).any() else float("nan")
+def summary_row(comparison: str, grading: str, table: pd.DataFrame, rounds: int) -> dict:
+    """Summarise many comparisons by the median n and the median MDE over all of them.
+
+    A comparison that can detect nothing counts as an infinite MDE, so the
+    median says "nothing detectable" when most comparisons do (it is no longer
+    the median of the few finite ones); ``not_estimable`` comparisons are left
+    out. ``n_detectable`` of ``n_comparisons`` have a finite MDE.
+    """
+    status = table["mde_status"]
+    known = status != "not_estimable"
+    exact = np.where(status == "detectable", table["mde_points"], np.inf)[known]
+    normal = np.where(status == "detectable", [_normal(se) for se in table["diff_se"]], np.inf)[known]
+    median = float(np.median(exact)) if len(exact) else np.nan
+    mde_status = ("not_estimable" if not len(exact) else
+                  "detectable" if np.isfinite(median) else "nothing_detectable")
+    normal_median = float(np.median(normal)) if len(normal) else np.nan
     return {"comparison": comparison, "grading": grading, "run_id": "all",
             "n_questions": int(table["n_questions"].median()), "rounds": rounds,
-            "mde_points": median,
-            "mde_points_normal": _normal(float(np.nanmedian(table["diff_se"]))),
-            "method": _method(test, median) + " (median)"}
+            "mde_points": median if np.isfinite(median) else np.nan, "mde_status": mde_status,
+            "mde_points_normal": normal_median if np.isfinite(normal_median) else np.nan,
+            "method": table["test"].map(_method).mode().iloc[0] + " (median)",
+            "n_comparisons": len(table), "n_detectable": int((status == "detectable").sum())}

@@ -59,3 +59,24 @@ def test_vectorised_holm_equals_multipletests():
     p = np.random.default_rng(5).random((20, 7)) ** 3
     want = np.array([multipletests(row, method="holm")[0] for row in p])
     np.testing.assert_array_equal(calibration.holm_reject(p), want)
+
+
+def test_gates_are_statistics_md_at_its_sizes_and_scale_with_the_simulations():
+    lo, hi = calibration.COVERAGE.bounds(2000)
+    assert (lo, hi) == pytest.approx((0.93, 0.97), abs=0.0015)  # MC SE 0.49 % at 2,000
+    assert calibration.TYPE_ONE.bounds(10_000)[1] == pytest.approx(0.055, abs=0.0002)
+    assert calibration.TYPE_ONE.bounds(2000)[1] == pytest.approx(0.06, abs=0.0015)
+    widths = [calibration.COVERAGE.bounds(s)[1] - calibration.COVERAGE.bounds(s)[0]
+              for s in (300, 2000, 10_000)]
+    assert widths == sorted(widths, reverse=True)
+
+
+def test_an_exactly_calibrated_method_passes_the_quick_gates_about_99_times_in_100():
+    # A 95 % interval's coverage over 300 simulations: Binomial(300, 0.95) / 300.
+    from scipy import stats
+
+    low, high = calibration.COVERAGE.bounds(300)
+    inside = stats.binom.cdf(np.floor(high * 300), 300, 0.95) - stats.binom.cdf(np.ceil(low * 300) - 1, 300, 0.95)
+    assert inside >= 0.99
+    limit = calibration.TYPE_ONE.bounds(1000)[1]
+    assert stats.binom.cdf(np.floor(limit * 1000), 1000, 0.05) >= 0.985  # binomial skew: 98.9 %

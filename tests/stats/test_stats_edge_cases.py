@@ -31,7 +31,7 @@ def unexplained_nans(models: pd.DataFrame) -> list[tuple[str, str]]:
         "wilcoxon_p": lambda r: r["test"] != "paired_t",
         "traditional_var_within": lambda r: r["n_answers"] == r["n_questions"],
         "answer_key_var_within": lambda r: r["n_answers"] == r["n_questions"],
-        "mde_points": lambda r: r["test"] == "mcnemar_exact",  # power.csv method says why
+        "mde_points": lambda r: r["mde_status"] != "detectable",  # mde_status says why
         "rank_ci_low": lambda r: r["n_questions"] < 10,
         "rank_ci_high": lambda r: r["n_questions"] < 10,
     }

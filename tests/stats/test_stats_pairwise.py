@@ -12,7 +12,7 @@ from generator.stats.ranks import holm_rank_intervals
 from tests.stats.stats_builders import scored_run
 
 SCALAR = ["n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
-          "effect_dz", "mde_points", "note"]
+          "effect_dz", "mde_points", "mde_status", "note"]
 
 
 def mixed_leaderboard(seed: int) -> pd.DataFrame:

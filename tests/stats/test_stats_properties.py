@@ -39,10 +39,33 @@ def test_intervals_probabilities_and_ranks_are_coherent(scored):
         ranked = m[f"rank_ci_low_{g}"].notna()
         assert (m.loc[ranked, f"rank_ci_low_{g}"] <= m.loc[ranked, f"rank_{g}"]).all()
         assert (m.loc[ranked, f"rank_{g}"] <= m.loc[ranked, f"rank_ci_high_{g}"]).all()
-    assert ((m["diff_ci_low"] <= m["diff_ci_high"] + 1e-9)).all()
+    assert ((m["diff_ci_low"] <= m["diff_mean"] + 1e-9) & (m["diff_mean"] <= m["diff_ci_high"] + 1e-9)).all()
+    _no_interval_collapses(tables)
+    _numbers_do_not_mislead(tables)
     np.testing.assert_allclose(m["diff_mean"], m["answer_key_mean"] - m["traditional_mean"],
                                atol=1e-9)
     for table in (m, tables.pairwise):
         p = table["p_value"].dropna()
         assert ((p >= 0) & (p <= 1)).all()
     assert not np.isinf(m.select_dtypes("number").to_numpy(dtype=float)).any()
+
+
+def _no_interval_collapses(tables) -> None:
+    """STATISTICS.md §b: no interval is ever zero-width (means, differences, run vs run)."""
+    m, pw = tables.models, tables.pairwise
+    for lo, hi in [("traditional_ci_low", "traditional_ci_high"),
+                   ("answer_key_ci_low", "answer_key_ci_high"), ("diff_ci_low", "diff_ci_high")]:
+        assert (m[hi] - m[lo] > 1e-6).all(), m[["run_id", lo, hi]]
+    assert (pw["diff_ci_high"] - pw["diff_ci_low"] > 1e-6).all()
+
+
+def _numbers_do_not_mislead(tables) -> None:
+    """Naive bounds stay on 0–100, Var(x) is never negative, an MDE is a number only when detectable."""
+    m = tables.models
+    for g in ("traditional", "answer_key"):
+        assert ((m[f"{g}_naive_ci_low"] >= 0) & (m[f"{g}_naive_ci_high"] <= 100)).all()
+        assert (m[f"{g}_var_between"].dropna() >= 0).all()
+    for table in (m, tables.pairwise, tables.power):
+        detectable = table["mde_status"] == "detectable"
+        assert (np.isfinite(table["mde_points"]) == detectable).all()
+        assert (table.loc[detectable, "mde_points"] > 0).all()

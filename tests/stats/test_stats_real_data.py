@@ -78,3 +78,70 @@ def test_clustered_interval_is_much_wider_than_the_naive_one(comparison):
     assert (comparison["ratio"] > 2).all()
     assert (comparison["clustered_low"] <= comparison["mean"]).all()
     assert (comparison["mean"] <= comparison["clustered_high"]).all()
+
+
+# ---------------------------------------------------------------- issue 9 §4 on the imported releases
+
+@pytest.fixture(scope="module", params=["mc", "open"])
+def imported_tables(request, tmp_path_factory):
+    """Import a release with the autogenai importer, grade it and analyse it (as `dualboard build`)."""
+    from generator.grading import grade_benchmark
+    from generator.intake.importers import import_autogenai
+    from tests.importers.import_fixtures import (
+        MC_RELEASE,
+        OPEN_RELEASE,
+        load_imported,
+        real_data,
+    )
+
+    release = {"mc": MC_RELEASE, "open": OPEN_RELEASE}[request.param]
+    dest = tmp_path_factory.mktemp(request.param)
+    import_autogenai(real_data() / release, benchmark=f"easy-problems-{request.param}", dest=dest)
+    graded = grade_benchmark(*load_imported(dest, f"easy-problems-{request.param}"))
+    return request.param, graded.scored, analyse(graded.scored, verdicts=graded.verdicts, n_boot=200)
+
+
+def test_no_interval_collapses_on_real_data(imported_tables):
+    _, _, tables = imported_tables
+    m, pw, eq = tables.models, tables.pairwise, tables.equator
+    for lo, hi in [("traditional_ci_low", "traditional_ci_high"),
+                   ("answer_key_ci_low", "answer_key_ci_high"), ("diff_ci_low", "diff_ci_high")]:
+        assert (m[hi] - m[lo] > 1).all(), m[["run_id", lo, hi]]
+    assert (pw["diff_ci_high"] - pw["diff_ci_low"] > 1).all()
+    assert (eq["pooled_ci_high"] - eq["pooled_ci_low"] > 0).all()
+    for g in ("traditional", "answer_key"):  # the open release's answer-key naive low was −2.4
+        assert ((m[f"{g}_naive_ci_low"] >= 0) & (m[f"{g}_naive_ci_high"] <= 100)).all()
+
+
+def test_runs_whose_gradings_agree_get_the_honest_interval_and_detect_nothing(imported_tables):
+    release, scored, tables = imported_tables
+    agree = scored.groupby("run_id").apply(lambda r: bool((r["traditional"] == r["answer_key"]).all()))
+    m = tables.models.set_index("run_id")
+    same = m.loc[agree[agree].index]
+    print(f"\n{release}: {len(same)} of {len(m)} runs graded identically; diff intervals "
+          f"{sorted(set(zip(same['diff_ci_low'].round(1), same['diff_ci_high'].round(1))))}")
+    assert len(same) > 0 or release == "open"  # the MC release's gradings agree on 12 of 13 runs
+    assert np.allclose(same["diff_ci_low"], -9.5034, atol=1e-4)  # before: [0, 0]
+    assert np.allclose(same["diff_ci_high"], 9.5034, atol=1e-4)
+    assert (same["mde_status"] == "nothing_detectable").all()
+
+
+def test_benchmark_mde_reports_what_is_detectable(imported_tables):
+    release, _, tables = imported_tables
+    power = tables.power.set_index(["comparison", "grading", "run_id"])
+    summary = power.loc[("answer_key_vs_traditional", "answer_key-traditional", "all")]
+    runs = tables.models
+    print(f"\n{release}: answer-key − traditional MDE {summary['mde_points']:.1f} ({summary['mde_status']}, "
+          f"{summary['n_detectable']} of {summary['n_comparisons']} runs can detect a difference)")
+    assert summary["n_comparisons"] == len(runs)
+    assert summary["n_detectable"] == (runs["mde_status"] == "detectable").sum()
+    few = runs["n_discordant_up"] + runs["n_discordant_down"] <= 3  # ≤ 10 % of 30 questions
+    assert (runs.loc[few, "mde_status"] == "nothing_detectable").all()
+    if few.mean() > 0.5:  # the MC release: the median must not come from the few that detect anything
+        assert summary["mde_status"] == "nothing_detectable" and np.isnan(summary["mde_points"])
+
+
+def test_agreement_has_one_overall_row_per_grader_pair(imported_tables):
+    _, _, tables = imported_tables
+    overall = tables.agreement[tables.agreement["category"] == "all"]
+    assert not overall.duplicated(["grader_a", "grader_b"]).any()
