@@ -91,13 +91,15 @@ def imported_tables(request, tmp_path_factory):
         MC_RELEASE,
         OPEN_RELEASE,
         load_imported,
+        load_labels,
         real_data,
     )
 
     release = {"mc": MC_RELEASE, "open": OPEN_RELEASE}[request.param]
     dest = tmp_path_factory.mktemp(request.param)
     import_autogenai(real_data() / release, benchmark=f"easy-problems-{request.param}", dest=dest)
-    graded = grade_benchmark(*load_imported(dest, f"easy-problems-{request.param}"))
+    name = f"easy-problems-{request.param}"
+    graded = grade_benchmark(*load_imported(dest, name), human_labels=load_labels(dest, name))
     return request.param, graded.scored, analyse(graded.scored, verdicts=graded.verdicts, n_boot=200)
 
 
