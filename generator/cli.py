@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from generator import __version__, pipeline
+from generator.stats.tables import SEED
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport
@@ -136,7 +137,7 @@ def main():
 @main.command()
 @root_option
 @store_option
-@click.option("--seed", type=int, default=20241129, show_default=True, help="Seed of every bootstrap, published on the site.")
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap, published on the site.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def build(project: Project, store: Store, seed: int, progress: bool):
     """Run every stage: validate → ingest → grade → stats → render.
@@ -277,7 +278,7 @@ def grade(project: Project, store: Store, progress: bool):
 
 @main.command()
 @root_option
-@click.option("--seed", type=int, default=20241129, show_default=True, help="Seed of every bootstrap.")
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap.")
 def stats(project: Project, seed: int):
     """Analyse build/scored/ into build/stats/<benchmark>/*.csv."""
     click.echo(str(_run(lambda: pipeline.stats(project, seed=seed))))

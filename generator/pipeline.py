@@ -24,6 +24,7 @@ from generator.render.pages import BenchmarkResults
 from generator.render.site import build_site, compose_docs, site_source_findings
 from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
+from generator.stats.tables import SEED
 from generator.store import IngestResult, Store
 from generator.store.records import record_source
 
@@ -104,7 +105,7 @@ def _human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
     return load_human_labels(path) if path is not None and path.is_file() else None
 
 
-def stats(project: Project, *, seed: int = 20241129) -> StageSummary:
+def stats(project: Project, *, seed: int = SEED) -> StageSummary:
     """Analyse every scored benchmark into build/stats/<benchmark>/*.csv."""
     names = []
     for scored_path in sorted(project.scored_dir().glob("*.parquet")):
