@@ -10,30 +10,37 @@ several different options the extraction records the ambiguity.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import re2
+
 from generator.grading.errors import GradingInputError
+from generator.grading.linear_regex import compile_linear
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-# {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text"
-_JSON_ANSWER = re.compile(
-    r"""(?:["']|(?<=\{)\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]\b))""",
-    re.IGNORECASE,
+# {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text". A bare letter must
+# end its word: _json_positions checks the character after it (RE2 has no lookahead).
+_JSON_ANSWER = compile_linear(
+    r"""(?:["']|\{\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]))""",
+    ignore_case=True,
 )
-# "Answer: C", "the answer is C.", "Final answer: **(C)**", "correct option is B"
-_PHRASE_ANSWER = re.compile(
-    r"(?i:final answer|correct answer|best answer|answer|correct option|correct choice|best option)"
+# "Answer: C", "the answer is C.", "Final answer: **(C)**", "correct option is B". The last
+# group takes the character that must follow the letter; no later match can start with it.
+_PHRASE_ANSWER = compile_linear(
+    r"(?m)(?i:final answer|correct answer|best answer|answer|correct option|correct choice|best option)"
     r"(?:\s+(?i:is|would be|should be|will be))?\s*(?i:option|choice)?\s*[:=\-]?\s*[*_`\"']*\(?"
-    r"([A-Z])\)?[*_`\"']*(?=$|[\s.,;:!)\]])",
-    re.MULTILINE,
+    r"([A-Z])\)?[*_`\"']*($|[\s.,;:!)\]])"
 )
-_BOLD_LETTER = re.compile(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
-_PAREN_LETTER = re.compile(r"(?<![\w(])\(([A-Z])\)(?![\w])")
-_LEADING_LETTER = re.compile(r"^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)$", re.DOTALL)
+_BOLD_LETTER = compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
+# "(C)"; _paren_matches checks that it is neither inside a word nor doubled.
+_PAREN_LETTER = compile_linear(r"\(([A-Z])\)")
+_LEADING_LETTER = compile_linear(r"(?s)^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)\z")
+# What normalize_text blanks: runs of punctuation, and each point or comma (kept next to a digit).
+_PUNCTUATION = compile_linear(r"[^\w\s.,']+|[.,]")
+_ANSWER_IS = compile_linear("answer is", ignore_case=True)
 
 
 @dataclass(frozen=True)
@@ -56,8 +63,16 @@ class ChoiceExtraction:
 def normalize_text(text: str) -> str:
     """Lower-case, drop punctuation except inside numbers, collapse spaces."""
     text = text.lower().replace("’", "'").replace("‘", "'")
-    text = re.sub(r"(?<!\d)[.,](?!\d)|[^\w\s.,']", " ", text)
+    text = _PUNCTUATION.sub(_blank_punctuation, text)
     return " ".join(text.replace("'", "").split())
+
+
+def _blank_punctuation(match: re2._Match) -> str:
+    """Blank punctuation, but keep a point or comma that touches a digit (3.5, 1,000)."""
+    mark, at, text = match.group(), match.start(), match.string
+    if mark in (".", ",") and (text[at - 1 : at].isdecimal() or text[at + 1 : at + 2].isdecimal()):
+        return mark
+    return " "
 
 
 def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[str]:
@@ -115,9 +130,16 @@ def _last_distinct(positions: list[int]) -> tuple[int, ...]:
     return tuple(sorted(seen, key=seen.__getitem__))
 
 
+def _is_word_char(char: str) -> bool:
+    """Whether ``char`` (one character, or "" at either end of a text) is a word character to ``re``."""
+    return char.isalnum() or char == "_"
+
+
 def _json_positions(response: str, shown: Sequence[str]) -> list[int]:
     positions = []
     for match in _JSON_ANSWER.finditer(response):
+        if match.group(3) is not None and _is_word_char(response[match.end() : match.end() + 1]):
+            continue  # the first letter of a word ({answer: Because ...}), not a bare letter
         value = next(g for g in match.groups() if g is not None)
         position = _value_to_index(value, shown, allow_lower=True)
         if position is not None:
@@ -125,9 +147,17 @@ def _json_positions(response: str, shown: Sequence[str]) -> list[int]:
     return positions
 
 
-def _letter_positions(pattern: re.Pattern[str], response: str, n_options: int) -> list[int]:
+def _paren_matches(response: str) -> Iterator[re2._Match]:
+    """Yield each "(C)" that is neither inside a word nor doubled ("((C))" is not an answer)."""
+    for match in _PAREN_LETTER.finditer(response):
+        before, after = response[match.start() - 1 : match.start()], response[match.end() : match.end() + 1]
+        if not (_is_word_char(before) or before == "(" or _is_word_char(after)):
+            yield match
+
+
+def _letter_positions(matches: Iterable[re2._Match], n_options: int) -> list[int]:
     positions = []
-    for match in pattern.finditer(response):
+    for match in matches:
         letter = next(g for g in match.groups() if g is not None)
         if LETTERS.index(letter) < n_options:
             positions.append(LETTERS.index(letter))
@@ -160,7 +190,7 @@ def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
     if not lines:
         return []
     last = lines[-1]
-    tails = {last, last.rsplit(":", 1)[-1], re.split(r"(?i)answer is", last)[-1]}
+    tails = {last, last.rsplit(":", 1)[-1], _ANSWER_IS.split(last)[-1]}
     wanted = {normalize_text(tail) for tail in tails} - {""}
     return [i for i, text in enumerate(shown) if normalize_text(text) in wanted][:1]
 
@@ -190,8 +220,8 @@ def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
     finders = (
         ("json", lambda: _json_positions(response, shown)),
         ("phrase", lambda: _phrase_positions(response, shown)),
-        ("bold", lambda: _letter_positions(_BOLD_LETTER, response, n_options)),
-        ("paren", lambda: _letter_positions(_PAREN_LETTER, response, n_options)),
+        ("bold", lambda: _letter_positions(_BOLD_LETTER.finditer(response), n_options)),
+        ("paren", lambda: _letter_positions(_paren_matches(response), n_options)),
         ("option_text", lambda: _option_text_positions(response, shown)),
     )
     for method, find in finders:
