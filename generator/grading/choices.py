@@ -22,7 +22,7 @@ from generator.grading.linear_regex import compile_linear
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text". A bare letter must
-# end its word: _json_positions checks the character after it (RE2 has no lookahead).
+# end its word: _json_matches checks the character after it (RE2 has no lookahead).
 _JSON_ANSWER = compile_linear(
     r"""(?:["']|\{\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]))""",
     ignore_case=True,
@@ -135,11 +135,16 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+def _json_matches(response: str) -> Iterator[re2._Match]:
+    """Yield each JSON-style answer whose bare letter, if any, ends its word ({answer: Because} is no "B")."""
+    for match in _JSON_ANSWER.finditer(response):
+        if match.group(3) is None or not _is_word_char(response[match.end() : match.end() + 1]):
+            yield match
+
+
 def _json_positions(response: str, shown: Sequence[str]) -> list[int]:
     positions = []
-    for match in _JSON_ANSWER.finditer(response):
-        if match.group(3) is not None and _is_word_char(response[match.end() : match.end() + 1]):
-            continue  # the first letter of a word ({answer: Because ...}), not a bare letter
+    for match in _json_matches(response):
         value = next(g for g in match.groups() if g is not None)
         position = _value_to_index(value, shown, allow_lower=True)
         if position is not None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from generator.grading.choices import extract_choice, shown_options
 from generator.grading.final_answer import extract_final_answer
+from generator.grading.linear_regex import compile_linear
 from generator.grading.matching import (
     number_matches,
     numeric_key,
@@ -17,6 +16,8 @@ from generator.grading.matching import (
     text_equals,
 )
 from generator.grading.verdict import Grader, Verdict
+
+_MARKER_ENDS_LINE = compile_linear(r"final answer\W*(?:is\W*)?", ignore_case=True)
 
 
 def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True) -> str | None:
@@ -45,7 +46,7 @@ def _final_answer_line(response: str) -> str:
     the marker ends its line ("The final answer is:" followed by the answer)."""
     start = response.lower().rfind("final answer")
     line, _, rest = response[start:].partition("\n")
-    if re.fullmatch(r"final answer\W*(?:is\W*)?", line.strip(), re.IGNORECASE):
+    if _MARKER_ENDS_LINE.fullmatch(line.strip()):
         following = next((other for other in rest.split("\n") if other.strip()), "")
         return f"{line}\n{following}"
     return line
