@@ -17,7 +17,7 @@ from typing import Any
 import re2
 
 from generator.grading.errors import GradingInputError
-from generator.grading.linear_regex import compile_linear
+from generator.linear_regex import compile_linear
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

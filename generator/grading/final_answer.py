@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.grading.linear_regex import ContextPattern, compile_linear
+from generator.linear_regex import ContextPattern, compile_linear
 
 _MARKERS = (
     ("json", compile_linear(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", ignore_case=True)),

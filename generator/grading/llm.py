@@ -21,7 +21,7 @@ import httpx
 
 from generator.grading.errors import GraderConfigError, GraderUnavailableError
 from generator.grading.judge_replies import parse_judge_reply
-from generator.grading.linear_regex import compile_linear
+from generator.linear_regex import compile_linear
 from generator.grading.verdict import Grader, Verdict
 
 OPERATIONAL_OPTIONS = ("max_concurrency", "timeout_s", "max_retries", "backoff_s")

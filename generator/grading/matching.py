@@ -10,7 +10,7 @@ from typing import Any
 
 from generator.grading.choices import normalize_text
 from generator.grading.final_answer import find_numbers
-from generator.grading.linear_regex import compile_key_pattern
+from generator.linear_regex import compile_key_pattern
 
 
 def key_texts(question: dict[str, Any]) -> list[str]:

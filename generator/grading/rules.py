@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from generator.grading.choices import extract_choice, shown_options
 from generator.grading.final_answer import extract_final_answer
-from generator.grading.linear_regex import compile_linear
+from generator.linear_regex import compile_linear
 from generator.grading.matching import (
     number_matches,
     numeric_key,
@@ -27,7 +27,7 @@ def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True
     numeric key within tolerance (the first number of an ``explicit`` final
     answer, else the last number), equality with the answer or an alias,
     the answer or an alias as whole words inside the candidate, then the
-    key's regex patterns.
+    key's patterns (RE2 syntax, case ignored: linear time on any response).
     """
     key = numeric_key(question)
     if key is not None and (number := number_matches(candidate, *key, last=not explicit)) is not None:
@@ -96,7 +96,7 @@ class RulesGrader(Grader):
     """
 
     name: ClassVar[str] = "rules"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"
     default_role: ClassVar[str] = "answer_key"
 
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import DualboardError, Finding, InvalidInputError
+from generator.linear_regex import PatternSyntaxError, compile_key_pattern
 from generator.intake.models import Benchmark, GraderSpec
 from generator.intake.schemas import schema_findings
 from generator.intake.yaml_mapping import read_yaml_mapping
@@ -78,6 +79,7 @@ def _read_questions(path: Path) -> tuple[list[dict[str, Any]], list[Finding]]:
             findings.append(Finding(str(path), number, "-", f"invalid JSON: {exc.msg}", "write one JSON object per line"))
             continue
         problems = schema_findings(question, "question", file=str(path), line=number)
+        problems += _pattern_findings(question, str(path), number) if not problems else []
         if not problems and question["id"] in seen:
             problems.append(Finding(str(path), number, "id", f"duplicate id {question['id']!r}", "give every question a unique id"))
         findings += problems
@@ -85,3 +87,14 @@ def _read_questions(path: Path) -> tuple[list[dict[str, Any]], list[Finding]]:
             seen.add(question["id"])
             questions.append(question)
     return questions, findings
+
+
+def _pattern_findings(question: dict[str, Any], file: str, line: int) -> list[Finding]:
+    """One finding per answer-key pattern that grading could not run in linear time (RE2)."""
+    findings = []
+    for index, pattern in enumerate(question.get("answer_key", {}).get("patterns", [])):
+        try:
+            compile_key_pattern(pattern)
+        except PatternSyntaxError as error:
+            findings.append(Finding(file, line, f"answer_key.patterns.{index}", error.problem, error.fix))
+    return findings

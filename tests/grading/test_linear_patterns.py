@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.grading import choices, final_answer, judge_replies, rules
-from generator.grading.linear_regex import PatternSyntaxError, compile_linear, unicode_classes
+from generator.linear_regex import PatternSyntaxError, compile_linear, unicode_classes
 
 OLD_JSON = re.compile(
     r"""(?:["']|(?<=\{)\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]\b))""",

@@ -86,7 +86,7 @@ def compile_key_pattern(pattern: str) -> re2._Regexp:
     >>> compile_key_pattern(r"(?<!not )true")
     Traceback (most recent call last):
     ...
-    generator.grading.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2): invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
+    generator.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2): invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
     """
     return _compile(pattern, ignore_case=True)
 
