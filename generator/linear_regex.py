@@ -145,8 +145,6 @@ class ContextMatch:
 
     texts: tuple[str | None, ...]
     """Text of each group but the last (None where a group did not take part)."""
-    spans: tuple[tuple[int, int], ...]
-    """Character offsets ``(start, end)`` of each group in ``texts``; ``(-1, -1)`` where it did not take part."""
 
     def groups(self) -> tuple[str | None, ...]:
         """Return the group texts, as ``re.Match.groups`` does."""
@@ -156,46 +154,46 @@ class ContextMatch:
 class ContextPattern:
     r"""A pattern that inspects one character on each side of its matches, as lookarounds do.
 
-    ``(?<!\w)x(?!\w)`` is written ``(?:^|\W)(x)(\z|\W)``: the pattern
+    ``(?<!\w)(x)(?!\w)`` is written ``(?:^|\W)(x)(\z|\W)``: the pattern
     consumes the character before (or starts at the start of the text) and ends
     with a group holding the character after (or nothing). Lookarounds only
     look, so the character after one match may be the character before the
-    next ("1 2"); :meth:`finditer` therefore starts each search at the last
-    character before that final group. Every match must consume its leading
-    character or start the text, so no match can begin inside the previous one.
+    next ("1 2"); the search therefore goes on from the last character before
+    that final group. Every match must consume its leading character or start
+    the text, so no match can begin inside the previous one.
 
     Examples
     --------
     >>> numbers = ContextPattern(r"(?:^|[^\w.])(\d+)(\z|\W)")
     >>> [m.texts[0] for m in numbers.finditer("1 2 x3 4é 5")]
     ['1', '2', '5']
+    >>> numbers.sub("#", "1 2 x3")
+    '# # x3'
     """
 
     def __init__(self, pattern: str, *, ignore_case: bool = False):
         self.regex = compile_linear(pattern, ignore_case=ignore_case)
 
     def finditer(self, text: str) -> Iterator[ContextMatch]:
-        """Yield every match in ``text``, left to right (each search is linear in the text it scans)."""
-        data = text.encode("utf-8")
-        last = self.regex.groups
-        pos = base = chars = 0  # ``chars`` characters precede byte ``base``
-        while pos <= len(data) and (match := self.regex.search(data, pos)) is not None:
-            chars += len(data[base : match.start()].decode("utf-8"))
-            base = match.start()
-            yield ContextMatch(
-                tuple(None if g is None else g.decode("utf-8") for g in match.groups()[:-1]),
-                tuple(self._char_span(data, match.span(g), base, chars) for g in range(1, last)),
-            )
-            # Searches start strictly later each time, so the loop ends.
-            pos = max(_char_boundary(data, match.start(last) - 1, -1), _char_boundary(data, base + 1, +1))
+        """Yield every match in ``text``, left to right."""
+        for match in self._matches(text.encode("utf-8")):
+            yield ContextMatch(tuple(None if g is None else g.decode("utf-8") for g in match.groups()[:-1]))
 
-    @staticmethod
-    def _char_span(data: bytes, span: tuple[int, int], base: int, chars: int) -> tuple[int, int]:
-        """Turn a byte span at or after ``base`` (``chars`` characters in) into character offsets."""
-        if span[0] < 0:
-            return span
-        start = chars + len(data[base : span[0]].decode("utf-8"))
-        return start, start + len(data[span[0] : span[1]].decode("utf-8"))
+    def sub(self, replacement: str, text: str) -> str:
+        """Return ``text`` with group 1 of every match (the match without its context) replaced."""
+        data, pieces, end = text.encode("utf-8"), [], 0
+        for match in self._matches(data):
+            pieces += [data[end : match.start(1)], replacement.encode("utf-8")]
+            end = match.end(1)
+        return b"".join([*pieces, data[end:]]).decode("utf-8")
+
+    def _matches(self, data: bytes) -> Iterator[re2._Match]:
+        """Yield the RE2 matches in UTF-8 ``data``; each search is linear in the bytes it reads."""
+        last, pos = self.regex.groups, 0
+        while pos <= len(data) and (match := self.regex.search(data, pos)) is not None:
+            yield match
+            # Go on from the last character of the match proper; always strictly later, so the loop ends.
+            pos = max(_char_boundary(data, match.start(last) - 1, -1), _char_boundary(data, match.start() + 1, +1))
 
 
 def _char_boundary(data: bytes, offset: int, step: int) -> int:

@@ -21,8 +21,14 @@ _MARKERS = (
         ignore_case=True,
     )),
     ("answer_line", compile_linear(r"(?m)^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", ignore_case=True)),
-    # "the" or "my" must start a word: the pattern takes the character before it.
-    ("answer_is", ContextPattern(r"(?:^|\W)(?:the|my) (?:correct |short )?answer is:?\s+([^\n]{1,500})()", ignore_case=True)),
+    # "the" or "my" must start a word: the pattern takes the character before it. After the
+    # spaces the answer starts at the next other character or, where spaces end the text, is the
+    # last space before the closing newlines: what re's backtracking took from "\s+([^\n]{1,500})",
+    # written so that RE2 need not follow 500 ways to split a long run of spaces.
+    ("answer_is", ContextPattern(
+        r"(?:^|\W)(?:the|my) (?:correct |short )?answer is:?\s+(?:(\S[^\n]{0,499})|([^\n])\n*\z)()",
+        ignore_case=True,
+    )),
 )
 """Explicit answer markers, in the order they are tried (RE2: linear in the response)."""
 

@@ -9,7 +9,7 @@ one polarity only ("incorrect", "does not match" … or "correct", "matches" …
 
 from __future__ import annotations
 
-from generator.linear_regex import ContextMatch, ContextPattern, compile_linear
+from generator.linear_regex import ContextPattern, compile_linear
 
 _STRICT = compile_linear(
     r"(?m)^[^\pL\pN]*(?:(verdict)[^\pL\pN]*[:=][^\pL\pN]*(pass|fail)|(score)[^\pL\pN]*[:=][^\pL\pN]*(100|0)(?:\s*/\s*100)?)"
@@ -26,16 +26,6 @@ _PASS = ContextPattern(
     r"(?:^|\W)(pass(?:es|ed)?|correct(?:ly)?|matches|match|equivalent|accurate|score\W{0,3}100(?:\s*/\s*100)?)(\z|\W)",
     ignore_case=True,
 )
-
-
-def _blank(text: str, matches: list[ContextMatch]) -> str:
-    """Replace each matched phrase with a space, so "not correct" cannot also count as "correct"."""
-    pieces, end = [], 0
-    for match in matches:
-        start, stop = match.spans[0]
-        pieces += [text[end:start], " "]
-        end = stop
-    return "".join(pieces) + text[end:]
 
 
 def parse_judge_reply(reply: str) -> tuple[float | None, str, str]:
@@ -55,9 +45,9 @@ def parse_judge_reply(reply: str) -> tuple[float | None, str, str]:
         last = strict[-1]
         word = (last.group(2) or last.group(4)).lower()
         return (100.0 if word in ("pass", "100") else 0.0), "ok", f"strict: {last.group(0).strip()[:60]}"
-    fail_matches = list(_FAIL.finditer(reply))
-    fails = [m.texts[0] for m in fail_matches]
-    passes = [m.texts[0] for m in _PASS.finditer(_blank(reply, fail_matches))]
+    fails = [m.texts[0] for m in _FAIL.finditer(reply)]
+    # Blank the fail phrases first, so "not correct" cannot also count as "correct".
+    passes = [m.texts[0] for m in _PASS.finditer(_FAIL.sub(" ", reply))]
     if fails and not passes:
         return 0.0, "recovered", f"phrase: {fails[-1]!r}"
     if passes and not fails:
