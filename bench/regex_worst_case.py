@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from generator.intake.validate import Limits  # noqa: E402
-from tests.hostile.adversarial_answers import GRADERS, adversarial_answers  # noqa: E402
+from generator.intake.validate import Limits
+from tests.hostile.adversarial_answers import GRADERS, adversarial_answers
 
 
 def worst_time(grade, answers: dict[str, str], repeat: int) -> tuple[float, str]:

@@ -46,6 +46,11 @@ _CLASSES = {  # re's Unicode shorthand: (RE2 outside a class, RE2 inside one or 
     "S": (f"[^{_SPACE}]", None),
 }
 
+KEY_PATTERN_MAX_SIZE = 2000
+"""Largest answer-key pattern, in RE2 instructions. Matching stays linear in the text at any
+size, but each character may cost a step per instruction: ``.{0,1000}.{0,1000}x`` (18,005)
+takes 3 s on 100 KB; answer keys need a few dozen."""
+
 PATTERN_FIX = (
     r"rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), "
     r"\z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)"
@@ -88,7 +93,14 @@ def compile_key_pattern(pattern: str) -> re2._Regexp:
     ...
     generator.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2): invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
     """
-    return _compile(pattern, ignore_case=True)
+    regex = _compile(pattern, ignore_case=True)
+    if regex.programsize > KEY_PATTERN_MAX_SIZE:
+        raise PatternSyntaxError(
+            pattern,
+            f"it compiles to {regex.programsize} RE2 instructions, over the {KEY_PATTERN_MAX_SIZE} allowed",
+            "shorten its counted repetitions ({0,1000} repeats its operand a thousand times)",
+        )
+    return regex
 
 
 def _compile(pattern: str, ignore_case: bool) -> re2._Regexp:

@@ -21,8 +21,8 @@ import httpx
 
 from generator.grading.errors import GraderConfigError, GraderUnavailableError
 from generator.grading.judge_replies import parse_judge_reply
-from generator.linear_regex import compile_linear
 from generator.grading.verdict import Grader, Verdict
+from generator.linear_regex import compile_linear
 
 OPERATIONAL_OPTIONS = ("max_concurrency", "timeout_s", "max_retries", "backoff_s")
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""

@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 
 from generator.grading.choices import extract_choice, shown_options
 from generator.grading.final_answer import extract_final_answer
-from generator.linear_regex import compile_linear
 from generator.grading.matching import (
     number_matches,
     numeric_key,
@@ -16,6 +15,7 @@ from generator.grading.matching import (
     text_equals,
 )
 from generator.grading.verdict import Grader, Verdict
+from generator.linear_regex import compile_linear
 
 _MARKER_ENDS_LINE = compile_linear(r"final answer\W*(?:is\W*)?", ignore_case=True)
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import DualboardError, Finding, InvalidInputError
-from generator.linear_regex import PatternSyntaxError, compile_key_pattern
 from generator.intake.models import Benchmark, GraderSpec
 from generator.intake.schemas import schema_findings
 from generator.intake.yaml_mapping import read_yaml_mapping
+from generator.linear_regex import PatternSyntaxError, compile_key_pattern
 
 QUESTION_TYPES = ("multiple_choice", "open")
 

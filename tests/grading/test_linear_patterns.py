@@ -33,17 +33,17 @@ OLD_BOLD = re.compile(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
 OLD_PAREN = re.compile(r"(?<![\w(])\(([A-Z])\)(?![\w])")
 OLD_LEADING = re.compile(r"^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)$", re.DOTALL)
 OLD_MARKERS = {
-    "json": re.compile(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", re.I),
+    "json": re.compile(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", re.IGNORECASE),
     "boxed": re.compile(r"\\boxed\{([^{}\n]{1,500})\}"),
-    "final_answer": re.compile(r"final answer\W{0,6}?(?:is\b|:|-)\W{0,3}([^\n]{1,500})", re.I),
-    "answer_line": re.compile(r"^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", re.I | re.M),
-    "answer_is": re.compile(r"\b(?:the|my) (?:correct |short )?answer is:?\s+([^\n]{1,500})", re.I),
+    "final_answer": re.compile(r"final answer\W{0,6}?(?:is\b|:|-)\W{0,3}([^\n]{1,500})", re.IGNORECASE),
+    "answer_line": re.compile(r"^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", re.IGNORECASE | re.MULTILINE),
+    "answer_is": re.compile(r"\b(?:the|my) (?:correct |short )?answer is:?\s+([^\n]{1,500})", re.IGNORECASE),
 }
 OLD_NUMBER = re.compile(
     r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?(?![\w])|\b(?:"
     + "|".join(final_answer._NUMBER_WORDS)
     + r")\b",
-    re.I,
+    re.IGNORECASE,
 )
 OLD_STRICT = re.compile(
     r"^[\W_]*(?:(verdict)[\W_]*[:=][\W_]*(pass|fail)|(score)[\W_]*[:=][\W_]*(100|0)(?:\s*/\s*100)?)[\W_]*$",
@@ -124,7 +124,7 @@ def test_final_answer_patterns_agree_with_re(text: str) -> None:
         assert new == [first_group(m) for m in OLD_MARKERS[method].finditer(text)], method
     assert [next(filter(None, m.texts)) for m in final_answer._NUMBER.finditer(text)] == OLD_NUMBER.findall(text)
     line = text.strip()
-    assert bool(rules._MARKER_ENDS_LINE.fullmatch(line)) == bool(re.fullmatch(r"final answer\W*(?:is\W*)?", line, re.I))
+    assert bool(rules._MARKER_ENDS_LINE.fullmatch(line)) == bool(re.fullmatch(r"final answer\W*(?:is\W*)?", line, re.IGNORECASE))
 
 
 @settings(max_examples=300, deadline=None)
