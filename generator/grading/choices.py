@@ -10,30 +10,35 @@ several different options the extraction records the ambiguity.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import re2
+
 from generator.grading.errors import GradingInputError
+from generator.linear_regex import compile_linear
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-# {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text"
-_JSON_ANSWER = re.compile(
-    r"""(?:["']|(?<=\{)\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]\b))""",
-    re.IGNORECASE,
+# {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text". A bare letter must
+# end its word: _json_matches checks the character after it (RE2 has no lookahead).
+_JSON_ANSWER = compile_linear(
+    r"""(?:["']|\{\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]))""",
+    ignore_case=True,
 )
-# "Answer: C", "the answer is C.", "Final answer: **(C)**", "correct option is B"
-_PHRASE_ANSWER = re.compile(
-    r"(?i:final answer|correct answer|best answer|answer|correct option|correct choice|best option)"
+# "Answer: C", "the answer is C.", "Final answer: **(C)**", "correct option is B". The last
+# group takes the character that must follow the letter; no later match can start with it.
+_PHRASE_ANSWER = compile_linear(
+    r"(?m)(?i:final answer|correct answer|best answer|answer|correct option|correct choice|best option)"
     r"(?:\s+(?i:is|would be|should be|will be))?\s*(?i:option|choice)?\s*[:=\-]?\s*[*_`\"']*\(?"
-    r"([A-Z])\)?[*_`\"']*(?=$|[\s.,;:!)\]])",
-    re.MULTILINE,
+    r"([A-Z])\)?[*_`\"']*($|[\s.,;:!)\]])"
 )
-_BOLD_LETTER = re.compile(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
-_PAREN_LETTER = re.compile(r"(?<![\w(])\(([A-Z])\)(?![\w])")
-_LEADING_LETTER = re.compile(r"^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)$", re.DOTALL)
+_BOLD_LETTER = compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
+# "(C)"; _paren_matches checks that it is neither inside a word nor doubled.
+_PAREN_LETTER = compile_linear(r"\(([A-Z])\)")
+_LEADING_LETTER = compile_linear(r"(?s)^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)\z")
+_ANSWER_IS = compile_linear("answer is", ignore_case=True)
 
 
 @dataclass(frozen=True)
@@ -53,11 +58,26 @@ class ChoiceExtraction:
         return len(self.candidates) > 1
 
 
+def _is_word_char(char: str) -> bool:
+    """Whether ``char`` (one character, or "" at either end of a text) is a word character to ``re``."""
+    return char.isalnum() or char == "_"
+
+
 def normalize_text(text: str) -> str:
     """Lower-case, drop punctuation except inside numbers, collapse spaces."""
     text = text.lower().replace("’", "'").replace("‘", "'")
-    text = re.sub(r"(?<!\d)[.,](?!\d)|[^\w\s.,']", " ", text)
-    return " ".join(text.replace("'", "").split())
+    # One pass over the characters (no regular expression: linear, and fast on 100 KB).
+    kept = [
+        char if _is_word_char(char) or char.isspace() or char == "'" or (char in ".," and _touches_digit(text, at))
+        else " "
+        for at, char in enumerate(text)
+    ]
+    return " ".join("".join(kept).replace("'", "").split())
+
+
+def _touches_digit(text: str, at: int) -> bool:
+    """Whether the character at ``at`` has a digit on either side (the point of 3.5, the comma of 1,000)."""
+    return text[at - 1 : at].isdecimal() or text[at + 1 : at + 2].isdecimal()
 
 
 def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[str]:
@@ -115,9 +135,16 @@ def _last_distinct(positions: list[int]) -> tuple[int, ...]:
     return tuple(sorted(seen, key=seen.__getitem__))
 
 
+def _json_matches(response: str) -> Iterator[re2._Match]:
+    """Yield each JSON-style answer whose bare letter, if any, ends its word ({answer: Because} is no "B")."""
+    for match in _JSON_ANSWER.finditer(response):
+        if match.group(3) is None or not _is_word_char(response[match.end() : match.end() + 1]):
+            yield match
+
+
 def _json_positions(response: str, shown: Sequence[str]) -> list[int]:
     positions = []
-    for match in _JSON_ANSWER.finditer(response):
+    for match in _json_matches(response):
         value = next(g for g in match.groups() if g is not None)
         position = _value_to_index(value, shown, allow_lower=True)
         if position is not None:
@@ -125,9 +152,17 @@ def _json_positions(response: str, shown: Sequence[str]) -> list[int]:
     return positions
 
 
-def _letter_positions(pattern: re.Pattern[str], response: str, n_options: int) -> list[int]:
+def _paren_matches(response: str) -> Iterator[re2._Match]:
+    """Yield each "(C)" that is neither inside a word nor doubled ("((C))" is not an answer)."""
+    for match in _PAREN_LETTER.finditer(response):
+        before, after = response[match.start() - 1 : match.start()], response[match.end() : match.end() + 1]
+        if not (_is_word_char(before) or before == "(" or _is_word_char(after)):
+            yield match
+
+
+def _letter_positions(matches: Iterable[re2._Match], n_options: int) -> list[int]:
     positions = []
-    for match in pattern.finditer(response):
+    for match in matches:
         letter = next(g for g in match.groups() if g is not None)
         if LETTERS.index(letter) < n_options:
             positions.append(LETTERS.index(letter))
@@ -136,14 +171,11 @@ def _letter_positions(pattern: re.Pattern[str], response: str, n_options: int) -
 
 def _phrase_positions(response: str, shown: Sequence[str]) -> list[int]:
     """Find "Answer: C"-style commitments; "the answer is A pound of feathers" names an option's text."""
+    several_words = [(i, normalize_text(text) + " ") for i, text in enumerate(shown) if " " in normalize_text(text)]
     positions = []
     for match in _PHRASE_ANSWER.finditer(response):
-        tail = normalize_text(response[match.start(1) : match.start(1) + 300]) + " "
-        named = [
-            i
-            for i, text in enumerate(shown)
-            if " " in normalize_text(text) and tail.startswith(normalize_text(text) + " ")
-        ]
+        tail = normalize_text(response[match.start(1) : match.start(1) + 300]) + " " if several_words else ""
+        named = [i for i, text in several_words if tail.startswith(text)]
         letter = LETTERS.index(match.group(1))
         if named or letter < len(shown):
             positions.append(named[0] if named else letter)
@@ -160,7 +192,7 @@ def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
     if not lines:
         return []
     last = lines[-1]
-    tails = {last, last.rsplit(":", 1)[-1], re.split(r"(?i)answer is", last)[-1]}
+    tails = {last, last.rsplit(":", 1)[-1], _ANSWER_IS.split(last)[-1]}
     wanted = {normalize_text(tail) for tail in tails} - {""}
     return [i for i, text in enumerate(shown) if normalize_text(text) in wanted][:1]
 
@@ -190,8 +222,8 @@ def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
     finders = (
         ("json", lambda: _json_positions(response, shown)),
         ("phrase", lambda: _phrase_positions(response, shown)),
-        ("bold", lambda: _letter_positions(_BOLD_LETTER, response, n_options)),
-        ("paren", lambda: _letter_positions(_PAREN_LETTER, response, n_options)),
+        ("bold", lambda: _letter_positions(_BOLD_LETTER.finditer(response), n_options)),
+        ("paren", lambda: _letter_positions(_paren_matches(response), n_options)),
         ("option_text", lambda: _option_text_positions(response, shown)),
     )
     for method, find in finders:

@@ -8,16 +8,29 @@ for the final answer, and the caller records that as ``recovered``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("json", re.compile(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", re.I)),
-    ("boxed", re.compile(r"\\boxed\{([^{}\n]{1,500})\}")),
-    ("final_answer", re.compile(r"final answer\W{0,6}?(?:is\b|:|-)\W{0,3}([^\n]{1,500})", re.I)),
-    ("answer_line", re.compile(r"^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", re.I | re.M)),
-    ("answer_is", re.compile(r"\b(?:the|my) (?:correct |short )?answer is:?\s+([^\n]{1,500})", re.I)),
+from generator.linear_regex import ContextPattern, compile_linear
+
+_MARKERS = (
+    ("json", compile_linear(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", ignore_case=True)),
+    ("boxed", compile_linear(r"\\boxed\{([^{}\n]{1,500})\}")),
+    # "is" must end its word: either the non-word characters after it, or the answer starts with one.
+    ("final_answer", compile_linear(
+        r"final answer\W{0,6}?(?:is(?:\W{1,3}([^\n]{1,500})|([^\w\n][^\n]{0,499}))|[:\-]\W{0,3}([^\n]{1,500}))",
+        ignore_case=True,
+    )),
+    ("answer_line", compile_linear(r"(?m)^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", ignore_case=True)),
+    # "the" or "my" must start a word: the pattern takes the character before it. After the
+    # spaces the answer starts at the next other character or, where spaces end the text, is the
+    # last space before the closing newlines: what re's backtracking took from "\s+([^\n]{1,500})",
+    # written so that RE2 need not follow 500 ways to split a long run of spaces.
+    ("answer_is", ContextPattern(
+        r"(?:^|\W)(?:the|my) (?:correct |short )?answer is:?\s+(?:(\S[^\n]{0,499})|([^\n])\n*\z)()",
+        ignore_case=True,
+    )),
 )
+"""Explicit answer markers, in the order they are tried (RE2: linear in the response)."""
 
 _NUMBER_WORDS = {
     "zero": 0,
@@ -43,11 +56,12 @@ _NUMBER_WORDS = {
     "twenty": 20,
     "none": 0,
 }
-_NUMBER = re.compile(
-    r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?(?![\w])|\b(?:"
+# A number or a number word that is no part of a longer word; digits also not right after a point.
+_NUMBER = ContextPattern(
+    r"(?:(?:^|[^\w.])([-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)|(?:^|\W)("
     + "|".join(_NUMBER_WORDS)
-    + r")\b",
-    re.I,
+    + r"))(\z|\W)",
+    ignore_case=True,
 )
 
 
@@ -112,5 +126,5 @@ def parse_number(token: str) -> float | None:
 
 def find_numbers(text: str) -> list[float]:
     """Return every number in ``text``, in order (digits, fractions, words up to twenty)."""
-    numbers = (parse_number(match.group(0)) for match in _NUMBER.finditer(text))
+    numbers = (parse_number(next(filter(None, match.texts))) for match in _NUMBER.finditer(text))
     return [number for number in numbers if number is not None]

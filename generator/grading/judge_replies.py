@@ -9,20 +9,22 @@ one polarity only ("incorrect", "does not match" … or "correct", "matches" …
 
 from __future__ import annotations
 
-import re
+from generator.linear_regex import ContextPattern, compile_linear
 
-_STRICT = re.compile(
-    r"^[\W_]*(?:(verdict)[\W_]*[:=][\W_]*(pass|fail)|(score)[\W_]*[:=][\W_]*(100|0)(?:\s*/\s*100)?)[\W_]*$",
-    re.IGNORECASE | re.MULTILINE,
+_STRICT = compile_linear(
+    r"(?m)^[^\pL\pN]*(?:(verdict)[^\pL\pN]*[:=][^\pL\pN]*(pass|fail)|(score)[^\pL\pN]*[:=][^\pL\pN]*(100|0)(?:\s*/\s*100)?)"
+    r"[^\pL\pN]*$",
+    ignore_case=True,
 )
-_FAIL = re.compile(
-    r"\b(?:fail(?:s|ed)?|incorrect|not correct|wrong|does not match|doesn't match|do not match|"
-    r"mismatch(?:es)?|not equivalent|inaccurate|score\W{0,3}0(?:\s*/\s*100)?)\b",
-    re.IGNORECASE,
+# Whole-word phrases: each pattern takes the character before and the one after (see ContextPattern).
+_FAIL = ContextPattern(
+    r"(?:^|\W)(fail(?:s|ed)?|incorrect|not correct|wrong|does not match|doesn't match|do not match|"
+    r"mismatch(?:es)?|not equivalent|inaccurate|score\W{0,3}0(?:\s*/\s*100)?)(\z|\W)",
+    ignore_case=True,
 )
-_PASS = re.compile(
-    r"\b(?:pass(?:es|ed)?|correct(?:ly)?|matches|match|equivalent|accurate|score\W{0,3}100(?:\s*/\s*100)?)\b",
-    re.IGNORECASE,
+_PASS = ContextPattern(
+    r"(?:^|\W)(pass(?:es|ed)?|correct(?:ly)?|matches|match|equivalent|accurate|score\W{0,3}100(?:\s*/\s*100)?)(\z|\W)",
+    ignore_case=True,
 )
 
 
@@ -43,8 +45,9 @@ def parse_judge_reply(reply: str) -> tuple[float | None, str, str]:
         last = strict[-1]
         word = (last.group(2) or last.group(4)).lower()
         return (100.0 if word in ("pass", "100") else 0.0), "ok", f"strict: {last.group(0).strip()[:60]}"
-    fails = [m.group(0) for m in _FAIL.finditer(reply)]
-    passes = [m.group(0) for m in _PASS.finditer(_FAIL.sub(" ", reply))]
+    fails = [m.texts[0] for m in _FAIL.finditer(reply)]
+    # Blank the fail phrases first, so "not correct" cannot also count as "correct".
+    passes = [m.texts[0] for m in _PASS.finditer(_FAIL.sub(" ", reply))]
     if fails and not passes:
         return 0.0, "recovered", f"phrase: {fails[-1]!r}"
     if passes and not fails:

@@ -10,7 +10,6 @@ hashed into the config), and reads the reply with
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +22,7 @@ import httpx
 from generator.grading.errors import GraderConfigError, GraderUnavailableError
 from generator.grading.judge_replies import parse_judge_reply
 from generator.grading.verdict import Grader, Verdict
+from generator.linear_regex import compile_linear
 
 OPERATIONAL_OPTIONS = ("max_concurrency", "timeout_s", "max_retries", "backoff_s")
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""
@@ -37,7 +37,8 @@ DEFAULTS: dict[str, Any] = {
     "max_retries": 3,
     "backoff_s": 1.0,
 }
-_PLACEHOLDER = re.compile(r"\{(question|answer|aliases|reference|response)\}")
+_PLACEHOLDER = compile_linear(r"\{(question|answer|aliases|reference|response)\}")
+_PROMPT_NAME = compile_linear(r"[a-z0-9_]+")
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
@@ -57,7 +58,7 @@ def load_prompt(name: str) -> str:
     """Return the text of ``prompts/<name>.txt``; an unknown name lists the known ones."""
     folder = resources.files("generator.grading") / "prompts"
     path = folder / f"{name}.txt"
-    if not re.fullmatch(r"[a-z0-9_]+", name) or not path.is_file():
+    if not _PROMPT_NAME.fullmatch(name) or not path.is_file():
         known = sorted(p.name.removesuffix(".txt") for p in folder.iterdir() if p.name.endswith(".txt"))
         raise GraderConfigError(
             f"llm grader: unknown prompt {name!r} — use one of {known} (files in generator/grading/prompts/)"

@@ -6,11 +6,11 @@ graders so both read a key the same way.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from generator.grading.choices import normalize_text
 from generator.grading.final_answer import find_numbers
+from generator.linear_regex import compile_key_pattern
 
 
 def key_texts(question: dict[str, Any]) -> list[str]:
@@ -55,8 +55,14 @@ def number_matches(candidate: str, value: float, tolerance: float, *, last: bool
 
 
 def pattern_matches(candidate: str, question: dict[str, Any]) -> str | None:
-    """Return the first key pattern (case-insensitive regex) found in ``candidate``."""
+    """Return the first key pattern (case-insensitive, RE2 syntax) found in ``candidate``.
+
+    Raises
+    ------
+    PatternSyntaxError
+        When a pattern is not RE2 syntax (intake reports it when the benchmark loads).
+    """
     for pattern in (question.get("answer_key") or {}).get("patterns") or []:
-        if re.search(pattern, candidate, flags=re.IGNORECASE):
+        if compile_key_pattern(str(pattern)).search(candidate):
             return str(pattern)
     return None

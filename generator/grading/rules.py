@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -17,6 +15,9 @@ from generator.grading.matching import (
     text_equals,
 )
 from generator.grading.verdict import Grader, Verdict
+from generator.linear_regex import compile_linear
+
+_MARKER_ENDS_LINE = compile_linear(r"final answer\W*(?:is\W*)?", ignore_case=True)
 
 
 def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True) -> str | None:
@@ -26,7 +27,7 @@ def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True
     numeric key within tolerance (the first number of an ``explicit`` final
     answer, else the last number), equality with the answer or an alias,
     the answer or an alias as whole words inside the candidate, then the
-    key's regex patterns.
+    key's patterns (RE2 syntax, case ignored: linear time on any response).
     """
     key = numeric_key(question)
     if key is not None and (number := number_matches(candidate, *key, last=not explicit)) is not None:
@@ -45,7 +46,7 @@ def _final_answer_line(response: str) -> str:
     the marker ends its line ("The final answer is:" followed by the answer)."""
     start = response.lower().rfind("final answer")
     line, _, rest = response[start:].partition("\n")
-    if re.fullmatch(r"final answer\W*(?:is\W*)?", line.strip(), re.IGNORECASE):
+    if _MARKER_ENDS_LINE.fullmatch(line.strip()):
         following = next((other for other in rest.split("\n") if other.strip()), "")
         return f"{line}\n{following}"
     return line
@@ -95,7 +96,7 @@ class RulesGrader(Grader):
     """
 
     name: ClassVar[str] = "rules"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"
     default_role: ClassVar[str] = "answer_key"
 
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:

@@ -15,6 +15,7 @@ from generator.intake.models import Benchmark, GraderSpec
 from generator.intake.schemas import schema_findings
 from generator.intake.untrusted import decode_utf8, iter_json_lines
 from generator.intake.yaml_mapping import read_yaml_mapping
+from generator.linear_regex import PatternSyntaxError, compile_key_pattern
 from generator.names import RUN_ID_RULE, is_name
 from generator.safe_read import UnsafeFileError, open_regular, read_regular
 
@@ -107,6 +108,7 @@ def _read_questions(path: Path, root: Path) -> tuple[list[dict[str, Any]], list[
     with handle:
         for number, question, problem in iter_json_lines(handle, str(path)):
             problems = [problem] if problem else schema_findings(question, "question", file=str(path), line=number)
+            problems += _pattern_findings(question, str(path), number) if not problems else []
             if not problems and question["id"] in seen:
                 problems.append(Finding(str(path), number, "id", f"duplicate id {question['id'][:100]!r}", "give every question a unique id"))
             findings += problems
@@ -135,3 +137,14 @@ def _human_label_findings(path: Path, root: Path) -> list[Finding]:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         return [Finding(str(path), None, "-", f"not a readable CSV: {str(exc)[:200]}", "write a header run,question,round,label and one label per line")]
     return []
+
+
+def _pattern_findings(question: dict[str, Any], file: str, line: int) -> list[Finding]:
+    """One finding per answer-key pattern that grading could not run in linear time (RE2)."""
+    findings = []
+    for index, pattern in enumerate(question.get("answer_key", {}).get("patterns", [])):
+        try:
+            compile_key_pattern(pattern)
+        except PatternSyntaxError as error:
+            findings.append(Finding(file, line, f"answer_key.patterns.{index}", error.problem, error.fix))
+    return findings

@@ -44,11 +44,12 @@ def test_linked_human_labels_never_reach_the_store(checkout, target, monkeypatch
     root, store = checkout
     monkeypatch.setenv("HF_TOKEN", SECRET)
     labels = root / "data" / "benchmarks" / "tiny" / "human_labels.csv"
-    labels.symlink_to(target)
     write_run(root, "run-b")
+    benchmarks = load_benchmarks(root / "data")  # loading refuses the link too; here the store's own check is tested
+    labels.symlink_to(target)
     before = tree_bytes(store.root)
     with pytest.raises(UnsafeFileError, match=r"human_labels\.csv: is a symbolic link — commit the real file"):
-        _ingest(root, store, "run-a", "run-b")
+        store.ingest([root / "submissions" / "tiny" / r for r in ("run-a", "run-b")], benchmarks)
     assert tree_bytes(store.root) == before, "the store is unchanged"
     assert not any(SECRET.encode() in data for data in tree_bytes(store.root).values())
 
@@ -78,7 +79,7 @@ def test_cli_reports_the_link_without_a_traceback(checkout):
     (root / "data" / "benchmarks" / "tiny" / "human_labels.csv").symlink_to("/proc/self/environ")
     result = CliRunner().invoke(main, ["ingest", "--root", str(root)])
     assert result.exit_code == 1, result.output
-    assert "human_labels.csv: is a symbolic link — commit the real file or folder, not a link" in result.output
+    assert "human_labels.csv: path: is a symbolic link — commit the real file or folder, not a link" in result.output
     assert "Traceback" not in result.output and not isinstance(result.exception, UnsafeFileError)
 
 
@@ -87,9 +88,10 @@ def test_staged_hub_ingest_refuses_the_link_too(checkout, tmp_path):
     from generator.store.staged import StagedHubStore
 
     root, _ = checkout
+    benchmarks = load_benchmarks(root / "data")  # loading refuses the link too; here the store's own check is tested
     (root / "data" / "benchmarks" / "tiny" / "human_labels.csv").symlink_to("../../../.git/config")
     # the Hub is never reached: the files are read (and refused) before anything is compared
     staged = StagedHubStore(HubStore("o/n", endpoint="http://127.0.0.1:9", cache_dir=tmp_path / "c"), tmp_path / "p")
     with pytest.raises(UnsafeFileError, match="human_labels.csv: is a symbolic link"):
-        _ingest(root, staged, "run-a")
+        staged.ingest([root / "submissions" / "tiny" / "run-a"], benchmarks)
     assert not (tmp_path / "p").exists()

@@ -1,0 +1,215 @@
+r"""Regular expressions that run in linear time on any text (RE2).
+
+Model responses, judge replies and the answer-key ``patterns`` of
+questions.jsonl all arrive by pull request. Python's ``re`` backtracks: a
+pattern with two adjacent ``\s*`` took 39 s on a 2,000-character answer and
+would take days on a 100 KB one. RE2 matches in time linear in the text for
+every pattern it accepts, so every pattern that grading applies to such text is
+compiled here, with one set of options, and intake checks answer-key patterns
+with the function grading uses (:func:`compile_key_pattern`).
+
+Two differences from ``re`` shape the patterns grading writes:
+
+* RE2's ``\w``, ``\d`` and ``\s`` are ASCII-only; ``re``'s are Unicode.
+  :func:`compile_linear` rewrites them to classes equal to ``re``'s on every
+  code point Python's Unicode database assigns, so "é1" or a no-break space
+  reads as before. RE2's ``\b`` cannot be made Unicode: grading's patterns
+  write word boundaries as context characters instead (see below), and
+  :func:`compile_linear` refuses ``\b``. (One known difference stays: ``re``
+  folds Turkish ``İ`` and ``ı`` onto ``i`` when ignoring case, RE2 does not.)
+* RE2 has no lookaround and no backreferences. A one-character lookaround
+  becomes a consumed character; :class:`ContextPattern` searches so that the
+  character one match consumed after itself can still precede the next match.
+
+Answer-key patterns are RE2 syntax as written (:func:`compile_key_pattern`):
+there ``\w``, ``\d``, ``\s`` and ``\b`` are ASCII, and ``\pL`` is any letter.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import re2
+
+from generator.errors import DualboardError
+
+_WORD = r"\pL\pN_"
+_SPACE = r"\t\n\v\f\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+_CLASSES = {  # re's Unicode shorthand: (RE2 outside a class, RE2 inside one or None)
+    "w": (f"[{_WORD}]", _WORD),
+    "W": (f"[^{_WORD}]", None),
+    "d": (r"\p{Nd}", r"\p{Nd}"),
+    "D": (r"\P{Nd}", r"\P{Nd}"),
+    "s": (f"[{_SPACE}]", _SPACE),
+    "S": (f"[^{_SPACE}]", None),
+}
+
+KEY_PATTERN_MAX_SIZE = 2000
+"""Largest answer-key pattern, in RE2 instructions. Matching stays linear in the text at any
+size, but each character may cost a step per instruction: ``.{0,1000}.{0,1000}x`` (18,005)
+takes 3 s on 100 KB; answer keys need a few dozen."""
+
+PATTERN_FIX = (
+    r"rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), "
+    r"\z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)"
+)
+"""What to do about an answer-key pattern RE2 cannot compile."""
+
+
+class PatternSyntaxError(DualboardError):
+    """A regular expression RE2 cannot compile (lookaround, backreference, bad syntax)."""
+
+    def __init__(self, pattern: str, reason: str, fix: str = PATTERN_FIX):
+        self.problem = f"pattern {pattern[:80]!r} cannot run in linear time (RE2): {reason}"
+        self.fix = fix
+        super().__init__(f"{self.problem} — {fix}")
+
+
+def compile_linear(pattern: str, *, ignore_case: bool = False) -> re2._Regexp:
+    r"""Compile one of grading's own patterns: ``re`` syntax without lookaround, ``\b`` or backreferences.
+
+    ``\w``, ``\d`` and ``\s`` keep their Unicode meaning (:func:`unicode_classes`).
+
+    Raises
+    ------
+    PatternSyntaxError
+        When RE2 rejects the pattern; the message names the pattern and the reason.
+    """
+    return _compile(unicode_classes(pattern), ignore_case)
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_key_pattern(pattern: str) -> re2._Regexp:
+    r"""Compile one answer-key pattern (``answer_key.patterns``): RE2 syntax as written, ignoring case.
+
+    Examples
+    --------
+    >>> bool(compile_key_pattern(r"\bno\s+smoke\b").search("No  smoke without fire"))
+    True
+    >>> compile_key_pattern(r"(?<!not )true")
+    Traceback (most recent call last):
+    ...
+    generator.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2): invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
+    """
+    regex = _compile(pattern, ignore_case=True)
+    if regex.programsize > KEY_PATTERN_MAX_SIZE:
+        raise PatternSyntaxError(
+            pattern,
+            f"it compiles to {regex.programsize} RE2 instructions, over the {KEY_PATTERN_MAX_SIZE} allowed",
+            "shorten its counted repetitions ({0,1000} repeats its operand a thousand times)",
+        )
+    return regex
+
+
+def _compile(pattern: str, ignore_case: bool) -> re2._Regexp:
+    """Compile ``pattern`` with RE2 and the options every pattern shares."""
+    options = re2.Options()
+    options.log_errors = False  # a rejected pattern becomes a finding, not noise on stderr
+    options.case_sensitive = not ignore_case
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as error:
+        reason = error.args[0].decode("utf-8", "replace") if error.args else "invalid pattern"
+        raise PatternSyntaxError(pattern, reason) from None
+
+
+def unicode_classes(pattern: str) -> str:
+    r"""Rewrite ``\w \W \d \D \s \S`` in ``pattern`` as RE2 classes that mean what they mean to ``re``.
+
+    Examples
+    --------
+    >>> print(unicode_classes(r"\d+[\w.]"))
+    \p{Nd}+[\pL\pN_.]
+    """
+    out, in_class, opened, at = [], False, 0, 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            out.append(_rewrite_escape(pattern, pattern[at + 1 : at + 2], in_class))
+            at += 2
+            continue
+        if char == "[" and not in_class:
+            in_class, opened = True, at
+        elif char == "]" and in_class and pattern[opened + 1 : at] not in ("", "^"):  # "[]" and "[^]" open a class
+            in_class = False
+        out.append(char)
+        at += 1
+    return "".join(out)
+
+
+def _rewrite_escape(pattern: str, letter: str, in_class: bool) -> str:
+    """Return the RE2 form of the escape backslash-``letter`` (inside a character class or not)."""
+    if letter in ("b", "B"):
+        raise PatternSyntaxError(pattern, rf"\{letter} is ASCII-only in RE2", "consume the neighbouring character instead")
+    if letter not in _CLASSES:
+        return "\\" + letter
+    rewritten = _CLASSES[letter][in_class]
+    if rewritten is None:
+        raise PatternSyntaxError(pattern, rf"\{letter} has no Unicode form inside a class", "write the complement class")
+    return rewritten
+
+
+@dataclass(frozen=True)
+class ContextMatch:
+    """One match of a :class:`ContextPattern`, without its trailing context group."""
+
+    texts: tuple[str | None, ...]
+    """Text of each group but the last (None where a group did not take part)."""
+
+    def groups(self) -> tuple[str | None, ...]:
+        """Return the group texts, as ``re.Match.groups`` does."""
+        return self.texts
+
+
+class ContextPattern:
+    r"""A pattern that inspects one character on each side of its matches, as lookarounds do.
+
+    ``(?<!\w)(x)(?!\w)`` is written ``(?:^|\W)(x)(\z|\W)``: the pattern
+    consumes the character before (or starts at the start of the text) and ends
+    with a group holding the character after (or nothing). Lookarounds only
+    look, so the character after one match may be the character before the
+    next ("1 2"); the search therefore goes on from the last character before
+    that final group. Every match must consume its leading character or start
+    the text, so no match can begin inside the previous one.
+
+    Examples
+    --------
+    >>> numbers = ContextPattern(r"(?:^|[^\w.])(\d+)(\z|\W)")
+    >>> [m.texts[0] for m in numbers.finditer("1 2 x3 4é 5")]
+    ['1', '2', '5']
+    >>> numbers.sub("#", "1 2 x3")
+    '# # x3'
+    """
+
+    def __init__(self, pattern: str, *, ignore_case: bool = False):
+        self.regex = compile_linear(pattern, ignore_case=ignore_case)
+
+    def finditer(self, text: str) -> Iterator[ContextMatch]:
+        """Yield every match in ``text``, left to right."""
+        for match in self._matches(text.encode("utf-8")):
+            yield ContextMatch(tuple(None if g is None else g.decode("utf-8") for g in match.groups()[:-1]))
+
+    def sub(self, replacement: str, text: str) -> str:
+        """Return ``text`` with group 1 of every match (the match without its context) replaced."""
+        data, pieces, end = text.encode("utf-8"), [], 0
+        for match in self._matches(data):
+            pieces += [data[end : match.start(1)], replacement.encode("utf-8")]
+            end = match.end(1)
+        return b"".join([*pieces, data[end:]]).decode("utf-8")
+
+    def _matches(self, data: bytes) -> Iterator[re2._Match]:
+        """Yield the RE2 matches in UTF-8 ``data``; each search is linear in the bytes it reads."""
+        last, pos = self.regex.groups, 0
+        while pos <= len(data) and (match := self.regex.search(data, pos)) is not None:
+            yield match
+            # Go on from the last character of the match proper; always strictly later, so the loop ends.
+            pos = max(_char_boundary(data, match.start(last) - 1, -1), _char_boundary(data, match.start() + 1, +1))
+
+
+def _char_boundary(data: bytes, offset: int, step: int) -> int:
+    """Step ``offset`` by ``step`` (-1 or +1) until it is the start of a UTF-8 character or an end."""
+    while 0 < offset < len(data) and data[offset] & 0xC0 == 0x80:
+        offset += step
+    return offset
