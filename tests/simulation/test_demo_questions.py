@@ -8,11 +8,17 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from tests.simulation.answer_matching import NUMBER, mentions_key, normalize, states_key
 
 from generator.intake.benchmark import load_benchmark
 from generator.simulation import load_answer_texts
-from generator.simulation.responses import DEFAULT_EXPLANATIONS, EXPLANATIONS, HEDGES, PROSE, REFUSAL
+from generator.simulation.responses import (
+    DEFAULT_EXPLANATIONS,
+    EXPLANATIONS,
+    HEDGES,
+    PROSE,
+    REFUSAL,
+)
+from tests.simulation.answer_matching import NUMBER, mentions_key, normalize, states_key
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "benchmarks" / "demo"
 QUESTIONS = [json.loads(line) for line in (DEMO / "questions.jsonl").read_text("utf-8").splitlines()]

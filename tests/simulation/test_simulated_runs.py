@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 import yaml
 from scipy import stats
-from tests.simulation.answer_matching import extracted_letter, final_answer, mentions_key, states_key
 
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.benchmark import load_benchmark, load_benchmarks
@@ -34,7 +33,19 @@ from generator.simulation import (
     true_scores,
     write_run,
 )
-from generator.simulation.responses import HEDGES, MC_STYLES, REFUSAL, Outcome, simulate_answer
+from generator.simulation.responses import (
+    HEDGES,
+    MC_STYLES,
+    REFUSAL,
+    Outcome,
+    simulate_answer,
+)
+from tests.simulation.answer_matching import (
+    extracted_letter,
+    final_answer,
+    mentions_key,
+    states_key,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "benchmarks" / "demo"
@@ -80,8 +91,8 @@ def synthetic_texts(benchmark: Benchmark) -> dict[str, AnswerTexts]:
             for q in benchmark.questions if q["type"] == "open"}
 
 
-RATES = dict(malformed_rate=0.05, unmarked_rate=0.12, rules_false_fail_rate=0.08, rules_false_pass_rate=0.2,
-             judge_false_pass_rate=0.3, human_error_rate=0.05)
+RATES = {"malformed_rate": 0.05, "unmarked_rate": 0.12, "rules_false_fail_rate": 0.08,
+         "rules_false_pass_rate": 0.2, "judge_false_pass_rate": 0.3, "human_error_rate": 0.05}
 """Distinct error rates, so that a rate applied to the wrong answers shows."""
 
 
@@ -213,7 +224,7 @@ def eligible_share(flags: np.ndarray, eligible: np.ndarray) -> tuple[int, int]:
 
 def test_error_rates_match_the_configuration():
     """Each error, read from the text where it can be, comes at its configured rate among the answers it can hit."""
-    benchmark, texts, sim = simulate_synthetic(1200, seed=12)
+    _, texts, sim = simulate_synthetic(1200, seed=12)
     responses = [p["response"] for p in sim.run.predictions]
     said = [final_answer(r) for r in responses]
     truth = sim.truth
@@ -252,18 +263,21 @@ def test_rates_recover_the_true_accuracy():
 
 
 def test_true_scores_ideal_and_observed_by_hand():
-    """One open question, p(answer key) = .5: ideal 50; rules passes .5·.8 + .5·.1 of what it judges."""
+    """One open question, p = .5 under both gradings, 10 % malformed answers, half the rest unmarked."""
     question = synthetic_benchmark(2).questions[1]
     benchmark = Benchmark("one", "1", "One", "", {}, (GraderSpec("rules"),), (question,))
     accuracy = {"facts": {"traditional": 0.5, "answer_key": 0.5}}
-    exact = SimulatedModel("a", "a", accuracy, rounds=1, seed=1, malformed_rate=0.0)
-    erring = SimulatedModel("b", "b", accuracy, rounds=1, seed=1, malformed_rate=0.0, unmarked_rate=0.5,
+    exact = SimulatedModel("a", "a", accuracy, rounds=1, seed=1, malformed_rate=0.1)
+    erring = SimulatedModel("b", "b", accuracy, rounds=1, seed=1, malformed_rate=0.1, unmarked_rate=0.5,
                             rules_false_fail_rate=0.2, rules_false_pass_rate=0.1, judge_false_pass_rate=0.5)
     table = true_scores([exact, erring], benchmark).query("category == 'all'").set_index(["run_id", "grading"])
     assert (table.loc["a", "ideal_mean"] == table.loc["a", "observed_mean"]).all()
-    assert table.loc[("b", "answer_key"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx([50, 45])
-    # The judge passes .5 + .5·.5 = 75 % of answers: .75·94 + .25·14 points.
-    assert table.loc[("b", "traditional"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx([54, 74])
+    # rules judges the malformed .1 and the marked .9 · .5 = .45, passing .5 · .8 + .5 · .1 of the marked.
+    assert table.loc[("b", "answer_key"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(
+        [45, 100 * 0.45 * 0.45 / 0.55])
+    # The judge scores 94 on average for a pass and 14 for a fail, and passes .5 + .5 · .5 = 75 %.
+    assert table.loc[("b", "traditional"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(
+        [0.9 * 54, 0.9 * (0.75 * 94 + 0.25 * 14)])
 
 
 def test_malformed_answers_fail_both_gradings():
@@ -328,8 +342,8 @@ def test_missing_prepared_answers_name_the_table():
         simulate_run(synthetic_benchmark(4), synthetic_model(), seed=0)
     with pytest.raises(DualboardError, match="key_mentioning_answers"):
         simulate_run(synthetic_benchmark(4), synthetic_model(rules_false_fail_rate=0.0), seed=0)
-    zero = dict(rules_false_fail_rate=0.0, rules_false_pass_rate=0.0)
-    assert simulate_run(synthetic_benchmark(4), synthetic_model(**zero), seed=0).truth["misleading"].sum() == 0
+    honest = synthetic_model(rules_false_fail_rate=0.0, rules_false_pass_rate=0.0)
+    assert simulate_run(synthetic_benchmark(4), honest, seed=0).truth["misleading"].sum() == 0
 
 
 @pytest.mark.parametrize("change, field", [
