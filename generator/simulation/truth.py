@@ -67,8 +67,10 @@ def draw_truth(benchmark: Benchmark, model: SimulatedModel, *, seed: int) -> pd.
           judge's recorded score, a pass score where it falsely passes);
         - ``ideal_answer_key``: 100 when the final answer is correct, else 0;
         - ``answer_key``: what the ``rules`` grader should score: the ideal
-          verdict, reversed where ``misleading``; NaN (no verdict) where the
-          answer is not ``marked``;
+          verdict, reversed where ``misleading``; NaN where the answer is not
+          ``marked``: free prose is the grader's to read or not (it should
+          give no verdict unless it has a rule for it, such as a number that
+          matches a numeric key), so the simulator does not say;
         - ``human``: the simulated human label (0/100).
     """
     truth = _ideal_verdicts(benchmark, model, seed=seed)
@@ -158,9 +160,11 @@ def true_scores(models: list[SimulatedModel], benchmark: Benchmark) -> pd.DataFr
     scores (1−m)·E[judge score]. What the graders observe differs on open
     questions: the judge also passes a ``judge_false_pass_rate`` share of the
     answers that fail, and ``rules`` fails paraphrases, passes key-mentioning
-    answers and gives no verdict on unmarked answers, so its mean runs over
-    the answers it judges (marked and malformed ones). Category and overall
-    values average these over the benchmark's questions.
+    answers, and is taken to give no verdict on unmarked answers, so its mean
+    runs over the answers it judges (marked and malformed ones): unmarked
+    answers are as likely to be correct as marked ones, so leaving them out
+    changes no expectation but the share of malformed answers. Category and
+    overall values average these over the benchmark's questions.
 
     Returns
     -------
