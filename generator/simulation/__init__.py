@@ -3,36 +3,55 @@
 The numeric core (:mod:`generator.simulation.outcomes`) draws per-question
 pass probabilities and per-round outcomes under both gradings; the statistics
 tests and ``bench/calibration.py`` use it as ground truth.
-:mod:`generator.simulation.responses` turns each outcome into response text
-that graders must score back to it, and :mod:`generator.simulation.runs`
-writes whole runs as ordinary submissions (``dualboard simulate``).
+:mod:`generator.simulation.models` reads the fictional models of a
+``simulated_models.yaml``; :mod:`generator.simulation.truth` draws each
+answer's ideal verdicts and the errors of its writer, graders and human
+labeller; :mod:`generator.simulation.responses` turns each outcome into
+response text that graders must score back to it; and
+:mod:`generator.simulation.runs` writes whole runs as ordinary submissions
+(``dualboard simulate``).
 """
 
-from generator.simulation.outcomes import draw_rounds, question_probabilities, simulate_outcomes
-from generator.simulation.responses import Outcome, SimulatedAnswer, simulate_answer
-from generator.simulation.runs import (
+from generator.simulation.models import (
     SimulatedModel,
-    SimulatedRun,
-    draw_truth,
+    load_answer_texts,
+    load_labelled_runs,
     load_simulated_models,
-    load_wrong_answers,
+)
+from generator.simulation.outcomes import (
+    draw_rounds,
+    question_probabilities,
+    simulate_outcomes,
+)
+from generator.simulation.responses import (
+    AnswerTexts,
+    Outcome,
+    SimulatedAnswer,
+    simulate_answer,
+)
+from generator.simulation.runs import (
+    SimulatedRun,
+    human_labels,
     simulate_benchmark,
     simulate_demo,
     simulate_run,
     simulate_runs,
-    true_scores,
     write_run,
 )
+from generator.simulation.truth import draw_truth, true_scores
 
 __all__ = [
+    "AnswerTexts",
     "Outcome",
     "SimulatedAnswer",
     "SimulatedModel",
     "SimulatedRun",
     "draw_rounds",
     "draw_truth",
+    "human_labels",
+    "load_answer_texts",
+    "load_labelled_runs",
     "load_simulated_models",
-    "load_wrong_answers",
     "question_probabilities",
     "simulate_answer",
     "simulate_benchmark",

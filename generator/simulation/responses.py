@@ -8,16 +8,20 @@ The contract with the graders (what makes the simulation a ground truth):
   answer key (its ``answer`` or one of its ``aliases``) iff the answer-key
   grading passed; otherwise it names another option or hedges, as real models
   do when their letter and their prose disagree.
-* **Open.** ``recorded["judge"]`` is a lenient simulated judge's score:
-  80 or 100 when the traditional grading passed, 0, 20 or 40 when not. The
-  final answer states the key iff the answer-key grading passed, otherwise a
-  plausible wrong answer.
+* **Open.** ``recorded["judge"]`` is a lenient simulated judge's score
+  (``Outcome.judge_score``): 80 or 100 for a pass, 0, 20 or 40 for a fail.
+  The final answer is correct iff the ideal answer-key verdict is a pass. It
+  is usually worded so that a string matcher reads it right (the key, or a
+  plausible wrong answer), but a ``misleading`` one fools it: a correct
+  paraphrase the key does not list, or a wrong answer that mentions the key
+  ("not 36 but 40"). An answer that is not ``marked`` states it in free
+  prose (``PROSE``), with no ``Final answer:`` sentence.
 * **Malformed** answers (empty, truncated, refusals) fail both gradings and
   get a judge score of 0.
 
-Explanation lines are generic on purpose: they never contain a digit, a
-standalone letter A–D or any answer, so only the letter and the final-answer
-sentence carry the outcome. No output contains HTML.
+Explanation and prose lines are generic on purpose: they never contain a
+digit, a standalone letter A–D or any answer, so only the letter and the
+final answer carry the outcome. No output contains HTML.
 """
 
 from __future__ import annotations
@@ -74,20 +78,46 @@ HEDGES = (
     "It is hard to say without more context.",
     "I cannot determine this with confidence.",
 )
+PROSE = (
+    "All things considered, I would go with {}.",
+    "So it comes out as {}, as far as I can tell.",
+    "That leaves {} as the most sensible reply.",
+)
+"""Free-prose closing sentences of unmarked open answers: no marker a grader
+looks for ("final answer", "answer:", "the answer is")."""
 REFUSAL = "I'm sorry, but I can't help with that request."
 MALFORMED_KINDS = ("empty", "truncated", "refusal")
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the graders should conclude about one answer."""
+    """What one answer says, and so what its graders should conclude."""
 
     traditional: bool
     """The traditional grading passes (MC: correct letter; open: the judge passes it)."""
     answer_key: bool
-    """The final answer states the answer key."""
+    """The final answer is correct: an ideal answer-key grader passes it."""
     malformed: bool = False
     """The answer is empty, truncated or a refusal (then both gradings fail)."""
+    marked: bool = True
+    """Open: the answer marks its final answer (``Final answer: ...``); else free prose."""
+    misleading: bool = False
+    """Open: the final answer's wording fools a string matcher (a paraphrase of a
+    correct answer, or a wrong answer that mentions the key)."""
+    judge_score: int = 0
+    """Open: the lenient judge's recorded 0–100 score."""
+
+
+@dataclass(frozen=True)
+class AnswerTexts:
+    """Prepared final answers for one open question (tables of ``simulated_models.yaml``)."""
+
+    wrong: tuple[str, ...] = ()
+    """Plausible wrong answers that do not mention the key (a hedge when empty)."""
+    paraphrased: tuple[str, ...] = ()
+    """Correct answers worded so that the key's answer, aliases, patterns and number miss them."""
+    key_mentioning: tuple[str, ...] = ()
+    """Wrong answers that mention the key ("not 36 but 40"), so that a string matcher passes them."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +139,7 @@ def simulate_answer(
     rng: np.random.Generator,
     styles: Sequence[str] = MC_STYLES,
     shuffle: bool = False,
-    wrong_answers: Sequence[str] = (),
+    texts: AnswerTexts = AnswerTexts(),
 ) -> SimulatedAnswer:
     """Write a response to ``question`` that graders will score as ``outcome``.
 
@@ -125,8 +155,9 @@ def simulate_answer(
         Multiple-choice answer styles to draw from (see ``MC_STYLES``).
     shuffle : bool
         Show multiple-choice options in a random order (recorded in ``choice_order``).
-    wrong_answers : sequence of str
-        Plausible wrong final answers for open questions; a hedge otherwise.
+    texts : AnswerTexts
+        Prepared final answers for an open question; a ``misleading``
+        outcome needs its paraphrases or key-mentioning answers.
 
     Examples
     --------
@@ -139,7 +170,7 @@ def simulate_answer(
     """
     if question["type"] == "multiple_choice":
         return _multiple_choice(question, outcome, rng=rng, styles=styles, shuffle=shuffle)
-    return _open(question, outcome, rng=rng, wrong_answers=wrong_answers)
+    return _open(question, outcome, rng=rng, texts=texts)
 
 
 def _multiple_choice(
@@ -196,18 +227,32 @@ def _mc_layout(explanation: str, letter_line: str, final: str) -> str:
 
 
 def _open(
-    question: Mapping[str, Any], outcome: Outcome, *, rng: np.random.Generator, wrong_answers: Sequence[str]
+    question: Mapping[str, Any], outcome: Outcome, *, rng: np.random.Generator, texts: AnswerTexts
 ) -> SimulatedAnswer:
-    """State the key or a wrong answer, and record the lenient judge's score."""
+    """State the final answer, marked or in prose, and record the lenient judge's score."""
     if outcome.malformed:
         text = _malformed(question, rng, truncated_tail="Final answer:")
-        return SimulatedAnswer(text, None, {JUDGE_FIELD: 0})
+        return SimulatedAnswer(text, None, {JUDGE_FIELD: outcome.judge_score})
+    final = _open_final(question, outcome, rng, texts)
+    closing = f"Final answer: {final}" if outcome.marked else _prose(final, rng)
+    text = f"{_explanation(question, rng)}\n{closing}"
+    return SimulatedAnswer(text, None, {JUDGE_FIELD: outcome.judge_score})
+
+
+def _open_final(
+    question: Mapping[str, Any], outcome: Outcome, rng: np.random.Generator, texts: AnswerTexts
+) -> str:
+    """Pick the final answer: the key, a paraphrase, a key-mentioning or a plain wrong answer."""
     if outcome.answer_key:
-        final = key_statement(question, rng)
-    else:
-        final = _pick(rng, list(wrong_answers) or list(HEDGES))
-    text = f"{_explanation(question, rng)}\nFinal answer: {final}"
-    return SimulatedAnswer(text, None, {JUDGE_FIELD: judge_score(outcome.traditional, rng)})
+        return _pick(rng, texts.paraphrased) if outcome.misleading else key_statement(question, rng)
+    if outcome.misleading:
+        return _pick(rng, texts.key_mentioning)
+    return _pick(rng, list(texts.wrong) or list(HEDGES))
+
+
+def _prose(final: str, rng: np.random.Generator) -> str:
+    """Close an unmarked answer with a prose sentence (a hedge is prose already)."""
+    return final if final in HEDGES else _pick(rng, PROSE).format(final)
 
 
 def key_statement(question: Mapping[str, Any], rng: np.random.Generator) -> str:
@@ -219,11 +264,11 @@ def key_statement(question: Mapping[str, Any], rng: np.random.Generator) -> str:
     return _pick(rng, aliases)
 
 
-def judge_score(passed: bool, rng: np.random.Generator) -> int:
-    """Draw the lenient simulated judge's 0–100 score for a passing or failing answer."""
-    if passed:
-        return int(rng.choice(JUDGE_PASS_SCORES, p=JUDGE_PASS_WEIGHTS))
-    return int(rng.choice(JUDGE_FAIL_SCORES, p=JUDGE_FAIL_WEIGHTS))
+def judge_scores(passed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Draw the lenient simulated judge's 0–100 score for each passing or failing answer."""
+    passing = rng.choice(JUDGE_PASS_SCORES, p=JUDGE_PASS_WEIGHTS, size=len(passed))
+    failing = rng.choice(JUDGE_FAIL_SCORES, p=JUDGE_FAIL_WEIGHTS, size=len(passed))
+    return np.where(passed, passing, failing)
 
 
 def expected_judge_score(pass_probability: float) -> float:

@@ -8,17 +8,23 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from tests.simulation.answer_matching import NUMBER, mentions_key, normalize
 
 from generator.intake.benchmark import load_benchmark
-from generator.simulation.responses import DEFAULT_EXPLANATIONS, EXPLANATIONS, HEDGES, REFUSAL
-from generator.simulation.runs import load_wrong_answers
+from generator.simulation import load_answer_texts
+from generator.simulation.responses import (
+    DEFAULT_EXPLANATIONS,
+    EXPLANATIONS,
+    HEDGES,
+    PROSE,
+    REFUSAL,
+)
+from tests.simulation.answer_matching import NUMBER, mentions_key, normalize, states_key
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "benchmarks" / "demo"
 QUESTIONS = [json.loads(line) for line in (DEMO / "questions.jsonl").read_text("utf-8").splitlines()]
 MC = [q for q in QUESTIONS if q["type"] == "multiple_choice"]
 OPEN = [q for q in QUESTIONS if q["type"] == "open"]
-WRONG = load_wrong_answers(DEMO / "simulated_models.yaml")
+TEXTS = load_answer_texts(DEMO / "simulated_models.yaml")
 FIELDS = {"id", "category", "prompt", "type", "choices", "correct_choice", "answer_key"}
 KEY_FIELDS = {"answer", "aliases", "patterns", "numeric", "reference", "notes"}
 
@@ -85,19 +91,43 @@ def test_numeric_keys_parse_and_match_the_answer(question):
 
 @pytest.mark.parametrize("question", OPEN, ids=lambda q: q["id"])
 def test_open_questions_have_wrong_answers_that_miss_the_key(question):
-    wrong = WRONG[question["id"]]
+    wrong = TEXTS[question["id"]].wrong
     assert len(wrong) >= 2
     for answer in wrong:
         assert not mentions_key(answer, question["answer_key"]), answer
 
 
-def test_wrong_answers_only_name_open_questions():
-    assert set(WRONG) == {q["id"] for q in OPEN}
+@pytest.mark.parametrize("question", OPEN, ids=lambda q: q["id"])
+def test_paraphrases_escape_a_string_matcher(question):
+    """Correct paraphrases: neither the key nor any of its aliases, patterns or number appears."""
+    texts = TEXTS[question["id"]]
+    assert len(texts.paraphrased) >= 2
+    for answer in texts.paraphrased:
+        assert not states_key(answer, question["answer_key"]), answer
+        assert not mentions_key(answer, question["answer_key"]), answer
+        assert answer not in texts.wrong, answer
+
+
+@pytest.mark.parametrize("question", OPEN, ids=lambda q: q["id"])
+def test_key_mentioning_answers_mention_the_key_and_settle_on_a_wrong_answer(question):
+    texts = TEXTS[question["id"]]
+    key = question["answer_key"]
+    assert len(texts.key_mentioning) >= 2
+    for answer in texts.key_mentioning:
+        assert mentions_key(answer, key), answer
+        assert normalize(answer) not in {normalize(a) for a in [key["answer"], *key["aliases"]]}, answer
+        assert any(wrong.casefold() in answer.casefold() for wrong in texts.wrong), answer
+
+
+def test_prepared_answers_only_name_open_questions():
+    assert set(TEXTS) == {q["id"] for q in OPEN}
+    assert all(t.wrong and t.paraphrased and t.key_mentioning for t in TEXTS.values())
 
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q["id"])
 def test_filler_text_never_states_a_key(question):
-    filler = [*EXPLANATIONS.get(question["category"], ()), *DEFAULT_EXPLANATIONS, *HEDGES, REFUSAL]
+    prose = [sentence.format("") for sentence in PROSE]
+    filler = [*EXPLANATIONS.get(question["category"], ()), *DEFAULT_EXPLANATIONS, *HEDGES, *prose, REFUSAL]
     for text in filler:
         assert not mentions_key(text, question["answer_key"]), text
         assert not re.search(r"\b[A-Da-d]\b|\d", text), text
@@ -105,3 +135,9 @@ def test_filler_text_never_states_a_key(question):
 
 def test_every_category_has_its_own_explanations():
     assert {q["category"] for q in QUESTIONS} <= set(EXPLANATIONS)
+
+
+@pytest.mark.parametrize("sentence", PROSE)
+def test_prose_has_no_final_answer_marker(sentence):
+    """Free prose must not say "final answer", "answer:" or "the answer is", or graders could read it."""
+    assert "answer" not in sentence.casefold() and sentence.count("{}") == 1

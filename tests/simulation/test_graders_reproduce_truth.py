@@ -1,9 +1,14 @@
-"""The real graders score every simulated demo answer exactly as the simulator intended.
+"""The real graders score every simulated demo answer exactly as the simulator says they should.
 
 This is what makes the simulator a ground truth for the statistics: if a
 grader and the simulator disagree, one of them misreads the contract
 (``choice_order`` holds canonical letters; the answer-key grading reads the
 ``Final answer:`` sentence, which may contradict the committed letter).
+The truth says what each grading should *observe*, errors included: the
+``rules`` grader must fail the paraphrases and pass the key-mentioning answers
+the simulator wrote to mislead it. Free-prose answers (``marked`` False) are
+left out: whether ``rules`` can read them is the grader's rule to make, not the
+simulator's, so only their rate is tested (test_simulated_runs.py).
 Skipped until the grading package is present.
 """
 
@@ -14,26 +19,26 @@ from pathlib import Path
 import pytest
 
 from generator.intake.benchmark import load_benchmark
-from generator.simulation.runs import load_simulated_models, load_wrong_answers, simulate_run
+from generator.simulation import load_answer_texts, load_simulated_models, simulate_run
 
 registry = pytest.importorskip("generator.grading.registry")
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "benchmarks" / "demo"
+BENCHMARK = load_benchmark(DEMO)
+TEXTS = load_answer_texts(DEMO / "simulated_models.yaml")
 
 
 @pytest.fixture(scope="module")
 def graded():
     """(question, prediction, truth row) for every demo answer under two seeds."""
-    benchmark = load_benchmark(DEMO)
     models = load_simulated_models(DEMO / "simulated_models.yaml")
-    wrong = load_wrong_answers(DEMO / "simulated_models.yaml")
     rows = []
     for seed in (7, 8):
         for model in models:
-            sim = simulate_run(benchmark, model, seed=seed, wrong_answers=wrong)
+            sim = simulate_run(BENCHMARK, model, seed=seed, answer_texts=TEXTS)
             for prediction, truth in zip(sim.run.predictions, sim.truth.itertuples(), strict=True):
-                rows.append((benchmark.question(prediction["question_id"]), prediction, truth))
-    return benchmark, rows
+                rows.append((BENCHMARK.question(prediction["question_id"]), prediction, truth))
+    return rows
 
 
 def disagreements(grader_for, rows, column: str) -> list[str]:
@@ -47,14 +52,34 @@ def disagreements(grader_for, rows, column: str) -> list[str]:
 
 
 def test_traditional_graders_reproduce_the_truth(graded):
-    benchmark, rows = graded
-    graders = {t: registry.get_grader(spec) for t, spec in benchmark.traditional.items()}
-    wrong = disagreements(lambda q: graders[q["type"]], rows, "traditional")
-    assert not wrong, f"{len(wrong)} of {len(rows)} disagree, e.g.\n" + "\n".join(wrong[:5])
+    graders = {t: registry.get_grader(spec) for t, spec in BENCHMARK.traditional.items()}
+    wrong = disagreements(lambda q: graders[q["type"]], graded, "traditional")
+    assert not wrong, f"{len(wrong)} of {len(graded)} disagree, e.g.\n" + "\n".join(wrong[:5])
 
 
-def test_answer_key_grader_reproduces_the_truth(graded):
-    benchmark, rows = graded
-    grader = registry.get_grader(benchmark.answer_key[0])
-    wrong = disagreements(lambda q: grader, rows, "answer_key")
-    assert not wrong, f"{len(wrong)} of {len(rows)} disagree, e.g.\n" + "\n".join(wrong[:5])
+def test_answer_key_grader_reproduces_the_truth_on_marked_answers(graded):
+    grader = registry.get_grader(BENCHMARK.answer_key[0])
+    marked = [row for row in graded if row[2].marked]
+    assert len(graded) - len(marked) > 20, "the demo should hold free-prose answers"
+    wrong = disagreements(lambda q: grader, marked, "answer_key")
+    assert not wrong, f"{len(wrong)} of {len(marked)} disagree, e.g.\n" + "\n".join(wrong[:5])
+
+
+def test_the_graders_really_err(graded):
+    """The demo holds false passes and false fails of both graders, so agreement with people is below 1."""
+    truths = [truth for _, _, truth in graded]
+    rules_errors = [t for t in truths if t.marked and t.answer_key != t.ideal_answer_key]
+    assert sum(t.ideal_answer_key == 100 for t in rules_errors) > 10  # paraphrases failed
+    assert sum(t.ideal_answer_key == 0 for t in rules_errors) > 10  # key mentions passed
+    assert sum(t.traditional > t.ideal_traditional for t in truths) > 10  # the judge's false passes
+    assert sum(t.human != t.ideal_answer_key for t in truths) > 10  # the labellers' mistakes
+
+
+@pytest.mark.parametrize("question_id", sorted(TEXTS))
+def test_rules_fails_every_paraphrase_and_passes_every_key_mention(question_id):
+    question = BENCHMARK.question(question_id)
+    grader = registry.get_grader(BENCHMARK.answer_key[0])
+    for answer, expected in [*((a, 0.0) for a in TEXTS[question_id].paraphrased),
+                             *((a, 100.0) for a in TEXTS[question_id].key_mentioning)]:
+        verdict = grader.grade(question, {"response": f"Thinking it through.\nFinal answer: {answer}"})
+        assert verdict.score == expected, (answer, verdict.detail)

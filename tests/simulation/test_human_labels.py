@@ -1,4 +1,4 @@
-"""Simulated human labels: the true answer-key verdict of the labelled runs, written deterministically."""
+"""Simulated human labels: fallible people labelling the labelled runs, written deterministically."""
 
 from __future__ import annotations
 
@@ -7,13 +7,23 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from scipy import stats
 
 from generator.errors import DualboardError
 from generator.grading import load_human_labels
-from generator.simulation.runs import human_labels, load_labelled_runs, simulate_demo
+from generator.intake.benchmark import load_benchmark
+from generator.simulation import (
+    human_labels,
+    load_answer_texts,
+    load_labelled_runs,
+    load_simulated_models,
+    simulate_demo,
+    simulate_run,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "benchmarks" / "demo"
+MODELS = DEMO / "simulated_models.yaml"
 
 
 def test_committed_labels_are_seed_7_output(tmp_path: Path) -> None:
@@ -25,12 +35,27 @@ def test_committed_labels_are_seed_7_output(tmp_path: Path) -> None:
 
 
 def test_labels_cover_every_answer_of_the_labelled_runs() -> None:
-    runs = load_labelled_runs(DEMO / "simulated_models.yaml")
+    runs = load_labelled_runs(MODELS)
     labels = pd.read_csv(DEMO / "human_labels.csv")
     assert list(labels.columns) == ["run", "question", "round", "label"]
     assert tuple(labels["run"].unique()) == runs and len(runs) == 2
     assert set(labels["label"]) <= {0, 1}
     assert len(load_human_labels(DEMO / "human_labels.csv")) == len(labels)
+
+
+def test_labels_disagree_with_the_key_at_the_labellers_error_rate() -> None:
+    """The committed labels contradict the ideal verdict on readable answers at ``human_error_rate``, no more."""
+    benchmark = load_benchmark(DEMO)
+    models = {m.run_id: m for m in load_simulated_models(MODELS)}
+    labels = pd.read_csv(DEMO / "human_labels.csv")
+    for run_id, written in labels.groupby("run", sort=False):
+        truth = simulate_run(benchmark, models[run_id], seed=7, answer_texts=load_answer_texts(MODELS)).truth
+        assert written["label"].tolist() == (truth["human"] == 100).astype(int).tolist()
+        readable = truth[~truth["malformed"]]
+        wrong = int((readable["human"] != readable["ideal_answer_key"]).sum())
+        assert (truth.loc[truth["malformed"], "human"] == 0).all()  # nobody passes an empty answer
+        assert wrong > 0, run_id
+        assert stats.binomtest(wrong, len(readable), models[run_id].human_error_rate).pvalue > 0.001, (run_id, wrong)
 
 
 def test_unknown_labelled_run_is_an_error() -> None:

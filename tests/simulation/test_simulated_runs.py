@@ -1,4 +1,9 @@
-"""The seeded simulator: deterministic files, valid submissions, and a truth the text carries."""
+"""The seeded simulator: deterministic files, valid submissions, and a truth the text carries.
+
+The text is read back with the test-only readers of ``answer_matching``, never
+with the simulator's own code, so a simulator that writes something other than
+its truth table says fails here.
+"""
 
 from __future__ import annotations
 
@@ -11,22 +16,35 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from tests.simulation.answer_matching import extracted_letter, final_answer, states_key
+from scipy import stats
 
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.benchmark import load_benchmark, load_benchmarks
 from generator.intake.models import Benchmark, GraderSpec, Run
 from generator.intake.validate import find_run_dirs, load_runs
 from generator.names import is_name
-from generator.simulation.responses import HEDGES, MC_STYLES, REFUSAL, Outcome, simulate_answer
-from generator.simulation.runs import (
+from generator.simulation import (
+    AnswerTexts,
     SimulatedModel,
+    load_answer_texts,
     load_simulated_models,
-    load_wrong_answers,
     simulate_demo,
     simulate_run,
     true_scores,
     write_run,
+)
+from generator.simulation.responses import (
+    HEDGES,
+    MC_STYLES,
+    REFUSAL,
+    Outcome,
+    simulate_answer,
+)
+from tests.simulation.answer_matching import (
+    extracted_letter,
+    final_answer,
+    mentions_key,
+    states_key,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,10 +84,34 @@ def synthetic_benchmark(n_questions: int) -> Benchmark:
     return Benchmark("synthetic", "1", "Synthetic", "", {}, (GraderSpec("rules"),), tuple(questions))
 
 
+def synthetic_texts(benchmark: Benchmark) -> dict[str, AnswerTexts]:
+    """Prepared answers for every open question of a synthetic benchmark."""
+    return {q["id"]: AnswerTexts(wrong=("w1", "w2"), paraphrased=(f"solution number {q['id']}",),
+                                 key_mentioning=(f"not {q['answer_key']['answer']} but w1",))
+            for q in benchmark.questions if q["type"] == "open"}
+
+
+RATES = {"malformed_rate": 0.05, "unmarked_rate": 0.12, "rules_false_fail_rate": 0.08,
+         "rules_false_pass_rate": 0.2, "judge_false_pass_rate": 0.3, "human_error_rate": 0.05}
+"""Distinct error rates, so that a rate applied to the wrong answers shows."""
+
+
 def synthetic_model(**overrides) -> SimulatedModel:
     settings = dict(run_id="sim-lm", model="sim-lm", accuracy={"facts": {"traditional": 0.7, "answer_key": 0.4}},
-                    rounds=3, seed=5, shuffle_choices=True, styles=("json", "json_fenced"), malformed_rate=0.05)
+                    rounds=3, seed=5, shuffle_choices=True, styles=("json", "json_fenced"), **RATES)
     return SimulatedModel(**{**settings, **overrides})
+
+
+def simulate_synthetic(n_questions: int, seed: int, **overrides):
+    """Simulate the synthetic model on a synthetic benchmark, with prepared answers."""
+    benchmark = synthetic_benchmark(n_questions)
+    texts = synthetic_texts(benchmark)
+    return benchmark, texts, simulate_run(benchmark, synthetic_model(**overrides), seed=seed, answer_texts=texts)
+
+
+def is_malformed(response: str) -> bool:
+    """Empty, refused, or cut off before its final answer."""
+    return response in ("", REFUSAL) or response.endswith(("Final answer:", '{"ANSWER": "'))
 
 
 def test_same_seed_writes_identical_bytes_and_another_seed_differs(demo_root, tmp_path):
@@ -108,63 +150,142 @@ def test_demo_metadata_has_every_contract_field(demo_runs):
         assert "simulated" in run.metadata["notes"].lower()
 
 
-def test_demo_has_malformed_answers_and_every_mc_answer_has_explanation_and_final(demo_runs):
+def test_demo_has_malformed_answers_and_every_readable_answer_has_explanation_and_final(demo_runs):
+    benchmark = load_benchmark(DEMO)
     malformed = 0
     for run in demo_runs:
         for prediction in run.predictions:
             response = prediction["response"]
-            if response == "" or response == REFUSAL or final_answer(response) in (None, ""):
+            if is_malformed(response):
                 malformed += 1
                 continue
             lines = response.splitlines()
             assert len(lines) >= 2 and not lines[0].startswith("Final answer:")
+            is_open = benchmark.question(prediction["question_id"])["type"] == "open"
+            assert is_open or final_answer(response), response  # only open answers may be free prose
     total = sum(len(r.predictions) for r in demo_runs)
     assert 0.005 < malformed / total < 0.06, (malformed, total)
 
 
+def test_demo_unmarked_open_answers_come_at_each_models_rate(demo_runs):
+    """Free-prose answers (no ``Final answer:``) are as frequent as simulated_models.yaml says."""
+    benchmark = load_benchmark(DEMO)
+    rates = {m.run_id: m.unmarked_rate for m in load_simulated_models(DEMO / "simulated_models.yaml")}
+    for run in demo_runs:
+        readable_open = [p["response"] for p in run.predictions
+                         if benchmark.question(p["question_id"])["type"] == "open" and not is_malformed(p["response"])]
+        unmarked = sum(final_answer(r) is None for r in readable_open)
+        assert unmarked > 0, run.run_id
+        assert stats.binomtest(unmarked, len(readable_open), rates[run.run_id]).pvalue > 0.001, (run.run_id, unmarked)
+
+
 def test_no_markup_in_simulator_output(demo_runs):
     responses = [p["response"] for r in demo_runs for p in r.predictions]
-    big = simulate_run(synthetic_benchmark(200), synthetic_model(styles=MC_STYLES), seed=1)
+    _, _, big = simulate_synthetic(200, seed=1, styles=MC_STYLES)
     responses += [p["response"] for p in big.run.predictions]
     for response in responses:
         assert not re.search(r"[<>&]|javascript:|\]\(", response), response
 
 
-def test_mc_letters_and_final_answers_carry_the_truth_row_by_row():
-    benchmark = synthetic_benchmark(400)
-    sim = simulate_run(benchmark, synthetic_model(), seed=3)
+def test_text_carries_the_truth_row_by_row():
+    benchmark, texts, sim = simulate_synthetic(400, seed=3)
     for prediction, truth in zip(sim.run.predictions, sim.truth.itertuples(), strict=True):
         question = benchmark.question(prediction["question_id"])
+        said = final_answer(prediction["response"])
         if question["type"] == "multiple_choice":
             letter = extracted_letter(prediction["response"], prediction.get("choice_order"))
             assert (letter == question["correct_choice"]) == (truth.traditional == 100), prediction
+            assert states_key(said, question["answer_key"]) == (truth.answer_key == truth.ideal_answer_key == 100)
         else:
             assert prediction["recorded"]["judge"] == truth.traditional
             assert prediction["recorded"]["judge"] in {0, 20, 40, 80, 100}
-            assert not truth.malformed or truth.traditional == 0
-        said = final_answer(prediction["response"])
-        assert states_key(said, question["answer_key"]) == (truth.answer_key == 100), prediction
+            if not truth.malformed:
+                check_open_text(prediction["response"], question, texts[question["id"]], truth)
+
+
+def check_open_text(response: str, question: dict, texts: AnswerTexts, truth) -> None:
+    """A readable open answer: marked or prose, correct or not, and what a string matcher reads."""
+    key = question["answer_key"]
+    said = final_answer(response)
+    assert (said is not None) == truth.marked, response
+    if not truth.marked:
+        assert np.isnan(truth.answer_key) and not truth.misleading
+        assert mentions_key(response, key) == (truth.ideal_answer_key == 100), response
+        return
+    correct = states_key(said, key) or said in texts.paraphrased
+    assert correct == (truth.ideal_answer_key == 100), response
+    assert mentions_key(said, key) == (truth.answer_key == 100), response
+    assert (said in texts.paraphrased + texts.key_mentioning) == truth.misleading, response
+
+
+def eligible_share(flags: np.ndarray, eligible: np.ndarray) -> tuple[int, int]:
+    return int(flags[eligible].sum()), int(eligible.sum())
+
+
+def test_error_rates_match_the_configuration():
+    """Each error, read from the text where it can be, comes at its configured rate among the answers it can hit."""
+    _, texts, sim = simulate_synthetic(1200, seed=12)
+    responses = [p["response"] for p in sim.run.predictions]
+    said = [final_answer(r) for r in responses]
+    truth = sim.truth
+    readable = ~np.array([is_malformed(r) for r in responses])
+    readable_open = readable & (truth["type"] == "open").to_numpy()
+    marked = np.array([s is not None for s in said])
+    paraphrased = np.array([s in texts.get(q, AnswerTexts()).paraphrased for s, q in zip(said, truth["question_id"])])
+    mentioning = np.array([s in texts.get(q, AnswerTexts()).key_mentioning for s, q in zip(said, truth["question_id"])])
+    correct = truth["ideal_answer_key"].to_numpy() == 100
+    judge = np.array([p["recorded"]["judge"] if "recorded" in p else 0 for p in sim.run.predictions])
+    counts = {
+        "malformed_rate": eligible_share(~readable, np.ones(len(truth), dtype=bool)),
+        "unmarked_rate": eligible_share(~marked, readable_open),
+        "rules_false_fail_rate": eligible_share(paraphrased, readable_open & marked & correct),
+        "rules_false_pass_rate": eligible_share(mentioning, readable_open & marked & ~correct),
+        "judge_false_pass_rate": eligible_share(judge >= 80, readable_open & (truth["ideal_traditional"] < 80).to_numpy()),
+        "human_error_rate": eligible_share(truth["human"].to_numpy() != truth["ideal_answer_key"].to_numpy(), readable),
+    }
+    for rate, (hits, n) in counts.items():
+        assert n >= 300, (rate, n)
+        assert stats.binomtest(hits, n, RATES[rate]).pvalue > 0.001, (rate, hits, n, RATES[rate])
 
 
 def test_rates_recover_the_true_accuracy():
-    benchmark = synthetic_benchmark(600)
+    benchmark, _, sim = simulate_synthetic(600, seed=11)
     model = synthetic_model()
-    sim = simulate_run(benchmark, model, seed=11)
     mc_hits = [
         extracted_letter(p["response"], p.get("choice_order")) == "A"
         for p in sim.run.predictions if benchmark.question(p["question_id"])["type"] == "multiple_choice"
     ]
     assert np.mean(mc_hits) == pytest.approx(0.7 * (1 - model.malformed_rate), abs=0.05)
-    truth = true_scores([model], benchmark).set_index(["grading", "category"])["true_mean"]
+    truth = true_scores([model], benchmark).set_index(["grading", "category"])
     for grading in ("traditional", "answer_key"):
-        assert sim.truth[grading].mean() == pytest.approx(truth[(grading, "all")], abs=5)
+        assert sim.truth[f"ideal_{grading}"].mean() == pytest.approx(truth.loc[(grading, "all"), "ideal_mean"], abs=4)
+        assert sim.truth[grading].mean() == pytest.approx(truth.loc[(grading, "all"), "observed_mean"], abs=4)
+
+
+def test_true_scores_ideal_and_observed_by_hand():
+    """One open question, p = .5 under both gradings, 10 % malformed answers, half the rest unmarked."""
+    question = synthetic_benchmark(2).questions[1]
+    benchmark = Benchmark("one", "1", "One", "", {}, (GraderSpec("rules"),), (question,))
+    accuracy = {"facts": {"traditional": 0.5, "answer_key": 0.5}}
+    exact = SimulatedModel("a", "a", accuracy, rounds=1, seed=1, malformed_rate=0.1)
+    erring = SimulatedModel("b", "b", accuracy, rounds=1, seed=1, malformed_rate=0.1, unmarked_rate=0.5,
+                            rules_false_fail_rate=0.2, rules_false_pass_rate=0.1, judge_false_pass_rate=0.5)
+    table = true_scores([exact, erring], benchmark).query("category == 'all'").set_index(["run_id", "grading"])
+    assert (table.loc["a", "ideal_mean"] == table.loc["a", "observed_mean"]).all()
+    # rules judges the malformed .1 and the marked .9 · .5 = .45, passing .5 · .8 + .5 · .1 of the marked.
+    assert table.loc[("b", "answer_key"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(
+        [45, 100 * 0.45 * 0.45 / 0.55])
+    # The judge scores 94 on average for a pass and 14 for a fail, and passes .5 + .5 · .5 = 75 %.
+    assert table.loc[("b", "traditional"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(
+        [0.9 * 54, 0.9 * (0.75 * 94 + 0.25 * 14)])
 
 
 def test_malformed_answers_fail_both_gradings():
-    sim = simulate_run(synthetic_benchmark(100), synthetic_model(malformed_rate=0.3), seed=2)
+    _, _, sim = simulate_synthetic(100, seed=2, malformed_rate=0.3)
     bad = sim.truth[sim.truth["malformed"]]
     assert len(bad) > 20
-    assert (bad["traditional"] == 0).all() and (bad["answer_key"] == 0).all()
+    scores = ["ideal_traditional", "traditional", "ideal_answer_key", "answer_key", "human"]
+    assert (bad[scores] == 0).all().all()
     texts = {sim.run.predictions[i]["response"] for i in bad.index}
     assert "" in texts and REFUSAL in texts
 
@@ -188,26 +309,41 @@ def test_true_scores_shape_and_values():
     benchmark = load_benchmark(DEMO)
     models = load_simulated_models(DEMO / "simulated_models.yaml")
     truth = true_scores(models, benchmark)
-    assert list(truth.columns) == ["run_id", "grading", "category", "true_mean"]
+    assert list(truth.columns) == ["run_id", "grading", "category", "ideal_mean", "observed_mean"]
     categories = {q["category"] for q in benchmark.questions} | {"all"}
     assert len(truth) == len(models) * 2 * len(categories)
-    assert truth["true_mean"].between(0, 100).all()
-    overall = truth[truth.category == "all"].pivot(index="run_id", columns="grading", values="true_mean")
+    assert truth[["ideal_mean", "observed_mean"]].stack().between(0, 100).all()
+    overall = truth[truth.category == "all"].pivot(index="run_id", columns="grading", values="ideal_mean")
     drop = overall["traditional"] - overall["answer_key"]
     assert drop.max() > 20 and drop.min() < 3  # some big drops, some none
     gaps = np.abs(np.subtract.outer(overall["answer_key"].to_numpy(), overall["answer_key"].to_numpy()))
     assert (gaps[np.triu_indices(len(gaps), 1)] < 1).any()  # two models nearly tied
+    # The lenient judge's false passes only ever raise the traditional score.
+    traditional = truth[truth.grading == "traditional"]
+    assert (traditional["observed_mean"] > traditional["ideal_mean"]).all()
 
 
-def test_wrong_answer_table_is_used():
+def test_answer_text_tables_are_used():
     benchmark = load_benchmark(DEMO)
-    wrong = load_wrong_answers(DEMO / "simulated_models.yaml")
+    texts = load_answer_texts(DEMO / "simulated_models.yaml")
     model = synthetic_model(accuracy={c: {"traditional": 0.0, "answer_key": 0.0} for c in
-                                      {q["category"] for q in benchmark.questions}}, malformed_rate=0.0)
-    sim = simulate_run(benchmark, model, seed=4, wrong_answers=wrong)
-    open_finals = {final_answer(p["response"]) for p in sim.run.predictions if p["question_id"] in wrong}
-    assert open_finals <= {a for answers in wrong.values() for a in answers} | set(HEDGES)
-    assert len(open_finals) > 24
+                                      {q["category"] for q in benchmark.questions}},
+                            malformed_rate=0.0, unmarked_rate=0.0, rules_false_pass_rate=0.5)
+    sim = simulate_run(benchmark, model, seed=4, answer_texts=texts)
+    open_finals = {final_answer(p["response"]) for p in sim.run.predictions if p["question_id"] in texts}
+    wrong = {a for t in texts.values() for a in t.wrong}
+    mentioning = {a for t in texts.values() for a in t.key_mentioning}
+    assert open_finals <= wrong | mentioning | set(HEDGES)
+    assert len(open_finals & wrong) > 24 and len(open_finals & mentioning) > 24
+
+
+def test_missing_prepared_answers_name_the_table():
+    with pytest.raises(DualboardError, match="paraphrased_answers"):
+        simulate_run(synthetic_benchmark(4), synthetic_model(), seed=0)
+    with pytest.raises(DualboardError, match="key_mentioning_answers"):
+        simulate_run(synthetic_benchmark(4), synthetic_model(rules_false_fail_rate=0.0), seed=0)
+    honest = synthetic_model(rules_false_fail_rate=0.0, rules_false_pass_rate=0.0)
+    assert simulate_run(synthetic_benchmark(4), honest, seed=0).truth["misleading"].sum() == 0
 
 
 @pytest.mark.parametrize("change, field", [
@@ -215,6 +351,9 @@ def test_wrong_answer_table_is_used():
     ({"rounds": 0}, "rounds"),
     ({"styles": ["xml"]}, "styles"),
     ({"accuracy": {"facts": {"traditional": 1.5, "answer_key": 0.5}}}, "accuracy.facts.traditional"),
+    ({"unmarked_rate": 1.5}, "unmarked_rate"),
+    ({"human_error_rate": "often"}, "human_error_rate"),
+    ({"judge_false_pass_rte": 0.1}, "judge_false_pass_rte"),
 ])
 def test_bad_model_files_are_rejected_with_the_field(tmp_path, change, field):
     entry = {"run_id": "ok-lm", "rounds": 3, "seed": 1, "accuracy": {"facts": {"traditional": 0.5, "answer_key": 0.5}}}
@@ -227,8 +366,9 @@ def test_bad_model_files_are_rejected_with_the_field(tmp_path, change, field):
 
 def test_missing_category_names_the_fix():
     model = synthetic_model(accuracy={"other": {"traditional": 0.5, "answer_key": 0.5}})
+    benchmark = synthetic_benchmark(4)
     with pytest.raises(DualboardError, match="facts"):
-        simulate_run(synthetic_benchmark(4), model, seed=0)
+        simulate_run(benchmark, model, seed=0, answer_texts=synthetic_texts(benchmark))
 
 
 def test_write_run_refuses_path_traversal(tmp_path):
