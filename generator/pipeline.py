@@ -14,11 +14,11 @@ import pandas as pd
 from tqdm import tqdm
 
 from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, verdict_count, write_scored
-from generator.errors import InvalidInputError
+from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
 from generator.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
-from generator.project import Project
+from generator.project import CONFIG_FILE, Project
 from generator.release.history import load_releases
 from generator.render.pages import BenchmarkResults
 from generator.render.site import build_site, compose_docs, site_source_findings
@@ -49,7 +49,26 @@ def check_pull_request(project: Project, paths: list[Path] | None = None, limits
     read (``site_src/``, ``mkdocs.yml``, ``releases/``).
     """
     report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits)
-    return ValidationReport(report.runs, (*report.findings, *site_source_findings(project.root)))
+    project_findings = [*site_source_findings(project.root), *_settings_findings(project), *_committed_output_findings(project)]
+    return ValidationReport(report.runs, (*report.findings, *project_findings))
+
+
+def _settings_findings(project: Project) -> list[Finding]:
+    """dualboard.yaml is read by every Hub command: a broken one must fail review, not the publish."""
+    try:
+        project.store_settings()
+    except InvalidInputError as exc:
+        return exc.findings
+    except DualboardError as exc:
+        return [Finding(CONFIG_FILE, None, "store", str(exc), "correct dualboard.yaml (see the README's 'Store' section)")]
+    return []
+
+
+def _committed_output_findings(project: Project) -> list[Finding]:
+    return [Finding(name, None, "path", "is a generated file committed to the repository: the build writes build/, site/ "
+                    "and .dualboard/ itself, and trusts what it finds there",
+                    f"remove it from the pull request (git rm -r --cached {name.split('/')[0]})")
+            for name in project.committed_generated_files()]
 
 
 def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
@@ -87,17 +106,25 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     """
     revision = store.revision()
     cache = VerdictCache(store.snapshot() / "verdicts")
-    total = 0
+    total, written = 0, set()
     for name, (benchmark, runs) in stored_benchmarks(store).items():
         labels = _human_labels(benchmark)
         answers = sum(len(r.predictions) for r in runs)
         n = verdict_count(benchmark, answers, 0 if labels is None else len(labels))
         with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
             tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
-        write_scored(tables, project.scored_dir(), name)
+        written.update(write_scored(tables, project.scored_dir(), name))
         total += len(tables.scored)
+    _remove_stale(project.scored_dir(), written)
     record_source(project.build_dir, store.describe(), revision)
     return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}")
+
+
+def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
+    """Drop scored tables this grade did not write: stats and publish read every table in the folder."""
+    for path in scored_dir.glob("*") if scored_dir.is_dir() else ():
+        if path not in written and (path.is_symlink() or path.is_file()):
+            path.unlink()
 
 
 def _human_labels(benchmark: Benchmark) -> pd.DataFrame | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +73,29 @@ class Project:
     def stats_dir(self, benchmark: str) -> Path:
         """``build/stats/<benchmark>/``: the stats tables as CSV."""
         return self.build_dir / "stats" / benchmark
+
+    def generated_dirs(self) -> tuple[Path, ...]:
+        """Folders the build writes itself (build/, site/, .dualboard/); never committed."""
+        return (self.build_dir, self.site_dir, self.root / STATE_DIR)
+
+    def committed_generated_files(self) -> list[str]:
+        """Files under :meth:`generated_dirs` that git tracks, relative to the root.
+
+        The build trusts what it wrote there (a cached Hub snapshot, scored
+        tables that publish uploads), so a pull request that commits such a
+        file with ``git add -f`` could smuggle unvalidated runs into the board
+        or a link to ``/proc/self/environ`` into the release. Empty when the
+        folder is not a git checkout (a local build, a test folder).
+        """
+        relative = [str(d.relative_to(self.root)) for d in self.generated_dirs()]
+        try:
+            listed = subprocess.run(["git", "-C", str(self.root), "ls-files", "-z", "--", *relative],
+                                    capture_output=True, timeout=60, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        if listed.returncode != 0:
+            return []
+        return sorted(name for name in listed.stdout.decode("utf-8", "replace").split("\0") if name)
 
     def store_settings(self) -> StoreSettings:
         """Read ``store:`` from ``dualboard.yaml`` (optional). Tokens never live there: HF_TOKEN only."""

@@ -37,6 +37,9 @@ DEFAULTS: dict[str, Any] = {
     "max_retries": 3,
     "backoff_s": 1.0,
 }
+KEY_VARIABLE = compile_linear(r"DUALBOARD_JUDGE_[A-Z0-9_]{1,64}")
+"""Names ``api_key_env`` may take. benchmark.yaml arrives by pull request: any other name
+(``HF_TOKEN``, ``GITHUB_TOKEN``) would let it send a secret of the build to a URL it chooses."""
 _PLACEHOLDER = compile_linear(r"\{(question|answer|aliases|reference|response)\}")
 _PROMPT_NAME = compile_linear(r"[a-z0-9_]+")
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -84,8 +87,15 @@ def _check_options(options: dict[str, Any]) -> None:
         if not isinstance(options.get(required), str) or not options[required]:
             raise GraderConfigError(
                 f"llm grader needs options.{required} — write e.g. "
-                "{name: llm, options: {base_url: 'http://localhost:11434/v1', model: 'llama3.1:8b', api_key_env: OPENAI_API_KEY}}"
+                "{name: llm, options: {base_url: 'http://localhost:11434/v1', model: 'llama3.1:8b', api_key_env: DUALBOARD_JUDGE_KEY}}"
             )
+    variable = options.get("api_key_env")
+    if variable is not None and not (isinstance(variable, str) and KEY_VARIABLE.fullmatch(variable)):
+        raise GraderConfigError(
+            f"llm grader: api_key_env {str(variable)[:80]!r} is not allowed — name a variable that starts with "
+            "DUALBOARD_JUDGE_ (e.g. DUALBOARD_JUDGE_KEY) and export the judge's key in it; other names could "
+            "hand the build's own secrets to the endpoint"
+        )
     if not isinstance(options["max_concurrency"], int) or options["max_concurrency"] < 1:
         raise GraderConfigError(
             f"llm grader: max_concurrency must be an integer ≥ 1, got {options['max_concurrency']!r}"
@@ -97,7 +107,7 @@ class LlmGrader(Grader):
     """Ask an OpenAI-compatible judge whether the answer agrees with the key.
 
     Options: ``base_url`` and ``model`` (required); ``api_key_env`` (name of the
-    environment variable holding the key; never the key itself); ``prompt``
+    environment variable holding the key, ``DUALBOARD_JUDGE_…``; never the key itself); ``prompt``
     (template name, default ``judge_v1``); ``seed`` (0); ``max_tokens`` (256);
     and, left out of the config hash, ``max_concurrency`` (8), ``timeout_s``
     (60), ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a

@@ -9,8 +9,9 @@ from typing import Any
 import pandas as pd
 
 from generator.errors import DualboardError, Finding, InvalidInputError
-from generator.grading.errors import GradingInputError
+from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import parse_human_labels
+from generator.grading.registry import get_grader
 from generator.intake.models import Benchmark, GraderSpec
 from generator.intake.schemas import schema_findings
 from generator.intake.untrusted import decode_utf8, iter_json_lines
@@ -66,6 +67,7 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
     config_path = folder / "benchmark.yaml"
     config = read_yaml_mapping(config_path, example="data/benchmarks/demo/benchmark.yaml", root=root)
     findings = schema_findings(config, "benchmark", file=str(config_path), line=None)
+    findings += _grader_findings(config, str(config_path)) if not findings else []
     if not findings and not (is_name(config["name"]) and config["name"] == folder.name):
         findings.append(Finding(str(config_path), None, "name", f"{config['name'][:100]!r} differs from the folder name {folder.name[:100]!r}",
                                 f"rename the folder or the benchmark so they match ({RUN_ID_RULE})"))
@@ -84,6 +86,19 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
         allow_incomplete=bool(config.get("allow_incomplete", False)),
         path=folder,
     )
+
+
+def _grader_findings(config: dict[str, Any], file: str) -> list[Finding]:
+    """Build every grader benchmark.yaml names, so a bad option fails review rather than grading."""
+    traditional = config["graders"]["traditional"]
+    entries = [traditional] if "name" in traditional else list(traditional.values())
+    findings = []
+    for entry in [*entries, *config["graders"]["answer_key"]]:
+        try:
+            get_grader(_spec(entry))
+        except GraderConfigError as exc:
+            findings.append(Finding(file, None, f"graders.{entry['name']}", str(exc), "correct the grader's options"))
+    return findings
 
 
 def _spec(entry: dict[str, Any]) -> GraderSpec:

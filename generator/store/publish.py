@@ -23,6 +23,8 @@ import yaml
 
 from generator.errors import DualboardError, StoreConflictError
 from generator.release.history import VERSION
+from generator.names import is_name
+from generator.safe_read import read_regular
 from generator.store.base import StagedFile
 from generator.store.hub import COMMIT_ID, NO_COMMIT, HubStore
 from generator.store.records import BuildSource, read_source
@@ -75,10 +77,11 @@ def publish(store: StagedHubStore, build_dir: Path, scored_dir: Path, version: s
 
 def _release_files(repo_id: str, scored_dir: Path, version: str) -> list[StagedFile]:
     """The release's files: the scored tables and the dataset card describing them."""
-    tables = sorted(scored_dir.glob("*.parquet")) if scored_dir.is_dir() else []
+    tables = sorted(p for p in scored_dir.glob("*.parquet") if is_name(p.name.removesuffix(".parquet")))
     if not tables:
         raise DualboardError(f"{scored_dir}: no scored Parquet files — run `dualboard grade` (or build) before publishing")
-    files = [StagedFile(f"{SCORED}/{p.name}", p.read_bytes()) for p in tables]
+    # read_regular: this step holds the token, so a planted link must not be followed into the upload
+    files = [StagedFile(f"{SCORED}/{p.name}", read_regular(p, root=scored_dir)) for p in tables]
     card = dataset_card(repo_id, version, [p.name for p in tables])
     return [*files, StagedFile("README.md", card.encode("utf-8"))]
 

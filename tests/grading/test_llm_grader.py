@@ -23,8 +23,8 @@ def llm(server: ScriptedJudgeServer, **options) -> LlmGrader:
 
 
 def test_request_shape(judge, open_question, monkeypatch) -> None:
-    monkeypatch.setenv("JUDGE_KEY", "sk-test")
-    verdict = llm(judge, api_key_env="JUDGE_KEY", seed=7).grade(open_question, {"response": "Final answer: Paris"})
+    monkeypatch.setenv("DUALBOARD_JUDGE_KEY", "sk-test")
+    verdict = llm(judge, api_key_env="DUALBOARD_JUDGE_KEY", seed=7).grade(open_question, {"response": "Final answer: Paris"})
     assert verdict.score == 100.0
     (body,) = judge.requests
     assert body["model"] == "judge-7b" and body["temperature"] == 0 and body["seed"] == 7
@@ -95,9 +95,9 @@ def test_unreachable_endpoint_says_how_to_fix_it(open_question) -> None:
 
 
 def test_missing_api_key_variable(judge, open_question, monkeypatch) -> None:
-    monkeypatch.delenv("NO_SUCH_KEY", raising=False)
-    with pytest.raises(GraderUnavailableError, match="NO_SUCH_KEY"):
-        llm(judge, api_key_env="NO_SUCH_KEY").grade(open_question, {"response": "Paris"})
+    monkeypatch.delenv("DUALBOARD_JUDGE_NO_SUCH_KEY", raising=False)
+    with pytest.raises(GraderUnavailableError, match="DUALBOARD_JUDGE_NO_SUCH_KEY"):
+        llm(judge, api_key_env="DUALBOARD_JUDGE_NO_SUCH_KEY").grade(open_question, {"response": "Paris"})
 
 
 def test_empty_response_is_not_sent(judge, open_question) -> None:

@@ -173,6 +173,16 @@ def test_gh_printing_garbage_is_refused(tmp_path, gh):
     assert (done.returncode, done.stdout) == (1, "") and "not JSON" in done.stderr
 
 
+@pytest.mark.parametrize("elsewhere", [{"ref": "other-branch"}, {"repo": {"full_name": "victim/board"}}])
+def test_a_pull_request_on_the_same_commit_from_elsewhere_gets_nothing(tmp_path, gh, elsewhere):
+    """An attacker's validate run on a victim's commit must not post its preview on the victim's pull request."""
+    head = {"sha": SHA, "ref": "feature", "repo": {"full_name": "stranger/board"}, **elsewhere}
+    gh.answer([pull(7, SHA, head=head)])
+    done = lookup(gh, event(tmp_path))
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    assert "no open pull request" in done.stderr
+
+
 def test_attacker_fields_are_never_executed(tmp_path, gh):
     """Branch names, titles and the fork's name are attacker text: passed around, never run."""
     shell = "$(touch pwned-1) `touch pwned-2`; touch pwned-3 && touch pwned-4"
@@ -475,8 +485,8 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def test_comment_job_posts_to_the_pull_request_github_names(workspace, gh, tmp_path):
-    gh.answer([pull(12, SHA)])
     shell = "$(touch pwned-branch)"
+    gh.answer([pull(12, SHA, head={"sha": SHA, "ref": shell, "repo": {"full_name": "stranger/board"}})])
     outputs = _run_comment_job(workspace, gh, event(tmp_path, head_branch=shell, display_title=shell))
     assert outputs == {"number": "12"}
     api, post = gh.calls()

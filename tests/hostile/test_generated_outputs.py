@@ -1,0 +1,112 @@
+"""What the build writes itself is never taken from a pull request, and no secret leaves through it.
+
+A contributor can commit ignored folders with ``git add -f``: a planted
+``build/scored/x.parquet -> /proc/self/environ`` would be uploaded by the
+step that holds the Hub token, a planted ``.dualboard/hub-cache`` snapshot
+would put unvalidated runs on the board. And benchmark.yaml, which a pull
+request edits, must not name a secret for the judge to send away.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from generator.cli import main
+from generator.safe_read import UnsafeFileError
+from generator.store.publish import _release_files
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(root), "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.parametrize("planted", ["build/scored/env.verdicts.parquet", ".dualboard/hub-cache/snapshots/x/runs/tiny/ghost/metadata.yaml",
+                                     "site/index.html"])
+def test_committed_generated_files_are_findings(tiny_root: Path, planted: str) -> None:
+    (tiny_root / ".gitignore").write_text("build/\nsite/\n.dualboard/\n")
+    path = tiny_root / planted
+    path.parent.mkdir(parents=True)
+    path.write_text("planted")
+    _git(tiny_root, "init", "-q")
+    _git(tiny_root, "add", "-A")
+    _git(tiny_root, "add", "-f", planted)
+    result = CliRunner().invoke(main, ["validate", "--root", str(tiny_root)])
+    assert result.exit_code == 1, result.output
+    assert f"{planted}: path: is a generated file committed to the repository" in result.output
+    build = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
+    assert build.exit_code != 0 and planted in build.output
+    assert not (tiny_root / ".dualboard" / "store" / "current").exists()
+
+
+def test_untracked_local_outputs_are_fine(tiny_root: Path) -> None:
+    """A maintainer's own earlier build is not a finding: only what git tracks is."""
+    (tiny_root / ".gitignore").write_text("build/\n")
+    (tiny_root / "build" / "scored").mkdir(parents=True)
+    (tiny_root / "build" / "scored" / "old.parquet").write_bytes(b"x")
+    _git(tiny_root, "init", "-q")
+    _git(tiny_root, "add", "-A")
+    assert CliRunner().invoke(main, ["validate", "--root", str(tiny_root)]).exit_code == 0
+
+
+def test_grade_removes_scored_tables_it_did_not_write(tiny_root: Path) -> None:
+    scored = tiny_root / "build" / "scored"
+    scored.mkdir(parents=True)
+    (scored / "stale.parquet").write_bytes(b"not parquet")
+    (scored / "env.verdicts.parquet").symlink_to("/proc/self/environ")
+    result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in scored.iterdir()) == ["tiny.parquet", "tiny.verdicts.parquet"]
+    assert len(pd.read_parquet(scored / "tiny.parquet")) == 3
+
+
+def test_publish_never_follows_a_link_into_the_upload(tmp_path: Path) -> None:
+    scored = tmp_path / "scored"
+    scored.mkdir()
+    pd.DataFrame({"a": [1]}).to_parquet(scored / "tiny.parquet")
+    (scored / "env.verdicts.parquet").symlink_to("/proc/self/environ")
+    with pytest.raises(UnsafeFileError, match="symbolic link"):
+        _release_files("org/board", scored, "1.0")
+
+
+def test_publish_uploads_only_tables_named_like_benchmarks(tmp_path: Path) -> None:
+    scored = tmp_path / "scored"
+    scored.mkdir()
+    pd.DataFrame({"a": [1]}).to_parquet(scored / "tiny.parquet")
+    (scored / "Not A Name!.parquet").write_bytes(b"secret")
+    paths = [f.path for f in _release_files("org/board", scored, "1.0")]
+    assert paths == ["scored/tiny.parquet", "README.md"]
+
+
+@pytest.mark.parametrize("variable", ["HF_TOKEN", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "DUALBOARD_JUDGE_", "dualboard_judge_key"])
+def test_benchmark_cannot_send_a_build_secret_to_the_judge(tiny_root: Path, variable: str) -> None:
+    path = tiny_root / "data" / "benchmarks" / "tiny" / "benchmark.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["graders"]["answer_key"].append({"name": "llm", "options": {"base_url": "http://127.0.0.1:9/v1", "model": "m",
+                                                                        "api_key_env": variable}})
+    path.write_text(yaml.safe_dump(config))
+    result = CliRunner().invoke(main, ["validate", "--root", str(tiny_root)])
+    assert result.exit_code == 1, result.output
+    assert "graders.llm" in result.output and "DUALBOARD_JUDGE_" in result.output
+
+
+@pytest.mark.parametrize(("text", "expected"), [("store: [\n", "invalid YAML"), ("store: {hub: 3}\n", "store.hub: expected text"),
+                                                ("store: {token: x}\n", "unknown keys")])
+def test_broken_dualboard_yaml_fails_validation(tiny_root: Path, text: str, expected: str) -> None:
+    (tiny_root / "dualboard.yaml").write_text(text)
+    result = CliRunner().invoke(main, ["validate", "--root", str(tiny_root)])
+    assert result.exit_code == 1, result.output
+    assert expected in result.output
+
+
+def test_linked_dualboard_yaml_fails_validation(tiny_root: Path) -> None:
+    (tiny_root / "dualboard.yaml").symlink_to("/proc/self/environ")
+    result = CliRunner().invoke(main, ["validate", "--root", str(tiny_root)])
+    assert result.exit_code == 1 and "dualboard.yaml: path: is a symbolic link" in result.output
