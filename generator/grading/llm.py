@@ -107,7 +107,9 @@ class LlmGrader(Grader):
     """Ask an OpenAI-compatible judge whether the answer agrees with the key.
 
     Options: ``base_url`` and ``model`` (required); ``api_key_env`` (name of the
-    environment variable holding the key, ``DUALBOARD_JUDGE_…``; never the key itself); ``prompt``
+    environment variable holding the key, ``DUALBOARD_JUDGE_…``; never the key itself.
+    The key goes to ``base_url``, which a pull request can change in
+    benchmark.yaml: export a judge key only for builds of reviewed main); ``prompt``
     (template name, default ``judge_v1``); ``seed`` (0); ``max_tokens`` (256);
     and, left out of the config hash, ``max_concurrency`` (8), ``timeout_s``
     (60), ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a
