@@ -74,7 +74,9 @@ def test_scores_stay_on_the_scale_and_repeat(name, mc_question, open_question, r
     assert verdict.score is None or 0.0 <= verdict.score <= 100.0
     assert verdict.verdict_parse in PARSE_OUTCOMES
     if name != "recorded":
-        assert verdict.score in (0.0, 100.0)
+        assert verdict.score in (0.0, 100.0) or (name == "rules" and verdict.score is None)
+    if verdict.score is None:  # no verdict: a grader that cannot judge says so, and why
+        assert verdict.verdict_parse == "none" and "cannot judge" in verdict.detail
     assert grader.grade(question, prediction) == verdict
     assert grader.grade_many([(question, prediction)] * 2) == [verdict, verdict]
 
