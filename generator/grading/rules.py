@@ -48,7 +48,7 @@ RULE = (
     f"(3) a short response: one line of at most {SHORT_MAX_WORDS} words and {SHORT_MAX_CHARS} characters, "
     "taken whole. Anything else, such as a long explanation without a marked final answer, gets no verdict. "
     "The answer then passes (100) when it equals the key's answer or an alias, contains one as whole words, "
-    "or matches one of the key's patterns (a number: the first number of a marked answer, within tolerance), "
+    "or matches one of the key's patterns (for a numeric key: the answer's first number, within tolerance), "
     "and fails (0) otherwise. An empty response, a final-answer marker with nothing after it, or a "
     "multiple-choice answer naming no option is the model's failure and scores 0. Two different marked "
     "answers are judged by the last and flagged (recovered)."
@@ -188,7 +188,7 @@ def _read_open(response: str, question: dict[str, Any]) -> _Reading | Verdict:
 
 @dataclass(frozen=True)
 class RulesGrader(Grader):
-    """Pass (100) when the answer the response gives matches the answer key, fail (0) when it does not.
+    """Pass (100) or fail (0) the answer a response gives against the key; no verdict where none can be read.
 
     Judges only what it can read (:data:`RULE`, printed on the site, says it in
     full). For a multiple-choice question the answer is the text of the option
