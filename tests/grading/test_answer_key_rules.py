@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from generator.grading.errors import GraderConfigError
 from generator.grading.exact import ExactGrader, NumericGrader
@@ -188,3 +190,23 @@ def test_numeric_without_a_numeric_key_says_what_to_do(open_question: dict) -> N
 def test_numeric_rejects_bad_tolerance(tolerance: object) -> None:
     with pytest.raises(GraderConfigError, match="tolerance"):
         NumericGrader({"tolerance": tolerance})
+
+
+PROSE_WORDS = st.sampled_from(["Paris", "Lyon", "is", "the", "capital", "of", "France", "I", "think", "so", "well,", "yes."])
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.lists(PROSE_WORDS, min_size=1, max_size=15).map(" ".join), min_size=2, max_size=6))
+def test_rules_never_guesses_from_unmarked_prose(open_question: dict, lines: list[str]) -> None:
+    """For every unmarked answer of several lines, whatever its last line says, rules gives no verdict."""
+    verdict = RulesGrader().grade(open_question, {"response": "\n".join(lines)})
+    assert (verdict.score, verdict.verdict_parse) == (None, "none"), verdict.detail
+    assert verdict.detail.endswith("cannot judge")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(PROSE_WORDS, min_size=1, max_size=SHORT_MAX_WORDS).map(" ".join))
+def test_rules_judges_every_short_answer(open_question: dict, words: str) -> None:
+    """For every one-line answer within the limits, rules judges it whole: it passes exactly when it names the key."""
+    verdict = RulesGrader().grade(open_question, {"response": words})
+    assert verdict.score == (100.0 if "paris" in words.lower().split() else 0.0), verdict.detail
