@@ -1,4 +1,4 @@
-"""The autogenai importer and mc_letter on the real published results in ../shared."""
+"""The autogenai importer and mc_letter on the real published results (the shared easy-problems releases)."""
 
 from __future__ import annotations
 
