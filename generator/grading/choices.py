@@ -4,8 +4,10 @@ Real answers say it many ways: ``{"ANSWER": "C"}`` (in a ```json fence, with
 single quotes, lower case, after an explanation key), ``Answer: C``, ``**C**``,
 ``(C)``, "the answer is C.", or the option's text instead of its letter. The
 methods below are tried in a fixed order; within a method the *last*
-commitment wins (models reason first and answer last), and when a method finds
-several different options the extraction records the ambiguity.
+commitment wins (models reason first and answer last) — except that a caller
+may ask for the *first* JSON answer, the rule of sources that parse the first
+JSON object — and when a method finds several different options the
+extraction records the ambiguity.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from generator.grading.errors import GradingInputError
 from generator.linear_regex import compile_linear
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+JSON_ANSWER_RULES = ("last", "first")
+"""Which of several JSON answers counts (:func:`extract_choice`); the first listed is the default."""
 
 # {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text". A bare letter must
 # end its word: _json_matches checks the character after it (RE2 has no lookahead).
@@ -51,6 +55,8 @@ class ChoiceExtraction:
     """``bare``, ``json``, ``phrase``, ``bold``, ``paren``, ``option_text`` or ``none``."""
     candidates: tuple[int, ...]
     """Distinct positions the winning method found, in order of last mention."""
+    took: str = "last"
+    """Which of several commitments counts: ``last``, or ``first`` when the caller asked so for JSON."""
 
     @property
     def ambiguous(self) -> bool:
@@ -197,7 +203,7 @@ def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
     return [i for i, text in enumerate(shown) if normalize_text(text) in wanted][:1]
 
 
-def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
+def extract_choice(response: str, shown: Sequence[str], json_answer: str = "last") -> ChoiceExtraction:
     """Return the option the response committed to, and how it was found.
 
     Parameters
@@ -206,6 +212,9 @@ def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
         The raw model text.
     shown
         Option texts in the order the model saw them (letter A is ``shown[0]``).
+    json_answer
+        ``last`` (default) or ``first``: which of several JSON answers counts.
+        Other methods always take the last commitment.
 
     Examples
     --------
@@ -213,6 +222,8 @@ def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
     1
     >>> extract_choice("The answer is A.", ["x", "y"]).method
     'phrase'
+    >>> extract_choice('{"ANSWER": "A"} or rather {"ANSWER": "B"}', ["x", "y"], json_answer="first").index
+    0
     """
     n_options = min(len(shown), len(LETTERS))
     core = response.strip().strip("*_`\"'").strip("().").strip()
@@ -229,5 +240,7 @@ def extract_choice(response: str, shown: Sequence[str]) -> ChoiceExtraction:
     for method, find in finders:
         positions = find()
         if positions:
-            return ChoiceExtraction(positions[-1], method, _last_distinct(positions))
+            took = json_answer if method == "json" else "last"
+            chosen = positions[0] if took == "first" else positions[-1]
+            return ChoiceExtraction(chosen, method, _last_distinct(positions), took)
     return ChoiceExtraction(None, "none", ())

@@ -2,14 +2,17 @@
 
 Used by the ``rules``, ``exact``, ``numeric`` and ``embedding`` graders. The
 explicit markers are tried in a fixed order and the last occurrence of the
-first marker found wins; without a marker the last non-empty line stands in
-for the final answer, and the caller records that as ``recovered``.
+first marker found wins; when that marker states several different answers,
+the result says so (``ambiguous``). :func:`extract_marked_answer` stops there;
+:func:`extract_final_answer` lets the last non-empty line stand in for an
+unmarked answer, which its callers record as ``recovered``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.grading.choices import normalize_text
 from generator.linear_regex import ContextPattern, compile_linear
 
 _MARKERS = (
@@ -74,19 +77,58 @@ class FinalAnswer:
     method: str
     """Marker that found it (``json``, ``boxed``, ``final_answer``, ``answer_line``,
     ``answer_is``), ``last_line`` without a marker, or ``none`` for an empty response."""
+    stated: tuple[str, ...] = ()
+    """The different answers the winning marker stated, in order of last mention
+    (``text`` is the last); more than one makes the answer ambiguous."""
 
     @property
     def explicit(self) -> bool:
         """Whether the response marked its answer explicitly."""
         return self.method not in ("last_line", "none")
 
+    @property
+    def ambiguous(self) -> bool:
+        """Whether the response marked two or more different answers the same way."""
+        return len(self.stated) > 1
+
 
 def _clean(text: str) -> str:
     return text.strip().strip("*_`\"'").strip().rstrip(".").strip()
 
 
+def _stated(texts: list[str]) -> tuple[str, ...]:
+    """Keep one text per different answer (compared normalized), ordered by its last mention."""
+    last: dict[str, tuple[int, str]] = {}
+    for order, text in enumerate(texts):
+        last[normalize_text(text)] = (order, text)
+    return tuple(text for _, text in sorted(last.values()))
+
+
+def extract_marked_answer(response: str, markers: tuple[str, ...] | None = None) -> FinalAnswer | None:
+    """Return the response's explicitly marked final answer, or None when it marks none.
+
+    ``markers`` restricts the markers tried (names as in :attr:`FinalAnswer.method`).
+
+    Examples
+    --------
+    >>> extract_marked_answer("Paris is big.\\nFinal answer: **Paris**").text
+    'Paris'
+    >>> extract_marked_answer("Answer: 5\\nno, wait.\\nAnswer: 7").stated
+    ('5', '7')
+    >>> extract_marked_answer("I think it is London") is None
+    True
+    """
+    for method, pattern in _MARKERS:
+        if markers is not None and method not in markers:
+            continue
+        texts = [_clean(next(g for g in match.groups() if g is not None)) for match in pattern.finditer(response)]
+        if texts and texts[-1]:
+            return FinalAnswer(texts[-1], method, _stated([text for text in texts if text]))
+    return None
+
+
 def extract_final_answer(response: str, markers: tuple[str, ...] | None = None) -> FinalAnswer:
-    """Return the response's final answer and how it was found.
+    """Return the response's final answer and how it was found: the marked one, else the last line.
 
     Examples
     --------
@@ -95,19 +137,13 @@ def extract_final_answer(response: str, markers: tuple[str, ...] | None = None) 
     >>> extract_final_answer("I think it is London").method
     'last_line'
     """
-    for method, pattern in _MARKERS:
-        if markers is not None and method not in markers:
-            continue
-        matches = list(pattern.finditer(response))
-        if matches:
-            groups = [g for g in matches[-1].groups() if g is not None]
-            text = _clean(groups[0])
-            if text:
-                return FinalAnswer(text, method)
+    marked = extract_marked_answer(response, markers)
+    if marked is not None:
+        return marked
     lines = [line for line in response.splitlines() if line.strip()]
     if not lines:
         return FinalAnswer("", "none")
-    return FinalAnswer(_clean(lines[-1]), "last_line")
+    return FinalAnswer(_clean(lines[-1]), "last_line", (_clean(lines[-1]),))
 
 
 def parse_number(token: str) -> float | None:

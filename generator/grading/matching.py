@@ -41,17 +41,18 @@ def text_contains(candidate: str, question: dict[str, Any]) -> str | None:
     return next((text for text in key_texts(question) if f" {text} " in padded), None)
 
 
-def number_matches(candidate: str, value: float, tolerance: float, *, last: bool = False) -> float | None:
-    """Return the first (or ``last``) number of ``candidate`` if it is within tolerance of ``value``.
+def number_within(number: float, value: float, tolerance: float) -> bool:
+    """Whether ``number`` is within ``tolerance`` of ``value`` (plus float noise)."""
+    return abs(number - value) <= tolerance + 1e-12
 
-    An explicit final answer states its number first ("8.05 km (5 miles)"); an
-    unmarked closing sentence tends to end with it ("5 miles is about 8.04").
+
+def number_matches(candidate: str, value: float, tolerance: float) -> float | None:
+    """Return the first number of ``candidate`` if it is within tolerance of ``value``.
+
+    A final answer states its number first ("8.05 km (5 miles)").
     """
     numbers = find_numbers(candidate)
-    if not numbers:
-        return None
-    number = numbers[-1] if last else numbers[0]
-    return number if abs(number - value) <= tolerance + 1e-12 else None
+    return numbers[0] if numbers and number_within(numbers[0], value, tolerance) else None
 
 
 def pattern_matches(candidate: str, question: dict[str, Any]) -> str | None:

@@ -5,9 +5,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generator.grading.choices import LETTERS, correct_index, extract_choice, shown_options
-from generator.grading.errors import GradingInputError
+from generator.grading.choices import (
+    JSON_ANSWER_RULES,
+    LETTERS,
+    correct_index,
+    extract_choice,
+    shown_options,
+)
+from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.verdict import Grader, Verdict
+
+OPTION_DEFAULTS = {"json_answer": JSON_ANSWER_RULES[0]}
+"""mc_letter's options and their defaults (filled in, so the config hash names the rule in force)."""
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    unknown = sorted(set(options) - set(OPTION_DEFAULTS))
+    if unknown:
+        raise GraderConfigError(
+            f"grader 'mc_letter': unknown option(s) {', '.join(map(repr, unknown))} — "
+            f"its only option is json_answer ({' or '.join(JSON_ANSWER_RULES)})"
+        )
+    if options["json_answer"] not in JSON_ANSWER_RULES:
+        raise GraderConfigError(
+            f"grader 'mc_letter': options.json_answer must be {' or '.join(JSON_ANSWER_RULES)}, got "
+            f"{options['json_answer']!r} — write e.g. {{name: mc_letter, options: {{json_answer: first}}}}"
+        )
 
 
 @dataclass(frozen=True)
@@ -16,8 +39,12 @@ class McLetterGrader(Grader):
 
     The chosen option is read by :func:`generator.grading.choices.extract_choice`;
     ``verdict_parse`` is ``ok`` for a JSON answer or a bare letter, ``recovered``
-    for a fallback method or several different answers (the last one counts),
-    and ``none`` when no option can be read (score 0: counted, never dropped).
+    for a fallback method or several different answers, and ``none`` when no
+    option can be read: that is the model's failure, scored 0 (counted, never
+    dropped). Option ``json_answer``: which of several JSON answers counts,
+    ``last`` (default: models reason, then commit) or ``first`` (the rule of
+    sources whose scorer parses the first JSON object, such as autogenai's).
+    Other answer styles always take the last commitment.
 
     Examples
     --------
@@ -30,6 +57,10 @@ class McLetterGrader(Grader):
     version: ClassVar[str] = "1"
     default_role: ClassVar[str] = "traditional"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", {**OPTION_DEFAULTS, **self.options})
+        _check_options(self.options)
+
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
         shown = shown_options(question, prediction)
         correct = correct_index(question, shown)
@@ -38,14 +69,17 @@ class McLetterGrader(Grader):
                 f"question {question.get('id')!r}: correct_choice {question.get('correct_choice')!r} is not "
                 f"among the options shown {shown!r} — fix correct_choice in questions.jsonl or the run's choice_order"
             )
-        extraction = extract_choice(str(prediction.get("response") or ""), shown)
+        response = str(prediction.get("response") or "")
+        if not response.strip():
+            return Verdict(0.0, "none", f"empty response: the model's failure, scored 0; correct {LETTERS[correct]}")
+        extraction = extract_choice(response, shown, self.options["json_answer"])
         if extraction.index is None:
-            return Verdict(0.0, "none", f"no choice found; correct {LETTERS[correct]}")
+            return Verdict(0.0, "none", f"no readable option: the model's failure, scored 0; correct {LETTERS[correct]}")
         chosen = LETTERS[extraction.index]
         detail = f"chose {chosen} ({extraction.method}) = {shown[extraction.index]}; correct {LETTERS[correct]}"
         if extraction.ambiguous:
             others = ", ".join(LETTERS[i] for i in extraction.candidates)
-            detail = f"several answers ({others}), took the last; " + detail
+            detail = f"{len(extraction.candidates)} different answers given ({others}), took the {extraction.took}; " + detail
         strict = extraction.method in ("json", "bare") and not extraction.ambiguous
         score = 100.0 if extraction.index == correct else 0.0
         return Verdict(score, "ok" if strict else "recovered", detail[:300])

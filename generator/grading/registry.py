@@ -6,6 +6,7 @@ duplicate names, so two graders can never answer to the same name.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 
 from generator.grading.embedding import EmbeddingGrader
@@ -64,16 +65,30 @@ def get_grader(spec: GraderSpec) -> Grader:
     return cls(dict(spec.options or {}))
 
 
-def describe_graders() -> list[dict[str, str]]:
-    """Return name, version, default role and one-line summary of every grader.
+def _description(cls: type[Grader]) -> str:
+    """The docstring's prose before its first numpy section (Examples, Parameters), one line per paragraph."""
+    lines = inspect.cleandoc(cls.__doc__ or "").splitlines()
+    # A numpy section is a title line underlined with dashes.
+    end = next((i for i in range(len(lines) - 1) if lines[i + 1].startswith("---") and lines[i].strip()), len(lines))
+    paragraphs = "\n".join(lines[:end]).split("\n\n")
+    return "\n\n".join(" ".join(part.split()) for part in paragraphs if part.strip())
 
-    For the site's methodology page (mkdocs-macros), so the list of graders is
-    generated from the code, never kept in sync by hand.
+
+def describe_graders() -> list[dict[str, str]]:
+    """Return name, version, default role, one-line summary and full rule of every grader.
+
+    For the site's pages (mkdocs-macros, the graders page), so what each grader
+    does is generated from the code, never kept in sync by hand. ``rule`` is the
+    grader's :attr:`~generator.grading.verdict.Grader.rule` where it states one
+    (``rules``: what it judges and when it gives no verdict), else its
+    docstring's description.
 
     Examples
     --------
     >>> [g["name"] for g in describe_graders()][:3]
     ['mc_letter', 'recorded', 'exact']
+    >>> next(g for g in describe_graders() if g["name"] == "rules")["rule"][:40]
+    'rules judges only what it can read; othe'
     """
     return [
         {
@@ -81,6 +96,7 @@ def describe_graders() -> list[dict[str, str]]:
             "version": cls.version,
             "role": cls.default_role,
             "summary": (cls.__doc__ or "").strip().splitlines()[0],
+            "rule": cls.rule or _description(cls),
         }
         for cls in GRADER_CLASSES
     ]

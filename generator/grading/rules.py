@@ -1,14 +1,27 @@
-"""``rules``: the default answer-key grader — deterministic, no dependencies."""
+"""``rules``: the default answer-key grader — deterministic, no dependencies.
+
+It judges only what it can read. A response it cannot read gets no verdict
+(score None, the reason in ``detail``), never a guess from its last line; a
+response that gives no answer at all is the model's failure and scores 0.
+What counts as readable is defined once, here: :data:`SHORT_MAX_WORDS`,
+:data:`SHORT_MAX_CHARS` and :func:`distinct_numbers`, printed for people as
+:data:`RULE`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generator.grading.choices import extract_choice, shown_options
-from generator.grading.final_answer import extract_final_answer
+from generator.grading.choices import LETTERS, extract_choice, shown_options
+from generator.grading.final_answer import (
+    FinalAnswer,
+    extract_marked_answer,
+    find_numbers,
+)
 from generator.grading.matching import (
     number_matches,
+    number_within,
     numeric_key,
     pattern_matches,
     text_contains,
@@ -17,20 +30,81 @@ from generator.grading.matching import (
 from generator.grading.verdict import Grader, Verdict
 from generator.linear_regex import compile_linear
 
+SHORT_MAX_WORDS = 20
+"""A response without a marked answer is *short*, and taken whole as its answer, when it is
+one line (once stripped) of at most this many words ..."""
+SHORT_MAX_CHARS = 200
+"""... and at most this many characters (a single 100 KB "word" is not short)."""
+
+RULE = (
+    "rules judges only what it can read; otherwise it gives no verdict and says why. "
+    "Multiple choice: the option the response committed to (a JSON answer, \"Answer: C\", a bold or bracketed "
+    "letter, the option's text on the last line) or its marked final answer. "
+    "Open questions, in this order: (1) a marked final answer (\"Final answer: …\", \"Answer: …\", "
+    "\"the answer is …\", {\"ANSWER\": …} or {\"final_answer\": …}, \\boxed{…}); "
+    "(2) when the key is a number: the response's only number — it must contain exactly one distinct number "
+    "(digits, a fraction, or a number word up to twenty), compared within the key's tolerance; several "
+    "different numbers get no verdict; "
+    f"(3) a short response: one line of at most {SHORT_MAX_WORDS} words and {SHORT_MAX_CHARS} characters, "
+    "taken whole. Anything else, such as a long explanation without a marked final answer, gets no verdict. "
+    "The answer then passes (100) when it equals the key's answer or an alias, contains one as whole words, "
+    "or matches one of the key's patterns (for a numeric key: the answer's first number, within tolerance), "
+    "and fails (0) otherwise. An empty response, a final-answer marker with nothing after it, or a "
+    "multiple-choice answer naming no option is the model's failure and scores 0. Two different marked "
+    "answers are judged by the last and flagged (recovered)."
+)
+"""The rule as printed on the site (graders page): what ``rules`` judges, and when it abstains."""
+
+# A marker that ends its line ("The final answer is:"), the answer on the next line.
 _MARKER_ENDS_LINE = compile_linear(r"final answer\W*(?:is\W*)?", ignore_case=True)
+# The response ends on a marker with no answer after it ("Final answer:", "**Answer:**").
+_EMPTY_MARKER = compile_linear(r"(?:^|\W)(?:final answer(?:\s+is)?|answer\s*[:\-])\W*\z", ignore_case=True)
 
 
-def match_key(candidate: str, question: dict[str, Any], *, explicit: bool = True) -> str | None:
+@dataclass(frozen=True)
+class _Reading:
+    """What ``rules`` read as a response's answer."""
+
+    text: str
+    """The answer to check against the key."""
+    method: str
+    """How it was found (a marker name, ``option json``, ``short response``)."""
+    parse: str
+    """``ok``, or ``recovered`` when the response gave different answers or only a fallback style."""
+    note: str = ""
+    """Why it is ``recovered``, for the detail."""
+
+
+def distinct_numbers(text: str) -> list[float]:
+    """Return the different numbers in ``text`` (equal values once), in order of first mention.
+
+    Examples
+    --------
+    >>> distinct_numbers("5 miles is about 8.05 km, so 8.05")
+    [5.0, 8.05]
+    >>> distinct_numbers("1,000 or 1000.0")
+    [1000.0]
+    """
+    return list(dict.fromkeys(find_numbers(text)))
+
+
+def is_short(response: str) -> bool:
+    """Whether the whole response is short enough to be taken as its answer (see :data:`SHORT_MAX_WORDS`)."""
+    text = response.strip()
+    return len(text) <= SHORT_MAX_CHARS and len(text.splitlines()) == 1 and len(text.split()) <= SHORT_MAX_WORDS
+
+
+def match_key(candidate: str, question: dict[str, Any]) -> str | None:
     """Return why ``candidate`` passes the answer key, or None when it fails.
 
-    Precedence (the first that applies decides the reported reason):
-    numeric key within tolerance (the first number of an ``explicit`` final
-    answer, else the last number), equality with the answer or an alias,
-    the answer or an alias as whole words inside the candidate, then the
+    Precedence (the first that applies decides the reported reason): numeric
+    key within tolerance (the candidate's first number: a final answer states
+    its number first, "8.05 km (5 miles)"), equality with the answer or an
+    alias, the answer or an alias as whole words inside the candidate, then the
     key's patterns (RE2 syntax, case ignored: linear time on any response).
     """
     key = numeric_key(question)
-    if key is not None and (number := number_matches(candidate, *key, last=not explicit)) is not None:
+    if key is not None and (number := number_matches(candidate, *key)) is not None:
         return f"number {number:g} within {key[1]:g} of {key[0]:g}"
     if (text := text_equals(candidate, question)) is not None:
         return f"equals {text!r}"
@@ -52,59 +126,104 @@ def _final_answer_line(response: str) -> str:
     return line
 
 
-def _candidate(question: dict[str, Any], prediction: dict[str, Any]) -> tuple[str, str, str]:
-    """Return (candidate text, how it was found, verdict_parse) for one answer."""
-    response = str(prediction.get("response") or "")
-    is_mc = question.get("type") == "multiple_choice" and bool(question.get("choices"))
-    shown = shown_options(question, prediction) if is_mc else []
+def _from_marked(marked: FinalAnswer) -> _Reading:
+    """Read a marked answer; two different ones are judged by the last and flagged."""
+    if not marked.ambiguous:
+        return _Reading(marked.text, marked.method, "ok")
+    given = ", ".join(repr(text[:40]) for text in marked.stated)
+    note = f"{len(marked.stated)} different answers given ({given}), took the last"
+    return _Reading(marked.text, marked.method, "recovered", note)
+
+
+def _read_choice(response: str, question: dict[str, Any], prediction: dict[str, Any]) -> _Reading | Verdict:
+    """Read a multiple-choice answer: its stated final answer, else the option it committed to."""
+    shown = shown_options(question, prediction)
     # A stated final answer outranks the option letter: strict grading holds a
     # response to what it finally says, even when its letter is right. When the
     # statement itself names an option ('Final answer: {"ANSWER": "C"}'), that
     # option is the answer.
-    stated = extract_final_answer(response, markers=("final_answer",))
-    if stated.method == "final_answer":
-        named = extract_choice(_final_answer_line(response), shown) if is_mc else None
-        if named is not None and named.index is not None:
-            return shown[named.index], f"final answer names option {named.method}", "ok"
-        return stated.text, stated.method, "ok"
-    if is_mc:
-        choice = extract_choice(response, shown)
-        if choice.index is not None:
-            parse = "ok" if choice.method in ("json", "bare") and not choice.ambiguous else "recovered"
-            return shown[choice.index], f"option {choice.method}", parse
-    final = extract_final_answer(response)
-    parse = {"none": "none", "last_line": "recovered"}.get(final.method, "ok")
-    return final.text, final.method, parse
+    stated = extract_marked_answer(response, markers=("final_answer",))
+    if stated is not None:
+        named = extract_choice(_final_answer_line(response), shown)
+        if named.index is not None:
+            return _Reading(shown[named.index], f"final answer names option {named.method}", "ok")
+        return _from_marked(stated)
+    choice = extract_choice(response, shown)
+    if choice.index is not None:
+        strict = choice.method in ("json", "bare") and not choice.ambiguous
+        given = ", ".join(LETTERS[i] for i in choice.candidates)
+        note = f"{len(choice.candidates)} different answers given ({given}), took the last" if choice.ambiguous else ""
+        return _Reading(shown[choice.index], f"option {choice.method}", "ok" if strict else "recovered", note)
+    marked = extract_marked_answer(response)
+    if marked is not None:
+        return _from_marked(marked)
+    return Verdict(0.0, "none", "no readable option and no marked final answer: the model's failure, scored 0")
+
+
+def _read_open(response: str, question: dict[str, Any]) -> _Reading | Verdict:
+    """Read an open answer: the marked one, else judge a numeric key's only number, else a short response.
+
+    Returns the answer read, or the finished verdict (the number's, the model's failure, or no verdict).
+    """
+    marked = extract_marked_answer(response)
+    if marked is not None:
+        return _from_marked(marked)
+    if _EMPTY_MARKER.search(response):
+        return Verdict(0.0, "none", "a final-answer marker with nothing after it: the model's failure, scored 0")
+    key = numeric_key(question)
+    numbers = distinct_numbers(response) if key is not None else []
+    if key is not None and len(numbers) == 1:
+        # The number alone decides: key words elsewhere in an unmarked text are no answer.
+        passed = number_within(numbers[0], *key)
+        relation = "within" if passed else "not within"
+        return Verdict(100.0 if passed else 0.0, "ok",
+                       f"the response's only number, {numbers[0]:g}, is {relation} {key[1]:g} of {key[0]:g}")
+    if len(numbers) > 1:
+        shown = ", ".join(f"{number:g}" for number in numbers[:5])
+        return Verdict(None, "none", f"{len(numbers)} different numbers ({shown}) and no marked final answer: cannot judge")
+    if is_short(response):
+        return _Reading(response.strip(), "short response", "ok")
+    return Verdict(None, "none", f"no marked final answer in a {len(response.split())}-word response: cannot judge")
 
 
 @dataclass(frozen=True)
 class RulesGrader(Grader):
-    """Pass (100) when the response's final answer matches the answer key, else fail (0).
+    """Pass (100) or fail (0) the answer a response gives against the key; no verdict where none can be read.
 
-    The final answer is, for a multiple-choice question, the text of the option
-    the response committed to; otherwise the explicitly marked final answer
-    ("Final answer: ...", ``{"ANSWER": ...}``, ``\\boxed{...}``, "Answer: ...",
-    "the answer is ..."), else the last non-empty line (``recovered``). It is
-    then checked by :func:`match_key`. An empty response fails with
-    ``verdict_parse = none``. No options.
+    Judges only what it can read (:data:`RULE`, printed on the site, says it in
+    full). For a multiple-choice question the answer is the text of the option
+    the response committed to, or its marked final answer. For an open
+    question it is the marked final answer ("Final answer: ...",
+    ``{"ANSWER": ...}``, ``\\boxed{...}``, "Answer: ...", "the answer is ...");
+    else, for a numeric key, the response's only number
+    (:func:`distinct_numbers`); else a short response taken whole
+    (:func:`is_short`). Anything else gets no verdict (score None). The answer
+    is checked by :func:`match_key`. An empty response, a bare final-answer
+    marker or a multiple-choice answer naming no option is the model's failure:
+    0 with ``verdict_parse = none``. No options.
 
     Examples
     --------
     >>> q = {"id": "1", "type": "open", "answer_key": {"answer": "Paris", "aliases": [], "patterns": []}}
     >>> RulesGrader().grade(q, {"response": "Final answer: Paris, France."}).score
     100.0
+    >>> RulesGrader().grade(q, {"response": "It is a long story. " * 20}).score is None
+    True
     """
 
     name: ClassVar[str] = "rules"
-    version: ClassVar[str] = "3"
+    version: ClassVar[str] = "4"
     default_role: ClassVar[str] = "answer_key"
+    rule: ClassVar[str] = RULE
 
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
-        candidate, method, parse = _candidate(question, prediction)
-        if parse == "none":
-            return Verdict(0.0, "none", "empty response")
-        reason = match_key(candidate, question, explicit=parse == "ok")
-        detail = f"final answer {candidate[:80]!r} ({method}) "
-        if reason is None:
-            return Verdict(0.0, parse, (detail + "matches no key")[:300])
-        return Verdict(100.0, parse, (detail + reason)[:300])
+        response = str(prediction.get("response") or "")
+        if not response.strip():
+            return Verdict(0.0, "none", "empty response: the model's failure, scored 0")
+        is_mc = question.get("type") == "multiple_choice" and bool(question.get("choices"))
+        reading = _read_choice(response, question, prediction) if is_mc else _read_open(response, question)
+        if isinstance(reading, Verdict):
+            return reading
+        reason = match_key(reading.text, question)
+        detail = f"final answer {reading.text[:80]!r} ({reading.method}) " + (f"{reading.note}; " if reading.note else "")
+        return Verdict(0.0 if reason is None else 100.0, reading.parse, (detail + (reason or "matches no key"))[:300])

@@ -55,6 +55,8 @@ class Grader:
     name: ClassVar[str] = ""
     version: ClassVar[str] = "1"
     default_role: ClassVar[str] = "answer_key"
+    rule: ClassVar[str] = ""
+    """The grading rule in full, as the site prints it; empty: the docstring's description stands for it."""
     cached: ClassVar[bool] = True
     """Whether verdicts go through the verdict cache (False for graders that
     only read a value carried by the input, such as ``recorded``)."""

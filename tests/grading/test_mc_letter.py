@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.grading.choices import extract_choice
-from generator.grading.errors import GradingInputError
+from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.mc_letter import McLetterGrader
 
 OPTIONS = ["One", "Two", "Three", "Unknown"]
@@ -96,7 +96,45 @@ def test_fallback_and_ambiguous_answers_are_recovered(mc_question: dict) -> None
     assert McLetterGrader().grade(mc_question, {"response": "Answer: A"}).verdict_parse == "recovered"
     verdict = McLetterGrader().grade(mc_question, {"response": '{"ANSWER": "B"} no wait {"ANSWER": "A"}'})
     assert (verdict.score, verdict.verdict_parse) == (100.0, "recovered")
-    assert "several answers (B, A)" in verdict.detail
+    assert "2 different answers given (B, A), took the last" in verdict.detail
+
+
+def test_json_answer_first_takes_the_first_of_several_json_answers(mc_question: dict) -> None:
+    """The autogenai scorer reads the first JSON object; the option reproduces that, still flagged."""
+    response = '{"ANSWER": "A"}\nExplanation ... So, the correct answer is:\n{"ANSWER": "C"}'
+    first = McLetterGrader({"json_answer": "first"}).grade(mc_question, {"response": response})
+    last = McLetterGrader().grade(mc_question, {"response": response})
+    assert (first.score, first.verdict_parse) == (100.0, "recovered")
+    assert "2 different answers given (A, C), took the first; chose A (json)" in first.detail
+    assert (last.score, last.verdict_parse) == (0.0, "recovered") and "took the last; chose C" in last.detail
+
+
+def test_json_answer_first_leaves_other_answer_styles_to_the_last(mc_question: dict) -> None:
+    verdict = McLetterGrader({"json_answer": "first"}).grade(mc_question, {"response": "Answer: B\nAnswer: A"})
+    assert verdict.score == 100.0 and "took the last" in verdict.detail
+
+
+def test_json_answer_is_part_of_the_config_hash() -> None:
+    assert McLetterGrader().config_hash == McLetterGrader({"json_answer": "last"}).config_hash
+    assert McLetterGrader().config_hash != McLetterGrader({"json_answer": "first"}).config_hash
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"json_answer": "middle"}, "options.json_answer must be last or first, got 'middle'"),
+        ({"json_answers": "first"}, "unknown option\\(s\\) 'json_answers'"),
+    ],
+)
+def test_mc_letter_options_are_checked(options: dict, message: str) -> None:
+    with pytest.raises(GraderConfigError, match=message):
+        McLetterGrader(options)
+
+
+@pytest.mark.parametrize(("response", "why"), [("", "empty response"), ("no idea", "no readable option")])
+def test_a_missing_option_is_the_models_failure(mc_question: dict, response: str, why: str) -> None:
+    verdict = McLetterGrader().grade(mc_question, {"response": response})
+    assert verdict.detail.startswith(f"{why}: the model's failure, scored 0")
 
 
 def test_correct_choice_not_among_options_is_an_input_error(mc_question: dict) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from tests.grading.grading_fixtures import make_benchmark, make_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +13,7 @@ from generator.grading.errors import GraderConfigError
 from generator.grading.registry import GRADER_CLASSES, build_registry
 from generator.grading.verdict import PARSE_OUTCOMES
 from generator.intake.models import GraderSpec
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
 OPTIONS = {
     "recorded": {"field": "judge"},
@@ -74,7 +74,9 @@ def test_scores_stay_on_the_scale_and_repeat(name, mc_question, open_question, r
     assert verdict.score is None or 0.0 <= verdict.score <= 100.0
     assert verdict.verdict_parse in PARSE_OUTCOMES
     if name != "recorded":
-        assert verdict.score in (0.0, 100.0)
+        assert verdict.score in (0.0, 100.0) or (name == "rules" and verdict.score is None)
+    if verdict.score is None:  # no verdict: a grader that cannot judge says so, and why
+        assert verdict.verdict_parse == "none" and "cannot judge" in verdict.detail
     assert grader.grade(question, prediction) == verdict
     assert grader.grade_many([(question, prediction)] * 2) == [verdict, verdict]
 
@@ -103,3 +105,14 @@ def test_describe_graders_covers_the_registry() -> None:
     described = describe_graders()
     assert [d["name"] for d in described] == [cls.name for cls in GRADER_CLASSES]
     assert all(d["summary"] and d["summary"][0].isupper() for d in described)
+    assert all(d["rule"] and ">>>" not in d["rule"] and "Examples" not in d["rule"] for d in described)
+
+
+def test_the_rules_rule_printed_on_the_site_states_its_limits() -> None:
+    """What `rules` judges is printed from the constants that define it, never copied by hand."""
+    from generator.grading.registry import describe_graders
+    from generator.grading.rules import SHORT_MAX_CHARS, SHORT_MAX_WORDS
+
+    rule = next(d["rule"] for d in describe_graders() if d["name"] == "rules")
+    assert f"at most {SHORT_MAX_WORDS} words and {SHORT_MAX_CHARS} characters" in rule
+    assert "exactly one distinct number" in rule and "no verdict" in rule

@@ -1,4 +1,4 @@
-"""The autogenai importer and mc_letter on the real published results in ../shared."""
+"""The autogenai importer and mc_letter on the real published results (the shared easy-problems releases)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from generator.names import is_name
 from generator.grading import grade_benchmark
 from generator.grading.choices import LETTERS
+from generator.names import is_name
 from tests.importers.import_fixtures import (
     MC_RELEASE,
     OPEN_RELEASE,
@@ -21,15 +21,9 @@ from tests.importers.import_fixtures import (
     real_data,
 )
 
-# Answers where our letter differs from the published `json_answer_letter`, with the reason.
-# Keyed by (published model name, question id, round). A new difference fails the test until explained here.
-KNOWN_LETTER_DIFFERENCES = {
-    ("Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com", "18", 2): (
-        'The answer opens with {"ANSWER": "A"}, argues, then ends "So, the correct answer is: {"ANSWER": "C"}". '
-        "The source took the first JSON object; we take the final committed answer (and mark it ambiguous). "
-        "The correct letter is D, so both score 0 and the scores agree."
-    ),
-}
+# The one answer with two different JSON answers: it opens with {"ANSWER": "A"}, argues, then ends
+# "So, the correct answer is: {"ANSWER": "C"}". The source scored the first; the correct letter is D.
+TWO_JSON_ANSWERS = ("Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com", "18", 2)
 
 
 def _published_records() -> pd.DataFrame:
@@ -73,24 +67,30 @@ def test_mc_release_imports_every_answer(imported_mc: Path) -> None:
             assert prediction["recorded"]["published"] in (0, 100)
 
 
-def test_mc_letter_agrees_with_the_published_score(mc_graded: pd.DataFrame) -> None:
+def test_mc_letter_reproduces_every_published_score(mc_graded: pd.DataFrame) -> None:
+    """Traditional grading is the source's own rule: all 3,900 published scores, exactly."""
     assert (mc_graded["_merge"] == "both").all() and len(mc_graded) == 3900
-    agree = mc_graded.traditional == mc_graded.published
-    per_model = agree.groupby(mc_graded.model).mean()
-    print("\nmc_letter agreement with the published score, per model:\n" + per_model.to_string())
-    disagreements = mc_graded.loc[~agree, ["model", "question_id", "round", "traditional", "published", "detail"]]
-    print(f"overall {agree.mean():.4%}; disagreements ({len(disagreements)}):\n{disagreements.to_string()}")
-    assert agree.mean() >= 0.995
-    assert per_model.min() >= 0.98
+    disagreements = mc_graded.loc[mc_graded.traditional != mc_graded.published]
+    assert disagreements.empty, disagreements[["model", "question_id", "round", "traditional", "published", "detail"]]
 
 
-def test_every_letter_difference_from_the_source_is_explained(mc_graded: pd.DataFrame) -> None:
+def test_mc_letter_reads_every_published_letter(mc_graded: pd.DataFrame) -> None:
+    """The letter read equals the source's json_answer_letter on all 3,900 answers ("" where it read none),
+    including the answer with two JSON answers, where the importer's json_answer: first takes the source's."""
     ours = mc_graded.detail.str.extract(r"chose ([A-Z])", expand=False).fillna("")
-    differ = mc_graded[ours != mc_graded.published_letter]
-    found = {(row.model, row.question_id, int(row.round)) for row in differ.itertuples()}
-    for key in sorted(found):
-        print(key, KNOWN_LETTER_DIFFERENCES.get(key, "UNEXPLAINED"))
-    assert found == set(KNOWN_LETTER_DIFFERENCES)
+    differ = mc_graded.loc[ours != mc_graded.published_letter, ["model", "question_id", "round", "detail"]]
+    assert differ.empty, differ
+
+
+def test_two_json_answers_are_flagged_by_both_gradings(mc_graded: pd.DataFrame, imported_mc: Path) -> None:
+    model, question_id, round_ = TWO_JSON_ANSWERS
+    row = mc_graded[(mc_graded.model == model) & (mc_graded.question_id == question_id) & (mc_graded["round"] == round_)]
+    assert row.detail.item().startswith("2 different answers given (A, C), took the first; chose A")
+    assert row.verdict_parse.item() == "recovered" and row.traditional.item() == row.published.item() == 0.0
+    benchmark, runs = load_imported(imported_mc, "easy-problems-mc")
+    verdicts = grade_benchmark(benchmark, [r for r in runs if r.model == model]).verdicts
+    rules = verdicts[(verdicts.grader == "rules") & (verdicts.question_id == question_id) & (verdicts["round"] == round_)]
+    assert rules.verdict_parse.item() == "recovered" and "2 different answers given (A, C)" in rules.detail.item()
 
 
 def test_empty_answers_are_counted_as_unparsed_zeros(mc_graded: pd.DataFrame) -> None:
@@ -227,7 +227,8 @@ def test_metadata_and_benchmark_yaml_follow_the_contracts(imported_mc: Path) -> 
     assert list(header) == ["name", "version", "title", "description", "allow_incomplete", "graders"]
     assert header["version"] == "2024-09-13" and header["graders"]["answer_key"] == [{"name": "rules"}]
     assert not (imported_mc / "data/benchmarks/easy-problems-mc/human_labels.csv").exists(), "MC marks are letters"
-    assert header["graders"]["traditional"] == {"multiple_choice": {"name": "mc_letter"}}
+    source_rule = {"name": "mc_letter", "options": {"json_answer": "first"}}
+    assert header["graders"]["traditional"] == {"multiple_choice": source_rule}
     metadata = yaml.safe_load((imported_mc / "submissions/easy-problems-mc/o1-preview/metadata.yaml").read_text())
     assert set(metadata) == {
         "model",

@@ -15,7 +15,9 @@ score. Two kinds of release exist:
 
 Published scores travel as ``recorded`` (``published`` for multiple choice,
 ``judge`` for open-ended); the judge's text and the published letter are kept
-as provenance in ``provenance.jsonl`` beside each run's predictions.
+as provenance in ``provenance.jsonl`` beside each run's predictions. Multiple
+choice is graded traditionally by ``mc_letter`` with the source's rule (the
+first of several JSON answers counts), which reproduces every published score.
 
 An open-ended release may also carry ``llm_outputs/[round_N/]final_answers-
 <model>.json``: the answers with the authors' own ``score``, marked by a
@@ -44,7 +46,6 @@ import jsonschema
 import pandas as pd
 import yaml
 
-from generator.names import is_name
 from generator.errors import DualboardError
 from generator.grading.errors import GradingInputError
 from generator.grading.human import (
@@ -53,10 +54,14 @@ from generator.grading.human import (
     HumanGrader,
     parse_human_labels,
 )
+from generator.names import is_name
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
 JUDGE_FIELD = "judge"
 """Name under ``recorded`` of the LLM judge's auto-evaluation score (open-ended releases)."""
+SOURCE_MC_GRADER = {"name": "mc_letter", "options": {"json_answer": "first"}}
+"""The source's own multiple-choice scoring: its scorer reads the first JSON object of an answer
+(one 2024-09-13 answer gives {"ANSWER": "A"} and later {"ANSWER": "C"}; the source scored A)."""
 AUTOMATIC_ANSWER_KEY = ({"name": "rules"},)
 """Answer-key graders the importer configures; people's marks go first when they cover every answer."""
 _EVAL_FOLDER, _ANSWERS_FOLDER = "auto_eval_outputs", "llm_outputs"
@@ -446,7 +451,7 @@ def _benchmark_yaml(
 ) -> dict[str, Any]:
     """Build benchmark.yaml; ``people_grade``: the authors' marks cover every answer and are the answer-key grading."""
     traditional = (
-        {"multiple_choice": {"name": "mc_letter"}}
+        {"multiple_choice": dict(SOURCE_MC_GRADER, options=dict(SOURCE_MC_GRADER["options"]))}
         if multiple_choice
         else {"open": {"name": "recorded", "options": {"field": JUDGE_FIELD}}}
     )
