@@ -37,7 +37,7 @@ def power_table(models: pd.DataFrame, pairwise: pd.DataFrame, rounds: pd.Series)
              "n_detectable": int(r.mde_status == "detectable")} for r in models.itertuples()]
     if len(models):
         rows.append(summary_row("answer_key_vs_traditional", "answer_key-traditional",
-                                models, int(rounds.max())))
+                                models.assign(n_questions=models["n_questions_paired"]), int(rounds.max())))
     for g, sub in pairwise.groupby("grading", sort=False):
         runs = pd.unique(sub[["run_a", "run_b"]].to_numpy().ravel())
         rows.append(summary_row("run_vs_run", g, sub, int(rounds[runs].max())))

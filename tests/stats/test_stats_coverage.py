@@ -170,4 +170,4 @@ def test_the_pooled_effect_and_the_power_table_use_the_paired_answers(partial_cr
     assert tables.equator.iloc[0]["pooled_n_questions"] == 28
     assert tables.equator.iloc[0]["pooled_diff_mean"] == pytest.approx(row["diff_mean"], abs=TOL)
     power = tables.power.set_index("run_id")
-    assert power.loc["r", "n_questions"] == 28
+    assert power.loc["r", "n_questions"] == power.loc["all", "n_questions"] == 28
