@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import html
 
+import markdown
 import numpy as np
 import pandas as pd
 import pytest
 
 from generator.intake.models import Benchmark, Run
-from generator.render.leaderboard import leaderboard_page
+from generator.render.leaderboard import coverage_banner, leaderboard_page
 from generator.render.pages import BenchmarkResults, home_page
 from generator.render.run_pages import run_page
 from generator.stats import analyse
@@ -72,6 +73,8 @@ def test_most_runs_unranked_puts_the_fix_at_the_top(most_unranked):
     assert "3 of 4 runs have answer-key verdicts on under 80 % of their answers" in page.content
     assert f"To fix: {FIX}." in page.content
     assert "Traditional grading ranks few runs" not in page.content
+    shown = markdown.markdown(coverage_banner(most_unranked.models), extensions=["admonition"])
+    assert shown.startswith('<div class="admonition warning">') and "<code>llm</code>" in shown
 
 
 def test_the_difference_says_on_how_many_answers_the_gradings_agree(one_unranked):
