@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from generator.stats.scores import MIN_COVERAGE
+from generator.stats.scores import MIN_COVERAGE, coverage_percent
 
 
 def is_missing(value: object) -> bool:
@@ -102,15 +102,26 @@ GRADING_NAMES = {"traditional": "traditional", "answer_key": "answer-key"}
 """How page text names each grading."""
 
 
+def format_share_judged(share: float | None) -> str:
+    """Format a coverage in whole percent, rounded down (:func:`generator.stats.scores.coverage_percent`).
+
+    Examples
+    --------
+    >>> format_share_judged(0.795), format_share_judged(1.0)
+    ('79 %', '100 %')
+    """
+    return "—" if is_missing(share) else f"{coverage_percent(share)} %"
+
+
 def format_coverage(share: float | None) -> str:
     """Say what share of the answers a grading judged, where it is not all of them.
 
     Examples
     --------
-    >>> format_coverage(0.72), format_coverage(1.0)
-    ('72 % judged', '')
+    >>> format_coverage(0.72), format_coverage(0.999), format_coverage(1.0)
+    ('72 % judged', '99 % judged', '')
     """
-    return "" if is_missing(share) or float(share) >= 1 else f"{format_percent(share, 0)} judged"
+    return "" if is_missing(share) or float(share) >= 1 else f"{format_share_judged(share)} judged"
 
 
 def with_coverage(text: str, share: float | None) -> str:
@@ -130,10 +141,10 @@ def unranked_reason(grading: str, share: float) -> str:
 
     Examples
     --------
-    >>> unranked_reason("answer_key", 0.45)
-    'not ranked: answer-key verdicts on 45 % of answers (under 80 %)'
+    >>> unranked_reason("answer_key", 0.795)
+    'not ranked: answer-key verdicts on 79 % of answers (under 80 %)'
     """
-    return (f"not ranked: {GRADING_NAMES[grading]} verdicts on {format_percent(share, 0)} of answers "
+    return (f"not ranked: {GRADING_NAMES[grading]} verdicts on {format_share_judged(share)} of answers "
             f"(under {format_percent(MIN_COVERAGE, 0)})")
 
 

@@ -19,8 +19,8 @@ from generator.render.numbers import (
     format_agreement,
     format_interval,
     format_number,
-    format_percent,
     format_rank,
+    format_share_judged,
     is_true,
     sort_key,
     unranked_reason,
@@ -73,8 +73,8 @@ def _summary(row: pd.Series) -> str:
                                 row[f"{g}_coverage"])) for g in GRADINGS]
     cells.append(Cell(format_interval(row["diff_mean"], row["diff_ci_low"], row["diff_ci_high"])))
     cells += [Cell(_rank(row, g)) for g in GRADINGS]
-    cells.append(Cell(f"traditional {format_percent(row['traditional_coverage'], 0)}, answer-key "
-                      f"{format_percent(row['answer_key_coverage'], 0)} of {int(row['n_answers'])} answers"))
+    cells.append(Cell(f"traditional {format_share_judged(row['traditional_coverage'])}, answer-key "
+                      f"{format_share_judged(row['answer_key_coverage'])} of {int(row['n_answers'])} answers"))
     paired = (f"The difference pairs each answer's two verdicts: {format_agreement(row['n_answers_agree'], row['n_answers_paired'], row['n_answers'])}, "
               f"over {int(row['n_questions_paired'])} of {int(row['n_questions'])} questions. An answer a grader "
               "could not judge is left out of that grading's numbers.\n\n")

@@ -8,7 +8,7 @@ import pandas as pd
 from generator.stats import estimators
 from generator.stats import pingouin_adapter as pga
 from generator.stats.comparison import compare, join_notes
-from generator.stats.scores import GRADINGS, MIN_COVERAGE, is_ranked
+from generator.stats.scores import GRADINGS, MIN_COVERAGE, coverage_percent, is_ranked
 from generator.stats.tables import documents
 
 POINTS = 100.0
@@ -146,7 +146,7 @@ def _coverage_notes(row: dict[str, object]) -> list[str]:
         share = float(row[f"{g}_coverage"])
         if share < 1:
             ranked = bool(is_ranked(share))
-            notes.append(f"{g} verdicts on {100 * share:.0f}% of answers (the rest left out)"
+            notes.append(f"{g} verdicts on {coverage_percent(share)}% of answers (the rest left out)"
                          + ("" if ranked else f"; not ranked under {g} grading "
                             f"(coverage under {100 * MIN_COVERAGE:.0f}%)"))
     return notes

@@ -12,6 +12,8 @@ paired analyses use the questions (or answers) both sides share.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -128,6 +130,17 @@ def is_ranked(coverage: pd.Series | float) -> pd.Series | np.bool_:
     """
     # A share is a ratio of counts; 12 decimals absorb float noise around the threshold.
     return np.round(coverage, 12) >= MIN_COVERAGE
+
+
+def coverage_percent(share: float) -> int:
+    """Return a coverage in whole percent, rounded down: a run under the threshold never reads as at it.
+
+    Examples
+    --------
+    >>> coverage_percent(0.795), coverage_percent(0.29), coverage_percent(0.999)
+    (79, 29, 99)
+    """
+    return math.floor(round(100 * float(share), 9))  # 100 · 0.29 is 28.999999999999996
 
 
 def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
