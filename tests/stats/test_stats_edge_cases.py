@@ -104,7 +104,7 @@ def test_missing_verdicts_are_left_out_and_reported():
     assert row["answer_key_coverage"] == pytest.approx(35 / 40)
     assert row["n_answers_paired"] == 35 and row["n_answers_agree"] == 35
     assert row["answer_key_mean"] == 100.0  # before: 100 · (15 + 5 · 0.5) / 20 = 87.5, NaN as 0
-    assert "answer_key verdicts on 88% of answers (the rest left out)" in row["note"]
+    assert "answer_key verdicts on 87% of answers (the rest left out)" in row["note"]
 
 
 def test_unequal_rounds_weight_each_question_once():
