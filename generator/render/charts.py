@@ -90,10 +90,9 @@ def category_scores(scored: pd.DataFrame) -> pd.DataFrame:
     """Mean score per run, category and grading: rounds averaged within a question first.
 
     Returns ``run_id``, ``category``, ``traditional``, ``answer_key`` (0–100,
-    no verdict counting as 0, as in models.csv).
+    over the answers with a verdict, as in models.csv; NaN where none has one).
     """
-    filled = scored.assign(answer_key=scored["answer_key"].fillna(0.0), traditional=scored["traditional"].fillna(0.0))
-    questions = filled.groupby(["run_id", "category", "question_id"], sort=True)[list(GRADINGS)].mean()
+    questions = scored.groupby(["run_id", "category", "question_id"], sort=True)[list(GRADINGS)].mean()
     return questions.groupby(["run_id", "category"]).mean().reset_index()
 
 

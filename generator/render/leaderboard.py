@@ -6,13 +6,30 @@ import pandas as pd
 
 from generator.render import charts
 from generator.render.escape import escape_text
-from generator.render.html import Cell, chart, rank_switch, table
-from generator.render.numbers import format_interval, format_mde, format_p, format_rank, is_true, mde_sort_key, sort_key
+from generator.render.html import Cell, Row, chart, rank_switch, table
+from generator.render.numbers import (
+    GRADING_NAMES,
+    format_agreement,
+    format_interval,
+    format_mde,
+    format_p,
+    format_percent,
+    format_rank,
+    is_true,
+    mde_sort_key,
+    sort_key,
+    unranked_reason,
+    with_coverage,
+)
 from generator.render.pages import BenchmarkResults, Page, front_matter, run_slug
+from generator.stats.scores import MIN_COVERAGE
 
 HEADERS = ["Rank (interval)", "Model", "Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
            "p (Holm)", "Effect dz [95% CI]", "MDE (points)", "Questions", "Answers"]
 RANKED_BY = {"answer_key": "Ranked by answer-key grading", "traditional": "Ranked by traditional grading"}
+FIXES = {"answer_key": "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels",
+         "traditional": "check the benchmark's traditional grader, or the recorded scores it imports"}
+"""What makes a grading judge more answers, said where it judged too few."""
 
 CAPTIONS = {
     "scores": ("Dumbbell chart. Each row is a run: the blue dot is its traditional score, the orange dot its "
@@ -42,6 +59,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         front_matter(f"Leaderboard: {b.name}", hide=("navigation", "toc"))
         + f"# {escape_text(b.title)}\n\n"
         + f"<p>{escape_text(b.description)}</p>\n\n"
+        + coverage_banner(models)
         + f"Benchmark version {escape_text(b.version)}, {len(b.questions)} questions, {len(models)} runs. "
         "Scores are on 0–100. *Difference* = answer-key − traditional (negative: the run loses points when "
         "graded strictly against the answer key). Intervals are 95 % and clustered by question. The rank "
@@ -50,7 +68,9 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "80 % power; *nothing detectable* means the two gradings disagree on too few questions for any difference "
         "to be detected (with 30 questions and one round: on 10 % of them or fewer). When every question difference is equal, the "
         "interval is not zero-width: it allows for the share of questions that could differ unseen (9.5 % at 30 "
-        "questions). Click a column header to sort. See the [questions](questions/index.md) and how the [graders](graders.md) agree with humans.\n\n"
+        "questions), and the cell says on how many answers the two gradings agree. "
+        + coverage_sentence(models)
+        + "Click a column header to sort. See the [questions](questions/index.md) and how the [graders](graders.md) agree with humans.\n\n"
         + rank_switch(tables)
         + "\n## Traditional → answer-key\n\n" + chart("charts/scores.json", CAPTIONS["scores"])
         + "\n## Differences\n\n" + chart("charts/differences.json", CAPTIONS["differences"])
@@ -72,31 +92,68 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     return Page(f"{folder}/index.md", text), assets
 
 
+def coverage_banner(models: pd.DataFrame) -> str:
+    """Warn at the top of the leaderboard when a grading ranks fewer than half of the runs, with the fix."""
+    out = ""
+    for g, fix in FIXES.items():
+        unranked = int((~models[f"ranked_{g}"].map(is_true)).sum())
+        if len(models) and unranked > len(models) / 2:
+            out += (f'!!! warning "{GRADING_NAMES[g].capitalize()} grading ranks few runs"\n'
+                    f"    {unranked} of {len(models)} runs have {GRADING_NAMES[g]} verdicts on under "
+                    f"{format_percent(MIN_COVERAGE, 0)} of their answers: the grader could not judge the rest, "
+                    f"so those runs are not ranked under {GRADING_NAMES[g]} grading (greyed below). "
+                    f"To fix: {fix}.\n\n")
+    return out
+
+
+def coverage_sentence(models: pd.DataFrame) -> str:
+    """Say what share of all answers each grading judged, and what happens to the rest."""
+    answers = int(models["n_answers"].sum())
+    judged = {g: (models[f"{g}_coverage"] * models["n_answers"]).sum() for g in GRADING_NAMES}
+    shares = ", ".join(f"{GRADING_NAMES[g]} {format_percent(n / answers)}" for g, n in judged.items()) if answers else "none"
+    return (f"Answers with a verdict: {shares} of {answers}. An answer a grader could not judge is left out of "
+            f"that grading's numbers (a model's failure to answer still scores 0); a run whose grader judged "
+            f"under {format_percent(MIN_COVERAGE, 0)} of its answers is not ranked under that grading and is "
+            "greyed, as its mean covers only the answers the grader could judge. ")
+
+
 def _ranked_table(models: pd.DataFrame, grading: str) -> str:
     ordered = models.sort_values([f"rank_{grading}", f"{grading}_mean", "run_id"], ascending=[True, False, True])
     return table(HEADERS, [_row(row, grading) for row in ordered.itertuples(index=False)])
 
 
-def _row(row, grading: str) -> list[Cell]:
-    rank = getattr(row, f"rank_{grading}")
-    low, high = getattr(row, f"rank_ci_low_{grading}"), getattr(row, f"rank_ci_high_{grading}")
-    tied = getattr(row, f"tied_first_{grading}")
-    return [
-        Cell(format_rank(rank, low, high), sort=sort_key(rank), badge="tied 1st" if is_true(tied) else None),
+def _row(row, grading: str) -> Row:
+    ranked = is_true(getattr(row, f"ranked_{grading}"))
+    return Row([
+        _rank_cell(row, grading) if ranked else Cell(  # sorts after every rank
+            unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12),
         Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/"),
         _interval(row, "traditional"),
         _interval(row, "answer_key"),
-        _interval(row, "diff"),
+        _difference(row),
         Cell(format_p(row.p_holm), sort=sort_key(row.p_holm)),
         Cell(format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2), sort=sort_key(row.effect_dz)),
         Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
         Cell(str(row.n_questions), sort=int(row.n_questions)),
         Cell(str(row.n_answers), sort=int(row.n_answers)),
-    ]
+    ], css_class=None if ranked else "dualboard-unranked")
 
 
-def _interval(row, prefix: str) -> Cell:
-    mean = getattr(row, f"{prefix}_mean")
-    return Cell(format_interval(mean, getattr(row, f"{prefix}_ci_low"), getattr(row, f"{prefix}_ci_high")),
-                sort=sort_key(mean))
+def _rank_cell(row, grading: str) -> Cell:
+    rank = getattr(row, f"rank_{grading}")
+    low, high = getattr(row, f"rank_ci_low_{grading}"), getattr(row, f"rank_ci_high_{grading}")
+    tied = getattr(row, f"tied_first_{grading}")
+    return Cell(format_rank(rank, low, high), sort=sort_key(rank), badge="tied 1st" if is_true(tied) else None)
 
+
+def _interval(row, grading: str) -> Cell:
+    mean = getattr(row, f"{grading}_mean")
+    text = format_interval(mean, getattr(row, f"{grading}_ci_low"), getattr(row, f"{grading}_ci_high"))
+    return Cell(with_coverage(text, getattr(row, f"{grading}_coverage")), sort=sort_key(mean))
+
+
+def _difference(row) -> Cell:
+    """The difference with its interval, and on how many answers the gradings agree (not a bare 0.0)."""
+    text = format_interval(row.diff_mean, row.diff_ci_low, row.diff_ci_high)
+    agree = format_agreement(row.n_answers_agree, row.n_answers_paired, row.n_answers)
+    return Cell(f"{text}; {agree}", sort=sort_key(row.diff_mean))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from generator.stats.scores import MIN_COVERAGE, coverage_percent
+
 
 def is_missing(value: object) -> bool:
     """True for None, NaN and other non-finite floats."""
@@ -94,6 +96,71 @@ def format_percent(share: float | None, digits: int = 1) -> str:
     '2.3 %'
     """
     return "—" if is_missing(share) else f"{100 * float(share):.{digits}f} %"
+
+
+GRADING_NAMES = {"traditional": "traditional", "answer_key": "answer-key"}
+"""How page text names each grading."""
+
+
+def format_share_judged(share: float | None) -> str:
+    """Format a coverage in whole percent, rounded down (:func:`generator.stats.scores.coverage_percent`).
+
+    Examples
+    --------
+    >>> format_share_judged(0.795), format_share_judged(1.0)
+    ('79 %', '100 %')
+    """
+    return "—" if is_missing(share) else f"{coverage_percent(share)} %"
+
+
+def format_coverage(share: float | None) -> str:
+    """Say what share of the answers a grading judged, where it is not all of them.
+
+    Examples
+    --------
+    >>> format_coverage(0.72), format_coverage(0.999), format_coverage(1.0)
+    ('72 % judged', '99 % judged', '')
+    """
+    return "" if is_missing(share) or float(share) >= 1 else f"{format_share_judged(share)} judged"
+
+
+def with_coverage(text: str, share: float | None) -> str:
+    """Append a coverage under 100 % to a number's text.
+
+    Examples
+    --------
+    >>> with_coverage("38.0 [25.1, 52.4]", 0.5)
+    '38.0 [25.1, 52.4] · 50 % judged'
+    """
+    coverage = format_coverage(share)
+    return f"{text} · {coverage}" if coverage else text
+
+
+def unranked_reason(grading: str, share: float) -> str:
+    """Say why a run is not ranked in a grading (its coverage is under the threshold).
+
+    Examples
+    --------
+    >>> unranked_reason("answer_key", 0.795)
+    'not ranked: answer-key verdicts on 79 % of answers (under 80 %)'
+    """
+    return (f"not ranked: {GRADING_NAMES[grading]} verdicts on {format_share_judged(share)} of answers "
+            f"(under {format_percent(MIN_COVERAGE, 0)})")
+
+
+def format_agreement(agree: float, paired: float, answers: float) -> str:
+    """Say on how many answers the two gradings agree, out of those both judged.
+
+    Examples
+    --------
+    >>> format_agreement(299, 300, 300)
+    'the gradings agree on 299 of 300 answers'
+    >>> format_agreement(12, 25, 30)
+    'the gradings agree on 12 of the 25 answers both judged (of 30)'
+    """
+    if int(paired) == int(answers):
+        return f"the gradings agree on {int(agree)} of {int(paired)} answers"
+    return f"the gradings agree on {int(agree)} of the {int(paired)} answers both judged (of {int(answers)})"
 
 
 def format_rank(rank: float | None, low: float | None, high: float | None) -> str:

@@ -18,8 +18,14 @@ import pandas as pd
 from generator.intake.models import Benchmark, Run
 from generator.render.escape import escape_slug, escape_text
 from generator.render.html import Cell, table
-from generator.render.numbers import format_number
+from generator.render.numbers import (
+    GRADING_NAMES,
+    format_number,
+    format_percent,
+    is_true,
+)
 from generator.stats import StatsTables
+from generator.stats.scores import MIN_COVERAGE
 
 
 @dataclass(frozen=True)
@@ -145,7 +151,11 @@ def _home_row(result: BenchmarkResults) -> list[Cell]:
 
 
 def _leader(models: pd.DataFrame, grading: str) -> str:
+    """The best ranked run; a run the grading judged too little of is not ranked, so never the leader."""
     if models.empty:
         return "no runs yet"
-    best = models.sort_values([f"{grading}_mean", "run_id"], ascending=[False, True]).iloc[0]
+    ranked = models[models[f"ranked_{grading}"].map(is_true)]
+    if ranked.empty:
+        return f"none ranked (every run has {GRADING_NAMES[grading]} verdicts on under {format_percent(MIN_COVERAGE, 0)} of its answers)"
+    best = ranked.sort_values([f"{grading}_mean", "run_id"], ascending=[False, True]).iloc[0]
     return f"{best['model']} ({format_number(best[f'{grading}_mean'])})"

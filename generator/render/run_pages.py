@@ -15,8 +15,24 @@ from generator.intake.models import Run
 from generator.render.charts import GRADINGS, category_scores
 from generator.render.escape import escape_text
 from generator.render.html import Cell, Row, paragraph, table
-from generator.render.numbers import format_interval, format_number, format_rank, is_true, sort_key
-from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from generator.render.numbers import (
+    format_agreement,
+    format_interval,
+    format_number,
+    format_rank,
+    format_share_judged,
+    is_true,
+    sort_key,
+    unranked_reason,
+    with_coverage,
+)
+from generator.render.pages import (
+    BenchmarkResults,
+    Page,
+    front_matter,
+    question_slugs,
+    run_slug,
+)
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -52,12 +68,25 @@ def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.D
 
 def _summary(row: pd.Series) -> str:
     headers = ["Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
-               "Rank, traditional", "Rank, answer-key", "No verdict"]
-    cells = [Cell(format_interval(row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"])) for g in (*GRADINGS, "diff")]
-    cells += [Cell(format_rank(row[f"rank_{g}"], row[f"rank_ci_low_{g}"], row[f"rank_ci_high_{g}"])) for g in GRADINGS]
-    cells.append(Cell(f"{int(row['n_no_verdict'])} of {int(row['n_answers'])} answers"))
+               "Rank, traditional", "Rank, answer-key", "Answers with a verdict"]
+    cells = [Cell(with_coverage(format_interval(row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"]),
+                                row[f"{g}_coverage"])) for g in GRADINGS]
+    cells.append(Cell(format_interval(row["diff_mean"], row["diff_ci_low"], row["diff_ci_high"])))
+    cells += [Cell(_rank(row, g)) for g in GRADINGS]
+    cells.append(Cell(f"traditional {format_share_judged(row['traditional_coverage'])}, answer-key "
+                      f"{format_share_judged(row['answer_key_coverage'])} of {int(row['n_answers'])} answers"))
+    paired = (f"The difference pairs each answer's two verdicts: {format_agreement(row['n_answers_agree'], row['n_answers_paired'], row['n_answers'])}, "
+              f"over {int(row['n_questions_paired'])} of {int(row['n_questions'])} questions. An answer a grader "
+              "could not judge is left out of that grading's numbers.\n\n")
     notes = paragraph(f"Notes: {row['note']}.") if isinstance(row["note"], str) and row["note"] else ""
-    return table(headers, [cells], sortable=False) + notes + "\n" + _variance(row)
+    return table(headers, [cells], sortable=False) + paired + notes + "\n" + _variance(row)
+
+
+def _rank(row: pd.Series, grading: str) -> str:
+    """The rank with its interval, or why the run is not ranked in this grading."""
+    if not is_true(row[f"ranked_{grading}"]):
+        return unranked_reason(grading, row[f"{grading}_coverage"])
+    return format_rank(row[f"rank_{grading}"], row[f"rank_ci_low_{grading}"], row[f"rank_ci_high_{grading}"])
 
 
 def _variance(row: pd.Series) -> str:
@@ -98,19 +127,20 @@ def _category_table(scored: pd.DataFrame) -> str:
 
 
 def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
-    """Answers that pass one grading and fail the other (traditional ≥ 50 counts as a pass).
+    """Answers that pass one grading and fail the other (≥ 50 counts as a pass).
 
-    An answer without an answer-key verdict counts as a fail, as in the scores.
+    An answer without a verdict in either grading cannot disagree: it is left
+    out, as it is of the scores.
     """
-    traditional_pass = scored["traditional"].fillna(0) >= 50
-    answer_key_pass = scored["answer_key"].fillna(0) >= 50
-    return scored[traditional_pass != answer_key_pass]
+    both = scored[list(GRADINGS)].notna().all(axis=1)
+    return scored[both & ((scored["traditional"] >= 50) != (scored["answer_key"] >= 50))]
 
 
 def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> str:
     found = disagreements(scored)
+    judged = int(scored[list(GRADINGS)].notna().all(axis=1).sum())
     if found.empty:
-        return "None: every answer passes both gradings or fails both.\n"
+        return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n"
     responses = {(p["question_id"], p["round"]): p.get("response", "") for p in run.predictions}
     rows = [Row([Cell(str(r.question_id), href=f"../../questions/{slugs.get(r.question_id, 'x')}/"),
                  Cell(str(r.round), sort=int(r.round)), Cell(str(r.category)),
@@ -122,6 +152,6 @@ def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> 
             for r in found.head(MAX_LISTED).itertuples(index=False)]
     note = (paragraph(f"Showing the first {MAX_LISTED} of {len(found)}; every answer is on its question page "
                       "and in the downloads.") if len(found) > MAX_LISTED else "")
-    intro = (f"{len(found)} of {len(scored)} answers pass one grading and fail the other "
-             "(traditional ≥ 50 counts as a pass). Open a question to see every grader's verdict.\n\n")
+    intro = (f"{len(found)} of the {judged} answers both gradings judged pass one and fail the other "
+             "(≥ 50 counts as a pass). Open a question to see every grader's verdict.\n\n")
     return intro + table(["Question", "Round", "Category", "Traditional", "Answer-key", "Verdict parse", "Response"], rows) + note

@@ -25,7 +25,11 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
     scored : pandas.DataFrame
         One row per (run, question, round) with at least ``run_id``, ``model``,
         ``question_id``, ``round``, ``traditional`` (0–100) and ``answer_key``
-        (0–100, NaN = no verdict, counted as 0 and reported).
+        (0–100). NaN in either is *no verdict*: the grader could not judge
+        the answer, which is then left out of that grading's means and of
+        every traditional vs answer-key pairing; each grading's coverage is
+        reported, and under :data:`generator.stats.scores.MIN_COVERAGE` a run
+        is not ranked in that grading.
     verdicts : pandas.DataFrame, optional
         Long verdicts for agreement: ``run_id``, ``question_id``, ``round``,
         ``category``, ``grader``, ``role`` (traditional | answer_key | human),
@@ -61,10 +65,12 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
     """
     scores.check_scored(scored)
     qmeans = scores.question_means(scored)
-    models = models_table(qmeans, scores.missing_counts(scored), naive_table(scored, alpha), alpha)
-    pairwise = pairwise_table(qmeans, alpha)
+    paired = scores.question_means(scores.judged_by_both(scored))
+    counts = scores.run_counts(scored)
+    models = models_table(qmeans, paired, counts, naive_table(scored, alpha), alpha)
+    pairwise = pairwise_table(qmeans, alpha, scores.unranked_runs(counts))
     models = add_ranks(models, pairwise, qmeans, seed=seed, n_boot=n_boot, alpha=alpha)
-    rounds = qmeans.groupby("run_id")["n_rounds"].max()
+    rounds = scored.groupby(["run_id", "question_id"]).size().groupby("run_id").max()
     if verdicts is None:
         verdicts = verdicts_from_scored(scored)
     agreement = (agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
@@ -74,7 +80,7 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
         pairwise=pairwise,
         agreement=agreement,
         power=power_table(models, pairwise, rounds),
-        equator=equator_table(models, qmeans, alpha),
+        equator=equator_table(models, paired, alpha),
         notes=_notes(models, seed, n_boot),
     )
 
@@ -86,9 +92,6 @@ def _notes(models: pd.DataFrame, seed: int, n_boot: int) -> tuple[str, ...]:
         if r.n_questions < TOO_FEW_QUESTIONS:
             notes.append(f"{r.run_id}: too few questions ({r.n_questions} < 10): estimates shown, "
                          "exact tests only, no rank interval or tie group.")
-        if r.n_no_verdict:
-            notes.append(f"{r.run_id}: {r.n_no_verdict} answer(s) without an answer-key verdict, "
-                         "counted as 0.")
         if r.note:
             notes.append(f"{r.run_id}: {r.note}.")
     return tuple(notes)

@@ -15,6 +15,7 @@ import statsmodels.api as sm
 
 from generator.stats import paired
 from generator.stats.comparison import DECIMALS
+from generator.stats.scores import GRADINGS
 
 POINTS = 100.0
 
@@ -35,12 +36,17 @@ def run_means_ttest(models: pd.DataFrame) -> dict[str, float]:
 def pooled_clustered(qmeans: pd.DataFrame, alpha: float = 0.05) -> dict[str, float]:
     """Return the mean of all (run, question) differences with a question-clustered SE.
 
+    ``qmeans`` holds the question means over the answers both gradings judged
+    (:func:`generator.stats.scores.judged_by_both`), so every (run, question)
+    has both; a pair that lacks one anyway is left out.
+
     ``sm.OLS(d, 1).fit(cov_type='cluster', groups=question, use_t=True)``: the
     t reference uses G - 1 degrees of freedom, G = number of questions. When
     every difference is equal the interval is that of
     :func:`generator.stats.paired.constant_difference_interval` over G questions.
     """
     wide = qmeans.pivot_table(index=["run_id", "question_id"], columns="grading", values="mean")
+    wide = wide.reindex(columns=list(GRADINGS)).dropna()
     d = (wide["answer_key"] - wide["traditional"]).to_numpy(dtype=float)
     groups = pd.factorize(wide.index.get_level_values("question_id"))[0]
     out = {"pooled_n_questions": int(groups.max() + 1) if len(groups) else 0,
@@ -65,6 +71,8 @@ def pooled_clustered(qmeans: pd.DataFrame, alpha: float = 0.05) -> dict[str, flo
 
 def equator_table(models: pd.DataFrame, qmeans: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Return the one-row table contrasting the flawed run-means t with the clustered pooled effect.
+
+    ``qmeans`` are the question means over the answers both gradings judged.
 
     Columns: ``label``, ``n_runs``, ``flawed_diff_mean``, ``flawed_t``,
     ``flawed_df``, ``flawed_p_value``, ``flawed_effect_dz`` (the inflated d of

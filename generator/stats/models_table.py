@@ -8,7 +8,7 @@ import pandas as pd
 from generator.stats import estimators
 from generator.stats import pingouin_adapter as pga
 from generator.stats.comparison import compare, join_notes
-from generator.stats.scores import GRADINGS
+from generator.stats.scores import GRADINGS, MIN_COVERAGE, coverage_percent, is_ranked
 from generator.stats.tables import documents
 
 POINTS = 100.0
@@ -21,7 +21,8 @@ def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     Binary-origin scores get the Wilson interval with effective n; partial
     credit gets mean ± t·SE, or Wilson with n_eff = n when every question mean
     is equal (SE = 0: never a zero-width interval). Variance components are
-    those of :func:`variance_components`.
+    those of :func:`variance_components`. With no question judged, every
+    number is NaN and the method is ``no_verdict``.
 
     Examples
     --------
@@ -33,6 +34,9 @@ def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     >>> round(r["ci_low"], 1), round(r["ci_high"], 1), r["ci_method"]
     (41.6, 76.0, 'wilson_n')
     """
+    if qm.empty:  # the grader judged none of the run's answers
+        nothing = dict.fromkeys(("mean", "se", "ci_low", "ci_high"), float("nan"))
+        return {**nothing, "ci_method": "no_verdict", **variance_components(qm)}
     y = qm["mean"].to_numpy(dtype=float)
     mu, se, df = (float(v) for v in estimators.cluster_mean_se(y))
     binary = bool(qm["binary"].all())
@@ -75,14 +79,15 @@ def naive_table(scored: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Return per run the naive interval of each grading (every answer independent), 0–100.
 
     Columns: ``run_id``, ``{g}_naive_mean``, ``{g}_naive_ci_low``, ``{g}_naive_ci_high``
-    for g in traditional, answer_key. Missing verdicts count as 0.
+    for g in traditional, answer_key, over the answers with a verdict (NaN when none).
     """
     rows = []
     for run_id, run in scored.groupby("run_id", sort=True):
         row: dict[str, object] = {"run_id": run_id}
         for g in GRADINGS:
-            values = pd.to_numeric(run[g], errors="coerce").fillna(0.0).to_numpy(dtype=float)
-            mu, lo, hi = estimators.naive_interval(values / POINTS, alpha)
+            values = pd.to_numeric(run[g], errors="coerce").dropna().to_numpy(dtype=float)
+            mu, lo, hi = (estimators.naive_interval(values / POINTS, alpha) if len(values)
+                          else (float("nan"),) * 3)
             row.update({f"{g}_naive_mean": POINTS * mu, f"{g}_naive_ci_low": POINTS * lo,
                         f"{g}_naive_ci_high": POINTS * hi})
         rows.append(row)
@@ -95,25 +100,35 @@ def single_round_binary(a: pd.DataFrame, b: pd.DataFrame) -> bool:
                 and a["binary"].all() and b["binary"].all())
 
 
-def run_row(run_qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
-    """Return one run's grading summaries and its answer-key vs traditional comparison."""
-    by_g = {g: run_qm[run_qm["grading"] == g].set_index("question_id") for g in GRADINGS}
+def run_row(run_qm: pd.DataFrame, run_paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
+    """Return one run's grading summaries and its answer-key vs traditional comparison.
+
+    ``run_qm`` holds the run's question means over every answer each grading
+    judged; ``run_paired`` those over the answers both gradings judged
+    (:func:`generator.stats.scores.judged_by_both`), which the comparison uses.
+    """
     row: dict[str, object] = {}
     for g in GRADINGS:
-        summary = grading_summary(by_g[g], alpha)
+        summary = grading_summary(run_qm[run_qm["grading"] == g], alpha)
         row.update({f"{g}_{k}": v for k, v in summary.items() if k != "ci_method"})
         row[f"ci_method_{g}"] = summary["ci_method"]
-    key, trad = by_g["answer_key"], by_g["traditional"].loc[by_g["answer_key"].index]
-    binary_k1 = single_round_binary(key, trad)
-    rec = compare(key["mean"].to_numpy(), trad["mean"].to_numpy(),
-                  single_round_binary=binary_k1, alpha=alpha)
+    rec = grading_difference(run_paired, alpha)
     row.update(rec)
-    for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
-        row[k] = POINTS * float(rec[k])
-    row["mde_points"] = POINTS * float(row.pop("mde"))
     row["note"] = join_notes(rec["note"], *(_clipped_note(g, row) for g in GRADINGS))
-    del row["n_questions"]  # same as the run's, which missing_counts provides
     return row
+
+
+def grading_difference(run_paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
+    """Compare answer key with traditional over the questions both judged (points; n in n_questions_paired)."""
+    by_g = {g: run_paired[run_paired["grading"] == g].set_index("question_id") for g in GRADINGS}
+    key, trad = by_g["answer_key"], by_g["traditional"].reindex(by_g["answer_key"].index)
+    rec = compare(key["mean"].to_numpy(), trad["mean"].to_numpy(),
+                  single_round_binary=single_round_binary(key, trad), alpha=alpha)
+    for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
+        rec[k] = POINTS * float(rec[k])
+    rec["mde_points"] = POINTS * float(rec.pop("mde"))
+    rec["n_questions_paired"] = rec.pop("n_questions")
+    return rec
 
 
 def _clipped_note(grading: str, row: dict[str, object]) -> str:
@@ -124,18 +139,37 @@ def _clipped_note(grading: str, row: dict[str, object]) -> str:
             "clipped at 0 (question means vary less than round-to-round noise predicts)")
 
 
+def _coverage_notes(row: dict[str, object]) -> list[str]:
+    """Say which gradings left answers unjudged, and which of them do not rank the run."""
+    notes = []
+    for g in GRADINGS:
+        share = float(row[f"{g}_coverage"])
+        if share < 1:
+            ranked = bool(is_ranked(share))
+            notes.append(f"{g} verdicts on {coverage_percent(share)}% of answers (the rest left out)"
+                         + ("" if ranked else f"; not ranked under {g} grading "
+                            f"(coverage under {100 * MIN_COVERAGE:.0f}%)"))
+    return notes
+
+
 @documents("models")
-def models_table(qmeans: pd.DataFrame, counts: pd.DataFrame, naive: pd.DataFrame,
-                 alpha: float = 0.05) -> pd.DataFrame:
+def models_table(qmeans: pd.DataFrame, paired: pd.DataFrame, counts: pd.DataFrame,
+                 naive: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Return one row per run: both gradings' means and CIs, their difference and test.
 
-    Ranks are added by :func:`generator.stats.ranks.add_ranks`. Every column is
-    described in ``COLUMNS["models"]`` (``generator/stats/columns.yaml``).
-    ``p_holm`` is Holm-adjusted across runs.
+    ``qmeans`` and ``paired`` are :func:`generator.stats.scores.question_means`
+    of every answer and of the answers both gradings judged; ``counts`` is
+    :func:`generator.stats.scores.run_counts`. Ranks are added by
+    :func:`generator.stats.ranks.add_ranks`. Every column is described in
+    ``COLUMNS["models"]`` (``generator/stats/columns.yaml``). ``p_holm`` is
+    Holm-adjusted across runs.
     """
-    rows = [{"run_id": run_id, **run_row(run_qm, alpha)}
-            for run_id, run_qm in qmeans.groupby("run_id", sort=True)]
+    empty = qmeans.iloc[0:0]  # a run no grader judged at all has no question means
+    judged, both = dict(tuple(qmeans.groupby("run_id"))), dict(tuple(paired.groupby("run_id")))
+    rows = [{"run_id": r, **run_row(judged.get(r, empty), both.get(r, empty), alpha)}
+            for r in counts["run_id"]]
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
+    table["note"] = [join_notes(*_coverage_notes(r), r["note"]) for r in table.to_dict("records")]
     p = table["p_value"].to_numpy(dtype=float)
     ok = np.isfinite(p)
     adjusted = np.full(len(p), np.nan)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from generator.stats import estimators, pair_matrix
 from generator.stats import pingouin_adapter as pga
-from generator.stats.comparison import compare
+from generator.stats.comparison import compare, join_notes
 from generator.stats.models_table import POINTS, single_round_binary
 from generator.stats.paired import TOO_FEW_QUESTIONS
-from generator.stats.scores import GRADINGS
+from generator.stats.scores import GRADINGS, MIN_COVERAGE
 from generator.stats.tables import COLUMNS
+
+OUT_OF_FAMILY = (f"not ranked: a run's coverage in this grading is under {100 * MIN_COVERAGE:.0f}%, "
+                 "so the pair is left out of the Holm family and the rank intervals")
 
 
 def welch_unpaired(x: np.ndarray, y: np.ndarray, alpha: float = 0.05) -> dict[str, object]:
@@ -45,14 +50,21 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object
     return rec
 
 
-def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05,
+                   unranked: Collection[tuple[str, str]] = ()) -> pd.DataFrame:
     """Return every pair of runs within each grading, with Holm-adjusted p-values.
 
     Columns: ``grading``, ``run_a``, ``run_b``, ``n_questions`` (shared),
     ``diff_mean`` (run_a - run_b, points), ``diff_se``, ``diff_ci_low``,
     ``diff_ci_high``, ``test``, ``p_value``, ``p_holm`` (Holm over the
-    m(m-1)/2 pairs of the grading), ``significant`` (Holm rejects at alpha),
-    ``effect_dz``, ``mde_points``, ``mde_status``, ``note``; see ``COLUMNS["pairwise"]``.
+    m(m-1)/2 pairs of the grading's ranked runs), ``significant`` (Holm
+    rejects at alpha), ``effect_dz``, ``mde_points``, ``mde_status``,
+    ``note``; see ``COLUMNS["pairwise"]``.
+
+    ``unranked`` lists the (run_id, grading) pairs not ranked there (coverage
+    under :data:`generator.stats.scores.MIN_COVERAGE`): their pairs keep
+    their own test but stay out of the Holm family (``p_holm`` NaN, never
+    ``significant``), so they move no rank interval.
 
     Examples
     --------
@@ -67,7 +79,7 @@ def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
               for g in GRADINGS]
     columns = list(COLUMNS["pairwise"])
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    return _holm_by_grading(table, alpha).reindex(columns=columns)
+    return _holm_by_grading(table, alpha, frozenset(unranked)).reindex(columns=columns)
 
 
 def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
@@ -87,12 +99,18 @@ def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return table
 
 
-def _holm_by_grading(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Add p_holm and significant, adjusting within each grading separately."""
+def _holm_by_grading(table: pd.DataFrame, alpha: float,
+                     unranked: frozenset[tuple[str, str]]) -> pd.DataFrame:
+    """Add p_holm and significant, adjusting within each grading over the pairs of ranked runs."""
     table = table.copy()
     table["p_holm"], table["significant"] = np.nan, False
-    for idx in table.groupby("grading").groups.values():
+    out = [(a, g) in unranked or (b, g) in unranked
+           for a, b, g in zip(table["run_a"], table["run_b"], table["grading"])]
+    family = table[~np.array(out, dtype=bool)]
+    for idx in family.groupby("grading").groups.values():
         reject, adjusted = pga.holm(table.loc[idx, "p_value"].to_numpy(dtype=float), alpha)
         table.loc[idx, "p_holm"], table.loc[idx, "significant"] = adjusted, reject
     table["significant"] = table["significant"].astype(bool)
+    if any(out):
+        table.loc[out, "note"] = [join_notes(n, OUT_OF_FAMILY) for n in table.loc[out, "note"]]
     return table

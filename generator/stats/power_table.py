@@ -30,14 +30,14 @@ def power_table(models: pd.DataFrame, pairwise: pd.DataFrame, rounds: pd.Series)
     approximation: (z + z)·SE(d̄) would read 0.0 where SE = 0.
     """
     rows = [{"comparison": "answer_key_vs_traditional", "grading": "answer_key-traditional",
-             "run_id": r.run_id, "n_questions": r.n_questions, "rounds": int(rounds[r.run_id]),
+             "run_id": r.run_id, "n_questions": r.n_questions_paired, "rounds": int(rounds[r.run_id]),
              "mde_points": r.mde_points, "mde_status": r.mde_status,
              "mde_points_normal": _normal(r.diff_se) if r.mde_status == "detectable" else np.nan,
              "method": _method(r.test), "n_comparisons": 1,
              "n_detectable": int(r.mde_status == "detectable")} for r in models.itertuples()]
     if len(models):
         rows.append(summary_row("answer_key_vs_traditional", "answer_key-traditional",
-                                models, int(rounds.max())))
+                                models.assign(n_questions=models["n_questions_paired"]), int(rounds.max())))
     for g, sub in pairwise.groupby("grading", sort=False):
         runs = pd.unique(sub[["run_a", "run_b"]].to_numpy().ravel())
         rows.append(summary_row("run_vs_run", g, sub, int(rounds[runs].max())))

@@ -4,6 +4,10 @@
   rank_hi(j) = m - #runs Holm-significantly below j. "Statistically tied for
   first" = every run with rank_lo = 1. Runs with fewer than 10 questions get
   no rank interval and no tie group (STATISTICS.md §0).
+* A run whose coverage in a grading is under
+  :data:`~generator.stats.scores.MIN_COVERAGE` is not ranked there at all:
+  no rank, no interval, no tie group, and it is not counted in the others'
+  (its mean covers only the answers a grader could judge, not the benchmark).
 * Bootstrap (secondary, Arena-style): questions resampled jointly for every
   run (the same ids), percentile interval of each run's mean, and
   rank = 1 + #runs whose lower bound exceeds this run's upper bound
@@ -17,13 +21,14 @@ import numpy as np
 import pandas as pd
 
 from generator.stats.paired import TOO_FEW_QUESTIONS
-from generator.stats.scores import GRADINGS
+from generator.stats.scores import GRADINGS, is_ranked
 
 
 def holm_rank_intervals(pairwise: pd.DataFrame, means: pd.Series, grading: str) -> pd.DataFrame:
     """Return rank_ci_low, rank_ci_high and tied_first per run for one grading.
 
-    ``means`` is indexed by run_id; ``pairwise`` is :func:`pairwise_table` output.
+    ``means`` is indexed by run_id and holds the ranked runs only; ``pairwise``
+    is :func:`pairwise_table` output (pairs with another run are ignored).
 
     Examples
     --------
@@ -32,7 +37,8 @@ def holm_rank_intervals(pairwise: pd.DataFrame, means: pd.Series, grading: str) 
     >>> holm_rank_intervals(pw, pd.Series({"a": 80.0, "b": 75, "c": 60}), "g")["rank_ci_low"].tolist()
     [1, 1, 3]
     """
-    pw = pairwise[(pairwise["grading"] == grading) & pairwise["significant"]]
+    pw = pairwise[(pairwise["grading"] == grading) & pairwise["significant"]
+                  & pairwise["run_a"].isin(means.index) & pairwise["run_b"].isin(means.index)]
     above = pd.Series(0, index=means.index)
     below = pd.Series(0, index=means.index)
     a_wins = pw["diff_mean"] > 0
@@ -62,6 +68,8 @@ def bootstrap_rank(qmeans: pd.DataFrame, grading: str, weights: np.ndarray,
                    question_ids: pd.Index, alpha: float = 0.05) -> pd.Series:
     """Return the Arena-style rank 1 + #(lower bound of k > upper bound of j), per run."""
     sub = qmeans[qmeans["grading"] == grading]
+    if sub.empty:
+        return pd.Series(dtype=float)
     wide = sub.pivot(index="question_id", columns="run_id", values="mean").reindex(question_ids)
     values = wide.to_numpy(dtype=float)
     boot = bootstrap_means(values, np.isfinite(values), weights.astype(float))
@@ -73,19 +81,27 @@ def bootstrap_rank(qmeans: pd.DataFrame, grading: str, weights: np.ndarray,
 
 def add_ranks(models: pd.DataFrame, pairwise: pd.DataFrame, qmeans: pd.DataFrame, *,
               seed: int, n_boot: int, alpha: float = 0.05) -> pd.DataFrame:
-    """Add point ranks, Holm rank intervals, tied-first flags and bootstrap ranks to ``models``."""
+    """Add point ranks, Holm rank intervals, tied-first flags and bootstrap ranks to ``models``.
+
+    Only runs whose ``{grading}_coverage`` reaches the threshold are ranked in
+    that grading (``ranked_{grading}``); the others get NaN in every rank column.
+    """
     models = models.set_index("run_id")
     question_ids = pd.Index(sorted(qmeans["question_id"].unique()))
     weights = resampling_weights(len(question_ids), n_boot, seed)
-    few = models["n_questions"] < TOO_FEW_QUESTIONS
     for g in GRADINGS:
-        means = models[f"{g}_mean"]
-        models[f"rank_{g}"] = means.rank(ascending=False, method="min").astype(int)
-        iv = holm_rank_intervals(pairwise, means, g)
+        ranked = is_ranked(models[f"{g}_coverage"])
+        judged = qmeans[(qmeans["grading"] == g) & qmeans["run_id"].isin(ranked[ranked].index)]
+        few = judged.groupby("run_id").size().reindex(models.index, fill_value=0) < TOO_FEW_QUESTIONS
+        means = models.loc[ranked, f"{g}_mean"]
+        iv = holm_rank_intervals(pairwise, means, g).reindex(models.index)
+        models[f"ranked_{g}"] = ranked
+        models[f"rank_{g}"] = means.rank(ascending=False, method="min").reindex(models.index)
         models[f"rank_ci_low_{g}"] = iv["rank_ci_low"].astype(float).mask(few)
         models[f"rank_ci_high_{g}"] = iv["rank_ci_high"].astype(float).mask(few)
         models[f"tied_first_{g}"] = iv["tied_first"].astype("boolean").mask(few)
-        models[f"bootstrap_rank_{g}"] = bootstrap_rank(qmeans, g, weights, question_ids, alpha)
+        models[f"bootstrap_rank_{g}"] = bootstrap_rank(
+            judged, g, weights, question_ids, alpha).reindex(models.index).astype(float)
     models["rank_ci_low"] = models["rank_ci_low_answer_key"]
     models["rank_ci_high"] = models["rank_ci_high_answer_key"]
     return models.reset_index()

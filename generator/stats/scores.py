@@ -1,13 +1,18 @@
-"""Check the scored table and reduce it to one mean per (run, grading, question).
+"""Check the scored table, reduce it to one mean per (run, grading, question) and count coverage.
 
-Missing verdicts: an answer that was attempted but got no verdict (``NaN``
-in ``answer_key``, or in ``traditional``) counts as 0, as STATISTICS.md §0
-prescribes, and is counted (``n_no_verdict``, ``missing_rate``) so that the
-page can show it. A question a run never answered has no rows and is simply
-absent from that run: paired analyses use the questions both sides share.
+Missing answers and missing verdicts differ (STATISTICS.md §0). A model that
+gave no readable answer already scores 0 from its grader. A grader that could
+not judge an answer gives no verdict (``NaN``): that answer is left out of
+that grading's question means, and a question none of whose answers has a
+verdict drops out of that grading. A grading's *coverage* of a run is the
+share of its answers with a verdict; under :data:`MIN_COVERAGE` the run is
+not ranked in that grading. A question a run never answered has no rows:
+paired analyses use the questions (or answers) both sides share.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
@@ -15,6 +20,8 @@ import pandas as pd
 from generator.errors import Finding, InvalidInputError
 
 GRADINGS = ("traditional", "answer_key")
+MIN_COVERAGE = 0.8
+"""A grading that judged under this share of a run's answers does not rank the run (STATISTICS.md §0)."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
 
 
@@ -56,25 +63,30 @@ def _duplicate_findings(scored: pd.DataFrame) -> list[Finding]:
 
 
 def question_means(scored: pd.DataFrame) -> pd.DataFrame:
-    """Return one row per (run, grading, question) on the [0, 1] scale.
+    """Return one row per (run, grading, question) on the [0, 1] scale, over the answers judged.
+
+    An answer without a verdict in a grading (NaN) is left out of that
+    grading's question mean; a question with no verdict at all has no row in
+    that grading. A model failure is a verdict (0), so it stays in.
 
     Returns
     -------
     pandas.DataFrame
-        ``run_id``, ``grading``, ``question_id``, ``n_rounds``, ``mean`` (mean
-        of the rounds, missing verdicts as 0), ``var_within`` (variance of the
-        rounds, ddof=1; NaN with one round), ``binary`` (every round is 0 or 1).
+        ``run_id``, ``grading``, ``question_id``, ``n_rounds`` (rounds with a
+        verdict), ``mean`` (mean of those rounds), ``var_within`` (their
+        variance, ddof=1; NaN with one round), ``binary`` (every one is 0 or 1).
 
     Examples
     --------
     >>> scored = pd.DataFrame({"run_id": ["r"] * 3, "model": "m", "question_id": ["a", "a", "b"],
-    ...     "round": [0, 1, 0], "traditional": [100, 0, 100.0], "answer_key": [100, None, 0]})
-    >>> question_means(scored)[["grading", "question_id", "mean"]].to_dict("records")[:2]
-    [{'grading': 'traditional', 'question_id': 'a', 'mean': 0.5}, {'grading': 'traditional', 'question_id': 'b', 'mean': 1.0}]
+    ...     "round": [0, 1, 0], "traditional": [100, 0, 100.0], "answer_key": [100, None, None]})
+    >>> question_means(scored)[["grading", "question_id", "n_rounds", "mean"]].to_dict("records")
+    [{'grading': 'traditional', 'question_id': 'a', 'n_rounds': 2, 'mean': 0.5}, {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0}, {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
     long = scored.melt(id_vars=["run_id", "question_id", "round"], value_vars=list(GRADINGS),
                        var_name="grading", value_name="score")
-    long["score"] = pd.to_numeric(long["score"], errors="coerce").fillna(0.0) / 100.0
+    long["score"] = pd.to_numeric(long["score"], errors="coerce") / 100.0
+    long = long.dropna(subset=["score"])
     long["is_binary"] = np.isin(long["score"], (0.0, 1.0))
     grouped = long.groupby(["run_id", "grading", "question_id"], sort=True)
     out = grouped.agg(n_rounds=("score", "size"), mean=("score", "mean"),
@@ -86,19 +98,84 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
                            kind="stable").reset_index(drop=True)
 
 
-def missing_counts(scored: pd.DataFrame) -> pd.DataFrame:
-    """Return per run: model, n_questions, n_answers, n_no_verdict, missing_rate.
+def _verdicts(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return both gradings' scores as numbers (NaN = no verdict)."""
+    return pd.DataFrame({g: pd.to_numeric(scored[g], errors="coerce") for g in GRADINGS})
 
-    ``n_no_verdict`` counts answers without an answer-key verdict;
-    ``missing_rate`` is the share of answers lacking a score in either grading.
+
+def judged_by_both(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return the answers both gradings judged: the rows every traditional vs answer-key pairing uses.
+
+    The pairing is made at the answer, before question means are taken: with
+    several rounds, a question's two means then cover the same rounds, so
+    their difference measures the gradings and not which rounds each grader
+    happened to judge.
+
+    Examples
+    --------
+    >>> scored = pd.DataFrame({"traditional": [100, 0, None], "answer_key": [None, 0, 100.0]})
+    >>> judged_by_both(scored).index.tolist()
+    [1]
     """
-    frame = scored.assign(
-        _no_key=scored["answer_key"].isna(),
-        _any_missing=scored["answer_key"].isna() | scored["traditional"].isna(),
-    )
+    return scored[_verdicts(scored).notna().all(axis=1)]
+
+
+def is_ranked(coverage: pd.Series | float) -> pd.Series | np.bool_:
+    """Say whether a coverage reaches :data:`MIN_COVERAGE` (24 of 30 answers does: 0.8 exactly).
+
+    Examples
+    --------
+    >>> is_ranked(pd.Series([23 / 30, 24 / 30, 1.0])).tolist()
+    [False, True, True]
+    """
+    # A share is a ratio of counts; 12 decimals absorb float noise around the threshold.
+    return np.round(coverage, 12) >= MIN_COVERAGE
+
+
+def coverage_percent(share: float) -> int:
+    """Return a coverage in whole percent, rounded down: a run under the threshold never reads as at it.
+
+    Examples
+    --------
+    >>> coverage_percent(0.795), coverage_percent(0.29), coverage_percent(0.999)
+    (79, 29, 99)
+    """
+    return math.floor(round(100 * float(share), 9))  # 100 · 0.29 is 28.999999999999996
+
+
+def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return per run the counts and coverages that qualify its numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run_id``, ``model``, ``n_questions``, ``n_answers``,
+        ``traditional_coverage`` and ``answer_key_coverage`` (share of the
+        answers with a verdict in that grading), ``n_answers_paired`` (answers
+        both gradings judged) and ``n_answers_agree`` (of those, the answers
+        the two gradings score the same).
+
+    Examples
+    --------
+    >>> scored = pd.DataFrame({"run_id": "r", "model": "m", "question_id": ["a", "b", "c", "d"],
+    ...     "traditional": [100.0, 0, 100, 0], "answer_key": [100, 100, None, 0]})
+    >>> run_counts(scored).iloc[0].to_dict()
+    {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0, 'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2}
+    """
+    v = _verdicts(scored)
+    frame = scored[["run_id", "model", "question_id"]].assign(
+        traditional_coverage=v["traditional"].notna(), answer_key_coverage=v["answer_key"].notna(),
+        n_answers_paired=v.notna().all(axis=1), n_answers_agree=v["traditional"].eq(v["answer_key"]))
     out = frame.groupby("run_id", sort=True).agg(
         model=("model", "first"), n_questions=("question_id", "nunique"),
-        n_answers=("question_id", "size"), n_no_verdict=("_no_key", "sum"),
-        missing_rate=("_any_missing", "mean"))
-    out["n_no_verdict"] = out["n_no_verdict"].astype(int)
+        n_answers=("question_id", "size"), traditional_coverage=("traditional_coverage", "mean"),
+        answer_key_coverage=("answer_key_coverage", "mean"),
+        n_answers_paired=("n_answers_paired", "sum"), n_answers_agree=("n_answers_agree", "sum"))
+    out[["n_answers_paired", "n_answers_agree"]] = out[["n_answers_paired", "n_answers_agree"]].astype(int)
     return out.reset_index()
+
+
+def unranked_runs(counts: pd.DataFrame) -> frozenset[tuple[str, str]]:
+    """Return the (run_id, grading) pairs whose coverage is under :data:`MIN_COVERAGE`."""
+    return frozenset((run_id, g) for g in GRADINGS
+                     for run_id in counts.loc[~is_ranked(counts[f"{g}_coverage"]), "run_id"])

@@ -97,13 +97,14 @@ def test_fewer_than_ten_questions_exact_tests_no_tie_groups(rounds):
     assert any("too few questions" in note for note in tables.notes)
 
 
-def test_missing_verdicts_count_as_zero_and_are_reported():
+def test_missing_verdicts_are_left_out_and_reported():
     key = np.full((20, 2), 100.0)
     key[:5, 0] = np.nan
     row = _only(analyse(scored_run("r", np.full((20, 2), 100.0), key), n_boot=100))
-    assert row["n_no_verdict"] == 5
-    assert row["missing_rate"] == pytest.approx(5 / 40)
-    assert row["answer_key_mean"] == pytest.approx(100 * (15 + 5 * 0.5) / 20)
+    assert row["answer_key_coverage"] == pytest.approx(35 / 40)
+    assert row["n_answers_paired"] == 35 and row["n_answers_agree"] == 35
+    assert row["answer_key_mean"] == 100.0  # before: 100 · (15 + 5 · 0.5) / 20 = 87.5, NaN as 0
+    assert "answer_key verdicts on 87% of answers (the rest left out)" in row["note"]
 
 
 def test_unequal_rounds_weight_each_question_once():

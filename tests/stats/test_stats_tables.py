@@ -24,8 +24,9 @@ DESIGN_MODELS = ["run_id", "model", "n_questions", "n_answers", "traditional_mea
                  "effect_dz_ci_high", "n_discordant_up", "n_discordant_down", "rank_traditional",
                  "rank_answer_key", "rank_ci_low", "rank_ci_high"]
 BRIEF_MODELS = ["traditional_naive_ci_low", "traditional_naive_ci_high",
-                "answer_key_naive_ci_low", "answer_key_naive_ci_high", "n_no_verdict",
-                "missing_rate", "diff_se", "corr_question", "effect_dz_hedges",
+                "answer_key_naive_ci_low", "answer_key_naive_ci_high", "traditional_coverage",
+                "answer_key_coverage", "ranked_traditional", "ranked_answer_key",
+                "n_questions_paired", "n_answers_paired", "n_answers_agree", "diff_se", "corr_question", "effect_dz_hedges",
                 "ci_method_traditional", "ci_method_answer_key", "mde_points",
                 "rank_ci_low_traditional", "rank_ci_high_traditional", "rank_ci_low_answer_key",
                 "rank_ci_high_answer_key", "tied_first_traditional", "tied_first_answer_key",
