@@ -16,6 +16,8 @@ from scipy import stats
 LANDIS_KOCH = ((0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate"),
                (0.80, "substantial"), (1.0, "almost perfect"))
 UNDEFINED_SHARE = 0.01
+PASS_MARK = 50.0
+"""A score (0–100) at or above this reads as a pass, so partial credit of 60 passes."""
 
 
 def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -33,6 +35,24 @@ def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
     pe = a1 * b1 + (1 - a1) * (1 - b1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+
+
+def pass_fail_counts(score_a: np.ndarray, score_b: np.ndarray,
+                     threshold: float = PASS_MARK) -> np.ndarray:
+    """Return counts (both pass, a only, b only, both fail) over the answers both raters scored.
+
+    A NaN score is no verdict (the rater could not judge), so that answer is
+    left out rather than read as a fail.
+
+    Examples
+    --------
+    >>> pass_fail_counts(np.array([100, 60, 0, np.nan]), np.array([100, 40, 20, 0])).tolist()
+    [1, 1, 0, 1]
+    """
+    a, b = np.asarray(score_a, dtype=float), np.asarray(score_b, dtype=float)
+    both = ~(np.isnan(a) | np.isnan(b))
+    pa, pb = a[both] >= threshold, b[both] >= threshold
+    return np.array([np.sum(pa & pb), np.sum(pa & ~pb), np.sum(~pa & pb), np.sum(~pa & ~pb)])
 
 
 def landis_koch(kappa: float) -> str:

@@ -74,14 +74,17 @@ def test_partial_credit_becomes_a_verdict_at_fifty():
     assert row["sensitivity"] == pytest.approx(0.5)
 
 
-def test_missing_human_labels_are_dropped_and_missing_grader_verdicts_fail():
+def test_answers_without_a_label_or_a_verdict_are_left_out_and_coverage_says_so():
     human = np.full((12, 1), 100.0)
     human[0, 0] = np.nan
     grader = np.full((12, 1), 100.0)
-    grader[1, 0] = np.nan
+    grader[1:3, 0] = np.nan  # the grader could not judge two labelled answers
+    grader[3, 0] = 0.0
     row = agreement_table(verdict_frame(human, grader), n_boot=100).iloc[0]
-    assert row["n"] == 11
-    assert row["accuracy"] == pytest.approx(10 / 11)
+    # before: a missing verdict counted as a fail (n 11, accuracy 9/11)
+    assert (row["n_judged_b"], row["n"]) == (11, 9)
+    assert row["coverage_a"] == pytest.approx(9 / 11)
+    assert row["accuracy"] == pytest.approx(8 / 9)
 
 
 def test_bootstrap_declares_ci_not_estimable_when_resamples_lose_a_class():
