@@ -24,7 +24,6 @@ from generator.stats.tables import COLUMNS as TABLE_COLUMNS
 from generator.stats.tables import SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
-MIN_QUESTIONS = 10
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
@@ -138,12 +137,7 @@ def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int
 def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
     """Return κ, its CI and labels, or the reason it is not estimable."""
     total = c.sum(axis=0)
-    reason = ""
-    if len(c) < MIN_QUESTIONS:
-        reason = f"fewer than {MIN_QUESTIONS} questions ({len(c)})"
-    elif min(total[0] + total[1], total[2] + total[3]) == 0 or \
-            min(total[0] + total[2], total[1] + total[3]) == 0:
-        reason = "a rater used only one class (κ undefined; see accuracy and prevalence)"
+    reason = kappa.not_estimable_reason(total, len(c))
     if reason:
         return {"estimable": False, "reason": reason, "kappa_ci_method": "not_estimable"}
     k = float(kappa.kappa_from_counts(total))

@@ -18,6 +18,8 @@ LANDIS_KOCH = ((0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate
 UNDEFINED_SHARE = 0.01
 PASS_MARK = 50.0
 """A score (0–100) at or above this reads as a pass, so partial credit of 60 passes."""
+MIN_QUESTIONS = 10
+"""κ is estimable only on at least this many questions (STATISTICS.md §d)."""
 
 
 def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -53,6 +55,22 @@ def pass_fail_counts(score_a: np.ndarray, score_b: np.ndarray,
     both = ~(np.isnan(a) | np.isnan(b))
     pa, pb = a[both] >= threshold, b[both] >= threshold
     return np.array([np.sum(pa & pb), np.sum(pa & ~pb), np.sum(~pa & pb), np.sum(~pa & ~pb)])
+
+
+def not_estimable_reason(counts: np.ndarray, n_questions: int) -> str:
+    """Return why κ is not estimable from pooled counts (STATISTICS.md §d), or '' when it is.
+
+    Examples
+    --------
+    >>> not_estimable_reason(np.array([20, 5, 10, 15]), 12), not_estimable_reason(np.array([20, 5, 0, 0]), 12)
+    ('', 'a rater used only one class (κ undefined; see accuracy and prevalence)')
+    """
+    c = np.asarray(counts)
+    if n_questions < MIN_QUESTIONS:
+        return f"fewer than {MIN_QUESTIONS} questions ({n_questions})"
+    if min(c[0] + c[1], c[2] + c[3], c[0] + c[2], c[1] + c[3]) == 0:
+        return "a rater used only one class (κ undefined; see accuracy and prevalence)"
+    return ""
 
 
 def landis_koch(kappa: float) -> str:
