@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from generator.names import is_name
 from generator.atomic import atomic_write_parquet
 from generator.grading.cache import VerdictCache, question_digest, verdict_key
 from generator.grading.errors import GraderConfigError, GradingInputError
@@ -23,6 +22,7 @@ from generator.grading.human import HumanGrader
 from generator.grading.registry import get_grader
 from generator.grading.verdict import Grader, Verdict
 from generator.intake.models import Benchmark, Run
+from generator.names import is_name
 from generator.stats import kappa
 
 SCORED_COLUMNS = (

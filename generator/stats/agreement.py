@@ -48,7 +48,7 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     base = scored.assign(category=scored.get("category"))
     frames = []
     for role in ("traditional", "answer_key"):
-        name = base[f"{role}_grader"] if f"{role}_grader" in base else role
+        name = base.get(f"{role}_grader", role)
         frames.append(base[[*KEYS, "category"]].assign(grader=name, role=role, score=base[role]))
     out = pd.concat(frames, ignore_index=True)
     if (out.groupby("grader")["role"].nunique() > 1).any():  # one grader in both roles

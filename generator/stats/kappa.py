@@ -110,7 +110,7 @@ def kappa_interval(per_question: np.ndarray, *, n_boot: int, seed: int,
     if total[1] + total[2] == 0:
         return _perfect_lower_bound(total, len(per_question), alpha), 1.0, "one_sided_perfect"
     idx = np.arange(len(per_question))
-    stat = lambda i, axis=-1: kappa_from_counts(per_question[i].sum(axis=-2))  # noqa: E731
+    stat = lambda i, axis=-1: kappa_from_counts(per_question[i].sum(axis=-2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = stats.bootstrap((idx,), stat, vectorized=True, n_resamples=n_boot, batch=250,

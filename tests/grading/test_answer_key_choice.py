@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
-from tests.grading.grading_fixtures import make_benchmark, make_run
 
 from generator.grading import GradedTables, grade_benchmark
 from generator.grading.exact import ExactGrader, NumericGrader
@@ -22,6 +21,7 @@ from generator.grading.tables import MIN_COVERAGE
 from generator.grading.verdict import Verdict
 from generator.intake.models import GraderSpec
 from generator.stats.agreement import agreement_table
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
 N = 20
 IDS = [f"q{i:02d}" for i in range(N)]
