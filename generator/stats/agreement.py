@@ -57,10 +57,9 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_verdicts(verdicts: pd.DataFrame, threshold: float = kappa.PASS_MARK) -> pd.DataFrame:
-    """Return the rows that carry a verdict, with a 0/1 ``verdict`` column (NaN scores dropped)."""
+    """Return the verdict rows with a 0/1 ``verdict`` column, NaN where the score is (no verdict)."""
     score = pd.to_numeric(verdicts["score"], errors="coerce")
-    v = verdicts.assign(score=score)[score.notna()]
-    return v.assign(verdict=(v["score"] >= threshold).astype(int))
+    return verdicts.assign(score=score, verdict=(score >= threshold).astype(float).where(score.notna()))
 
 
 def question_counts(joined: pd.DataFrame) -> np.ndarray:
@@ -198,8 +197,12 @@ def _slices(joined: pd.DataFrame) -> Iterator[tuple[str, str, pd.DataFrame]]:
 
 
 def _join(v: pd.DataFrame, ga: str, gb: str) -> pd.DataFrame:
-    """Return every answer grader_b judged, with grader_a's verdict and score where it gave one."""
-    b = v.loc[v["grader"] == gb, [*KEYS, "category", "verdict", "score"]]
+    """Return the answers grader_b judged and grader_a was given, with grader_a's verdict and score.
+
+    ``verdict_a`` is NaN where grader_a could not judge; answers grader_a was
+    never given (another question type's grader) are not in the result.
+    """
+    b = v.loc[(v["grader"] == gb) & v["score"].notna(), [*KEYS, "category", "verdict", "score"]]
     a = v.loc[v["grader"] == ga, [*KEYS, "verdict", "score"]]
     return b.rename(columns={"verdict": "verdict_b", "score": "score_b"}).merge(
-        a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on=KEYS, how="left")
+        a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on=KEYS, how="inner")

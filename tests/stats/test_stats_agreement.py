@@ -200,3 +200,21 @@ def test_one_run_has_no_per_run_rows(sample):
     human, grader = sample
     table = agreement_table(verdict_frame(human, grader), n_boot=50)
     assert set(table["run_id"]) == {"all"}
+
+
+def test_a_grader_is_covered_only_on_the_answers_it_was_given():
+    """A traditional grader per question type is not "missing" the other type's answers."""
+    human = 100.0 * (np.arange(24).reshape(24, 1) % 3 == 0)
+    frame = verdict_frame(human, human.copy())
+    mc = frame["question_id"].isin([f"q{i}" for i in range(12)])
+    frame = frame[~(frame.grader.eq("llm") & ~mc)]  # "llm" grades only the first 12 questions
+    row = agreement_table(frame, n_boot=50).iloc[0]
+    # before: coverage 50 % (12 of 24 labelled answers)
+    assert (row["n_judged_b"], row["n"], row["coverage_a"]) == (12, 12, 1.0)
+
+
+def test_a_grader_that_never_judges_has_a_row_with_zero_coverage():
+    human = np.full((12, 1), 100.0)
+    row = agreement_table(verdict_frame(human, np.full((12, 1), np.nan)), n_boot=50).iloc[0]
+    assert (row["n_judged_b"], row["n"], row["coverage_a"]) == (12, 0, 0.0)
+    assert not row["estimable"] and np.isnan(row["accuracy"]) and np.isnan(row["mean_abs_diff"])
