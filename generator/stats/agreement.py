@@ -166,7 +166,8 @@ def agreement_table(verdicts: pd.DataFrame, *, threshold: float = kappa.PASS_MAR
     Returns
     -------
     pandas.DataFrame
-        One row per (grader pair, run_id, category). Humans are always
+        One row per (grader pair, run_id, category); pairs that share no
+        answer (graders of different question types) have none. Humans are always
         ``grader_b`` so that sensitivity and specificity read as "grader_a
         against human labels", and the traditional grader is grader_b of
         answer-key graders. Rows: run_id = category = "all"; one per category
@@ -180,7 +181,10 @@ def agreement_table(verdicts: pd.DataFrame, *, threshold: float = kappa.PASS_MAR
     graders = sorted(roles.index, key=lambda name: (ROLE_ORDER.get(roles[name], 0), name))
     rows = []
     for ga, gb in itertools.combinations(graders, 2):
-        for run_id, category, part in _slices(_join(v, ga, gb)):
+        joined = _join(v, ga, gb)
+        if joined.empty:  # graders of different question types never meet
+            continue
+        for run_id, category, part in _slices(joined):
             rows.append({"grader_a": ga, "grader_b": gb, "category": category, "run_id": run_id,
                          **pair_stats(part, roles[gb] == "human", n_boot=n_boot, seed=seed, alpha=alpha)})
     return pd.DataFrame(rows, columns=COLUMNS)

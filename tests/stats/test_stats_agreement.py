@@ -218,3 +218,13 @@ def test_a_grader_that_never_judges_has_a_row_with_zero_coverage():
     row = agreement_table(verdict_frame(human, np.full((12, 1), np.nan)), n_boot=50).iloc[0]
     assert (row["n_judged_b"], row["n"], row["coverage_a"]) == (12, 0, 0.0)
     assert not row["estimable"] and np.isnan(row["accuracy"]) and np.isnan(row["mean_abs_diff"])
+
+
+def test_graders_of_different_question_types_are_not_paired():
+    human = np.full((12, 1), 100.0)
+    frame = verdict_frame(human, human.copy())
+    other = frame[frame.grader == "llm"].assign(grader="mc", role="traditional",
+                                                 question_id=lambda f: "m" + f["question_id"])
+    table = agreement_table(pd.concat([frame, other]), n_boot=50)
+    assert ("llm", "mc") not in set(zip(table.grader_a, table.grader_b))
+    assert ("mc", "people") not in set(zip(table.grader_a, table.grader_b))
