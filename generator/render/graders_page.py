@@ -172,7 +172,7 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
     if not labels:
         return f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists (no human labels to choose by)."
     if chosen == HUMAN and labels == len(scored):
-        return f"Answer-key column: human: people marked all {labels} answers."
+        return f"Answer-key column: human (people marked all {labels} answers)."
     rule = (f"the automatic answer-key grader with the highest Cohen's κ against the human labels (score ≥ 50 "
             f"passes) among those that judge at least {MIN_COVERAGE:.0%} of all answers and have an estimable κ; "
             f"equal κ goes to the grader listed first")

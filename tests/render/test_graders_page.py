@@ -140,7 +140,7 @@ def _choice(graders: list[str], scores: dict[str, list[float | None]], chosen: s
 
 def test_choice_sentence_when_people_marked_everything():
     text = _choice(["human", "rules"], {"human": [100.0, 0.0], "rules": [100.0, 100.0]}, "human")
-    assert text == "Answer-key column: human: people marked all 2 answers."
+    assert text == "Answer-key column: human (people marked all 2 answers)."
 
 
 def test_choice_sentence_when_no_grader_qualifies():
