@@ -37,8 +37,9 @@ class HumanGrader(Grader):
     partial credit passes through unchanged.
     :func:`generator.grading.tables.grade_benchmark` attaches the labels from
     ``human_labels.csv``; answers without a label get no human verdict row.
-    Listed first under ``graders.answer_key`` in ``benchmark.yaml``, the labels
-    are the answer-key grading (unlabelled answers then have no verdict).
+    Labels on every answer are the answer-key grading; labels on a sample
+    choose the automatic answer-key grader that fills that column (the rule is
+    in :func:`~generator.grading.tables.grade_benchmark`).
     """
 
     name: ClassVar[str] = "human"

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from generator.names import is_name
 from generator.atomic import atomic_write_parquet
 from generator.grading.cache import VerdictCache, question_digest, verdict_key
 from generator.grading.errors import GraderConfigError, GradingInputError
@@ -22,6 +22,8 @@ from generator.grading.human import HumanGrader
 from generator.grading.registry import get_grader
 from generator.grading.verdict import Grader, Verdict
 from generator.intake.models import Benchmark, Run
+from generator.names import is_name
+from generator.stats import kappa
 
 SCORED_COLUMNS = (
     "benchmark",
@@ -62,6 +64,9 @@ ALL_TYPES = "*"
 BATCH_SIZE = 256
 """Answers handed to one ``grade_many`` call (progress is reported per batch)."""
 
+MIN_COVERAGE = 0.8
+"""Share of a benchmark's answers an automatic answer-key grader must judge (give a verdict on)
+to be chosen as the answer-key column by its κ against human labels."""
 
 
 @dataclass(frozen=True)
@@ -94,8 +99,8 @@ class _Assignment:
     grader: Grader
     role: str
     positions: tuple[int, ...]
-    primary: bool = False
-    """Whether its verdicts fill the scored table's ``answer_key`` column."""
+    listed: int | None = None
+    """Its place under ``graders.answer_key`` in benchmark.yaml (None: traditional, or unlisted human labels)."""
 
 
 def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]:
@@ -143,7 +148,7 @@ def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -
 
 
 def _assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
-    """List every (grader, role, answers) the benchmark asks for; the first answer-key grader is primary.
+    """List every (grader, role, answers) the benchmark asks for, answer-key graders in listed order.
 
     People's labels play the role ``human`` wherever they are listed, so that
     every grader is compared with them; ``human`` grades the labelled answers only.
@@ -155,10 +160,48 @@ def _assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assi
         grader = get_grader(spec)
         human = isinstance(grader, HumanGrader)
         role, positions = ("human", labelled) if human else ("answer_key", everyone)
-        assignments.append(_Assignment(grader, role, positions, primary=index == 0))
+        assignments.append(_Assignment(grader, role, positions, listed=index))
     if labelled and not any(a.role == "human" for a in assignments):
         assignments.append(_Assignment(HumanGrader(), "human", labelled))
     return assignments
+
+
+Graded = tuple[_Assignment, list[Verdict]]
+
+
+def _scores(verdicts: Sequence[Verdict]) -> np.ndarray:
+    """Return the verdicts' scores as floats, NaN where the grader gave no verdict."""
+    return np.array([np.nan if v.score is None else v.score for v in verdicts], dtype=float)
+
+
+def _kappa_against(candidate: Graded, human: Graded, answers: Sequence[_Answer]) -> float:
+    """Return κ of the candidate's pass/fail verdicts against the human marks; NaN if not estimable.
+
+    Estimable as in agreement.csv (STATISTICS.md §d): the answers both judged
+    span at least 10 questions and both raters used both verdicts.
+    """
+    mine = dict(zip(candidate[0].positions, _scores(candidate[1]), strict=True))
+    theirs, marks = np.array([mine.get(p, np.nan) for p in human[0].positions]), _scores(human[1])
+    both = ~(np.isnan(theirs) | np.isnan(marks))
+    questions = {answers[p].question["id"] for p, judged in zip(human[0].positions, both, strict=True) if judged}
+    counts = kappa.pass_fail_counts(theirs, marks)
+    return float("nan") if kappa.not_estimable_reason(counts, len(questions)) else float(kappa.kappa_from_counts(counts))
+
+
+def _choose_answer_key(graded: Sequence[Graded], answers: Sequence[_Answer]) -> Graded | None:
+    """Return the grader whose verdicts fill the ``answer_key`` column (rule: :func:`grade_benchmark`)."""
+    listed = sorted((g for g in graded if g[0].listed is not None), key=lambda g: g[0].listed)
+    human = next((g for g in graded if g[0].role == "human"), None)
+    n_labels = int(np.sum(~np.isnan(_scores(human[1])))) if human else 0
+    if n_labels and n_labels == len(answers):
+        return human
+    if n_labels:
+        eligible = [(round(k, 12), g) for g in listed if g[0].role == "answer_key"
+                    and np.mean(~np.isnan(_scores(g[1]))) >= MIN_COVERAGE
+                    and np.isfinite(k := _kappa_against(g, human, answers))]
+        if eligible:  # max keeps the first of equal κ: ties go to the benchmark's order
+            return max(eligible, key=lambda e: e[0])[1]
+    return listed[0] if listed else None
 
 
 def verdict_count(benchmark: Benchmark, n_answers: int, n_labels: int) -> int:
@@ -227,14 +270,14 @@ def _verdict_rows(assignment: _Assignment, answers: Sequence[_Answer], verdicts:
 def _scored_rows(
     benchmark: Benchmark, answers: Sequence[_Answer], graded: list[tuple[_Assignment, list[Verdict]]]
 ) -> pd.DataFrame:
-    """Build the scored table: the traditional and primary answer-key verdict per answer."""
+    """Build the scored table: the traditional and the chosen answer-key verdict per answer."""
     traditional: dict[int, tuple[str, Verdict]] = {}
     for assignment, verdicts in graded:
         if assignment.role == "traditional":
             traditional.update(
                 (p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True)
             )
-    primary = next(((a, v) for a, v in graded if a.primary), None)
+    primary = _choose_answer_key(graded, answers)
     keys = dict(zip(primary[0].positions, primary[1], strict=True)) if primary else {}
     # Only ``human`` grades a subset: the answers nobody labelled have no verdict.
     missing = Verdict(None, "none", "no human label" if primary else "no answer-key grader")
@@ -304,8 +347,18 @@ def grade_benchmark(
     ----------
     benchmark
         The benchmark; ``traditional`` picks a grader per question type and
-        ``answer_key`` lists answer-key graders (the first is primary; when it
-        is ``human``, people's labels are the answer-key grading).
+        ``answer_key`` lists answer-key graders. Which of them fills the scored
+        table's ``answer_key`` column (and ``answer_key_grader``):
+
+        - human labels on every answer: ``human``, listed or not;
+        - human labels on a sample: the automatic answer-key grader with the
+          highest Cohen's κ against them (pass/fail reading, score ≥ 50, over
+          the labelled answers it judged) among those that give a verdict on
+          at least :data:`MIN_COVERAGE` (80 %) of all the benchmark's answers;
+          equal κ goes to the one listed first. κ must be estimable as in
+          ``agreement.csv``: at least 10 labelled questions, both verdicts
+          used by both raters. When no grader qualifies, the first listed;
+        - no human labels: the first listed answer-key grader.
     runs
         Validated runs of this benchmark. Predictions are graded as they are:
         an empty or unreadable response scores 0 (``verdict_parse = none``) and
@@ -326,7 +379,7 @@ def grade_benchmark(
         round, traditional`` (0–100), ``answer_key`` (0–100, NaN without a verdict),
         ``traditional_grader, answer_key_grader``, ``verdict_parse`` (of the
         traditional grader), ``missing`` (the response is empty) and
-        ``answer_key_parse`` (of the primary answer-key grader).
+        ``answer_key_parse`` (of that chosen answer-key grader).
         ``verdicts``: ``run_id, question_id, round, category, grader, grader_version,
         config_hash, role, score, verdict_parse, detail``, one row per grader per
         answer (``human``: per labelled answer).

@@ -37,7 +37,7 @@ class Benchmark:
     traditional: dict[str, GraderSpec]
     """Traditional grader per question type (``multiple_choice``, ``open``)."""
     answer_key: tuple[GraderSpec, ...]
-    """Answer-key graders; the first is primary and fills the ``answer_key`` column."""
+    """Answer-key graders in order; which fills the ``answer_key`` column: ``grading.tables.grade_benchmark``."""
     questions: tuple[dict[str, Any], ...]
     """Rows of ``questions.jsonl``, in file order."""
     allow_incomplete: bool = False

@@ -1,112 +1,251 @@
-"""The graders page of one benchmark: agreement with humans and each other, no-verdict rates, disagreements."""
+"""The graders page of one benchmark: agreement with humans and each other, coverage, disagreements."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from generator.grading.tables import MIN_COVERAGE
 from generator.render.escape import escape_text
 from generator.render.html import Cell, Row, paragraph, table
-from generator.render.numbers import format_interval, format_percent, is_missing, sort_key
-from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from generator.render.numbers import (
+    format_interval,
+    format_number,
+    format_percent,
+    is_missing,
+    is_true,
+    sort_key,
+)
+from generator.render.pages import (
+    BenchmarkResults,
+    Page,
+    front_matter,
+    question_slugs,
+    run_slug,
+)
 
 MAX_LISTED = 300
 """Disagreements listed on the page; all of them are in the verdicts download."""
-AGREEMENT_HEADERS = ["Grader", "Compared with", "Category", "Answers", "Questions", "Accuracy [95% CI]",
-                     "Cohen's κ [95% CI]", "Label (CI spans)", "Pass/fail", "Fail/pass",
-                     "Sensitivity [95% CI]", "Specificity [95% CI]", "Note"]
+ALL = "all"
+"""``run_id`` / ``category`` of agreement.csv rows that pool every run or category."""
+HUMAN = "human"
+MEASURES = ["Accuracy [95% CI]", "Cohen's κ [95% CI]", "Label (CI spans)", "Mean |difference| [95% CI], points"]
+HUMAN_HEADERS = ["Grader", "Labelled answers judged", "Questions", *MEASURES,
+                 "Sensitivity [95% CI]", "Specificity [95% CI]", "Passes: grader / people", "Note"]
+PAIR_HEADERS = ["Grader", "Compared with", "Category", "Answers (coverage)", "Questions", *MEASURES,
+                "Pass/fail", "Fail/pass", "Note"]
+INTRO = (
+    "A grader is only as good as its agreement with people. Each score becomes a verdict at 50 (a mark of 60 "
+    "passes). *Accuracy* is raw agreement of those verdicts; *Cohen's κ* corrects it for chance (labels after "
+    "Landis and Koch; the label of the interval's ends in brackets); both intervals resample questions, so rounds "
+    "of one question are not counted as independent. κ needs at least 10 questions and both verdicts from both "
+    "raters; otherwise the note says why it is missing. An answer a grader could not judge (no verdict) is left "
+    "out of its comparisons, and the answers column says how many of the other rater's answers remain.\n\n"
+)
+SCALE = (
+    "People mark open answers on 0–100 with partial credit, so the verdicts above lose information. The graded "
+    "scale is compared by the *mean absolute difference* in points, |grader − people| averaged over the answers "
+    "both judged (interval clustered by question). It is chosen over a weighted κ because it is in the board's "
+    "own unit and reads directly as \"how far from the human mark\", and because a weighted κ between a grader "
+    "that gives only 0 or 100 and marks with steps between depends on how those steps are binned and weighted. "
+    "A pass/fail grader is at least min(m, 100 − m) points from a partial mark m, so compare it with the judge "
+    "knowing that.\n\n"
+)
 
 
 def graders_page(result: BenchmarkResults) -> Page:
-    """Agreement tables from agreement.csv, the no-verdict rate per grader, and the list to audit."""
+    """Agreement with human labels (overall, by model, by category), between graders, coverage, disagreements."""
     agreement = result.stats.agreement
-    human = agreement["grader_b"].eq("human") if not agreement.empty else pd.Series(dtype=bool)
+    human = agreement["grader_b"].eq(HUMAN) if not agreement.empty else pd.Series(dtype=bool)
     text = (
         front_matter(f"Graders: {result.name}", hide=("toc",))
-        + f"# Graders of {escape_text(result.benchmark.title)}\n\n"
-        "A grader is only as good as its agreement with people. *Accuracy* is raw agreement; *Cohen's κ* "
-        "corrects it for chance (labels after Landis and Koch); both intervals resample questions, so rounds of one "
-        "question are not counted as independent. *Pass/fail* counts answers the grader passes and the other "
-        "fails; *Fail/pass* the reverse. Sensitivity and specificity are against the human labels. κ needs at least "
-        "10 questions and both verdicts from both graders; otherwise the note says why it is missing.\n\n"
-        "## Against human labels\n\n"
-        + (_agreement_table(agreement[human]) if human.any() else
+        + f"# Graders of {escape_text(result.benchmark.title)}\n\n" + INTRO
+        + "## Against human labels\n\n"
+        + paragraph(answer_key_choice(result.scored, result.verdicts, agreement)) + "\n"
+        + (_against_humans(agreement[human], result) if human.any() else
            "No human labels for this benchmark yet: add `human_labels.csv` (columns run, question, round, label) "
-           "next to its questions to validate the graders.\n")
-        + "\n## Between graders\n\n" + _agreement_table(agreement[~human] if len(human) else agreement)
-        + "\n## No verdict\n\n"
-        "Answers from which a grader could not extract a verdict (*none*: scored 0 and counted, never dropped) "
-        "or had to recover one with a fallback parse (*recovered*).\n\n"
-        + _no_verdict_table(result.verdicts)
+           "next to its questions to validate the graders and choose the answer-key grading by them.\n")
+        + "\n## Between graders\n\n"
+        + _pair_table(agreement[~human] if len(human) else agreement)
+        + "\n## Coverage\n\n"
+        "Share of the answers each grader was given on which it reached a verdict. *No verdict*: the grader could "
+        "not judge the answer, which is left out of that grading's means and comparisons. *Unreadable*: the model "
+        "gave no readable answer, which is the model's failure and scores 0. *Recovered*: the verdict needed a "
+        "fallback parse.\n\n"
+        + _coverage_table(result.verdicts)
         + "\n## Disagreements to audit\n\n" + _disagreement_list(result)
     )
     return Page(f"benchmarks/{result.name}/graders.md", text)
 
 
-def _agreement_table(rows: pd.DataFrame) -> str:
+def _against_humans(rows: pd.DataFrame, result: BenchmarkResults) -> str:
+    """The three tables against people: overall, by answering model and by category."""
+    roles = result.verdicts.groupby("grader")["role"].first().to_dict() if len(result.verdicts) else {}
+    rows = rows.assign(grader_a=[f"{g} ({roles[g]})" if g in roles else g for g in rows["grader_a"]])
+    overall = rows[rows["run_id"].eq(ALL) & rows["category"].eq(ALL)]
+    by_run = rows[~rows["run_id"].eq(ALL)]
+    by_category = rows[rows["run_id"].eq(ALL) & ~rows["category"].eq(ALL)]
+    models = result.models
+    names = dict(zip(models["run_id"], models["model"], strict=True)) if not models.empty else {}
+
+    def model_cell(r) -> Cell:
+        return Cell(names.get(r.run_id, str(r.run_id)), href=f"../runs/{run_slug(r.run_id)}/")
+
+    return (
+        "Which automatic answer-key grader can stand in for people? Each grader against the human labels, on the "
+        "answers both judged.\n\n" + SCALE + "### Overall\n\n" + _human_table(overall)
+        + "\n### By answering model\n\n"
+        + (_human_table(by_run, ("Model", model_cell)) if not by_run.empty else "One run only: see overall.\n")
+        + "\n### By category\n\n"
+        + (_human_table(by_category, ("Category", lambda r: Cell(str(r.category))))
+           if not by_category.empty else "The questions carry no category.\n")
+    )
+
+
+def _human_table(rows: pd.DataFrame, slice_column: tuple | None = None) -> str:
+    """One row per grader (and slice) against human labels."""
+    headers = HUMAN_HEADERS if slice_column is None else [HUMAN_HEADERS[0], slice_column[0], *HUMAN_HEADERS[1:]]
+    body = []
+    for r in rows.itertuples(index=False):
+        cells = [Cell(str(r.grader_a)), *([slice_column[1](r)] if slice_column else []), _answers_cell(r),
+                 Cell(str(int(r.n_questions)), sort=int(r.n_questions)), *_measure_cells(r),
+                 _share_cell(r.sensitivity, r.sensitivity_ci_low, r.sensitivity_ci_high),
+                 _share_cell(r.specificity, r.specificity_ci_low, r.specificity_ci_high),
+                 Cell(f"{format_percent(r.prevalence_a, 0)} / {format_percent(r.prevalence_b, 0)}",
+                      sort=sort_key(r.prevalence_a)),
+                 Cell(_text(r.reason))]
+        body.append(cells)
+    return table(headers, body) if body else "No grader judged a labelled answer.\n"
+
+
+def _pair_table(rows: pd.DataFrame) -> str:
+    """Grader vs grader, overall and per category (per-run rows are in agreement.csv)."""
+    rows = rows[rows["run_id"].eq(ALL)] if not rows.empty else rows
     if rows.empty:
         return "No pairs of graders judged the same answers.\n"
-    return table(AGREEMENT_HEADERS, [_agreement_row(r) for r in rows.itertuples(index=False)])
+    body = [[Cell(str(r.grader_a)), Cell(str(r.grader_b)), Cell(str(r.category)), _answers_cell(r),
+             Cell(str(int(r.n_questions)), sort=int(r.n_questions)), *_measure_cells(r),
+             Cell(str(int(r.n_a_pass_b_fail)), sort=int(r.n_a_pass_b_fail)),
+             Cell(str(int(r.n_a_fail_b_pass)), sort=int(r.n_a_fail_b_pass)), Cell(_text(r.reason))]
+            for r in rows.itertuples(index=False)]
+    return table(PAIR_HEADERS, body)
 
 
-def _agreement_row(r) -> list[Cell]:
-    return [
-        Cell(str(r.grader_a)), Cell(str(r.grader_b)), Cell(str(r.category)),
-        Cell(str(int(r.n)), sort=int(r.n)), Cell(str(int(r.n_questions)), sort=int(r.n_questions)),
-        Cell(_share_interval(r.accuracy, r.accuracy_ci_low, r.accuracy_ci_high), sort=sort_key(r.accuracy)),
-        Cell(format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2), sort=sort_key(r.kappa)),
-        Cell(_text(r.label) + (f" ({_text(r.label_ci_span)})" if _text(r.label_ci_span) else "")),
-        Cell(str(int(r.n_a_pass_b_fail)), sort=int(r.n_a_pass_b_fail)),
-        Cell(str(int(r.n_a_fail_b_pass)), sort=int(r.n_a_fail_b_pass)),
-        Cell(_share_interval(r.sensitivity, r.sensitivity_ci_low, r.sensitivity_ci_high), sort=sort_key(r.sensitivity)),
-        Cell(_share_interval(r.specificity, r.specificity_ci_low, r.specificity_ci_high), sort=sort_key(r.specificity)),
-        Cell(_text(r.reason)),
-    ]
+def _answers_cell(r) -> Cell:
+    """``n of n_judged_b (coverage)``: how many of the other rater's answers this grader judged."""
+    return Cell(f"{int(r.n)} of {int(r.n_judged_b)} ({format_percent(r.coverage_a, 0)})", sort=int(r.n))
 
 
-def _share_interval(value, low, high) -> str:
-    if is_missing(value):
-        return "—"
-    return format_interval(100 * value, 100 * low, 100 * high) + " %"
+def _measure_cells(r) -> list[Cell]:
+    """Accuracy, κ, its Landis–Koch label and the mean absolute difference of one agreement row."""
+    label = _text(r.label) + (f" ({_text(r.label_ci_span)})" if _text(r.label_ci_span) else "")
+    return [_share_cell(r.accuracy, r.accuracy_ci_low, r.accuracy_ci_high),
+            Cell(format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
+                 sort=sort_key(r.kappa)),
+            Cell(label),
+            Cell(format_interval(r.mean_abs_diff, r.mean_abs_diff_ci_low, r.mean_abs_diff_ci_high),
+                 sort=sort_key(r.mean_abs_diff))]
+
+
+def _share_cell(value, low, high) -> Cell:
+    text = "—" if is_missing(value) else format_interval(100 * value, 100 * low, 100 * high) + " %"
+    return Cell(text, sort=sort_key(value))
 
 
 def _text(value) -> str:
-    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
+    return "" if value is None or (isinstance(value, float) and is_missing(value)) else str(value)
 
 
-def no_verdict_rates(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Per grader: ``grader``, ``role``, ``n``, ``none`` and ``recovered`` shares of its verdicts."""
+def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: pd.DataFrame) -> str:
+    """Say which grader fills the answer-key column and why (the rule of ``grade_benchmark``).
+
+    Examples
+    --------
+    >>> scored = pd.DataFrame({"answer_key_grader": ["rules"] * 2})
+    >>> verdicts = pd.DataFrame({"grader": ["rules"] * 2, "role": "answer_key", "score": [100.0, 0.0]})
+    >>> answer_key_choice(scored, verdicts, pd.DataFrame())
+    'Answer-key column: rules, the first answer-key grader the benchmark lists (no human labels to choose by).'
+    """
+    chosen = str(scored["answer_key_grader"].iloc[0]) if len(scored) else ""
+    labels = int(verdicts.loc[verdicts["role"].eq(HUMAN), "score"].notna().sum()) if len(verdicts) else 0
+    if not chosen:
+        return "No answer-key grader."
+    if not labels:
+        return f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists (no human labels to choose by)."
+    if chosen == HUMAN and labels == len(scored):
+        return f"Answer-key column: human (people marked all {labels} answers)."
+    rule = (f"the automatic answer-key grader with the highest Cohen's κ against the human labels (score ≥ 50 "
+            f"passes) among those that judge at least {MIN_COVERAGE:.0%} of all answers and have an estimable κ; "
+            f"equal κ goes to the grader listed first")
+    row = _overall_against_humans(agreement, chosen)
+    coverage = verdicts.loc[verdicts["grader"].eq(chosen), "score"].notna().mean()
+    if row is not None and is_true(row["estimable"]) and coverage >= MIN_COVERAGE:
+        return (f"Answer-key column: {chosen}, chosen by κ = {format_number(row['kappa'], 2)} "
+                f"[{format_number(row['kappa_ci_low'], 2)}, {format_number(row['kappa_ci_high'], 2)}] against "
+                f"{int(row['n'])} human-labelled answers ({labels} of {len(scored)} answers carry a label): {rule}.")
+    unlabelled = " (the answers without a label have no answer-key verdict)" if chosen == HUMAN else ""
+    return (f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists{unlabelled}: no "
+            f"grader qualifies as {rule}; {labels} of {len(scored)} answers carry a human label.")
+
+
+def _overall_against_humans(agreement: pd.DataFrame, grader: str) -> pd.Series | None:
+    """Return agreement.csv's overall row of ``grader`` against human labels, if any."""
+    if agreement.empty:
+        return None
+    hit = agreement[agreement["grader_a"].eq(grader) & agreement["grader_b"].eq(HUMAN)
+                    & agreement["run_id"].eq(ALL) & agreement["category"].eq(ALL)]
+    return hit.iloc[0] if len(hit) else None
+
+
+def coverage_rates(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per grader: ``grader``, ``role``, ``n`` answers given, ``coverage``, ``no_verdict``, ``unreadable``, ``recovered``.
+
+    ``no_verdict`` is the share without a score (the grader could not judge),
+    ``coverage`` its complement; ``unreadable`` the share scored although no
+    answer could be read (``verdict_parse`` none with a score: the model's
+    failure, 0); ``recovered`` the share read by a fallback parse.
+
+    Examples
+    --------
+    >>> v = pd.DataFrame({"grader": "rules", "role": "answer_key", "score": [100.0, None, 0.0, 0.0],
+    ...                   "verdict_parse": ["ok", "none", "none", "recovered"]})
+    >>> coverage_rates(v)[["n", "coverage", "unreadable", "recovered"]].to_dict("records")
+    [{'n': 4, 'coverage': 0.75, 'unreadable': 0.25, 'recovered': 0.25}]
+    """
     if verdicts.empty:
-        return pd.DataFrame(columns=["grader", "role", "n", "none", "recovered"])
-    parse = verdicts["verdict_parse"]
-    frame = verdicts.assign(none=parse.eq("none"), recovered=parse.eq("recovered"))
-    out = frame.groupby(["grader", "role"], sort=True).agg(n=("score", "size"), none=("none", "mean"),
-                                                          recovered=("recovered", "mean"))
+        return pd.DataFrame(columns=["grader", "role", "n", "coverage", "no_verdict", "unreadable", "recovered"])
+    parse, judged = verdicts["verdict_parse"], verdicts["score"].notna()
+    frame = verdicts.assign(coverage=judged, no_verdict=~judged, unreadable=parse.eq("none") & judged,
+                            recovered=parse.eq("recovered"))
+    out = frame.groupby(["grader", "role"], sort=True).agg(
+        n=("score", "size"), coverage=("coverage", "mean"), no_verdict=("no_verdict", "mean"),
+        unreadable=("unreadable", "mean"), recovered=("recovered", "mean"))
     return out.reset_index()
 
 
-def _no_verdict_table(verdicts: pd.DataFrame) -> str:
-    rates = no_verdict_rates(verdicts)
+def _coverage_table(verdicts: pd.DataFrame) -> str:
+    rates = coverage_rates(verdicts)
     rows = [[Cell(str(r.grader)), Cell(str(r.role)), Cell(str(int(r.n)), sort=int(r.n)),
-             Cell(format_percent(r.none), sort=sort_key(r.none)), Cell(format_percent(r.recovered), sort=sort_key(r.recovered))]
+             *(Cell(format_percent(v), sort=sort_key(v)) for v in (r.coverage, r.no_verdict, r.unreadable, r.recovered))]
             for r in rates.itertuples(index=False)]
-    return table(["Grader", "Role", "Verdicts", "No verdict", "Recovered"], rows)
+    return table(["Grader", "Role", "Answers", "Coverage", "No verdict", "Unreadable", "Recovered"], rows)
 
 
 def grader_disagreements(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Answers to audit, one row per answer with a ``score:<grader>`` column per grader.
 
     With human labels: answers where some grader's pass/fail differs from the
-    human label. Without: answers where the answer-key graders disagree.
+    human label. Without: answers where the answer-key graders disagree. A
+    missing verdict is no disagreement.
     """
     keys = ["run_id", "question_id", "round"]
-    humans = verdicts["role"].eq("human")
-    pool = verdicts[verdicts["role"].isin(["answer_key", "human"] if not humans.any() else ["traditional", "answer_key", "human"])]
+    humans = verdicts["role"].eq(HUMAN)
+    pool = verdicts[verdicts["role"].isin(["answer_key", HUMAN] if not humans.any() else ["traditional", "answer_key", HUMAN])]
     if humans.any():
         labelled = verdicts.loc[humans, keys].drop_duplicates()
         pool = pool.merge(labelled, on=keys)
     wide = pool.pivot_table(index=keys, columns="grader", values="score", aggfunc="first")
     passes = wide.ge(50).where(wide.notna())
-    reference = passes["human"] if "human" in passes.columns else passes.iloc[:, 0]
+    reference = passes[HUMAN] if HUMAN in passes.columns else passes.iloc[:, 0]
     disagree = passes.apply(lambda col: col.notna() & reference.notna() & (col != reference)).any(axis=1)
     out = wide[disagree].reset_index()
     out.columns = [c if c in keys else f"score:{c}" for c in out.columns]
@@ -125,7 +264,7 @@ def _disagreement_list(result: BenchmarkResults) -> str:
                  Cell(str(r["run_id"]), href=f"../runs/{run_slug(r['run_id'])}/"), Cell(str(r["round"]), sort=int(r["round"]))]
                 + [Cell(_score(r[f"score:{g}"]), sort=sort_key(r[f"score:{g}"])) for g in graders], css_class="dualboard-disagree")
             for r in found.head(MAX_LISTED).to_dict("records")]
-    basis = ("some grader's verdict differs from the human label" if "human" in graders
+    basis = ("some grader's verdict differs from the human label" if HUMAN in graders
              else "the answer-key graders disagree")
     note = paragraph(f"Showing {MAX_LISTED} of {len(found)}; all are in the verdicts download.") if len(found) > MAX_LISTED else ""
     return (f"{len(found)} answers where {basis} (≥ 50 counts as a pass). Open the question to read the "

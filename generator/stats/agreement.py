@@ -2,24 +2,32 @@
 
 Unit = graded answer; rounds are clustered within questions, so standard
 errors and the κ bootstrap resample questions. Scores become verdicts at
-``threshold`` (default ≥ 50 on 0–100, so partial credit of 60 passes). An
-automated grader's missing verdict counts as a fail (as in the means); a
-missing human label drops that answer (there is nothing to compare with).
+``threshold`` (default ≥ 50 on 0–100, so partial credit of 60 passes); the
+graded scale is compared by the mean absolute difference in points. A grader
+that could not judge an answer (NaN score: no verdict) leaves that answer out
+of its comparisons, and ``coverage_a`` says how many of grader_b's answers
+remain. Rows: overall, per category and, with two runs or more, per run
+(answering model).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
 
 from generator.stats import estimators, kappa
+from generator.stats.paired import constant_difference_interval
 from generator.stats.tables import COLUMNS as TABLE_COLUMNS
 from generator.stats.tables import SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
-MIN_QUESTIONS = 10
+ALL = "all"
+"""The ``run_id`` and ``category`` of rows that pool every run or category."""
+ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
+"""Pairs put the later role as grader_b: each grader is read against the traditional grading and humans."""
 COLUMNS = list(TABLE_COLUMNS["agreement"])
 
 
@@ -40,7 +48,7 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     base = scored.assign(category=scored.get("category"))
     frames = []
     for role in ("traditional", "answer_key"):
-        name = base[f"{role}_grader"] if f"{role}_grader" in base else role
+        name = base.get(f"{role}_grader", role)
         frames.append(base[[*KEYS, "category"]].assign(grader=name, role=role, score=base[role]))
     out = pd.concat(frames, ignore_index=True)
     if (out.groupby("grader")["role"].nunique() > 1).any():  # one grader in both roles
@@ -48,17 +56,15 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_verdicts(verdicts: pd.DataFrame, threshold: float = 50.0) -> pd.DataFrame:
-    """Return the verdict rows with a 0/1 ``verdict`` column (humans' missing labels dropped)."""
-    v = verdicts.copy()
-    score = pd.to_numeric(v["score"], errors="coerce")
-    v["verdict"] = (score >= threshold).astype(int)
-    return v[~(score.isna() & (v["role"] == "human"))]
+def to_verdicts(verdicts: pd.DataFrame, threshold: float = kappa.PASS_MARK) -> pd.DataFrame:
+    """Return the verdict rows with a 0/1 ``verdict`` column, NaN where the score is (no verdict)."""
+    score = pd.to_numeric(verdicts["score"], errors="coerce")
+    return verdicts.assign(score=score, verdict=(score >= threshold).astype(float).where(score.notna()))
 
 
 def question_counts(joined: pd.DataFrame) -> np.ndarray:
     """Return G × 4 counts (both pass, a only, b only, both fail) per question."""
-    a, b = joined["verdict_a"].to_numpy(), joined["verdict_b"].to_numpy()
+    a, b = joined["verdict_a"].to_numpy(dtype=int), joined["verdict_b"].to_numpy(dtype=int)
     cells = pd.DataFrame({"q": joined["question_id"].to_numpy(), "c0": a & b, "c1": a & (1 - b),
                           "c2": (1 - a) & b, "c3": (1 - a) & (1 - b)})
     return cells.groupby("q", sort=True)[["c0", "c1", "c2", "c3"]].sum().to_numpy()
@@ -75,18 +81,49 @@ def cluster_wilson(successes: np.ndarray, totals: np.ndarray, alpha: float) -> t
     return p, float(lo), float(hi)
 
 
+def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, float]:
+    """Return the mean |score_a − score_b| in points with its question-clustered interval.
+
+    The pooled mean over answers has a cluster-robust SE and a t(G − 1)
+    interval (partial credit, STATISTICS.md §a). When every question's mean
+    difference is the same (SE = 0, e.g. perfect agreement), the interval is
+    the "no interval is ever zero-width" bound of §b on the 0–100 scale.
+    """
+    per_q = joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / 100.0) \
+        .groupby("question_id", sort=True)["d"].agg(["sum", "size"])
+    if per_q.empty:
+        return float("nan"), float("nan"), float("nan")
+    mu, se = estimators.cluster_ratio_se(per_q["sum"].to_numpy(), per_q["size"].to_numpy())
+    g = len(per_q)
+    if g < 2:
+        lo, hi = float("nan"), float("nan")
+    elif se == 0:
+        lo, hi = constant_difference_interval(mu, g, alpha, bounds=(0.0, 1.0))
+    else:
+        lo, hi = estimators.t_interval(mu, se, g - 1, alpha)
+    return 100 * mu, 100 * float(lo), 100 * float(hi)
+
+
 def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int,
                alpha: float) -> dict[str, object]:
-    """Return the agreement statistics of one grader pair on one slice of answers."""
-    c = question_counts(joined)
+    """Return the agreement statistics of one grader pair on one slice of grader_b's answers.
+
+    ``joined`` has one row per answer grader_b judged; ``verdict_a`` is NaN
+    where grader_a gave no verdict, and those answers are left out.
+    """
+    both = joined[joined["verdict_a"].notna()]
+    c = question_counts(both).reshape(-1, 4)
     g, total = len(c), c.sum(axis=0)
     n = total.sum()
     acc = cluster_wilson(c[:, 0] + c[:, 3], c.sum(axis=1), alpha)
     # An empty slice (no paired verdicts) has no prevalence; NaN says so without a 0/0 warning.
     prevalence_a, prevalence_b = ((total[0] + total[1]) / n, (total[0] + total[2]) / n) if n else (np.nan, np.nan)
-    rec = {"n": int(n), "n_questions": g, "accuracy": acc[0], "accuracy_ci_low": acc[1],
-           "accuracy_ci_high": acc[2], "prevalence_a": prevalence_a, "prevalence_b": prevalence_b,
-           "n_a_pass_b_fail": int(total[1]), "n_a_fail_b_pass": int(total[2])}
+    mad = mean_abs_diff(both, alpha)
+    rec = {"n_judged_b": len(joined), "n": int(n), "coverage_a": n / len(joined) if len(joined) else np.nan,
+           "n_questions": g, "accuracy": acc[0], "accuracy_ci_low": acc[1], "accuracy_ci_high": acc[2],
+           "prevalence_a": prevalence_a, "prevalence_b": prevalence_b,
+           "n_a_pass_b_fail": int(total[1]), "n_a_fail_b_pass": int(total[2]),
+           "mean_abs_diff": mad[0], "mean_abs_diff_ci_low": mad[1], "mean_abs_diff_ci_high": mad[2]}
     if b_is_human:
         sens = cluster_wilson(c[:, 0], c[:, 0] + c[:, 2], alpha)
         spec = cluster_wilson(c[:, 3], c[:, 1] + c[:, 3], alpha)
@@ -99,12 +136,7 @@ def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int
 def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
     """Return κ, its CI and labels, or the reason it is not estimable."""
     total = c.sum(axis=0)
-    reason = ""
-    if len(c) < MIN_QUESTIONS:
-        reason = f"fewer than {MIN_QUESTIONS} questions ({len(c)})"
-    elif min(total[0] + total[1], total[2] + total[3]) == 0 or \
-            min(total[0] + total[2], total[1] + total[3]) == 0:
-        reason = "a rater used only one class (κ undefined; see accuracy and prevalence)"
+    reason = kappa.not_estimable_reason(total, len(c))
     if reason:
         return {"estimable": False, "reason": reason, "kappa_ci_method": "not_estimable"}
     k = float(kappa.kappa_from_counts(total))
@@ -116,31 +148,65 @@ def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[
 
 
 @documents("agreement")
-def agreement_table(verdicts: pd.DataFrame, *, threshold: float = 50.0, n_boot: int = 2000,
+def agreement_table(verdicts: pd.DataFrame, *, threshold: float = kappa.PASS_MARK, n_boot: int = 2000,
                     seed: int = SEED, alpha: float = 0.05) -> pd.DataFrame:
-    """Return agreement of every grader pair, overall and per category.
+    """Return agreement of every grader pair, overall, per category and per run.
 
-    Humans are always ``grader_b`` so that sensitivity and specificity read as
-    "grader_a against human labels". Per-category rows exist for every
-    category (answers without one count only in "all"); ``estimable`` is False (κ empty, ``reason`` says why) unless the
-    slice has ≥ 10 questions and both raters used both classes. Every column is
-    described in ``COLUMNS["agreement"]``.
+    Parameters
+    ----------
+    verdicts : pandas.DataFrame
+        Long verdicts: ``run_id``, ``question_id``, ``round``, ``category``,
+        ``grader``, ``role`` (traditional | answer_key | human), ``score``
+        (0–100; NaN = the grader could not judge).
+    threshold : float
+        Pass mark of the pass/fail reading (accuracy, κ, sensitivity).
+    n_boot, seed, alpha
+        κ bootstrap resamples and seed; 1 − confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (grader pair, run_id, category); pairs that share no
+        answer (graders of different question types) have none. Humans are always
+        ``grader_b`` so that sensitivity and specificity read as "grader_a
+        against human labels", and the traditional grader is grader_b of
+        answer-key graders. Rows: run_id = category = "all"; one per category
+        (run_id "all"; answers without a category count only in "all"); with
+        two runs or more, one per run (category "all"). ``estimable`` is False
+        (κ empty, ``reason`` says why) unless the slice has ≥ 10 questions and
+        both raters used both classes.
     """
     v = to_verdicts(verdicts, threshold)
     roles = v.groupby("grader")["role"].first()
-    graders = sorted(roles.index, key=lambda name: (roles[name] == "human", name))
+    graders = sorted(roles.index, key=lambda name: (ROLE_ORDER.get(roles[name], 0), name))
     rows = []
     for ga, gb in itertools.combinations(graders, 2):
         joined = _join(v, ga, gb)
-        for category, part in [("all", joined), *joined.groupby("category", sort=True)]:
-            rows.append({"grader_a": ga, "grader_b": gb, "category": category,
-                         **pair_stats(part, roles[gb] == "human", n_boot=n_boot,
-                                      seed=seed, alpha=alpha)})
+        if joined.empty:  # graders of different question types never meet
+            continue
+        for run_id, category, part in _slices(joined):
+            rows.append({"grader_a": ga, "grader_b": gb, "category": category, "run_id": run_id,
+                         **pair_stats(part, roles[gb] == "human", n_boot=n_boot, seed=seed, alpha=alpha)})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def _slices(joined: pd.DataFrame) -> Iterator[tuple[str, str, pd.DataFrame]]:
+    """Yield (run_id, category, rows): all, each category, then each run when there are several."""
+    yield ALL, ALL, joined
+    for category, part in joined.groupby("category", sort=True):
+        yield ALL, category, part
+    if joined["run_id"].nunique() > 1:
+        for run_id, part in joined.groupby("run_id", sort=True):
+            yield run_id, ALL, part
+
+
 def _join(v: pd.DataFrame, ga: str, gb: str) -> pd.DataFrame:
-    """Return the answers both graders judged, with verdict_a and verdict_b."""
-    a = v.loc[v["grader"] == ga, [*KEYS, "category", "verdict"]].rename(columns={"verdict": "verdict_a"})
-    b = v.loc[v["grader"] == gb, [*KEYS, "verdict"]].rename(columns={"verdict": "verdict_b"})
-    return a.merge(b, on=KEYS, how="inner")
+    """Return the answers grader_b judged and grader_a was given, with grader_a's verdict and score.
+
+    ``verdict_a`` is NaN where grader_a could not judge; answers grader_a was
+    never given (another question type's grader) are not in the result.
+    """
+    b = v.loc[(v["grader"] == gb) & v["score"].notna(), [*KEYS, "category", "verdict", "score"]]
+    a = v.loc[v["grader"] == ga, [*KEYS, "verdict", "score"]]
+    return b.rename(columns={"verdict": "verdict_b", "score": "score_b"}).merge(
+        a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on=KEYS, how="inner")

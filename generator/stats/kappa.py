@@ -16,6 +16,10 @@ from scipy import stats
 LANDIS_KOCH = ((0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate"),
                (0.80, "substantial"), (1.0, "almost perfect"))
 UNDEFINED_SHARE = 0.01
+PASS_MARK = 50.0
+"""A score (0–100) at or above this reads as a pass, so partial credit of 60 passes."""
+MIN_QUESTIONS = 10
+"""κ is estimable only on at least this many questions (STATISTICS.md §d)."""
 
 
 def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -33,6 +37,40 @@ def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
     pe = a1 * b1 + (1 - a1) * (1 - b1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+
+
+def pass_fail_counts(score_a: np.ndarray, score_b: np.ndarray,
+                     threshold: float = PASS_MARK) -> np.ndarray:
+    """Return counts (both pass, a only, b only, both fail) over the answers both raters scored.
+
+    A NaN score is no verdict (the rater could not judge), so that answer is
+    left out rather than read as a fail.
+
+    Examples
+    --------
+    >>> pass_fail_counts(np.array([100, 60, 0, np.nan]), np.array([100, 40, 20, 0])).tolist()
+    [1, 1, 0, 1]
+    """
+    a, b = np.asarray(score_a, dtype=float), np.asarray(score_b, dtype=float)
+    both = ~(np.isnan(a) | np.isnan(b))
+    pa, pb = a[both] >= threshold, b[both] >= threshold
+    return np.array([np.sum(pa & pb), np.sum(pa & ~pb), np.sum(~pa & pb), np.sum(~pa & ~pb)])
+
+
+def not_estimable_reason(counts: np.ndarray, n_questions: int) -> str:
+    """Return why κ is not estimable from pooled counts (STATISTICS.md §d), or '' when it is.
+
+    Examples
+    --------
+    >>> not_estimable_reason(np.array([20, 5, 10, 15]), 12), not_estimable_reason(np.array([20, 5, 0, 0]), 12)
+    ('', 'a rater used only one class (κ undefined; see accuracy and prevalence)')
+    """
+    c = np.asarray(counts)
+    if n_questions < MIN_QUESTIONS:
+        return f"fewer than {MIN_QUESTIONS} questions ({n_questions})"
+    if min(c[0] + c[1], c[2] + c[3], c[0] + c[2], c[1] + c[3]) == 0:
+        return "a rater used only one class (κ undefined; see accuracy and prevalence)"
+    return ""
 
 
 def landis_koch(kappa: float) -> str:
@@ -72,7 +110,7 @@ def kappa_interval(per_question: np.ndarray, *, n_boot: int, seed: int,
     if total[1] + total[2] == 0:
         return _perfect_lower_bound(total, len(per_question), alpha), 1.0, "one_sided_perfect"
     idx = np.arange(len(per_question))
-    stat = lambda i, axis=-1: kappa_from_counts(per_question[i].sum(axis=-2))  # noqa: E731
+    stat = lambda i, axis=-1: kappa_from_counts(per_question[i].sum(axis=-2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = stats.bootstrap((idx,), stat, vectorized=True, n_resamples=n_boot, batch=250,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import statsmodels.api as sm
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from generator.stats import analyse
@@ -74,14 +75,17 @@ def test_partial_credit_becomes_a_verdict_at_fifty():
     assert row["sensitivity"] == pytest.approx(0.5)
 
 
-def test_missing_human_labels_are_dropped_and_missing_grader_verdicts_fail():
+def test_answers_without_a_label_or_a_verdict_are_left_out_and_coverage_says_so():
     human = np.full((12, 1), 100.0)
     human[0, 0] = np.nan
     grader = np.full((12, 1), 100.0)
-    grader[1, 0] = np.nan
+    grader[1:3, 0] = np.nan  # the grader could not judge two labelled answers
+    grader[3, 0] = 0.0
     row = agreement_table(verdict_frame(human, grader), n_boot=100).iloc[0]
-    assert row["n"] == 11
-    assert row["accuracy"] == pytest.approx(10 / 11)
+    # before: a missing verdict counted as a fail (n 11, accuracy 9/11)
+    assert (row["n_judged_b"], row["n"]) == (11, 9)
+    assert row["coverage_a"] == pytest.approx(9 / 11)
+    assert row["accuracy"] == pytest.approx(8 / 9)
 
 
 def test_bootstrap_declares_ci_not_estimable_when_resamples_lose_a_class():
@@ -106,3 +110,121 @@ def test_without_verdicts_analyse_compares_its_own_two_gradings():
     assert {row["grader_a"], row["grader_b"]} == {"mc", "rules"}
     assert row["n"] == 60 and row["accuracy"] == pytest.approx(np.mean(trad == key))
     assert np.isnan(row["sensitivity"])  # no human labels: no sensitivity
+
+
+# ---------------------------------------------------------------- graded scale, runs, coverage
+
+def two_run_frame(rng: np.random.Generator, n: int = 30) -> pd.DataFrame:
+    """Return verdicts of a judge (0–100 in steps of 20), rules (0/100) and human marks, two runs × n questions."""
+    frames = []
+    for run in ("r1", "r2"):
+        human = rng.choice([0.0, 20.0, 60.0, 100.0], size=n)
+        judge = np.clip(human + rng.choice([-40.0, -20.0, 0.0, 20.0, 40.0], size=n), 0, 100)
+        rules = np.where(rng.random(n) < 0.8, 100.0 * (human >= 50), 100.0 * (human < 50))
+        rules[rng.random(n) < 0.1] = np.nan  # rules could not judge these
+        base = pd.DataFrame({"run_id": run, "question_id": [f"q{i}" for i in range(n)], "round": 0,
+                             "category": np.where(np.arange(n) < 12, "big", "small")})
+        frames += [base.assign(grader="judge", role="traditional", score=judge),
+                   base.assign(grader="rules", role="answer_key", score=rules),
+                   base.assign(grader="human", role="human", score=human)]
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def two_runs():
+    verdicts = two_run_frame(np.random.default_rng(11))
+    return verdicts, agreement_table(verdicts, n_boot=300)
+
+
+def _wide(verdicts: pd.DataFrame) -> pd.DataFrame:
+    return verdicts.pivot_table(index=["run_id", "question_id", "round"], columns="grader", values="score",
+                                dropna=False).reset_index()
+
+
+def test_rows_are_overall_per_category_and_per_run(two_runs):
+    _, table = two_runs
+    pair = table[(table.grader_a == "judge") & (table.grader_b == "human")]
+    assert list(zip(pair.run_id, pair.category)) == [("all", "all"), ("all", "big"), ("all", "small"),
+                                                     ("r1", "all"), ("r2", "all")]
+    # the traditional grader is read against humans; answer-key graders against both
+    assert set(zip(table.grader_a, table.grader_b)) == {("judge", "human"), ("rules", "human"), ("rules", "judge")}
+
+
+@pytest.mark.parametrize("run", ["r1", "r2"])
+def test_per_run_kappa_and_accuracy_match_statsmodels(two_runs, run):
+    verdicts, table = two_runs
+    w = _wide(verdicts)
+    w = w[w.run_id == run]
+    row = table[(table.grader_a == "judge") & (table.grader_b == "human") & (table.run_id == run)].iloc[0]
+    g, h = w["judge"].to_numpy() >= 50, w["human"].to_numpy() >= 50
+    counts = [[np.sum(g & h), np.sum(g & ~h)], [np.sum(~g & h), np.sum(~g & ~h)]]
+    assert row["kappa"] == pytest.approx(cohens_kappa(counts).kappa, abs=1e-12)
+    assert row["accuracy"] == pytest.approx(np.mean(g == h), abs=1e-12)
+    assert row["n"] == 30 and row["n_questions"] == 30 and row["estimable"]
+    assert row["kappa_ci_low"] < row["kappa"] < row["kappa_ci_high"]
+
+
+def test_mean_abs_diff_and_its_interval_match_a_clustered_ols(two_runs):
+    """Reference: statsmodels OLS of |d| on a constant, cluster-robust by question, t(G − 1)."""
+    verdicts, table = two_runs
+    w = _wide(verdicts).dropna(subset=["rules", "human"])
+    d = (w["rules"] - w["human"]).abs().to_numpy()
+    fit = sm.OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(w["question_id"])[0]},
+                                       use_t=True)
+    row = table[(table.grader_a == "rules") & (table.grader_b == "human") & (table.run_id == "all")
+                & (table.category == "all")].iloc[0]
+    assert row["mean_abs_diff"] == pytest.approx(d.mean(), abs=1e-9)
+    assert [row["mean_abs_diff_ci_low"], row["mean_abs_diff_ci_high"]] == pytest.approx(fit.conf_int()[0], abs=1e-9)
+
+
+def test_no_verdict_is_left_out_and_coverage_is_against_the_labelled_answers(two_runs):
+    verdicts, table = two_runs
+    w = _wide(verdicts)
+    row = table[(table.grader_a == "rules") & (table.grader_b == "human") & (table.run_id == "all")
+                & (table.category == "all")].iloc[0]
+    judged = w["rules"].notna()
+    assert row["n_judged_b"] == 60 and row["n"] == judged.sum() < 60
+    assert row["coverage_a"] == pytest.approx(judged.mean())
+    r, h = w.loc[judged, "rules"] >= 50, w.loc[judged, "human"] >= 50
+    assert row["accuracy"] == pytest.approx(np.mean(r == h), abs=1e-12)
+
+
+def test_perfect_agreement_on_the_scale_has_a_nonzero_width_interval():
+    marks = np.array([[0.0], [20.0], [60.0], [100.0]] * 5)
+    row = agreement_table(verdict_frame(marks, marks.copy()), n_boot=50).iloc[0]
+    assert row["mean_abs_diff"] == 0.0 and row["mean_abs_diff_ci_low"] == 0.0
+    assert row["mean_abs_diff_ci_high"] == pytest.approx(100 * (1 - 0.05 ** (1 / 20)))
+
+
+def test_one_run_has_no_per_run_rows(sample):
+    human, grader = sample
+    table = agreement_table(verdict_frame(human, grader), n_boot=50)
+    assert set(table["run_id"]) == {"all"}
+
+
+def test_a_grader_is_covered_only_on_the_answers_it_was_given():
+    """A traditional grader per question type is not "missing" the other type's answers."""
+    human = 100.0 * (np.arange(24).reshape(24, 1) % 3 == 0)
+    frame = verdict_frame(human, human.copy())
+    mc = frame["question_id"].isin([f"q{i}" for i in range(12)])
+    frame = frame[~(frame.grader.eq("llm") & ~mc)]  # "llm" grades only the first 12 questions
+    row = agreement_table(frame, n_boot=50).iloc[0]
+    # before: coverage 50 % (12 of 24 labelled answers)
+    assert (row["n_judged_b"], row["n"], row["coverage_a"]) == (12, 12, 1.0)
+
+
+def test_a_grader_that_never_judges_has_a_row_with_zero_coverage():
+    human = np.full((12, 1), 100.0)
+    row = agreement_table(verdict_frame(human, np.full((12, 1), np.nan)), n_boot=50).iloc[0]
+    assert (row["n_judged_b"], row["n"], row["coverage_a"]) == (12, 0, 0.0)
+    assert not row["estimable"] and np.isnan(row["accuracy"]) and np.isnan(row["mean_abs_diff"])
+
+
+def test_graders_of_different_question_types_are_not_paired():
+    human = np.full((12, 1), 100.0)
+    frame = verdict_frame(human, human.copy())
+    other = frame[frame.grader == "llm"].assign(grader="mc", role="traditional",
+                                                 question_id=lambda f: "m" + f["question_id"])
+    table = agreement_table(pd.concat([frame, other]), n_boot=50)
+    assert ("llm", "mc") not in set(zip(table.grader_a, table.grader_b))
+    assert ("mc", "people") not in set(zip(table.grader_a, table.grader_b))
