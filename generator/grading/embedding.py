@@ -62,13 +62,14 @@ class EmbeddingGrader(Grader):
     """Pass (100) when the cosine similarity to a key text reaches τ.
 
     Options: ``threshold`` τ (required); ``compare`` — ``final_answer``
-    (default: the extracted final answer) or ``response`` (the whole text);
+    (default: the marked final answer; a response without one gets no
+    verdict, never a cosine against its last line) or ``response`` (the whole text);
     ``use_reference`` (default true) adds the long human answer to the key
     texts (answer and aliases). The best-matching key text decides.
     """
 
     name: ClassVar[str] = "embedding"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     default_role: ClassVar[str] = "answer_key"
 
     def __post_init__(self) -> None:
@@ -85,7 +86,8 @@ class EmbeddingGrader(Grader):
         if self.options["compare"] == "response":
             return response, "ok"
         final = extract_final_answer(response)
-        return final.text, "ok" if final.explicit else "recovered"
+        # a last line is a guess, not the answer: no verdict rather than a cosine against it
+        return (final.text, "ok") if final.explicit and final.text else ("", "unjudged")
 
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
         return self.grade_many([(question, prediction)])[0]
@@ -105,7 +107,9 @@ class EmbeddingGrader(Grader):
 
     def _verdict(self, text: str, parse: str, key_texts: list[str], vectors: dict[str, Any]) -> Verdict:
         if parse == "none":
-            return Verdict(0.0, "none", "empty response")
+            return Verdict(0.0, "none", "empty response: the model's failure, scored 0")
+        if parse == "unjudged":
+            return Verdict(None, "none", "no marked final answer to compare: cannot judge")
         if not key_texts:
             return Verdict(None, "none", "the question has no answer-key text")
         cosines = [float(vectors[text] @ vectors[key]) for key in key_texts]

@@ -24,6 +24,7 @@ from generator.grading.verdict import Grader, Verdict
 from generator.intake.models import Benchmark, Run
 from generator.names import is_name
 from generator.stats import kappa
+from generator.stats.scores import MIN_COVERAGE
 
 SCORED_COLUMNS = (
     "benchmark",
@@ -63,11 +64,6 @@ ALL_TYPES = "*"
 
 BATCH_SIZE = 256
 """Answers handed to one ``grade_many`` call (progress is reported per batch)."""
-
-MIN_COVERAGE = 0.8
-"""Share of a benchmark's answers an automatic answer-key grader must judge (give a verdict on)
-to be chosen as the answer-key column by its κ against human labels."""
-
 
 @dataclass(frozen=True)
 class GradedTables:

@@ -21,7 +21,8 @@ from generator.errors import Finding, InvalidInputError
 
 GRADINGS = ("traditional", "answer_key")
 MIN_COVERAGE = 0.8
-"""A grading that judged under this share of a run's answers does not rank the run (STATISTICS.md §0)."""
+"""Least share of answers with a verdict: a grading under it does not rank the run, and an automatic
+answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
 
 

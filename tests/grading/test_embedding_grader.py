@@ -55,9 +55,10 @@ def verdicts(questions):
         ),
         (
             questions["2"],
-            {"response": "Reasoning...\n" + questions["1"]["answer_key"]["answer"]},
+            {"response": "Reasoning...\nFinal answer: " + questions["1"]["answer_key"]["answer"]},
         ),  # another question's key
         (questions["1"], {"response": "  "}),
+        (questions["1"], {"response": "Reasoning...\n" + questions["1"]["answer_key"]["answer"]}),  # unmarked
     ]
     return grader, items, grader.grade_many(items)
 
@@ -77,9 +78,15 @@ def test_paraphrase_of_the_key_passes_and_a_different_method_fails(verdicts) -> 
 def test_only_the_same_questions_key_is_a_candidate(verdicts) -> None:
     _, items, found = verdicts
     # The response is question 1's key word for word, but it is graded against question 2's key.
-    assert found[3].score == 0.0 and found[3].verdict_parse == "recovered"
+    assert found[3].score == 0.0 and found[3].verdict_parse == "ok"
     assert "It is not an advantage to switch" in found[3].detail
     assert _cosine(found[3]) < 0.6
+
+
+def test_an_unmarked_answer_gets_no_verdict_not_a_last_line_guess(verdicts) -> None:
+    """Even when its last line is the key word for word: the grader cannot tell it is the answer."""
+    found = verdicts[2][5]
+    assert found.score is None and found.verdict_parse == "none" and "cannot judge" in found.detail
 
 
 def test_empty_answers_fail_without_encoding(verdicts) -> None:
