@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from generator.grading.tables import MIN_COVERAGE
+from generator.grading.registry import describe_graders
+from generator.stats.scores import MIN_COVERAGE
 from generator.render.escape import escape_text
 from generator.render.html import Cell, Row, paragraph, table
 from generator.render.numbers import (
@@ -59,7 +60,8 @@ def graders_page(result: BenchmarkResults) -> Page:
     text = (
         front_matter(f"Graders: {result.name}", hide=("toc",))
         + f"# Graders of {escape_text(result.benchmark.title)}\n\n" + INTRO
-        + "## Against human labels\n\n"
+        + "## How each grader judges\n\n" + _rules_list(result.verdicts)
+        + "\n## Against human labels\n\n"
         + paragraph(answer_key_choice(result.scored, result.verdicts, agreement)) + "\n"
         + (_against_humans(agreement[human], result) if human.any() else
            "No human labels for this benchmark yet: add `human_labels.csv` (columns run, question, round, label) "
@@ -75,6 +77,14 @@ def graders_page(result: BenchmarkResults) -> Page:
         + "\n## Disagreements to audit\n\n" + _disagreement_list(result)
     )
     return Page(f"benchmarks/{result.name}/graders.md", text)
+
+
+def _rules_list(verdicts: pd.DataFrame) -> str:
+    """What each grader of this benchmark reads and when it gives no verdict, from the graders' own code."""
+    used = set(verdicts["grader"]) if "grader" in verdicts.columns else set()
+    items = [f"- **{escape_text(g['name'])}** (version {escape_text(g['version'])}): {escape_text(g['rule'])}\n"
+             for g in describe_graders() if g["name"] in used]
+    return "".join(items) or "No grader has judged an answer of this benchmark yet.\n"
 
 
 def _against_humans(rows: pd.DataFrame, result: BenchmarkResults) -> str:

@@ -19,6 +19,7 @@ from generator.render.html import Cell, code_block, table
 from generator.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
 from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter
 from generator.stats import COLUMNS
+from generator.stats.scores import MIN_COVERAGE
 from generator.stats.tables import TABLES
 
 SCHEMAS = resources.files("generator.intake").joinpath("schemas")
@@ -87,7 +88,12 @@ def submit_page() -> Page:
              "the file, line and the fix, and changes nothing.\n"
              "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
              "under both gradings and appears in the next build and release.\n\n"
-             "Responses are shown on the site exactly as submitted, every character escaped.\n\n"]
+             "Responses are shown on the site exactly as submitted, every character escaped.\n\n"
+             "**End every open answer with a marked final answer** (`Final answer: …`, `{\"ANSWER\": \"…\"}` or "
+             "`\\boxed{…}`). The answer-key grader `rules` judges only what it can read: a marked final answer, a "
+             "short one-line response, or the only number of a response to a numeric question. Anything else gets "
+             f"no verdict, and a run under {MIN_COVERAGE:.0%} coverage is not ranked in that grading. Each benchmark's graders page "
+             "prints every grader's rule.\n\n"]
     for title, name in SCHEMA_FILES.items():
         schema = json.loads(SCHEMAS.joinpath(name).read_text("utf-8"))
         parts.append(f"## {escape_text(title)}\n\n" + _schema_fields(schema)

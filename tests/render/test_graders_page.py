@@ -148,3 +148,13 @@ def test_choice_sentence_when_no_grader_qualifies():
     assert text.startswith("Answer-key column: human, the first answer-key grader the benchmark lists "
                            "(the answers without a label have no answer-key verdict): no grader qualifies")
     assert text.endswith("1 of 3 answers carry a human label.")
+
+
+def test_each_graders_rule_is_printed_from_its_code(page):
+    """The reader sees what `rules` reads and when it abstains, in the words of grading/rules.py."""
+    from generator.grading.rules import RULE, SHORT_MAX_WORDS
+    from generator.render.escape import escape_text
+
+    content, _ = page
+    assert "## How each grader judges" in content
+    assert escape_text(RULE) in content and str(SHORT_MAX_WORDS) in RULE
