@@ -18,6 +18,7 @@ from generator.grading.mc_letter import McLetterGrader
 from generator.grading.recorded import RecordedGrader
 from generator.grading.rules import RulesGrader
 from generator.grading.verdict import Grader
+from generator.linear_regex import compile_linear
 from generator.intake.models import GraderSpec
 
 GRADER_CLASSES: tuple[type[Grader], ...] = (
@@ -65,13 +66,18 @@ def get_grader(spec: GraderSpec) -> Grader:
     return cls(dict(spec.options or {}))
 
 
+_ROLE = compile_linear(r":[a-z]+:`~?(?:[A-Za-z_][A-Za-z0-9_]*\.)*([^`]+)`")
+
+
 def _description(cls: type[Grader]) -> str:
     """The docstring's prose before its first numpy section (Examples, Parameters), one line per paragraph."""
     lines = inspect.cleandoc(cls.__doc__ or "").splitlines()
     # A numpy section is a title line underlined with dashes.
     end = next((i for i in range(len(lines) - 1) if lines[i + 1].startswith("---") and lines[i].strip()), len(lines))
     paragraphs = "\n".join(lines[:end]).split("\n\n")
-    return "\n\n".join(" ".join(part.split()) for part in paragraphs if part.strip())
+    text = "\n\n".join(" ".join(part.split()) for part in paragraphs if part.strip())
+    # readers of the site, not of the source: ":func:`~a.b.load`" reads "load", "``x``" reads "x"
+    return _ROLE.sub(r"\1", text).replace("``", "")
 
 
 def describe_graders() -> list[dict[str, str]]:
