@@ -10,7 +10,6 @@ its config hash, which invalidates exactly that grader's verdicts.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any

@@ -26,7 +26,7 @@ from generator.errors import Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark, Run
 from generator.intake.schemas import schema_findings
-from generator.intake.untrusted import iter_json_lines, parse_json_line, parse_yaml
+from generator.intake.untrusted import iter_json_lines, parse_yaml
 from generator.names import RUN_ID_RULE, colliding, is_name
 from generator.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_entries
 

@@ -9,7 +9,6 @@ from tests.browser.linkcheck import broken_links
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from generator.render.escape import escape_text
 
 pytestmark = pytest.mark.browser
 
