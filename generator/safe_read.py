@@ -55,6 +55,16 @@ def untrusted_entries(root: Path) -> list[tuple[Path, str]]:
     return sorted(found)
 
 
+UNSAFE_FIX = {"symbolic link": "commit the real file or folder, not a link", "special file": "commit a regular file"}
+"""What to do about each kind of entry :func:`untrusted_entries` reports."""
+
+
+def untrusted_findings(root: Path, *, relative_to: Path | None = None) -> list[Finding]:
+    """:func:`untrusted_entries` as findings, paths shown relative to ``relative_to`` when given."""
+    return [Finding((path.relative_to(relative_to).as_posix() if relative_to else str(path)), None, "path",
+                    f"is a {kind}", UNSAFE_FIX[kind]) for path, kind in untrusted_entries(root)]
+
+
 def read_regular(path: Path, *, root: Path, limit: int | None = None) -> bytes:
     """Read ``path``, a regular file inside ``root``, refusing links and oversized files.
 
@@ -113,7 +123,7 @@ def _check_components(path: Path, root: Path) -> None:
         current = current / part
         kind = _kind(current)
         if kind is not None:
-            raise UnsafeFileError(current, f"is a {kind}", "commit the real file or folder, not a link")
+            raise UnsafeFileError(current, f"is a {kind}", UNSAFE_FIX[kind])
 
 
 def _kind(path: Path) -> str | None:

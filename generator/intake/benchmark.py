@@ -148,10 +148,18 @@ def _human_label_findings(path: Path, root: Path) -> list[Finding]:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
         parse_human_labels(frame, str(path))
     except GradingInputError as exc:
-        return [Finding(str(path), None, "label", str(exc).removeprefix(f"{path}"), "correct human_labels.csv (header run,question,round,label)")]
+        return [_label_finding(str(exc), str(path))]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         return [Finding(str(path), None, "-", f"not a readable CSV: {str(exc)[:200]}", "write a header run,question,round,label and one label per line")]
     return []
+
+
+def _label_finding(message: str, file: str) -> Finding:
+    """The grading parser's ``file[:line]: problem — fix`` message as a finding."""
+    where, _, rest = message.removeprefix(file).partition(": ")
+    problem, _, fix = rest.partition(" — ")
+    line = int(where[1:]) if where[1:].isdigit() else None
+    return Finding(file, line, "label", problem, fix or "correct human_labels.csv (header run,question,round,label)")
 
 
 def _pattern_findings(question: dict[str, Any], file: str, line: int) -> list[Finding]:

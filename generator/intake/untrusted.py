@@ -22,7 +22,6 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import yaml
@@ -179,13 +178,3 @@ def decode_utf8(raw: bytes, file: str) -> tuple[str | None, Finding | None]:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         return None, Finding(file, raw.count(b"\n", 0, exc.start) + 1, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8")
-
-
-def display_path(path: Path, root: Path | None) -> str:
-    """``path`` relative to ``root`` when it lies inside, as a submitter would type it."""
-    if root is not None:
-        try:
-            return str(Path(path).relative_to(root))
-        except ValueError:
-            pass
-    return str(path)

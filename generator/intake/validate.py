@@ -28,7 +28,7 @@ from generator.intake.models import Benchmark, Run
 from generator.intake.schemas import schema_findings
 from generator.intake.untrusted import iter_json_lines, parse_yaml
 from generator.names import RUN_ID_RULE, colliding, is_name
-from generator.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_entries
+from generator.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
 
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
@@ -126,18 +126,13 @@ def validate_submissions(data_dir: Path, paths: list[Path], submissions_root: Pa
     benchmark definition comes back as findings too, so ``--format json``
     always prints one JSON document.
     """
-    findings = [*_link_findings(data_dir), *_link_findings(submissions_root), *_misplaced_run_findings(submissions_root)]
+    findings = [*untrusted_findings(data_dir), *untrusted_findings(submissions_root), *_misplaced_run_findings(submissions_root)]
     try:
         benchmarks = load_benchmarks(data_dir)
     except InvalidInputError as exc:
         return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
     report = check_runs(find_run_dirs(paths), benchmarks, limits, submissions_root=submissions_root)
     return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
-
-
-def _link_findings(root: Path) -> list[Finding]:
-    return [Finding(str(path), None, "path", f"is a {kind}", "commit the real file or folder, not a link")
-            for path, kind in untrusted_entries(root)]
 
 
 def _misplaced_run_findings(submissions_root: Path) -> list[Finding]:
@@ -293,18 +288,21 @@ def _read_predictions(path: Path, benchmark: Benchmark | None, metadata: dict[st
     predictions, findings, seen = [], _FindingCap(str(path)), set()
     with handle:
         for number, row, problem in iter_json_lines(handle, str(path)):
-            problems = [problem] if problem else _check_prediction(row, number, str(path), benchmark, metadata, limits, seen)
+            row, problems = (None, [problem]) if problem else _check_prediction(row, number, str(path), benchmark, metadata, limits, seen)
             findings.extend(problems)
             if findings.count == 0:
-                predictions.append({**row, "round": row.get("round", 0)})
+                predictions.append(row)
     return (predictions if findings.count == 0 else []), findings.list()
 
 
-def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> list[Finding]:
+def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None,
+                      limits: Limits, seen: set) -> tuple[dict[str, Any] | None, list[Finding]]:
+    """The row with its round filled in (the contract's default 0), and its findings."""
     problems = _schema_findings(row, "prediction", file, number)
     if problems:
-        return problems
-    return _semantic_findings({**row, "round": row.get("round", 0)}, number, file, benchmark, metadata, limits, seen)
+        return None, problems
+    row = {**row, "round": row.get("round", 0)}
+    return row, _semantic_findings(row, number, file, benchmark, metadata, limits, seen)
 
 
 def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> list[Finding]:

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generator.errors import DualboardError
-from generator.safe_read import read_regular, untrusted_entries
+from generator.safe_read import read_regular, untrusted_findings
 
 MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"
@@ -102,10 +102,9 @@ def load_releases(root: Path) -> list[ReleaseRecord]:
     before anything is read.
     """
     folder = releases_dir(root)
-    unsafe = untrusted_entries(folder)
-    if unsafe:
-        raise ReleaseError("\n".join(f"{path}: is a {kind} — commit the real file, not a link (a link would publish "
-                                      "whatever it points at)" for path, kind in unsafe))
+    unsafe = untrusted_findings(folder)
+    if unsafe:  # a link would publish whatever it points at
+        raise ReleaseError("\n".join(f"{f.file}: {f.problem} — {f.fix}" for f in unsafe))
     if not folder.is_dir():
         return []
     records = [load_release(p) for p in sorted(folder.iterdir()) if (p / MANIFEST).is_file()]

@@ -28,13 +28,12 @@ from generator.errors import DualboardError, Finding, InvalidInputError
 from generator.render.pages import SiteContent
 from generator.render.site_config import CONFIG_NAME, effective_settings, read_site_config
 from generator.render.site_content import NOT_IN_NAV
-from generator.safe_read import untrusted_entries
+from generator.safe_read import untrusted_findings
 
 DEFAULTS = resources.files("generator.render").joinpath("site_default")
 DEFAULT_CONFIG = "mkdocs.default.yml"
 SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
 """What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
-UNSAFE_FIX = {"symbolic link": "commit the real file, not a link", "special file": "commit a regular file"}
 
 
 class SiteBuildError(DualboardError):
@@ -82,8 +81,7 @@ def site_source_findings(root: Path) -> list[Finding]:
 
 def _site_sources(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     """The folder's checked mkdocs settings, and every finding of :func:`site_source_findings`."""
-    findings = [Finding(path.relative_to(root).as_posix(), None, "path", f"is a {kind}", UNSAFE_FIX[kind])
-                for name in SITE_SOURCES for path, kind in untrusted_entries(root / name)]
+    findings = [f for name in SITE_SOURCES for f in untrusted_findings(root / name, relative_to=root)]
     if any(f.file == CONFIG_NAME for f in findings):
         return {}, findings
     own, problems = read_site_config(root / CONFIG_NAME, CONFIG_NAME)

@@ -93,8 +93,7 @@ def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Findin
         findings, lines = _node_findings(node, file)
         data = yaml.load(text, Loader=_DataLoader) if node is not None else {}
     except UnsafeFileError as exc:
-        problem, _, fix = str(exc).removeprefix(f"{path}: ").partition(" — ")
-        return {}, [Finding(file, None, "-", problem, fix)]
+        return {}, [Finding(file, None, "-", exc.problem, exc.fix)]
     except UnicodeDecodeError as exc:
         return {}, [Finding(file, None, "-", f"is not UTF-8 ({exc.reason} at byte {exc.start})", "save it as UTF-8")]
     except (yaml.YAMLError, ValueError) as exc:

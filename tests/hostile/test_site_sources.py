@@ -22,7 +22,7 @@ from generator.render.site_config import ALLOWED as ALLOWED_SETTINGS
 from generator.render.site_config import REFUSED, THEME_KEYS
 from generator.safe_read import UnsafeFileError, read_regular
 
-LINK = ("path", "is a symbolic link", "commit the real file, not a link")
+LINK = ("path", "is a symbolic link", "commit the real file or folder, not a link")
 
 
 def link_findings(root: Path) -> list[tuple]:
