@@ -19,13 +19,13 @@ from pathlib import Path
 import click
 
 from generator import __version__, pipeline
-from generator.stats.tables import SEED
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport
 from generator.project import CONFIG_FILE, Project
 from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
+from generator.stats.tables import SEED
 from generator.store import LocalStore, Store
 
 EXIT_INVALID = 1

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, verdict_count, write_scored
 from generator.errors import DualboardError, Finding, InvalidInputError
+from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, verdict_count, write_scored
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
 from generator.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
@@ -45,8 +45,9 @@ def check_pull_request(project: Project, paths: list[Path] | None = None, limits
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
     That is what ``dualboard validate`` reports: the runs under ``paths``, all
-    of ``data/`` and ``submissions/``, and the site sources the render would
-    read (``site_src/``, ``mkdocs.yml``, ``releases/``).
+    of ``data/`` and ``submissions/``, the site sources the render would read
+    (``site_src/``, ``mkdocs.yml``, ``releases/``), ``dualboard.yaml``, and any
+    generated file (build/, site/, .dualboard/) committed to the repository.
     """
     report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits)
     project_findings = [*site_source_findings(project.root), *_settings_findings(project), *_committed_output_findings(project)]
