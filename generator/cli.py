@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from generator import __version__, pipeline
+from generator.atomic import atomic_write_text
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport
@@ -245,6 +246,71 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     result = _run(lambda: push(store, project.build_dir, project.scored_dir(), version))
     click.echo(f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
                f"on {store.hub.repo_id} ({store.hub.endpoint})")
+
+
+@main.command()
+@root_option
+@hub_options
+@click.option("--hub-revision", metavar="REV", default=None,
+              help="With --hub: place the runs on this tag or commit of the dataset (default: the head of main).")
+@click.argument("run_dirs", nargs=-1, metavar="[RUN_DIR]...",
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--base", metavar="REV", default=None,
+              help="Git revision the runs are compared against (CI: the pull request's base commit). Without "
+                   "RUN_DIR, previews the runs changed since REV and validates all of submissions/; with the local "
+                   "store, the board is REV's submissions/ instead of .dualboard/store.")
+@click.option("--json", "json_path", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the preview as a dualboard-preview/2 JSON document (what the comment workflow renders).")
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap.")
+@click.option("--progress/--no-progress", default=True, help="Show progress bars.")
+def preview(project: Project, hub_repo: str | None, hub_endpoint: str | None, hub_revision: str | None,
+            run_dirs: tuple[Path, ...], base: str | None, json_path: Path | None, seed: int, progress: bool):
+    """Show where runs would land on the leaderboard, before they are merged.
+
+    Validates each RUN_DIR (submissions/<benchmark>/<run_id>/) with everything
+    else a pull request can change, grades it with the verdict cache together
+    with the runs already on the board, and prints for each run: its score
+    under both gradings with 95% intervals, "rank N of M" with the rank
+    interval, the paired difference to the leader, the grader coverage and
+    any findings. Nothing is written to the store.
+
+    \b
+    The current board, read without any token:
+      --hub ORG/NAME      the published Hub dataset (anonymous read)
+      --base REV          REV's submissions/ (a leaderboard with a local store)
+      neither             the local store, as your last `dualboard build` left it
+
+    \b
+    Examples:
+      dualboard preview submissions/demo/my-run
+      dualboard preview --base origin/main --json preview.json     # what CI runs
+
+    Exit code 0 when every run was placed, 1 when validation failed or the
+    board could not be graded (the JSON says why), 2 on a usage error.
+    """
+    from generator.preview import markdown, preview as place, runs_changed_since
+
+    dirs = [d.resolve() for d in run_dirs]
+    if base is not None and not dirs:
+        commit, dirs = _run(lambda: runs_changed_since(project, base))
+    elif base is not None:
+        commit = _run(lambda: runs_changed_since(project, base)[0])
+    elif dirs:
+        commit = None
+    else:
+        raise click.UsageError("name the runs to preview (RUN_DIR...), or pass --base REV to preview the runs changed since REV")
+    store = _choose_store(project, hub_repo, hub_endpoint, hub_revision)
+    board = {"store": store} if commit is None or not isinstance(store, LocalStore) else {"base_commit": commit}
+    result = place(project, dirs, **board, validate_all=not run_dirs, seed=seed, progress=progress)
+    if json_path is not None:
+        atomic_write_text(json_path, json.dumps(result.document, indent=1, ensure_ascii=False) + "\n")
+    click.echo(_printable_lines(markdown(result.document)))
+    if not result.ok:
+        raise SystemExit(EXIT_INVALID)
+
+
+def _printable_lines(text: str) -> str:
+    return "\n".join(_printable(line) for line in text.rstrip("\n").split("\n"))
 
 
 @main.command()

@@ -109,7 +109,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     cache = VerdictCache(store.snapshot() / "verdicts")
     total, written = 0, set()
     for name, (benchmark, runs) in stored_benchmarks(store).items():
-        labels = _human_labels(benchmark)
+        labels = human_labels(benchmark)
         answers = sum(len(r.predictions) for r in runs)
         n = verdict_count(benchmark, answers, 0 if labels is None else len(labels))
         with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
@@ -128,7 +128,8 @@ def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
             path.unlink()
 
 
-def _human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
+def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
+    """The benchmark's human_labels.csv, or None when it has none (grading and the preview read it)."""
     path = benchmark.path / "human_labels.csv" if benchmark.path else None
     return load_human_labels(path) if path is not None and path.is_file() else None
 

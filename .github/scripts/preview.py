@@ -1,49 +1,62 @@
-"""The pull-request preview: data from the untrusted side, Markdown from the trusted side.
+"""The pull-request preview's trusted side: check the untrusted JSON, render inert Markdown.
 
 Standard library only, so the trusted side needs nothing installed.
 
-    python preview.py collect VALIDATE_JSON STATS_DIR > preview.json
-        validate.yml. That job runs the pull request's code, so whatever it
-        writes is untrusted: this only gathers the ``dualboard validate
-        --format json`` report and the stats numbers, cut to the caps below.
     python preview.py render PREVIEW_JSON [--run-url URL] > comment.md
         comment.yml, from the default branch's checkout (trusted). Refuses any
         document that breaks the schema, then writes Markdown in which no
         submitted text can become a mention, link, image, HTML or markup.
 
-Schema ``dualboard-preview/1`` (preview.json, at most 256 KiB of UTF-8 JSON;
+The document comes from ``dualboard preview --json FILE`` in validate.yml,
+which runs the pull request's code: whatever it wrote is untrusted. The same
+renderer prints the Markdown of ``dualboard preview`` in a terminal (the
+package carries this file as ``generator/scaffold/template/dot-github/scripts/preview.py.txt``).
+
+Schema ``dualboard-preview/2`` (preview.json, at most 256 KiB of UTF-8 JSON;
 every key required, no other key allowed, no duplicate keys, no NaN)::
 
-    {"schema": "dualboard-preview/1",
-     "validation": null                  # the validator wrote no report
+    {"schema": "dualboard-preview/2",
+     "board": text <= 300,              # where the current board came from
+     "problem": null | text <= 2000,    # why there are no scores, when the preview stopped
+     "validation": null                 # the validator wrote no report
                  | {"valid": bool, "findings_total": int >= 0,
                     "findings": [<= 20 x {"severity": "error" | "warning",
                                           "file": text <= 200, "line": int >= 1 | null,
                                           "field": text <= 100, "problem": text <= 300,
                                           "fix": text <= 300}]},
-     "benchmarks": [<= 10 x {"name": identifier, "runs_total": int >= 0,
-                    "runs": [{"run_id": identifier, "model": text <= 100,
-                              "traditional": interval, "answer_key": interval,
-                              "difference": interval,
-                              "rank_traditional": int >= 1 | null,
-                              "rank_answer_key": int >= 1 | null}]}]}
+     "benchmarks": [<= 10 x {"name": identifier,
+                    "board_runs": int >= 0,        # runs on the board: stored ones plus the previewed
+                    "runs_total": int >= 0,        # previewed runs of this benchmark
+                    "runs": [{"run_id": identifier, "model": text <= 100, "note": text <= 500,
+                              "traditional": grading, "answer_key": grading,
+                              "difference": {"mean": score, "ci_low": score, "ci_high": score,
+                                             "p_value": probability}}]}]}
 
-    interval   = {"mean": score, "ci_low": score, "ci_high": score}
-    score      = a finite number in [-1000, 1000], or null
-    identifier = 1-100 of a-z 0-9 . _ - starting with a letter or digit (the run-id rule)
-    text       = any string (the renderer makes it inert)
+    grading     = {"mean": score, "ci_low": score, "ci_high": score,
+                   "rank": int >= 1 | null,         # null: not ranked (coverage under the threshold)
+                   "ranked_runs": int >= 0,         # the M of "rank N of M"
+                   "rank_ci_low": int >= 1 | null, "rank_ci_high": int >= 1 | null,
+                   "coverage_percent": int 0-100 | null, "grader": text <= 100,
+                   "versus": null | {"run_id": identifier, "role": "leader" | "runner-up",
+                                     "mean": score, "ci_low": score, "ci_high": score,
+                                     "p_value": probability, "p_holm": probability}}
+    score       = a finite number in [-1000, 1000], or null
+    probability = a number in [0, 1], or null
+    identifier  = 1-100 of a-z 0-9 . _ - starting with a letter or digit (the run-id rule)
+    text        = any string (the renderer makes it inert)
 
-``findings`` keeps the first findings of ``findings_total``; ``runs`` the
-first runs of ``runs_total``, at most 30 runs over all benchmarks. The caps
-keep the worst-case comment under GitHub's 65,536 characters.
+``versus`` is the paired difference run − other run over shared questions:
+the other run is the leader of that grading, or the runner-up when the
+previewed run leads. ``findings`` keeps the first findings of
+``findings_total``; ``runs`` the first runs of ``runs_total``, at most 30 runs
+over all benchmarks. The caps keep the worst-case comment under GitHub's
+65,536 characters.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import math
 import os
 import re
 import stat
@@ -51,22 +64,22 @@ import sys
 import unicodedata
 from pathlib import Path
 
-SCHEMA = "dualboard-preview/1"
+SCHEMA = "dualboard-preview/2"
 MAX_BYTES = 256 * 1024
 MAX_FINDINGS = 20
 MAX_BENCHMARKS = 10
 MAX_RUNS = 30
 MAX_COUNT = 10**9
 SCORE_LIMIT = 1000.0
-CAPS = {"file": 200, "field": 100, "problem": 300, "fix": 300, "model": 100}
+CAPS = {"file": 200, "field": 100, "problem": 300, "fix": 300, "model": 100, "note": 500, "grader": 100,
+        "board": 300, "stopped": 2000}
+"""Longest text of each kind, in characters (``stopped`` is the document's ``problem``)."""
+GRADINGS = {"traditional": "traditional", "answer_key": "answer-key"}
+"""Schema name -> the name a reader sees."""
+ROLES = ("leader", "runner-up")
 IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9._~-]+)*")
-INTERVALS = {"traditional": "traditional", "answer_key": "answer_key", "difference": "diff"}
-"""Schema interval name -> models.csv column prefix."""
 BOUNDS = ("mean", "ci_low", "ci_high")
-STATS_COLUMNS = ("run_id", "model", "rank_traditional", "rank_answer_key",
-                 *(f"{prefix}_{bound}" for prefix in INTERVALS.values() for bound in BOUNDS))
-"""The models.csv columns the preview reads."""
 JOINER = "\u2060"
 """WORD JOINER: invisible, and breaks GitHub's mention and link detection."""
 REPLACED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
@@ -121,6 +134,14 @@ def score(value, where) -> None:
         raise _fail(where, f"null or a number in [-{SCORE_LIMIT:g}, {SCORE_LIMIT:g}]", value)
 
 
+def probability(value, where) -> None:
+    """Check: a number in [0, 1], or null."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise _fail(where, "null or a number in [0, 1]", value)
+
+
 def boolean(value, where) -> None:
     """Check: true or false."""
     if not isinstance(value, bool):
@@ -168,29 +189,51 @@ def obj(**fields):
     return check
 
 
-INTERVAL = obj(**{bound: score for bound in BOUNDS})
+INTERVAL = {bound: score for bound in BOUNDS}
 FINDING = obj(severity=one_of("error", "warning"), file=text(CAPS["file"]), line=nullable(count(1)),
               field=text(CAPS["field"]), problem=text(CAPS["problem"]), fix=text(CAPS["fix"]))
-RUN = obj(run_id=identifier, model=text(CAPS["model"]), **{name: INTERVAL for name in INTERVALS},
-          rank_traditional=nullable(count(1)), rank_answer_key=nullable(count(1)))
+VERSUS = obj(run_id=identifier, role=one_of(*ROLES), **INTERVAL, p_value=probability, p_holm=probability)
+GRADING = obj(**INTERVAL, rank=nullable(count(1)), ranked_runs=count(0), rank_ci_low=nullable(count(1)),
+              rank_ci_high=nullable(count(1)), coverage_percent=nullable(count(0)), grader=text(CAPS["grader"]),
+              versus=nullable(VERSUS))
+RUN = obj(run_id=identifier, model=text(CAPS["model"]), note=text(CAPS["note"]),
+          **{name: GRADING for name in GRADINGS}, difference=obj(**INTERVAL, p_value=probability))
 PREVIEW = obj(
     schema=one_of(SCHEMA),
+    board=text(CAPS["board"]),
+    problem=nullable(text(CAPS["stopped"])),
     validation=nullable(obj(valid=boolean, findings_total=count(0), findings=list_of(FINDING, MAX_FINDINGS))),
-    benchmarks=list_of(obj(name=identifier, runs_total=count(0), runs=list_of(RUN, MAX_RUNS)), MAX_BENCHMARKS),
+    benchmarks=list_of(obj(name=identifier, board_runs=count(0), runs_total=count(0), runs=list_of(RUN, MAX_RUNS)),
+                       MAX_BENCHMARKS),
 )
 
 
 def check_preview(doc: object) -> dict:
-    """Return ``doc`` if it is a dualboard-preview/1 document; raise PreviewError otherwise."""
+    """Return ``doc`` if it is a dualboard-preview/2 document; raise PreviewError otherwise."""
     PREVIEW(doc, "preview")
     validation = doc["validation"]
     if validation is not None and len(validation["findings"]) > validation["findings_total"]:
         raise PreviewError("preview.validation: more findings than findings_total")
     if any(len(b["runs"]) > b["runs_total"] for b in doc["benchmarks"]):
         raise PreviewError("preview.benchmarks: a benchmark lists more runs than its runs_total")
+    for benchmark in doc["benchmarks"]:
+        _check_counts(benchmark)
     if sum(len(b["runs"]) for b in doc["benchmarks"]) > MAX_RUNS:
         raise PreviewError(f"preview.benchmarks: more than {MAX_RUNS} runs in all")
     return doc
+
+
+def _check_counts(benchmark: dict) -> None:
+    """Counts that must agree: previewed runs are on the board, ranks within the ranked runs, coverage a percent."""
+    where = f"preview.benchmarks ({benchmark['name']})"
+    if benchmark["runs_total"] > benchmark["board_runs"]:
+        raise PreviewError(f"{where}: more previewed runs than runs on the board")
+    for run in benchmark["runs"]:
+        for grading in (run[name] for name in GRADINGS):
+            if grading["ranked_runs"] > benchmark["board_runs"] or (grading["rank"] or 0) > grading["ranked_runs"]:
+                raise PreviewError(f"{where}: run {run['run_id']} is ranked beyond the runs on the board")
+            if (grading["coverage_percent"] or 0) > 100:
+                raise PreviewError(f"{where}: run {run['run_id']} has a coverage above 100 %")
 
 
 # --- reading the artifact --------------------------------------------------
@@ -269,7 +312,7 @@ def code(name: str) -> str:
 
 def render(doc: dict, run_url: str | None = None) -> str:
     """The comment's Markdown for a checked preview document."""
-    lines = ["## Dualboard preview", ""] + _validation_lines(doc["validation"]) + _score_lines(doc["benchmarks"])
+    lines = ["## Dualboard preview", ""] + _validation_lines(doc["validation"]) + _score_lines(doc)
     if run_url is not None:
         lines += ["---", FOOTER.format(url=run_url)]
     return "\n".join(lines) + "\n"
@@ -294,28 +337,51 @@ def _finding_line(finding: dict) -> str:
     return f"{finding['severity']}: {where}: {inert(finding['field'])}: {inert(finding['problem'])} — {inert(finding['fix'])}"
 
 
-def _score_lines(benchmarks: list[dict]) -> list[str]:
-    if not benchmarks:
-        return ["No scores: the changed runs were not graded (validation failed or no run changed).", ""]
-    lines = ["Scores of the runs this pull request changes, graded on their own (ranks are among them).", ""]
-    for benchmark in benchmarks:
-        lines += [f"### {code(benchmark['name'])}", "",
-                  "| run | traditional (95% CI) | answer-key (95% CI) | difference (95% CI) | rank trad. / key |",
-                  "|---|---|---|---|---|"]
-        lines += [_run_row(run) for run in benchmark["runs"]] + [""]
-        if benchmark["runs"]:
-            lines += ["Models, as submitted:", ""]
-            lines += fenced([f"{inert(run['run_id'])}: {inert(run['model'])}" for run in benchmark["runs"]])
+def _score_lines(doc: dict) -> list[str]:
+    if doc["problem"] is not None:
+        return ["**No scores:** the preview stopped:", "", *fenced([inert(doc["problem"])])]
+    if not doc["benchmarks"]:
+        return ["**No scores:** no run to place on the board (validation failed, or the pull request changes no run).", ""]
+    lines = ["Each run is placed on the current board: the stored runs, with this pull request's runs added "
+             "(or replacing the stored run of the same id). The stored runs came from:", ""]
+    lines += fenced([inert(doc["board"])])
+    for benchmark in doc["benchmarks"]:
+        for run in benchmark["runs"]:
+            lines += _run_lines(benchmark, run)
         hidden = benchmark["runs_total"] - len(benchmark["runs"])
         if hidden:
-            lines += [f"{hidden} more run(s) not shown.", ""]
+            lines += [f"{hidden} more run(s) of {code(benchmark['name'])} not shown.", ""]
     return lines
 
 
-def _run_row(run: dict) -> str:
-    intervals = [_interval(run[name]) for name in INTERVALS]
-    ranks = " / ".join("–" if r is None else str(r) for r in (run["rank_traditional"], run["rank_answer_key"]))
-    return f"| {code(run['run_id'])} | " + " | ".join(intervals) + f" | {ranks} |"
+def _run_lines(benchmark: dict, run: dict) -> list[str]:
+    lines = [f"### {code(run['run_id'])} on {code(benchmark['name'])} ({benchmark['board_runs']} runs on the board)", "",
+             "| grading | score (95% CI) | rank (95% CI) | paired difference (95% CI) | p (Holm) | verdicts on |",
+             "|---|---|---|---|---|---|"]
+    lines += [_grading_row(label, run[name]) for name, label in GRADINGS.items()]
+    difference = run["difference"]
+    lines += ["", f"Answer-key − traditional, question by question: {_interval(difference)}, "
+                  f"p = {_p(difference['p_value'])}.", "",
+              "Model, graders and notes, as written by the pull request's run:", ""]
+    lines += fenced([f"model: {inert(run['model'])}",
+                     *(f"{label} grader: {inert(run[name]['grader'])}" for name, label in GRADINGS.items()),
+                     *([f"note: {inert(run['note'])}"] if run["note"] else [])])
+    return lines
+
+
+def _grading_row(label: str, grading: dict) -> str:
+    if grading["rank"] is None:
+        rank = f"not ranked (of {grading['ranked_runs']}): too few verdicts"
+    else:
+        rank = f"{grading['rank']} of {grading['ranked_runs']} [{_number(grading['rank_ci_low'])}, {_number(grading['rank_ci_high'])}]"
+    versus = grading["versus"]
+    if versus is None:
+        difference, p = "– (no other run)", "–"
+    else:
+        difference = f"{_interval(versus)} vs {versus['role']} {code(versus['run_id'])}"
+        p = f"{_p(versus['p_value'])} ({_p(versus['p_holm'])})"
+    coverage = "–" if grading["coverage_percent"] is None else f"{grading['coverage_percent']} %"
+    return f"| {label} | {_interval(grading)} | {rank} | {difference} | {p} | {coverage} |"
 
 
 def _interval(interval: dict) -> str:
@@ -323,75 +389,22 @@ def _interval(interval: dict) -> str:
     return f"{mean} [{low}, {high}]"
 
 
-# --- collecting (untrusted side) -------------------------------------------
+def _number(value: int | None) -> str:
+    return "–" if value is None else str(value)
 
 
-def collect(validate_json: Path, stats_dir: Path) -> dict:
-    """The preview document for a validate report and a build/stats folder, cut to the caps."""
-    return {"schema": SCHEMA, "validation": _collect_validation(validate_json),
-            "benchmarks": _collect_benchmarks(stats_dir)}
-
-
-def _collect_validation(path: Path) -> dict | None:
-    try:
-        report = json.loads(path.read_text("utf-8"))
-        findings, valid = list(report["findings"]), bool(report["valid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # the validator stopped before writing its report; the comment says so
-    return {"valid": valid, "findings_total": len(findings), "findings": [_finding(f) for f in findings[:MAX_FINDINGS]]}
-
-
-def _finding(finding: dict) -> dict:
-    line = finding.get("line")
-    return {"severity": "warning" if finding.get("severity") == "warning" else "error",
-            "line": line if isinstance(line, int) and not isinstance(line, bool) and 1 <= line <= MAX_COUNT else None,
-            **{key: _clip(finding.get(key), CAPS[key]) for key in ("file", "field", "problem", "fix")}}
-
-
-def _collect_benchmarks(stats_dir: Path) -> list[dict]:
-    benchmarks, room = [], MAX_RUNS
-    for models in sorted(stats_dir.glob("*/models.csv"))[:MAX_BENCHMARKS]:
-        with models.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-        runs = [_run(row) for row in rows[:room]]
-        room -= len(runs)
-        benchmarks.append({"name": models.parent.name, "runs_total": len(rows), "runs": runs})
-    return benchmarks
-
-
-def _run(row: dict) -> dict:
-    intervals = {name: {b: _score(row.get(f"{prefix}_{b}")) for b in BOUNDS} for name, prefix in INTERVALS.items()}
-    return {"run_id": row["run_id"], "model": _clip(row.get("model"), CAPS["model"]), **intervals,
-            "rank_traditional": _rank(row.get("rank_traditional")), "rank_answer_key": _rank(row.get("rank_answer_key"))}
-
-
-def _clip(value: object, cap: int) -> str:
-    value = "" if value is None else str(value)
-    return value if len(value) <= cap else value[:cap - 1] + "…"
-
-
-def _score(cell: str | None) -> float | None:
-    try:
-        value = float(cell)
-    except (TypeError, ValueError):
-        return None  # empty cell: the statistic is undefined (too few questions)
-    return value if math.isfinite(value) and abs(value) <= SCORE_LIMIT else None
-
-
-def _rank(cell: str | None) -> int | None:
-    value = _score(cell)
-    return int(value) if value is not None and value >= 1 and value == int(value) else None
+def _p(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 # --- command line ----------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:
-    """Run ``collect`` or ``render``; return the exit code."""
+    """Run ``render``; return the exit code."""
     args = _parser().parse_args(argv)
-    if args.command == "collect":
-        sys.stdout.write(json.dumps(collect(args.validate_json, args.stats_dir), indent=1) + "\n")
-        return 0
     if args.run_url is not None and not RUN_URL.fullmatch(args.run_url):
         sys.stderr.write("preview.py: --run-url must be an https:// address of the validate run\n")
         return 2
@@ -399,7 +412,7 @@ def main(argv: list[str]) -> int:
         body = render(read_preview(args.preview_json), args.run_url)
     except PreviewError as error:
         sys.stderr.write(f"preview.py: refused the pull request's preview artifact, nothing posted: {error}. "
-                         "It must follow the dualboard-preview/1 schema in this file; a pull request that "
+                         f"It must follow the {SCHEMA} schema in this file; a pull request that "
                          "changes that schema gets its preview once the change is on the default branch.\n")
         return 1
     sys.stdout.write(body)
@@ -409,9 +422,6 @@ def main(argv: list[str]) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="preview.py", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    gather = commands.add_parser("collect", help="write preview.json (untrusted side)")
-    gather.add_argument("validate_json", type=Path, help="the output of dualboard validate --format json")
-    gather.add_argument("stats_dir", type=Path, help="build/stats of the graded runs (may not exist)")
     show = commands.add_parser("render", help="check preview.json and write the comment's Markdown (trusted side)")
     show.add_argument("preview_json", type=Path)
     show.add_argument("--run-url", help="the validate run's address, for the footer link")

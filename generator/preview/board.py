@@ -1,0 +1,48 @@
+"""The current board a preview places runs on, opened read-only.
+
+Two sources, neither needing a secret: a store (the local one, or the
+published Hub dataset read anonymously), or for a leaderboard whose store is
+local, the ``submissions/`` of a git revision (the pull request's base).
+Nothing here writes into a store: the preview grades in a working folder of
+its own (see :mod:`generator.preview.placement`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.preview.git_base import extract_submissions
+from generator.project import Project
+from generator.store import Store
+from generator.store.base import RUNS, VERDICTS
+
+
+@dataclass(frozen=True)
+class Board:
+    """The stored runs of the current board, and the verdicts already graded for them."""
+
+    description: str
+    """Where the runs came from, in words a reader of the comment understands (no absolute paths)."""
+    runs_dir: Path
+    """Folder holding ``<benchmark>/<run_id>/`` run folders."""
+    verdicts_dir: Path | None
+    """The verdict cache graded with them (read only), or None: everything is graded afresh."""
+
+    def run_dirs(self, benchmark: str) -> list[Path]:
+        """The stored run folders of ``benchmark``, sorted."""
+        return sorted(p for p in (self.runs_dir / benchmark).glob("*") if p.is_dir() and not p.is_symlink())
+
+
+def store_board(project: Project, store: Store) -> Board:
+    """The board a store holds at its current revision (read once, pinned)."""
+    revision = store.revision()
+    snapshot = store.snapshot(revision)
+    where = store.describe().replace(f"{project.root}/", "")
+    return Board(f"{where}, revision {revision}", snapshot / RUNS, snapshot / VERDICTS)
+
+
+def git_board(project: Project, commit: str, workdir: Path) -> Board:
+    """The board of git commit ``commit``: its ``submissions/``, extracted under ``workdir`` and graded afresh."""
+    runs = extract_submissions(project.root, commit, project.submissions_dir, workdir / "base")
+    return Board(f"submissions/ of git commit {commit[:12]} (the base; graded afresh, no verdict cache)", runs, None)

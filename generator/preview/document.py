@@ -1,0 +1,148 @@
+"""The preview as a ``dualboard-preview/2`` document, and its Markdown.
+
+The schema, its caps and the Markdown renderer have one home: the trusted
+script the comment workflow runs from the default branch
+(``.github/scripts/preview.py``, carried in the package as the scaffold's
+``dot-github/scripts/preview.py.txt``; a test keeps the two equal). This
+module loads that script, fills the document from the statistics tables
+within its caps, and checks the result against it before anyone sees it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import types
+from importlib import resources
+
+import pandas as pd
+
+from generator.errors import Finding
+from generator.preview.placement import Placement
+from generator.scaffold import TEMPLATE
+from generator.stats.scores import GRADINGS, coverage_percent
+
+RENDERER = (TEMPLATE, "dot-github", "scripts", "preview.py.txt")
+"""The trusted renderer inside the generator.scaffold package."""
+
+
+@functools.cache
+def renderer() -> types.ModuleType:
+    """The comment workflow's renderer as a module: ``SCHEMA``, ``CAPS``, ``check_preview``, ``render``…"""
+    source = resources.files("generator.scaffold").joinpath(*RENDERER).read_text("utf-8")
+    module = types.ModuleType("dualboard_preview_renderer")
+    exec(compile(source, "/".join(RENDERER), "exec"), module.__dict__)  # our own package file, not input
+    return module
+
+
+def document(board: str, findings: list[Finding] | None, valid: bool, placements: list[Placement],
+             problem: str | None = None) -> dict:
+    """The checked preview document; ``findings`` None means validation never ran."""
+    r = renderer()
+    doc = {"schema": r.SCHEMA, "board": _clip(board, "board"),
+           "problem": None if problem is None else _clip(problem, "stopped"),
+           "validation": None if findings is None else _validation(findings, valid),
+           "benchmarks": _benchmarks(placements)}
+    return r.check_preview(json.loads(json.dumps(doc)))
+
+
+def markdown(doc: dict) -> str:
+    """The Markdown the comment shows, for a checked document."""
+    return renderer().render(doc)
+
+
+def _validation(findings: list[Finding], valid: bool) -> dict:
+    return {"valid": valid, "findings_total": len(findings),
+            "findings": [_finding(f) for f in findings[:renderer().MAX_FINDINGS]]}
+
+
+def _finding(finding: Finding) -> dict:
+    line = finding.line if isinstance(finding.line, int) and 1 <= finding.line <= renderer().MAX_COUNT else None
+    return {"severity": "warning" if finding.severity == "warning" else "error", "line": line,
+            **{key: _clip(getattr(finding, key), key) for key in ("file", "field", "problem", "fix")}}
+
+
+def _benchmarks(placements: list[Placement]) -> list[dict]:
+    """One entry per benchmark, runs cut to the renderer's caps (MAX_RUNS over all, MAX_BENCHMARKS)."""
+    entries, room = [], renderer().MAX_RUNS
+    for placement in placements[:renderer().MAX_BENCHMARKS]:
+        shown = placement.previewed[:room]
+        room -= len(shown)
+        entries.append({"name": placement.benchmark, "board_runs": placement.board_runs,
+                        "runs_total": len(placement.previewed), "runs": [_run(placement, run_id) for run_id in shown]})
+    return entries
+
+
+def _run(placement: Placement, run_id: str) -> dict:
+    models = placement.stats.models.set_index("run_id", drop=False).rename_axis(None)
+    row = models.loc[run_id]
+    mine = placement.scored[placement.scored["run_id"] == run_id]
+    return {"run_id": run_id, "model": _clip(row["model"], "model"), "note": _clip(_text(row["note"]), "note"),
+            **{g: _grading(placement, models, run_id, g, mine) for g in GRADINGS},
+            "difference": {**_interval(row, "diff"), "p_value": _probability(row["p_value"])}}
+
+
+def _grading(placement: Placement, models: pd.DataFrame, run_id: str, g: str, mine: pd.DataFrame) -> dict:
+    row = models.loc[run_id]
+    ranked = models[models[f"ranked_{g}"].astype(bool)]
+    graders = sorted({name for name in mine[f"{g}_grader"].astype(str) if name})
+    return {**_interval(row, g), "rank": _integer(row[f"rank_{g}"]), "ranked_runs": len(ranked),
+            "rank_ci_low": _integer(row[f"rank_ci_low_{g}"]), "rank_ci_high": _integer(row[f"rank_ci_high_{g}"]),
+            "coverage_percent": None if _number(row[f"{g}_coverage"]) is None else coverage_percent(row[f"{g}_coverage"]),
+            "grader": _clip(", ".join(graders), "grader"), "versus": _versus(placement.stats.pairwise, ranked, run_id, g)}
+
+
+def _versus(pairwise: pd.DataFrame, ranked: pd.DataFrame, run_id: str, g: str) -> dict | None:
+    """The paired difference to the leader of grading ``g`` (to the runner-up when ``run_id`` leads)."""
+    others = ranked[ranked["run_id"] != run_id].sort_values([f"rank_{g}", "run_id"])
+    if others.empty:
+        return None
+    other = others.iloc[0]["run_id"]
+    leads = run_id in set(ranked["run_id"]) and ranked.loc[run_id, f"rank_{g}"] == 1
+    rows = pairwise[(pairwise["grading"] == g) & (pairwise["run_a"].isin([run_id, other]))
+                    & (pairwise["run_b"].isin([run_id, other]))]
+    if rows.empty:
+        return None
+    pair = rows.iloc[0]
+    sign = 1 if pair["run_a"] == run_id else -1  # the table holds run_a − run_b
+    low, high = (_number(pair["diff_ci_low"]), _number(pair["diff_ci_high"]))
+    bounds = (low, high) if sign == 1 else (None if high is None else -high, None if low is None else -low)
+    mean = _number(pair["diff_mean"])
+    return {"run_id": other, "role": "runner-up" if leads else "leader",
+            "mean": None if mean is None else sign * mean, "ci_low": bounds[0], "ci_high": bounds[1],
+            "p_value": _probability(pair["p_value"]), "p_holm": _probability(pair["p_holm"])}
+
+
+def _interval(row: pd.Series, prefix: str) -> dict:
+    return {"mean": _number(row[f"{prefix}_mean"]), "ci_low": _number(row[f"{prefix}_ci_low"]),
+            "ci_high": _number(row[f"{prefix}_ci_high"])}
+
+
+def _number(value: object) -> float | None:
+    """A finite number within the schema's limit, or None (an undefined statistic is an empty cell)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and abs(number) <= renderer().SCORE_LIMIT else None
+
+
+def _probability(value: object) -> float | None:
+    number = _number(value)
+    return number if number is not None and 0 <= number <= 1 else None
+
+
+def _integer(value: object) -> int | None:
+    number = _number(value)
+    return int(number) if number is not None and number >= 1 and number == int(number) else None
+
+
+def _text(value: object) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+
+
+def _clip(value: object, kind: str) -> str:
+    """Text cut to the schema's cap for its kind (a trailing … says it was cut)."""
+    cap, value = renderer().CAPS[kind], _text(value)
+    return value if len(value) <= cap else value[:cap - 1] + "…"
