@@ -303,14 +303,11 @@ def preview(project: Project, hub_repo: str | None, hub_endpoint: str | None, hu
     board = {"store": store} if commit is None or not isinstance(store, LocalStore) else {"base_commit": commit}
     result = place(project, dirs, **board, validate_all=not run_dirs, seed=seed, progress=progress)
     if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(json_path, json.dumps(result.document, indent=1, ensure_ascii=False) + "\n")
-    click.echo(_printable_lines(markdown(result.document)))
+    click.echo(markdown(result.document), nl=False)  # submitted text in it is inert: no control character survives
     if not result.ok:
         raise SystemExit(EXIT_INVALID)
-
-
-def _printable_lines(text: str) -> str:
-    return "\n".join(_printable(line) for line in text.rstrip("\n").split("\n"))
 
 
 @main.command()

@@ -27,7 +27,7 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
      "benchmarks": [<= 10 x {"name": identifier,
                     "board_runs": int >= 0,        # runs on the board: stored ones plus the previewed
                     "runs_total": int >= 0,        # previewed runs of this benchmark
-                    "runs": [{"run_id": identifier, "model": text <= 100, "note": text <= 500,
+                    "runs": [{"run_id": identifier, "model": text <= 100, "note": text <= 300,
                               "traditional": grading, "answer_key": grading,
                               "difference": {"mean": score, "ci_low": score, "ci_high": score,
                                              "p_value": probability}}]}]}
@@ -48,7 +48,7 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
 ``versus`` is the paired difference run − other run over shared questions:
 the other run is the leader of that grading, or the runner-up when the
 previewed run leads. ``findings`` keeps the first findings of
-``findings_total``; ``runs`` the first runs of ``runs_total``, at most 30 runs
+``findings_total``; ``runs`` the first runs of ``runs_total``, at most 10 runs
 over all benchmarks. The caps keep the worst-case comment under GitHub's
 65,536 characters.
 """
@@ -68,10 +68,10 @@ SCHEMA = "dualboard-preview/2"
 MAX_BYTES = 256 * 1024
 MAX_FINDINGS = 20
 MAX_BENCHMARKS = 10
-MAX_RUNS = 30
+MAX_RUNS = 10
 MAX_COUNT = 10**9
 SCORE_LIMIT = 1000.0
-CAPS = {"file": 200, "field": 100, "problem": 300, "fix": 300, "model": 100, "note": 500, "grader": 100,
+CAPS = {"file": 200, "field": 100, "problem": 300, "fix": 300, "model": 100, "note": 300, "grader": 100,
         "board": 300, "stopped": 2000}
 """Longest text of each kind, in characters (``stopped`` is the document's ``problem``)."""
 GRADINGS = {"traditional": "traditional", "answer_key": "answer-key"}
@@ -356,7 +356,7 @@ def _score_lines(doc: dict) -> list[str]:
 
 def _run_lines(benchmark: dict, run: dict) -> list[str]:
     lines = [f"### {code(run['run_id'])} on {code(benchmark['name'])} ({benchmark['board_runs']} runs on the board)", "",
-             "| grading | score (95% CI) | rank (95% CI) | paired difference (95% CI) | p (Holm) | verdicts on |",
+             "| grading | score (95% CI) | rank (95% CI) | paired difference (95% CI) | p (Holm) | grader coverage |",
              "|---|---|---|---|---|---|"]
     lines += [_grading_row(label, run[name]) for name, label in GRADINGS.items()]
     difference = run["difference"]
@@ -365,7 +365,7 @@ def _run_lines(benchmark: dict, run: dict) -> list[str]:
               "Model, graders and notes, as written by the pull request's run:", ""]
     lines += fenced([f"model: {inert(run['model'])}",
                      *(f"{label} grader: {inert(run[name]['grader'])}" for name, label in GRADINGS.items()),
-                     *([f"note: {inert(run['note'])}"] if run["note"] else [])])
+                     f"note: {inert(run['note']) or '(none)'}"])
     return lines
 
 

@@ -3,8 +3,10 @@
 comment.yml runs with a token that may comment. These tests hold it to:
 - the pull request number comes from GitHub (``pull_request.py`` by head SHA,
   through a stubbed ``gh`` first on PATH), never from the artifact;
-- the artifact (``preview.json``) is refused unless it matches the schema
-  exactly (types, sizes, no duplicate keys, no NaN, no links or pipes as files);
+- the artifact (``preview.json``, written by ``dualboard preview --json``
+  on the untrusted side, cut to the caps) is refused unless it matches the
+  schema exactly (types, sizes, no duplicate keys, no NaN, no links or pipes
+  as files);
 - every submitted string lands inside code and cannot become a mention, link,
   image, HTML or Markdown structure (a corpus of hostile strings, checked
   with a CommonMark parser and character rules for GitHub's autolinks);
@@ -26,11 +28,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
-from generator.cli import main as dualboard
-from tests.conftest import REPO
+from tests.conftest import REPO, tiny_metadata, write_run
 
 SCRIPTS = REPO / ".github" / "scripts"
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -197,10 +197,18 @@ def test_attacker_fields_are_never_executed(tmp_path, gh):
 # --- the artifact is checked strictly -----------------------------------------
 
 
-def run(run_id: str = "run-a", model: str = "tiny-model") -> dict:
-    interval = {"mean": 71.25, "ci_low": 60.0, "ci_high": 80.0}
-    return {"run_id": run_id, "model": model, "traditional": interval, "answer_key": dict(interval, mean=50),
-            "difference": {"mean": -21.25, "ci_low": None, "ci_high": None}, "rank_traditional": 1, "rank_answer_key": None}
+def grading(rank: int | None = 1, versus: dict | None = None, **fields) -> dict:
+    """One grading of a run as the document holds it (rank 1 of 3, compared with the runner-up)."""
+    versus = {"run_id": "run-z", "role": "runner-up", "mean": 2.5, "ci_low": -9.0, "ci_high": 14.0,
+              "p_value": 0.5, "p_holm": 1.0} if versus is None else versus
+    return {"mean": 71.25, "ci_low": 60.0, "ci_high": 80.0, "rank": rank, "ranked_runs": 3, "rank_ci_low": 1,
+            "rank_ci_high": 3, "coverage_percent": 98, "grader": "mc_letter, recorded", "versus": versus, **fields}
+
+
+def run(run_id: str = "run-a", model: str = "tiny-model", note: str = "answer_key verdicts on 98% of answers") -> dict:
+    return {"run_id": run_id, "model": model, "note": note, "traditional": grading(),
+            "answer_key": grading(rank=None, mean=50, grader="rules") | {"versus": None},
+            "difference": {"mean": -21.25, "ci_low": None, "ci_high": None, "p_value": 0.04}}
 
 
 def finding(**text: str) -> dict:
@@ -211,45 +219,47 @@ def finding(**text: str) -> dict:
 def document(findings: list[dict] | None = None, runs: list[dict] | None = None) -> dict:
     findings = [finding()] if findings is None else findings
     runs = [run()] if runs is None else runs
-    return {"schema": preview.SCHEMA,
+    return {"schema": preview.SCHEMA, "board": "local store .dualboard/store, revision 000001", "problem": None,
             "validation": {"valid": False, "findings_total": len(findings), "findings": findings},
-            "benchmarks": [{"name": "tiny", "runs_total": len(runs), "runs": runs}]}
+            "benchmarks": [{"name": "tiny", "board_runs": max(3, len(runs)), "runs_total": len(runs), "runs": runs}]}
 
 
-def test_collect_writes_what_render_accepts(tiny_root, tmp_path):
-    """The untrusted side's document, made from a real validate report and a models.csv, passes the check."""
-    result = CliRunner().invoke(dualboard, ["validate", "--root", str(tiny_root), "--format", "json"])
-    assert result.exit_code == 0, result.output
-    (tmp_path / "validate.json").write_text(result.stdout)
-    stats = tmp_path / "stats" / "tiny"
-    stats.mkdir(parents=True)
-    row = {column: "" for column in preview.STATS_COLUMNS} | {"run_id": "run-a", "model": "m" * 500,
-                                                               "traditional_mean": "71.25", "diff_ci_low": "nan", "diff_ci_high": "1e300",
-                                                               "rank_traditional": "2"}
-    (stats / "models.csv").write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
-    doc = preview.collect(tmp_path / "validate.json", tmp_path / "stats")
-    assert preview.check_preview(json.loads(json.dumps(doc))) == doc
-    assert doc["validation"] == {"valid": True, "findings_total": 0, "findings": []}
-    got = doc["benchmarks"][0]["runs"][0]
-    assert (got["traditional"]["mean"], got["difference"]["ci_low"], got["difference"]["ci_high"]) == (71.25, None, None)
-    assert got["rank_traditional"] == 2
-    assert len(got["model"]) == preview.CAPS["model"]
-    assert preview.collect(tmp_path / "missing.json", tmp_path / "no-stats") == {
-        "schema": preview.SCHEMA, "validation": None, "benchmarks": []}
+def test_the_package_renders_with_this_script():
+    """`dualboard preview` prints with the scaffold's copy of the script, which equals .github/scripts (test_workflows)."""
+    from generator.preview.document import renderer
+    assert renderer().SCHEMA == preview.SCHEMA
+    assert renderer().render(document()) == preview.render(document())
 
 
-def test_collect_keeps_the_first_findings_and_counts_all(tmp_path):
-    report = {"valid": False, "runs": [], "findings": [finding(problem="p" * 1000, line=None)] * 25}
-    (tmp_path / "validate.json").write_text(json.dumps(report))
-    validation = preview.collect(tmp_path / "validate.json", tmp_path)["validation"]
-    assert validation["findings_total"] == 25 and len(validation["findings"]) == preview.MAX_FINDINGS
-    assert len(validation["findings"][0]["problem"]) == preview.CAPS["problem"]
-    preview.check_preview(document(findings=validation["findings"]) | {"validation": validation})
+def _dualboard_preview(root: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """Run ``dualboard preview ARGS --json`` in ``root`` as a subprocess; return it and the document it wrote."""
+    done = subprocess.run([sys.executable, "-m", "generator", "preview", "--no-progress", "--json", "out/preview.json", *args],
+                          cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    return done, json.loads((root / "out" / "preview.json").read_text("utf-8"))
 
 
-def test_the_preview_reads_columns_the_stats_stage_writes():
-    columns = yaml.safe_load((REPO / "generator" / "stats" / "columns.yaml").read_text("utf-8"))["models"]
-    assert set(preview.STATS_COLUMNS) <= set(columns)
+def test_the_untrusted_side_writes_what_render_accepts_cut_to_the_caps(tiny_root):
+    """A hostile model name is clipped and stays text; the document passes the trusted check; the terminal shows it inert."""
+    write_run(tiny_root, "run-a", metadata=tiny_metadata(model="@everyone [x](https://evil.example) " + "m" * 150))
+    done, doc = _dualboard_preview(tiny_root, "submissions/tiny/run-a")
+    assert done.returncode == 0, done.stderr
+    assert preview.check_preview(doc) == doc
+    [got] = doc["benchmarks"][0]["runs"]
+    assert len(got["model"]) == preview.CAPS["model"] and got["model"].endswith("…")
+    assert "model: @\u2060everyone [x](https\u2060://evil.example) mmm" in done.stdout
+    assert "@everyone" not in done.stdout
+
+
+def test_the_untrusted_side_keeps_the_first_findings_and_counts_all(tiny_root):
+    bad = [json.dumps({"question_id": f"nope-{i}", "round": 0, "response": "x" * 1000}).encode() for i in range(25)]
+    write_run(tiny_root, "run-a", raw_lines=bad)
+    done, doc = _dualboard_preview(tiny_root, "submissions/tiny/run-a")
+    assert done.returncode == 1
+    validation = preview.check_preview(doc)["validation"]
+    assert not validation["valid"] and validation["findings_total"] >= 25
+    assert len(validation["findings"]) == preview.MAX_FINDINGS
+    assert doc["benchmarks"] == [] and doc["problem"] is None
+    assert "**Validation:** failed" in done.stdout and "no run to place on the board" in done.stdout
 
 
 def _set(path: str, value):
@@ -265,7 +275,9 @@ def _set(path: str, value):
 MALFORMED = {
     "extra key": _set("comment", "@everyone"),
     "missing key": lambda doc: doc.pop("benchmarks"),
-    "other schema": _set("schema", "dualboard-preview/2"),
+    "missing board": lambda doc: doc.pop("board"),
+    "old schema": _set("schema", "dualboard-preview/1"),
+    "other schema": _set("schema", "dualboard-preview/3"),
     "bool as count": _set("validation.findings_total", True),
     "line zero": _set("validation.findings.0.line", 0),
     "line as text": _set("validation.findings.0.line", "3"),
@@ -274,15 +286,26 @@ MALFORMED = {
     "text as list": _set("validation.findings.0.problem", ["x"]),
     "too many findings": _set("validation.findings", [finding()] * 21),
     "findings over total": _set("validation.findings_total", 0),
+    "long problem": _set("problem", "p" * 2001),
+    "long note": _set("benchmarks.0.runs.0.note", "n" * 301),
     "run id with space": _set("benchmarks.0.runs.0.run_id", "Run A"),
     "run id with newline": _set("benchmarks.0.runs.0.run_id", "run-a\n"),
     "run id with pipe": _set("benchmarks.0.runs.0.run_id", "a|b"),
+    "leader id with markup": _set("benchmarks.0.runs.0.traditional.versus.run_id", "[x](https://evil.example)"),
+    "unknown role": _set("benchmarks.0.runs.0.traditional.versus.role", "@everyone"),
+    "p above one": _set("benchmarks.0.runs.0.traditional.versus.p_value", 1.5),
+    "p as bool": _set("benchmarks.0.runs.0.difference.p_value", True),
     "benchmark traversal": _set("benchmarks.0.name", "../etc"),
     "score as text": _set("benchmarks.0.runs.0.traditional.mean", "71"),
     "score out of range": _set("benchmarks.0.runs.0.traditional.mean", 1e300),
-    "rank zero": _set("benchmarks.0.runs.0.rank_traditional", 0),
+    "rank zero": _set("benchmarks.0.runs.0.traditional.rank", 0),
+    "rank beyond ranked runs": _set("benchmarks.0.runs.0.traditional.rank", 4),
+    "ranked runs beyond the board": _set("benchmarks.0.runs.0.answer_key.ranked_runs", 4),
+    "coverage above 100": _set("benchmarks.0.runs.0.traditional.coverage_percent", 101),
     "runs over total": _set("benchmarks.0.runs_total", 0),
-    "too many runs in all": _set("benchmarks", [{"name": f"b{i}", "runs_total": 8, "runs": [run()] * 8} for i in range(4)]),
+    "more previewed runs than the board": _set("benchmarks.0.board_runs", 0),
+    "too many runs in all": _set("benchmarks", [{"name": f"b{i}", "board_runs": 6, "runs_total": 6, "runs": [run()] * 6}
+                                                for i in range(2)]),
     "validation as list": _set("validation", []),
 }
 
@@ -325,10 +348,10 @@ def test_links_and_pipes_are_never_read(tmp_path):
 
 
 def test_render_refuses_with_a_clear_message_and_prints_nothing(tmp_path, capsys):
-    (tmp_path / "preview.json").write_text('{"schema": "dualboard-preview/1", "pr": 1}')
+    (tmp_path / "preview.json").write_text('{"schema": "dualboard-preview/2", "pr": 1}')
     assert preview.main(["render", str(tmp_path / "preview.json")]) == 1
     out, err = capsys.readouterr()
-    assert out == "" and "nothing posted" in err and "dualboard-preview/1 schema" in err
+    assert out == "" and "nothing posted" in err and "dualboard-preview/2 schema" in err
     assert preview.main(["render", str(tmp_path / "preview.json"), "--run-url", "javascript:alert(1)"]) == 2
 
 
@@ -348,12 +371,20 @@ HOSTILE = [
 ]
 
 
-def hostile_document(text: str) -> dict:
-    """A document whose every free-text field holds ``text`` (run ids must be identifiers)."""
+def hostile_document(text: str, *, stopped: bool = False) -> dict:
+    """A document whose every free-text field holds ``text`` (run ids must be identifiers).
+
+    ``stopped``: the preview stopped before any score, and says why in ``problem``.
+    """
     doc = document(findings=[finding(file=text, field=text, problem=text, fix=text, line=None), finding()],
-                   runs=[run(model=text), run(run_id="run-b", model=text)])
+                   runs=[run(model=text, note=text), run(run_id="run-b", model=text, note=text)])
+    for r in doc["benchmarks"][0]["runs"]:
+        r["traditional"]["grader"] = r["answer_key"]["grader"] = text
+    doc["board"] = text
     doc["benchmarks"][0]["runs_total"] = 3
     doc["validation"]["findings_total"] = 5
+    if stopped:
+        doc |= {"problem": text, "benchmarks": []}
     return doc
 
 
@@ -380,10 +411,11 @@ def _parse(body: str):
     return MarkdownIt("commonmark").enable("table").parse(body)
 
 
+@pytest.mark.parametrize("stopped", [False, True], ids=["scores", "stopped"])
 @pytest.mark.parametrize("text", HOSTILE, ids=[ascii(t)[:40] for t in HOSTILE])
-def test_submitted_text_changes_only_code_contents(text):
-    body = preview.render(preview.check_preview(hostile_document(text)), RUN_URL)
-    plain = preview.render(hostile_document("x"), RUN_URL)
+def test_submitted_text_changes_only_code_contents(text, stopped):
+    body = preview.render(preview.check_preview(hostile_document(text, stopped=stopped)), RUN_URL)
+    plain = preview.render(hostile_document("x", stopped=stopped), RUN_URL)
     assert _shape(_parse(body)) == _shape(_parse(plain)), body
     for code in _code(_parse(body)):
         _assert_inert(code)
@@ -402,37 +434,53 @@ def test_the_fence_outgrows_any_backtick_run():
     body = preview.render(hostile_document("`" * 40), None)
     assert "`" * 41 + "text" in body
     fences = [t for t in _parse(body) if t.type == "fence"]
-    assert len(fences) == 2 and all(t.info == "text" for t in fences)
+    assert len(fences) == 4 and all(t.info == "text" for t in fences)  # findings, board, one per run
 
 
 @pytest.mark.parametrize("name", ["www.evil.example", "a.b", "x--y", "0"])
 def test_identifiers_stay_code_spans(name):
     doc = document(runs=[run(run_id=name)])
     doc["benchmarks"][0]["name"] = name
+    doc["benchmarks"][0]["runs"][0]["traditional"]["versus"]["run_id"] = name
     tokens = _parse(preview.render(preview.check_preview(doc)))
     assert _shape(tokens) == _shape(_parse(preview.render(document())))
     assert all("www." not in code for code in _code(tokens))
 
 
 def test_the_worst_case_comment_fits_github():
-    """Every text at its cap, all '@' (each grows to two characters): under 65,536 characters."""
-    texts = {key: "@" * cap for key, cap in preview.CAPS.items() if key != "model"}
-    runs = [run(run_id="r" * 100, model="@" * preview.CAPS["model"]) for _ in range(preview.MAX_RUNS)]
+    """Every text at its cap, all '@' (each grows to two characters), every number at its widest: under 65,536 characters."""
+    texts = {key: "@" * preview.CAPS[key] for key in ("file", "field", "problem", "fix")}
+    widest = {"mean": -1000.0, "ci_low": -1000.0, "ci_high": -1000.0}
+    versus = {"run_id": "r" * 100, "role": "runner-up", **widest, "p_value": 0.5, "p_holm": 0.5}
+    wide = grading(rank=10**9, versus=versus, ranked_runs=10**9, rank_ci_low=10**9, rank_ci_high=10**9,
+                   coverage_percent=100, grader="@" * preview.CAPS["grader"], **widest)
+    runs = [run(run_id="r" * 100, model="@" * preview.CAPS["model"], note="@" * preview.CAPS["note"])
+            | {"traditional": wide, "answer_key": wide, "difference": {**widest, "p_value": 0.5}}
+            for _ in range(preview.MAX_RUNS)]
     doc = document(findings=[finding(**texts, severity="warning", line=10**9)] * preview.MAX_FINDINGS, runs=runs)
     doc["validation"]["findings_total"] = 10**9
-    for interval in ("traditional", "answer_key", "difference"):
-        for r in runs:
-            r[interval] = {"mean": -1000.0, "ci_low": -1000.0, "ci_high": -1000.0}
+    doc["board"] = "@" * preview.CAPS["board"]
+    doc["benchmarks"][0] |= {"name": "b" * 100, "board_runs": 10**9, "runs_total": 10**9}
     assert len(preview.render(preview.check_preview(doc), RUN_URL)) < 65_536
+    stopped = doc | {"problem": "@" * preview.CAPS["stopped"], "benchmarks": []}
+    assert len(preview.render(preview.check_preview(stopped), RUN_URL)) < 65_536
 
 
-def test_preview_reads_as_before():
+def test_the_comment_reads_as_documented():
     body = preview.render(document(), RUN_URL)
     assert "**Validation:** failed, 1 finding(s)." in body
     assert "error: submissions/tiny/run-a/predictions.jsonl:3: question_id: unknown question id — use an id" in body
-    assert "| `run-a` | 71.2 [60.0, 80.0] | 50.0 [60.0, 80.0] | -21.2 [–, –] | 1 / – |" in body
+    assert "### `run-a` on `tiny` (3 runs on the board)" in body
+    assert ("| traditional | 71.2 [60.0, 80.0] | 1 of 3 [1, 3] | 2.5 [-9.0, 14.0] vs runner-up `run-z` "
+            "| 0.500 (1.000) | 98 % |") in body
+    assert "| answer-key | 50.0 [60.0, 80.0] | not ranked (of 3): too few verdicts | – (no other run) | – | 98 % |" in body
+    assert "Answer-key − traditional, question by question: -21.2 [–, –], p = 0.040." in body
+    assert "model: tiny-model\ntraditional grader: mc_letter, recorded\nanswer-key grader: rules\nnote: answer_key" in body
     assert f"[this validate run]({RUN_URL})" in body
     assert "no report" in preview.render(document() | {"validation": None})
+    stopped = preview.render(document() | {"problem": "the Hub did not answer", "benchmarks": []})
+    assert "**No scores:** the preview stopped:\n\n```text\nthe Hub did not answer\n```" in stopped
+    assert "no run to place on the board" in preview.render(document() | {"benchmarks": []})
 
 
 # --- the workflow's shell, run as GitHub runs it ----------------------------------
