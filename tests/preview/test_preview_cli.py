@@ -10,7 +10,6 @@ board lacks do not stop it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -21,16 +20,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.intake.benchmark import load_benchmark
 from generator.preview.document import renderer
-from generator.simulation import load_answer_texts, load_simulated_models, simulate_run, write_run
-from tests.conftest import REPO, tree_bytes, write_run as write_tiny_run
+from tests.conftest import tree_bytes, write_run as write_tiny_run
+from tests.preview.demo_runs import DEMO, NEW, STORED, add_strong_run, copy_demo, git
 from tests.store.conftest import TOKEN, hub_server  # noqa: F401 — hub_server is a fixture
-
-DEMO = REPO / "data" / "benchmarks" / "demo"
-STORED = sorted(p.name for p in (REPO / "submissions" / "demo").iterdir())
-NEW = "zephyr-ultra-405b"
-
 
 def dualboard(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "generator", *args], cwd=root, capture_output=True, text=True,
@@ -42,23 +35,6 @@ def preview(root: Path, *args: str, env: dict | None = None) -> tuple[subprocess
     done = dualboard(root, "preview", "--no-progress", "--json", "preview.json", *args, env=env)
     path = root / "preview.json"
     return done, json.loads(path.read_text("utf-8")) if path.exists() else None
-
-
-def copy_demo(dest: Path) -> Path:
-    for name in ("data", "submissions"):
-        shutil.copytree(REPO / name, dest / name)
-    return dest
-
-
-def add_strong_run(root: Path) -> Path:
-    """A new simulated run whose true accuracy (0.98 / 0.96) is above every stored demo model's."""
-    models = load_simulated_models(DEMO / "simulated_models.yaml")
-    template = next(m for m in models if m.run_id == "delta-mind-34b")
-    strong = dataclasses.replace(template, run_id=NEW, model=NEW, seed=909, malformed_rate=0.0, unmarked_rate=0.0,
-                                 accuracy={c: {"traditional": 0.98, "answer_key": 0.96} for c in template.accuracy})
-    sim = simulate_run(load_benchmark(root / "data" / "benchmarks" / "demo"), strong, seed=7,
-                       answer_texts=load_answer_texts(DEMO / "simulated_models.yaml"))
-    return write_run(sim.run, root / "submissions")
 
 
 @pytest.fixture(scope="module")
@@ -142,12 +118,6 @@ def test_a_run_already_stored_is_replaced_not_added(built_demo):
     assert done.returncode == 0, done.stderr
     assert doc["benchmarks"][0]["board_runs"] == len(STORED)
     assert doc["benchmarks"][0]["runs"][0]["traditional"]["ranked_runs"] == len(STORED)
-
-
-def git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org"}
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
 def test_the_base_commit_is_the_board_when_the_store_is_local(placed, tmp_path):
