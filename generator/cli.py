@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from generator import __version__, pipeline
+from generator import preview as board_preview
 from generator.atomic import atomic_write_text
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
@@ -276,7 +277,8 @@ def preview(project: Project, hub_repo: str | None, hub_endpoint: str | None, hu
 
     \b
     The current board, read without any token:
-      --hub ORG/NAME      the published Hub dataset (anonymous read)
+      --hub ORG/NAME      the published Hub dataset, read anonymously (also
+                          when dualboard.yaml names it)
       --base REV          REV's submissions/ (a leaderboard with a local store)
       neither             the local store, as your last `dualboard build` left it
 
@@ -288,24 +290,17 @@ def preview(project: Project, hub_repo: str | None, hub_endpoint: str | None, hu
     Exit code 0 when every run was placed, 1 when validation failed or the
     board could not be graded (the JSON says why), 2 on a usage error.
     """
-    from generator.preview import markdown, preview as place, runs_changed_since
-
-    dirs = [d.resolve() for d in run_dirs]
-    if base is not None and not dirs:
-        commit, dirs = _run(lambda: runs_changed_since(project, base))
-    elif base is not None:
-        commit = _run(lambda: runs_changed_since(project, base)[0])
-    elif dirs:
-        commit = None
-    else:
+    if base is None and not run_dirs:
         raise click.UsageError("name the runs to preview (RUN_DIR...), or pass --base REV to preview the runs changed since REV")
+    commit, changed = _run(lambda: board_preview.runs_changed_since(project, base)) if base is not None else (None, [])
+    dirs = [d.resolve() for d in run_dirs] or changed
     store = _choose_store(project, hub_repo, hub_endpoint, hub_revision)
     board = {"store": store} if commit is None or not isinstance(store, LocalStore) else {"base_commit": commit}
-    result = place(project, dirs, **board, validate_all=not run_dirs, seed=seed, progress=progress)
+    result = board_preview.preview(project, dirs, **board, validate_all=not run_dirs, seed=seed, progress=progress)
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(json_path, json.dumps(result.document, indent=1, ensure_ascii=False) + "\n")
-    click.echo(markdown(result.document), nl=False)  # submitted text in it is inert: no control character survives
+        atomic_write_text(json_path, json.dumps(result.document, indent=1) + "\n")
+    click.echo(board_preview.markdown(result.document), nl=False)  # submitted text in it is inert: no control character survives
     if not result.ok:
         raise SystemExit(EXIT_INVALID)
 
