@@ -14,7 +14,7 @@ from pathlib import Path
 
 from generator.preview.git_base import extract_submissions
 from generator.project import Project
-from generator.store import Store
+from generator.store import LocalStore, Store
 from generator.store.base import RUNS, VERDICTS
 
 
@@ -36,6 +36,10 @@ class Board:
 
 def store_board(project: Project, store: Store) -> Board:
     """The board a store holds at its current revision (read once, pinned)."""
+    if isinstance(store, LocalStore) and not store.root.exists():
+        # Never built here: an empty board, and no store folder created by reading it.
+        return Board("an empty local store (run `dualboard build` first, or pass --base REV or --hub ORG/NAME)",
+                     store.root / RUNS, None)
     revision = store.revision()
     snapshot = store.snapshot(revision)
     where = store.describe().replace(f"{project.root}/", "")

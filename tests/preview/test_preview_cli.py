@@ -142,9 +142,10 @@ def test_labels_of_runs_the_board_lacks_do_not_stop_the_preview(tmp_path):
     add_strong_run(root)
     done, doc = preview(root, f"submissions/demo/{NEW}")  # the local store was never built: an empty board
     assert done.returncode == 0, done.stdout + done.stderr
-    assert doc["benchmarks"][0]["board_runs"] == 1
+    assert doc["benchmarks"][0]["board_runs"] == 1 and doc["board"].startswith("an empty local store")
     assert doc["benchmarks"][0]["runs"][0]["traditional"]["versus"] is None
     assert "– (no other run)" in done.stdout
+    assert not (root / ".dualboard" / "store").exists(), "reading an absent store does not create it"
 
 
 def test_the_published_hub_dataset_is_read_without_a_token(tiny_root, hub_server):  # noqa: F811 — the imported fixture
