@@ -21,6 +21,7 @@ from pathlib import Path
 from generator import pipeline
 from generator.errors import DualboardError
 from generator.intake.benchmark import load_benchmarks
+from generator.intake.validate import find_run_dirs
 from generator.preview.board import Board, git_board, store_board
 from generator.preview.document import document, markdown
 from generator.preview.git_base import changed_run_dirs, resolve_commit
@@ -61,7 +62,7 @@ def preview(project: Project, run_dirs: list[Path], *, store: Store | None = Non
     """
     report = pipeline.check_pull_request(project, None if validate_all else run_dirs)
     findings = list(report.findings)
-    wanted = {(d.parent.name, d.name) for d in run_dirs}
+    wanted = {(d.parent.name, d.name) for d in find_run_dirs(run_dirs)}  # a benchmark folder stands for its runs
     previewed = [run for run in report.runs if (run.benchmark, run.run_id) in wanted]
     if not report.ok or not previewed:
         return PreviewResult(document(NOT_READ, findings, report.ok, []), report.ok)
