@@ -182,3 +182,17 @@ def test_a_run_outside_submissions_is_a_finding(tiny_root, tmp_path):
     done, doc = preview(tiny_root, str(elsewhere))
     assert done.returncode == 1
     assert any(f["field"] == "path" for f in doc["validation"]["findings"]) and doc["benchmarks"] == []
+
+
+def test_a_changed_stored_run_is_previewed_in_its_own_place(tmp_path):
+    """A pull request that edits a stored run previews that run only, on a board of the same size."""
+    root = copy_demo(tmp_path)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    metadata = root / "submissions" / "demo" / "fjord-3b" / "metadata.yaml"
+    metadata.write_text(metadata.read_text("utf-8").replace("model: fjord-3b", "model: fjord-3b-v2"), "utf-8")
+    done, doc = preview(root, "--base", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [run] = doc["benchmarks"][0]["runs"]
+    assert (run["run_id"], run["model"], doc["benchmarks"][0]["board_runs"]) == ("fjord-3b", "fjord-3b-v2", len(STORED))
