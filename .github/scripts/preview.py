@@ -46,8 +46,9 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
     text        = any string (the renderer makes it inert)
 
 ``versus`` is the paired difference run − other run over shared questions:
-the other run is the leader of that grading, or the runner-up when the
-previewed run leads. ``findings`` keeps the first findings of
+the other run is the leader of that grading (role "leader", also a run tied
+for first with it), or the runner-up when the previewed run leads alone.
+``findings`` keeps the first findings of
 ``findings_total``; ``runs`` the first runs of ``runs_total``, at most 10 runs
 over all benchmarks. The caps keep the worst-case comment under GitHub's
 65,536 characters.

@@ -94,12 +94,12 @@ def _grading(placement: Placement, models: pd.DataFrame, run_id: str, g: str, mi
 
 
 def _versus(pairwise: pd.DataFrame, ranked: pd.DataFrame, run_id: str, g: str) -> dict | None:
-    """The paired difference to the leader of grading ``g`` (to the runner-up when ``run_id`` leads)."""
+    """The paired difference to the best other ranked run of grading ``g``: the leader (or a run tied
+    with ``run_id`` for first), the runner-up when ``run_id`` leads alone; None without one."""
     others = ranked[ranked["run_id"] != run_id].sort_values([f"rank_{g}", "run_id"])
     if others.empty:
         return None
-    other = others.iloc[0]["run_id"]
-    leads = run_id in set(ranked["run_id"]) and ranked.loc[run_id, f"rank_{g}"] == 1
+    other, other_rank = others.iloc[0][["run_id", f"rank_{g}"]]
     rows = pairwise[(pairwise["grading"] == g) & (pairwise["run_a"].isin([run_id, other]))
                     & (pairwise["run_b"].isin([run_id, other]))]
     if rows.empty:
@@ -109,7 +109,7 @@ def _versus(pairwise: pd.DataFrame, ranked: pd.DataFrame, run_id: str, g: str) -
     low, high = (_number(pair["diff_ci_low"]), _number(pair["diff_ci_high"]))
     bounds = (low, high) if sign == 1 else (None if high is None else -high, None if low is None else -low)
     mean = _number(pair["diff_mean"])
-    return {"run_id": other, "role": "runner-up" if leads else "leader",
+    return {"run_id": other, "role": "leader" if other_rank == 1 else "runner-up",  # runner-up: the run leads alone
             "mean": None if mean is None else sign * mean, "ci_low": bounds[0], "ci_high": bounds[1],
             "p_value": _probability(pair["p_value"]), "p_holm": _probability(pair["p_holm"])}
 
