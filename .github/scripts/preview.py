@@ -363,7 +363,7 @@ def _run_lines(benchmark: dict, run: dict) -> list[str]:
     difference = run["difference"]
     lines += ["", f"Answer-key − traditional, question by question: {_interval(difference)}, "
                   f"p = {_p(difference['p_value'])}.", "",
-              "Model, graders and notes, as written by the pull request's run:", ""]
+              "The model as submitted, the graders that judged it and the notes on its numbers:", ""]
     lines += fenced([f"model: {inert(run['model'])}",
                      *(f"{label} grader: {inert(run[name]['grader'])}" for name, label in GRADINGS.items()),
                      f"note: {inert(run['note']) or '(none)'}"])
