@@ -164,14 +164,19 @@ def check_current(project: Project, store: Store, names: list[str]) -> None:
         graded = table_revision(SCORED, scored_dir, name)
         analysed = read_source(project.stats_dir(name))
         if graded != revision:
-            stale.append(f"{SCORED.path(scored_dir, name)} was graded from store revision {graded}")
+            stale.append(f"{_shown(project, SCORED.path(scored_dir, name))} was graded from store revision {graded}")
         elif analysed is None or analysed.revision != graded:
-            stale.append(f"{project.stats_dir(name)} was computed from "
+            stale.append(f"{_shown(project, project.stats_dir(name))} was computed from "
                          f"{'an unknown revision' if analysed is None else f'store revision {analysed.revision}'}")
     if stale:
         raise DualboardError(f"the build does not match the store, which is at revision {revision}: "
                              f"{'; '.join(stale)} — run `dualboard build` (or `dualboard grade` then "
                              "`dualboard stats`) first")
+
+
+def _shown(project: Project, path: Path) -> str:
+    """``path`` relative to the leaderboard folder, as the user knows it."""
+    return path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
 
 
 def render(project: Project, store: Store, *, versioned: bool = False) -> StageSummary:

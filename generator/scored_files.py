@@ -19,7 +19,7 @@ revision it was graded from (that of the
 :class:`~generator.store.records.BuildSource` which ``build/store-source.json``
 records). A command can thus check that the data belongs to the store
 revision it is about to name (:func:`table_revision`); DuckDB shows it with
-``SELECT * FROM parquet_kv_metadata('demo.parquet')``.
+``SELECT decode(value) FROM parquet_kv_metadata('demo.parquet')``.
 """
 
 from __future__ import annotations
@@ -177,7 +177,8 @@ def _about(path: Path, table: Table) -> dict:
         raise ScoredFileError(f"{path}: not a readable Parquet file ({exc}) — {REGRADE}") from exc
     if not isinstance(about, dict) or about.get("table") != table.name:
         found = about.get("table") if isinstance(about, dict) else None
-        raise ScoredFileError(f"{path}: holds {found or 'no dualboard'} table, not the {table.name} table — {REGRADE}")
+        raise ScoredFileError(f"{path}: holds {f'the {found}' if found else 'no dualboard'} table, "
+                              f"not the {table.name} table — {REGRADE}")
     if about.get("format_version") != FORMAT_VERSION:
         raise ScoredFileError(f"{path}: format version {about.get('format_version')!r}, this Dualboard reads "
                               f"{FORMAT_VERSION} — {REGRADE}")

@@ -45,12 +45,13 @@ def duckdb_text(hub_dataset: str | None, version: str) -> str:
         f"On the Hugging Face Hub, at this release's tag, the same query reads "
         f"`FROM 'hf://datasets/{hub}@{version}/answers/*.parquet'` and fetches only the columns and row "
         "groups it needs (DuckDB reads `hf://` paths from huggingface.co only). Each file says which store "
-        "revision it was graded from: `SELECT * FROM parquet_kv_metadata('scored/*.parquet')` (key `dualboard`).\n"
+        "revision it was graded from:\n\n"
+        "```sql\nSELECT file_name, decode(value) FROM parquet_kv_metadata('scored/*.parquet');\n```\n"
     )
 
 
 def dataset_card(manifest: dict[str, Any]) -> str:
-    """README.md with ``configs:`` for the scored answers (default) and the verdicts."""
+    """README.md with ``configs:`` for the scored answers (default), the answers with their text and the verdicts."""
     front = {
         "configs": [
             {"config_name": "scored", "default": True,
