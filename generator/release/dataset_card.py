@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from generator.scored_files import TABLES
+from generator.scored_files import SCORED, TABLES
 from generator.stats.kappa import PASS_MARK
 
 ANSWERS_QUERY = """\
@@ -53,12 +53,8 @@ def duckdb_text(hub_dataset: str | None, version: str) -> str:
 def dataset_card(manifest: dict[str, Any]) -> str:
     """README.md with ``configs:`` for the scored answers (default), the answers with their text and the verdicts."""
     front = {
-        "configs": [
-            {"config_name": "scored", "default": True,
-             "data_files": [{"split": "train", "path": "scored/*.parquet"}]},
-            {"config_name": "answers", "data_files": [{"split": "train", "path": "answers/*.parquet"}]},
-            {"config_name": "verdicts", "data_files": [{"split": "train", "path": "verdicts/*.parquet"}]},
-        ],
+        "configs": [{"config_name": t.name, **({"default": True} if t is SCORED else {}),
+                     "data_files": [{"split": "train", "path": f"{t.name}/*.parquet"}]} for t in TABLES],
         "tags": ["leaderboard", "llm-evaluation", "dualboard"],
         "pretty_name": f"Dualboard release {manifest['version']}",
     }
@@ -72,6 +68,7 @@ def dataset_card(manifest: dict[str, Any]) -> str:
         "Every model answer scored under two gradings: the benchmark's traditional grading and strict "
         "answer-key grading against human answer keys.\n\n"
         "```python\nimport datasets\nscored = datasets.load_dataset(\"path/to/this/folder\")[\"train\"]\n"
+        "answers = datasets.load_dataset(\"path/to/this/folder\", \"answers\")[\"train\"]\n"
         "verdicts = datasets.load_dataset(\"path/to/this/folder\", \"verdicts\")[\"train\"]\n```\n\n"
         "## Files\n\n"
         "- `scored/<benchmark>.parquet` and `csv/<benchmark>.csv`: one row per run × question × round.\n"
