@@ -9,9 +9,9 @@
 This module is the only place that names these files or lists their columns
 (names, Arrow types and meanings come from ``scored_columns.yaml`` beside it);
 every other stage reads and writes them through it. It imports no stage, so
-grading, statistics, rendering and releases can all depend on it. The response text lives
-in the answers table alone, so the statistics and the site, which read the
-scored table, never load it (at 10⁶ answers the text is most of the bytes).
+grading, statistics, rendering and releases can all depend on it. The response
+text lives in the answers table alone, so the statistics and the site, which
+read the scored table, never load it (at 10⁶ answers the text is most of the bytes).
 
 Every file carries, in its Parquet key-value metadata under :data:`METADATA_KEY`,
 the table it is, the :data:`FORMAT_VERSION` of its layout and the store
@@ -88,7 +88,13 @@ class Table:
         return pa.schema([pa.field(c.name, ARROW_TYPES[c.dtype]) for c in self.columns])
 
     def path(self, scored_dir: Path, benchmark: str) -> Path:
-        """``<scored_dir>/<benchmark><suffix>``, refusing a name that is not a safe file name."""
+        """``<scored_dir>/<benchmark><suffix>``, refusing a name that is not a safe file name.
+
+        Examples
+        --------
+        >>> [t.path(Path("build/scored"), "demo").as_posix() for t in TABLES]
+        ['build/scored/demo.parquet', 'build/scored/demo.answers.parquet', 'build/scored/demo.verdicts.parquet']
+        """
         return Path(scored_dir) / f"{checked_name(benchmark)}{self.suffix}"
 
 
@@ -105,6 +111,9 @@ ANSWERS = Table("answers", ".answers.parquet", "one row per run × question × r
 VERDICTS = Table("verdicts", ".verdicts.parquet", "one row per answer × grader", _COLUMNS["verdicts"])
 TABLES = (SCORED, ANSWERS, VERDICTS)
 """Every table, in the order they are written and documented."""
+
+_OTHER_STEMS = tuple(t.suffix.removesuffix(SCORED.suffix) for t in TABLES if t is not SCORED)
+"""``.answers`` and ``.verdicts``: a benchmark name ending so would name another benchmark's file."""
 
 SCORED_COLUMNS = SCORED.names
 ANSWER_COLUMNS = ANSWERS.names
@@ -125,12 +134,20 @@ def checked_name(benchmark: str) -> str:
 
     ``x.answers`` is a valid name, but its scored table would be the answers
     table of benchmark ``x``, so names ending like a table suffix are refused.
+
+    Examples
+    --------
+    >>> checked_name("easy-problems.v2")
+    'easy-problems.v2'
+    >>> checked_name("demo.answers")
+    Traceback (most recent call last):
+    ...
+    generator.scored_files.ScoredFileError: benchmark name 'demo.answers' cannot name files in build/scored — ...
     """
-    taken = [t.suffix.removesuffix(".parquet") for t in TABLES if t.suffix != ".parquet"]
-    if not is_name(benchmark) or benchmark.endswith(tuple(taken)):
+    if not is_name(benchmark) or benchmark.endswith(_OTHER_STEMS):
         raise ScoredFileError(
             f"benchmark name {benchmark!r} cannot name files in build/scored — use {RUN_ID_RULE}, "
-            f"not ending in {' or '.join(taken)} (rename the folder data/benchmarks/{benchmark})")
+            f"not ending in {' or '.join(_OTHER_STEMS)} (rename the folder data/benchmarks/{benchmark})")
     return benchmark
 
 
@@ -140,7 +157,7 @@ def benchmark_names(scored_dir: Path) -> list[str]:
     if not scored_dir.is_dir():
         return []
     stems = (p.name.removesuffix(SCORED.suffix) for p in scored_dir.glob(f"*{SCORED.suffix}"))
-    return sorted(s for s in stems if is_name(s) and not s.endswith((".answers", ".verdicts")))
+    return sorted(s for s in stems if is_name(s) and not s.endswith(_OTHER_STEMS))
 
 
 def write_scored(tables: GradedTables, scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
