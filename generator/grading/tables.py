@@ -19,9 +19,9 @@ from generator.grading.cache import VerdictCache, question_digest, verdict_key
 from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import HumanGrader
 from generator.grading.registry import get_grader
-from generator.scored_files import ANSWERS, SCORED, VERDICTS, typed
 from generator.grading.verdict import Grader, Verdict
 from generator.intake.models import Benchmark, Run
+from generator.scored_files import ANSWERS, SCORED, VERDICTS, typed
 from generator.stats import kappa
 from generator.stats.scores import MIN_COVERAGE
 
@@ -376,5 +376,6 @@ def grade_benchmark(
         )
     graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers)]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
-    scored = _answer_rows(benchmark, answers, graded)
-    return GradedTables(scored=typed(SCORED, scored), answers=typed(ANSWERS, scored), verdicts=typed(VERDICTS, rows))
+    per_answer = _answer_rows(benchmark, answers, graded)
+    return GradedTables(scored=typed(SCORED, per_answer), answers=typed(ANSWERS, per_answer),
+                        verdicts=typed(VERDICTS, rows))
