@@ -103,10 +103,12 @@ def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
 def grade(project: Project, store: Store, *, progress: bool = True) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
-    Records in build/ which store revision it read: publish commits on exactly that one.
+    Verdicts are read from and saved through the store (never into the
+    snapshot it reads), then committed where the store keeps them. Records in
+    build/ which store revision it read: publish commits on exactly that one.
     """
     revision = store.revision()
-    cache = VerdictCache(store.snapshot() / "verdicts")
+    cache = VerdictCache(store)
     total, written = 0, set()
     for name, (benchmark, runs) in stored_benchmarks(store).items():
         labels = _human_labels(benchmark)
@@ -117,6 +119,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
         written.update(write_scored(tables, project.scored_dir(), name))
         total += len(tables.scored)
     _remove_stale(project.scored_dir(), written)
+    revision = store.commit_verdicts(revision)
     record_source(project.build_dir, store.describe(), revision)
     return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}")
 

@@ -43,11 +43,12 @@ from tqdm.auto import tqdm
 from generator.errors import DualboardError, StoreConflictError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import (BENCHMARKS, RUNS, VERDICTS, IngestResult, StagedFile, Store, check_logical_path,
-                                  classify, same_bytes, staged_files)
+from generator.store.base import (BENCHMARKS, RUNS, IngestResult, StagedFile, Store, check_logical_path, classify,
+                                  same_bytes, staged_files)
 from generator.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
 from generator.store.lock import exclusive
 from generator.store.tree import write_failed
+from generator.store.verdicts import VERDICTS
 
 REPO_TYPE = "dataset"
 BRANCH = "main"
@@ -56,6 +57,8 @@ COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 NO_COMMIT = "0" * 40
 """The revision of a dataset that does not exist yet (git's null id): an empty tree."""
 CACHE_LOCK = "download.lock"
+PENDING_VERDICTS = "pending-verdicts"
+"""Folder of ``cache_dir`` where a direct grade's new verdicts wait for their commit (one subfolder per dataset)."""
 RETRY_STATUS = (429, 500, 502, 503, 504)
 CONFLICT_STATUS = (409, 412)
 
@@ -287,6 +290,45 @@ class HubStore(Store):
         head = commits[0].commit_id
         snapshot = self.snapshot(head)
         return head if all(same_bytes(snapshot, f) for f in files) else None
+
+    def verdict_root(self) -> Path:
+        return self.cache_dir / PENDING_VERDICTS / self.repo_id.replace("/", "--")
+
+    def commit_verdicts(self, revision: str) -> str:
+        """Commit the saved verdicts the dataset lacks, in one commit on the head of main, and drop them locally.
+
+        Returns the new commit when it sits directly on ``revision`` (its runs
+        are those the build read), else ``revision``. A part already in the
+        dataset is never replaced (parts are append-only).
+
+        Raises
+        ------
+        DualboardError
+            Without a token (nothing is committed; the verdicts stay saved, so
+            the next grade reuses and commits them); StoreConflictError when
+            main moved during the commit.
+        """
+        root, saved = self.verdict_root(), self.saved_verdicts()
+        if not saved:
+            return revision
+        head = self.head()
+        present = self.snapshot(head)
+        new = [f for f in saved if not (present / f.path).exists()]
+        committed = head
+        if new:
+            if self._token is False:
+                raise DualboardError(
+                    f"{len(new)} new verdict part(s) wait in {root}: a grade with --hub and without --stage commits "
+                    f"them to {self.repo_id}, which needs a write token in HF_TOKEN — set it and grade again (nothing "
+                    "is graded twice), or build with --stage (no token needed) and push them with `dualboard publish`")
+            try:
+                committed = self.commit(new, f"Add {len(new)} verdict part(s)", parent=head)
+            except StoreConflictError as exc:
+                raise StoreConflictError(f"{self.repo_id}: main moved while the new verdicts were committed; they stay "
+                                         f"in {root} — grade again to commit them (nothing is graded twice)") from exc
+        for f in saved:
+            (root / f.path).unlink()
+        return committed if head == revision else revision
 
     def tags(self) -> dict[str, str]:
         """Release tags and the commits they name."""
