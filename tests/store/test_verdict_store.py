@@ -1,0 +1,118 @@
+"""The verdict cache goes through the Store: every store kind keeps verdicts, none writes into a snapshot.
+
+Contract tests run against the local store, the Hub store and the staged Hub
+store (the Hub is tests/store/hub_server.py on 127.0.0.1); a writer killed
+mid-part runs in a subprocess killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from generator.grading import VerdictCache
+from generator.grading.rules import RulesGrader
+from generator.grading.verdict import Verdict
+from generator.intake.benchmark import load_benchmarks
+from generator.store import LocalStore
+from generator.store.staged import StagedHubStore
+from generator.store.verdicts import PART_COLUMNS, VerdictPartError, part_folder, part_paths
+
+from tests.conftest import REPO, tree_bytes
+from tests.store.conftest import make_hub_store
+
+
+@pytest.fixture(params=["local", "hub", "staged"])
+def store(request, tiny_root, tmp_path):
+    """Each store kind, holding run-a."""
+    if request.param == "local":
+        store = LocalStore(tmp_path / "store")
+    else:
+        hub = make_hub_store(request.getfixturevalue("hub_server"), tmp_path)
+        store = hub if request.param == "hub" else StagedHubStore(hub, tmp_path / "hub-pending")
+    store.ingest([tiny_root / "submissions" / "tiny" / "run-a"], load_benchmarks(tiny_root / "data"))
+    return store
+
+
+def _verdicts(n: int, tag: str = "") -> dict[str, Verdict]:
+    return {f"key-{tag}{i:04d}": Verdict(float(100 * (i % 2)), "ok", f"detail {tag}{i}") for i in range(n)}
+
+
+def test_saved_verdicts_are_read_back_and_the_snapshot_stays_as_read(store):
+    grader, snapshot, revision = RulesGrader(), store.snapshot(), store.revision()
+    before = tree_bytes(snapshot)
+    VerdictCache(store).store(grader, _verdicts(5))
+    assert tree_bytes(snapshot) == before, "no verdict was written into the snapshot"
+    assert store.snapshot() == snapshot and store.revision() == revision, "verdicts never change the revision"
+    again = VerdictCache(store).lookup(grader, [*_verdicts(5), "key-unknown"])
+    assert again == _verdicts(5), "a new cache over the same store finds every verdict, and only those"
+    frame = store.load_verdicts(grader.name, grader.config_hash)
+    assert list(frame.columns) == list(PART_COLUMNS) and len(frame) == 5
+
+
+def test_parts_are_append_only_and_content_addressed(store):
+    grader = RulesGrader()
+    path = VerdictCache(store).store(grader, _verdicts(3))
+    written = path.read_bytes()
+    assert VerdictCache(store).store(grader, _verdicts(3)) is None, "nothing new, nothing written"
+    changed = {k: Verdict(0.0, "none", "other") for k in _verdicts(3)}
+    frame = pd.DataFrame({"key": list(changed), "score": 0.0, "verdict_parse": "none", "detail": "other",
+                          "grader": grader.name, "grader_version": grader.version, "config_hash": grader.config_hash})
+    assert store.save_verdicts(grader.name, grader.config_hash, frame) is None, "the same keys name the same part"
+    assert path.read_bytes() == written, "a part is never replaced"
+    VerdictCache(store).store(grader, _verdicts(2, tag="b"))
+    assert len(part_paths(store.verdict_root())) == 2
+
+
+def test_a_part_of_another_shape_is_refused_by_name(store):
+    grader = RulesGrader()
+    folder = part_folder(store.verdict_root(), grader.name, grader.config_hash)
+    folder.mkdir(parents=True)
+    (folder / "part-truncated.parquet").write_bytes(b"PAR1\x00\x01")
+    with pytest.raises(VerdictPartError, match=r"part-truncated\.parquet: not a readable verdict part .*delete it"):
+        VerdictCache(store).lookup(grader, ["k"])
+
+
+def test_a_second_store_object_on_the_same_folders_reads_what_the_first_saved(tiny_root, hub_server, tmp_path):
+    hub = make_hub_store(hub_server, tmp_path)
+    staged = StagedHubStore(hub, tmp_path / "hub-pending")
+    staged.ingest([tiny_root / "submissions" / "tiny" / "run-a"], load_benchmarks(tiny_root / "data"))
+    VerdictCache(staged).store(RulesGrader(), _verdicts(4))
+    fresh = StagedHubStore(make_hub_store(hub_server, tmp_path), tmp_path / "hub-pending")
+    assert len(VerdictCache(fresh).lookup(RulesGrader(), list(_verdicts(4)))) == 4
+    assert [f.path.split("/")[:2] for f in fresh.pending_files() if f.path.startswith("verdicts/")] == [["verdicts", "rules"]]
+
+
+WRITER = """
+import sys, pathlib
+from generator.grading import VerdictCache
+from generator.grading.rules import RulesGrader
+from generator.grading.verdict import Verdict
+from generator.store import LocalStore
+cache, grader = VerdictCache(LocalStore(pathlib.Path(sys.argv[1]))), RulesGrader()
+print("ready", flush=True)
+for batch in range(10**6):
+    cache.store(grader, {f"{batch}-{i}": Verdict(100.0, "ok", "x" * 200) for i in range(20000)})
+"""
+
+
+def test_a_writer_killed_mid_part_leaves_only_readable_parts(tmp_path):
+    root = tmp_path / "store"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for delay in (0.3, 0.7, 1.1):
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(root)], cwd=REPO, env=env, stdout=subprocess.PIPE)
+        assert writer.stdout.readline() == b"ready\n"
+        time.sleep(delay)
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    store, grader = LocalStore(root), RulesGrader()
+    frame = store.load_verdicts(grader.name, grader.config_hash)
+    parts = part_paths(root)
+    assert parts and len(frame) == 20000 * len(parts), "every part reads whole"
+    assert len(VerdictCache(store).lookup(grader, frame["key"].tolist())) == len(frame)
