@@ -73,7 +73,8 @@ def store_option(command):
                   help="Read this tag or commit of the Hub dataset (default: the head of main).")
     @click.option("--stage", is_flag=True,
                   help="With --hub: only read the dataset (no token needed for a public one) and keep ingested runs "
-                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them.")
+                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them. "
+                       "Without --stage, ingest and grade commit to the dataset and need HF_TOKEN.")
     @functools.wraps(command)
     def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, stage: bool, **kwargs):
         store = _choose_store(project, hub_repo, hub_endpoint, hub_revision, stage=stage)
@@ -271,7 +272,14 @@ def init(directory: Path, benchmark: str, title: str | None):
 def grade(project: Project, store: Store, progress: bool):
     """Grade stored runs into build/scored/<benchmark>.parquet.
 
-    Verdicts are cached by content in the store: a second run grades nothing again.
+    Verdicts are cached by content in the store, so a second run grades
+    nothing again (and a new run costs only its own answers):
+
+    \b
+      local store        .dualboard/store/verdicts/
+      --hub --stage      .dualboard/hub-pending/verdicts/, pushed by `dualboard publish`
+      --hub              committed to the dataset in one commit when grading ends (needs HF_TOKEN;
+                         without it grade stops, keeps them for the next grade and says so)
     """
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
 

@@ -18,7 +18,10 @@ The repository holds the same logical tree as :class:`~generator.store.LocalStor
   could escape that folder (``runs/../../x``); downloads take turns through a
   lock, and the cache keeps the KEEP_SNAPSHOTS snapshots used last;
 - the token comes from the ``HF_TOKEN`` environment variable (or the caller),
-  never from a file in the repository or huggingface_hub's saved login.
+  never from a file in the repository or huggingface_hub's saved login;
+- verdicts a grade adds wait in ``cache_dir/pending-verdicts/<org>--<name>/``
+  and :meth:`HubStore.commit_verdicts` commits them in one commit when the
+  grade ends (a staged build leaves them to ``dualboard publish`` instead).
 """
 
 from __future__ import annotations

@@ -116,3 +116,22 @@ def test_a_writer_killed_mid_part_leaves_only_readable_parts(tmp_path):
     parts = part_paths(root)
     assert parts and len(frame) == 20000 * len(parts), "every part reads whole"
     assert len(VerdictCache(store).lookup(grader, frame["key"].tolist())) == len(frame)
+
+
+def test_publish_pushes_the_staged_verdicts_never_the_local_stores(tiny_root, hub_server):
+    from click.testing import CliRunner
+
+    from generator.cli import main
+    from tests.store.conftest import TOKEN
+
+    local = LocalStore(tiny_root / ".dualboard" / "store")
+    VerdictCache(local).store(RulesGrader(), _verdicts(2, tag="local-only"))
+    [local_part] = part_paths(local.verdict_root())
+    hub = ["--hub", "dualboard/tiny-published", "--hub-endpoint", hub_server.endpoint]
+    for command in (["ingest", "--stage"], ["grade", "--stage", "--no-progress"], ["publish", "--release", "v1"]):
+        env = {"HF_TOKEN": TOKEN if command[0] == "publish" else None}
+        result = CliRunner(env=env).invoke(main, [command[0], "--root", str(tiny_root), *hub, *command[1:]])
+        assert result.exit_code == 0, result.output
+    published = {p for p in hub_server.repos["dualboard/tiny-published"].resolve("v1").files if p.startswith("verdicts/")}
+    assert {p.split("/")[1] for p in published} == {"mc_letter", "rules"}, "the staged grade's verdicts"
+    assert local_part.name not in {p.rsplit("/", 1)[1] for p in published}, "nothing from the local store"
