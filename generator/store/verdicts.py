@@ -82,7 +82,10 @@ def write_part(root: Path, grader: str, config_hash: str, frame: pd.DataFrame) -
     path = part_folder(root, grader, config_hash) / f"part-{name}.parquet"
     if path.exists():
         return None
-    return atomic_write_parquet(path, frame.astype(PART_COLUMNS))
+    try:
+        return atomic_write_parquet(path, frame.astype(PART_COLUMNS), replace=False)
+    except FileExistsError:  # a concurrent grade saved the same keys first
+        return None
 
 
 def part_paths(root: Path) -> list[Path]:

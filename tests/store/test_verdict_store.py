@@ -70,6 +70,16 @@ def test_parts_are_append_only_and_content_addressed(store):
     assert len(part_paths(store.verdict_root())) == 2
 
 
+def test_a_writer_racing_past_the_existence_check_does_not_replace_the_part(tmp_path, monkeypatch):
+    store, grader = LocalStore(tmp_path), RulesGrader()
+    first = VerdictCache(store).store(grader, _verdicts(3))
+    written = first.read_bytes()
+    frame = store.load_verdicts(grader.name, grader.config_hash).assign(detail="judged again, differently")
+    monkeypatch.setattr(type(first), "exists", lambda path: False)  # as if both writers checked at once
+    assert store.save_verdicts(grader.name, grader.config_hash, frame) is None
+    assert first.read_bytes() == written and [p.name for p in first.parent.iterdir()] == [first.name], "no leftover"
+
+
 def test_a_part_of_another_shape_is_refused_by_name(store):
     grader = RulesGrader()
     folder = part_folder(store.verdict_root(), grader.name, grader.config_hash)
