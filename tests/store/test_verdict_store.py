@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pandas as pd
 import pytest
@@ -112,20 +111,29 @@ for batch in range(10**6):
 """
 
 
+def _kill_at_new_file(root, nth: int) -> None:
+    """Start the writer and SIGKILL it the moment the ``nth`` new file name appears under ``root``: mid-write."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(root)], cwd=REPO, env=env, stdout=subprocess.PIPE)
+    assert writer.stdout.readline() == b"ready\n"
+    seen = {p for p in root.rglob("*") if p.is_file()} if root.exists() else set()
+    new: set = set()
+    while len(new) < nth:
+        assert writer.poll() is None, "the writer stopped by itself"
+        new |= {p for p in root.rglob("*") if p.is_file()} - seen if root.exists() else set()
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+
+
 def test_a_writer_killed_mid_part_leaves_only_readable_parts(tmp_path):
     root = tmp_path / "store"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    for delay in (0.3, 0.7, 1.1):
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(root)], cwd=REPO, env=env, stdout=subprocess.PIPE)
-        assert writer.stdout.readline() == b"ready\n"
-        time.sleep(delay)
-        writer.send_signal(signal.SIGKILL)
-        writer.wait()
+    for nth in (1, 2, 3):
+        _kill_at_new_file(root, nth)
     store, grader = LocalStore(root), RulesGrader()
     frame = store.load_verdicts(grader.name, grader.config_hash)
-    parts = part_paths(root)
-    assert parts and len(frame) == 20000 * len(parts), "every part reads whole"
-    assert len(VerdictCache(store).lookup(grader, frame["key"].tolist())) == len(frame)
+    assert len(frame) == 20000 * len(part_paths(root)), "every part reads whole"
+    VerdictCache(store).store(grader, _verdicts(3))
+    assert len(VerdictCache(store).lookup(grader, [*frame["key"], *_verdicts(3)])) == len(frame) + 3
 
 
 def test_publish_pushes_the_staged_verdicts_never_the_local_stores(tiny_root, hub_server):
