@@ -159,7 +159,7 @@ class StagedHubStore(Store):
             staging = self.folder.with_name(f".{self.folder.name}{STAGING_PREFIX}{uuid.uuid4().hex}")
             try:
                 build_tree(base, changed, staging / TREE)
-                if (self.folder / VERDICTS).is_dir():  # hard links: the saved verdicts exist at every moment
+                if self._keeps_verdicts_for(record):  # hard links: the saved verdicts exist at every moment
                     shutil.copytree(self.folder / VERDICTS, staging / VERDICTS, copy_function=os.link,
                                     ignore=shutil.ignore_patterns(".*"))  # not a writer's temporary file
                 write_record(staging / PENDING_FILE, record)
@@ -172,6 +172,13 @@ class StagedHubStore(Store):
                 shutil.rmtree(staging, ignore_errors=True)
             for old in self.folder.parent.glob(f".{self.folder.name}.old-*"):
                 shutil.rmtree(old, ignore_errors=True)
+
+    def _keeps_verdicts_for(self, record: Pending) -> bool:
+        """Whether a new overlay keeps the saved verdicts: not when it replaces one staged for another dataset,
+        whose verdicts (their details quote answers) must not be pushed to this one."""
+        old = self._record()
+        same = old is None or (old.repo_id, old.endpoint) == (record.repo_id, record.endpoint)
+        return same and (self.folder / VERDICTS).is_dir()
 
 
 def _revision(base: str, changed: list[StagedFile]) -> str:

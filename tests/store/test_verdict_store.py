@@ -23,7 +23,7 @@ from generator.store import LocalStore
 from generator.store.staged import StagedHubStore
 from generator.store.verdicts import PART_COLUMNS, VerdictPartError, part_folder, part_paths
 
-from tests.conftest import REPO, tree_bytes
+from tests.conftest import REPO, tree_bytes, write_run
 from tests.store.conftest import make_hub_store
 
 
@@ -96,6 +96,27 @@ def test_a_second_store_object_on_the_same_folders_reads_what_the_first_saved(ti
     fresh = StagedHubStore(make_hub_store(hub_server, tmp_path), tmp_path / "hub-pending")
     assert len(VerdictCache(fresh).lookup(RulesGrader(), list(_verdicts(4)))) == 4
     assert [f.path.split("/")[:2] for f in fresh.pending_files() if f.path.startswith("verdicts/")] == [["verdicts", "rules"]]
+
+
+def test_restaging_keeps_the_verdicts_for_the_same_dataset_only(tiny_root, hub_server, tmp_path):
+    from generator.store.hub import HubStore
+    from tests.store.conftest import FAST
+
+    def staged(repo):
+        hub = HubStore(repo, endpoint=hub_server.endpoint, cache_dir=tmp_path / "hub-cache", backoff=FAST)
+        return StagedHubStore(hub, tmp_path / "hub-pending")
+
+    benchmarks = load_benchmarks(tiny_root / "data")
+    run_a, run_b = tiny_root / "submissions" / "tiny" / "run-a", write_run(tiny_root, "run-b")
+    store = staged("org/private-one")
+    store.ingest([run_a], benchmarks)
+    VerdictCache(store).store(RulesGrader(), _verdicts(3))
+    store.ingest([run_a, run_b], benchmarks)  # a run merged later: a new overlay on the same dataset
+    assert len(VerdictCache(store).lookup(RulesGrader(), list(_verdicts(3)))) == 3
+    other = staged("org/public-two")
+    other.ingest([run_a], benchmarks)  # the overlay now stages for another dataset
+    assert VerdictCache(other).lookup(RulesGrader(), list(_verdicts(3))) == {}
+    assert not [f for f in other.pending_files() if f.path.startswith("verdicts/")], "nothing of the first dataset's"
 
 
 WRITER = """
