@@ -60,10 +60,9 @@ def test_parts_are_append_only_and_content_addressed(store):
     path = VerdictCache(store).store(grader, _verdicts(3))
     written = path.read_bytes()
     assert VerdictCache(store).store(grader, _verdicts(3)) is None, "nothing new, nothing written"
-    changed = {k: Verdict(0.0, "none", "other") for k in _verdicts(3)}
-    frame = pd.DataFrame({"key": list(changed), "score": 0.0, "verdict_parse": "none", "detail": "other",
+    frame = pd.DataFrame({"key": list(_verdicts(3)), "score": 0.0, "verdict_parse": "none", "detail": "other",
                           "grader": grader.name, "grader_version": grader.version, "config_hash": grader.config_hash})
-    assert store.save_verdicts(grader.name, grader.config_hash, frame) is None, "the same keys name the same part"
+    assert store.save_verdicts(grader.name, grader.config_hash, frame) is None, "same keys, other verdicts: same part"
     assert path.read_bytes() == written, "a part is never replaced"
     VerdictCache(store).store(grader, _verdicts(2, tag="b"))
     assert len(part_paths(store.verdict_root())) == 2
