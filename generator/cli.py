@@ -74,7 +74,7 @@ def store_option(command):
     @click.option("--stage", is_flag=True,
                   help="With --hub: only read the dataset (no token needed for a public one) and keep ingested runs "
                        "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them. "
-                       "Without --stage, ingest and grade commit to the dataset and need HF_TOKEN.")
+                       "Without --stage, ingest commits to the dataset and needs HF_TOKEN.")
     @functools.wraps(command)
     def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, stage: bool, **kwargs):
         store = _choose_store(project, hub_repo, hub_endpoint, hub_revision, stage=stage)
@@ -104,7 +104,8 @@ def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, 
     )
     from generator.store.staged import StagedHubStore
 
-    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir)
+    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir,
+                   pending_dir=project.hub_pending_dir)
     return StagedHubStore(hub, project.hub_pending_dir) if stage else hub
 
 
@@ -277,9 +278,8 @@ def grade(project: Project, store: Store, progress: bool):
 
     \b
       local store        .dualboard/store/verdicts/
-      --hub --stage      .dualboard/hub-pending/verdicts/, pushed by `dualboard publish`
-      --hub              committed to the dataset in one commit when grading ends (needs HF_TOKEN;
-                         without it grade stops, keeps them for the next grade and says so)
+      --hub [--stage]    .dualboard/hub-pending/verdicts/ until `dualboard publish` pushes them
+                         (grading itself never writes to the Hub)
     """
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
 

@@ -103,9 +103,9 @@ def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
 def grade(project: Project, store: Store, *, progress: bool = True) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
-    Verdicts are read from and saved through the store (never into the
-    snapshot it reads), then committed where the store keeps them. Records in
-    build/ which store revision it read: publish commits on exactly that one.
+    Verdicts are read from and saved through the store, never into the
+    snapshot it reads, and never change its revision. Records in build/ which
+    store revision it read: publish commits on exactly that one.
     """
     revision = store.revision()
     cache = VerdictCache(store)
@@ -119,9 +119,10 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
         written.update(write_scored(tables, project.scored_dir(), name))
         total += len(tables.scored)
     _remove_stale(project.scored_dir(), written)
-    revision = store.commit_verdicts(revision)
     record_source(project.build_dir, store.describe(), revision)
-    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}")
+    waiting = len(store.waiting_verdicts())
+    note = f"; {waiting} verdict part(s) wait in {store.verdict_root()} for `dualboard publish`" if waiting else ""
+    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}{note}")
 
 
 def _remove_stale(scored_dir: Path, written: set[Path]) -> None:

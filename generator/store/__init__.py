@@ -14,8 +14,9 @@ Both stores hold the same logical tree::
 The verdict cache is content-addressed, so it is not tied to a revision: the
 grading stage reads and adds verdicts through ``Store.load_verdicts`` and
 ``save_verdicts`` (layout: ``generator.store.verdicts``), never into a
-snapshot. The local store keeps them in ``<root>/verdicts/``; a Hub store saves
-them locally and ``Store.commit_verdicts`` or ``dualboard publish`` pushes them.
+snapshot, and never change a revision. The local store keeps them in
+``<root>/verdicts/``; a Hub store saves them in ``.dualboard/hub-pending/`` for
+the next commit, that of ``dualboard publish``.
 """
 
 from generator.store.base import IngestResult, Store

@@ -13,7 +13,7 @@ from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import RUN_FILES
 from generator.safe_read import read_regular
-from generator.store.verdicts import part_paths, read_parts, write_part
+from generator.store.verdicts import read_parts, write_part
 
 BENCHMARKS = "benchmarks"
 RUNS = "runs"
@@ -166,18 +166,7 @@ class Store(ABC):
         """Save new verdicts as one part under :meth:`verdict_root` (see generator.store.verdicts)."""
         return write_part(self.verdict_root(), grader, config_hash, frame)
 
-    def saved_verdicts(self) -> list[StagedFile]:
-        """The parts saved under :meth:`verdict_root`, as files of the logical tree (for a commit).
-
-        Read without following links: a commit may run with the Hub token.
-        """
-        root = self.verdict_root()
-        return [StagedFile(path.relative_to(root).as_posix(), read_regular(path, root=root)) for path in part_paths(root)]
-
-    def commit_verdicts(self, revision: str) -> str:
-        """Make the verdicts saved since ``revision`` was read part of the store; return the revision the build now stands on.
-
-        By default they already are (the local store's verdict folder), or
-        wait for ``dualboard publish`` (a staged Hub store): ``revision``.
-        """
-        return revision
+    def waiting_verdicts(self) -> list[Path]:
+        """Saved verdict parts that have not reached the store itself yet (a Hub store's, until
+        ``dualboard publish``); none for a store that keeps them where it saves them."""
+        return []

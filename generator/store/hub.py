@@ -19,9 +19,9 @@ The repository holds the same logical tree as :class:`~generator.store.LocalStor
   lock, and the cache keeps the KEEP_SNAPSHOTS snapshots used last;
 - the token comes from the ``HF_TOKEN`` environment variable (or the caller),
   never from a file in the repository or huggingface_hub's saved login;
-- verdicts a grade adds wait in ``cache_dir/pending-verdicts/<org>--<name>/``
-  and :meth:`HubStore.commit_verdicts` commits them in one commit when the
-  grade ends (a staged build leaves them to ``dualboard publish`` instead).
+- verdicts a grade adds are saved in ``pending_dir`` (``.dualboard/hub-pending/``)
+  for the next commit, that of ``dualboard publish``: grading never commits, so
+  it never moves the revision the build read.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from generator.store.base import (BENCHMARKS, RUNS, IngestResult, StagedFile, St
 from generator.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
 from generator.store.lock import exclusive
 from generator.store.tree import write_failed
-from generator.store.verdicts import VERDICTS
+from generator.store.verdicts import VERDICTS, part_paths
 
 REPO_TYPE = "dataset"
 BRANCH = "main"
@@ -60,8 +60,6 @@ COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 NO_COMMIT = "0" * 40
 """The revision of a dataset that does not exist yet (git's null id): an empty tree."""
 CACHE_LOCK = "download.lock"
-PENDING_VERDICTS = "pending-verdicts"
-"""Folder of ``cache_dir`` where a direct grade's new verdicts wait for their commit (one subfolder per dataset)."""
 RETRY_STATUS = (429, 500, 502, 503, 504)
 CONFLICT_STATUS = (409, 412)
 
@@ -107,6 +105,10 @@ class HubStore(Store):
         Hub address, e.g. ``https://huggingface.co`` (always explicit).
     cache_dir
         Where snapshots are downloaded: ``cache_dir/snapshots/<commit>/``.
+    pending_dir
+        Where new verdicts wait for ``dualboard publish``: ``pending_dir/verdicts/``
+        (the CLI's is ``.dualboard/hub-pending``, the folder publish pushes;
+        default: ``cache_dir/pending``).
     token
         Hub token; default: the ``HF_TOKEN`` environment variable, else none
         (reads of a public dataset need none, writes do).
@@ -118,12 +120,13 @@ class HubStore(Store):
         (tests pass a recorder).
     """
 
-    def __init__(self, repo_id: str, *, endpoint: str, cache_dir: Path, token: str | None = None,
-                 revision: str | None = None, backoff: Backoff = Backoff(),
+    def __init__(self, repo_id: str, *, endpoint: str, cache_dir: Path, pending_dir: Path | None = None,
+                 token: str | None = None, revision: str | None = None, backoff: Backoff = Backoff(),
                  sleep: Callable[[float], None] | None = None):
         self.repo_id = repo_id
         self.endpoint = endpoint.rstrip("/")
         self.cache_dir = Path(cache_dir)
+        self.pending_dir = Path(pending_dir) if pending_dir is not None else self.cache_dir / "pending"
         self.pinned = revision
         """Revision every read uses (a tag or commit); None: the head of main."""
         self.backoff = backoff
@@ -295,43 +298,10 @@ class HubStore(Store):
         return head if all(same_bytes(snapshot, f) for f in files) else None
 
     def verdict_root(self) -> Path:
-        return self.cache_dir / PENDING_VERDICTS / self.repo_id.replace("/", "--")
+        return self.pending_dir
 
-    def commit_verdicts(self, revision: str) -> str:
-        """Commit the saved verdicts the dataset lacks, in one commit on the head of main, and drop them locally.
-
-        Returns the new commit when it sits directly on ``revision`` (its runs
-        are those the build read), else ``revision``. A part already in the
-        dataset is never replaced (parts are append-only).
-
-        Raises
-        ------
-        DualboardError
-            Without a token (nothing is committed; the verdicts stay saved, so
-            the next grade reuses and commits them); StoreConflictError when
-            main moved during the commit.
-        """
-        root, saved = self.verdict_root(), self.saved_verdicts()
-        if not saved:
-            return revision
-        head = self.head()
-        present = self.snapshot(head)
-        new = [f for f in saved if not (present / f.path).exists()]
-        committed = head
-        if new:
-            if self._token is False:
-                raise DualboardError(
-                    f"{len(new)} new verdict part(s) wait in {root}: a grade with --hub and without --stage commits "
-                    f"them to {self.repo_id}, which needs a write token in HF_TOKEN — set it and grade again (nothing "
-                    "is graded twice), or build with --stage (no token needed) and push them with `dualboard publish`")
-            try:
-                committed = self.commit(new, f"Add {len(new)} verdict part(s)", parent=head)
-            except StoreConflictError as exc:
-                raise StoreConflictError(f"{self.repo_id}: main moved while the new verdicts were committed; they stay "
-                                         f"in {root} — grade again to commit them (nothing is graded twice)") from exc
-        for f in saved:
-            (root / f.path).unlink()
-        return committed if head == revision else revision
+    def waiting_verdicts(self) -> list[Path]:
+        return part_paths(self.pending_dir)
 
     def tags(self) -> dict[str, str]:
         """Release tags and the commits they name."""

@@ -29,6 +29,7 @@ from pathlib import Path
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
+from generator.safe_read import read_regular
 from generator.store.base import (
     IngestResult,
     StagedFile,
@@ -42,7 +43,7 @@ from generator.store.local import STAGING_PREFIX
 from generator.store.lock import exclusive
 from generator.store.records import Pending, read_record, write_record
 from generator.store.tree import build_tree, write_failed
-from generator.store.verdicts import VERDICTS
+from generator.store.verdicts import VERDICTS, part_paths
 
 PENDING_FILE = "pending.json"
 TREE = "tree"
@@ -100,6 +101,9 @@ class StagedHubStore(Store):
     def verdict_root(self) -> Path:
         return self.folder
 
+    def waiting_verdicts(self) -> list[Path]:
+        return part_paths(self.folder)
+
     def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
         """Stage the runs the Hub's base commit lacks; the Hub itself is only read.
 
@@ -124,7 +128,9 @@ class StagedHubStore(Store):
         """
         pending = self.pending()
         base = self.hub.snapshot(pending.base if pending is not None else self.hub.base_commit())
-        verdicts = [f for f in self.saved_verdicts() if not (base / f.path).exists()]
+        # read_regular: publish holds the token, so a link planted in the folder is refused, not followed
+        verdicts = [StagedFile(p.relative_to(self.folder).as_posix(), read_regular(p, root=self.folder))
+                    for p in part_paths(self.folder) if not (base / p.relative_to(self.folder)).exists()]
         if pending is None:
             return verdicts
         tree = self.folder / TREE

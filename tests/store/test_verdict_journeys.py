@@ -24,7 +24,6 @@ from tests.store.conftest import TOKEN
 
 DATASET = "dualboard/tiny-verdicts"
 ANSWERS = 3
-VERDICT_COMMIT = re.compile(r"Add \d+ verdict part\(s\)")
 """Answers of one tiny run: the judge is asked once per answer."""
 
 
@@ -91,26 +90,19 @@ def test_staged_builds_publish_and_a_fresh_checkout_call_the_judge_once_per_answ
     assert calls(judge, board, "build", "--no-progress", *stage) == 0, "a fresh checkout reads the published verdicts"
 
 
-def test_direct_hub_build_commits_its_verdicts_or_says_how_to_keep_them(board, judge, hub_server):
-    assert calls(judge, board, "build", "--no-progress", *hub(hub_server), token=TOKEN) == ANSWERS
+def test_direct_hub_builds_reuse_their_waiting_verdicts_and_publish_pushes_them(board, judge, hub_server):
+    direct = hub(hub_server)
+    assert calls(judge, board, "build", "--no-progress", *direct, token=TOKEN) == ANSWERS
     repo = hub_server.repos[DATASET]
-    titles = [c.title for c in repo.history("main")]
-    assert VERDICT_COMMIT.fullmatch(titles[0]) and titles[1] == "Ingest 1 new, 0 replaced run(s)", titles
+    read = repo.branches["main"]
+    assert not [p for p in repo.resolve("main").files if p.startswith(f"{VERDICTS}/")], "grading wrote nothing to the Hub"
+    second = dualboard(board, "build", "--no-progress", *direct, token=TOKEN)
+    assert second.returncode == 0, second.stderr
+    assert len(judge.requests) == ANSWERS, "the second direct build reads the verdicts waiting in hub-pending/"
+    assert re.search(r"grade: .*; \d+ verdict part\(s\) wait in .*hub-pending for `dualboard publish`", second.stdout)
+    assert repo.branches["main"] == read, "and leaves the revision it read as it was"
+    assert calls(judge, board, "publish", *direct, "--release", "v1", token=TOKEN) == 0
+    assert repo.resolve("v1").parent == read
+    assert [p for p in repo.resolve("v1").files if p.startswith(f"{VERDICTS}/llm/")], "publish pushed them"
     shutil.rmtree(board / ".dualboard")
-    assert calls(judge, board, "build", "--no-progress", *hub(hub_server), token=TOKEN) == 0, "read from the Hub"
-    head = repo.branches["main"]
-    assert repo.history("main")[0].title == titles[0], "nothing new, no commit"
-
-    write_run(board, "run-c", [{"question_id": "q3", "round": 0, "response": "Final answer: Pacific", "recorded": {"judge": 90}},
-                               {"question_id": "q1", "round": 0, "response": "four"},
-                               {"question_id": "q2", "round": 0, "response": '{"ANSWER": "B"}'}])
-    assert calls(judge, board, "ingest", *hub(hub_server), token=TOKEN) == 0
-    result = dualboard(board, "grade", "--no-progress", *hub(hub_server))
-    assert result.returncode == 1
-    assert "needs a write token in HF_TOKEN" in result.stderr and "or build with --stage" in result.stderr
-    assert len(judge.requests) == 2 * ANSWERS
-    assert calls(judge, board, "grade", "--no-progress", *hub(hub_server), token=TOKEN) == 0, "kept, then committed"
-    assert VERDICT_COMMIT.fullmatch(repo.history("main")[0].title) and repo.branches["main"] != head
-    published = dualboard(board, "publish", *hub(hub_server), "--release", "v1", token=TOKEN)
-    assert published.returncode == 0, published.stderr
-    assert repo.resolve("v1").parent == repo.history("main")[1].oid, "published on the verdict commit the build stood on"
+    assert calls(judge, board, "build", "--no-progress", *direct, token=TOKEN) == 0, "read from the dataset"

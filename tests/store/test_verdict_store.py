@@ -173,21 +173,3 @@ def test_publish_pushes_the_staged_verdicts_never_the_local_stores(tiny_root, hu
     published = {p for p in hub_server.repos["dualboard/tiny-published"].resolve("v1").files if p.startswith("verdicts/")}
     assert {p.split("/")[1] for p in published} == {"mc_letter", "rules"}, "the staged grade's verdicts"
     assert local_part.name not in {p.rsplit("/", 1)[1] for p in published}, "nothing from the local store"
-
-
-def test_hub_store_commits_saved_verdicts_once_and_keeps_them_when_the_commit_fails(tiny_root, hub_server, tmp_path):
-    from generator.errors import StoreConflictError
-
-    store = make_hub_store(hub_server, tmp_path)
-    store.ingest([tiny_root / "submissions" / "tiny" / "run-a"], load_benchmarks(tiny_root / "data"))
-    read = store.revision()
-    VerdictCache(store).store(RulesGrader(), _verdicts(4))
-    [saved] = store.saved_verdicts()
-    hub_server.fail("commit", 412)  # main moved on between reading the head and committing
-    with pytest.raises(StoreConflictError, match="main moved while the new verdicts were committed; they stay in"):
-        store.commit_verdicts(read)
-    assert store.saved_verdicts() == [saved], "kept for the next grade"
-    committed = store.commit_verdicts(read)
-    assert committed == store.head() != read, "the build now stands on the verdict commit, whose runs it read"
-    assert hub_server.repos["dualboard/tiny-store"].resolve(committed).files[saved.path] == saved.data
-    assert store.saved_verdicts() == [] and store.commit_verdicts(committed) == committed, "nothing left to commit"
