@@ -37,6 +37,10 @@ class VerdictPartError(DualboardError):
     """A verdict part that cannot be read (truncated, or not written by Dualboard)."""
 
 
+class VerdictWriteError(DualboardError):
+    """The disk refused a new verdict part (full, read-only); no partial part is left."""
+
+
 def part_folder(root: Path, grader: str, config_hash: str) -> Path:
     """The folder under ``root`` holding the parts of one grader configuration."""
     return Path(root) / VERDICTS / grader / config_hash
@@ -84,8 +88,12 @@ def write_part(root: Path, grader: str, config_hash: str, frame: pd.DataFrame) -
         return None
     try:
         return atomic_write_parquet(path, frame.astype(PART_COLUMNS), replace=False)
-    except FileExistsError:  # a concurrent grade saved the same keys first
-        return None
+    except OSError as exc:
+        if isinstance(exc, FileExistsError) and path.is_file():
+            return None  # a concurrent grade saved the same keys first
+        raise VerdictWriteError(f"{path.parent}: saving verdicts failed ({exc.strerror or exc}); the parts saved "
+                                "before are kept — free disk space (or fix the folder's permissions) and grade "
+                                "again") from exc
 
 
 def part_paths(root: Path) -> list[Path]:

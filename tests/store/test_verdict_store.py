@@ -21,7 +21,7 @@ from generator.grading.verdict import Verdict
 from generator.intake.benchmark import load_benchmarks
 from generator.store import LocalStore
 from generator.store.staged import StagedHubStore
-from generator.store.verdicts import PART_COLUMNS, VerdictPartError, part_folder, part_paths
+from generator.store.verdicts import PART_COLUMNS, VerdictPartError, VerdictWriteError, part_folder, part_paths
 
 from tests.conftest import REPO, tree_bytes, write_run
 from tests.store.conftest import make_hub_store
@@ -76,6 +76,13 @@ def test_a_writer_racing_past_the_existence_check_does_not_replace_the_part(tmp_
     monkeypatch.setattr(type(first), "exists", lambda path: False)  # as if both writers checked at once
     assert store.save_verdicts(grader.name, grader.config_hash, frame) is None
     assert first.read_bytes() == written and [p.name for p in first.parent.iterdir()] == [first.name], "no leftover"
+
+
+def test_a_refused_write_says_where_and_what_to_do(tmp_path):
+    store, grader = LocalStore(tmp_path), RulesGrader()
+    (tmp_path / "verdicts").write_text("a file where the verdict folder belongs")
+    with pytest.raises(VerdictWriteError, match=r"verdicts/rules/[0-9a-f]+: saving verdicts failed .* free disk space"):
+        VerdictCache(store).store(grader, _verdicts(2))
 
 
 def test_a_part_of_another_shape_is_refused_by_name(store):
