@@ -26,7 +26,7 @@ from generator.preview.board import Board, git_board, store_board
 from generator.preview.document import document, markdown
 from generator.preview.git_base import changed_run_dirs, resolve_commit
 from generator.preview.placement import place_runs
-from generator.project import STATE_DIR, Project
+from generator.project import Project
 from generator.store import Store
 
 __all__ = ["PreviewResult", "markdown", "preview", "runs_changed_since"]
@@ -55,8 +55,8 @@ def preview(project: Project, run_dirs: list[Path], *, store: Store | None = Non
     """Validate ``run_dirs`` and place them on the board of ``store``, or of git ``base_commit``'s submissions/.
 
     ``validate_all`` checks every run under submissions/, not only ``run_dirs``
-    (CI, where the changed runs come from git). The store is only read: the
-    grading happens in a working folder under .dualboard/ that is removed
+    (CI, where the changed runs come from git). The store is only read, and
+    the base commit's runs are extracted into a temporary folder removed
     afterwards. Bad input and a board that cannot be graded end up in the
     document (findings, ``problem``), never as an exception.
     """
@@ -66,10 +66,10 @@ def preview(project: Project, run_dirs: list[Path], *, store: Store | None = Non
     previewed = [run for run in report.runs if (run.benchmark, run.run_id) in wanted]
     if not report.ok or not previewed:
         return PreviewResult(document(NOT_READ, findings, report.ok, []), report.ok)
-    workdir = Path(tempfile.mkdtemp(prefix="preview-", dir=_state_dir(project)))
+    workdir = Path(tempfile.mkdtemp(prefix="dualboard-preview-"))
     try:
         board = _open_board(project, store, base_commit, workdir)
-        placements = place_runs(board, load_benchmarks(project.data_dir), previewed, workdir, seed=seed, progress=progress)
+        placements = place_runs(board, load_benchmarks(project.data_dir), previewed, seed=seed, progress=progress)
         return PreviewResult(document(board.description, findings, True, placements), True)
     except DualboardError as exc:
         return PreviewResult(document(NOT_READ, findings, True, [], problem=_relative(str(exc), project, workdir)), False)
@@ -86,9 +86,3 @@ def _open_board(project: Project, store: Store | None, base_commit: str | None, 
 def _relative(message: str, project: Project, workdir: Path) -> str:
     """A message for the comment: the working folder and the leaderboard folder's absolute path left out."""
     return message.replace(f"{workdir}/base/", "(base) ").replace(f"{workdir}/", "").replace(f"{project.root}/", "")
-
-
-def _state_dir(project: Project) -> Path:
-    folder = project.root / STATE_DIR
-    folder.mkdir(exist_ok=True)
-    return folder

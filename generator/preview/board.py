@@ -3,8 +3,8 @@
 Two sources, neither needing a secret: a store (the local one, or the
 published Hub dataset read anonymously), or for a leaderboard whose store is
 local, the ``submissions/`` of a git revision (the pull request's base).
-Nothing here writes into a store: the preview grades in a working folder of
-its own (see :mod:`generator.preview.placement`).
+Nothing here writes into a store: the preview reads the store's verdict cache
+and keeps the verdicts it adds in memory (see :mod:`generator.preview.placement`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from generator.preview.git_base import extract_submissions
 from generator.project import Project
 from generator.store import LocalStore, Store
-from generator.store.base import RUNS, VERDICTS
+from generator.store.base import RUNS
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,8 @@ class Board:
     """Where the runs came from, in words a reader of the comment understands (no absolute paths)."""
     runs_dir: Path
     """Folder holding ``<benchmark>/<run_id>/`` run folders."""
-    verdicts_dir: Path | None
-    """The verdict cache graded with them (read only), or None: everything is graded afresh."""
+    store: Store | None
+    """The store whose verdict cache they were graded with (only read), or None: everything is graded afresh."""
 
     def run_dirs(self, benchmark: str) -> list[Path]:
         """The stored run folders of ``benchmark``, sorted."""
@@ -41,9 +41,8 @@ def store_board(project: Project, store: Store) -> Board:
         return Board("an empty local store (run `dualboard build` first, or pass --base REV or --hub ORG/NAME)",
                      store.root / RUNS, None)
     revision = store.revision()
-    snapshot = store.snapshot(revision)
     where = store.describe().replace(f"{project.root}/", "")
-    return Board(f"{where}, revision {revision}", snapshot / RUNS, snapshot / VERDICTS)
+    return Board(f"{where}, revision {revision}", store.snapshot(revision) / RUNS, store)
 
 
 def git_board(project: Project, commit: str, workdir: Path) -> Board:

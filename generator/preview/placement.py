@@ -3,18 +3,14 @@
 A previewed run takes the place of the stored run with its id (a pull request
 that replaces a run shows the new one), and the board's runs are sorted by id,
 so the same board and runs give the same numbers however they arrived.
-Grading reads the board's verdict cache through a private copy (hard links)
-in the preview's working folder: new verdicts land there and are dropped with
-it, so the store is never written.
+Grading reads the board's verdict cache; the verdicts it adds stay in memory
+for this preview, so the store is never written.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 from tqdm import tqdm
@@ -26,6 +22,8 @@ from generator.intake.models import Benchmark, Run
 from generator.intake.validate import load_runs
 from generator.preview.board import Board
 from generator.stats import StatsTables, analyse
+from generator.store import Store
+from generator.store.verdicts import read_parts
 
 
 class BoardLoadError(DualboardError):
@@ -48,10 +46,26 @@ class Placement:
     """The statistics tables of the whole board."""
 
 
-def place_runs(board: Board, benchmarks: dict[str, Benchmark], previewed: list[Run], workdir: Path, *,
+class ReadOnlyVerdicts:
+    """What :class:`VerdictCache` asks of a store, answered from the board's store without writing to it."""
+
+    def __init__(self, store: Store | None):
+        self.store = store
+        """The board's store, or None: no verdict is cached."""
+
+    def load_verdicts(self, grader: str, config_hash: str) -> pd.DataFrame:
+        """The store's cached verdicts of one grader configuration (none without a store)."""
+        return read_parts([], grader, config_hash) if self.store is None else self.store.load_verdicts(grader, config_hash)
+
+    def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> None:
+        """Keep nothing: the cache holds new verdicts in memory for the rest of this preview."""
+        return None
+
+
+def place_runs(board: Board, benchmarks: dict[str, Benchmark], previewed: list[Run], *,
                seed: int, progress: bool = True) -> list[Placement]:
     """Grade and analyse each benchmark of ``previewed`` together with the board's runs of it."""
-    cache = VerdictCache(_private_copy(board.verdicts_dir, workdir / "verdicts"))
+    cache = VerdictCache(ReadOnlyVerdicts(board.store))
     placements = []
     for name in sorted({run.benchmark for run in previewed}):
         mine = sorted((r for r in previewed if r.benchmark == name), key=lambda r: r.run_id)
@@ -84,18 +98,3 @@ def _grade(benchmark: Benchmark, runs: list[Run], cache: VerdictCache, progress:
     with tqdm(total=total, desc=f"grade {benchmark.name}", unit="verdict", disable=not progress, leave=False) as bar:
         update: Callable[[int], object] = bar.update
         return grade_benchmark(benchmark, runs, cache=cache, progress=update, human_labels=labels)
-
-
-def _private_copy(verdicts: Path | None, target: Path) -> Path:
-    """A copy of the verdict cache at ``target`` that grading may add to (hard links where the disk allows)."""
-    if verdicts is not None and verdicts.is_dir():
-        shutil.copytree(verdicts, target, copy_function=_link_or_copy, symlinks=False)
-    target.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # another file system: copy the bytes
-        shutil.copy2(source, target)
