@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from generator.preview.document import renderer
-from tests.conftest import tree_bytes, write_run as write_tiny_run
+from tests.conftest import TINY_BENCHMARK, tiny_predictions, tree_bytes, write_run as write_tiny_run
+from tests.grading.judge_server import ScriptedJudgeServer, always
 from tests.preview.demo_runs import DEMO, NEW, STORED, add_strong_run, copy_demo, git
 from tests.store.conftest import TOKEN, hub_server  # noqa: F401 — hub_server is a fixture
 
@@ -196,3 +198,24 @@ def test_a_changed_stored_run_is_previewed_in_its_own_place(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     [run] = doc["benchmarks"][0]["runs"]
     assert (run["run_id"], run["model"], doc["benchmarks"][0]["board_runs"]) == ("fjord-3b", "fjord-3b-v2", len(STORED))
+
+
+def test_the_verdict_cache_is_read_and_never_written(tiny_root):
+    """An llm-judged answer key: the stored run's answers come from the cache, only the new run's reach the judge."""
+    llm = {"name": "llm", "options": {"base_url": "", "model": "judge-7b", "backoff_s": 0.01}}
+    with ScriptedJudgeServer(always("Verdict: pass")) as judge:
+        llm["options"]["base_url"] = judge.base_url
+        benchmark = {**TINY_BENCHMARK, "graders": {**TINY_BENCHMARK["graders"], "answer_key": [llm]}}
+        (tiny_root / "data" / "benchmarks" / "tiny" / "benchmark.yaml").write_text(yaml.safe_dump(benchmark), "utf-8")
+        assert dualboard(tiny_root, "build", "--no-progress").returncode == 0
+        built = len(judge.requests)
+        stored = tree_bytes(tiny_root / ".dualboard")
+        write_tiny_run(tiny_root, "run-b", [{**p, "response": p["response"] + "\nChecked twice."} for p in tiny_predictions()])
+        for _ in range(2):
+            before = len(judge.requests)
+            done, doc = preview(tiny_root, "submissions/tiny/run-b")
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert len(judge.requests) - before == len(tiny_predictions()), "run-b's answers only: run-a's are cached"
+        assert built == len(tiny_predictions())
+    assert doc["benchmarks"][0]["board_runs"] == 2 and doc["benchmarks"][0]["runs"][0]["answer_key"]["grader"] == "llm"
+    assert tree_bytes(tiny_root / ".dualboard") == stored
