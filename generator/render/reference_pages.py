@@ -108,7 +108,7 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         schema = json.loads(SCHEMAS.joinpath(name).read_text("utf-8"))
         parts.append(f"### {escape_text(title)}\n\n" + _schema_fields(schema)
                      + "\nThe JSON Schema (`generator/intake/schemas/" + name + "`):\n\n"
-                     + code_block(json.dumps(schema, indent=2, ensure_ascii=False)))
+                     + code_block(json.dumps(schema, indent=2, ensure_ascii=False)) + "\n")
     return Page("submit.md", "".join(parts))
 
 
@@ -121,9 +121,9 @@ def _example_section(benchmarks: list[Benchmark]) -> str:
     return ("## An example run to copy\n\n"
             f"A valid run of *{escape_text(benchmarks[0].title)}*, in `{escape_text(example.folder)}/`.\n\n"
             "`metadata.yaml`:\n\n" + code_block(example.metadata_yaml)
-            + f"`predictions.jsonl`, the first {shown} of its {len(example.prediction_lines)} lines: one JSON object per "
+            + f"\n`predictions.jsonl`, the first {shown} of its {len(example.prediction_lines)} lines: one JSON object per "
             "line, one line per question and round (`round` counts from 0 up to `rounds` − 1).\n\n"
-            + code_block("\n".join(example.prediction_lines[:shown])))
+            + code_block("\n".join(example.prediction_lines[:shown])) + "\n")
 
 
 def _graders_section(benchmarks: list[Benchmark]) -> str:
