@@ -168,8 +168,9 @@ def validate(project: Project, paths: tuple[Path, ...], output_format: str, max_
     """Check submissions without changing anything.
 
     PATHS are run folders, benchmark folders under submissions/, or the
-    submissions folder itself (the default). Every problem is listed as
-    file:line: field: problem — fix.
+    submissions folder itself (the default). Every problem of every run is
+    listed in one pass, in plain words, as file:line: field: problem — fix,
+    with files relative to the leaderboard folder (--root).
 
     Exit code 0 when valid, 1 when not, 2 on a usage error.
     """
