@@ -29,6 +29,8 @@ from generator.stats.tables import SEED
 from generator.store import LocalStore, Store
 
 EXIT_INVALID = 1
+ROOT_KEY = "dualboard.root"
+"""Where ``--root`` is kept in the click context, for showing findings relative to it."""
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 HUB_ENDPOINT = "https://huggingface.co"
 
@@ -40,6 +42,7 @@ def root_option(command):
                   show_default=True, help="Leaderboard folder holding data/ and submissions/.")
     @functools.wraps(command)
     def wrapper(root: Path, **kwargs):
+        click.get_current_context().meta[ROOT_KEY] = root.resolve()  # findings are shown relative to it (_run)
         return command(project=Project(root.resolve()), **kwargs)
 
     return wrapper
@@ -112,7 +115,9 @@ def _run(step):
     try:
         return step()
     except InvalidInputError as exc:
-        raise click.ClickException(str(exc)) from exc
+        root = click.get_current_context().meta.get(ROOT_KEY)
+        shown = InvalidInputError([f.relative_to(root) for f in exc.findings]) if root else exc
+        raise click.ClickException(str(shown)) from exc
     except DualboardError as exc:
         raise click.ClickException(str(exc)) from exc
 

@@ -95,3 +95,14 @@ def test_a_fixed_submission_validates(tiny_root: Path) -> None:
     (run / "metadata.yaml").write_text(fixed, "utf-8")
     result = _validate(tiny_root)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ingest_refuses_with_the_same_relative_findings(tiny_root: Path) -> None:
+    _submission_with_every_kind_of_mistake(tiny_root)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-m", "generator", "ingest", "--root", str(tiny_root)],
+                            capture_output=True, text=True, cwd=tiny_root.parent, env=env, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{RUN}/predictions.jsonl:3: question_id: unknown question id 'q9'" in result.stderr
+    assert str(tiny_root) not in result.stderr
+    assert not (tiny_root / ".dualboard" / "store").exists() or not any((tiny_root / ".dualboard" / "store").rglob("*.jsonl"))
