@@ -99,7 +99,6 @@ class ValidationReport:
                           "fix": f.fix, "severity": f.severity} for f in self.findings],
         }
 
-
     def relative_to(self, root: Path) -> ValidationReport:
         """The same report with every finding's file relative to ``root``, the leaderboard folder."""
         return ValidationReport(self.runs, tuple(dict.fromkeys(f.relative_to(root) for f in self.findings)))

@@ -106,3 +106,13 @@ def test_ingest_refuses_with_the_same_relative_findings(tiny_root: Path) -> None
     assert f"{RUN}/predictions.jsonl:3: question_id: unknown question id 'q9'" in result.stderr
     assert str(tiny_root) not in result.stderr
     assert not (tiny_root / ".dualboard" / "store").exists() or not any((tiny_root / ".dualboard" / "store").rglob("*.jsonl"))
+
+
+def test_benchmark_yaml_findings_carry_lines_too(tiny_root: Path) -> None:
+    config = tiny_root / "data" / "benchmarks" / "tiny" / "benchmark.yaml"
+    config.write_text(config.read_text("utf-8") + "allow_incomplete: sometimes\n", "utf-8")
+    result = _validate(tiny_root)
+    assert result.returncode == 1, result.stdout + result.stderr
+    line = len(config.read_text("utf-8").splitlines())
+    assert (f"data/benchmarks/tiny/benchmark.yaml:{line}: allow_incomplete: 'sometimes' is text, not true or false "
+            "— write true or false") in result.stdout
