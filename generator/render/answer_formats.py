@@ -70,8 +70,8 @@ def outcome(verdict: Verdict | None) -> str:
     if verdict is None:
         return "—"
     if verdict.score is None:
-        return "no verdict (left out of the mean)"
+        return "no verdict"
     if verdict.verdict_parse == "none":
-        return f"no answer read: scores {verdict.score:.0f}"
-    how = " (fallback)" if verdict.verdict_parse == "recovered" else ""
-    return f"read{how}: {'pass' if verdict.score >= 50 else 'fail'} ({verdict.score:.0f})"
+        return f"unreadable: {verdict.score:.0f}"
+    how = ", by a fallback" if verdict.verdict_parse == "recovered" else ""
+    return f"{'pass' if verdict.score >= 50 else 'fail'} ({verdict.score:.0f}){how}"

@@ -18,7 +18,7 @@ from generator.intake.example_run import example_run
 from generator.intake.models import Benchmark
 from generator.release.csv_download import download_csv
 from generator.release.history import ReleaseChanges, ReleaseRecord
-from generator.render.answer_formats import ANSWER_FORMATS, APPLIES, grade_example, outcome
+from generator.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
 from generator.render.escape import escape_text
 from generator.render.html import Cell, code_block, table
 from generator.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
@@ -119,7 +119,7 @@ def _example_section(benchmarks: list[Benchmark]) -> str:
     example = example_run(benchmarks[0])
     shown = EXAMPLE_LINES_SHOWN
     return ("## An example run to copy\n\n"
-            f"A valid run of *{escape_text(benchmarks[0].title)}*, in `{escape_text(example.folder)}/`.\n\n"
+            f"A valid run of *{escape_text(benchmarks[0].title)}*, in <code>{escape_text(example.folder)}/</code>.\n\n"
             "`metadata.yaml`:\n\n" + code_block(example.metadata_yaml)
             + f"\n`predictions.jsonl`, the first {shown} of its {len(example.prediction_lines)} lines: one JSON object per "
             "line, one line per question and round (`round` counts from 0 up to `rounds` − 1).\n\n"
@@ -138,17 +138,27 @@ def _graders_section(benchmarks: list[Benchmark]) -> str:
               f"{', '.join(escape_text(s.name) for s in b.answer_key)} (the first is primary).\n" for b in benchmarks]
     parts.append("\n**End every answer with a marked final answer** (`Final answer: …`, `{\"ANSWER\": \"…\"}` or "
                  "`\\boxed{…}`). An answer a grader cannot read gets no verdict and is left out of that grading, and a run "
-                 f"under {MIN_COVERAGE:.0%} coverage is not ranked in it. Example responses to *What is 17 × 6?* (options "
-                 "96, 102, 112, 106; correct B) and *What is 15 % of 240?* (key 36), as the graders read them when this "
-                 "page was built:\n\n")
-    if shown:
-        rows = [[Cell(ex.kind.replace("_", " ")), Cell(ex.label), Cell(ex.response, css_class="dualboard-response"),
-                 *(Cell(outcome(grade_example(g, ex))) for g in shown)] for ex in ANSWER_FORMATS]
-        parts.append(table(["Question", "Format", "Response", *shown], rows, sortable=False))
+                 f"under {MIN_COVERAGE:.0%} coverage is not ranked in it. Example responses, as the graders read them when "
+                 "this page was built (↵ is a line break). *No verdict*: left out of that grading; *unreadable*: the "
+                 "model's failure, scored 0; *by a fallback*: read by a looser rule, and flagged.\n\n")
+    for kind, question in SAMPLE_QUESTIONS.items():
+        graders = [g for g in shown if kind in APPLIES[g]]
+        if graders:
+            rows = [[Cell(ex.label), Cell(ex.response.replace("\n", " ↵ ")), *(Cell(outcome(grade_example(g, ex))) for g in graders)]
+                    for ex in ANSWER_FORMATS if ex.kind == kind]
+            parts.append(f"*{escape_text(_sample_question(question))}*\n\n"
+                         + table(["Format", "Response", *graders], rows, sortable=False) + "\n")
     parts.append("\n### Each grader's rule\n\n")
     parts += [f"- **{escape_text(g['name'])}** ({escape_text(g['role'])} by default): {escape_text(g['rule'])}\n"
               for g in describe_graders() if not benchmarks or g["name"] in used]
     return "".join(parts) + "\n"
+
+
+def _sample_question(question: dict) -> str:
+    """``What is 17 × 6? Options 96, 102, 112, 106; correct B.``, or the prompt with its key."""
+    if question.get("choices"):
+        return f"{question['prompt']} Options {', '.join(question['choices'])}; correct {question['correct_choice']}."
+    return f"{question['prompt']} Key: {question['answer_key']['answer']}."
 
 
 def _grader_names(traditional: dict) -> str:

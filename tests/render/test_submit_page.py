@@ -82,10 +82,12 @@ def test_the_page_lists_the_benchmarks_graders_with_their_rules(page: str, demo_
             assert grader["rule"] in page
         else:
             assert f"**{grader['name']}**" not in page
-    header = page.index("<th>Question</th>")
-    assert "<th>mc_letter</th>" in page[header:] and "<th>rules</th>" in page[header:]
+    mc = page.index("*What is 17 × 6? Options 96, 102, 112, 106; correct B.*")
+    open_ = page.index("*What is 15 % of 240? Key: 36.*")
+    assert "<th>Format</th><th>Response</th><th>mc_letter</th><th>rules</th></tr>" in page[mc:open_]
+    assert "<th>Format</th><th>Response</th><th>rules</th></tr>" in page[open_:]
     assert "<th>exact</th>" not in page  # not a grader of the demo
-    assert "no verdict (left out of the mean)" in page and "read: pass (100)" in page
+    assert "no verdict" in page[open_:] and "pass (100)" in page[open_:] and "unreadable: 0" in page[mc:open_]
 
 
 def test_every_field_of_every_file_says_what_it_means() -> None:
