@@ -41,7 +41,7 @@ class AnswerFormat:
 
 ANSWER_FORMATS = (
     AnswerFormat("multiple_choice", "a JSON answer", 'The product is 102, option B.\n{"ANSWER": "B"}', ("mc_letter", "rules")),
-    AnswerFormat("multiple_choice", "Answer: and the letter", "17 × 6 = 102.\nAnswer: B", ("mc_letter", "rules")),
+    AnswerFormat("multiple_choice", "Answer: B", "17 × 6 = 102.\nAnswer: B", ("mc_letter", "rules")),
     AnswerFormat("multiple_choice", "a bold letter", "17 × 6 = 102, so **B**", ("mc_letter", "rules")),
     AnswerFormat("multiple_choice", "no option named", "It is the product of two numbers.", ()),
     AnswerFormat("open", "Final answer:", "Ten percent is 24 and five percent is 12.\nFinal answer: 36",
@@ -50,8 +50,8 @@ ANSWER_FORMATS = (
                  ("rules", "exact", "numeric")),
     AnswerFormat("open", "\\boxed{…}", "Ten percent is 24 and five percent is 12: \\boxed{36}", ("rules", "exact", "numeric")),
     AnswerFormat("open", "the answer is …", "Adding both parts, the answer is 36", ("rules", "exact", "numeric")),
-    AnswerFormat("open", "a short one-line response", "36", ("rules", "exact", "numeric")),
-    AnswerFormat("open", "a long explanation, no marked answer",
+    AnswerFormat("open", "a short line", "36", ("rules", "exact", "numeric")),
+    AnswerFormat("open", "unmarked text",
                  "Ten percent of 240 is 24 and five percent is 12,\nso together they make 36, which is the share asked for.",
                  ("exact", "numeric")),
 )
@@ -72,6 +72,6 @@ def outcome(verdict: Verdict | None) -> str:
     if verdict.score is None:
         return "no verdict"
     if verdict.verdict_parse == "none":
-        return f"unreadable: {verdict.score:.0f}"
-    how = ", by a fallback" if verdict.verdict_parse == "recovered" else ""
-    return f"{'pass' if verdict.score >= 50 else 'fail'} ({verdict.score:.0f}){how}"
+        return f"unreadable ({verdict.score:.0f})"
+    how = " (fallback)" if verdict.verdict_parse == "recovered" else ""
+    return f"{'pass' if verdict.score >= 50 else 'fail'}{how}"

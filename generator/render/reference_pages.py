@@ -139,12 +139,12 @@ def _graders_section(benchmarks: list[Benchmark]) -> str:
     parts.append("\n**End every answer with a marked final answer** (`Final answer: …`, `{\"ANSWER\": \"…\"}` or "
                  "`\\boxed{…}`). An answer a grader cannot read gets no verdict and is left out of that grading, and a run "
                  f"under {MIN_COVERAGE:.0%} coverage is not ranked in it. Example responses, as the graders read them when "
-                 "this page was built (↵ is a line break). *No verdict*: left out of that grading; *unreadable*: the "
-                 "model's failure, scored 0; *by a fallback*: read by a looser rule, and flagged.\n\n")
+                 "this page was built. *Pass* scores 100 and *fail* 0; *fallback*: read by a looser rule, and flagged; "
+                 "*no verdict*: left out of that grading; *unreadable*: the model's failure, scored 0.\n\n")
     for kind, question in SAMPLE_QUESTIONS.items():
         graders = [g for g in shown if kind in APPLIES[g]]
         if graders:
-            rows = [[Cell(ex.label), Cell(ex.response.replace("\n", " ↵ ")), *(Cell(outcome(grade_example(g, ex))) for g in graders)]
+            rows = [[Cell(ex.label), Cell(ex.response, css_class="dualboard-response"), *(Cell(outcome(grade_example(g, ex))) for g in graders)]
                     for ex in ANSWER_FORMATS if ex.kind == kind]
             parts.append(f"*{escape_text(_sample_question(question))}*\n\n"
                          + table(["Format", "Response", *graders], rows, sortable=False) + "\n")

@@ -23,7 +23,7 @@ def test_submit_page_reads_example_first_then_graders_then_reference(driver, dem
     assert [th.text for th in mc.find_elements(By.CSS_SELECTOR, "th")] == ["Format", "Response", "mc_letter", "rules"]
     assert [th.text for th in open_.find_elements(By.CSS_SELECTOR, "th")] == ["Format", "Response", "rules"]
     cells = [td.text for td in open_.find_elements(By.CSS_SELECTOR, "td")]
-    assert "pass (100)" in cells and "no verdict" in cells
+    assert "pass" in cells and "no verdict" in cells
     for table in (mc, open_):  # the examples fit the page: no sideways scrolling
         assert driver.execute_script("const w = arguments[0].closest('.md-typeset__scrollwrap');"
                                      "return w.scrollWidth <= w.clientWidth + 1;", table)
