@@ -25,6 +25,8 @@ PATTERN_WORDS = {
     "^[a-z0-9][a-z0-9._-]{0,99}$": (f"a name of {RUN_ID_RULE}", "easy-problems"),
     "^\\d{4}-\\d{2}-\\d{2}$": ("a date in the form YYYY-MM-DD", "2026-03-01"),
     "^[A-Z]$": ("one capital letter, A to Z", "B"),
+    "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%!&()*+,;=:@/?#-]*)?$":
+        ("an https:// link without spaces or quotes", "https://huggingface.co/my-org/my-model-7b"),
 }
 """Every ``pattern`` of the schemas in words, with an example (a test checks none is missing)."""
 TYPE_WORDS = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
@@ -101,7 +103,8 @@ def _about(schema: dict[str, Any], path: Sequence[Any]) -> str:
     text = str(_spec(schema, path).get("description", "")).strip().split(". ")[0].rstrip(".")
     if not text:
         return ""
-    return ": " + (text if text[:2].isupper() else text[0].lower() + text[1:])  # "MC only" keeps its capitals
+    first = text.split()[0]
+    return ": " + (text if len(first) > 1 and first.isupper() else text[0].lower() + text[1:])  # "MC" keeps its capitals
 
 
 def _either(words: list[str]) -> str:
@@ -197,9 +200,8 @@ def _one_of(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
     return [(_field(path), problem, f"write {about[2:]}" if about else SEE_PAGE)]
 
 
-def _format(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
-    return [(_field(error.absolute_path), f"{_shown(error.instance)} is not a valid {error.validator_value}",
-             f"write a valid {error.validator_value}")]
+def _unique(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
+    return [(_field(error.absolute_path), "lists the same value more than once", "keep each value once")]
 
 
 def _other(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
@@ -212,8 +214,8 @@ _MESSAGES: dict[str, Callable[[ValidationError, dict[str, Any]], list[Problem]]]
     "enum": _enum, "const": _const, "minLength": _length, "maxLength": _length,
     "minimum": _bound, "maximum": _bound, "exclusiveMinimum": _bound, "exclusiveMaximum": _bound,
     "minItems": _count, "maxItems": _count, "minProperties": _count, "maxProperties": _count,
-    "oneOf": _one_of, "anyOf": _one_of, "format": _format,
+    "oneOf": _one_of, "anyOf": _one_of, "uniqueItems": _unique,
 }
-"""The plain message of every keyword that can fail."""
+"""The plain message of every keyword that can fail (``format`` only annotates: the validators check no formats)."""
 TRANSLATED = frozenset(_MESSAGES)
 """Keywords with their own plain message."""
