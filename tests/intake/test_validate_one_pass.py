@@ -116,3 +116,21 @@ def test_benchmark_yaml_findings_carry_lines_too(tiny_root: Path) -> None:
     line = len(config.read_text("utf-8").splitlines())
     assert (f"data/benchmarks/tiny/benchmark.yaml:{line}: allow_incomplete: 'sometimes' is text, not true or false "
             "— write true or false") in result.stdout
+
+
+def test_the_readme_example_is_what_validate_prints(tmp_path: Path) -> None:
+    """README's "Submitting a run" output, reproduced on the demo benchmark (a line ending in … is a prefix)."""
+    readme = (REPO / "README.md").read_text("utf-8")
+    block = readme.split("## Submitting a run", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    shutil.copytree(REPO / "data" / "benchmarks" / "demo", tmp_path / "data" / "benchmarks" / "demo")
+    run = tmp_path / "submissions" / "demo" / "my-run"
+    run.mkdir(parents=True)
+    (run / "metadata.yaml").write_text("model: my-model\ndate: 1 March 2026\nbenchmark: demo\nbenchmark_version: '1.0'\n"
+                                       "rounds: 2\n", "utf-8")
+    rows = [("demo-001", 0), ("demo-001", 1), ("q9", 0), ("demo-002", 5)]
+    (run / "predictions.jsonl").write_text("".join(json.dumps({"question_id": q, "round": r, "response": "Final answer: 1"}) + "\n"
+                                                   for q, r in rows), "utf-8")
+    printed = _validate(tmp_path).stdout.splitlines()
+    assert len(printed) == len(block.splitlines())
+    for shown, line in zip(block.splitlines(), printed, strict=True):
+        assert line.startswith(shown.split(" …")[0]) if " … " in shown else line == shown, (shown, line)
