@@ -111,4 +111,6 @@ def test_an_invalid_run_fails_the_step_and_still_leaves_the_artifact(pull_reques
     artifact = checkout / _json_path(_preview_step(REPO / ".github" / "workflows" / "validate.yml")["run"])
     comment = _render(checkout, artifact)
     assert "**Validation:** failed" in comment and "no-such-question" in comment
+    assert f"error: submissions/demo/{NEW}/predictions.jsonl:" in comment, "paths relative to the repository"
+    assert str(checkout) not in comment
     assert "no run to place on the board" in comment
