@@ -7,6 +7,8 @@ build/stats), never reaches back, and reports a one-line summary.
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.stats.tables import SEED
 from generator.store import IngestResult, Store
+from generator.store.base import Removal, read_removals
 from generator.store.records import record_source
 
 @dataclass(frozen=True)
@@ -82,13 +85,38 @@ def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
     return StageSummary("validate", f"{len(report.runs)} runs, {answers} answers valid across {benchmarks} benchmarks")
 
 
-def ingest(project: Project, store: Store) -> tuple[StageSummary, IngestResult]:
-    """Validate every submission and add it to the store in one atomic step."""
+def ingest(project: Project, store: Store, *, today: str | None = None) -> tuple[StageSummary, IngestResult]:
+    """Make the store hold exactly the runs of ``submissions/``, in one atomic step.
+
+    Every submission is validated and added; a stored run whose folder is
+    gone leaves the store, recorded as removed on the date of the commit that
+    deleted the folder (while that is not committed: ``today``, ``YYYY-MM-DD``,
+    default the current UTC date).
+    """
     benchmarks = load_benchmarks(project.data_dir)
-    result = store.ingest(find_run_dirs([project.submissions_dir]), benchmarks)
+    today = today or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    result = store.ingest(find_run_dirs([project.submissions_dir]), benchmarks,
+                          removal_date=lambda run: project.deletion_date(run) or today)
     line = (f"store revision {result.revision}: {len(result.added)} added, "
-            f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged")
+            f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged, {len(result.removed)} removed")
     return StageSummary("ingest", line), result
+
+
+def remove(project: Project, store: Store, run: str, *, reason: str, date: str) -> StageSummary:
+    """Take ``benchmark/run_id`` out of the store, recording ``reason`` and ``date`` for the changelog.
+
+    For a store fed without a checkout (a Hub dataset). In a leaderboard
+    repository ``submissions/`` is the source of truth, so a run whose folder
+    is still there is refused: the next ingest would only put it back.
+    """
+    folder = project.submissions_dir / run
+    if os.path.lexists(folder):
+        raise DualboardError(f"{folder} still exists: in a leaderboard repository submissions/ decides which runs "
+                             f"the store holds — delete the folder (git rm -r {project.submissions_dir.name}/{run}), "
+                             "then run this command again to record the reason (or just build: the run leaves "
+                             "without one)")
+    revision = store.remove(Removal(run, date, reason))
+    return StageSummary("remove", f"store revision {revision}: {run} removed ({reason or 'no reason given'})")
 
 
 def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
@@ -155,7 +183,7 @@ def render(project: Project, store: Store, *, versioned: bool = False) -> StageS
     """
     results = [benchmark_results(project, b, runs) for b, runs in stored_benchmarks(store).values()
                if project.stats_dir(b.name).is_dir()]
-    content = site_content(results, load_releases(project.root))
+    content = site_content(results, load_releases(project.root), read_removals(store.snapshot()))
     config = compose_docs(project.root, project.build_dir, content, versioned=versioned)
     build_site(config, project.site_dir)
     return StageSummary("render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}")
