@@ -39,9 +39,11 @@ class StageSummary:
     """Stage name (validate, ingest, grade, stats, render)."""
     line: str
     """What it did, in numbers."""
+    warnings: tuple[str, ...] = ()
+    """What it set aside or could not do, one line each (printed after the summary)."""
 
     def __str__(self) -> str:
-        return f"{self.stage:>8}: {self.line}"
+        return "\n".join([f"{self.stage:>8}: {self.line}", *(f"{'warning':>8}: {w}" for w in self.warnings)])
 
 
 def check_pull_request(project: Project, paths: list[Path] | None = None, limits: Limits = Limits()) -> ValidationReport:
@@ -135,7 +137,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     """
     revision = store.revision()
     cache = VerdictCache(store.snapshot() / "verdicts")
-    total, written = 0, set()
+    total, written, warnings = 0, set(), []
     for name, (benchmark, runs) in stored_benchmarks(store).items():
         labels = _human_labels(benchmark)
         answers = sum(len(r.predictions) for r in runs)
@@ -143,10 +145,11 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
         with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
             tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
         written.update(write_scored(tables, project.scored_dir(), name))
+        warnings += [f"{name}: {note}" for note in tables.notes]
         total += len(tables.scored)
     _remove_stale(project.scored_dir(), written)
     record_source(project.build_dir, store.describe(), revision)
-    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}")
+    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}", tuple(warnings))
 
 
 def _remove_stale(scored_dir: Path, written: set[Path]) -> None:

@@ -73,6 +73,8 @@ class GradedTables:
     """One row per (run, question, round); columns :data:`SCORED_COLUMNS`."""
     verdicts: pd.DataFrame
     """One row per (run, question, round, grader); columns :data:`VERDICT_COLUMNS`."""
+    notes: tuple[str, ...] = ()
+    """What the grading set aside, for a warning line (e.g. human labels of runs not graded)."""
 
 
 @dataclass(frozen=True)
@@ -309,24 +311,36 @@ def _typed(frame: pd.DataFrame, floats: dict[str, str]) -> pd.DataFrame:
     return frame.astype({"round": "int64", **floats})
 
 
-def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_Answer]:
-    """Attach each human label to its answer as ``prediction["human_label"]``."""
+def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> tuple[list[_Answer], tuple[str, ...]]:
+    """Attach each human label to its answer as ``prediction["human_label"]``; return the answers and notes.
+
+    Labels of a run that is not graded (it left the store, or a preview left
+    it out) stay in the file and are set aside with a note: the run may come
+    back. A label naming a graded run's answer that does not exist is a typo,
+    and refused.
+    """
     lookup = {
         (r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)
     }
     known = {(a.run.run_id, a.question["id"], a.round) for a in answers}
-    stray = sorted(set(lookup) - known)
+    graded = {a.run.run_id for a in answers}
+    stray = sorted(k for k in set(lookup) - known if k[0] in graded)
     if stray:
         raise GradingInputError(
             f"human_labels.csv labels {len(stray)} answer(s) that no run has, first {stray[0]} — "
             "fix the run/question/round or remove those lines"
         )
+    absent = sorted({k[0] for k in lookup} - graded)
+    notes = () if not absent else (
+        f"human_labels.csv: {sum(k[0] in absent for k in lookup)} label(s) of {len(absent)} run(s) not graded "
+        f"({', '.join(repr(r[:60]) for r in absent[:5])}{' …' if len(absent) > 5 else ''}) set aside; they stay "
+        "in the file",)
     return [
         _Answer(
             a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))}
         )
         for a in answers
-    ]
+    ], notes
 
 
 def grade_benchmark(
@@ -366,7 +380,8 @@ def grade_benchmark(
         the total is :func:`verdict_count`.
     human_labels
         Output of :func:`load_human_labels`; adds rows with role ``human``.
-        Required when ``answer_key`` lists ``human``.
+        Required when ``answer_key`` lists ``human``. Labels of runs not in
+        ``runs`` are set aside, with a line in ``notes``.
 
     Returns
     -------
@@ -397,9 +412,9 @@ def grade_benchmark(
     load_human_labels : read ``human_labels.csv`` for ``human_labels``.
     verdict_parse_rates : the no-verdict rate per grader.
     """
-    answers = _collect_answers(benchmark, runs)
+    answers, notes = _collect_answers(benchmark, runs), ()
     if human_labels is not None:
-        answers = _with_human_labels(answers, human_labels)
+        answers, notes = _with_human_labels(answers, human_labels)
     elif any(spec.name == HumanGrader.name for spec in benchmark.answer_key):
         raise GraderConfigError(
             f"benchmark {benchmark.name!r} lists grader 'human' under graders.answer_key but has no human labels — "
@@ -408,7 +423,7 @@ def grade_benchmark(
     graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers)]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
     verdicts = _typed(pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)), {"score": "float64"})
-    return GradedTables(scored=_scored_rows(benchmark, answers, graded), verdicts=verdicts)
+    return GradedTables(scored=_scored_rows(benchmark, answers, graded), verdicts=verdicts, notes=notes)
 
 
 def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> list[Path]:
