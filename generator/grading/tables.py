@@ -41,6 +41,7 @@ SCORED_COLUMNS = (
     "verdict_parse",
     "missing",
     "answer_key_parse",
+    "benchmark_version",
 )
 """Columns of ``build/scored/<benchmark>.parquet``, in order."""
 
@@ -102,7 +103,8 @@ class _Assignment:
 
 
 def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]:
-    """Pair each prediction with its question, refusing unknown questions and duplicates."""
+    """Pair each prediction with its question, refusing unknown questions (except in a run of an earlier
+    version, which may answer questions dropped since) and duplicates."""
     answers, seen = [], set()
     for run in sorted(runs, key=lambda r: r.run_id):
         for prediction in run.predictions:
@@ -110,6 +112,8 @@ def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]
             try:
                 question = benchmark.question(question_id)
             except KeyError:
+                if benchmark.answers_older_version(run.metadata):
+                    continue  # a question its version had and the current one dropped: nothing to grade it against
                 raise GradingInputError(
                     f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
                     "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
@@ -299,6 +303,7 @@ def _scored_rows(
                 "verdict_parse": trad.verdict_parse,
                 "missing": not str(answer.prediction.get("response") or "").strip(),
                 "answer_key_parse": key.verdict_parse,
+                "benchmark_version": str(answer.run.metadata.get("benchmark_version", benchmark.version)),
             }
         )
     return _typed(
@@ -389,8 +394,10 @@ def grade_benchmark(
         ``scored``: ``benchmark, run_id, model, question_id, category, question_type,
         round, traditional`` (0–100), ``answer_key`` (0–100, NaN without a verdict),
         ``traditional_grader, answer_key_grader``, ``verdict_parse`` (of the
-        traditional grader), ``missing`` (the response is empty) and
-        ``answer_key_parse`` (of that chosen answer-key grader).
+        traditional grader), ``missing`` (the response is empty),
+        ``answer_key_parse`` (of that chosen answer-key grader) and
+        ``benchmark_version`` (the version the run answered; graded against
+        the current keys either way).
         ``verdicts``: ``run_id, question_id, round, category, grader, grader_version,
         config_hash, role, score, verdict_parse, detail``, one row per grader per
         answer (``human``: per labelled answer).

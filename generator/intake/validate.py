@@ -186,7 +186,7 @@ def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = 
     benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
     predictions, pred_findings = _read_predictions(run_dir / PREDICTIONS, benchmark, metadata, limits)
     findings += pred_findings + _provenance_findings(run_dir / PROVENANCE, limits)
-    if benchmark is not None and metadata is not None and not pred_findings:
+    if benchmark is not None and metadata is not None and not any(f.severity == "error" for f in pred_findings):
         findings += _coverage_findings(run_dir / PREDICTIONS, predictions, benchmark, metadata)
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata is None:
         return None, findings
@@ -268,8 +268,10 @@ def _resolve_benchmark(run_dir: Path, metadata: dict[str, Any] | None, benchmark
     if name != folder_benchmark:
         findings.append(Finding(meta_file, None, "benchmark", f"{name!r} but the run sits in submissions/{folder_benchmark[:100]}/", f"move the run to submissions/{name}/"))
     benchmark = benchmarks[name]
-    if metadata and str(metadata["benchmark_version"]) != benchmark.version:
-        findings.append(Finding(meta_file, None, "benchmark_version", f"{str(metadata['benchmark_version'])[:50]!r} does not exist", f"answer version {benchmark.version!r} of {name}"))
+    if metadata and str(metadata["benchmark_version"]) != benchmark.version and not benchmark.answers_older_version(metadata):
+        findings.append(Finding(meta_file, None, "benchmark_version", f"{str(metadata['benchmark_version'])[:50]!r} does not exist",
+                                f"answer version {benchmark.version!r} of {name} (a run of an earlier version stays "
+                                f"on the board once data/benchmarks/{name}/benchmark.yaml lists it under previous_versions)"))
     return benchmark
 
 
@@ -290,9 +292,9 @@ def _read_predictions(path: Path, benchmark: Benchmark | None, metadata: dict[st
         for number, row, problem in iter_json_lines(handle, str(path)):
             row, problems = (None, [problem]) if problem else _check_prediction(row, number, str(path), benchmark, metadata, limits, seen)
             findings.extend(problems)
-            if findings.count == 0:
+            if findings.errors == 0:
                 predictions.append(row)
-    return (predictions if findings.count == 0 else []), findings.list()
+    return (predictions if findings.errors == 0 else []), findings.list()
 
 
 def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None,
@@ -310,7 +312,7 @@ def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: B
     if len(row["response"].encode("utf-8")) > limits.response_bytes:
         problems.append(Finding(file, number, "response", f"response is over the {limits.response_bytes}-byte limit", "truncate the response or raise --max-response-bytes"))
     if benchmark is not None and row["question_id"] not in benchmark._by_id:
-        problems.append(Finding(file, number, "question_id", f"unknown question id {row['question_id'][:100]!r}", f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl"))
+        problems.append(_unknown_question(row, number, file, benchmark, metadata))
     if metadata is not None and row["round"] >= metadata["rounds"]:
         problems.append(Finding(file, number, "round", f"round {row['round']} but metadata.yaml says rounds: {metadata['rounds']}", "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml"))
     key = (row["question_id"], row["round"])
@@ -318,6 +320,18 @@ def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: B
         problems.append(Finding(file, number, "question_id", f"duplicate answer for question {key[0][:100]!r} round {key[1]}", "keep one answer per (question_id, round)"))
     seen.add(key)
     return problems
+
+
+def _unknown_question(row: dict[str, Any], number: int, file: str, benchmark: Benchmark,
+                      metadata: dict[str, Any] | None) -> Finding:
+    """An answer to a question the benchmark lacks: an error, or for a run of an earlier version
+    (the question was dropped since) a warning, and the answer is left out of grading."""
+    if metadata is not None and benchmark.answers_older_version(metadata):
+        return Finding(file, number, "question_id", f"question {row['question_id'][:100]!r} is not in version "
+                       f"{benchmark.version!r} of {benchmark.name}", "nothing to do: this answer of an earlier "
+                       "version is left out of grading", "warning")
+    return Finding(file, number, "question_id", f"unknown question id {row['question_id'][:100]!r}",
+                   f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl")
 
 
 def _provenance_findings(path: Path, limits: Limits) -> list[Finding]:
@@ -339,8 +353,8 @@ def _coverage_findings(path: Path, predictions: list[dict[str, Any]], benchmark:
     answered = {(p["question_id"], p["round"]) for p in predictions}
     expected = {(q["id"], r) for q in benchmark.questions for r in range(metadata["rounds"])}
     missing = sorted(expected - answered)
-    if not missing:
-        return []
+    if not missing or benchmark.answers_older_version(metadata):
+        return []  # an earlier version's run was never asked the questions added since: never run, not wrong
     severity = "warning" if benchmark.allow_incomplete else "error"
     shown = ", ".join(f"{q}#{r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
     return [Finding(str(path), None, "coverage", f"{len(missing)} of {len(expected)} (question, round) answers missing: {shown}",
@@ -351,11 +365,12 @@ class _FindingCap:
     """Keep reports readable and memory flat: at most MAX_REPORTED_PER_FILE findings, the rest counted."""
 
     def __init__(self, file: str):
-        self.file, self.count, self._kept = file, 0, []
+        self.file, self.count, self.errors, self._kept = file, 0, 0, []
 
     def extend(self, findings: list[Finding]) -> None:
-        """Count ``findings`` and keep them while under the cap."""
+        """Count ``findings`` (and, apart, the errors) and keep them while under the cap."""
         self.count += len(findings)
+        self.errors += sum(f.severity == "error" for f in findings)
         self._kept += findings[:max(0, MAX_REPORTED_PER_FILE - len(self._kept))]
 
     def list(self) -> list[Finding]:

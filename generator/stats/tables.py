@@ -18,7 +18,7 @@ import yaml
 from generator.atomic import atomic_write_text
 from generator.errors import DualboardError
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 SEED = 20241129
 """Default seed of every bootstrap and of the calibration bench; published in notes.json."""
 COLUMNS: dict[str, dict[str, str]] = yaml.safe_load(
