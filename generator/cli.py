@@ -291,7 +291,8 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
       dualboard build --hub ORG/NAME --stage     # reads the dataset, stages runs and verdicts
       dualboard publish --hub ORG/NAME --release VERSION
 
-    One commit holds the staged runs and verdict cache (.dualboard/hub-pending/),
+    One commit holds the staged runs and verdict cache (.dualboard/hub-pending/)
+    and deletes the runs that left submissions/,
     build/scored/*.parquet and a dataset card whose configs let
     `datasets.load_dataset(ORG/NAME, BENCHMARK, split="scored")` find them. Its
     parent is the commit the build read (build/store-source.json): if the
