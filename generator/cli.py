@@ -22,13 +22,12 @@ from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport
-from generator.names import RUN_ID_RULE
+from generator.names import RUN_ID_RULE, is_run_name
 from generator.project import CONFIG_FILE, Project
 from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
 from generator.stats.tables import SEED
 from generator.store import LocalStore, Store
-from generator.store.base import is_run_name
 
 EXIT_INVALID = 1
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")

@@ -15,8 +15,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generator.errors import DualboardError
+from generator.names import is_run_name
 from generator.safe_read import read_regular, untrusted_findings
-from generator.store.base import Removal, is_run_name
+from generator.store.base import Removal
 
 MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"

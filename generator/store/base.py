@@ -13,7 +13,7 @@ from pathlib import Path, PureWindowsPath
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import RUN_FILES
-from generator.names import is_name
+from generator.names import is_run_name
 from generator.safe_read import read_regular
 
 BENCHMARKS = "benchmarks"
@@ -96,12 +96,6 @@ def read_removals(base: Path) -> list[Removal]:
                 and is_run_name(record.run)):
             records.append(record)
     return records
-
-
-def is_run_name(run: str) -> bool:
-    """Whether ``run`` is ``benchmark/run_id`` made of two valid names (safe in paths and pages)."""
-    parts = run.split("/")
-    return len(parts) == 2 and all(is_name(p) for p in parts)
 
 
 def stored_runs(base: Path) -> set[str]:
