@@ -251,7 +251,7 @@ class IsoDate(click.ParamType):
 @hub_options
 @click.argument("run", type=RunName())
 @click.option("--reason", required=True, help="Why the run leaves; shown on the site's changelog.")
-@click.option("--date", "removed", type=IsoDate(), default=None, show_default="today (UTC)",
+@click.option("--date", "removed", type=IsoDate(), default=None, show_default="today in UTC",
               help="Date of the removal, for the changelog.")
 def remove(project: Project, hub_repo: str | None, hub_endpoint: str | None, run: str, reason: str,
            removed: str | None):
