@@ -28,7 +28,7 @@ from generator.render.site_content import site_content
 from generator.stats import analyse, read_tables, write_tables
 from generator.stats.tables import SEED
 from generator.store import IngestResult, Store
-from generator.store.base import Removal, read_removals
+from generator.store.base import MAX_REASON_CHARS, Removal, read_removals
 from generator.store.records import record_source
 
 @dataclass(frozen=True)
@@ -111,6 +111,10 @@ def remove(project: Project, store: Store, run: str, *, reason: str, date: str) 
     repository ``submissions/`` is the source of truth, so a run whose folder
     is still there is refused: the next ingest would only put it back.
     """
+    if not reason.strip() or len(reason) > MAX_REASON_CHARS or not reason.isprintable():
+        raise DualboardError(f"--reason: {len(reason)} characters{'' if reason.isprintable() else ' with control characters'}"
+                             f" — say in 1 to {MAX_REASON_CHARS} printable characters, on one line, why the run leaves "
+                             "(readers see it on the changelog)")
     folder = project.submissions_dir / run
     if os.path.lexists(folder):
         raise DualboardError(f"{folder} still exists: in a leaderboard repository submissions/ decides which runs "

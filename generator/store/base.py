@@ -22,6 +22,8 @@ VERDICTS = "verdicts"
 REMOVED = "removed"
 """Folder of the removal records: ``removed/<benchmark>/<run_id>.json`` (see :class:`Removal`)."""
 REMOVAL_FORMAT = 1
+MAX_REASON_CHARS = 500
+"""Longest removal reason: one or two sentences on the changelog."""
 BENCHMARK_FILES = ("benchmark.yaml", "questions.jsonl", "human_labels.csv")
 
 
@@ -93,7 +95,7 @@ def read_removals(base: Path) -> list[Removal]:
         except (ValueError, TypeError, OSError):
             continue
         if (record.format == REMOVAL_FORMAT and all(isinstance(v, str) for v in (record.run, record.date, record.reason))
-                and is_run_name(record.run)):
+                and is_run_name(record.run) and len(record.reason) <= MAX_REASON_CHARS and len(record.date) <= 10):
             records.append(record)
     return records
 

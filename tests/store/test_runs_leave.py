@@ -94,6 +94,10 @@ def test_remove_refuses_while_the_folder_exists_then_records_the_reason(tiny_roo
         assert usage.returncode == 2 and "is not BENCHMARK/RUN_ID" in usage.stderr, bad
     bad_date = dualboard("remove", "tiny/run-b", "--root", str(tiny_root), "--reason", "x", "--date", "2026-02-30")
     assert bad_date.returncode == 2 and "YYYY-MM-DD" in bad_date.stderr
+    for reason, problem in (("", "0 characters"), (" ", "1 characters"), ("x" * 501, "501 characters"),
+                            ("two\nlines", "9 characters with control characters")):
+        refused = dualboard("remove", "tiny/run-b", "--root", str(tiny_root), "--reason", reason)
+        assert refused.returncode == 1 and f"--reason: {problem}" in refused.stderr, reason
     assert snapshots() == before
 
     shutil.rmtree(tiny_root / "submissions" / "tiny" / "run-b")
