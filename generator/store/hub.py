@@ -236,8 +236,12 @@ class HubStore(Store):
         head = self._resolve(BRANCH)
         base = self.snapshot(head)
         check_stored(base, removal.run, f"{self.repo_id}@{head[:12]}")
-        return self.commit([removal.file()], f"Remove {removal.run}", parent=head,
-                           deletions=files_under(base, leaving_paths(base, [removal.run], [])))
+        try:
+            return self.commit([removal.file()], f"Remove {removal.run}", parent=head,
+                               deletions=files_under(base, leaving_paths(base, [removal.run], [])))
+        except StoreConflictError as exc:
+            raise StoreConflictError(f"{self.repo_id}: main moved past {head[:12]} while removing {removal.run}; "
+                                     "nothing was written — run `dualboard remove` again") from exc
 
     def head(self, *, create: bool = False) -> str:
         """The head commit of main (whatever revision reads are pinned to); ``create`` the dataset if missing."""
