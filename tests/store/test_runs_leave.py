@@ -12,9 +12,11 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from generator.intake.benchmark import load_benchmarks
 from generator.store import LocalStore
+from generator.store.base import Removal, RunNotStoredError, read_removals
 from generator.store.hub import HubStore
 from tests.conftest import REPO, tree_bytes, write_run
 from tests.store.conftest import TOKEN, make_hub_store
@@ -177,3 +179,29 @@ def test_a_run_deleted_from_submissions_leaves_the_hub_store_directly_and_staged
     files = _hub_files(hub_server)
     assert not any(p.startswith("runs/tiny/run-c/") for p in files) and "removed/tiny/run-c.json" in files
     assert "runs/tiny/run-a/predictions.jsonl" in files
+
+
+def test_every_store_removes_departed_runs_and_withdrawn_ones_the_same_way(tiny_root, store):
+    """The contract, in process, for the local and the Hub store alike."""
+    write_run(tiny_root, "run-b")
+    runs = {r: tiny_root / "submissions" / "tiny" / r for r in ("run-a", "run-b")}
+    benchmarks = load_benchmarks(tiny_root / "data")
+    store.ingest(list(runs.values()), benchmarks)
+
+    result = store.ingest([runs["run-a"]], benchmarks, removal_date=lambda run: "2026-11-30")
+    assert (result.added, result.replaced, result.unchanged, result.removed) == ((), (), ("tiny/run-a",), ("tiny/run-b",))
+    assert [p.name for p in store.run_dirs()] == ["run-a"]
+    assert read_removals(store.snapshot()) == [Removal("tiny/run-b", "2026-11-30")]
+
+    revision = store.remove(Removal("tiny/run-a", "2026-12-01", "withdrawn"))
+    assert store.revision() == revision and store.run_dirs() == []
+    assert not (store.snapshot() / "benchmarks" / "tiny").exists()
+    assert read_removals(store.snapshot()) == [Removal("tiny/run-a", "2026-12-01", "withdrawn"),
+                                               Removal("tiny/run-b", "2026-11-30")]
+    with pytest.raises(RunNotStoredError, match="holds no run 'tiny/run-a' \\(runs of 'tiny': none\\)"):
+        store.remove(Removal("tiny/run-a", "2026-12-02", "again"))
+    assert store.revision() == revision
+
+    back = store.ingest([runs["run-b"]], benchmarks, removal_date=lambda run: "2026-12-03")
+    assert back.added == ("tiny/run-b",) and back.removed == ()
+    assert read_removals(store.snapshot()) == [Removal("tiny/run-a", "2026-12-01", "withdrawn")]
