@@ -122,7 +122,7 @@ def remove(project: Project, store: Store, run: str, *, reason: str, date: str) 
                              "then run this command again to record the reason (or just build: the run leaves "
                              "without one)")
     revision = store.remove(Removal(run, date, reason))
-    return StageSummary("remove", f"store revision {revision}: {run} removed ({reason or 'no reason given'})")
+    return StageSummary("remove", f"store revision {revision}: {run} removed ({reason})")
 
 
 def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
