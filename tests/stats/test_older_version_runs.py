@@ -82,7 +82,7 @@ def test_a_run_of_the_current_version_must_still_answer_every_question(tmp_path)
     _write_benchmark(tmp_path, BENCHMARK)
     _write_run(tmp_path, "lazy-run", "2", N_OLD, RIGHT_OLD)
     proc = dualboard("validate", "--root", str(tmp_path))
-    assert proc.returncode == 1 and "coverage: 6 of 36 (question, round) answers missing" in proc.stdout
+    assert proc.returncode == 1 and "coverage: 6 of 36 answers (question, round) missing" in proc.stdout
 
 
 def test_the_older_run_stays_marked_with_the_version_it_answered(board):
