@@ -35,11 +35,13 @@ def _question(i: int) -> dict:
                            "reference": "", "notes": ""}}
 
 
-def _write_run(root: Path, run_id: str, version: str, n: int, right: set[int]) -> None:
+def _write_run(root: Path, run_id: str, version: str, n: int, right: set[int], dropped: tuple[str, ...] = ()) -> None:
+    """A run answering q00…q(n-1), right on ``right``, plus answers to ``dropped`` questions (gone from the benchmark)."""
     folder = root / "submissions" / "moving" / run_id
     folder.mkdir(parents=True)
     rows = [{"question_id": f"q{i:02d}", "round": 0,
              "response": f"Final answer: {'colour' + str(i) if i in right else 'grey'}"} for i in range(n)]
+    rows += [{"question_id": q, "round": 0, "response": "Final answer: colour"} for q in dropped]
     (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
     meta = {"model": run_id, "submitter": "tests", "date": "2026-01-02", "benchmark": "moving",
             "benchmark_version": version, "rounds": 1}
@@ -62,11 +64,20 @@ def dualboard(*args: str) -> subprocess.CompletedProcess:
 def board(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("moving")
     _write_benchmark(root, BENCHMARK)
-    _write_run(root, "old-run", "1", N_OLD, RIGHT_OLD)
+    _write_run(root, "old-run", "1", N_OLD, RIGHT_OLD, dropped=("q-retired",))
     _write_run(root, "new-run", "2", N_OLD + N_ADDED, RIGHT_NEW)
     proc = dualboard("build", "--root", str(root), "--no-progress")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return root
+
+
+def test_an_answer_to_a_question_dropped_since_is_a_warning_and_is_not_graded(board):
+    proc = dualboard("validate", "--root", str(board))
+    assert proc.returncode == 0, proc.stdout
+    assert ("old-run/predictions.jsonl:31: question_id: question 'q-retired' is not in version '2' of moving — "
+            "nothing to do: this answer of an earlier version is left out of grading") in proc.stdout
+    scored = pd.read_parquet(board / "build" / "scored" / "moving.parquet")
+    assert "q-retired" not in set(scored["question_id"])
 
 
 def test_an_earlier_version_is_refused_until_benchmark_yaml_lists_it(tmp_path):
