@@ -89,11 +89,7 @@ def _stored_runs(board: Board, benchmarks: dict[str, Benchmark], name: str, repl
 
 
 def _grade(benchmark: Benchmark, runs: list[Run], cache: VerdictCache, progress: bool):
-    labels = pipeline.human_labels(benchmark)
-    if labels is not None:
-        # Labels of runs not on this board (a run that left, or one the base does not have yet)
-        # have no answer to attach to; grading refuses such stray labels.
-        labels = labels[labels["run_id"].isin({r.run_id for r in runs})]
+    labels = pipeline.human_labels(benchmark)  # labels of runs not on this board are set aside by grading
     total = verdict_count(benchmark, sum(len(r.predictions) for r in runs), 0 if labels is None else len(labels))
     with tqdm(total=total, desc=f"grade {benchmark.name}", unit="verdict", disable=not progress, leave=False) as bar:
         update: Callable[[int], object] = bar.update
