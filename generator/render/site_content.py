@@ -6,7 +6,7 @@ from generator.release.history import ReleaseRecord, history
 from generator.render import charts
 from generator.render.escape import escape_text
 from generator.render.graders_page import graders_page
-from generator.render.leaderboard import leaderboard_page
+from generator.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from generator.render.pages import BenchmarkResults, SiteContent, home_page
 from generator.render.question_pages import question_pages
 from generator.render.reference_pages import changelog_page, downloads_page, methodology_appendix, submit_page
@@ -29,7 +29,9 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord])
     content.pages.extend([submit_page(), downloads, changelog_page(history(releases))])
     content.assets.update(files)
     content.assets["javascripts/plotly.min.js"] = charts.plotly_js()
+    content.assets["javascripts/chart-templates.js"] = charts.templates_js()
     content.appendices.append(methodology_appendix(results))
+    content.appendices.append(leaderboard_columns_appendix())
     content.nav.extend(navigation(results))
     return content
 
