@@ -181,7 +181,7 @@ def _question_row(question_id: str, rows: pd.DataFrame, question: Mapping[str, A
 
 def _per_round(scores: pd.Series) -> str:
     """Each round's score in round order: ✓/✗ for pass/fail, the number for partial credit, – for no verdict."""
-    return "".join("–" if is_missing(v) else ROUND_MARKS.get(float(v), f" {format_number(v, 0)} ") for v in scores).strip()
+    return " ".join("–" if is_missing(v) else ROUND_MARKS.get(float(v), format_number(v, 0)) for v in scores)
 
 
 def _outcome(traditional: float, answer_key: float) -> str:
