@@ -114,7 +114,7 @@ def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdic
         + f"Benchmark [{escape_text(benchmark)}](../index.md) · [all questions](index.md)\n\n"
         + _question_block(question)
         + "\n## Answers and verdicts\n\n"
-        f"Every answer of every run, with each grader's score (0–100) and how it decided. "
+        "Every answer of every run, with each grader's score (0–100) and how it decided. "
         + ("*Options as shown* gives the options in the order that round showed them (runs may shuffle them), and "
            "the correct option's letter in that order; the graders' letters refer to that order. " if choices else "")
         + f"{n_disagree} answers are highlighted: their graders disagree on pass/fail (≥ 50 counts as a pass).\n\n"
