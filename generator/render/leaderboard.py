@@ -193,8 +193,9 @@ def _row(row, grading: str, metadata: Mapping[str, Any]) -> Row:
     too_few = int(row.n_questions) < TOO_FEW_QUESTIONS
     return Row([
         _rank_cell(row, grading) if ranked else Cell(  # sorts after every rank
-            unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12),
-        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/", badge="too few questions" if too_few else None),
+            unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12, css_class="dualboard-wrap"),
+        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/", badge="too few questions" if too_few else None,
+             css_class="dualboard-wrap"),
         _interval(row, "traditional"),
         _interval(row, "answer_key"),
         _difference(row),

@@ -90,6 +90,11 @@ def write_xss_run(root: Path) -> None:
         "date": "2026-03-01", "benchmark": "demo", "benchmark_version": "1.0",
         "decoding": {"temperature": 0.0, "seed": 1}, "rounds": 1,
         "license": "</textarea><svg onload=window.__xss=1>",
+        # Optional model metadata: shown in leaderboard columns and offered as filter values (built by script).
+        "model_license": "<img src=x onerror=window.__xss=1>",
+        "weights": "open",
+        "deployment": "\"><script>window.__xss=1</script>",
+        "model_url": "https://example.org/x?a=1&b=(2);c=@#frag",  # odd but valid: escaped in the href
         "notes": "\n".join(PAYLOADS)[:5000],
     }
     (run / "metadata.yaml").write_text(yaml.safe_dump(metadata, allow_unicode=True), "utf-8")
