@@ -20,6 +20,7 @@ from generator.render.escape import escape_text
 from generator.render.html import Cell, Header, Row, paragraph, table
 from generator.render.numbers import format_number, sort_key
 from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from generator.stats.kappa import PASS_MARK
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
@@ -184,7 +185,7 @@ def _answer_row(record: Mapping[str, Any], question: Mapping[str, Any], graders:
     for grader in graders:
         score, detail = record.get(f"score:{grader}"), record.get(f"detail:{grader}")
         if score is not None and score == score:
-            passes.add(score >= 50)
+            passes.add(score >= PASS_MARK)
         text = "—" if score is None or score != score else f"{format_number(score, 0)}: {detail or ''}"
         cells.append(Cell(text, sort=sort_key(score)))
     return Row(cells, css_class="dualboard-disagree" if len(passes) > 1 else None)

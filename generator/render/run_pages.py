@@ -40,6 +40,7 @@ from generator.render.pages import (
     run_slug,
 )
 from generator.render.question_pages import prompt_preview
+from generator.stats.kappa import PASS_MARK
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -155,10 +156,10 @@ def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]],
     """Every question the run answered, one row each: category, both gradings per round and on average, outcome."""
     if scored.empty:
         return "This run has no scored answers.\n"
-    text = {str(q["id"]): q for q in questions}
+    by_id = {str(q["id"]): q for q in questions}
     by_question = scored.sort_values("round", kind="stable").groupby("question_id", sort=False)
-    order = {qid: i for i, qid in enumerate(text)}
-    rows = [_question_row(str(qid), rows, text.get(str(qid), {}), slugs)
+    order = {qid: i for i, qid in enumerate(by_id)}  # benchmark order; a question it lacks goes last
+    rows = [_question_row(str(qid), rows, by_id.get(str(qid), {}), slugs)
             for qid, rows in sorted(by_question, key=lambda item: order.get(str(item[0]), len(order)))]
     return ("One row per question: the mean score of its rounds under each grading, and under it each round's score "
             "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
@@ -188,7 +189,7 @@ def _outcome(traditional: float, answer_key: float) -> str:
     """Which grading passes the question (mean ≥ 50), in words a filter can offer."""
     if is_missing(traditional) or is_missing(answer_key):
         return "no verdict"
-    passes = (traditional >= 50, answer_key >= 50)
+    passes = (traditional >= PASS_MARK, answer_key >= PASS_MARK)
     return {(True, True): "passes both", (False, False): "fails both",
             (True, False): "fails answer-key only", (False, True): "fails traditional only"}[passes]
 
@@ -200,7 +201,7 @@ def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
     out, as it is of the scores.
     """
     both = scored[list(GRADINGS)].notna().all(axis=1)
-    return scored[both & ((scored["traditional"] >= 50) != (scored["answer_key"] >= 50))]
+    return scored[both & ((scored["traditional"] >= PASS_MARK) != (scored["answer_key"] >= PASS_MARK))]
 
 
 def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> str:
