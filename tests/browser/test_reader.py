@@ -176,7 +176,11 @@ def test_metadata_filters_narrow_the_board(driver, demo_site):
     Select(bar.find_element(By.CSS_SELECTOR, "select[data-key='parameters']")).select_by_visible_text("10–100 B")
     mid = sorted(m["model"] for m in metadata.values() if 10 <= m.get("parameters_billions", 0) < 100)
     assert mid and sorted(column_values(table, "model", "textContent")) == mid
-    licences = [o.text for o in Select(bar.find_element(By.CSS_SELECTOR, "select[data-key='licence']")).options]
+    driver.find_element(By.CSS_SELECTOR, "label[for='dualboard-rank-traditional']").click()
+    other = _visible_table(driver)
+    assert other != table and sorted(column_values(other, "model", "textContent")) == mid, "both gradings share the filters"
+    licence = filter_bar(other).find_element(By.CSS_SELECTOR, "select[data-key='licence']")
+    licences = [o.get_attribute("value") for o in Select(licence).options]
     assert "<img src=x onerror=window.__xss=1>" in licences, "a hostile licence is offered as text"
     assert driver.execute_script("return typeof window.__xss") == "undefined"
     wait_for_charts(driver)

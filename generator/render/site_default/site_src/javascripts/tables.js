@@ -4,7 +4,8 @@
 //
 // * Every table inside .dualboard-sortable sorts by clicking a header.
 // * Every .dualboard-filterable table gets a text filter, and a drop-down per
-//   header marked data-filter="select" (a cell's data-filter, else its text).
+//   header marked data-filter="select" (a cell's data-filter, else its text);
+//   the tables of one grading switch share their filters.
 // * The view lives in the query string so a link shares it:
 //   ?grading=KEY (the checked .dualboard-switch-input's value),
 //   &sort=KEY&order=ascending|descending (the sorted header's data-key).
@@ -124,10 +125,26 @@
         });
         count.textContent = shown + " of " + rows.length + " rows";
       }
-      text.addEventListener("input", apply);
-      selects.forEach(function (select) { select.addEventListener("change", apply); });
+      bar.dualboardApply = apply;
+      text.addEventListener("input", function () { apply(); mirror(bar); });
+      selects.forEach(function (select) { select.addEventListener("change", function () { apply(); mirror(bar); }); });
       apply();
       wrapper.parentNode.insertBefore(bar, wrapper);
+    });
+  }
+
+  // The two gradings' tables of a leaderboard hold the same runs: a filter set on one applies to both.
+  function mirror(source) {
+    var group = source.closest(".dualboard-switch");
+    if (!group) { return; }
+    group.querySelectorAll(".dualboard-filters").forEach(function (bar) {
+      if (bar === source) { return; }
+      bar.querySelector("input[type='search']").value = source.querySelector("input[type='search']").value;
+      source.querySelectorAll("select").forEach(function (select) {
+        var twin = bar.querySelector('select[data-key="' + CSS.escape(select.dataset.key) + '"]');
+        if (twin) { twin.value = select.value; }
+      });
+      bar.dualboardApply();
     });
   }
 
