@@ -4,6 +4,7 @@ model_url): old runs stay valid, good values pass, bad ones are findings naming 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,12 +45,12 @@ BAD = [("model_url", "javascript:alert(1)"), ("model_url", "http://example.org/"
 
 
 def test_every_bad_value_is_a_finding_naming_file_and_field(tiny_root):
-    """One run per bad value, one validate pass: each is reported, the good run-a is not."""
+    """One run per bad value, one validate pass: each is reported with its line, the good run-a is not."""
     for i, (field, value) in enumerate(BAD):
         write_run(tiny_root, f"run-bad-{i}", metadata=tiny_metadata(**{field: value}))
     proc = validate(tiny_root)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
     for i, (field, _) in enumerate(BAD):
-        assert f"submissions/tiny/run-bad-{i}/metadata.yaml: {field}:" in output, (field, output)
+        assert re.search(rf"submissions/tiny/run-bad-{i}/metadata\.yaml:\d+: {field}: ", output), (field, output)
     assert "run-a/" not in output
