@@ -42,8 +42,8 @@ class Cell:
     """Value tablesort uses instead of the text (numbers sort numerically)."""
     href: str | None = None
     """Relative link built by the site itself (never from submitted text)."""
-    badge: str | None = None
-    """Short label shown as a badge after the text (e.g. "tied 1st")."""
+    badge: str | tuple[str, ...] | None = None
+    """Short label shown as a badge after the text (e.g. "tied 1st"), or several, in order."""
     css_class: str | None = None
     """Class of the cell (e.g. ``dualboard-response`` for long model text)."""
     note: str | None = None
@@ -102,8 +102,8 @@ def _cell(cell: Cell) -> str:
     text = escape_text(cell.text)
     if cell.href is not None:
         text = external_link(cell.href, cell.text) if cell.external else link(cell.href, cell.text)
-    if cell.badge:
-        text += " " + badge(cell.badge)
+    for label in (cell.badge,) if isinstance(cell.badge, str) else cell.badge or ():
+        text += " " + badge(label)
     if cell.note:
         text += f'<span class="dualboard-cell-note">{escape_text(cell.note)}</span>'
     return f"<td{attrs}>{text}</td>"

@@ -97,7 +97,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     b = result.benchmark
     models = result.models
     metadata = {run.run_id: run.metadata for run in result.runs}
-    tables = {g: (label, _ranked_table(models, g, metadata)) for g, label in RANKED_BY.items()}
+    tables = {g: (label, _ranked_table(models, g, metadata, b.version)) for g, label in RANKED_BY.items()}
     order = list(models.sort_values(["answer_key_mean", "run_id"], ascending=[False, True])["run_id"])
     text = (
         front_matter(f"Leaderboard: {b.name}", hide=("navigation", "toc"))
@@ -115,6 +115,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "interval is not zero-width: it allows for the share of questions that could differ unseen (9.5 % at 30 "
         "questions), and the cell says on how many answers the two gradings agree. "
         + coverage_sentence(models)
+        + older_versions_sentence(models, b.version)
         + "Hover a column header for what it means ([all columns](../../methodology.md#leaderboard-columns)); click it "
         "to sort; narrow the runs with the filters above the table. The address keeps the grading and the sort, so "
         "a copied link shows this view. See the [questions](questions/index.md) and how the "
@@ -182,27 +183,56 @@ def leaderboard_columns_appendix() -> Appendix:
                     + table(["Column", "Meaning"], rows, sortable=False))
 
 
-def _ranked_table(models: pd.DataFrame, grading: str, metadata: Mapping[str, Mapping[str, Any]]) -> str:
+def older_versions_sentence(models: pd.DataFrame, current: str) -> str:
+    """Say how runs of an earlier benchmark version are marked, and that questions they never saw are left out."""
+    older = models[_older(models["benchmark_version"], current)]
+    if older.empty:
+        return ""
+    return (f"{len(older)} run(s) answered an earlier benchmark version (marked *answered vN*): they are graded "
+            "against the current answer keys, and the questions added since count as never run — left out of their "
+            "scores and paired comparisons, not counted wrong (*Questions* says how many). ")
+
+
+def _older(versions: pd.Series, current: str) -> pd.Series:
+    """Which runs answered a version other than ``current`` (an empty version: not known, not marked)."""
+    text = versions.fillna("").astype(str)
+    return (text != "") & (text != current)
+
+
+def _ranked_table(models: pd.DataFrame, grading: str, metadata: Mapping[str, Mapping[str, Any]], current: str) -> str:
     ordered = models.sort_values([f"rank_{grading}", f"{grading}_mean", "run_id"], ascending=[True, False, True])
-    rows = [_row(row, grading, metadata.get(row.run_id, {})) for row in ordered.itertuples(index=False)]
+    older = dict(zip(models["run_id"], _older(models["benchmark_version"], current), strict=True))
+    rows = [_row(row, grading, metadata.get(row.run_id, {}), older[row.run_id]) for row in ordered.itertuples(index=False)]
     return table(COLUMNS, rows, filterable=True)
 
 
-def _row(row, grading: str, metadata: Mapping[str, Any]) -> Row:
+def _questions(row) -> Cell:
+    """Questions answered, and those never run (added after the version the run answered); the answers below."""
+    never = int(row.n_never_run)
+    return Cell(f"{int(row.n_questions)}" + (f" ({never} never run)" if never else ""), sort=int(row.n_questions),
+                note=f"{int(row.n_answers)} answers")
+
+
+def _badges(row, older: bool) -> tuple[str, ...]:
+    """The Model cell's marks: an earlier benchmark version answered, too few questions for rank intervals."""
+    marks = (f"answered v{row.benchmark_version}" if older else "",
+             "too few questions" if int(row.n_questions) < TOO_FEW_QUESTIONS else "")
+    return tuple(m for m in marks if m)
+
+
+def _row(row, grading: str, metadata: Mapping[str, Any], older: bool = False) -> Row:
     ranked = is_true(getattr(row, f"ranked_{grading}"))
-    too_few = int(row.n_questions) < TOO_FEW_QUESTIONS
     return Row([
         _rank_cell(row, grading) if ranked else Cell(  # sorts after every rank
             unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12, css_class="dualboard-wrap"),
-        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/", badge="too few questions" if too_few else None,
-             css_class="dualboard-wrap"),
+        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/", badge=_badges(row, older), css_class="dualboard-wrap"),
         _interval(row, "traditional"),
         _interval(row, "answer_key"),
         _difference(row),
         Cell(format_p(row.p_holm), sort=sort_key(row.p_holm)),
         Cell(format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2), sort=sort_key(row.effect_dz)),
         Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
-        Cell(str(row.n_questions), sort=int(row.n_questions), note=f"{int(row.n_answers)} answers"),
+        _questions(row),
         *model_facts(metadata),
     ], css_class=None if ranked else "dualboard-unranked")
 

@@ -52,17 +52,24 @@ def run_pages(result: BenchmarkResults) -> list[Page]:
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
     return [run_page(result.name, run, models.loc[run.run_id] if run.run_id in models.index else None,
-                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs, result.benchmark.questions)
+                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs, result.benchmark.questions,
+                     current_version=result.benchmark.version)
             for run in result.runs]
 
 
 def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.DataFrame,
-             slugs: Mapping[str, str], questions: Sequence[Mapping[str, Any]] = ()) -> Page:
-    """The page of one run: metadata, scores per category, every question, disagreements between the gradings."""
+             slugs: Mapping[str, str], questions: Sequence[Mapping[str, Any]] = (), *,
+             current_version: str | None = None) -> Page:
+    """The page of one run: metadata, scores per category, every question, disagreements between the gradings.
+
+    ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
+    questions it was never asked.
+    """
     text = (
         front_matter(f"Run {run.run_id}")
         + f'<h1>{escape_text(run.model)}</h1>\n\n'
         + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
+        + (_older_version(model_row, current_version) if model_row is not None else "")
         + (_summary(model_row) if model_row is not None else "")
         + "\n## Scores per category\n\n"
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
@@ -74,6 +81,17 @@ def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.D
         + "\n## Submission\n\n" + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
     )
     return Page(f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md", text)
+
+
+def _older_version(row: pd.Series, current: str | None) -> str:
+    """Say that the run answered an earlier benchmark version, and what that means for its numbers."""
+    answered = str(row.get("benchmark_version", ""))
+    if current is None or answered in ("", "nan", current):
+        return ""
+    never = int(row.get("n_never_run", 0))
+    return paragraph(f"This run answered benchmark version {answered} (current: {current}). It is graded against "
+                     f"the current answer keys; the {never} question(s) added since were never run and are left "
+                     "out of its scores and of every paired comparison, not counted wrong.")
 
 
 def _summary(row: pd.Series) -> str:
@@ -145,7 +163,8 @@ QUESTION_COLUMNS = [
     Header("Answer-key", key="answer_key", title=(
         "Mean answer-key score over the rounds the grader judged (0–100); second line: each round, – where it gave no verdict.")),
     Header("Difference", key="difference", title="Answer-key − traditional of the two means."),
-    Header("Outcome", key="outcome", filter=True, title="Whether each grading passes the question (mean ≥ 50 counts as a pass)."),
+    Header("Outcome", key="outcome", filter=True, title=(
+        "Whether each grading passes the question (mean ≥ 50 counts as a pass); never run: the run was not asked it.")),
 ]
 """Columns of a run page's list of questions."""
 ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
@@ -153,14 +172,17 @@ ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
 
 
 def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]], slugs: Mapping[str, str]) -> str:
-    """Every question the run answered, one row each: category, both gradings per round and on average, outcome."""
+    """Every question of the benchmark, one row each: category, both gradings per round and on average, outcome.
+
+    A question the run never answered (added after the version it answered) is listed as never run.
+    """
     if scored.empty:
         return "This run has no scored answers.\n"
     by_id = {str(q["id"]): q for q in questions}
-    by_question = scored.sort_values("round", kind="stable").groupby("question_id", sort=False)
-    order = {qid: i for i, qid in enumerate(by_id)}  # benchmark order; a question it lacks goes last
-    rows = [_question_row(str(qid), rows, by_id.get(str(qid), {}), slugs)
-            for qid, rows in sorted(by_question, key=lambda item: order.get(str(item[0]), len(order)))]
+    answered = {str(qid): rows for qid, rows in scored.sort_values("round", kind="stable").groupby("question_id")}
+    order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
+    rows = [_question_row(qid, answered[qid], by_id.get(qid, {}), slugs) if qid in answered
+            else _never_run_row(by_id[qid], slugs) for qid in order]
     return ("One row per question: the mean score of its rounds under each grading, and under it each round's score "
             "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
             "to read the answers.\n\n" + table(QUESTION_COLUMNS, rows, filterable=True))
@@ -178,6 +200,14 @@ def _question_row(question_id: str, rows: pd.DataFrame, question: Mapping[str, A
         Cell(format_number(difference), sort=sort_key(difference)),
         Cell(outcome),
     ], css_class="dualboard-disagree" if outcome.endswith("only") else None)
+
+
+def _never_run_row(question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
+    """A question the run was never asked (added after the benchmark version it answered)."""
+    qid = str(question["id"])
+    return Row([Cell(qid, href=f"../../questions/{slugs.get(qid, 'x')}/"), Cell(str(question.get("category", ""))),
+                Cell(prompt_preview(question), css_class="dualboard-wrap"),
+                *[Cell("—", sort=sort_key(None)) for _ in range(3)], Cell("never run")])
 
 
 def _per_round(scores: pd.Series) -> str:

@@ -70,7 +70,7 @@ def test_run_page_lists_every_question_sorts_and_filters(driver, demo_site):
     outcome = Select(bar.find_element(By.CSS_SELECTOR, "select[data-key='outcome']"))
     options = [o.text for o in outcome.options]
     assert options[0] == "all" and set(options[1:]) <= {"passes both", "fails both", "fails answer-key only",
-                                                        "fails traditional only", "no verdict"}
+                                                        "fails traditional only", "no verdict", "never run"}
     outcome.select_by_index(1)
     assert all(r.find_elements(By.TAG_NAME, "td")[6].text == options[1] for r in visible_rows(table))
 

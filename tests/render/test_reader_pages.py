@@ -108,7 +108,8 @@ def test_run_page_question_list_filters_on_category_and_outcome(reader_site):
     assert filters == ["Category", "Outcome"]
     assert 'class="dualboard-table dualboard-sortable dualboard-filterable"' in text[text.index("## Every question"):]
     outcomes = {row[6].text for row in listed.rows}
-    assert outcomes <= {"passes both", "fails both", "fails answer-key only", "fails traditional only", "no verdict"}
+    assert outcomes <= {"passes both", "fails both", "fails answer-key only", "fails traditional only", "no verdict",
+                        "never run"}
 
 
 def test_leaderboard_headers_explain_themselves_on_hover_and_on_the_methodology_page(reader_site):
