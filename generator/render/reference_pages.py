@@ -12,6 +12,7 @@ from importlib import resources
 
 import pandas as pd
 
+from generator import REQUIREMENT
 from generator.release.csv_download import download_csv
 from generator.release.history import ReleaseChanges, ReleaseRecord
 from generator.render.escape import escape_text
@@ -84,7 +85,8 @@ def submit_page() -> Page:
              "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
              "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
              "3. Write `metadata.yaml` and `predictions.jsonl` as described by the schemas below.\n"
-             "4. Check it locally: `dualboard validate submissions/<benchmark>/<run-id>` lists every problem with "
+             f"4. Check it locally with the Dualboard version that grades this leaderboard: `pip install \"{REQUIREMENT}\"`, "
+             "then `dualboard validate submissions/<benchmark>/<run-id>` lists every problem with "
              "the file, line and the fix, and changes nothing.\n"
              "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
              "under both gradings and appears in the next build and release.\n\n"
