@@ -38,10 +38,11 @@ class StepResult:
     output: str = ""
 
 
-def load_steps(workflow: Path) -> list[dict]:
-    """The steps of the one job of ``workflow``."""
-    [job] = yaml.safe_load(workflow.read_text("utf-8"))["jobs"].values()
-    return job["steps"]
+def load_steps(workflow: Path, job: str | None = None) -> list[dict]:
+    """The steps of ``job`` in ``workflow`` (of its only job when ``job`` is None)."""
+    jobs = yaml.safe_load(workflow.read_text("utf-8"))["jobs"]
+    [name] = [job] if job else list(jobs)
+    return jobs[name]["steps"]
 
 
 def run_job(steps: list[dict], cwd: Path, env: dict[str, str], context: dict[str, str],
