@@ -4,7 +4,7 @@ Only what a test can stand in for honestly is supported, and anything else fails
 what to teach here, so a workflow change cannot silently skip a step:
 
 - ``run:`` steps run as ``bash --noprofile --norc -eo pipefail`` (GitHub's default shell on Linux)
-  with the step's ``env:``, the variables earlier steps wrote to ``$GITHUB_ENV``, and
+  with the workflow's, job's and step's ``env:``, the variables earlier steps wrote to ``$GITHUB_ENV``, and
   ``$GITHUB_ENV`` / ``$GITHUB_OUTPUT`` / ``$GITHUB_STEP_SUMMARY`` files;
 - ``${{ … }}`` in ``env:`` values are looked up in the ``context`` the test gives (a pull request's
   ``github.event.pull_request.base.sha`` and so on);
@@ -39,10 +39,15 @@ class StepResult:
 
 
 def load_steps(workflow: Path, job: str | None = None) -> list[dict]:
-    """The steps of ``job`` in ``workflow`` (of its only job when ``job`` is None)."""
-    jobs = yaml.safe_load(workflow.read_text("utf-8"))["jobs"]
-    [name] = [job] if job else list(jobs)
-    return jobs[name]["steps"]
+    """The steps of ``job`` in ``workflow`` (of its only job when ``job`` is None), the job's ``env:`` in each."""
+    doc = yaml.safe_load(workflow.read_text("utf-8"))
+    [name] = [job] if job else list(doc["jobs"])
+    spec = doc["jobs"][name]
+    unsupported = {"defaults", "container", "services", "strategy"} & (set(spec) | set(doc))
+    if unsupported:
+        pytest.fail(f"{workflow.name}: teach tests/workflows/job_runner.py {sorted(unsupported)}")
+    shared = {**(doc.get("env") or {}), **(spec.get("env") or {})}
+    return [{**step, "env": {**shared, **(step.get("env") or {})}} for step in spec["steps"]]
 
 
 def run_job(steps: list[dict], cwd: Path, env: dict[str, str], context: dict[str, str],
@@ -54,6 +59,9 @@ def run_job(steps: list[dict], cwd: Path, env: dict[str, str], context: dict[str
     results: list[StepResult] = []
     for index, step in enumerate(steps):
         name = step.get("name") or step.get("uses") or f"step {index + 1}"
+        unsupported = {"shell", "working-directory", "continue-on-error"} & set(step)
+        if unsupported:
+            pytest.fail(f"step {name!r}: teach tests/workflows/job_runner.py {sorted(unsupported)}")
         failed = any(r.returncode != 0 for r in results)
         job_env = _read_env_file(files["GITHUB_ENV"])
         if not _condition(step.get("if"), failed, job_env, name):
