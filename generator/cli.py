@@ -272,9 +272,13 @@ def init(directory: Path, benchmark: str, title: str | None):
 @store_option
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def grade(project: Project, store: Store, progress: bool):
-    """Grade stored runs into build/scored/<benchmark>.parquet.
+    """Grade stored runs into build/scored/, three Parquet files per benchmark.
 
-    Verdicts are cached by content in the store: a second run grades nothing again.
+    <benchmark>.parquet holds both scores per run × question × round (what
+    stats reads), <benchmark>.answers.parquet the same rows with prompt, key
+    answer and response, <benchmark>.verdicts.parquet every grader's verdict.
+    Each records the store revision graded. Verdicts are cached by content in
+    the store: a second run grades nothing again.
     """
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
 
@@ -291,7 +295,11 @@ def stats(project: Project, seed: int):
 @root_option
 @store_option
 def render(project: Project, store: Store):
-    """Write pages and charts from build/stats/ and build the site into site/."""
+    """Write pages and charts from build/stats/ and build the site into site/.
+
+    Refuses when build/scored or build/stats was made from another store
+    revision than the current one (run `dualboard build`).
+    """
     click.echo(str(_run(lambda: pipeline.render(project, store))))
 
 
@@ -383,11 +391,12 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
 def release(project: Project, version: str, push: bool, released: str):
     """Freeze the current build as VERSION and deploy it with mike.
 
-    Writes releases/VERSION/ (scored answers as Parquet and CSV, verdicts,
-    statistics, manifest.json, a dataset card and SHA256SUMS), renders the
-    site with the changelog against the previous release, and deploys it to
-    the gh-pages branch as VERSION with the `latest` alias. Run
-    `dualboard build` first.
+    Writes releases/VERSION/ (scored answers and the answers with their text
+    as Parquet and CSV, verdicts, statistics, manifest.json, a dataset card
+    and SHA256SUMS), renders the site with the changelog against the previous
+    release, and deploys it to the gh-pages branch as VERSION with the
+    `latest` alias. Run `dualboard build` first: a build made from another
+    store revision than the current one is refused.
     """
     result = _run(lambda: freeze_release(project, _store(project), version, released=released, push=push))
     click.echo(f"release {result.version}: {result.files} files in {result.folder}; site deployed to gh-pages"

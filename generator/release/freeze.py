@@ -1,12 +1,14 @@
 """``dualboard release VERSION``: freeze the current build as a version.
 
-Steps, each reading what the previous wrote:
+It refuses a build that was not made from the store's current revision
+(:func:`generator.pipeline.check_current`), so a manifest never names runs
+its scored data lacks. Steps, each reading what the previous wrote:
 
 1. the manifest (content hashes of benchmarks and runs from the store, graders
    from the verdicts, ranks from models.csv);
-2. ``releases/VERSION/``: scored answers (Parquet + CSV), verdicts, stats
-   tables, manifest, dataset card and ``SHA256SUMS``, written in a staging
-   folder and moved into place in one step;
+2. ``releases/VERSION/``: scored answers and the answers with their text
+   (Parquet + CSV), verdicts, stats tables, manifest, dataset card and
+   ``SHA256SUMS``, written in a staging folder and moved into place in one step;
 3. the site rendered again with the new changelog and the version selector;
 4. ``mike deploy --update-aliases VERSION latest`` to the ``gh-pages`` branch
    of the leaderboard folder's git repository (``--push`` optional).
@@ -31,6 +33,7 @@ from generator.release.csv_download import download_csv
 from generator.release.dataset_card import dataset_card
 from generator.release.history import CHECKSUMS, MANIFEST, VERSION, ReleaseError, load_releases, releases_dir
 from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
+from generator.scored_files import ANSWERS, SCORED, VERDICTS, read_answers, read_scored, read_verdicts, table_revision
 from generator.stats.tables import TABLES, read_tables, write_tables
 from generator.store import Store
 
@@ -87,11 +90,14 @@ def _manifest(project: Project, store: Store, version: str, *, released: str, se
               hub_dataset: str | None) -> dict:
     benchmarks = {}
     snapshot = store.snapshot()
-    for name, (benchmark, _runs) in pipeline.stored_benchmarks(store).items():
-        scored = project.scored_dir() / f"{name}.parquet"
+    stored = pipeline.stored_benchmarks(store)
+    for name in stored:
+        scored = SCORED.path(project.scored_dir(), name)
         if not scored.is_file() or not (project.stats_dir(name) / "models.csv").is_file():
             raise ReleaseError(f"no build output for benchmark {name!r} ({scored}) — run `dualboard build` first")
-        verdicts = pd.read_parquet(scored.with_name(f"{name}.verdicts.parquet"))
+    pipeline.check_current(project, store, list(stored))
+    for name, (benchmark, _runs) in stored.items():
+        verdicts = read_verdicts(project.scored_dir(), name)
         models = pd.read_csv(project.stats_dir(name) / "models.csv")
         benchmarks[name] = benchmark_entry(snapshot / "benchmarks" / name, store.run_dirs(name), models, verdicts,
                                            benchmark.version)
@@ -118,13 +124,14 @@ def write_release(project: Project, data: dict) -> Path:
 
 
 def _copy_benchmark(project: Project, name: str, staging: Path) -> None:
-    scored = project.scored_dir() / f"{name}.parquet"
-    (staging / "scored").mkdir(parents=True, exist_ok=True)
-    (staging / "verdicts").mkdir(exist_ok=True)
-    (staging / "csv").mkdir(exist_ok=True)
-    shutil.copyfile(scored, staging / "scored" / f"{name}.parquet")
-    shutil.copyfile(scored.with_name(f"{name}.verdicts.parquet"), staging / "verdicts" / f"{name}.parquet")
-    atomic_write_text(staging / "csv" / f"{name}.csv", download_csv(pd.read_parquet(scored)))
+    """Copy a benchmark's three tables (Parquet as built, with their metadata) and CSV downloads of two."""
+    scored_dir = project.scored_dir()
+    for table in (SCORED, ANSWERS, VERDICTS):
+        table_revision(table, scored_dir, name)  # a regular file holding that table, not a link planted in build/
+        (staging / table.name).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(table.path(scored_dir, name), staging / table.name / f"{name}.parquet")
+    atomic_write_text(staging / "csv" / f"{name}.csv", download_csv(read_scored(scored_dir, name)))
+    atomic_write_text(staging / "csv" / f"{name}.answers.csv", download_csv(read_answers(scored_dir, name)))
     _copy_stats(project.stats_dir(name), staging / "stats" / name)
 
 
