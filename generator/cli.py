@@ -29,6 +29,8 @@ from generator.stats.tables import SEED
 from generator.store import LocalStore, Store
 
 EXIT_INVALID = 1
+ROOT_KEY = "dualboard.root"
+"""Where ``--root`` is kept in the click context, for showing findings relative to it."""
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 HUB_ENDPOINT = "https://huggingface.co"
 
@@ -40,6 +42,7 @@ def root_option(command):
                   show_default=True, help="Leaderboard folder holding data/ and submissions/.")
     @functools.wraps(command)
     def wrapper(root: Path, **kwargs):
+        click.get_current_context().meta[ROOT_KEY] = root.resolve()  # findings are shown relative to it (_run)
         return command(project=Project(root.resolve()), **kwargs)
 
     return wrapper
@@ -73,7 +76,8 @@ def store_option(command):
                   help="Read this tag or commit of the Hub dataset (default: the head of main).")
     @click.option("--stage", is_flag=True,
                   help="With --hub: only read the dataset (no token needed for a public one) and keep ingested runs "
-                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them.")
+                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them. "
+                       "Without --stage, ingest commits to the dataset and needs HF_TOKEN.")
     @functools.wraps(command)
     def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, stage: bool, **kwargs):
         store = _choose_store(project, hub_repo, hub_endpoint, hub_revision, stage=stage)
@@ -103,7 +107,8 @@ def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, 
     )
     from generator.store.staged import StagedHubStore
 
-    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir)
+    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir,
+                   pending_dir=project.hub_pending_dir)
     return StagedHubStore(hub, project.hub_pending_dir) if stage else hub
 
 
@@ -112,7 +117,9 @@ def _run(step):
     try:
         return step()
     except InvalidInputError as exc:
-        raise click.ClickException(str(exc)) from exc
+        root = click.get_current_context().meta.get(ROOT_KEY)
+        shown = InvalidInputError([f.relative_to(root) for f in exc.findings]) if root else exc
+        raise click.ClickException(str(shown)) from exc
     except DualboardError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -168,8 +175,9 @@ def validate(project: Project, paths: tuple[Path, ...], output_format: str, max_
     """Check submissions without changing anything.
 
     PATHS are run folders, benchmark folders under submissions/, or the
-    submissions folder itself (the default). Every problem is listed as
-    file:line: field: problem — fix.
+    submissions folder itself (the default). Every problem of every run is
+    listed in one pass, in plain words, as file:line: field: problem — fix,
+    with files relative to the leaderboard folder (--root).
 
     Exit code 0 when valid, 1 when not, 2 on a usage error.
     """
@@ -277,8 +285,15 @@ def grade(project: Project, store: Store, progress: bool):
     <benchmark>.parquet holds both scores per run × question × round (what
     stats reads), <benchmark>.answers.parquet the same rows with prompt, key
     answer and response, <benchmark>.verdicts.parquet every grader's verdict.
-    Each records the store revision graded. Verdicts are cached by content in
-    the store: a second run grades nothing again.
+    Each records the store revision graded.
+
+    Verdicts are cached by content in the store, so a second run grades
+    nothing again (and a new run costs only its own answers):
+
+    \b
+      local store        .dualboard/store/verdicts/
+      --hub [--stage]    .dualboard/hub-pending/verdicts/ until `dualboard publish` pushes them
+                         (grading itself never writes to the Hub)
     """
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
 
