@@ -36,6 +36,7 @@ from generator.release.manifest import benchmark_entry, file_sha256, manifest, m
 from generator.scored_files import ANSWERS, SCORED, VERDICTS, read_answers, read_scored, read_verdicts, table_revision
 from generator.stats.tables import TABLES, read_tables, write_tables
 from generator.store import Store
+from generator.store.base import read_removals
 
 RESERVED = {"latest", "versions.json", "index.html"}
 # -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
@@ -104,7 +105,7 @@ def _manifest(project: Project, store: Store, version: str, *, released: str, se
     if not benchmarks:
         raise ReleaseError("the store holds no benchmark — run `dualboard build` first")
     return manifest(version, released=released, sequence=sequence, store_revision=store.revision(),
-                    benchmarks=benchmarks, hub_dataset=hub_dataset)
+                    benchmarks=benchmarks, hub_dataset=hub_dataset, removed=read_removals(snapshot))
 
 
 def write_release(project: Project, data: dict) -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from generator import __version__
+from generator.store.base import Removal
 
 FORMAT_VERSION = 1
 GRADER_FIELDS = ["grader", "grader_version", "config_hash", "role"]
@@ -84,8 +85,9 @@ def benchmark_entry(benchmark_dir: Path, run_dirs: list[Path], models: pd.DataFr
 
 
 def manifest(version: str, *, released: str, sequence: int, store_revision: str,
-             benchmarks: dict[str, dict[str, Any]], hub_dataset: str | None = None) -> dict[str, Any]:
-    """Assemble the manifest of a release."""
+             benchmarks: dict[str, dict[str, Any]], hub_dataset: str | None = None,
+             removed: list[Removal] = ()) -> dict[str, Any]:
+    """Assemble the manifest of a release; ``removed``: the store's removal records (the changelog gives their reasons)."""
     return {
         "format_version": FORMAT_VERSION,
         "version": version,
@@ -95,6 +97,7 @@ def manifest(version: str, *, released: str, sequence: int, store_revision: str,
         "store_revision": store_revision,
         "hub_dataset": hub_dataset,
         "benchmarks": benchmarks,
+        "removed": {r.run: {"date": r.date, "reason": r.reason} for r in removed},
     }
 
 

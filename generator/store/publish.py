@@ -1,4 +1,4 @@
-"""Publish a release to the Hub: staged runs, verdict cache, scored Parquet and dataset card, then a tag.
+"""Publish a release to the Hub: staged runs (and removals), verdict cache, scored Parquet and dataset card, then a tag.
 
 One commit carries everything, and its ``parent_commit`` is the revision the
 build read (recorded in ``build/`` by the grading stage): the tag then names
@@ -65,7 +65,7 @@ def publish(store: StagedHubStore, build_dir: Path, scored_dir: Path, version: s
     files = store.pending_files() + _release_files(store.hub.repo_id, scored_dir, version)
     parent = _parent_commit(store.hub, base)
     try:
-        revision = store.hub.commit(files, f"Release {version}", parent=parent)
+        revision = store.hub.commit(files, f"Release {version}", parent=parent, deletions=store.pending_deletions())
     except StoreConflictError as exc:
         raise StoreConflictError(f"{store.hub.repo_id}: main moved past {parent[:12]}, the revision the build read; "
                                  f"nothing was written — build again (`dualboard build --hub {store.hub.repo_id} "
