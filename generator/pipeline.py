@@ -148,15 +148,17 @@ def stats(project: Project, *, seed: int = SEED) -> StageSummary:
     return StageSummary("stats", f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})")
 
 
-def render(project: Project, store: Store, *, versioned: bool = False) -> StageSummary:
+def render(project: Project, store: Store, *, release: str | None = None) -> StageSummary:
     """Write the pages and charts, then build the static site into site/.
 
-    ``versioned`` (set by a release) turns on the mike version selector.
+    ``release`` (set by ``dualboard release``) names the version being
+    deployed: its Downloads page carries that release's files, and the mike
+    version selector is on.
     """
     results = [benchmark_results(project, b, runs) for b, runs in stored_benchmarks(store).values()
                if project.stats_dir(b.name).is_dir()]
-    content = site_content(results, load_releases(project.root))
-    config = compose_docs(project.root, project.build_dir, content, versioned=versioned)
+    content = site_content(results, load_releases(project.root), release=release)
+    config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(config, project.site_dir)
     return StageSummary("render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}")
 

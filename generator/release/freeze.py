@@ -4,10 +4,12 @@ Steps, each reading what the previous wrote:
 
 1. the manifest (content hashes of benchmarks and runs from the store, graders
    from the verdicts, ranks from models.csv);
-2. ``releases/VERSION/``: scored answers (Parquet + CSV), verdicts, stats
-   tables, manifest, dataset card and ``SHA256SUMS``, written in a staging
-   folder and moved into place in one step;
-3. the site rendered again with the new changelog and the version selector;
+2. ``releases/VERSION/`` (laid out as :mod:`generator.release.layout` says):
+   scored answers and verdicts as Parquet + CSV, stats tables, manifest,
+   dataset card and ``SHA256SUMS``, written in a staging folder and moved
+   into place in one step;
+3. the site rendered again with the new changelog, the version selector and
+   a Downloads page that carries the release's small files;
 4. ``mike deploy --update-aliases VERSION latest`` to the ``gh-pages`` branch
    of the leaderboard folder's git repository (``--push`` optional).
 """
@@ -29,12 +31,12 @@ from generator.atomic import atomic_write_text
 from generator.project import Project
 from generator.release.csv_download import download_csv
 from generator.release.dataset_card import dataset_card
-from generator.release.history import CHECKSUMS, MANIFEST, VERSION, ReleaseError, load_releases, releases_dir
+from generator.release.history import CHECKSUMS, MANIFEST, ReleaseError, check_version_name, load_releases, releases_dir
+from generator.release.layout import CARD, STATS, write_table
 from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
 from generator.stats.tables import TABLES, read_tables, write_tables
 from generator.store import Store
 
-RESERVED = {"latest", "versions.json", "index.html"}
 # -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 
@@ -53,24 +55,26 @@ class ReleaseResult:
     """Whether gh-pages was pushed to the remote."""
 
 
-def release(project: Project, store: Store, version: str, *, released: str, push: bool = False,
-            hub_dataset: str | None = None) -> ReleaseResult:
-    """Freeze the current build as ``version``; see the module docstring for the steps."""
+def release(project: Project, store: Store, version: str, *, released: str, push: bool = False) -> ReleaseResult:
+    """Freeze the current build as ``version``; see the module docstring for the steps.
+
+    With a Hub store the manifest names the dataset, so the Downloads page
+    links the files too large for the site at the dataset's tag ``version``
+    (``dualboard publish --release VERSION`` puts them there).
+    """
     check_version(project, version)
     _check_git(project.root)
     previous = load_releases(project.root)
-    data = _manifest(project, store, version, released=released, sequence=len(previous) + 1, hub_dataset=hub_dataset)
+    data = _manifest(project, store, version, released=released, sequence=len(previous) + 1)
     folder = write_release(project, data)
-    pipeline.render(project, store, versioned=True)
+    pipeline.render(project, store, release=version)
     deploy(project.build_dir / "mkdocs.yml", project.root, version, push=push)
     return ReleaseResult(version, folder, sum(1 for p in folder.rglob("*") if p.is_file()), push)
 
 
 def check_version(project: Project, version: str) -> None:
     """Reject a version name that is malformed, reserved or already released."""
-    if not VERSION.fullmatch(version) or version in RESERVED:
-        raise ReleaseError(f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
-                           f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}")
+    check_version_name(version)
     if (releases_dir(project.root) / version).exists():
         raise ReleaseError(f"release {version} already exists in {releases_dir(project.root)} — a release is frozen; "
                            "choose a new version name")
@@ -83,8 +87,7 @@ def _check_git(root: Path) -> None:
                            "run `git init` there (and commit) first")
 
 
-def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int,
-              hub_dataset: str | None) -> dict:
+def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int) -> dict:
     benchmarks = {}
     snapshot = store.snapshot()
     for name, (benchmark, _runs) in pipeline.stored_benchmarks(store).items():
@@ -97,8 +100,10 @@ def _manifest(project: Project, store: Store, version: str, *, released: str, se
                                            benchmark.version)
     if not benchmarks:
         raise ReleaseError("the store holds no benchmark — run `dualboard build` first")
+    hub = getattr(store, "hub", store)  # a staged Hub store reads through its HubStore
+    repo_id, endpoint = getattr(hub, "repo_id", None), getattr(hub, "endpoint", None)
     return manifest(version, released=released, sequence=sequence, store_revision=store.revision(),
-                    benchmarks=benchmarks, hub_dataset=hub_dataset)
+                    benchmarks=benchmarks, hub_dataset=repo_id, hub_endpoint=endpoint)
 
 
 def write_release(project: Project, data: dict) -> Path:
@@ -109,7 +114,8 @@ def write_release(project: Project, data: dict) -> Path:
         for name in sorted(data["benchmarks"]):
             _copy_benchmark(project, name, staging)
         atomic_write_text(staging / MANIFEST, manifest_json(data))
-        atomic_write_text(staging / "README.md", dataset_card(data))
+        files = [p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()]
+        atomic_write_text(staging / CARD, dataset_card(data, files))
         atomic_write_text(staging / CHECKSUMS, checksums(staging))
         os.replace(staging, target)
     finally:
@@ -118,14 +124,12 @@ def write_release(project: Project, data: dict) -> Path:
 
 
 def _copy_benchmark(project: Project, name: str, staging: Path) -> None:
+    """One benchmark's tables (Parquet and CSV, in parts when large) and its statistics."""
     scored = project.scored_dir() / f"{name}.parquet"
-    (staging / "scored").mkdir(parents=True, exist_ok=True)
-    (staging / "verdicts").mkdir(exist_ok=True)
-    (staging / "csv").mkdir(exist_ok=True)
-    shutil.copyfile(scored, staging / "scored" / f"{name}.parquet")
-    shutil.copyfile(scored.with_name(f"{name}.verdicts.parquet"), staging / "verdicts" / f"{name}.parquet")
-    atomic_write_text(staging / "csv" / f"{name}.csv", download_csv(pd.read_parquet(scored)))
-    _copy_stats(project.stats_dir(name), staging / "stats" / name)
+    sources = {"scored": scored, "verdicts": scored.with_name(f"{name}.verdicts.parquet")}
+    for table, source in sources.items():
+        write_table(source, staging / table, name)
+    _copy_stats(project.stats_dir(name), staging / STATS / name)
 
 
 def _copy_stats(stats_dir: Path, target: Path) -> None:

@@ -16,8 +16,12 @@ NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
 """Pages reachable by links only (MkDocs ``not_in_nav`` patterns); the question list itself is in the nav."""
 
 
-def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord]) -> SiteContent:
-    """Every generated page of the site, its chart JSON and downloads, and the navigation."""
+def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord], *,
+                 release: str | None = None) -> SiteContent:
+    """Every generated page of the site, its chart JSON and downloads, and the navigation.
+
+    ``release``: the version this site is deployed as, whose files the Downloads page carries.
+    """
     content = SiteContent()
     content.pages.append(home_page(results, releases[-1].version if releases else None))
     for result in results:
@@ -25,7 +29,7 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord])
         content.pages.append(page)
         content.assets.update(assets)
         content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
-    downloads, files = downloads_page(results, releases)
+    downloads, files = downloads_page(results, releases, release)
     content.pages.extend([submit_page(), downloads, changelog_page(history(releases))])
     content.assets.update(files)
     content.assets["javascripts/plotly.min.js"] = charts.plotly_js()
