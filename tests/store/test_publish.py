@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 
+import httpx
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -12,6 +13,7 @@ from huggingface_hub import snapshot_download
 
 from generator.cli import main
 from generator.errors import DualboardError
+from generator.release.layout import hub_file_url
 from tests.conftest import write_run
 from tests.store.conftest import TOKEN
 
@@ -65,6 +67,8 @@ def test_publish_pushes_runs_verdict_cache_card_and_tag_in_one_commit(tiny_root,
             "benchmarks/tiny/questions.jsonl", "runs/tiny/run-a/predictions.jsonl"} <= set(tagged.files)
     assert any(p.startswith("verdicts/rules/") and p.endswith(".parquet") for p in tagged.files), "the verdict cache"
     assert b"path: releases/2026.1/scored/*.parquet" in tagged.files["README.md"]
+    url = hub_file_url(hub_server.endpoint, REPO, "2026.1", "scored/tiny.parquet")  # the Downloads page's link
+    assert httpx.get(url, follow_redirects=True).content == (folder / "scored" / "tiny.parquet").read_bytes()
     assert "tagged 2026.1" in result.output
     assert hub_server.calls_to("validate_yaml") == 1, "the card passed the Hub's metadata check"
     assert not (tiny_root / ".dualboard" / "hub-pending").exists(), "published changes are no longer pending"
