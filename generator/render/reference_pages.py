@@ -178,8 +178,9 @@ def _where_text(record: ReleaseRecord) -> str:
     limit = f"{SITE_FILE_LIMIT // 1000**2} MB"
     if record.hub is not None:
         endpoint, repo_id = record.hub
+        # code spans show their text literally, so only names the manifest checks go in them (history.load_release)
         return (f"Files up to {limit} are part of this site. Every file, the larger ones included, is on the Hugging "
-                f"Face Hub dataset `{escape_text(repo_id)}` at {escape_text(endpoint)}, tag `{record.version}`, "
+                f"Face Hub dataset `{repo_id}` at {escape_text(endpoint)}, tag `{record.version}`, "
                 f"folder `{hub_folder(record.version)}`.")
     return (f"Files up to {limit} are part of this site. The larger ones (*release assets*) are attached to this "
             f"leaderboard's release `{record.version}` on its code host; the maintainers find them in the folder "

@@ -110,6 +110,8 @@ def test_downloads_page_carries_small_files_and_links_large_ones_at_the_hub_tag(
     assert f'href="{hub_link}"' in html.unescape(rows["scored/demo.parquet"])
     assert "Hugging Face Hub" in rows["scored/demo.parquet"] and "this site" in rows["scored/demo.csv"]
     assert "## Release `1.0`" in page.content and "Release 1&#46;0" not in page.content
+    assert "`org/board`" in page.content
+    assert not [span for span in re.findall(r"`[^`\n]*`", page.content) if "&#" in span], "code spans show entities literally"
 
 
 def test_without_a_hub_large_files_are_release_assets(tmp_path):
