@@ -168,14 +168,16 @@ def _release_downloads(record: ReleaseRecord) -> tuple[str, dict[str, str | byte
     # the version matches history.VERSION (letters, digits, . _ -), so it is safe inside a code span
     text = (f"## Release `{version}`\n\nReleased {escape_text(record.manifest.get('released', ''))}. Every file of "
             "this release, with its size and SHA-256 (`sha256sum -c SHA256SUMS` checks the files you downloaded, "
-            "kept at the paths listed). " + _where_text(record) + "\n\n"
+            "kept at the paths listed). " + _where_text(record, all_here=len(assets) == len(rows)) + "\n\n"
             + table(["File", "Bytes", "Where", "SHA-256"], rows, sortable=False) + "\n" + _load_text(record))
     return text, assets
 
 
-def _where_text(record: ReleaseRecord) -> str:
-    """Where the files that are not on the site are, in words."""
+def _where_text(record: ReleaseRecord, *, all_here: bool) -> str:
+    """Where the files are, in words: on this site, and the larger ones at the Hub tag or as release assets."""
     limit = f"{SITE_FILE_LIMIT // 1000**2} MB"
+    if all_here and record.hub is None:
+        return f"Every file is part of this site (files up to {limit} are)."
     if record.hub is not None:
         endpoint, repo_id = record.hub
         # code spans show their text literally, so only names the manifest checks go in them (history.load_release)
