@@ -61,9 +61,9 @@ def publish(store: StagedHubStore, root: Path, build_dir: Path, version: str) ->
     """
     check_version_name(version)
     _check_tag_free(store.hub, version)
-    record = _release(store, root, version)
     source = read_source(build_dir)
     base = _revision_the_build_read(store, source)
+    record = _release(store, root, version)
     _check_release_revision(store, record, source)
     files = [*store.pending_files(), *release_files(record)]
     parent = _parent_commit(store.hub, base)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 
 import httpx
 import pandas as pd
@@ -14,12 +12,10 @@ from huggingface_hub import snapshot_download
 from generator.cli import main
 from generator.errors import DualboardError
 from generator.release.layout import hub_file_url
-from tests.conftest import write_run
+from tests.conftest import GIT_ENV, git_repository, write_run
 from tests.store.conftest import TOKEN
 
 REPO = "dualboard/tiny-results"
-GIT_ENV = {"GIT_AUTHOR_NAME": "Dualboard tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
-           "GIT_COMMITTER_NAME": "Dualboard tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
 
 
 def stage(root, server, *commands: str) -> None:
@@ -33,9 +29,7 @@ def stage(root, server, *commands: str) -> None:
 
 def release(root, server, version: str):
     """`dualboard release VERSION` from the staged build, without the token (a git repository for mike)."""
-    if not (root / ".git").exists():
-        for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "leaderboard"]):
-            subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+    git_repository(root)
     env = {"HF_TOKEN": None, "DUALBOARD_HUB_ENDPOINT": server.endpoint, **GIT_ENV}
     return CliRunner(env=env).invoke(main, ["release", version, "--root", str(root), "--hub", REPO, "--stage",
                                             "--date", "2026-12-01"])
@@ -106,7 +100,11 @@ def test_publish_without_hub_or_a_staged_build_says_what_to_do(tiny_root, hub_se
     no_hub = CliRunner().invoke(main, ["publish", "--root", str(tiny_root), "--release", "v1"])
     assert no_hub.exit_code == 2 and "publish needs --hub ORG/NAME" in no_hub.output
     nothing = publish(tiny_root, hub_server, "--release", "v1", make_release=False)
-    assert nothing.exit_code == 1 and "no release v1" in nothing.output and f"dualboard release v1 --hub {REPO}" in nothing.output
+    assert nothing.exit_code == 1 and f"run `dualboard build --hub {REPO} --stage`" in nothing.output
+    stage(tiny_root, hub_server)
+    unreleased = publish(tiny_root, hub_server, "--release", "v1", make_release=False)
+    assert unreleased.exit_code == 1 and "no release v1" in unreleased.output
+    assert f"dualboard release v1 --hub {REPO}" in unreleased.output
     bad = publish(tiny_root, hub_server, "--release", "../v1", make_release=False)
     assert bad.exit_code == 1 and "not a usable version name" in bad.output
 
@@ -142,9 +140,7 @@ def test_an_altered_release_folder_is_refused_and_nothing_is_written(tiny_root, 
 def test_a_release_of_another_store_or_revision_is_refused(tiny_root, hub_server):
     local = CliRunner(env=GIT_ENV).invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
     assert local.exit_code == 0, local.output
-    subprocess.run(["git", "-C", str(tiny_root), "init", "-q"], check=True)
-    subprocess.run(["git", "-C", str(tiny_root), "commit", "-q", "--allow-empty", "-m", "x"], check=True,
-                   env={**os.environ, **GIT_ENV})
+    git_repository(tiny_root)
     made = CliRunner(env=GIT_ENV).invoke(main, ["release", "local1", "--root", str(tiny_root)])
     assert made.exit_code == 0, made.output
     stage(tiny_root, hub_server)
