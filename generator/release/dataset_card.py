@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from generator.release.layout import STATS, TABLES, hub_folder, table_of
+from generator.release.layout import SHARD_LIMIT, STATS, TABLES, hub_folder, table_of
 from generator.store.base import BENCHMARKS, RUNS, VERDICTS
 SCORED_COLUMNS = {
     "benchmark": "Benchmark name.",
@@ -72,7 +72,7 @@ def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = ""
         f"- `{STATS}/<benchmark>/*.csv`: the statistics tables (column meanings on the site's methodology page).\n"
         "- `manifest.json`: content hashes of benchmarks and runs, graders with versions and config hashes.\n"
         "- `SHA256SUMS`: checksums of every other file (`sha256sum -c SHA256SUMS`).\n\n"
-        "A table too large for one file under 100 MB comes in parts, `<benchmark>-00000-of-00003.parquet` and so "
+        f"A table too large for one file under {SHARD_LIMIT // 1000**2} MB comes in parts, `<benchmark>-00000-of-00003.parquet` and so "
         "on; the configs read them all.\n\n"
         "In the CSV files a text cell that a spreadsheet would run as a formula (such as `=SUM(A1)`) carries a "
         "leading `'`; the Parquet files hold the values as submitted.\n\n"

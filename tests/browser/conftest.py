@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 from tests.browser.payloads import PAYLOADS
+from tests.conftest import GIT_ENV
 
 
 def free_port() -> int:
@@ -122,10 +123,6 @@ def demo_site(tmp_path_factory) -> Iterator[tuple[Path, Server]]:
 def xss_site(demo_site) -> tuple[Path, Server]:
     """The same build: the demo with the XSS run (see write_xss_run)."""
     return demo_site
-
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "Dualboard tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
-           "GIT_COMMITTER_NAME": "Dualboard tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
 
 
 def git(root: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
