@@ -273,9 +273,13 @@ def init(directory: Path, benchmark: str, title: str | None):
 @store_option
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def grade(project: Project, store: Store, progress: bool):
-    """Grade stored runs into build/scored/<benchmark>.parquet.
+    """Grade stored runs into build/scored/, three Parquet files per benchmark.
 
-    Verdicts are cached by content in the store: a second run grades nothing again.
+    <benchmark>.parquet holds both scores per run × question × round (what
+    stats reads), <benchmark>.answers.parquet the same rows with prompt, key
+    answer and response, <benchmark>.verdicts.parquet every grader's verdict.
+    Each records the store revision graded. Verdicts are cached by content in
+    the store: a second run grades nothing again.
     """
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
 
@@ -292,7 +296,11 @@ def stats(project: Project, seed: int):
 @root_option
 @store_option
 def render(project: Project, store: Store):
-    """Write pages and charts from build/stats/ and build the site into site/."""
+    """Write pages and charts from build/stats/ and build the site into site/.
+
+    Refuses when build/scored or build/stats was made from another store
+    revision than the current one (run `dualboard build`).
+    """
     click.echo(str(_run(lambda: pipeline.render(project, store))))
 
 
@@ -386,16 +394,17 @@ def release(project: Project, store: Store, version: str, push: bool, released: 
     """Freeze the current build as VERSION and deploy it with mike.
 
     Writes releases/VERSION/: README.md (the dataset card), manifest.json,
-    SHA256SUMS, scored/, verdicts/ (Parquet and spreadsheet-safe CSV per
-    benchmark, in parts under 100 MB when large) and stats/. Then renders the
-    site with the changelog against the previous release and deploys it to the
-    gh-pages branch as VERSION with the `latest` alias. That version's
-    Downloads page carries every release file up to 50 MB and links the
-    larger ones: at the Hub dataset's tag VERSION when the store is a Hub
-    dataset (pass the same --hub options as the build; `dualboard publish
-    --release VERSION` uploads the folder there), else they are to be attached
-    to the code host's release from releases/VERSION/. Run `dualboard build`
-    first.
+    SHA256SUMS, scored/, answers/ (with the prompts and responses), verdicts/
+    (Parquet and spreadsheet-safe CSV per benchmark, in parts under 100 MB
+    when large) and stats/. Then renders the site with the changelog against
+    the previous release and deploys it to the gh-pages branch as VERSION with
+    the `latest` alias. That version's Downloads page carries every release
+    file up to 50 MB and links the larger ones: at the Hub dataset's tag
+    VERSION when the store is a Hub dataset (pass the same --hub options as
+    the build; `dualboard publish --release VERSION` uploads the folder
+    there), else they are to be attached to the code host's release from
+    releases/VERSION/. Run `dualboard build` first: a build made from another
+    store revision than the current one is refused.
 
     \b
       dualboard build && dualboard release 2026.1

@@ -14,7 +14,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from generator.errors import DualboardError, Finding, InvalidInputError
-from generator.grading import VERDICT_COLUMNS, VerdictCache, grade_benchmark, load_human_labels, verdict_count, write_scored
+from generator.grading import VerdictCache, grade_benchmark, load_human_labels, verdict_count
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark
 from generator.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
@@ -23,10 +23,11 @@ from generator.release.history import load_releases
 from generator.render.pages import BenchmarkResults
 from generator.render.site import build_site, compose_docs, site_source_findings
 from generator.render.site_content import site_content
+from generator.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
 from generator.stats import analyse, read_tables, write_tables
 from generator.stats.tables import SEED
 from generator.store import IngestResult, Store
-from generator.store.records import record_source
+from generator.store.records import read_source, record_source
 
 @dataclass(frozen=True)
 class StageSummary:
@@ -114,7 +115,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
         n = verdict_count(benchmark, answers, 0 if labels is None else len(labels))
         with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
             tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
-        written.update(write_scored(tables, project.scored_dir(), name))
+        written.update(write_scored(tables, project.scored_dir(), name, revision))
         total += len(tables.scored)
     _remove_stale(project.scored_dir(), written)
     record_source(project.build_dir, store.describe(), revision)
@@ -134,18 +135,48 @@ def _human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
 
 
 def stats(project: Project, *, seed: int = SEED) -> StageSummary:
-    """Analyse every scored benchmark into build/stats/<benchmark>/*.csv."""
+    """Analyse every scored benchmark into build/stats/<benchmark>/*.csv.
+
+    Each stats folder also records (``store-source.json``) the store revision
+    its scored table was graded from, so that a release can tell stale tables.
+    """
     names = []
-    for scored_path in sorted(project.scored_dir().glob("*.parquet")):
-        if scored_path.name.endswith(".verdicts.parquet"):
-            continue
-        name = scored_path.stem
-        verdicts_path = scored_path.with_name(f"{name}.verdicts.parquet")
-        verdicts = pd.read_parquet(verdicts_path) if verdicts_path.exists() else None
-        tables = analyse(pd.read_parquet(scored_path), verdicts=verdicts, seed=seed)
+    scored_dir, graded = project.scored_dir(), read_source(project.build_dir)
+    for name in benchmark_names(scored_dir):
+        tables = analyse(read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed)
         write_tables(tables, project.stats_dir(name))
+        record_source(project.stats_dir(name), graded.store if graded else "an unknown store",
+                      table_revision(SCORED, scored_dir, name))
         names.append(f"{name} ({len(tables.models)} runs)")
     return StageSummary("stats", f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})")
+
+
+def check_current(project: Project, store: Store, names: list[str]) -> None:
+    """Refuse to go on when build/scored or build/stats of a benchmark in ``names`` is not from the store's revision.
+
+    Grading writes the revision it read into each scored file, and the stats
+    stage copies it beside its tables; a run ingested since (or a grade not
+    followed by stats) would otherwise be published under the wrong revision.
+    """
+    revision, scored_dir = store.revision(), project.scored_dir()
+    stale = []
+    for name in names:
+        graded = table_revision(SCORED, scored_dir, name)
+        analysed = read_source(project.stats_dir(name))
+        if graded != revision:
+            stale.append(f"{_shown(project, SCORED.path(scored_dir, name))} was graded from store revision {graded}")
+        elif analysed is None or analysed.revision != graded:
+            stale.append(f"{_shown(project, project.stats_dir(name))} was computed from "
+                         f"{'an unknown revision' if analysed is None else f'store revision {analysed.revision}'}")
+    if stale:
+        raise DualboardError(f"the build does not match the store, which is at revision {revision}: "
+                             f"{'; '.join(stale)} — run `dualboard build` (or `dualboard grade` then "
+                             "`dualboard stats`) first")
+
+
+def _shown(project: Project, path: Path) -> str:
+    """``path`` relative to the leaderboard folder, as the user knows it."""
+    return path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
 
 
 def render(project: Project, store: Store, *, release: str | None = None) -> StageSummary:
@@ -155,8 +186,9 @@ def render(project: Project, store: Store, *, release: str | None = None) -> Sta
     deployed: its Downloads page carries that release's files, and the mike
     version selector is on.
     """
-    results = [benchmark_results(project, b, runs) for b, runs in stored_benchmarks(store).values()
-               if project.stats_dir(b.name).is_dir()]
+    shown = {name: entry for name, entry in stored_benchmarks(store).items() if project.stats_dir(name).is_dir()}
+    check_current(project, store, list(shown))
+    results = [benchmark_results(project, b, runs) for b, runs in shown.values()]
     content = site_content(results, load_releases(project.root), release=release)
     config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(config, project.site_dir)
@@ -165,12 +197,10 @@ def render(project: Project, store: Store, *, release: str | None = None) -> Sta
 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
-    scored_path = project.scored_dir() / f"{benchmark.name}.parquet"
-    verdicts_path = project.scored_dir() / f"{benchmark.name}.verdicts.parquet"
     return BenchmarkResults(
         benchmark=benchmark,
         stats=read_tables(project.stats_dir(benchmark.name)),
-        scored=pd.read_parquet(scored_path),
-        verdicts=pd.read_parquet(verdicts_path) if verdicts_path.exists() else pd.DataFrame(columns=list(VERDICT_COLUMNS)),
+        scored=read_scored(project.scored_dir(), benchmark.name),
+        verdicts=read_verdicts(project.scored_dir(), benchmark.name),
         runs=tuple(runs),
     )

@@ -1,7 +1,8 @@
 """Grading: traditional and answer-key graders, the verdict cache, the scored tables.
 
 Public entry points: :func:`grade_benchmark` (values in, :class:`GradedTables`
-out), :func:`write_scored`, :func:`get_grader`, :class:`VerdictCache` and
+out), :func:`write_scored` and :func:`read_scored` (the files of build/scored/,
+owned by :mod:`generator.scored_files`), :func:`get_grader`, :class:`VerdictCache` and
 :func:`load_human_labels` and :func:`verdict_parse_rates`
 (the no-verdict rate the site reports). Every grader is listed in
 :mod:`generator.grading.registry`.
@@ -11,17 +12,12 @@ from generator.grading.cache import VerdictCache
 from generator.grading.human import load_human_labels
 from generator.grading.parse_rates import verdict_parse_rates
 from generator.grading.registry import REGISTRY, get_grader
-from generator.grading.tables import (
-    SCORED_COLUMNS,
-    VERDICT_COLUMNS,
-    GradedTables,
-    grade_benchmark,
-    verdict_count,
-    write_scored,
-)
+from generator.scored_files import ANSWER_COLUMNS, SCORED_COLUMNS, VERDICT_COLUMNS, read_scored, write_scored
+from generator.grading.tables import GradedTables, grade_benchmark, verdict_count
 from generator.grading.verdict import Grader, Verdict
 
 __all__ = [
+    "ANSWER_COLUMNS",
     "REGISTRY",
     "SCORED_COLUMNS",
     "VERDICT_COLUMNS",
@@ -32,6 +28,7 @@ __all__ = [
     "get_grader",
     "grade_benchmark",
     "load_human_labels",
+    "read_scored",
     "verdict_count",
     "verdict_parse_rates",
     "write_scored",

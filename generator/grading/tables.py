@@ -1,63 +1,29 @@
-"""Grade every answer of a benchmark's runs into the scored and verdicts tables.
+"""Grade every answer of a benchmark's runs into the scored, answers and verdicts tables.
 
 This is the grading stage's entry point: values in (a :class:`Benchmark`, its
-:class:`Run` objects, optional human labels), two tidy tables out. Only
-:func:`write_scored` and the :class:`VerdictCache` touch the disk.
+:class:`Run` objects, optional human labels), three tidy tables out, whose
+columns :mod:`generator.scored_files` defines. Only the
+:class:`VerdictCache` touches the disk here; ``scored_files`` writes the tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from generator.atomic import atomic_write_parquet
 from generator.grading.cache import VerdictCache, question_digest, verdict_key
 from generator.grading.errors import GraderConfigError, GradingInputError
 from generator.grading.human import HumanGrader
 from generator.grading.registry import get_grader
 from generator.grading.verdict import Grader, Verdict
 from generator.intake.models import Benchmark, Run
-from generator.names import is_name
+from generator.scored_files import ANSWERS, SCORED, VERDICTS, typed
 from generator.stats import kappa
 from generator.stats.scores import MIN_COVERAGE
-
-SCORED_COLUMNS = (
-    "benchmark",
-    "run_id",
-    "model",
-    "question_id",
-    "category",
-    "question_type",
-    "round",
-    "traditional",
-    "answer_key",
-    "traditional_grader",
-    "answer_key_grader",
-    "verdict_parse",
-    "missing",
-    "answer_key_parse",
-)
-"""Columns of ``build/scored/<benchmark>.parquet``, in order."""
-
-VERDICT_COLUMNS = (
-    "run_id",
-    "question_id",
-    "round",
-    "category",
-    "grader",
-    "grader_version",
-    "config_hash",
-    "role",
-    "score",
-    "verdict_parse",
-    "detail",
-)
-"""Columns of ``build/scored/<benchmark>.verdicts.parquet``, in order."""
 
 ALL_TYPES = "*"
 """Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
@@ -70,9 +36,11 @@ class GradedTables:
     """The grading stage's output."""
 
     scored: pd.DataFrame
-    """One row per (run, question, round); columns :data:`SCORED_COLUMNS`."""
+    """One row per (run, question, round); columns ``scored_files.SCORED``."""
+    answers: pd.DataFrame
+    """The same rows with prompt, key answer and response; columns ``scored_files.ANSWERS``."""
     verdicts: pd.DataFrame
-    """One row per (run, question, round, grader); columns :data:`VERDICT_COLUMNS`."""
+    """One row per (run, question, round, grader); columns ``scored_files.VERDICTS``."""
 
 
 @dataclass(frozen=True)
@@ -263,10 +231,14 @@ def _verdict_rows(assignment: _Assignment, answers: Sequence[_Answer], verdicts:
     return rows
 
 
-def _scored_rows(
+def _answer_rows(
     benchmark: Benchmark, answers: Sequence[_Answer], graded: list[tuple[_Assignment, list[Verdict]]]
-) -> pd.DataFrame:
-    """Build the scored table: the traditional and the chosen answer-key verdict per answer."""
+) -> list[dict[str, Any]]:
+    """One row per answer: the traditional and the chosen answer-key verdict, with the text they judged.
+
+    The rows carry every column of the answers table; the scored table is
+    the same rows without the text.
+    """
     traditional: dict[int, tuple[str, Verdict]] = {}
     for assignment, verdicts in graded:
         if assignment.role == "traditional":
@@ -281,6 +253,7 @@ def _scored_rows(
     for position, answer in enumerate(answers):
         trad_name, trad = traditional[position]
         key = keys.get(position, missing)
+        response = answer.prediction.get("response")
         rows.append(
             {
                 "benchmark": benchmark.name,
@@ -295,18 +268,14 @@ def _scored_rows(
                 "traditional_grader": trad_name,
                 "answer_key_grader": primary[0].grader.name if primary else "",
                 "verdict_parse": trad.verdict_parse,
-                "missing": not str(answer.prediction.get("response") or "").strip(),
+                "missing": not str(response or "").strip(),
                 "answer_key_parse": key.verdict_parse,
+                "prompt": answer.question.get("prompt", ""),
+                "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),
+                "response": response if isinstance(response, str) else None,
             }
         )
-    return _typed(
-        pd.DataFrame(rows, columns=list(SCORED_COLUMNS)),
-        {"traditional": "float64", "answer_key": "float64", "missing": "bool"},
-    )
-
-
-def _typed(frame: pd.DataFrame, floats: dict[str, str]) -> pd.DataFrame:
-    return frame.astype({"round": "int64", **floats})
+    return rows
 
 
 def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_Answer]:
@@ -371,14 +340,14 @@ def grade_benchmark(
     Returns
     -------
     GradedTables
-        ``scored``: ``benchmark, run_id, model, question_id, category, question_type,
-        round, traditional`` (0–100), ``answer_key`` (0–100, NaN without a verdict),
-        ``traditional_grader, answer_key_grader``, ``verdict_parse`` (of the
-        traditional grader), ``missing`` (the response is empty) and
-        ``answer_key_parse`` (of that chosen answer-key grader).
-        ``verdicts``: ``run_id, question_id, round, category, grader, grader_version,
-        config_hash, role, score, verdict_parse, detail``, one row per grader per
-        answer (``human``: per labelled answer).
+        ``scored``: one row per answer with ``traditional`` (0–100, from the
+        traditional grader) and ``answer_key`` (0–100, NaN without a verdict,
+        from the answer-key grader chosen above), their graders and how each
+        verdict was read (``verdict_parse``, ``answer_key_parse``);
+        ``answers``: the same rows with ``prompt``, ``key_answer`` and
+        ``response``; ``verdicts``: one row per grader per answer (``human``:
+        per labelled answer). Every column, with its type and meaning, is
+        listed in ``generator/scored_columns.yaml``.
 
     Examples
     --------
@@ -393,7 +362,7 @@ def grade_benchmark(
 
     See also
     --------
-    write_scored : write both tables as Parquet.
+    generator.scored_files.write_scored : write the three tables as Parquet.
     load_human_labels : read ``human_labels.csv`` for ``human_labels``.
     verdict_parse_rates : the no-verdict rate per grader.
     """
@@ -407,26 +376,6 @@ def grade_benchmark(
         )
     graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers)]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
-    verdicts = _typed(pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)), {"score": "float64"})
-    return GradedTables(scored=_scored_rows(benchmark, answers, graded), verdicts=verdicts)
-
-
-def write_scored(tables: GradedTables, out_dir: Path, benchmark_name: str) -> list[Path]:
-    """Write ``<out_dir>/<benchmark>.parquet`` and ``<benchmark>.verdicts.parquet`` atomically.
-
-    ``out_dir`` is normally ``build/scored``. Each file is written to a
-    temporary name and moved into place, so readers never see half a file.
-
-    Returns
-    -------
-    list of Path
-        ``[<out_dir>/<benchmark>.parquet, <out_dir>/<benchmark>.verdicts.parquet]``.
-    """
-    if not is_name(benchmark_name):
-        raise GradingInputError(
-            f"benchmark name {benchmark_name!r} is not a safe file name — use lower-case letters, digits, '.', '_', '-'"
-        )
-    paths = [Path(out_dir) / f"{benchmark_name}.parquet", Path(out_dir) / f"{benchmark_name}.verdicts.parquet"]
-    for frame, path in zip((tables.scored, tables.verdicts), paths, strict=True):
-        atomic_write_parquet(path, frame)
-    return paths
+    per_answer = _answer_rows(benchmark, answers, graded)
+    return GradedTables(scored=typed(SCORED, per_answer), answers=typed(ANSWERS, per_answer),
+                        verdicts=typed(VERDICTS, rows))

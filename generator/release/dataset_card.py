@@ -16,22 +16,44 @@ from typing import Any
 
 import yaml
 
-from generator.release.layout import SHARD_LIMIT, STATS, TABLES, hub_folder, table_of
+from generator.release.layout import SHARD_LIMIT, STATS, hub_folder, table_of
+from generator.scored_files import SCORED, TABLES
+from generator.stats.kappa import PASS_MARK
 from generator.store.base import BENCHMARKS, RUNS, VERDICTS
-SCORED_COLUMNS = {
-    "benchmark": "Benchmark name.",
-    "run_id": "Run identifier (submission folder).",
-    "model": "Model name as submitted.",
-    "question_id": "Question identifier.",
-    "category": "Question category.",
-    "question_type": "multiple_choice or open.",
-    "round": "Sampling round (0-based).",
-    "traditional": "Score under the benchmark's traditional grading, 0–100.",
-    "answer_key": "Score under strict answer-key grading, 0 or 100; empty when no verdict.",
-    "traditional_grader": "Grader that produced the traditional score.",
-    "answer_key_grader": "Grader that produced the answer-key score.",
-    "verdict_parse": "How the verdict was read: ok, recovered or none.",
-}
+
+ANSWERS_QUERY = """\
+-- answers the traditional grading passed and the answer key failed
+SELECT benchmark, run_id, question_id, round, traditional, answer_key, key_answer, response
+FROM '{path}'
+WHERE traditional >= {mark:g} AND answer_key < {mark:g}
+ORDER BY benchmark, run_id, question_id, round;
+"""
+"""The DuckDB query the card and the README show; a pass is a score of at least the mark agreement.csv uses."""
+
+
+def column_tables() -> str:
+    """Every column of the three tables with its type and meaning, one Markdown table each."""
+    parts = []
+    for table in TABLES:
+        rows = "\n".join(f"| `{c.name}` | {c.dtype} | {c.meaning} |" for c in table.columns)
+        parts.append(f"### `{table.name}/<benchmark>.parquet`: {table.rows}\n\n"
+                     f"| Column | Type | Meaning |\n|---|---|---|\n{rows}\n")
+    return "\n".join(parts)
+
+
+def duckdb_text(hub_dataset: str | None, version: str) -> str:
+    """How to query the Parquet files in place with DuckDB, on disk and on the Hub (under ``releases/VERSION/``)."""
+    hub = hub_dataset or "ORG/NAME"
+    return (
+        "## Query without downloading\n\n"
+        "[DuckDB](https://duckdb.org) runs SQL over the Parquet files where they lie. In this folder:\n\n"
+        f"```sql\n{ANSWERS_QUERY.format(path='answers/*.parquet', mark=PASS_MARK)}```\n\n"
+        f"On the Hugging Face Hub, at this release's tag, the same query reads "
+        f"`FROM 'hf://datasets/{hub}@{version}/{hub_folder(version)}answers/*.parquet'` and fetches only the "
+        "columns and row groups it needs (DuckDB reads `hf://` paths from huggingface.co only). Each file says "
+        "which store revision it was graded from:\n\n"
+        "```sql\nSELECT file_name, decode(value) FROM parquet_kv_metadata('scored/*.parquet');\n```\n"
+    )
 
 
 def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = "") -> str:
@@ -39,16 +61,16 @@ def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = ""
 
     ``prefix`` is where the release folder lies relative to the card: empty
     inside the folder, ``releases/VERSION/`` at the root of the Hub dataset.
+    A config is listed for each table the folder holds Parquet files of.
     """
-    tables = [t for t in TABLES if any(table_of(name) == t for name in files)]
+    tables = [t.name for t in TABLES if any(table_of(name) == t.name for name in files)]
     front = {
-        "configs": [{"config_name": t, **({"default": True} if t == "scored" else {}),
+        "configs": [{"config_name": t, **({"default": True} if t == SCORED.name else {}),
                      "data_files": [{"split": "train", "path": f"{prefix}{t}/*.parquet"}]} for t in tables],
         "tags": ["leaderboard", "llm-evaluation", "dualboard"],
         "pretty_name": f"Dualboard release {manifest['version']}",
     }
     version = manifest["version"]
-    rows = "\n".join(f"| `{name}` | {meaning} |" for name, meaning in SCORED_COLUMNS.items())
     benchmarks = "\n".join(f"- `{name}` (version {info['version']}): {len(info['runs'])} runs"
                            for name, info in sorted(manifest["benchmarks"].items()))
     hub = manifest.get("hub_dataset")
@@ -63,12 +85,14 @@ def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = ""
         "Every model answer scored under two gradings: the benchmark's traditional grading and strict "
         "answer-key grading against human answer keys.\n\n"
         f"```python\nimport datasets\n{loads}\n```\n\n"
-        "The same lines read the release folder (`releases/" + version + "/`) once downloaded.\n\n"
-        "## Files\n\n"
+        + ("The same lines read a downloaded copy of this folder: pass its path instead, and no revision.\n\n"
+           if hub else "")
+        + "## Files\n\n"
         "- `scored/<benchmark>.parquet` (and `.csv`): one row per run × question × round.\n"
+        "- `answers/<benchmark>.parquet` (and `.csv`): the same rows with the prompt, the answer key and the model's "
+        "response.\n"
         "- `verdicts/<benchmark>.parquet` (and `.csv`): one row per answer × grader (score, parse, detail), so anyone "
         "can audit or rebuild a release without calling a model again.\n"
-        "- `answers/<benchmark>.parquet` (and `.csv`), when present: the prompts and responses with both verdicts.\n"
         f"- `{STATS}/<benchmark>/*.csv`: the statistics tables (column meanings on the site's methodology page).\n"
         "- `manifest.json`: content hashes of benchmarks and runs, graders with versions and config hashes.\n"
         "- `SHA256SUMS`: checksums of every other file (`sha256sum -c SHA256SUMS`).\n\n"
@@ -81,5 +105,6 @@ def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = ""
         "card (its paths prefixed) at the root, and tags the commit with the release name. Next to it lie the "
         f"store: `{BENCHMARKS}/` and `{RUNS}/` as submitted, and the grader verdict cache under `{VERDICTS}/` "
         "(at the root, apart from each release's `verdicts/` tables).\n\n"
-        "## Columns of the scored answers\n\n| Column | Meaning |\n|---|---|\n" + rows + "\n"
+        + duckdb_text(manifest.get("hub_dataset"), version)
+        + "\n## Columns\n\n" + column_tables()
     )

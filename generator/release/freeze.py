@@ -1,13 +1,15 @@
 """``dualboard release VERSION``: freeze the current build as a version.
 
-Steps, each reading what the previous wrote:
+It refuses a build that was not made from the store's current revision
+(:func:`generator.pipeline.check_current`), so a manifest never names runs
+its scored data lacks. Steps, each reading what the previous wrote:
 
 1. the manifest (content hashes of benchmarks and runs from the store, graders
    from the verdicts, ranks from models.csv);
 2. ``releases/VERSION/`` (laid out as :mod:`generator.release.layout` says):
-   scored answers and verdicts as Parquet + CSV, stats tables, manifest,
-   dataset card and ``SHA256SUMS``, written in a staging folder and moved
-   into place in one step;
+   scored answers, the answers with their text and the verdicts as Parquet +
+   CSV, stats tables, manifest, dataset card and ``SHA256SUMS``, written in a
+   staging folder and moved into place in one step;
 3. the site rendered again with the new changelog, the version selector and
    a Downloads page that carries the release's small files;
 4. ``mike deploy --update-aliases VERSION latest`` to the ``gh-pages`` branch
@@ -34,7 +36,9 @@ from generator.release.dataset_card import dataset_card
 from generator.release.history import CHECKSUMS, MANIFEST, ReleaseError, check_version_name, load_releases, releases_dir
 from generator.release.layout import CARD, STATS, write_table
 from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
-from generator.stats.tables import TABLES, read_tables, write_tables
+from generator.scored_files import SCORED, TABLES, read_verdicts, table_revision
+from generator.stats.tables import TABLES as STATS_TABLES
+from generator.stats.tables import read_tables, write_tables
 from generator.store import Store
 
 # -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
@@ -90,11 +94,14 @@ def _check_git(root: Path) -> None:
 def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int) -> dict:
     benchmarks = {}
     snapshot = store.snapshot()
-    for name, (benchmark, _runs) in pipeline.stored_benchmarks(store).items():
-        scored = project.scored_dir() / f"{name}.parquet"
+    stored = pipeline.stored_benchmarks(store)
+    for name in stored:
+        scored = SCORED.path(project.scored_dir(), name)
         if not scored.is_file() or not (project.stats_dir(name) / "models.csv").is_file():
             raise ReleaseError(f"no build output for benchmark {name!r} ({scored}) — run `dualboard build` first")
-        verdicts = pd.read_parquet(scored.with_name(f"{name}.verdicts.parquet"))
+    pipeline.check_current(project, store, list(stored))
+    for name, (benchmark, _runs) in stored.items():
+        verdicts = read_verdicts(project.scored_dir(), name)
         models = pd.read_csv(project.stats_dir(name) / "models.csv")
         benchmarks[name] = benchmark_entry(snapshot / "benchmarks" / name, store.run_dirs(name), models, verdicts,
                                            benchmark.version)
@@ -124,11 +131,11 @@ def write_release(project: Project, data: dict) -> Path:
 
 
 def _copy_benchmark(project: Project, name: str, staging: Path) -> None:
-    """One benchmark's tables (Parquet and CSV, in parts when large) and its statistics."""
-    scored = project.scored_dir() / f"{name}.parquet"
-    sources = {"scored": scored, "verdicts": scored.with_name(f"{name}.verdicts.parquet")}
-    for table, source in sources.items():
-        write_table(source, staging / table, name)
+    """One benchmark's three tables (Parquet with their metadata, and CSV; in parts when large) and its statistics."""
+    scored_dir = project.scored_dir()
+    for table in TABLES:
+        table_revision(table, scored_dir, name)  # a regular file holding that table, not a link planted in build/
+        write_table(table.path(scored_dir, name), staging / table.name, name)
     _copy_stats(project.stats_dir(name), staging / STATS / name)
 
 
@@ -140,7 +147,7 @@ def _copy_stats(stats_dir: Path, target: Path) -> None:
     """
     tables = read_tables(stats_dir)
     for path in write_tables(tables, target):
-        if path.stem in TABLES:  # the stats stage names each table's file after it
+        if path.stem in STATS_TABLES:  # the stats stage names each table's file after it
             atomic_write_text(path, download_csv(getattr(tables, path.stem)))
 
 

@@ -4,7 +4,7 @@
 
     README.md                      the dataset card: configs for ``datasets`` and the Hub viewer
     manifest.json, SHA256SUMS      what was frozen, and the checksum of every other file
-    <table>/<benchmark>.parquet    one per table of TABLES (scored, verdicts, answers), and the same
+    <table>/<benchmark>.parquet    one per table of TABLES (scored, answers, verdicts), and the same
     <table>/<benchmark>.csv        rows as CSV safe to open in a spreadsheet
     stats/<benchmark>/*.csv        the statistics tables (and notes.json)
 
@@ -30,11 +30,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from generator import scored_files
 from generator.release.csv_download import download_csv
 
 CARD = "README.md"
-TABLES = ("scored", "verdicts", "answers")
-"""Tables of a release, in card order: each is a ``datasets`` config and a folder of the release."""
+TABLES = tuple(t.name for t in scored_files.TABLES)
+"""Tables of a release (scored, answers, verdicts): each is a ``datasets`` config and a folder of the release."""
 STATS = "stats"
 SITE_FILE_LIMIT = 50 * 1000**2
 """Largest release file (bytes) copied into a site version; GitHub Pages sites should stay small."""

@@ -57,9 +57,9 @@ class BenchmarkResults:
     stats: StatsTables
     """The stats stage's tables (models, pairwise, agreement, power, equator)."""
     scored: pd.DataFrame
-    """build/scored/<benchmark>.parquet: one row per run × question × round."""
+    """The scored table (``generator.scored_files.SCORED``): one row per run × question × round."""
     verdicts: pd.DataFrame
-    """build/scored/<benchmark>.verdicts.parquet: one row per answer × grader."""
+    """The verdicts table (``generator.scored_files.VERDICTS``): one row per answer × grader."""
     runs: tuple[Run, ...] = ()
     """The stored runs (metadata and the raw responses)."""
 

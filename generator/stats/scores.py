@@ -24,13 +24,14 @@ MIN_COVERAGE = 0.8
 """Least share of answers with a verdict: a grading under it does not rank the run, and an automatic
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
+"""The columns of the scored table (:data:`generator.scored_files.SCORED`, which defines them) the statistics read."""
 
 
 def check_scored(scored: pd.DataFrame) -> None:
     """Raise one InvalidInputError listing every problem of the scored table."""
     findings = [
         Finding("scored", None, col, "column is missing",
-                "produce it with `dualboard grade` (DESIGN.md, scored parquet)")
+                "produce the scored table with `dualboard grade`")
         for col in REQUIRED if col not in scored.columns
     ]
     if not findings:

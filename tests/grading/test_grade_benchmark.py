@@ -16,6 +16,7 @@ from generator.grading.human import parse_human_labels
 from generator.grading.mc_letter import McLetterGrader
 from generator.grading.rules import RulesGrader
 from generator.intake.models import GraderSpec
+from generator.scored_files import ScoredFileError
 
 
 @pytest.fixture
@@ -138,13 +139,14 @@ def test_progress_reports_every_verdict(benchmark, runs, tmp_path: Path) -> None
 
 def test_write_scored_round_trips_and_leaves_no_temporary_files(benchmark, runs, tmp_path: Path) -> None:
     tables = grade_benchmark(benchmark, runs)
-    paths = write_scored(tables, tmp_path / "build" / "scored", "demo")
-    assert [p.name for p in paths] == ["demo.parquet", "demo.verdicts.parquet"]
-    pd.testing.assert_frame_equal(pd.read_parquet(paths[0]), tables.scored, check_dtype=False)
-    pd.testing.assert_frame_equal(pd.read_parquet(paths[1]), tables.verdicts, check_dtype=False)
-    assert sorted(p.name for p in paths[0].parent.iterdir()) == ["demo.parquet", "demo.verdicts.parquet"]
-    with pytest.raises(GradingInputError, match="safe file name"):
-        write_scored(tables, tmp_path, "../evil")
+    paths = write_scored(tables, tmp_path / "build" / "scored", "demo", "000001")
+    names = ["demo.parquet", "demo.answers.parquet", "demo.verdicts.parquet"]
+    assert [p.name for p in paths] == names
+    for path, frame in zip(paths, (tables.scored, tables.answers, tables.verdicts), strict=True):
+        pd.testing.assert_frame_equal(pd.read_parquet(path), frame, check_dtype=False)
+    assert sorted(p.name for p in paths[0].parent.iterdir()) == sorted(names)
+    with pytest.raises(ScoredFileError, match="cannot name files"):
+        write_scored(tables, tmp_path, "../evil", "000001")
 
 
 class _Counter:

@@ -67,7 +67,7 @@ def test_grade_removes_scored_tables_it_did_not_write(tiny_root: Path) -> None:
     (scored / "env.verdicts.parquet").symlink_to("/proc/self/environ")
     result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in scored.iterdir()) == ["tiny.parquet", "tiny.verdicts.parquet"]
+    assert sorted(p.name for p in scored.iterdir()) == ["tiny.answers.parquet", "tiny.parquet", "tiny.verdicts.parquet"]
     assert len(pd.read_parquet(scored / "tiny.parquet")) == 3
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 import yaml
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 
 from generator import __version__
 from generator.cli import main
+from generator.release.csv_download import FORMULA_TRIGGERS
 from generator.release.history import compare, load_releases
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,7 +76,7 @@ def released(tmp_path_factory) -> Path:
 def test_release_folder_holds_every_download_with_checksums(released):
     folder = released / "releases" / "0.1"
     expected = {"README.md", "manifest.json", "SHA256SUMS", "scored/demo.parquet", "scored/demo.csv", "verdicts/demo.parquet",
-                "verdicts/demo.csv",
+                "verdicts/demo.csv", "answers/demo.parquet", "answers/demo.csv",
                 *(f"stats/demo/{t}.csv" for t in ("models", "pairwise", "agreement", "power", "equator")), "stats/demo/notes.json"}
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == expected
     lines = (folder / "SHA256SUMS").read_text().splitlines()
@@ -107,11 +109,14 @@ def test_dataset_card_loads_offline_with_datasets(released, tmp_path):
     script = ("import datasets, sys\n"
               "scored = datasets.load_dataset(sys.argv[1])['train']\n"
               "verdicts = datasets.load_dataset(sys.argv[1], 'verdicts', split='train')\n"
+              "answers = datasets.load_dataset(sys.argv[1], 'answers', split='train')\n"
+              "print(answers.num_rows, ','.join(answers.column_names))\n"
               "print(scored.num_rows, verdicts.num_rows, ','.join(scored.column_names))\n")
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
     proc = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    rows, verdict_rows, columns = proc.stdout.split()[-3:]
+    answer_rows, answer_columns, rows, verdict_rows, columns = proc.stdout.split()[-5:]
+    assert int(answer_rows) == int(rows) and "response" in answer_columns.split(",")
     assert int(rows) == len(pd.read_parquet(folder / "scored/demo.parquet"))
     assert int(verdict_rows) == len(pd.read_parquet(folder / "verdicts/demo.parquet"))
     assert {"run_id", "question_id", "traditional", "answer_key"} <= set(columns.split(","))
@@ -176,3 +181,53 @@ def test_rank_changes_are_significant_only_outside_the_new_interval():
     assert changes.removed_runs == [("b", "gone")] and changes.changed_runs == [("b", "y")]
     moves = {c.run_id: c.significant for c in changes.rank_changes}
     assert moves == {"x": False, "y": False, "z": True}
+
+
+def _first_sql_block(markdown: str) -> str:
+    return markdown.split("```sql\n", 1)[1].split("```", 1)[0]
+
+
+def _submitted_responses(root: Path) -> dict[tuple[str, str, int], str]:
+    """Every response as submitted, read from the predictions files (not through Dualboard)."""
+    out = {}
+    for path in (root / "submissions" / "demo").glob("*/predictions.jsonl"):
+        for line in path.read_text("utf-8").splitlines():
+            p = json.loads(line)
+            out[(path.parent.name, p["question_id"], p.get("round", 0))] = p["response"]
+    return out
+
+
+def test_documented_duckdb_query_finds_the_answers_the_judge_passed_and_the_key_failed(released):
+    folder = released / "releases" / "0.2"
+    query = _first_sql_block((REPO / "README.md").read_text("utf-8"))
+    assert _first_sql_block((folder / "README.md").read_text("utf-8")) == query, "README and dataset card differ"
+    con = duckdb.connect()
+    con.execute("SET file_search_path = ?", [str(folder)])
+    found = con.sql(query).df()
+    scored = pd.read_parquet(folder / "scored" / "demo.parquet")
+    expected = scored[(scored.traditional >= 50) & (scored.answer_key < 50)]
+    keys = list(zip(found.run_id, found.question_id, found["round"], strict=True))
+    assert len(keys) > 10 and sorted(keys) == sorted(zip(expected.run_id, expected.question_id, expected["round"], strict=True))
+    submitted = _submitted_responses(released)
+    assert found.response.tolist() == [submitted[k] for k in keys]
+
+
+def test_released_tables_record_the_store_revision_the_manifest_names(released):
+    revisions = []
+    for version in ("0.1", "0.2"):
+        folder = released / "releases" / version
+        rows = duckdb.sql(f"SELECT decode(value) FROM parquet_kv_metadata('{folder}/*/demo.parquet') "
+                          "WHERE decode(key) = 'dualboard'").fetchall()
+        assert sorted(json.loads(v)["table"] for (v,) in rows) == ["answers", "scored", "verdicts"]
+        manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+        assert {json.loads(v)["store_revision"] for (v,) in rows} == {manifest["store_revision"]}
+        revisions.append(manifest["store_revision"])
+    assert revisions[0] != revisions[1]
+
+
+def test_answers_csv_is_the_answers_parquet_made_spreadsheet_safe(released):
+    folder = released / "releases" / "0.1"
+    answers = pd.read_parquet(folder / "answers" / "demo.parquet")
+    csv = pd.read_csv(folder / "answers" / "demo.csv", keep_default_na=False, dtype={"response": str})
+    assert csv.columns.tolist() == answers.columns.tolist()
+    assert csv.response.tolist() == ["'" + r if r.startswith(FORMULA_TRIGGERS) else r for r in answers.response]

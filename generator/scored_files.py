@@ -1,0 +1,235 @@
+"""The files of ``build/scored/``: three Parquet tables per benchmark, their columns, paths and readers.
+
+=========================================  ==========================================================
+``<benchmark>.parquet`` (:data:`SCORED`)     one row per run × question × round: both scores, no text
+``<benchmark>.answers.parquet`` (ANSWERS)    the scored columns plus prompt, key answer and response
+``<benchmark>.verdicts.parquet`` (VERDICTS)  one row per answer × grader: every verdict, for audits
+=========================================  ==========================================================
+
+This module is the only place that names these files or lists their columns
+(names, Arrow types and meanings come from ``scored_columns.yaml`` beside it);
+every other stage reads and writes them through it. It imports no stage, so
+grading, statistics, rendering and releases can all depend on it. The response
+text lives in the answers table alone, so the statistics and the site, which
+read the scored table, never load it (at 10⁶ answers the text is most of the bytes).
+
+Every file carries, in its Parquet key-value metadata under :data:`METADATA_KEY`,
+the table it is, the :data:`FORMAT_VERSION` of its layout and the store
+revision it was graded from (that of the
+:class:`~generator.store.records.BuildSource` which ``build/store-source.json``
+records). A command can thus check that the data belongs to the store
+revision it is about to name (:func:`table_revision`); DuckDB shows it with
+``SELECT decode(value) FROM parquet_kv_metadata('demo.parquet')``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from generator.atomic import atomic_path
+from generator.errors import DualboardError
+from generator.names import RUN_ID_RULE, is_name
+
+if TYPE_CHECKING:
+    from generator.grading.tables import GradedTables
+
+FORMAT_VERSION = 1
+"""Layout of the three tables; a file of another version is refused with the command that rewrites it."""
+METADATA_KEY = b"dualboard"
+"""Parquet key-value metadata key of the JSON that says what a file is and where it came from."""
+ARROW_TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
+"""The ``dtype`` names of scored_columns.yaml and the Arrow types they stand for."""
+COMPRESSION = "zstd"
+"""Half the size of pyarrow's default (snappy) on model text (1M answers of ~900 characters: 449 vs 927 MB)
+and read faster; pandas, DuckDB, datasets and the Hub's viewer all read it."""
+REGRADE = "run `dualboard grade` (or `dualboard build`) to write build/scored again"
+
+
+class ScoredFileError(DualboardError):
+    """A file of build/scored/ cannot be named, is missing, is not what its name says, or has another format."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a scored table."""
+
+    name: str
+    dtype: str
+    """A key of :data:`ARROW_TYPES`."""
+    meaning: str
+    """One or two sentences for readers of the data (the dataset card prints them)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One of the three tables: its name, file name and columns in order."""
+
+    name: str
+    """``scored``, ``answers`` or ``verdicts`` (also the release folder and dataset config of its files)."""
+    suffix: str
+    """What follows the benchmark name in the file name."""
+    rows: str
+    """What one row is, in words."""
+    columns: tuple[Column, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The column names, in order."""
+        return tuple(c.name for c in self.columns)
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The Arrow schema every file of this table is written with (fixed even for an empty table)."""
+        return pa.schema([pa.field(c.name, ARROW_TYPES[c.dtype]) for c in self.columns])
+
+    def path(self, scored_dir: Path, benchmark: str) -> Path:
+        """``<scored_dir>/<benchmark><suffix>``, refusing a name that is not a safe file name.
+
+        Examples
+        --------
+        >>> [t.path(Path("build/scored"), "demo").as_posix() for t in TABLES]
+        ['build/scored/demo.parquet', 'build/scored/demo.answers.parquet', 'build/scored/demo.verdicts.parquet']
+        """
+        return Path(scored_dir) / f"{checked_name(benchmark)}{self.suffix}"
+
+
+def _load_columns() -> dict[str, tuple[Column, ...]]:
+    spec = yaml.safe_load(Path(__file__).with_name("scored_columns.yaml").read_text("utf-8"))
+    return {table: tuple(Column(name, c["dtype"], c["meaning"]) for name, c in columns.items())
+            for table, columns in spec.items()}
+
+
+_COLUMNS = _load_columns()
+SCORED = Table("scored", ".parquet", "one row per run × question × round", _COLUMNS["scored"])
+ANSWERS = Table("answers", ".answers.parquet", "one row per run × question × round, with the text",
+                _COLUMNS["scored"] + _COLUMNS["answers"])
+VERDICTS = Table("verdicts", ".verdicts.parquet", "one row per answer × grader", _COLUMNS["verdicts"])
+TABLES = (SCORED, ANSWERS, VERDICTS)
+"""Every table, in the order they are written and documented."""
+
+_OTHER_STEMS = tuple(t.suffix.removesuffix(SCORED.suffix) for t in TABLES if t is not SCORED)
+"""``.answers`` and ``.verdicts``: a benchmark name ending so would name another benchmark's file."""
+
+SCORED_COLUMNS = SCORED.names
+ANSWER_COLUMNS = ANSWERS.names
+VERDICT_COLUMNS = VERDICTS.names
+
+
+def typed(table: Table, rows: list[dict]) -> pd.DataFrame:
+    """A DataFrame of ``rows`` with the table's columns in order, numbers and flags in their dtypes.
+
+    Text columns keep pandas' default dtype; the Arrow schema fixes them on write.
+    """
+    frame = pd.DataFrame(rows, columns=list(table.names))
+    return frame.astype({c.name: c.dtype for c in table.columns if c.dtype != "string"})
+
+
+def checked_name(benchmark: str) -> str:
+    """Return ``benchmark`` if its files cannot escape the folder or collide with another's; else raise.
+
+    ``x.answers`` is a valid name, but its scored table would be the answers
+    table of benchmark ``x``, so names ending like a table suffix are refused.
+
+    Examples
+    --------
+    >>> checked_name("easy-problems.v2")
+    'easy-problems.v2'
+    >>> checked_name("demo.answers")
+    Traceback (most recent call last):
+    ...
+    generator.scored_files.ScoredFileError: benchmark name 'demo.answers' cannot name files in build/scored — ...
+    """
+    if not is_name(benchmark) or benchmark.endswith(_OTHER_STEMS):
+        raise ScoredFileError(
+            f"benchmark name {benchmark!r} cannot name files in build/scored — use {RUN_ID_RULE}, "
+            f"not ending in {' or '.join(_OTHER_STEMS)} (rename the folder data/benchmarks/{benchmark})")
+    return benchmark
+
+
+def benchmark_names(scored_dir: Path) -> list[str]:
+    """The benchmarks that have a scored table in ``scored_dir``, sorted (other files are ignored)."""
+    scored_dir = Path(scored_dir)
+    if not scored_dir.is_dir():
+        return []
+    stems = (p.name.removesuffix(SCORED.suffix) for p in scored_dir.glob(f"*{SCORED.suffix}"))
+    return sorted(s for s in stems if is_name(s) and not s.endswith(_OTHER_STEMS))
+
+
+def write_scored(tables: GradedTables, scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
+    """Write the three tables of ``benchmark`` into ``scored_dir`` atomically; return their paths.
+
+    ``tables`` has one DataFrame per table, named like it (``scored``,
+    ``answers``, ``verdicts``). ``revision`` is the store revision graded,
+    recorded in each file's metadata.
+    """
+    return [write_table(table, getattr(tables, table.name), scored_dir, benchmark, revision) for table in TABLES]
+
+
+def write_table(table: Table, frame: pd.DataFrame, scored_dir: Path, benchmark: str, revision: str) -> Path:
+    """Write one table with its schema and metadata to a temporary name, then move it into place."""
+    path = table.path(scored_dir, benchmark)
+    arrow = pa.Table.from_pandas(frame[list(table.names)], schema=table.schema, preserve_index=False)
+    # The revision only: a local store's description holds a path of the build machine, which
+    # must neither reach published files nor make two builds of the same store differ.
+    about = {"table": table.name, "format_version": FORMAT_VERSION, "benchmark": benchmark,
+             "store_revision": revision}
+    arrow = arrow.replace_schema_metadata({METADATA_KEY: json.dumps(about, sort_keys=True).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(arrow, tmp, compression=COMPRESSION)
+    return path
+
+
+def _about(path: Path, table: Table) -> dict:
+    """The metadata of a file of ``table``, checked: it exists, is that table, in this format version."""
+    if path.is_symlink() or not path.is_file():
+        raise ScoredFileError(f"{path}: no {table.name} table there — {REGRADE}")
+    try:
+        about = json.loads((pq.read_schema(path).metadata or {}).get(METADATA_KEY, b"null"))
+    except (pa.ArrowException, ValueError) as exc:
+        raise ScoredFileError(f"{path}: not a readable Parquet file ({exc}) — {REGRADE}") from exc
+    if not isinstance(about, dict) or about.get("table") != table.name:
+        found = about.get("table") if isinstance(about, dict) else None
+        raise ScoredFileError(f"{path}: holds {f'the {found}' if found else 'no dualboard'} table, "
+                              f"not the {table.name} table — {REGRADE}")
+    if about.get("format_version") != FORMAT_VERSION:
+        raise ScoredFileError(f"{path}: format version {about.get('format_version')!r}, this Dualboard reads "
+                              f"{FORMAT_VERSION} — {REGRADE}")
+    return about
+
+
+def table_revision(table: Table, scored_dir: Path, benchmark: str) -> str:
+    """The store revision the file of ``table`` for ``benchmark`` was graded from (reads the metadata only)."""
+    return str(_about(table.path(scored_dir, benchmark), table).get("store_revision"))
+
+
+def read_table(table: Table, scored_dir: Path, benchmark: str, *, columns: list[str] | None = None) -> pd.DataFrame:
+    """Read ``benchmark``'s file of ``table`` (only ``columns``, if given), after checking what it is."""
+    path = table.path(scored_dir, benchmark)
+    _about(path, table)
+    unknown = sorted(set(columns or ()) - set(table.names))
+    if unknown:
+        raise ValueError(f"the {table.name} table has no column {unknown[0]!r}; it has {', '.join(table.names)}")
+    return pq.read_table(path, columns=columns).to_pandas()
+
+
+def read_scored(scored_dir: Path, benchmark: str) -> pd.DataFrame:
+    """The scored table of ``benchmark``: one row per run × question × round, columns :data:`SCORED_COLUMNS`."""
+    return read_table(SCORED, scored_dir, benchmark)
+
+
+def read_verdicts(scored_dir: Path, benchmark: str) -> pd.DataFrame:
+    """The verdicts table of ``benchmark``: one row per answer × grader, columns :data:`VERDICT_COLUMNS`."""
+    return read_table(VERDICTS, scored_dir, benchmark)
+
+
+def read_answers(scored_dir: Path, benchmark: str) -> pd.DataFrame:
+    """The answers table of ``benchmark``: the scored columns with prompt, key answer and response."""
+    return read_table(ANSWERS, scored_dir, benchmark)
