@@ -76,7 +76,7 @@ def test_release_loads_the_same_from_the_folder_and_from_the_hub(tiny_root, hub_
                             token=TOKEN, local_dir=tmp_path / "release")
     folder = tiny_root / "releases" / "v1"
     cache = tmp_path / "datasets-cache"  # datasets' shared cache may hold a table of the same path from another test run
-    for config in ("scored", "verdicts"):
+    for config in ("scored", "answers", "verdicts"):
         from_folder = datasets.load_dataset(str(folder), config, split="train", cache_dir=cache).to_pandas()
         from_hub = datasets.load_dataset(str(hub), config, split="train", cache_dir=cache).to_pandas()
         pd.testing.assert_frame_equal(from_folder, from_hub)
