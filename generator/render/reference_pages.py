@@ -14,6 +14,7 @@ import pandas as pd
 
 from generator.release.csv_download import download_csv
 from generator.release.history import ReleaseChanges, ReleaseError, ReleaseRecord
+from generator.release.layout import TABLES as RELEASE_TABLES
 from generator.release.layout import SITE_FILE_LIMIT, SITE_FOLDER, carried_in_site, hub_file_url, hub_folder, site_file
 from generator.render.escape import escape_text
 from generator.render.html import Cell, code_block, link, table
@@ -193,13 +194,17 @@ def _load_text(record: ReleaseRecord) -> str:
     """How to load the tables with ``datasets``."""
     if record.hub is not None:
         _endpoint, repo_id = record.hub
-        return ("Load a table (configs `scored`, `verdicts`, `answers`) straight from the Hub (for a Hub other "
+        return (f"Load a table (configs {_configs()}) straight from the Hub (for a Hub other "
                 "than huggingface.co, set `HF_ENDPOINT` to its address first):\n\n"
                 + code_block(f'import datasets\nscored = datasets.load_dataset("{repo_id}", "scored", '
                              f'revision="{record.version}", split="train")'))
     return ("Load the tables from a folder holding the downloaded files (the dataset card `README.md` names the "
-            "configs `scored`, `verdicts`, `answers`):\n\n"
+            f"configs {_configs()}):\n\n"
             + code_block('import datasets\nscored = datasets.load_dataset("path/to/folder", "scored", split="train")'))
+
+
+def _configs() -> str:
+    return ", ".join(f"`{t}`" for t in RELEASE_TABLES)
 
 
 def _other_releases(records: list[ReleaseRecord], *, linked: bool) -> str:
