@@ -90,41 +90,44 @@ def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHAR
 
     A table that fits is one ``<benchmark>.parquet`` (a byte copy, so its
     metadata stays) and one ``<benchmark>.csv``; a larger one is split by rows
-    into the fewest equal parts whose Parquet and CSV both fit, named as the
-    Hub names shards (``<benchmark>-00000-of-00003.parquet``). Returns the
-    files written.
+    into equal parts whose Parquet and CSV both fit, named as the Hub names
+    shards (``<benchmark>-00000-of-00003.parquet``). Parts are encoded one at
+    a time, so memory holds the table and one part's CSV. Returns the files.
     """
     folder.mkdir(parents=True, exist_ok=True)
     table = pq.read_table(source)
-    csv_text = download_csv(table.to_pandas()).encode("utf-8")
-    if source.stat().st_size < limit and len(csv_text) < limit:
-        (folder / f"{benchmark}.parquet").write_bytes(source.read_bytes())
-        (folder / f"{benchmark}.csv").write_bytes(csv_text)
-        return [folder / f"{benchmark}.parquet", folder / f"{benchmark}.csv"]
-    parts = math.ceil(max(source.stat().st_size, len(csv_text)) / (0.8 * limit))
+    size = source.stat().st_size
+    parts = 1 if size < limit else min(math.ceil(size / (0.8 * limit)), max(table.num_rows, 1))
     while True:
-        encoded = _encode_parts(table, parts)
-        if all(len(p) < limit and len(c) < limit for p, c in encoded):
-            break
+        written = _write_parts(source, table, folder, benchmark, parts, limit)
+        if written is not None:
+            return written
         if parts >= table.num_rows:
             raise ValueError(f"{source}: a single row is {limit} bytes or more; it cannot be split under the limit")
         parts = min(parts * 2, table.num_rows)
-    written = []
-    for i, (parquet, csv_part) in enumerate(encoded):
-        stem = f"{benchmark}-{i:05d}-of-{parts:05d}"
+
+
+def _write_parts(source: Path, table: pa.Table, folder: Path, benchmark: str, parts: int, limit: int) -> list[Path] | None:
+    """The table as ``parts`` consecutive row ranges of near-equal length; None (nothing left) if a file reaches ``limit``."""
+    bounds = [i * table.num_rows // parts for i in range(parts + 1)]
+    written: list[Path] = []
+    for i, (start, stop) in enumerate(zip(bounds, bounds[1:])):
+        piece = table.slice(start, stop - start)
+        stem = benchmark if parts == 1 else f"{benchmark}-{i:05d}-of-{parts:05d}"
+        parquet = source.read_bytes() if parts == 1 else _parquet_bytes(piece)
+        csv_text = download_csv(piece.to_pandas()).encode("utf-8")
+        if len(parquet) >= limit or len(csv_text) >= limit:
+            for path in written:
+                path.unlink()
+            return None
         (folder / f"{stem}.parquet").write_bytes(parquet)
-        (folder / f"{stem}.csv").write_bytes(csv_part)
+        (folder / f"{stem}.csv").write_bytes(csv_text)
         written += [folder / f"{stem}.parquet", folder / f"{stem}.csv"]
     return written
 
 
-def _encode_parts(table: pa.Table, parts: int) -> list[tuple[bytes, bytes]]:
-    """The table split into ``parts`` consecutive row ranges of near-equal length, each as (Parquet, CSV) bytes."""
-    bounds = [i * table.num_rows // parts for i in range(parts + 1)]
-    out = []
-    for start, stop in zip(bounds, bounds[1:]):
-        piece = table.slice(start, stop - start)
-        sink = pa.BufferOutputStream()
-        pq.write_table(piece, sink)  # the schema, with its key-value metadata, goes with every slice
-        out.append((sink.getvalue().to_pybytes(), download_csv(piece.to_pandas()).encode("utf-8")))
-    return out
+def _parquet_bytes(piece: pa.Table) -> bytes:
+    """One part as Parquet; the schema, with its key-value metadata, goes with every slice."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(piece, sink, compression=scored_files.COMPRESSION)
+    return sink.getvalue().to_pybytes()
