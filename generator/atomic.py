@@ -15,8 +15,11 @@ from pathlib import Path
 
 
 @contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
+def atomic_path(target: Path, *, replace: bool = True) -> Iterator[Path]:
     """Yield a temporary path next to ``target``; move it into place on success.
+
+    With ``replace=False`` an existing ``target`` is never replaced, not even
+    by a concurrent writer: FileExistsError is raised instead.
 
     Examples
     --------
@@ -34,7 +37,10 @@ def atomic_path(target: Path) -> Iterator[Path]:
         yield tmp
         with tmp.open("rb") as handle:
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        if replace:
+            os.replace(tmp, target)
+        else:
+            os.link(tmp, target)  # unlike a rename, fails when target exists
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -51,8 +57,8 @@ def atomic_write_text(target: Path, text: str) -> Path:
     return atomic_write_bytes(target, text.encode("utf-8"))
 
 
-def atomic_write_parquet(target: Path, frame) -> Path:
-    """Write a pandas DataFrame as Parquet (no index) to ``target`` atomically."""
-    with atomic_path(target) as tmp:
+def atomic_write_parquet(target: Path, frame, *, replace: bool = True) -> Path:
+    """Write a pandas DataFrame as Parquet (no index) to ``target`` atomically (see :func:`atomic_path`)."""
+    with atomic_path(target, replace=replace) as tmp:
         frame.to_parquet(tmp, index=False)
     return Path(target)

@@ -72,7 +72,8 @@ def store_option(command):
                   help="Read this tag or commit of the Hub dataset (default: the head of main).")
     @click.option("--stage", is_flag=True,
                   help="With --hub: only read the dataset (no token needed for a public one) and keep ingested runs "
-                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them.")
+                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them. "
+                       "Without --stage, ingest commits to the dataset and needs HF_TOKEN.")
     @functools.wraps(command)
     def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, stage: bool, **kwargs):
         store = _choose_store(project, hub_repo, hub_endpoint, hub_revision, stage=stage)
@@ -102,7 +103,8 @@ def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, 
     )
     from generator.store.staged import StagedHubStore
 
-    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir)
+    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir,
+                   pending_dir=project.hub_pending_dir)
     return StagedHubStore(hub, project.hub_pending_dir) if stage else hub
 
 
@@ -278,8 +280,15 @@ def grade(project: Project, store: Store, progress: bool):
     <benchmark>.parquet holds both scores per run × question × round (what
     stats reads), <benchmark>.answers.parquet the same rows with prompt, key
     answer and response, <benchmark>.verdicts.parquet every grader's verdict.
-    Each records the store revision graded. Verdicts are cached by content in
-    the store: a second run grades nothing again.
+    Each records the store revision graded.
+
+    Verdicts are cached by content in the store, so a second run grades
+    nothing again (and a new run costs only its own answers):
+
+    \b
+      local store        .dualboard/store/verdicts/
+      --hub [--stage]    .dualboard/hub-pending/verdicts/ until `dualboard publish` pushes them
+                         (grading itself never writes to the Hub)
     """
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
 

@@ -104,10 +104,12 @@ def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
 def grade(project: Project, store: Store, *, progress: bool = True) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
-    Records in build/ which store revision it read: publish commits on exactly that one.
+    Verdicts are read from and saved through the store, never into the
+    snapshot it reads, and never change its revision. Records in build/ which
+    store revision it read: publish commits on exactly that one.
     """
     revision = store.revision()
-    cache = VerdictCache(store.snapshot() / "verdicts")
+    cache = VerdictCache(store)
     total, written = 0, set()
     for name, (benchmark, runs) in stored_benchmarks(store).items():
         labels = _human_labels(benchmark)
@@ -119,7 +121,9 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
         total += len(tables.scored)
     _remove_stale(project.scored_dir(), written)
     record_source(project.build_dir, store.describe(), revision)
-    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}")
+    waiting = len(store.waiting_verdicts())
+    note = f"; {waiting} verdict part(s) wait in {store.verdict_root()} for `dualboard publish`" if waiting else ""
+    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}{note}")
 
 
 def _remove_stale(scored_dir: Path, written: set[Path]) -> None:

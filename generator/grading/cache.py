@@ -1,23 +1,26 @@
-"""The verdict cache: content-addressed verdicts stored beside the runs.
+"""The verdict cache: content-addressed verdicts kept by the store.
 
 A verdict is keyed by the sha256 of (grader name, version, config hash, the
 question with its answer key, the response and what else of the prediction a
-grader may read). Verdicts live in ``<root>/<grader>/<config_hash>/part-*.parquet``
-so they travel with the store (and the Hub dataset) and anyone can rebuild a
-release without calling a model. Changing a grader's options or prompt changes
-its config hash, which invalidates exactly that grader's verdicts.
+grader may read). The store keeps them (``Store.load_verdicts`` and
+``save_verdicts``; their files are laid out by generator.store.verdicts), so
+they travel with it (and the Hub dataset) and anyone can rebuild a release
+without calling a model. Changing a grader's options or prompt changes its
+config hash, which invalidates exactly that grader's verdicts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from generator.atomic import atomic_write_parquet
 from generator.grading.verdict import Grader, Verdict, canonical_json, sha256_text
+
+if TYPE_CHECKING:  # the store imports grading (graders are checked when benchmarks load)
+    from generator.store import Store
 
 
 def question_digest(question: dict[str, Any]) -> str:
@@ -43,36 +46,32 @@ def verdict_key(grader: Grader, question: dict[str, Any], prediction: dict[str, 
 
 
 class VerdictCache:
-    """Verdicts on disk under ``root`` (normally ``<store>/verdicts``).
+    """The verdicts of every grader that a store holds, read once per grader configuration.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> from generator.grading.rules import RulesGrader
-    >>> cache = VerdictCache(pathlib.Path(tempfile.mkdtemp()))
+    >>> from generator.store import LocalStore
+    >>> cache = VerdictCache(LocalStore(pathlib.Path(tempfile.mkdtemp())))
     >>> grader = RulesGrader()
     >>> _ = cache.store(grader, {"k1": Verdict(100.0, "ok", "equals 'x'")})
     >>> cache.lookup(grader, ["k1", "k2"])
     {'k1': Verdict(score=100.0, verdict_parse='ok', detail="equals 'x'", transient=False)}
     """
 
-    def __init__(self, root: Path):
-        self.root = Path(root)
+    def __init__(self, store: Store):
+        self._store = store
         self._loaded: dict[tuple[str, str], dict[str, Verdict]] = {}
-
-    def folder(self, grader: Grader) -> Path:
-        """Return the folder holding this grader configuration's verdicts."""
-        return self.root / grader.name / grader.config_hash
 
     def _entries(self, grader: Grader) -> dict[str, Verdict]:
         slot = (grader.name, grader.config_hash)
         if slot not in self._loaded:
-            entries: dict[str, Verdict] = {}
-            for part in sorted(self.folder(grader).glob("part-*.parquet")):
-                frame = pd.read_parquet(part, columns=["key", "score", "verdict_parse", "detail"])
-                for key, score, parse, detail in frame.itertuples(index=False, name=None):
-                    entries[key] = Verdict(None if pd.isna(score) else float(score), str(parse), str(detail))
-            self._loaded[slot] = entries
+            frame = self._store.load_verdicts(grader.name, grader.config_hash)
+            self._loaded[slot] = {
+                key: Verdict(None if pd.isna(score) else float(score), str(parse), str(detail))
+                for key, score, parse, detail in frame[["key", "score", "verdict_parse", "detail"]].itertuples(index=False, name=None)
+            }
         return self._loaded[slot]
 
     def lookup(self, grader: Grader, keys: Sequence[str]) -> dict[str, Verdict]:
@@ -81,10 +80,9 @@ class VerdictCache:
         return {key: entries[key] for key in keys if key in entries}
 
     def store(self, grader: Grader, verdicts: Mapping[str, Verdict]) -> Path | None:
-        """Add verdicts as one new part file; transient verdicts are skipped.
+        """Save the verdicts not cached yet through the store, as one part; transient verdicts are skipped.
 
-        The part's name is the hash of its keys, so storing the same verdicts
-        twice writes the same file. Returns its path, or None if nothing new.
+        Returns the part's path, or None if nothing was new.
         """
         entries = self._entries(grader)
         new = {k: v for k, v in sorted(verdicts.items()) if not v.transient and k not in entries}
@@ -100,9 +98,7 @@ class VerdictCache:
                 "grader_version": grader.version,
                 "config_hash": grader.config_hash,
             }
-        ).astype({"score": "float64"})
-        path = self.folder(grader) / f"part-{sha256_text(''.join(new))[:32]}.parquet"
-        atomic_write_parquet(path, frame)
+        )
+        path = self._store.save_verdicts(grader.name, grader.config_hash, frame)
         entries.update(new)
         return path
-

@@ -9,7 +9,14 @@ Both stores hold the same logical tree::
 
     benchmarks/<benchmark>/benchmark.yaml, questions.jsonl[, human_labels.csv]
     runs/<benchmark>/<run_id>/predictions.jsonl, metadata.yaml
-    verdicts/<grader>/<shard>.parquet     (the grading stage's verdict cache)
+    verdicts/<grader>/<config_hash>/part-*.parquet   (the verdict cache, in the Hub dataset)
+
+The verdict cache is content-addressed, so it is not tied to a revision: the
+grading stage reads and adds verdicts through ``Store.load_verdicts`` and
+``save_verdicts`` (layout: ``generator.store.verdicts``), never into a
+snapshot, and never change a revision. The local store keeps them in
+``<root>/verdicts/``; a Hub store saves them in ``.dualboard/hub-pending/`` for
+the next commit, that of ``dualboard publish``.
 """
 
 from generator.store.base import IngestResult, Store

@@ -7,14 +7,16 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
+import pandas as pd
+
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import RUN_FILES
 from generator.safe_read import read_regular
+from generator.store.verdicts import read_parts, write_part
 
 BENCHMARKS = "benchmarks"
 RUNS = "runs"
-VERDICTS = "verdicts"
 BENCHMARK_FILES = ("benchmark.yaml", "questions.jsonl", "human_labels.csv")
 
 
@@ -143,3 +145,28 @@ class Store(ABC):
         root = self.snapshot() / RUNS
         pattern = f"{benchmark}/*" if benchmark else "*/*"
         return sorted(p for p in root.glob(pattern) if p.is_dir())
+
+    # -- the verdict cache -------------------------------------------------
+    # Verdicts are content-addressed, so they hold whatever the revision: they
+    # never go into a snapshot (snapshots stay as they were read) and saving
+    # them never changes the revision a build read.
+
+    @abstractmethod
+    def verdict_root(self) -> Path:
+        """The local folder whose ``verdicts/`` receives the verdicts saved through this store."""
+
+    def load_verdicts(self, grader: str, config_hash: str) -> pd.DataFrame:
+        """Every cached verdict of one grader configuration: the read tree's, then those saved since.
+
+        Columns: :data:`generator.store.verdicts.PART_COLUMNS`, one row per key.
+        """
+        return read_parts([self.snapshot(), self.verdict_root()], grader, config_hash)
+
+    def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> Path | None:
+        """Save new verdicts as one part under :meth:`verdict_root` (see generator.store.verdicts)."""
+        return write_part(self.verdict_root(), grader, config_hash, frame)
+
+    def waiting_verdicts(self) -> list[Path]:
+        """Saved verdict parts that have not reached the store itself yet (a Hub store's, until
+        ``dualboard publish``); none for a store that keeps them where it saves them."""
+        return []

@@ -18,7 +18,10 @@ The repository holds the same logical tree as :class:`~generator.store.LocalStor
   could escape that folder (``runs/../../x``); downloads take turns through a
   lock, and the cache keeps the KEEP_SNAPSHOTS snapshots used last;
 - the token comes from the ``HF_TOKEN`` environment variable (or the caller),
-  never from a file in the repository or huggingface_hub's saved login.
+  never from a file in the repository or huggingface_hub's saved login;
+- verdicts a grade adds are saved in ``pending_dir`` (``.dualboard/hub-pending/``)
+  for the next commit, that of ``dualboard publish``: grading never commits, so
+  it never moves the revision the build read.
 """
 
 from __future__ import annotations
@@ -43,11 +46,12 @@ from tqdm.auto import tqdm
 from generator.errors import DualboardError, StoreConflictError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import (BENCHMARKS, RUNS, VERDICTS, IngestResult, StagedFile, Store, check_logical_path,
-                                  classify, same_bytes, staged_files)
+from generator.store.base import (BENCHMARKS, RUNS, IngestResult, StagedFile, Store, check_logical_path, classify,
+                                  same_bytes, staged_files)
 from generator.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
 from generator.store.lock import exclusive
 from generator.store.tree import write_failed
+from generator.store.verdicts import VERDICTS, part_paths
 
 REPO_TYPE = "dataset"
 BRANCH = "main"
@@ -101,6 +105,10 @@ class HubStore(Store):
         Hub address, e.g. ``https://huggingface.co`` (always explicit).
     cache_dir
         Where snapshots are downloaded: ``cache_dir/snapshots/<commit>/``.
+    pending_dir
+        Where new verdicts wait for ``dualboard publish``: ``pending_dir/verdicts/``
+        (the CLI's is ``.dualboard/hub-pending``, the folder publish pushes;
+        default: ``cache_dir/pending``).
     token
         Hub token; default: the ``HF_TOKEN`` environment variable, else none
         (reads of a public dataset need none, writes do).
@@ -112,12 +120,13 @@ class HubStore(Store):
         (tests pass a recorder).
     """
 
-    def __init__(self, repo_id: str, *, endpoint: str, cache_dir: Path, token: str | None = None,
-                 revision: str | None = None, backoff: Backoff = Backoff(),
+    def __init__(self, repo_id: str, *, endpoint: str, cache_dir: Path, pending_dir: Path | None = None,
+                 token: str | None = None, revision: str | None = None, backoff: Backoff = Backoff(),
                  sleep: Callable[[float], None] | None = None):
         self.repo_id = repo_id
         self.endpoint = endpoint.rstrip("/")
         self.cache_dir = Path(cache_dir)
+        self.pending_dir = Path(pending_dir) if pending_dir is not None else self.cache_dir / "pending"
         self.pinned = revision
         """Revision every read uses (a tag or commit); None: the head of main."""
         self.backoff = backoff
@@ -287,6 +296,12 @@ class HubStore(Store):
         head = commits[0].commit_id
         snapshot = self.snapshot(head)
         return head if all(same_bytes(snapshot, f) for f in files) else None
+
+    def verdict_root(self) -> Path:
+        return self.pending_dir
+
+    def waiting_verdicts(self) -> list[Path]:
+        return part_paths(self.pending_dir)
 
     def tags(self) -> dict[str, str]:
         """Release tags and the commits they name."""

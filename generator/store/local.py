@@ -4,6 +4,8 @@ Layout on disk::
 
     <root>/current          symlink to snapshots/<revision>
     <root>/snapshots/<rev>/ the logical tree (see generator.store)
+    <root>/verdicts/        the verdict cache (generator.store.verdicts), outside
+                            the snapshots: it holds whatever the revision
 
 An ingest builds a new snapshot next to the current one (unchanged files are
 hard links, so it costs little), then swaps the ``current`` symlink with one
@@ -63,6 +65,9 @@ class LocalStore(Store):
         if not path.is_dir():
             raise DualboardError(f"{self.root}: no revision {revision!r} — list {self.root / SNAPSHOTS} for the revisions this store holds")
         return path
+
+    def verdict_root(self) -> Path:
+        return self.root
 
     def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
         load_runs(run_dirs, benchmarks)

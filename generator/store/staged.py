@@ -7,13 +7,15 @@ the runs that the base lacks into a pending overlay instead of the Hub::
 
     .dualboard/hub-pending/pending.json   dataset, endpoint, base commit, revision
     .dualboard/hub-pending/tree/          the logical tree: base snapshot (hard links) + staged runs
+    .dualboard/hub-pending/verdicts/      verdicts graded since (generator.store.verdicts)
 
-Every later read of the build (grade, render) sees ``tree/``, and grading
-adds its verdict cache to ``tree/verdicts/`` as in any snapshot. Then
-``dualboard publish``, the one step given the token, pushes every file of
-``tree/`` that the base lacks together with the release, in one commit whose
-``parent_commit`` is the base: if anyone committed meanwhile, the Hub refuses
-and nothing is written.
+Every later read of the build (grade, render) sees ``tree/``, which stays as
+the ingest wrote it; grading saves new verdicts beside it, in ``verdicts/``,
+which a later staged ingest carries over (a run added later costs only its own
+grading). Then ``dualboard publish``, the one step given the token, pushes
+every file of ``tree/`` and every verdict part that the base lacks together
+with the release, in one commit whose ``parent_commit`` is the base: if anyone
+committed meanwhile, the Hub refuses and nothing is written.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
+from generator.safe_read import read_regular
 from generator.store.base import (
     IngestResult,
     StagedFile,
@@ -40,6 +43,7 @@ from generator.store.local import STAGING_PREFIX
 from generator.store.lock import exclusive
 from generator.store.records import Pending, read_record, write_record
 from generator.store.tree import build_tree, write_failed
+from generator.store.verdicts import VERDICTS, part_paths
 
 PENDING_FILE = "pending.json"
 TREE = "tree"
@@ -94,11 +98,17 @@ class StagedHubStore(Store):
             return self.folder / TREE
         return self.hub.snapshot(revision or self.hub.base_commit())
 
+    def verdict_root(self) -> Path:
+        return self.folder
+
+    def waiting_verdicts(self) -> list[Path]:
+        return part_paths(self.folder)
+
     def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
         """Stage the runs the Hub's base commit lacks; the Hub itself is only read.
 
         An overlay already holding exactly these changes on the same base is
-        kept, with the verdicts graded into it.
+        kept; the saved verdicts are kept in any case.
         """
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
@@ -112,11 +122,18 @@ class StagedHubStore(Store):
         return IngestResult(record.revision, tuple(added), tuple(replaced), tuple(unchanged))
 
     def pending_files(self) -> list[StagedFile]:
-        """Every file of the overlay that its base lacks or holds with other bytes: staged runs, new verdicts."""
+        """Every file of the overlay that its base lacks or holds with other bytes: staged runs, then new verdicts.
+
+        A verdict part already in the base is left out, never replaced (parts are append-only).
+        """
         pending = self.pending()
+        base = self.hub.snapshot(pending.base if pending is not None else self.hub.base_commit())
+        # read_regular: publish holds the token, so a link planted in the folder is refused, not followed
+        verdicts = [StagedFile(p.relative_to(self.folder).as_posix(), read_regular(p, root=self.folder))
+                    for p in part_paths(self.folder) if not (base / p.relative_to(self.folder)).exists()]
         if pending is None:
-            return []
-        tree, base = self.folder / TREE, self.hub.snapshot(pending.base)
+            return verdicts
+        tree = self.folder / TREE
         files = []
         for path in sorted(p for p in tree.rglob("*") if p.is_file()):
             logical = path.relative_to(tree)
@@ -128,7 +145,7 @@ class StagedHubStore(Store):
             staged = StagedFile(logical.as_posix(), path.read_bytes())
             if not same_bytes(base, staged):
                 files.append(staged)
-        return files
+        return files + verdicts
 
     def clear(self) -> None:
         """Drop the overlay (after its changes reached the Hub)."""
@@ -148,6 +165,9 @@ class StagedHubStore(Store):
             staging = self.folder.with_name(f".{self.folder.name}{STAGING_PREFIX}{uuid.uuid4().hex}")
             try:
                 build_tree(base, changed, staging / TREE)
+                if self._keeps_verdicts_for(record):  # hard links: the saved verdicts exist at every moment
+                    shutil.copytree(self.folder / VERDICTS, staging / VERDICTS, copy_function=os.link,
+                                    ignore=shutil.ignore_patterns(".*"))  # not a writer's temporary file
                 write_record(staging / PENDING_FILE, record)
                 if self.folder.exists():
                     os.replace(self.folder, self.folder.with_name(f".{self.folder.name}.old-{uuid.uuid4().hex}"))
@@ -158,6 +178,13 @@ class StagedHubStore(Store):
                 shutil.rmtree(staging, ignore_errors=True)
             for old in self.folder.parent.glob(f".{self.folder.name}.old-*"):
                 shutil.rmtree(old, ignore_errors=True)
+
+    def _keeps_verdicts_for(self, record: Pending) -> bool:
+        """Whether a new overlay keeps the saved verdicts: not when it replaces one staged for another dataset,
+        whose verdicts (their details quote answers) must not be pushed to this one."""
+        old = self._record()
+        same = old is None or (old.repo_id, old.endpoint) == (record.repo_id, record.endpoint)
+        return same and (self.folder / VERDICTS).is_dir()
 
 
 def _revision(base: str, changed: list[StagedFile]) -> str:

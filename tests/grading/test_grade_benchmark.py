@@ -17,6 +17,7 @@ from generator.grading.mc_letter import McLetterGrader
 from generator.grading.rules import RulesGrader
 from generator.intake.models import GraderSpec
 from generator.scored_files import ScoredFileError
+from generator.store import LocalStore
 
 
 @pytest.fixture
@@ -130,10 +131,10 @@ def test_human_labels_become_human_verdict_rows(benchmark, runs) -> None:
 
 def test_progress_reports_every_verdict(benchmark, runs, tmp_path: Path) -> None:
     seen: list[int] = []
-    grade_benchmark(benchmark, runs, cache=VerdictCache(tmp_path), progress=seen.append)
+    grade_benchmark(benchmark, runs, cache=VerdictCache(LocalStore(tmp_path)), progress=seen.append)
     assert sum(seen) == 10
     seen.clear()
-    grade_benchmark(benchmark, runs, cache=VerdictCache(tmp_path), progress=seen.append)
+    grade_benchmark(benchmark, runs, cache=VerdictCache(LocalStore(tmp_path)), progress=seen.append)
     assert sum(seen) == 10
 
 
@@ -165,20 +166,20 @@ class _Counter:
 
 def test_second_grading_with_the_cache_makes_zero_grader_calls(benchmark, runs, tmp_path: Path, monkeypatch) -> None:
     mc, rules = _Counter(monkeypatch, McLetterGrader), _Counter(monkeypatch, RulesGrader)
-    first = grade_benchmark(benchmark, runs, cache=VerdictCache(tmp_path / "verdicts"))
+    first = grade_benchmark(benchmark, runs, cache=VerdictCache(LocalStore(tmp_path / "store")))
     assert (mc.items, rules.items) == (3, 5)
-    second = grade_benchmark(benchmark, runs, cache=VerdictCache(tmp_path / "verdicts"))
+    second = grade_benchmark(benchmark, runs, cache=VerdictCache(LocalStore(tmp_path / "store")))
     assert (mc.items, rules.items) == (3, 5)
     pd.testing.assert_frame_equal(first.scored, second.scored)
     pd.testing.assert_frame_equal(first.verdicts, second.verdicts)
-    assert list((tmp_path / "verdicts").glob("*/*/part-*.parquet"))
+    assert list((tmp_path / "store" / "verdicts").glob("*/*/part-*.parquet"))
 
 
 def test_a_new_submission_grades_only_its_answers(benchmark, runs, tmp_path: Path, monkeypatch) -> None:
     rules = _Counter(monkeypatch, RulesGrader)
-    grade_benchmark(benchmark, runs, cache=VerdictCache(tmp_path))
+    grade_benchmark(benchmark, runs, cache=VerdictCache(LocalStore(tmp_path)))
     newcomer = make_run("gamma", [{"question_id": "capital", "response": "Paris", "recorded": {"judge": 100}}])
-    grade_benchmark(benchmark, [*runs, newcomer], cache=VerdictCache(tmp_path))
+    grade_benchmark(benchmark, [*runs, newcomer], cache=VerdictCache(LocalStore(tmp_path)))
     assert rules.items == 5 + 1
 
 
@@ -191,8 +192,8 @@ def test_changing_an_option_invalidates_only_that_graders_verdicts(
     def bench(tolerance):
         return make_benchmark([numeric_question], traditional={"open": GraderSpec("numeric", {"tolerance": tolerance})})
 
-    assert grade_benchmark(bench(0.1), runs, cache=VerdictCache(tmp_path)).scored.traditional.tolist() == [0.0]
-    after = grade_benchmark(bench(0.2), runs, cache=VerdictCache(tmp_path)).scored
+    assert grade_benchmark(bench(0.1), runs, cache=VerdictCache(LocalStore(tmp_path))).scored.traditional.tolist() == [0.0]
+    after = grade_benchmark(bench(0.2), runs, cache=VerdictCache(LocalStore(tmp_path))).scored
     assert after.traditional.tolist() == [100.0]
     assert (numeric.items, rules.items) == (2, 1)
 

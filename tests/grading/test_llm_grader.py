@@ -15,6 +15,7 @@ from generator.grading import VerdictCache, get_grader, grade_benchmark
 from generator.grading.errors import GraderConfigError, GraderUnavailableError
 from generator.grading.llm import LlmGrader, fill_prompt, load_prompt
 from generator.intake.models import GraderSpec
+from generator.store import LocalStore
 
 
 def llm(server: ScriptedJudgeServer, **options) -> LlmGrader:
@@ -140,14 +141,14 @@ def test_cache_hits_make_no_requests_and_transient_verdicts_are_retried(judge, o
     judge.script = lambda body, n: (
         Reply(status=500) if "Paris 2" in body["messages"][0]["content"] else Reply("Verdict: pass")
     )
-    first = grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    first = grade_benchmark(bench, runs, cache=VerdictCache(LocalStore(tmp_path)))
     assert first.scored.answer_key.tolist()[:2] == [100.0, 100.0] and first.scored.answer_key.isna().tolist()[2]
     assert len(judge.requests) == 3
     judge.script = always("Verdict: pass")
-    second = grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    second = grade_benchmark(bench, runs, cache=VerdictCache(LocalStore(tmp_path)))
     assert len(judge.requests) == 4  # only the transient failure was asked again
     assert second.scored.answer_key.tolist() == [100.0, 100.0, 100.0]
-    grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    grade_benchmark(bench, runs, cache=VerdictCache(LocalStore(tmp_path)))
     assert len(judge.requests) == 4
 
 
@@ -191,8 +192,8 @@ def test_changing_the_judge_seed_regrades_only_llm_verdicts(judge, open_question
         llm_spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "m", "seed": seed})
         return make_benchmark([open_question], answer_key=(GraderSpec("rules"), llm_spec))
 
-    grade_benchmark(bench(0), runs, cache=VerdictCache(tmp_path))
-    grade_benchmark(bench(1), runs, cache=VerdictCache(tmp_path))
+    grade_benchmark(bench(0), runs, cache=VerdictCache(LocalStore(tmp_path)))
+    grade_benchmark(bench(1), runs, cache=VerdictCache(LocalStore(tmp_path)))
     assert len(judge.requests) == 2 and [r["seed"] for r in judge.requests] == [0, 1]
     assert calls == [1]
 
@@ -216,8 +217,8 @@ def test_verdicts_graded_before_the_endpoint_fails_are_kept(judge, open_question
     ]
     judge.script = lambda body, n: Reply(status=401, raw_body="{}") if n >= 2 else Reply()
     with pytest.raises(GraderUnavailableError, match="HTTP 401"):
-        grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+        grade_benchmark(bench, runs, cache=VerdictCache(LocalStore(tmp_path)))
     first_build = len(judge.requests)  # the failing batch's other request was in flight already
     judge.script = lambda body, n: Reply()
-    grade_benchmark(bench, runs, cache=VerdictCache(tmp_path))
+    grade_benchmark(bench, runs, cache=VerdictCache(LocalStore(tmp_path)))
     assert len(judge.requests) - first_build == 2  # the first batch's two verdicts were kept
