@@ -19,7 +19,8 @@ import yaml
 from generator.release.layout import SHARD_LIMIT, STATS, hub_folder, table_of
 from generator.scored_files import SCORED, TABLES
 from generator.stats.kappa import PASS_MARK
-from generator.store.base import BENCHMARKS, RUNS, VERDICTS
+from generator.store.base import BENCHMARKS, RUNS
+from generator.store.verdicts import VERDICTS
 
 ANSWERS_QUERY = """\
 -- answers the traditional grading passed and the answer key failed
