@@ -29,6 +29,8 @@ from generator.stats.tables import SEED
 from generator.store import LocalStore, Store
 
 EXIT_INVALID = 1
+ROOT_KEY = "dualboard.root"
+"""Where ``--root`` is kept in the click context, for showing findings relative to it."""
 HUB_ENDPOINT = "https://huggingface.co"
 
 
@@ -39,6 +41,7 @@ def root_option(command):
                   show_default=True, help="Leaderboard folder holding data/ and submissions/.")
     @functools.wraps(command)
     def wrapper(root: Path, **kwargs):
+        click.get_current_context().meta[ROOT_KEY] = root.resolve()  # findings are shown relative to it (_run)
         return command(project=Project(root.resolve()), **kwargs)
 
     return wrapper
@@ -113,7 +116,9 @@ def _run(step):
     try:
         return step()
     except InvalidInputError as exc:
-        raise click.ClickException(str(exc)) from exc
+        root = click.get_current_context().meta.get(ROOT_KEY)
+        shown = InvalidInputError([f.relative_to(root) for f in exc.findings]) if root else exc
+        raise click.ClickException(str(shown)) from exc
     except DualboardError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -169,8 +174,9 @@ def validate(project: Project, paths: tuple[Path, ...], output_format: str, max_
     """Check submissions without changing anything.
 
     PATHS are run folders, benchmark folders under submissions/, or the
-    submissions folder itself (the default). Every problem is listed as
-    file:line: field: problem — fix.
+    submissions folder itself (the default). Every problem of every run is
+    listed in one pass, in plain words, as file:line: field: problem — fix,
+    with files relative to the leaderboard folder (--root).
 
     Exit code 0 when valid, 1 when not, 2 on a usage error.
     """

@@ -7,7 +7,8 @@ Every message names what is wrong, the bad value, and what to do about it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, replace
 
 
 class DualboardError(ValueError):
@@ -23,7 +24,7 @@ class Finding:
     """
 
     file: str
-    """Path of the offending file, as the user would type it."""
+    """Path of the offending file, as the user would type it (see :meth:`relative_to`)."""
     line: int | None
     """1-based line number, or ``None`` when the problem concerns the whole file."""
     field: str
@@ -38,6 +39,22 @@ class Finding:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
         return f"{where}: {self.field}: {self.problem} — {self.fix}"
+
+    def relative_to(self, root: str | os.PathLike[str]) -> Finding:
+        """The finding with an absolute ``file`` written relative to ``root`` (the leaderboard folder).
+
+        Submitters read findings in a pull-request comment or a CI log, where
+        the build machine's absolute paths mean nothing and leak its layout.
+        A file outside ``root`` reads ``../…``; a relative file is kept as is.
+
+        Examples
+        --------
+        >>> str(Finding("/lb/submissions/demo/x/metadata.yaml", 3, "rounds", "missing", "add it").relative_to("/lb"))
+        'submissions/demo/x/metadata.yaml:3: rounds: missing — add it'
+        """
+        if not os.path.isabs(self.file):
+            return self
+        return replace(self, file=os.path.relpath(self.file, root).replace(os.sep, "/"))
 
 
 class InvalidInputError(DualboardError):

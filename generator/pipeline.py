@@ -49,10 +49,11 @@ def check_pull_request(project: Project, paths: list[Path] | None = None, limits
     of ``data/`` and ``submissions/``, the site sources the render would read
     (``site_src/``, ``mkdocs.yml``, ``releases/``), ``dualboard.yaml``, and any
     generated file (build/, site/, .dualboard/) committed to the repository.
+    Findings name files relative to the leaderboard folder.
     """
     report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits)
     project_findings = [*site_source_findings(project.root), *_settings_findings(project), *_committed_output_findings(project)]
-    return ValidationReport(report.runs, (*report.findings, *project_findings))
+    return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
 
 
 def _settings_findings(project: Project) -> list[Finding]:

@@ -15,7 +15,7 @@ from generator.grading.registry import get_grader
 from generator.intake.models import Benchmark, GraderSpec
 from generator.intake.schemas import schema_findings
 from generator.intake.untrusted import decode_utf8, iter_json_lines
-from generator.intake.yaml_mapping import read_yaml_mapping
+from generator.intake.yaml_mapping import read_yaml_fields
 from generator.linear_regex import PatternSyntaxError, compile_key_pattern
 from generator.names import RUN_ID_RULE, is_name
 from generator.safe_read import UnsafeFileError, open_regular, read_regular
@@ -65,11 +65,11 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
     """
     root = root or folder
     config_path = folder / "benchmark.yaml"
-    config = read_yaml_mapping(config_path, example="data/benchmarks/demo/benchmark.yaml", root=root)
-    findings = schema_findings(config, "benchmark", file=str(config_path), line=None)
+    config, lines = read_yaml_fields(config_path, example="data/benchmarks/demo/benchmark.yaml", root=root)
+    findings = schema_findings(config, "benchmark", file=str(config_path), lines=lines)
     findings += _grader_findings(config, str(config_path)) if not findings else []
     if not findings and not (is_name(config["name"]) and config["name"] == folder.name):
-        findings.append(Finding(str(config_path), None, "name", f"{config['name'][:100]!r} differs from the folder name {folder.name[:100]!r}",
+        findings.append(Finding(str(config_path), lines.get("name"), "name", f"{config['name'][:100]!r} differs from the folder name {folder.name[:100]!r}",
                                 f"rename the folder or the benchmark so they match ({RUN_ID_RULE})"))
     questions, question_findings = _read_questions(folder / "questions.jsonl", root)
     findings += question_findings + _human_label_findings(folder / HUMAN_LABELS, root)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -17,6 +17,7 @@ import fastjsonschema
 import jsonschema
 
 from generator.errors import Finding
+from generator.intake.schema_messages import plain_problems
 
 SCHEMA_NAMES = ("question", "prediction", "metadata", "benchmark", "provenance")
 
@@ -54,8 +55,14 @@ def _compiled(name: str) -> Callable[[Any], Any]:
     return fastjsonschema.compile({k: v for k, v in load_schema(name).items() if k != "$id"})
 
 
-def schema_findings(instance: Any, name: str, *, file: str, line: int | None) -> list[Finding]:
-    """Check ``instance`` against schema ``name``; one Finding per violation.
+def schema_findings(instance: Any, name: str, *, file: str, line: int | None = None,
+                    lines: Mapping[str, int] | None = None) -> list[Finding]:
+    """Check ``instance`` against schema ``name``; one Finding in plain words per violation.
+
+    ``line`` is where the whole instance sits (one line of a JSON-lines file);
+    ``lines`` maps dotted field names to their lines (a YAML file, see
+    :func:`~generator.intake.untrusted.yaml_field_lines`), and a finding takes
+    the line of its field or of the nearest field above it.
 
     A valid instance is confirmed by the compiled validator (fastjsonschema,
     about 50x faster: a million prediction lines are checked in seconds);
@@ -65,10 +72,20 @@ def schema_findings(instance: Any, name: str, *, file: str, line: int | None) ->
     """
     if _fast_valid(instance, name):
         return []
-    errors = sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.absolute_path))
-    return [_finding(e, name, file, line) for e in errors]
+    errors = sorted(_validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path)))
+    findings = [Finding(file, _line_of(field, lines, line), field, problem, fix)
+                for error in errors for field, problem, fix in plain_problems(error, load_schema(name))]
+    return list(dict.fromkeys(findings))  # one "missing" per field, however many rules require it
 
 
+def _line_of(field: str, lines: Mapping[str, int] | None, line: int | None) -> int | None:
+    """The line of ``field`` or of the nearest field above it; ``line`` when no map is given."""
+    if lines is None:
+        return line
+    parts = field.split(".") if field != "-" else []
+    while parts and ".".join(parts) not in lines:
+        parts.pop()
+    return lines.get(".".join(parts), line)
 def _fast_valid(instance: Any, name: str) -> bool:
     try:
         _compiled(name)(instance)
@@ -97,14 +114,3 @@ def _floats_allowed(value: Any, schema: Any) -> bool:
         items = schema.get("items", {}) if isinstance(schema, dict) else {}
         return all(_floats_allowed(v, items) for v in value)
     return True
-
-
-def _finding(error: jsonschema.ValidationError, name: str, file: str, line: int | None) -> Finding:
-    field = ".".join(str(p) for p in error.absolute_path) or "-"
-    message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
-    fix = f"make it match the {name} contract (see the 'How to submit' page)"
-    if error.validator == "additionalProperties":
-        fix = f"remove the field or rename it to one the {name} contract defines"
-    elif error.validator == "required":
-        fix = "add the missing field"
-    return Finding(file=file, line=line, field=field, problem=message, fix=fix)

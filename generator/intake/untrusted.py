@@ -159,6 +159,38 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
         return None, Finding(file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it")
 
 
+def yaml_field_lines(text: str) -> dict[str, int]:
+    """The 1-based line of every field of a YAML document, by dotted name; ``""`` is the document itself.
+
+    Names are the ones findings use (``decoding.seed``, ``items.0``), so a
+    finding about a field can point at the line that sets it. Call it on text
+    :func:`parse_yaml` accepted: composing runs no constructor, and that text
+    holds no aliases and no deep nesting.
+
+    Examples
+    --------
+    >>> yaml_field_lines("model: m\\ndecoding:\\n  seed: 1\\n")
+    {'': 1, 'model': 1, 'decoding': 2, 'decoding.seed': 3}
+    """
+    root = yaml.compose(text, Loader=SAFE_LOADER)
+    if root is None:
+        return {}
+    lines, stack = {"": root.start_mark.line + 1}, [(root, "")]
+    while stack:
+        node, name = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            children = [(str(key.value), key, value) for key, value in node.value if isinstance(key, yaml.ScalarNode)]
+        elif isinstance(node, yaml.SequenceNode):
+            children = [(str(i), item, item) for i, item in enumerate(node.value)]
+        else:
+            continue
+        for part, marked, value in children:
+            child = f"{name}.{part}" if name else part
+            lines.setdefault(child, marked.start_mark.line + 1)
+            stack.append((value, child))
+    return lines
+
+
 def _alias_or_depth(text: str, file: str) -> Finding | None:
     depth = 0
     for event in yaml.parse(text, Loader=SAFE_LOADER):

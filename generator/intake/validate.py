@@ -17,7 +17,7 @@ gigabytes) nor deep nesting.
 from __future__ import annotations
 
 import os
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from generator.errors import Finding, InvalidInputError
 from generator.intake.benchmark import load_benchmarks
 from generator.intake.models import Benchmark, Run
 from generator.intake.schemas import schema_findings
-from generator.intake.untrusted import iter_json_lines, parse_yaml
+from generator.intake.untrusted import decode_utf8, iter_json_lines, parse_yaml, yaml_field_lines
 from generator.names import RUN_ID_RULE, colliding, is_name
 from generator.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
 
@@ -99,22 +99,35 @@ class ValidationReport:
                           "fix": f.fix, "severity": f.severity} for f in self.findings],
         }
 
+    def relative_to(self, root: Path) -> ValidationReport:
+        """The same report with every finding's file relative to ``root``, the leaderboard folder."""
+        return ValidationReport(self.runs, tuple(dict.fromkeys(f.relative_to(root) for f in self.findings)))
+
+
+@dataclass(frozen=True)
+class _RunCheck:
+    """What checking one run folder found."""
+
+    run_dir: Path
+    run: Run | None
+    """The run, when it has no errors."""
+    benchmark: str | None
+    """The benchmark it answers (its metadata's, else its folder's), when that benchmark exists."""
+    findings: tuple[Finding, ...]
+
 
 def check_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
                *, submissions_root: Path | None = None) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
     ``submissions_root``, when given, is the folder every run must sit inside
-    (``<benchmark>/<run_id>/`` directly under it).
+    (``<benchmark>/<run_id>/`` directly under it). Runs are compared with each
+    other whether or not they have errors of their own, so a clash of run ids
+    is reported together with everything else.
     """
-    runs, findings = [], []
-    for run_dir in run_dirs:
-        run, problems = check_run(run_dir, benchmarks, limits, submissions_root=submissions_root)
-        findings += problems
-        if run is not None:
-            runs.append(run)
-    findings += _duplicate_findings(runs)
-    return ValidationReport(tuple(runs), tuple(findings))
+    checks = [_check_run(run_dir, benchmarks, limits, submissions_root) for run_dir in run_dirs]
+    findings = [f for check in checks for f in check.findings] + _duplicate_findings(checks)
+    return ValidationReport(tuple(c.run for c in checks if c.run is not None), tuple(findings))
 
 
 def validate_submissions(data_dir: Path, paths: list[Path], submissions_root: Path, limits: Limits = Limits()) -> ValidationReport:
@@ -156,19 +169,27 @@ def load_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Li
     return list(report.runs)
 
 
-def _duplicate_findings(runs: list[Run]) -> list[Finding]:
+def _duplicate_findings(checks: list[_RunCheck]) -> list[Finding]:
     """Runs submitted twice, and distinct run ids that would share a page (``fjord_3b``, ``fjord-3b``)."""
-    ids = Counter((r.benchmark, r.run_id) for r in runs)
-    duplicated = [f"{b}/{r}" for (b, r), n in ids.items() if n > 1]
-    findings = []
-    if duplicated:
-        findings.append(Finding(", ".join(duplicated), None, "run_id", "submitted twice", "keep one folder per run id"))
-    for benchmark in sorted({r.benchmark for r in runs}):
-        for group in colliding({r.run_id for r in runs if r.benchmark == benchmark}):
-            findings.append(Finding(", ".join(f"{benchmark}/{g}" for g in group), None, "run_id",
-                                    "these run ids name the same run page (ids are compared ignoring case, '.', '_' and '-')",
+    folders: dict[tuple[str, str], list[Path]] = defaultdict(list)
+    for check in checks:
+        if check.benchmark is not None:
+            folders[(check.benchmark, check.run_dir.name)].append(check.run_dir)
+    findings = [Finding(str(again), None, "run_id", f"run {b}/{r} is submitted twice: also in {_short(dirs[0])}",
+                        "keep one folder per run id")
+                for (b, r), dirs in folders.items() for again in dirs[1:]]
+    for benchmark in sorted({b for b, _ in folders}):
+        for group in colliding({r for b, r in folders if b == benchmark}):
+            findings.append(Finding(str(folders[(benchmark, group[-1])][0]), None, "run_id",
+                                    f"run ids {', '.join(group)} of {benchmark} name the same run page "
+                                    "(ids are compared ignoring case, '.', '_' and '-')",
                                     "rename the new run so its id differs in letters or digits"))
     return findings
+
+
+def _short(run_dir: Path) -> str:
+    """``<benchmark>/<run_id>/``: a run folder named without the machine's path."""
+    return f"{run_dir.parent.name}/{run_dir.name}/"
 
 
 def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
@@ -178,19 +199,34 @@ def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = 
     Bad input never raises: every problem, however the file is broken, comes
     back as a Finding naming the file, the field and the fix.
     """
+    check = _check_run(run_dir, benchmarks, limits, submissions_root)
+    return check.run, list(check.findings)
+
+
+def _check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits, submissions_root: Path | None) -> _RunCheck:
+    """Every check of one run in one pass: a wrong field never hides the checks that do not depend on it.
+
+    Metadata fields that are fine are used even when others are wrong (a valid
+    ``rounds`` still bounds the rounds of the predictions), and every
+    prediction line whose question and round can be read counts for the
+    duplicate and coverage checks, whatever else is wrong with it.
+    """
     findings = _check_run_id(run_dir) + _location_findings(run_dir, submissions_root)
     if any(f.field == "path" and f.severity == "error" for f in findings):
-        return None, findings  # never read through a link or outside submissions/
-    metadata, meta_findings = _read_metadata(run_dir / METADATA, limits)
-    findings += meta_findings
+        return _RunCheck(run_dir, None, None, tuple(findings))  # never read through a link or outside submissions/
+    metadata = _read_metadata(run_dir / METADATA, limits)
+    findings += metadata.findings
     benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
-    predictions, pred_findings = _read_predictions(run_dir / PREDICTIONS, benchmark, metadata, limits)
-    findings += pred_findings + _provenance_findings(run_dir / PROVENANCE, limits)
-    if benchmark is not None and metadata is not None and not pred_findings:
-        findings += _coverage_findings(run_dir / PREDICTIONS, predictions, benchmark, metadata)
-    if any(f.severity == "error" for f in findings) or benchmark is None or metadata is None:
-        return None, findings
-    return Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata, predictions=tuple(predictions)), findings
+    rounds = metadata.fields.get("rounds")
+    answers = _read_predictions(run_dir / PREDICTIONS, benchmark, rounds, limits)
+    findings += answers.findings + _provenance_findings(run_dir / PROVENANCE, limits)
+    if benchmark is not None and rounds is not None:
+        findings += _coverage_findings(run_dir / PREDICTIONS, answers, benchmark, rounds)
+    name = benchmark.name if benchmark is not None else None
+    if any(f.severity == "error" for f in findings) or benchmark is None or metadata.findings:
+        return _RunCheck(run_dir, None, name, tuple(findings))
+    run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=tuple(answers.rows))
+    return _RunCheck(run_dir, run, name, tuple(findings))
 
 
 def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Finding]:
@@ -199,7 +235,7 @@ def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Fin
     if submissions_root is not None:
         root = Path(submissions_root).resolve()
         if run_dir.resolve().parent.parent != root:
-            findings.append(Finding(str(run_dir), None, "path", f"run folder is not at {root}/<benchmark>/<run_id>",
+            findings.append(Finding(str(run_dir), None, "path", f"run folder is not at {root.name}/<benchmark>/<run_id>/",
                                     "move the run to submissions/<benchmark>/<run_id>/"))
     links = [p for p in (run_dir.parent, run_dir) if p.is_symlink()]
     entries = sorted(run_dir.iterdir()) if run_dir.is_dir() and not run_dir.is_symlink() else []
@@ -219,31 +255,51 @@ def _check_run_id(run_dir: Path) -> list[Finding]:
                     f"rename the folder to {RUN_ID_RULE}")]
 
 
-def _read_metadata(path: Path, limits: Limits) -> tuple[dict[str, Any] | None, list[Finding]]:
+@dataclass(frozen=True)
+class _Metadata:
+    """What metadata.yaml gave: the fields that passed, where each field sits, and the findings."""
+
+    fields: dict[str, Any]
+    """Every top-level field without a finding (all of them when ``findings`` is empty)."""
+    lines: dict[str, int]
+    """Line of each field by dotted name (see :func:`~generator.intake.untrusted.yaml_field_lines`)."""
+    findings: tuple[Finding, ...]
+
+    def line(self, field: str) -> int | None:
+        """The line that sets ``field``, if the file sets it."""
+        return self.lines.get(field)
+
+
+def _read_metadata(path: Path, limits: Limits) -> _Metadata:
     if not path.is_file() or path.is_symlink():
-        return None, [Finding(str(path), None, "-", "metadata.yaml is missing", "add metadata.yaml (model, submitter, date, benchmark, benchmark_version, rounds)")]
+        return _Metadata({}, {}, (Finding(str(path), None, "-", "metadata.yaml is missing",
+                                          "add metadata.yaml (model, submitter, date, benchmark, benchmark_version, rounds)"),))
     try:
-        raw = read_regular(path, root=path.parent, limit=limits.metadata_bytes)
+        text, problem = decode_utf8(read_regular(path, root=path.parent, limit=limits.metadata_bytes), str(path))
     except UnsafeFileError as exc:
-        return None, [exc.finding()]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, [Finding(str(path), None, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8")]
-    data, problem = parse_yaml(text, str(path))
+        return _Metadata({}, {}, (exc.finding(),))
+    data, problem = (None, problem) if problem else parse_yaml(text, str(path))
     if problem is not None:
-        return None, [problem]
+        return _Metadata({}, {}, (problem,))
     if not isinstance(data, dict):
-        return None, [Finding(str(path), None, "-", "expected a mapping of fields", "write key: value pairs")]
-    data = _stringify_dates(data)
-    findings = _schema_findings(data, "metadata", str(path), None)
-    return (None if findings else data), findings
+        return _Metadata({}, {}, (Finding(str(path), 1, "-", "expected a mapping of fields", "write key: value pairs"),))
+    data, lines = _stringify_dates(data), yaml_field_lines(text)
+    findings = _schema_findings(data, "metadata", str(path), lines=lines)
+    wrong = _wrong_fields(findings)
+    usable = {} if "-" in wrong else {k: v for k, v in data.items() if k not in wrong}
+    return _Metadata(usable, lines, tuple(findings))
 
 
-def _schema_findings(instance: Any, name: str, file: str, line: int | None) -> list[Finding]:
+def _wrong_fields(findings: list[Finding]) -> set[str]:
+    """Top-level fields with a finding; ``-`` when the whole value is wrong (nothing of it can be trusted)."""
+    return {f.field.split(".")[0] for f in findings}
+
+
+def _schema_findings(instance: Any, name: str, file: str, line: int | None = None, *,
+                     lines: dict[str, int] | None = None) -> list[Finding]:
     """Schema findings; values too big or too deep even to describe become a finding too."""
     try:
-        return schema_findings(instance, name, file=file, line=line)
+        return schema_findings(instance, name, file=file, line=line, lines=lines)
     except RecursionError:
         return [Finding(file, line, "-", "nested too deeply to check", "flatten the structure")]
     except ValueError:  # an integer too long to print in the message (0xfff… in YAML)
@@ -257,62 +313,100 @@ def _stringify_dates(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _resolve_benchmark(run_dir: Path, metadata: dict[str, Any] | None, benchmarks: dict[str, Benchmark], findings: list[Finding]) -> Benchmark | None:
+def _resolve_benchmark(run_dir: Path, metadata: _Metadata, benchmarks: dict[str, Benchmark], findings: list[Finding]) -> Benchmark | None:
+    """The benchmark the run answers: its metadata's when readable, else its folder's."""
     folder_benchmark = run_dir.parent.name
-    name = metadata["benchmark"] if metadata else folder_benchmark
+    name = metadata.fields.get("benchmark", folder_benchmark)
     meta_file = str(run_dir / METADATA)
     if name not in benchmarks:
         known = ", ".join(sorted(benchmarks)) or "none"
-        findings.append(Finding(meta_file, None, "benchmark", f"unknown benchmark {name[:100]!r}", f"use one of: {known}"))
+        where = "" if "benchmark" in metadata.fields else f" (the folder submissions/{folder_benchmark[:100]}/)"
+        findings.append(Finding(meta_file, metadata.line("benchmark"), "benchmark", f"unknown benchmark {name[:100]!r}{where}", f"use one of: {known}"))
         return None
     if name != folder_benchmark:
-        findings.append(Finding(meta_file, None, "benchmark", f"{name!r} but the run sits in submissions/{folder_benchmark[:100]}/", f"move the run to submissions/{name}/"))
+        findings.append(Finding(meta_file, metadata.line("benchmark"), "benchmark", f"{name!r} but the run sits in submissions/{folder_benchmark[:100]}/", f"move the run to submissions/{name}/"))
     benchmark = benchmarks[name]
-    if metadata and str(metadata["benchmark_version"]) != benchmark.version:
-        findings.append(Finding(meta_file, None, "benchmark_version", f"{str(metadata['benchmark_version'])[:50]!r} does not exist", f"answer version {benchmark.version!r} of {name}"))
+    version = metadata.fields.get("benchmark_version", benchmark.version)
+    if str(version) != benchmark.version:
+        findings.append(Finding(meta_file, metadata.line("benchmark_version"), "benchmark_version", f"{str(version)[:50]!r} does not exist", f"answer version {benchmark.version!r} of {name}"))
     return benchmark
 
 
-def _read_predictions(path: Path, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits) -> tuple[list[dict[str, Any]], list[Finding]]:
-    """Check predictions.jsonl line by line; rows are kept only while the file is valid.
+@dataclass
+class _Answers:
+    """What predictions.jsonl gave: rows while it is valid, the answers it covers, and the findings."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    """Every row with its round filled in; emptied at the first finding (a rejected file keeps no rows)."""
+    answered: set[tuple[str, int]] = field(default_factory=set)
+    """(question_id, round) of every line that names both readably, errors elsewhere or not."""
+    unreadable: int = 0
+    """Lines whose question or round could not be read."""
+    read: bool = False
+    """Whether the file could be opened at all (coverage means nothing otherwise)."""
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | None, limits: Limits) -> _Answers:
+    """Check predictions.jsonl line by line, every check on every line.
 
     Streaming keeps a rejected million-line file from costing a million
-    parsed rows of memory: after the first error only findings are counted.
+    parsed rows of memory: after the first error only findings are counted
+    (and the (question, round) keys every check of duplicates keeps anyway).
     """
+    answers = _Answers()
     if not path.is_file() or path.is_symlink():
-        return [], [Finding(str(path), None, "-", "predictions.jsonl is missing", "add one JSON answer per line")]
+        answers.findings.append(Finding(str(path), None, "-", "predictions.jsonl is missing", "add one JSON answer per line"))
+        return answers
     try:
         handle = open_regular(path, root=path.parent, limit=limits.predictions_bytes)
     except UnsafeFileError as exc:
-        return [], [exc.finding()]
-    predictions, findings, seen = [], _FindingCap(str(path)), set()
+        answers.findings.append(exc.finding())
+        return answers
+    findings, answers.read = _FindingCap(str(path)), True
     with handle:
         for number, row, problem in iter_json_lines(handle, str(path)):
-            row, problems = (None, [problem]) if problem else _check_prediction(row, number, str(path), benchmark, metadata, limits, seen)
+            row, problems = (None, [problem]) if problem else _check_prediction(row, number, str(path), benchmark, rounds, limits, answers.answered)
+            answers.unreadable += row is None
             findings.extend(problems)
             if findings.count == 0:
-                predictions.append(row)
-    return (predictions if findings.count == 0 else []), findings.list()
+                answers.rows.append(row)
+    if findings.count:
+        answers.rows.clear()
+    answers.findings = findings.list()
+    return answers
 
 
-def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None,
+def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, rounds: int | None,
                       limits: Limits, seen: set) -> tuple[dict[str, Any] | None, list[Finding]]:
-    """The row with its round filled in (the contract's default 0), and its findings."""
+    """The row with its round filled in (the contract's default 0), and its findings.
+
+    The row is None when its question or round cannot be read. The checks
+    of the other fields still run on a row with a wrong field.
+    """
     problems = _schema_findings(row, "prediction", file, number)
-    if problems:
+    wrong = _wrong_fields(problems) if problems else set()
+    if "-" in wrong or not isinstance(row, dict):
         return None, problems
-    row = {**row, "round": row.get("round", 0)}
-    return row, _semantic_findings(row, number, file, benchmark, metadata, limits, seen)
+    if wrong:
+        row = {k: v for k, v in row.items() if k not in wrong}
+    if "round" not in wrong:
+        row = {**row, "round": row.get("round", 0)}
+    problems += _semantic_findings(row, number, file, benchmark, rounds, limits, seen)
+    return (row if "question_id" in row and "round" in row else None), problems
 
 
-def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, metadata: dict[str, Any] | None, limits: Limits, seen: set) -> list[Finding]:
+def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, rounds: int | None, limits: Limits, seen: set) -> list[Finding]:
+    """The checks beyond the schema, on the fields of ``row`` that passed it."""
     problems = []
-    if len(row["response"].encode("utf-8")) > limits.response_bytes:
+    if "response" in row and len(row["response"].encode("utf-8")) > limits.response_bytes:
         problems.append(Finding(file, number, "response", f"response is over the {limits.response_bytes}-byte limit", "truncate the response or raise --max-response-bytes"))
-    if benchmark is not None and row["question_id"] not in benchmark._by_id:
+    if benchmark is not None and "question_id" in row and row["question_id"] not in benchmark._by_id:
         problems.append(Finding(file, number, "question_id", f"unknown question id {row['question_id'][:100]!r}", f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl"))
-    if metadata is not None and row["round"] >= metadata["rounds"]:
-        problems.append(Finding(file, number, "round", f"round {row['round']} but metadata.yaml says rounds: {metadata['rounds']}", "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml"))
+    if rounds is not None and "round" in row and row["round"] >= rounds:
+        problems.append(Finding(file, number, "round", f"round {row['round']} but metadata.yaml says rounds: {rounds}", "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml"))
+    if "question_id" not in row or "round" not in row:
+        return problems
     key = (row["question_id"], row["round"])
     if key in seen:
         problems.append(Finding(file, number, "question_id", f"duplicate answer for question {key[0][:100]!r} round {key[1]}", "keep one answer per (question_id, round)"))
@@ -335,15 +429,18 @@ def _provenance_findings(path: Path, limits: Limits) -> list[Finding]:
     return findings.list()
 
 
-def _coverage_findings(path: Path, predictions: list[dict[str, Any]], benchmark: Benchmark, metadata: dict[str, Any]) -> list[Finding]:
-    answered = {(p["question_id"], p["round"]) for p in predictions}
-    expected = {(q["id"], r) for q in benchmark.questions for r in range(metadata["rounds"])}
-    missing = sorted(expected - answered)
+def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, rounds: int) -> list[Finding]:
+    """Questions and rounds no line answers; lines that could not be read may hold some of them."""
+    if not answers.read or (answers.unreadable and not answers.answered):
+        return []  # nothing readable to compare: the findings about the file say what to fix first
+    expected = {(q["id"], r) for q in benchmark.questions for r in range(rounds)}
+    missing = sorted(expected - answers.answered)
     if not missing:
         return []
     severity = "warning" if benchmark.allow_incomplete else "error"
-    shown = ", ".join(f"{q}#{r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
-    return [Finding(str(path), None, "coverage", f"{len(missing)} of {len(expected)} (question, round) answers missing: {shown}",
+    shown = ", ".join(f"{q} round {r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
+    unread = f" ({answers.unreadable} line(s) above name no readable question and round: they may be some of these)" if answers.unreadable else ""
+    return [Finding(str(path), None, "coverage", f"{len(missing)} of {len(expected)} answers (question, round) missing: {shown}{unread}",
                     "answer every question in every round (missing answers would silently lower the score)", severity)]
 
 

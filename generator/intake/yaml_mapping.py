@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import Finding, InvalidInputError
-from generator.intake.untrusted import decode_utf8, parse_yaml
+from generator.intake.untrusted import decode_utf8, parse_yaml, yaml_field_lines
 from generator.safe_read import UnsafeFileError, read_regular
 
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -27,6 +27,11 @@ def read_yaml_mapping(path: Path, *, example: str, root: Path | None = None) -> 
     is the trusted folder above it (default: the file's own folder): no
     component between the two may be a link.
     """
+    return read_yaml_fields(path, example=example, root=root)[0]
+
+
+def read_yaml_fields(path: Path, *, example: str, root: Path | None = None) -> tuple[dict[str, Any], dict[str, int]]:
+    """:func:`read_yaml_mapping`, and the line of every field (for findings about them; see ``yaml_field_lines``)."""
     if not path.is_file() and not path.is_symlink():
         raise InvalidInputError([Finding(str(path), None, "-", "file is missing", f"create it (see {example} for an example)")])
     try:
@@ -39,5 +44,5 @@ def read_yaml_mapping(path: Path, *, example: str, root: Path | None = None) -> 
     if problem is not None:
         raise InvalidInputError([problem])
     if not isinstance(data, dict):
-        raise InvalidInputError([Finding(str(path), None, "-", "expected a mapping at the top level", "write key: value pairs")])
-    return data
+        raise InvalidInputError([Finding(str(path), 1, "-", "expected a mapping at the top level", "write key: value pairs")])
+    return data, yaml_field_lines(text)

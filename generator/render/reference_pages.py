@@ -2,7 +2,8 @@
 
 Nothing here is copied by hand: column meanings come from
 :data:`generator.stats.COLUMNS`, the submission formats from the JSON Schemas
-in ``generator/intake/schemas/``, the release files from their checksums.
+in ``generator/intake/schemas/`` (the example run from their examples), the
+graders' rules from their code, the release files from their checksums.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from importlib import resources
 
 import pandas as pd
 
+from generator.grading.registry import describe_graders
+from generator.intake.example_run import example_run
+from generator.intake.models import Benchmark
 from generator.release.csv_download import download_csv
 from generator.release.history import ReleaseChanges, ReleaseError, ReleaseRecord
 from generator.release.layout import TABLES as RELEASE_TABLES
 from generator.release.layout import SITE_FILE_LIMIT, SITE_FOLDER, carried_in_site, hub_file_url, hub_folder, site_file
+from generator.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
 from generator.render.escape import escape_text
 from generator.render.html import Cell, code_block, link, table
 from generator.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
@@ -28,6 +33,8 @@ SCHEMAS = resources.files("generator.intake").joinpath("schemas")
 SCHEMA_FILES = {"metadata.yaml": "metadata.schema.json", "predictions.jsonl (one object per line)": "prediction.schema.json",
                 "questions.jsonl (benchmark maintainers)": "question.schema.json",
                 "benchmark.yaml (benchmark maintainers)": "benchmark.schema.json"}
+EXAMPLE_LINES_SHOWN = 3
+"""Lines of the example predictions.jsonl printed on the How-to-submit page."""
 
 
 def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
@@ -76,29 +83,89 @@ def _equator_table(equator: pd.DataFrame) -> str:
                   "Clustered pooled diff [95% CI]", "Clustered p", "Questions"], rows, sortable=False)
 
 
-def submit_page() -> Page:
-    """How to submit a run, with the JSON Schemas printed from the package."""
+def submit_page(benchmarks: list[Benchmark]) -> Page:
+    """How to submit a run: the steps, an example run to copy, what the graders read, then the schemas.
+
+    The example run comes from the first benchmark's questions and the
+    metadata schema's examples; the answer formats are graded by the real
+    graders while the page is built; the rules come from the graders' code.
+    """
     parts = [front_matter("How to submit"), "# How to submit a run\n\n",
              "1. Run the model on every question of the benchmark (and every round you report), keeping the raw text.\n"
              "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
              "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
-             "3. Write `metadata.yaml` and `predictions.jsonl` as described by the schemas below.\n"
-             "4. Check it locally: `dualboard validate submissions/<benchmark>/<run-id>` lists every problem with "
-             "the file, line and the fix, and changes nothing.\n"
+             "3. Write `metadata.yaml` and `predictions.jsonl` there: copy the example below and change what differs.\n"
+             "4. Check it locally: `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
+             "pass, each as `file:line: field: problem — fix`, and changes nothing. Exit code 0 means valid.\n"
              "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
              "under both gradings and appears in the next build and release.\n\n"
-             "Responses are shown on the site exactly as submitted, every character escaped.\n\n"
-             "**End every open answer with a marked final answer** (`Final answer: …`, `{\"ANSWER\": \"…\"}` or "
-             "`\\boxed{…}`). The answer-key grader `rules` judges only what it can read: a marked final answer, a "
-             "short one-line response, or the only number of a response to a numeric question. Anything else gets "
-             f"no verdict, and a run under {MIN_COVERAGE:.0%} coverage is not ranked in that grading. Each benchmark's graders page "
-             "prints every grader's rule.\n\n"]
+             "Responses are shown on the site exactly as submitted, every character escaped.\n\n",
+             _example_section(benchmarks), _graders_section(benchmarks),
+             "## Reference: the files and their fields\n\n"
+             "Every field of each file, from the JSON Schemas that `dualboard validate` enforces.\n\n"]
     for title, name in SCHEMA_FILES.items():
         schema = json.loads(SCHEMAS.joinpath(name).read_text("utf-8"))
-        parts.append(f"## {escape_text(title)}\n\n" + _schema_fields(schema)
+        parts.append(f"### {escape_text(title)}\n\n" + _schema_fields(schema)
                      + "\nThe JSON Schema (`generator/intake/schemas/" + name + "`):\n\n"
-                     + code_block(json.dumps(schema, indent=2, ensure_ascii=False)))
+                     + code_block(json.dumps(schema, indent=2, ensure_ascii=False)) + "\n")
     return Page("submit.md", "".join(parts))
+
+
+def _example_section(benchmarks: list[Benchmark]) -> str:
+    """A complete run folder for the first benchmark: metadata.yaml whole, the first lines of predictions.jsonl."""
+    if not benchmarks:
+        return ""
+    example = example_run(benchmarks[0])
+    shown = EXAMPLE_LINES_SHOWN
+    return ("## An example run to copy\n\n"
+            f"A valid run of *{escape_text(benchmarks[0].title)}*, in <code>{escape_text(example.folder)}/</code>.\n\n"
+            "`metadata.yaml`:\n\n" + code_block(example.metadata_yaml)
+            + f"\n`predictions.jsonl`, the first {shown} of its {len(example.prediction_lines)} lines: one JSON object per "
+            "line, one line per question and round (`round` counts from 0 up to `rounds` − 1).\n\n"
+            + code_block("\n".join(example.prediction_lines[:shown])) + "\n")
+
+
+def _graders_section(benchmarks: list[Benchmark]) -> str:
+    """Which graders score each benchmark, what answer formats they read (graded live), and each one's rule."""
+    used = {spec.name for b in benchmarks for spec in (*b.traditional.values(), *b.answer_key)}
+    shown = [g for g in APPLIES if g in used] if benchmarks else list(APPLIES)
+    parts = ["## What the graders read\n\n",
+             "Every answer is scored twice: under the benchmark's *traditional* grading (its own way of marking, such as "
+             "the option letter or a recorded judge's mark) and under *answer-key* grading (strictly against the human "
+             "answer keys). The `graders` field of `benchmark.yaml` names the graders:\n\n"]
+    parts += [f"- *{escape_text(b.title)}*: traditional — {_grader_names(b.traditional)}; answer key — "
+              f"{', '.join(escape_text(s.name) for s in b.answer_key)} (the first is primary).\n" for b in benchmarks]
+    parts.append("\n**End every answer with a marked final answer** (`Final answer: …`, `{\"ANSWER\": \"…\"}` or "
+                 "`\\boxed{…}`). An answer a grader cannot read gets no verdict and is left out of that grading, and a run "
+                 f"under {MIN_COVERAGE:.0%} coverage is not ranked in it. Example responses, as the graders read them when "
+                 "this page was built. *Pass* scores 100 and *fail* 0; *fallback*: read by a looser rule, and flagged; "
+                 "*no verdict*: left out of that grading; *unreadable*: the model's failure, scored 0.\n\n")
+    for kind, question in SAMPLE_QUESTIONS.items():
+        graders = [g for g in shown if kind in APPLIES[g]]
+        if graders:
+            rows = [[Cell(ex.label), Cell(ex.response, css_class="dualboard-response"), *(Cell(outcome(grade_example(g, ex))) for g in graders)]
+                    for ex in ANSWER_FORMATS if ex.kind == kind]
+            parts.append(f"*{escape_text(_sample_question(question))}*\n\n"
+                         + table(["Format", "Response", *graders], rows, sortable=False) + "\n")
+    parts.append("\n### Each grader's rule\n\n")
+    parts += [f"- **{escape_text(g['name'])}** ({escape_text(g['role'])} by default): {escape_text(g['rule'])}\n"
+              for g in describe_graders() if not benchmarks or g["name"] in used]
+    return "".join(parts) + "\n"
+
+
+def _sample_question(question: dict) -> str:
+    """``What is 17 × 6? Options 96, 102, 112, 106; correct B.``, or the prompt with its key."""
+    if question.get("choices"):
+        return f"{question['prompt']} Options {', '.join(question['choices'])}; correct {question['correct_choice']}."
+    return f"{question['prompt']} Key: {question['answer_key']['answer']}."
+
+
+def _grader_names(traditional: dict) -> str:
+    """``mc_letter (multiple choice questions), recorded (open questions)``, or one grader for every question."""
+    if len({spec.name for spec in traditional.values()}) == 1:
+        return f"{escape_text(next(iter(traditional.values())).name)} (every question)"
+    return ", ".join(f"{escape_text(spec.name)} ({escape_text(kind.replace('_', ' '))} questions)"
+                     for kind, spec in traditional.items())
 
 
 def _schema_fields(schema: dict) -> str:

@@ -30,7 +30,7 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
         content.assets.update(assets)
         content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
     downloads, files = downloads_page(results, releases, release)
-    content.pages.extend([submit_page(), downloads, changelog_page(history(releases))])
+    content.pages.extend([submit_page([r.benchmark for r in results]), downloads, changelog_page(history(releases))])
     content.assets.update(files)
     content.assets["javascripts/plotly.min.js"] = charts.plotly_js()
     content.appendices.append(methodology_appendix(results))

@@ -47,7 +47,7 @@ def _run_with_first_line(root: Path, first: bytes) -> None:
     (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": 1e999}}', ":1: -: 1e999 overflows to infinity"),
     (b'{"question_id": "q1", "round": 0, "response": "harmless", "response": "4"}', ":1: -: duplicate key 'response'"),
     (b'{"question_id": "q1", "round": 0, "response": "a\\ud800b"}', ":1: -: a string holds a lone UTF-16 surrogate"),
-    (b'{"question_id": "q1", "round": 1.0, "response": "4"}', ":1: round: 1.0 is not of type 'integer'"),
+    (b'{"question_id": "q1", "round": 1.0, "response": "4"}', ":1: round: 1.0 is a decimal number, not a whole number"),
     (b'{"question_id": "q1", "round": 0, "response": "\xff"}', ":1: -: not UTF-8"),
 ])
 def test_prediction_tricks_are_findings(tiny_root: Path, first_line: bytes, expected: str) -> None:
@@ -68,10 +68,10 @@ def test_line_separator_does_not_shift_line_numbers(tiny_root: Path) -> None:
 
 
 @pytest.mark.parametrize(("metadata_text", "expected"), [
-    ("rounds: 1.0\n", "rounds: 1.0 is not of type 'integer'"),
+    ("rounds: 1.0\n", "rounds: 1.0 is a decimal number, not a whole number"),
     ("rounds: 1\nrounds: 2\n", "invalid YAML: duplicate key 'rounds'"),
     ("date: 2026-02-30\n", "unreadable YAML value"),
-    ("decoding: {temperature: .nan}\n", "decoding.temperature: nan is not of type 'number'"),
+    ("decoding: {temperature: .nan}\n", "decoding.temperature: nan is not a finite number"),
 ])
 def test_metadata_tricks_are_findings(tiny_root: Path, metadata_text: str, expected: str) -> None:
     run = write_run(tiny_root, "run-b")
@@ -157,7 +157,8 @@ def test_run_one_level_too_deep_is_a_finding(tiny_root: Path) -> None:
 @pytest.mark.parametrize("twin", ["run_a", "run.a", "run--a"])
 def test_run_ids_that_share_a_page_are_refused(tiny_root: Path, twin: str) -> None:
     write_run(tiny_root, twin)
-    _assert_finding(tiny_root, "these run ids name the same run page")
+    first, last = sorted(["run-a", twin])
+    _assert_finding(tiny_root, f"submissions/tiny/{last}: run_id: run ids {first}, {last} of tiny name the same run page")
 
 
 def test_run_id_with_trailing_newline_is_refused(tiny_root: Path) -> None:

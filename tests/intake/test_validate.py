@@ -35,8 +35,8 @@ def test_valid_run_loads_with_default_round(tiny_root):
         (lambda lines: lines + [lines[0]], ":4: question_id: duplicate answer for question 'q1' round 0"),
         (lambda lines: lines[:1] + [b'{"question_id": "q2", "response": "\xff\xfe"}'] + lines[2:], ":2: -: not UTF-8"),
         (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "round": 5, "response": "x"}).encode()], ":3: round: round 5 but metadata.yaml says rounds: 1"),
-        (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": 7}).encode()], ":3: response: 7 is not of type 'string'"),
-        (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": "x", "extra": 1}).encode()], ":3: -: Additional properties are not allowed"),
+        (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": 7}).encode()], ":3: response: 7 is a whole number, not text — write text"),
+        (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": "x", "extra": 1}).encode()], ":3: extra: is not a field of this file — remove it, or rename it to one of: question_id,"),
     ],
 )
 def test_bad_prediction_lines_are_located(tiny_root, mutate, expected):
@@ -52,7 +52,7 @@ def test_missing_answers_are_a_coverage_error(tiny_root):
     run_dir = write_run(tiny_root, "short", tiny_predictions()[:2])
     run, findings = _findings(tiny_root, run_dir)
     assert run is None
-    assert any("coverage: 1 of 3 (question, round) answers missing: q3#0" in f for f in findings), findings
+    assert any("coverage: 1 of 3 answers (question, round) missing: q3 round 0" in f for f in findings), findings
 
 
 @pytest.mark.parametrize(
@@ -60,8 +60,8 @@ def test_missing_answers_are_a_coverage_error(tiny_root):
     [
         (tiny_metadata(benchmark="nope"), "benchmark: unknown benchmark 'nope'"),
         (tiny_metadata(benchmark_version="9"), "benchmark_version: '9' does not exist"),
-        ({k: v for k, v in tiny_metadata().items() if k != "model"}, "'model' is a required property"),
-        (tiny_metadata(rounds=0), "rounds: 0 is less than the minimum of 1"),
+        ({k: v for k, v in tiny_metadata().items() if k != "model"}, "metadata.yaml:1: model: missing — add model: model name as it should appear on the leaderboard"),
+        (tiny_metadata(rounds=0), "rounds: 0 is below the smallest allowed value, 1 — use 1 or more"),
     ],
 )
 def test_bad_metadata_is_located(tiny_root, metadata, expected):
