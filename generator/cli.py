@@ -21,7 +21,7 @@ from generator import __version__, pipeline
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport
-from generator.names import HUB_REPO_ID
+from generator.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
 from generator.project import CONFIG_FILE, Project
 from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
@@ -153,7 +153,7 @@ def build(project: Project, store: Store, seed: int, progress: bool):
     """
     started = time.perf_counter()
     click.echo(str(_run(lambda: pipeline.validate(project))))
-    click.echo(str(_run(lambda: pipeline.ingest(project, store)[0])))
+    click.echo(str(_run(lambda: pipeline.ingest(project, store, today=_today())[0])))
     click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
     click.echo(str(_run(lambda: pipeline.stats(project, seed=seed))))
     click.echo(str(_run(lambda: pipeline.render(project, store))))
@@ -209,15 +209,77 @@ def _printable(text: str) -> str:
 @root_option
 @store_option
 def ingest(project: Project, store: Store):
-    """Validate submissions and add them to the store atomically.
+    """Make the store hold the runs of submissions/, atomically.
 
-    Nothing is written unless every run is valid. With --hub, one Hub commit
-    holds the whole ingest.
+    Valid runs are added or replaced; a stored run whose folder was deleted
+    from submissions/ leaves the store (the changelog says "removed", dated by
+    the commit that deleted it). Nothing is written unless every run is valid.
+    With --hub, one Hub commit holds the whole ingest.
     """
-    summary = _run(lambda: pipeline.ingest(project, store)[0])
+    summary = _run(lambda: pipeline.ingest(project, store, today=_today())[0])
     for line in getattr(store, "retries", ()):  # Hub calls that failed once and passed on a retry
         click.echo(f"  retried: {line}", err=True)
     click.echo(str(summary))
+
+
+def _today() -> str:
+    """The current UTC date, ``YYYY-MM-DD`` (the one clock the commands read)."""
+    return dt.datetime.now(dt.timezone.utc).date().isoformat()
+
+
+class RunName(click.ParamType):
+    """``BENCHMARK/RUN_ID``, both valid names."""
+
+    name = "BENCHMARK/RUN"
+
+    def convert(self, value, param, ctx):
+        if not is_run_name(value):
+            self.fail(f"{value!r} is not BENCHMARK/RUN_ID (each {RUN_ID_RULE}), e.g. demo/fjord-3b", param, ctx)
+        return value
+
+
+class IsoDate(click.ParamType):
+    """A calendar date written ``YYYY-MM-DD``."""
+
+    name = "YYYY-MM-DD"
+
+    def convert(self, value, param, ctx):
+        try:
+            if len(value) == 10:
+                return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+        self.fail(f"{value!r} is not a date written YYYY-MM-DD, e.g. 2026-11-30", param, ctx)
+
+
+@main.command()
+@root_option
+@hub_options
+@click.argument("run", type=RunName())
+@click.option("--reason", required=True, help="Why the run leaves; shown on the site's changelog.")
+@click.option("--date", "removed", type=IsoDate(), default=None, show_default="today in UTC",
+              help="Date of the removal, for the changelog.")
+def remove(project: Project, hub_repo: str | None, hub_endpoint: str | None, run: str, reason: str,
+           removed: str | None):
+    """Withdraw RUN (BENCHMARK/RUN_ID) from the store, with a reason for the changelog.
+
+    For a store fed without a checkout, e.g. a Hub dataset (--hub ORG/NAME,
+    HF_TOKEN set): one commit removes the run's files and records the reason
+    and date in removed/BENCHMARK/RUN_ID.json. The next release's changelog
+    lists the run as removed, with the reason.
+
+    In a leaderboard repository submissions/ is the source of truth: deleting
+    the run's folder is the way, and the next build removes it. This command
+    refuses while the folder still exists; run it after deleting the folder
+    (before building) to record a reason.
+
+    \b
+    Example:
+      git rm -r submissions/demo/fjord-3b
+      dualboard remove demo/fjord-3b --reason "answers leaked into training data"
+    """
+    store = _choose_store(project, hub_repo, hub_endpoint, None)
+    click.echo(str(_run(lambda: pipeline.remove(project, store, run, reason=reason, date=removed or _today()))))
 
 
 @main.command()
@@ -241,7 +303,8 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     `datasets.load_dataset(ORG/NAME, "scored", revision=VERSION,
     split="train")` reads it (configs scored, verdicts, answers); and the
     staged runs and verdict cache (.dualboard/hub-pending/; the cache lies under
-    verdicts/ at the root, apart from the release's tables). Its parent is the
+    verdicts/ at the root, apart from the release's tables), deleting the runs
+    that left submissions/. Its parent is the
     commit the build read (build/store-source.json), which must be the one the
     release froze: if the dataset moved on since, the Hub refuses the commit
     and nothing is written. The commit is tagged VERSION.

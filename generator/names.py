@@ -30,6 +30,18 @@ def is_name(value: object) -> bool:
     return isinstance(value, str) and RUN_ID.fullmatch(value) is not None
 
 
+def is_run_name(value: object) -> bool:
+    """True when ``value`` is ``benchmark/run_id``, both valid names (how commands and records name a run).
+
+    Examples
+    --------
+    >>> is_run_name("demo/fjord-3b"), is_run_name("demo/../x"), is_run_name("fjord-3b")
+    (True, False, False)
+    """
+    parts = value.split("/") if isinstance(value, str) else []
+    return len(parts) == 2 and all(is_name(p) for p in parts)
+
+
 def slug(value: str) -> str:
     """Return a URL path segment that is safe as a file name and a link.
 

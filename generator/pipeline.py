@@ -7,6 +7,8 @@ build/stats), never reaches back, and reports a one-line summary.
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from generator.scored_files import SCORED, benchmark_names, read_scored, read_ve
 from generator.stats import analyse, read_tables, write_tables
 from generator.stats.tables import SEED
 from generator.store import IngestResult, Store
+from generator.store.base import MAX_REASON_CHARS, Removal, read_removals
 from generator.store.records import read_source, record_source
 
 @dataclass(frozen=True)
@@ -37,9 +40,11 @@ class StageSummary:
     """Stage name (validate, ingest, grade, stats, render)."""
     line: str
     """What it did, in numbers."""
+    warnings: tuple[str, ...] = ()
+    """What it set aside or could not do, one line each (printed after the summary)."""
 
     def __str__(self) -> str:
-        return f"{self.stage:>8}: {self.line}"
+        return "\n".join([f"{self.stage:>8}: {self.line}", *(f"{'warning':>8}: {w}" for w in self.warnings)])
 
 
 def check_pull_request(project: Project, paths: list[Path] | None = None, limits: Limits = Limits()) -> ValidationReport:
@@ -84,13 +89,42 @@ def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
     return StageSummary("validate", f"{len(report.runs)} runs, {answers} answers valid across {benchmarks} benchmarks")
 
 
-def ingest(project: Project, store: Store) -> tuple[StageSummary, IngestResult]:
-    """Validate every submission and add it to the store in one atomic step."""
+def ingest(project: Project, store: Store, *, today: str | None = None) -> tuple[StageSummary, IngestResult]:
+    """Make the store hold exactly the runs of ``submissions/``, in one atomic step.
+
+    Every submission is validated and added; a stored run whose folder is
+    gone leaves the store, recorded as removed on the date of the commit that
+    deleted the folder (while that is not committed: ``today``, ``YYYY-MM-DD``,
+    default the current UTC date).
+    """
     benchmarks = load_benchmarks(project.data_dir)
-    result = store.ingest(find_run_dirs([project.submissions_dir]), benchmarks)
+    today = today or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    result = store.ingest(find_run_dirs([project.submissions_dir]), benchmarks,
+                          removal_date=lambda run: project.deletion_date(run) or today)
     line = (f"store revision {result.revision}: {len(result.added)} added, "
-            f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged")
+            f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged, {len(result.removed)} removed")
     return StageSummary("ingest", line), result
+
+
+def remove(project: Project, store: Store, run: str, *, reason: str, date: str) -> StageSummary:
+    """Take ``benchmark/run_id`` out of the store, recording ``reason`` and ``date`` for the changelog.
+
+    For a store fed without a checkout (a Hub dataset). In a leaderboard
+    repository ``submissions/`` is the source of truth, so a run whose folder
+    is still there is refused: the next ingest would only put it back.
+    """
+    if not reason.strip() or len(reason) > MAX_REASON_CHARS or not reason.isprintable():
+        raise DualboardError(f"--reason: {len(reason)} characters{'' if reason.isprintable() else ' with control characters'}"
+                             f" — say in 1 to {MAX_REASON_CHARS} printable characters, on one line, why the run leaves "
+                             "(readers see it on the changelog)")
+    folder = project.submissions_dir / run
+    if os.path.lexists(folder):
+        raise DualboardError(f"{folder} still exists: in a leaderboard repository submissions/ decides which runs "
+                             f"the store holds — delete the folder (git rm -r {project.submissions_dir.name}/{run}), "
+                             "then run this command again to record the reason (or just build: the run leaves "
+                             "without one)")
+    revision = store.remove(Removal(run, date, reason))
+    return StageSummary("remove", f"store revision {revision}: {run} removed ({reason})")
 
 
 def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
@@ -111,7 +145,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     """
     revision = store.revision()
     cache = VerdictCache(store)
-    total, written = 0, set()
+    total, written, warnings = 0, set(), []
     for name, (benchmark, runs) in stored_benchmarks(store).items():
         labels = _human_labels(benchmark)
         answers = sum(len(r.predictions) for r in runs)
@@ -119,12 +153,13 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
         with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
             tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
         written.update(write_scored(tables, project.scored_dir(), name, revision))
+        warnings += [f"{name}: {note}" for note in tables.notes]
         total += len(tables.scored)
     _remove_stale(project.scored_dir(), written)
     record_source(project.build_dir, store.describe(), revision)
     waiting = len(store.waiting_verdicts())
     note = f"; {waiting} verdict part(s) wait in {store.verdict_root()} for `dualboard publish`" if waiting else ""
-    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}{note}")
+    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}{note}", tuple(warnings))
 
 
 def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
@@ -194,7 +229,7 @@ def render(project: Project, store: Store, *, release: str | None = None) -> Sta
     shown = {name: entry for name, entry in stored_benchmarks(store).items() if project.stats_dir(name).is_dir()}
     check_current(project, store, list(shown))
     results = [benchmark_results(project, b, runs) for b, runs in shown.values()]
-    content = site_content(results, load_releases(project.root), release=release)
+    content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
     config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(config, project.site_dir)
     return StageSummary("render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +12,7 @@ from generator.errors import DualboardError
 from generator.intake.yaml_mapping import read_yaml_mapping
 
 CONFIG_FILE = "dualboard.yaml"
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 STATE_DIR = ".dualboard"
 """Local state of a leaderboard folder (stores, caches); git-ignored."""
 
@@ -96,6 +99,22 @@ class Project:
         if listed.returncode != 0:
             return []
         return sorted(name for name in listed.stdout.decode("utf-8", "replace").split("\0") if name)
+
+    def deletion_date(self, run: str) -> str | None:
+        """Date (``YYYY-MM-DD``, UTC) of the commit that deleted ``submissions/<benchmark>/<run_id>/``.
+
+        None when the folder is not a git checkout or the deletion is not
+        committed yet. A removal dated this way is the same on every build of
+        the same history.
+        """
+        try:
+            found = subprocess.run(["git", "-C", str(self.root), "log", "-1", "--diff-filter=D", "--format=%cd",
+                                    "--date=format-local:%Y-%m-%d", "--", f"{self.submissions_dir.name}/{run}/"],
+                                   capture_output=True, timeout=60, check=False, env={**os.environ, "TZ": "UTC"})
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        date = found.stdout.decode("ascii", "replace").strip()
+        return date if found.returncode == 0 and DATE.fullmatch(date) else None
 
     def store_settings(self) -> StoreSettings:
         """Read ``store:`` from ``dualboard.yaml`` (optional). Tokens never live there: HF_TOKEN only."""

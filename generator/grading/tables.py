@@ -41,6 +41,8 @@ class GradedTables:
     """The same rows with prompt, key answer and response; columns ``scored_files.ANSWERS``."""
     verdicts: pd.DataFrame
     """One row per (run, question, round, grader); columns ``scored_files.VERDICTS``."""
+    notes: tuple[str, ...] = ()
+    """What the grading set aside, for a warning line (e.g. human labels of runs not graded)."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,8 @@ class _Assignment:
 
 
 def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]:
-    """Pair each prediction with its question, refusing unknown questions and duplicates."""
+    """Pair each prediction with its question, refusing unknown questions (except in a run of an earlier
+    version, which may answer questions dropped since) and duplicates."""
     answers, seen = [], set()
     for run in sorted(runs, key=lambda r: r.run_id):
         for prediction in run.predictions:
@@ -76,6 +79,8 @@ def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]
             try:
                 question = benchmark.question(question_id)
             except KeyError:
+                if benchmark.answers_older_version(run.metadata):
+                    continue  # a question its version had and the current one dropped: nothing to grade it against
                 raise GradingInputError(
                     f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
                     "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
@@ -270,6 +275,7 @@ def _answer_rows(
                 "verdict_parse": trad.verdict_parse,
                 "missing": not str(response or "").strip(),
                 "answer_key_parse": key.verdict_parse,
+                "benchmark_version": str(answer.run.metadata.get("benchmark_version", benchmark.version)),
                 "prompt": answer.question.get("prompt", ""),
                 "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),
                 "response": response if isinstance(response, str) else None,
@@ -278,24 +284,36 @@ def _answer_rows(
     return rows
 
 
-def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> list[_Answer]:
-    """Attach each human label to its answer as ``prediction["human_label"]``."""
+def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> tuple[list[_Answer], tuple[str, ...]]:
+    """Attach each human label to its answer as ``prediction["human_label"]``; return the answers and notes.
+
+    Labels of a run that is not graded (it left the store, or a preview left
+    it out) stay in the file and are set aside with a note: the run may come
+    back. A label naming a graded run's answer that does not exist is a typo,
+    and refused.
+    """
     lookup = {
         (r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)
     }
     known = {(a.run.run_id, a.question["id"], a.round) for a in answers}
-    stray = sorted(set(lookup) - known)
+    graded = {a.run.run_id for a in answers}
+    stray = sorted(k for k in set(lookup) - known if k[0] in graded)
     if stray:
         raise GradingInputError(
             f"human_labels.csv labels {len(stray)} answer(s) that no run has, first {stray[0]} — "
             "fix the run/question/round or remove those lines"
         )
+    absent = sorted({k[0] for k in lookup} - graded)
+    notes = () if not absent else (
+        f"human_labels.csv: {sum(k[0] in absent for k in lookup)} label(s) of {len(absent)} run(s) not graded "
+        f"({', '.join(repr(r[:60]) for r in absent[:5])}{' …' if len(absent) > 5 else ''}) set aside; they stay "
+        "in the file",)
     return [
         _Answer(
             a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))}
         )
         for a in answers
-    ]
+    ], notes
 
 
 def grade_benchmark(
@@ -335,7 +353,8 @@ def grade_benchmark(
         the total is :func:`verdict_count`.
     human_labels
         Output of :func:`load_human_labels`; adds rows with role ``human``.
-        Required when ``answer_key`` lists ``human``.
+        Required when ``answer_key`` lists ``human``. Labels of runs not in
+        ``runs`` are set aside, with a line in ``notes``.
 
     Returns
     -------
@@ -366,9 +385,9 @@ def grade_benchmark(
     load_human_labels : read ``human_labels.csv`` for ``human_labels``.
     verdict_parse_rates : the no-verdict rate per grader.
     """
-    answers = _collect_answers(benchmark, runs)
+    answers, notes = _collect_answers(benchmark, runs), ()
     if human_labels is not None:
-        answers = _with_human_labels(answers, human_labels)
+        answers, notes = _with_human_labels(answers, human_labels)
     elif any(spec.name == HumanGrader.name for spec in benchmark.answer_key):
         raise GraderConfigError(
             f"benchmark {benchmark.name!r} lists grader 'human' under graders.answer_key but has no human labels — "
@@ -378,4 +397,4 @@ def grade_benchmark(
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
     per_answer = _answer_rows(benchmark, answers, graded)
     return GradedTables(scored=typed(SCORED, per_answer), answers=typed(ANSWERS, per_answer),
-                        verdicts=typed(VERDICTS, rows))
+                        verdicts=typed(VERDICTS, rows), notes=notes)

@@ -85,6 +85,7 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
         questions=tuple(questions),
         allow_incomplete=bool(config.get("allow_incomplete", False)),
         path=folder,
+        previous_versions=tuple(str(v) for v in config.get("previous_versions", ())),
     )
 
 

@@ -44,6 +44,13 @@ class Benchmark:
     """Whether a run may skip questions or rounds (otherwise an error)."""
     path: Path | None = None
     """Folder it was loaded from, when it came from disk."""
+    previous_versions: tuple[str, ...] = ()
+    """Earlier versions a run may name in ``benchmark_version``: it stays on the board, graded against the
+    current keys, and the questions it was never asked (added since) are left out of its analyses."""
+
+    def answers_older_version(self, metadata: dict[str, Any]) -> bool:
+        """Whether a run with this ``metadata`` answered one of :attr:`previous_versions`."""
+        return str(metadata.get("benchmark_version")) in self.previous_versions
 
     def question(self, question_id: str) -> dict[str, Any]:
         """Return the question with this id (KeyError if absent)."""

@@ -218,9 +218,10 @@ def _check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits, 
     findings += metadata.findings
     benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
     rounds = metadata.fields.get("rounds")
-    answers = _read_predictions(run_dir / PREDICTIONS, benchmark, rounds, limits)
+    older = benchmark is not None and benchmark.answers_older_version(metadata.fields)
+    answers = _read_predictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older=older)
     findings += answers.findings + _provenance_findings(run_dir / PROVENANCE, limits)
-    if benchmark is not None and rounds is not None:
+    if benchmark is not None and rounds is not None and not older:  # an earlier version's run was never asked the newer questions
         findings += _coverage_findings(run_dir / PREDICTIONS, answers, benchmark, rounds)
     name = benchmark.name if benchmark is not None else None
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata.findings:
@@ -327,8 +328,10 @@ def _resolve_benchmark(run_dir: Path, metadata: _Metadata, benchmarks: dict[str,
         findings.append(Finding(meta_file, metadata.line("benchmark"), "benchmark", f"{name!r} but the run sits in submissions/{folder_benchmark[:100]}/", f"move the run to submissions/{name}/"))
     benchmark = benchmarks[name]
     version = metadata.fields.get("benchmark_version", benchmark.version)
-    if str(version) != benchmark.version:
-        findings.append(Finding(meta_file, metadata.line("benchmark_version"), "benchmark_version", f"{str(version)[:50]!r} does not exist", f"answer version {benchmark.version!r} of {name}"))
+    if str(version) != benchmark.version and not benchmark.answers_older_version(metadata.fields):
+        findings.append(Finding(meta_file, metadata.line("benchmark_version"), "benchmark_version", f"{str(version)[:50]!r} does not exist",
+                                f"answer version {benchmark.version!r} of {name} (a run of an earlier version stays "
+                                f"on the board once data/benchmarks/{name}/benchmark.yaml lists it under previous_versions)"))
     return benchmark
 
 
@@ -347,7 +350,8 @@ class _Answers:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | None, limits: Limits) -> _Answers:
+def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | None, limits: Limits, *,
+                      older: bool = False) -> _Answers:
     """Check predictions.jsonl line by line, every check on every line.
 
     Streaming keeps a rejected million-line file from costing a million
@@ -366,19 +370,19 @@ def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | Non
     findings, answers.read = _FindingCap(str(path)), True
     with handle:
         for number, row, problem in iter_json_lines(handle, str(path)):
-            row, problems = (None, [problem]) if problem else _check_prediction(row, number, str(path), benchmark, rounds, limits, answers.answered)
+            row, problems = (None, [problem]) if problem else _check_prediction(row, number, str(path), benchmark, rounds, limits, answers.answered, older)
             answers.unreadable += row is None
             findings.extend(problems)
-            if findings.count == 0:
+            if findings.errors == 0:
                 answers.rows.append(row)
-    if findings.count:
+    if findings.errors:
         answers.rows.clear()
     answers.findings = findings.list()
     return answers
 
 
 def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, rounds: int | None,
-                      limits: Limits, seen: set) -> tuple[dict[str, Any] | None, list[Finding]]:
+                      limits: Limits, seen: set, older: bool) -> tuple[dict[str, Any] | None, list[Finding]]:
     """The row with its round filled in (the contract's default 0), and its findings.
 
     The row is None when its question or round cannot be read. The checks
@@ -392,17 +396,19 @@ def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | N
         row = {k: v for k, v in row.items() if k not in wrong}
     if "round" not in wrong:
         row = {**row, "round": row.get("round", 0)}
-    problems += _semantic_findings(row, number, file, benchmark, rounds, limits, seen)
+    problems += _semantic_findings(row, number, file, benchmark, rounds, limits, seen, older)
     return (row if "question_id" in row and "round" in row else None), problems
 
 
-def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, rounds: int | None, limits: Limits, seen: set) -> list[Finding]:
-    """The checks beyond the schema, on the fields of ``row`` that passed it."""
+def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, rounds: int | None,
+                       limits: Limits, seen: set, older: bool) -> list[Finding]:
+    """The checks beyond the schema, on the fields of ``row`` that passed it (``older``: the run answered one of
+    the benchmark's previous versions)."""
     problems = []
     if "response" in row and len(row["response"].encode("utf-8")) > limits.response_bytes:
         problems.append(Finding(file, number, "response", f"response is over the {limits.response_bytes}-byte limit", "truncate the response or raise --max-response-bytes"))
     if benchmark is not None and "question_id" in row and row["question_id"] not in benchmark._by_id:
-        problems.append(Finding(file, number, "question_id", f"unknown question id {row['question_id'][:100]!r}", f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl"))
+        problems.append(_unknown_question(row, number, file, benchmark, older))
     if rounds is not None and "round" in row and row["round"] >= rounds:
         problems.append(Finding(file, number, "round", f"round {row['round']} but metadata.yaml says rounds: {rounds}", "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml"))
     if "question_id" not in row or "round" not in row:
@@ -412,6 +418,17 @@ def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: B
         problems.append(Finding(file, number, "question_id", f"duplicate answer for question {key[0][:100]!r} round {key[1]}", "keep one answer per (question_id, round)"))
     seen.add(key)
     return problems
+
+
+def _unknown_question(row: dict[str, Any], number: int, file: str, benchmark: Benchmark, older: bool) -> Finding:
+    """An answer to a question the benchmark lacks: an error, or for a run of an earlier version
+    (the question was dropped since) a warning, and the answer is left out of grading."""
+    if older:
+        return Finding(file, number, "question_id", f"question {row['question_id'][:100]!r} is not in version "
+                       f"{benchmark.version!r} of {benchmark.name}", "nothing to do: this answer of an earlier "
+                       "version is left out of grading", "warning")
+    return Finding(file, number, "question_id", f"unknown question id {row['question_id'][:100]!r}",
+                   f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl")
 
 
 def _provenance_findings(path: Path, limits: Limits) -> list[Finding]:
@@ -448,11 +465,12 @@ class _FindingCap:
     """Keep reports readable and memory flat: at most MAX_REPORTED_PER_FILE findings, the rest counted."""
 
     def __init__(self, file: str):
-        self.file, self.count, self._kept = file, 0, []
+        self.file, self.count, self.errors, self._kept = file, 0, 0, []
 
     def extend(self, findings: list[Finding]) -> None:
-        """Count ``findings`` and keep them while under the cap."""
+        """Count ``findings`` (and, apart, the errors) and keep them while under the cap."""
         self.count += len(findings)
+        self.errors += sum(f.severity == "error" for f in findings)
         self._kept += findings[:max(0, MAX_REPORTED_PER_FILE - len(self._kept))]
 
     def list(self) -> list[Finding]:

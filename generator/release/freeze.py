@@ -40,6 +40,7 @@ from generator.scored_files import SCORED, TABLES, read_verdicts, table_revision
 from generator.stats.tables import TABLES as STATS_TABLES
 from generator.stats.tables import read_tables, write_tables
 from generator.store import Store
+from generator.store.base import read_removals
 
 # -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
@@ -110,7 +111,7 @@ def _manifest(project: Project, store: Store, version: str, *, released: str, se
     hub = getattr(store, "hub", store)  # a staged Hub store reads through its HubStore
     repo_id, endpoint = getattr(hub, "repo_id", None), getattr(hub, "endpoint", None)
     return manifest(version, released=released, sequence=sequence, store_revision=store.revision(),
-                    benchmarks=benchmarks, hub_dataset=repo_id, hub_endpoint=endpoint)
+                    benchmarks=benchmarks, hub_dataset=repo_id, hub_endpoint=endpoint, removed=read_removals(snapshot))
 
 
 def write_release(project: Project, data: dict) -> Path:

@@ -15,8 +15,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generator.errors import DualboardError
-from generator.names import HUB_REPO_ID
+from generator.names import HUB_REPO_ID, is_run_name
 from generator.safe_read import read_regular, untrusted_findings
+from generator.store.base import Removal
 
 MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"
@@ -92,6 +93,8 @@ class ReleaseChanges:
     """(benchmark, run id) present now and not before."""
     removed_runs: list[tuple[str, str]]
     """(benchmark, run id) present before and not now."""
+    removals: dict[tuple[str, str], Removal]
+    """Why and when each of ``removed_runs`` left, where the store recorded it (manifest ``removed``)."""
     changed_runs: list[tuple[str, str]]
     """(benchmark, run id) in both releases whose submitted files changed."""
     changed_benchmarks: list[str]
@@ -184,6 +187,7 @@ def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> Release
         released=str(current.get("released", "")),
         new_runs=sorted(set(after) - set(before)),
         removed_runs=sorted(set(before) - set(after)),
+        removals={k: r for k, r in _removals(current).items() if k in set(before) - set(after)},
         changed_runs=sorted(k for k in set(after) & set(before) if after[k]["content_hash"] != before[k]["content_hash"]),
         changed_benchmarks=_changed_benchmarks(previous, current),
         rank_changes=_rank_changes(previous, current) if previous else [],
@@ -202,6 +206,24 @@ def history(records: list[ReleaseRecord]) -> list[ReleaseChanges]:
 def _runs(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(b, r): info for b, bench in manifest.get("benchmarks", {}).items()
             for r, info in bench.get("runs", {}).items()}
+
+
+def _removals(manifest: dict[str, Any]) -> dict[tuple[str, str], Removal]:
+    """The removal records a manifest carries (``removed``: ``benchmark/run`` → date and reason)."""
+    out = {}
+    for run, info in (manifest.get("removed") or {}).items():
+        if isinstance(info, dict) and is_run_name(run):
+            out[tuple(run.split("/"))] = Removal(run, str(info.get("date", "")), str(info.get("reason", "")))
+    return out
+
+
+def removed_since(records: list[ReleaseRecord], removals: list[Removal]) -> list[Removal]:
+    """The removals not yet in a release: runs the last release holds and the store has since removed
+    (every removal when nothing was released yet)."""
+    if not records:
+        return list(removals)
+    released = _runs(records[-1].manifest)
+    return [r for r in removals if tuple(r.run.split("/")) in released]
 
 
 def _changed_benchmarks(previous: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:

@@ -53,7 +53,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     """Return the leaderboard page and its chart JSON files (docs-relative paths)."""
     b = result.benchmark
     models = result.models
-    tables = {g: (label, _ranked_table(models, g)) for g, label in RANKED_BY.items()}
+    tables = {g: (label, _ranked_table(models, g, b.version)) for g, label in RANKED_BY.items()}
     order = list(models.sort_values(["answer_key_mean", "run_id"], ascending=[False, True])["run_id"])
     text = (
         front_matter(f"Leaderboard: {b.name}", hide=("navigation", "toc"))
@@ -70,6 +70,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "interval is not zero-width: it allows for the share of questions that could differ unseen (9.5 % at 30 "
         "questions), and the cell says on how many answers the two gradings agree. "
         + coverage_sentence(models)
+        + older_versions_sentence(models, b.version)
         + "Click a column header to sort. See the [questions](questions/index.md) and how the [graders](graders.md) agree with humans.\n\n"
         + rank_switch(tables)
         + "\n## Traditional → answer-key\n\n" + chart("charts/scores.json", CAPTIONS["scores"])
@@ -117,24 +118,48 @@ def coverage_sentence(models: pd.DataFrame) -> str:
             "greyed, as its mean covers only the answers the grader could judge. ")
 
 
-def _ranked_table(models: pd.DataFrame, grading: str) -> str:
+def older_versions_sentence(models: pd.DataFrame, current: str) -> str:
+    """Say how runs of an earlier benchmark version are marked, and that questions they never saw are left out."""
+    older = models[_older(models["benchmark_version"], current)]
+    if older.empty:
+        return ""
+    return (f"{len(older)} run(s) answered an earlier benchmark version (marked *answered vN*): they are graded "
+            "against the current answer keys, and the questions added since count as never run — left out of their "
+            "scores and paired comparisons, not counted wrong (*Questions* says how many). ")
+
+
+def _older(versions: pd.Series, current: str) -> pd.Series:
+    """Which runs answered a version other than ``current`` (an empty version: not known, not marked)."""
+    text = versions.fillna("").astype(str)
+    return (text != "") & (text != current)
+
+
+def _ranked_table(models: pd.DataFrame, grading: str, current: str) -> str:
     ordered = models.sort_values([f"rank_{grading}", f"{grading}_mean", "run_id"], ascending=[True, False, True])
-    return table(HEADERS, [_row(row, grading) for row in ordered.itertuples(index=False)])
+    older = dict(zip(models["run_id"], _older(models["benchmark_version"], current), strict=True))
+    return table(HEADERS, [_row(row, grading, older[row.run_id]) for row in ordered.itertuples(index=False)])
 
 
-def _row(row, grading: str) -> Row:
+def _questions(row) -> Cell:
+    """Questions answered, and those never run (added after the version the run answered)."""
+    never = int(row.n_never_run)
+    return Cell(f"{int(row.n_questions)}" + (f" ({never} never run)" if never else ""), sort=int(row.n_questions))
+
+
+def _row(row, grading: str, older: bool = False) -> Row:
     ranked = is_true(getattr(row, f"ranked_{grading}"))
     return Row([
         _rank_cell(row, grading) if ranked else Cell(  # sorts after every rank
             unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12),
-        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/"),
+        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/",
+             badge=f"answered v{row.benchmark_version}" if older else None),
         _interval(row, "traditional"),
         _interval(row, "answer_key"),
         _difference(row),
         Cell(format_p(row.p_holm), sort=sort_key(row.p_holm)),
         Cell(format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2), sort=sort_key(row.effect_dz)),
         Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
-        Cell(str(row.n_questions), sort=int(row.n_questions)),
+        _questions(row),
         Cell(str(row.n_answers), sort=int(row.n_answers)),
     ], css_class=None if ranked else "dualboard-unranked")
 

@@ -21,6 +21,7 @@ from generator.release.history import ReleaseChanges, ReleaseError, ReleaseRecor
 from generator.release.layout import TABLES as RELEASE_TABLES
 from generator.release.layout import SITE_FILE_LIMIT, SITE_FOLDER, carried_in_site, hub_file_url, hub_folder, site_file
 from generator.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
+from generator.store.base import Removal
 from generator.render.escape import escape_text
 from generator.render.html import Cell, code_block, link, table
 from generator.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
@@ -288,11 +289,18 @@ def _other_releases(records: list[ReleaseRecord], *, linked: bool) -> str:
     return f"\n## {'Other releases' if linked else 'Releases'}\n\n" + "".join(items)
 
 
-def changelog_page(changes: list[ReleaseChanges]) -> Page:
-    """What each release changed: runs added, removed, resubmitted, and rank moves the data support."""
+def changelog_page(changes: list[ReleaseChanges], unreleased: list[Removal] = ()) -> Page:
+    """What each release changed: runs added, removed (and why), resubmitted, and rank moves the data support.
+
+    ``unreleased``: runs removed from the store since the last release, listed first.
+    """
     parts = [front_matter("Changelog"), "# Changelog\n\n",
              "A rank move is **significant** when the run's previous rank lies outside its new simultaneous 95 % rank "
              "interval; other moves are within what the data cannot tell apart.\n\n"]
+    if unreleased:
+        parts.append("## Since the last release\n\n")
+        parts += [f"- Removed `{r.run}`: {_why(r)}\n" for r in unreleased]  # run names are checked names
+        parts.append("\n")
     if not changes:
         parts.append("No release yet.\n")
     for c in changes:
@@ -300,12 +308,21 @@ def changelog_page(changes: list[ReleaseChanges]) -> Page:
     return Page("changelog.md", "".join(parts))
 
 
+def _why(removal: Removal) -> str:
+    """``removed on DATE: reason`` (the reason is escaped: it is whatever ``dualboard remove --reason`` was given)."""
+    reason = f": {escape_text(removal.reason)}" if removal.reason else " (no reason given)"
+    return f"removed on {escape_text(removal.date)}{reason}."
+
+
 def _release_changes(c: ReleaseChanges) -> str:
     against = f"compared with {escape_text(c.previous)}" if c.previous else "first release"
     lines = [f"## {escape_text(c.version)}\n\n", f"Released {escape_text(c.released)}, {against}.\n\n"]
-    for label, items in (("New runs", c.new_runs), ("Removed runs", c.removed_runs), ("Resubmitted runs", c.changed_runs)):
+    for label, items in (("New runs", c.new_runs), ("Resubmitted runs", c.changed_runs)):
         if items:
             lines.append(f"- {label}: " + ", ".join(f"`{b}/{r}`" for b, r in items) + "\n")
+    for b, r in c.removed_runs:
+        why = _why(c.removals[(b, r)]) if (b, r) in c.removals else "removed."
+        lines.append(f"- Removed `{b}/{r}`: {why}\n")
     if c.changed_benchmarks:
         lines.append("- Benchmarks with changed questions or graders: " + ", ".join(f"`{b}`" for b in c.changed_benchmarks) + "\n")
     if c.rank_changes:

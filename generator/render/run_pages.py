@@ -44,17 +44,22 @@ def run_pages(result: BenchmarkResults) -> list[Page]:
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
     return [run_page(result.name, run, models.loc[run.run_id] if run.run_id in models.index else None,
-                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs)
+                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs, current_version=result.benchmark.version)
             for run in result.runs]
 
 
 def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.DataFrame,
-             slugs: Mapping[str, str]) -> Page:
-    """The page of one run: metadata, scores per category, disagreements between the gradings."""
+             slugs: Mapping[str, str], *, current_version: str | None = None) -> Page:
+    """The page of one run: metadata, scores per category, disagreements between the gradings.
+
+    ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
+    questions it was never asked.
+    """
     text = (
         front_matter(f"Run {run.run_id}")
         + f'<h1>{escape_text(run.model)}</h1>\n\n'
         + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
+        + (_older_version(model_row, current_version) if model_row is not None else "")
         + (_summary(model_row) if model_row is not None else "")
         + "## Submission\n\n" + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
         + "\n## Scores per category\n\n"
@@ -64,6 +69,17 @@ def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.D
         + _disagreements(run, scored, slugs)
     )
     return Page(f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md", text)
+
+
+def _older_version(row: pd.Series, current: str | None) -> str:
+    """Say that the run answered an earlier benchmark version, and what that means for its numbers."""
+    answered = str(row.get("benchmark_version", ""))
+    if current is None or answered in ("", "nan", current):
+        return ""
+    never = int(row.get("n_never_run", 0))
+    return paragraph(f"This run answered benchmark version {answered} (current: {current}). It is graded against "
+                     f"the current answer keys; the {never} question(s) added since were never run and are left "
+                     "out of its scores and of every paired comparison, not counted wrong.")
 
 
 def _summary(row: pd.Series) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.release.history import ReleaseRecord, history
+from generator.release.history import ReleaseRecord, history, removed_since
 from generator.render import charts
 from generator.render.escape import escape_text
 from generator.render.graders_page import graders_page
@@ -11,15 +11,17 @@ from generator.render.pages import BenchmarkResults, SiteContent, home_page
 from generator.render.question_pages import question_pages
 from generator.render.reference_pages import changelog_page, downloads_page, methodology_appendix, submit_page
 from generator.render.run_pages import run_pages
+from generator.store.base import Removal
 
 NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
 """Pages reachable by links only (MkDocs ``not_in_nav`` patterns); the question list itself is in the nav."""
 
 
-def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord], *,
-                 release: str | None = None) -> SiteContent:
+def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
+                 removals: list[Removal] = (), *, release: str | None = None) -> SiteContent:
     """Every generated page of the site, its chart JSON and downloads, and the navigation.
 
+    ``removals``: the store's removal records; those not yet released head the changelog.
     ``release``: the version this site is deployed as, whose files the Downloads page carries.
     """
     content = SiteContent()
@@ -30,7 +32,7 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
         content.assets.update(assets)
         content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
     downloads, files = downloads_page(results, releases, release)
-    content.pages.extend([submit_page([r.benchmark for r in results]), downloads, changelog_page(history(releases))])
+    content.pages.extend([submit_page([r.benchmark for r in results]), downloads, changelog_page(history(releases), removed_since(releases, list(removals)))])
     content.assets.update(files)
     content.assets["javascripts/plotly.min.js"] = charts.plotly_js()
     content.appendices.append(methodology_appendix(results))

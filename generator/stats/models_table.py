@@ -152,6 +152,14 @@ def _coverage_notes(row: dict[str, object]) -> list[str]:
     return notes
 
 
+def _never_run_note(row: dict[str, object]) -> str:
+    """Say how many questions the run was never asked (added after the version it answered)."""
+    n = int(row["n_never_run"])
+    version = f" (it answered version {row['benchmark_version']})" if row["benchmark_version"] else ""
+    return (f"{n} question(s) never run{version}: left out of its scores and paired comparisons, not counted wrong"
+            if n else "")
+
+
 @documents("models")
 def models_table(qmeans: pd.DataFrame, paired: pd.DataFrame, counts: pd.DataFrame,
                  naive: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -169,7 +177,7 @@ def models_table(qmeans: pd.DataFrame, paired: pd.DataFrame, counts: pd.DataFram
     rows = [{"run_id": r, **run_row(judged.get(r, empty), both.get(r, empty), alpha)}
             for r in counts["run_id"]]
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
-    table["note"] = [join_notes(*_coverage_notes(r), r["note"]) for r in table.to_dict("records")]
+    table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]
     p = table["p_value"].to_numpy(dtype=float)
     ok = np.isfinite(p)
     adjusted = np.full(len(p), np.nan)

@@ -154,15 +154,18 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
         ``run_id``, ``model``, ``n_questions``, ``n_answers``,
         ``traditional_coverage`` and ``answer_key_coverage`` (share of the
         answers with a verdict in that grading), ``n_answers_paired`` (answers
-        both gradings judged) and ``n_answers_agree`` (of those, the answers
-        the two gradings score the same).
+        both gradings judged), ``n_answers_agree`` (of those, the answers
+        the two gradings score the same), ``n_never_run`` (questions other
+        runs answered and this one was never asked: no row, so left out of
+        every analysis, not counted wrong) and ``benchmark_version`` (the
+        version the run answered; empty when the table has no such column).
 
     Examples
     --------
     >>> scored = pd.DataFrame({"run_id": "r", "model": "m", "question_id": ["a", "b", "c", "d"],
     ...     "traditional": [100.0, 0, 100, 0], "answer_key": [100, 100, None, 0]})
     >>> run_counts(scored).iloc[0].to_dict()
-    {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0, 'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2}
+    {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0, 'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2, 'n_never_run': 0, 'benchmark_version': ''}
     """
     v = _verdicts(scored)
     frame = scored[["run_id", "model", "question_id"]].assign(
@@ -174,6 +177,9 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
         answer_key_coverage=("answer_key_coverage", "mean"),
         n_answers_paired=("n_answers_paired", "sum"), n_answers_agree=("n_answers_agree", "sum"))
     out[["n_answers_paired", "n_answers_agree"]] = out[["n_answers_paired", "n_answers_agree"]].astype(int)
+    out["n_never_run"] = scored["question_id"].nunique() - out["n_questions"]
+    out["benchmark_version"] = (scored.groupby("run_id", sort=True)["benchmark_version"].first().astype(str)
+                                if "benchmark_version" in scored.columns else "")
     return out.reset_index()
 
 

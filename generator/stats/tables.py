@@ -18,7 +18,7 @@ import yaml
 from generator.atomic import atomic_write_text
 from generator.errors import DualboardError
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 SEED = 20241129
 """Default seed of every bootstrap and of the calibration bench; published in notes.json."""
 COLUMNS: dict[str, dict[str, str]] = yaml.safe_load(
@@ -94,6 +94,7 @@ def read_tables(out_dir: Path) -> StatsTables:
                                f"{meta.get('format_version')!r}, expected {FORMAT_VERSION} — "
                                "re-run `dualboard analyse`")
     frames = {t: pd.read_csv(out_dir / f"{t}.csv", keep_default_na=True,
-                             dtype={"run_id": str, "run_a": str, "run_b": str, "model": str})
+                             dtype={"run_id": str, "run_a": str, "run_b": str, "model": str,
+                                    "benchmark_version": str})
               for t in TABLES}
     return StatsTables(**frames, notes=tuple(meta["notes"]))

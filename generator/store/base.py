@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
@@ -12,11 +15,17 @@ import pandas as pd
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import RUN_FILES
+from generator.names import is_run_name
 from generator.safe_read import read_regular
 from generator.store.verdicts import read_parts, write_part
 
 BENCHMARKS = "benchmarks"
 RUNS = "runs"
+REMOVED = "removed"
+"""Folder of the removal records: ``removed/<benchmark>/<run_id>.json`` (see :class:`Removal`)."""
+REMOVAL_FORMAT = 1
+MAX_REASON_CHARS = 500
+"""Longest removal reason: one or two sentences on the changelog."""
 BENCHMARK_FILES = ("benchmark.yaml", "questions.jsonl", "human_labels.csv")
 
 
@@ -32,6 +41,8 @@ class IngestResult:
     """Runs whose files changed."""
     unchanged: tuple[str, ...]
     """Runs already stored byte for byte."""
+    removed: tuple[str, ...] = ()
+    """Runs that left the store (their folder is gone from ``submissions/``)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,90 @@ class StagedFile:
     """Path inside the logical tree, with forward slashes."""
     data: bytes
     """Exact bytes to store."""
+
+
+@dataclass(frozen=True)
+class Removal:
+    """Why and when a run left the store; kept in the store at ``removed/<benchmark>/<run_id>.json``.
+
+    The record stays after the run's files are gone, so the release manifest
+    and the changelog can say why a run is missing; a run that comes back
+    drops its record.
+    """
+
+    run: str
+    """``benchmark/run_id`` of the run that left."""
+    date: str
+    """Day it left, ``YYYY-MM-DD`` (given, or the date of the commit that deleted it)."""
+    reason: str = ""
+    """Why, as given to ``dualboard remove --reason`` (empty: the folder was deleted without one)."""
+    format: int = REMOVAL_FORMAT
+    """Version of this record's layout."""
+
+    def file(self) -> StagedFile:
+        """The record as the store file it is kept in."""
+        text = json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return StagedFile(removal_path(self.run), text.encode("utf-8"))
+
+
+def removal_path(run: str) -> str:
+    """Logical path of the removal record of ``benchmark/run_id``."""
+    return f"{REMOVED}/{run}.json"
+
+
+def read_removals(base: Path) -> list[Removal]:
+    """The removal records of the tree at ``base``, sorted by run; unreadable ones are skipped.
+
+    The store writes these files itself, but a Hub dataset can be edited by
+    hand: a record that is not one is ignored rather than failing a release.
+    """
+    records = []
+    for path in sorted((base / REMOVED).glob("*/*.json")):
+        try:
+            record = Removal(**json.loads(path.read_text("utf-8")))
+        except (ValueError, TypeError, OSError):
+            continue
+        if (record.format == REMOVAL_FORMAT and all(isinstance(v, str) for v in (record.run, record.date, record.reason))
+                and is_run_name(record.run) and len(record.reason) <= MAX_REASON_CHARS and len(record.date) <= 10):
+            records.append(record)
+    return records
+
+
+def stored_runs(base: Path) -> set[str]:
+    """``benchmark/run_id`` of every run in the tree at ``base``."""
+    return {f"{p.parent.name}/{p.name}" for p in (base / RUNS).glob("*/*") if p.is_dir()}
+
+
+def departures(base: Path, run_dirs: list[Path], removal_date: Callable[[str], str]) -> list[Removal]:
+    """The runs stored at ``base`` that ``run_dirs`` (every run there is) lacks, as removals dated by
+    ``removal_date(benchmark/run_id)``."""
+    present = {f"{d.parent.name}/{d.name}" for d in run_dirs}
+    return [Removal(run, removal_date(run)) for run in sorted(stored_runs(base) - present)]
+
+
+def leaving_paths(base: Path, leaving: list[str], arriving: list[str]) -> list[str]:
+    """Logical paths to delete: the folders of ``leaving`` runs, the removal records of ``arriving`` ones,
+    and the definition of a benchmark none of whose runs stay (it comes back with its next run)."""
+    paths = [f"{RUNS}/{run}" for run in leaving]
+    paths += [removal_path(run) for run in arriving if (base / removal_path(run)).is_file()]
+    staying = {r.split("/")[0] for r in (stored_runs(base) - set(leaving)) | set(arriving)}
+    paths += [f"{BENCHMARKS}/{b}" for b in sorted({r.split("/")[0] for r in leaving} - staying)
+              if (base / BENCHMARKS / b).is_dir()]
+    return paths
+
+
+def files_under(base: Path, paths: list[str]) -> list[str]:
+    """The logical paths of every file of the tree at ``base`` that is, or lies in, one of ``paths``.
+
+    A Hub commit deletes files one by one; this turns the folders of
+    :func:`leaving_paths` into those files.
+    """
+    out = []
+    for logical in paths:
+        path = base / logical
+        found = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        out += [p.relative_to(base).as_posix() for p in found]
+    return out
 
 
 class UnsafeStorePathError(DualboardError):
@@ -121,6 +216,21 @@ def same_bytes(base: Path, f: StagedFile) -> bool:
     return path.is_file() and path.read_bytes() == f.data
 
 
+class RunNotStoredError(DualboardError):
+    """``dualboard remove`` named a run the store does not hold."""
+
+
+def check_stored(base: Path, run: str, where: str) -> None:
+    """Raise RunNotStoredError unless the tree at ``base`` holds ``run``, listing what it does hold."""
+    runs = stored_runs(base)
+    if run not in runs:
+        benchmark = run.split("/")[0]
+        same = sorted(r for r in runs if r.startswith(f"{benchmark}/"))
+        shown = ", ".join(same[:10]) + (" …" if len(same) > 10 else "") if same else "none"
+        raise RunNotStoredError(f"{where}: holds no run {run!r} (runs of {benchmark!r}: {shown}); nothing was "
+                                "changed — name the run as BENCHMARK/RUN_ID, as listed")
+
+
 class Store(ABC):
     """A place that holds accepted runs, readable as a local folder."""
 
@@ -137,8 +247,25 @@ class Store(ABC):
         """A local folder holding the logical tree at ``revision`` (default: current)."""
 
     @abstractmethod
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
-        """Validate and add runs in one atomic step; raise and change nothing on any problem."""
+    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
+               removal_date: Callable[[str], str] | None = None) -> IngestResult:
+        """Validate and add runs in one atomic step; raise and change nothing on any problem.
+
+        With ``removal_date``, ``run_dirs`` is every run there is
+        (``submissions/`` is the source of truth): stored runs not among them
+        leave in the same step, recorded as removed on
+        ``removal_date("benchmark/run_id")`` (``YYYY-MM-DD``).
+        """
+
+    @abstractmethod
+    def remove(self, removal: Removal) -> str:
+        """Take ``removal.run`` out of the store in one atomic step, keeping the record; return the new revision.
+
+        Raises
+        ------
+        RunNotStoredError
+            When the store does not hold that run (nothing is changed).
+        """
 
     def run_dirs(self, benchmark: str | None = None) -> list[Path]:
         """Stored run folders (of one benchmark, or all), sorted."""

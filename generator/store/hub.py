@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import httpx2
-from huggingface_hub import CommitOperationAdd, HfApi, snapshot_download
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, snapshot_download
 from huggingface_hub.errors import (HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError,
                                     RevisionNotFoundError)
 from tqdm.auto import tqdm
@@ -46,7 +46,8 @@ from tqdm.auto import tqdm
 from generator.errors import DualboardError, StoreConflictError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import (BENCHMARKS, RUNS, IngestResult, StagedFile, Store, check_logical_path, classify,
+from generator.store.base import (BENCHMARKS, REMOVED, RUNS, IngestResult, Removal, StagedFile, Store,
+                                  check_logical_path, check_stored, classify, departures, files_under, leaving_paths,
                                   same_bytes, staged_files)
 from generator.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
 from generator.store.lock import exclusive
@@ -55,7 +56,7 @@ from generator.store.verdicts import VERDICTS, part_paths
 
 REPO_TYPE = "dataset"
 BRANCH = "main"
-LOGICAL_PATTERNS = [f"{BENCHMARKS}/**", f"{RUNS}/**", f"{VERDICTS}/**"]
+LOGICAL_PATTERNS = [f"{BENCHMARKS}/**", f"{RUNS}/**", f"{VERDICTS}/**", f"{REMOVED}/**"]
 COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 NO_COMMIT = "0" * 40
 """The revision of a dataset that does not exist yet (git's null id): an empty tree."""
@@ -224,18 +225,32 @@ class HubStore(Store):
 
     # -- writing -----------------------------------------------------------
 
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
+    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
+               removal_date: Callable[[str], str] | None = None) -> IngestResult:
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
         head = self.head(create=True)
         base = self.snapshot(head)
         added, replaced, unchanged = classify(base, wanted)
-        changed = [f for f in wanted if not same_bytes(base, f)]
-        if not changed:
+        gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
+        changed = [f for f in wanted + [r.file() for r in gone] if not same_bytes(base, f)]
+        if not changed and not gone:
             return IngestResult(head, (), (), tuple(unchanged))
-        summary = f"Ingest {len(added)} new, {len(replaced)} replaced run(s)"
-        revision = self.commit(changed, summary, parent=head)
-        return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged))
+        summary = f"Ingest {len(added)} new, {len(replaced)} replaced run(s)" + (f", {len(gone)} removed" if gone else "")
+        deletions = files_under(base, leaving_paths(base, [r.run for r in gone], added))
+        revision = self.commit(changed, summary, parent=head, deletions=deletions)
+        return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone))
+
+    def remove(self, removal: Removal) -> str:
+        head = self._resolve(BRANCH)
+        base = self.snapshot(head)
+        check_stored(base, removal.run, f"{self.repo_id}@{head[:12]}")
+        try:
+            return self.commit([removal.file()], f"Remove {removal.run}", parent=head,
+                               deletions=files_under(base, leaving_paths(base, [removal.run], [])))
+        except StoreConflictError as exc:
+            raise StoreConflictError(f"{self.repo_id}: main moved past {head[:12]} while removing {removal.run}; "
+                                     "nothing was written — run `dualboard remove` again") from exc
 
     def head(self, *, create: bool = False) -> str:
         """The head commit of main (whatever revision reads are pinned to); ``create`` the dataset if missing."""
@@ -252,28 +267,30 @@ class HubStore(Store):
                 pass  # 409: created meanwhile by a concurrent ingest; parent_commit settles the race
             return self._resolve(BRANCH)
 
-    def commit(self, files: list[StagedFile], message: str, *, parent: str) -> str:
-        """Commit ``files`` on top of ``parent`` in one Hub commit; return the new commit id.
+    def commit(self, files: list[StagedFile], message: str, *, parent: str, deletions: list[str] = ()) -> str:
+        """Commit ``files`` and delete the files ``deletions`` (logical paths) on top of ``parent`` in one
+        Hub commit; return the new commit id.
 
         Raises StoreConflictError when main moved past ``parent`` (someone else
         committed), HubUnavailableError when the Hub kept failing. In both
         cases the repository is as it was.
         """
-        for f in files:
-            check_logical_path(f.path, f"commit to {self.repo_id}")
+        for path in [f.path for f in files] + list(deletions):
+            check_logical_path(path, f"commit to {self.repo_id}")
         attempts = 0
 
         def send():
             nonlocal attempts
             attempts += 1
-            operations = [CommitOperationAdd(path_in_repo=f.path, path_or_fileobj=f.data) for f in files]
+            operations = [CommitOperationDelete(path_in_repo=p) for p in deletions]
+            operations += [CommitOperationAdd(path_in_repo=f.path, path_or_fileobj=f.data) for f in files]
             return self.api.create_commit(self.repo_id, operations, commit_message=message, repo_type=REPO_TYPE,
                                           revision=BRANCH, parent_commit=parent)
 
         try:
             return self._call("commit", send, passthrough=CONFLICT_STATUS).oid
         except HfHubHTTPError as exc:
-            landed = self._landed(files, parent) if attempts > 1 else None
+            landed = self._landed(files, deletions, parent) if attempts > 1 else None
             if landed is not None:
                 log.warning("commit %s: the first answer was lost but the commit is on the Hub", landed[:12])
                 return landed
@@ -287,7 +304,7 @@ class HubStore(Store):
             raise DualboardError(f"{self.repo_id}: the Hub refused the commit before any upload: {exc} — "
                                  "fix the dataset card metadata") from exc
 
-    def _landed(self, files: list[StagedFile], parent: str) -> str | None:
+    def _landed(self, files: list[StagedFile], deletions: list[str], parent: str) -> str | None:
         """The head commit, if it is our own commit whose answer was lost (its parent is ``parent``)."""
         commits = self._call("list commits", lambda: self.api.list_repo_commits(
             self.repo_id, repo_type=REPO_TYPE, revision=BRANCH))
@@ -295,7 +312,8 @@ class HubStore(Store):
             return None
         head = commits[0].commit_id
         snapshot = self.snapshot(head)
-        return head if all(same_bytes(snapshot, f) for f in files) else None
+        return head if all(same_bytes(snapshot, f) for f in files) and not any(
+            (snapshot / p).exists() for p in deletions) else None
 
     def verdict_root(self) -> Path:
         return self.pending_dir

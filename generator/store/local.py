@@ -24,12 +24,14 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from generator.errors import DualboardError
 from generator.intake.models import Benchmark
 from generator.intake.validate import load_runs
-from generator.store.base import IngestResult, StagedFile, Store, classify, same_bytes, staged_files
+from generator.store.base import (IngestResult, Removal, StagedFile, Store, check_stored, classify, departures,
+                                  leaving_paths, same_bytes, staged_files)
 from generator.store.lock import LOCK_TIMEOUT_S, exclusive
 from generator.store.tree import build_tree, write_failed
 
@@ -69,27 +71,40 @@ class LocalStore(Store):
     def verdict_root(self) -> Path:
         return self.root
 
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
+    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
+               removal_date: Callable[[str], str] | None = None) -> IngestResult:
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
         with exclusive(self.root / LOCK, what="ingest", timeout_s=self.lock_timeout_s):
             self._recover()
             base = self.snapshot()
             added, replaced, unchanged = classify(base, wanted)
-            if not added and not replaced and all(same_bytes(base, f) for f in wanted):
+            gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
+            if not added and not replaced and not gone and all(same_bytes(base, f) for f in wanted):
                 return IngestResult(self.revision(), (), (), tuple(unchanged))
-            revision = self._commit(base, wanted)
-        return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged))
+            drop = leaving_paths(base, [r.run for r in gone], added)
+            revision = self._commit(base, wanted + [r.file() for r in gone], drop)
+        return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone))
+
+    def remove(self, removal: Removal) -> str:
+        with exclusive(self.root / LOCK, what="remove", timeout_s=self.lock_timeout_s):
+            self._recover()
+            base = self.snapshot()
+            check_stored(base, removal.run, self.describe())
+            return self._commit(base, [removal.file()], leaving_paths(base, [removal.run], []))
 
     def _create_empty(self) -> None:
         (self.root / SNAPSHOTS / EMPTY).mkdir(parents=True, exist_ok=True)
 
-    def _commit(self, base: Path, wanted: list[StagedFile]) -> str:
-        """Write snapshot current+1 and swap ``current`` to it (the caller holds the lock)."""
+    def _commit(self, base: Path, wanted: list[StagedFile], drop: list[str]) -> str:
+        """Write snapshot current+1 (``base`` less ``drop``, plus ``wanted``) and swap ``current`` to it.
+
+        The caller holds the lock.
+        """
         snapshots = self.root / SNAPSHOTS
         revision = f"{int(self.revision()) + 1:06d}"
         staging = snapshots / f"{STAGING_PREFIX}{uuid.uuid4().hex}"
-        build_tree(base, wanted, staging)
+        build_tree(base, wanted, staging, drop)
         try:
             os.replace(staging, snapshots / revision)
             _swap_symlink(self.root / CURRENT, f"{SNAPSHOTS}/{revision}")

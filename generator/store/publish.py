@@ -1,4 +1,5 @@
-"""Publish a release to the Hub: the frozen release folder, the staged store changes and the card, then a tag.
+"""Publish a release to the Hub: the frozen release folder, the staged store changes (runs added and removed,
+verdicts) and the card, then a tag.
 
 ``dualboard publish --release VERSION`` uploads exactly ``releases/VERSION/``
 (as ``dualboard release`` froze it, every file checked against its
@@ -68,7 +69,7 @@ def publish(store: StagedHubStore, root: Path, build_dir: Path, version: str) ->
     files = [*store.pending_files(), *release_files(record)]
     parent = _parent_commit(store.hub, base)
     try:
-        revision = store.hub.commit(files, f"Release {version}", parent=parent)
+        revision = store.hub.commit(files, f"Release {version}", parent=parent, deletions=store.pending_deletions())
     except StoreConflictError as exc:
         raise StoreConflictError(f"{store.hub.repo_id}: main moved past {parent[:12]}, the revision the build read; "
                                  f"nothing was written — build again (`dualboard build --hub {store.hub.repo_id} "

@@ -24,6 +24,7 @@ import hashlib
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from generator.errors import DualboardError
@@ -32,9 +33,12 @@ from generator.intake.validate import load_runs
 from generator.safe_read import read_regular
 from generator.store.base import (
     IngestResult,
+    Removal,
     StagedFile,
     Store,
     classify,
+    departures,
+    leaving_paths,
     same_bytes,
     staged_files,
 )
@@ -104,8 +108,10 @@ class StagedHubStore(Store):
     def waiting_verdicts(self) -> list[Path]:
         return part_paths(self.folder)
 
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> IngestResult:
-        """Stage the runs the Hub's base commit lacks; the Hub itself is only read.
+    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
+               removal_date: Callable[[str], str] | None = None) -> IngestResult:
+        """Stage the runs the Hub's base commit lacks (and, with ``removal_date``, the removal of
+        those ``run_dirs`` lacks); the Hub itself is only read.
 
         An overlay already holding exactly these changes on the same base is
         kept; the saved verdicts are kept in any case.
@@ -115,11 +121,28 @@ class StagedHubStore(Store):
         base_commit = self.hub.base_commit()
         base = self.hub.snapshot(base_commit)
         added, replaced, unchanged = classify(base, wanted)
-        changed = [f for f in wanted if not same_bytes(base, f)]
-        record = Pending(self.hub.repo_id, self.hub.endpoint, base_commit, _revision(base_commit, changed))
+        gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
+        changed = [f for f in wanted + [r.file() for r in gone] if not same_bytes(base, f)]
+        drop = leaving_paths(base, [r.run for r in gone], added)
+        record = Pending(self.hub.repo_id, self.hub.endpoint, base_commit, _revision(base_commit, changed, drop))
         if self._record() != record:
-            self._replace(base, changed, record)
-        return IngestResult(record.revision, tuple(added), tuple(replaced), tuple(unchanged))
+            self._replace(base, changed, drop, record)
+        return IngestResult(record.revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone))
+
+    def remove(self, removal: Removal) -> str:
+        """Refused: a staged store changes only through a build's ingest (it holds no token)."""
+        raise DualboardError(f"{self.hub.repo_id}: a staged build only reads the Hub — delete the run's folder from "
+                             "submissions/ and build with --stage (publish then removes it), or run `dualboard remove "
+                             f"{removal.run} --hub {self.hub.repo_id}` without --stage, with HF_TOKEN set")
+
+    def pending_deletions(self) -> list[str]:
+        """Every file of the overlay's base that the overlay no longer holds: the files of runs that left."""
+        pending = self.pending()
+        if pending is None:
+            return []
+        tree, base = self.folder / TREE, self.hub.snapshot(pending.base)
+        return sorted(p.relative_to(base).as_posix() for p in base.rglob("*")
+                      if p.is_file() and not (tree / p.relative_to(base)).is_file())
 
     def pending_files(self) -> list[StagedFile]:
         """Every file of the overlay that its base lacks or holds with other bytes: staged runs, then new verdicts.
@@ -157,14 +180,14 @@ class StagedHubStore(Store):
     def _lock(self) -> Path:
         return self.folder.with_name(f"{self.folder.name}.lock")
 
-    def _replace(self, base: Path, changed: list[StagedFile], record: Pending) -> None:
+    def _replace(self, base: Path, changed: list[StagedFile], drop: list[str], record: Pending) -> None:
         """Swap in a new overlay: built aside, then renamed into place (a kill leaves none, never half of one)."""
         with exclusive(self._lock, what="staged ingest"):
             for leftover in self.folder.parent.glob(f".{self.folder.name}.*"):
                 shutil.rmtree(leftover, ignore_errors=True)
             staging = self.folder.with_name(f".{self.folder.name}{STAGING_PREFIX}{uuid.uuid4().hex}")
             try:
-                build_tree(base, changed, staging / TREE)
+                build_tree(base, changed, staging / TREE, drop)
                 if self._keeps_verdicts_for(record):  # hard links: the saved verdicts exist at every moment
                     shutil.copytree(self.folder / VERDICTS, staging / VERDICTS, copy_function=os.link,
                                     ignore=shutil.ignore_patterns(".*"))  # not a writer's temporary file
@@ -187,11 +210,14 @@ class StagedHubStore(Store):
         return same and (self.folder / VERDICTS).is_dir()
 
 
-def _revision(base: str, changed: list[StagedFile]) -> str:
-    """``base`` when nothing is staged, else ``base+<hash of the staged paths and bytes>`` (same changes, same name)."""
-    if not changed:
+def _revision(base: str, changed: list[StagedFile], drop: list[str]) -> str:
+    """``base`` when nothing is staged, else ``base+<hash of the staged paths, bytes and deletions>`` (same changes,
+    same name)."""
+    if not changed and not drop:
         return base
     digest = hashlib.sha256()
+    for path in sorted(drop):
+        digest.update(f"-{path}\0".encode())
     for f in sorted(changed, key=lambda f: f.path):
         digest.update(f"{f.path}\0{len(f.data)}\0".encode())
         digest.update(f.data)

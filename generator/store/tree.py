@@ -21,8 +21,9 @@ class StoreWriteError(DualboardError):
     """Writing to the store failed (e.g. a full disk); the store is as it was."""
 
 
-def build_tree(base: Path | None, files: Iterable[StagedFile], target: Path) -> None:
-    """Write ``target``: a copy of ``base`` (hard links; None: empty) with ``files`` written over it.
+def build_tree(base: Path | None, files: Iterable[StagedFile], target: Path, drop: Iterable[str] = ()) -> None:
+    """Write ``target``: a copy of ``base`` (hard links; None: empty) less the logical paths ``drop``
+    (files or folders: runs that left), with ``files`` written over it.
 
     Raises
     ------
@@ -33,6 +34,12 @@ def build_tree(base: Path | None, files: Iterable[StagedFile], target: Path) -> 
         if base is not None:
             shutil.copytree(base, target, copy_function=os.link, symlinks=False)
         target.mkdir(parents=True, exist_ok=True)
+        for logical in drop:
+            path = target / logical
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
         for f in files:
             path = target / f.path
             path.parent.mkdir(parents=True, exist_ok=True)

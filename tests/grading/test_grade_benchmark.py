@@ -124,9 +124,19 @@ def test_human_labels_become_human_verdict_rows(benchmark, runs) -> None:
         ("alpha", "capital", 0, 100.0),
         ("beta", "horses", 1, 0.0),
     ]
-    stray = parse_human_labels(pd.DataFrame({"run": ["zeta"], "question": ["capital"], "round": [0], "label": [1]}))
+    typo = parse_human_labels(pd.DataFrame({"run": ["alpha"], "question": ["capitol"], "round": [0], "label": [1]}))
     with pytest.raises(GradingInputError, match="no run has"):
-        grade_benchmark(benchmark, runs, human_labels=stray)
+        grade_benchmark(benchmark, runs, human_labels=typo)
+
+
+def test_labels_of_a_run_not_graded_are_set_aside_with_a_note(benchmark, runs) -> None:
+    """A run that left the store (or a preview left out) keeps its labels in the file; grading sets them aside."""
+    labels = parse_human_labels(pd.DataFrame({"run": ["alpha", "zeta", "zeta"], "question": ["capital", "capital", "horses"],
+                                              "round": [0, 0, 1], "label": ["pass", "fail", "pass"]}))
+    tables = grade_benchmark(benchmark, runs, human_labels=labels)
+    human = tables.verdicts[tables.verdicts.role == "human"]
+    assert list(human.run_id) == ["alpha"]
+    assert tables.notes == ("human_labels.csv: 2 label(s) of 1 run(s) not graded ('zeta') set aside; they stay in the file",)
 
 
 def test_progress_reports_every_verdict(benchmark, runs, tmp_path: Path) -> None:
