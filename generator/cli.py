@@ -331,7 +331,10 @@ def init(directory: Path, benchmark: str, title: str | None):
 
     Writes mkdocs.yml, site_src/, data/benchmarks/NAME/ (benchmark.yaml and two
     example questions), submissions/NAME/example-run/, the GitHub workflows
-    and a README. DIRECTORY must not exist or be empty.
+    and a README. The workflows and README install exactly the Dualboard
+    that runs this command (dualboard==VERSION, see --version), so the
+    leaderboard's CI grades with the code that made it. DIRECTORY must not
+    exist or be empty.
     """
     from generator.scaffold import scaffold
 

@@ -13,6 +13,7 @@ from importlib import resources
 
 import pandas as pd
 
+from generator import REQUIREMENT
 from generator.grading.registry import describe_graders
 from generator.intake.example_run import example_run
 from generator.intake.models import Benchmark
@@ -96,7 +97,8 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
              "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
              "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
              "3. Write `metadata.yaml` and `predictions.jsonl` there: copy the example below and change what differs.\n"
-             "4. Check it locally: `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
+             f"4. Check it locally with the Dualboard version that grades this leaderboard: `pip install \"{REQUIREMENT}\"`, "
+             "then `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
              "pass, each as `file:line: field: problem — fix`, and changes nothing. Exit code 0 means valid.\n"
              "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
              "under both gradings and appears in the next build and release.\n\n"
