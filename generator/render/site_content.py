@@ -18,10 +18,11 @@ NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
 
 
 def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
-                 removals: list[Removal] = ()) -> SiteContent:
+                 removals: list[Removal] = (), *, release: str | None = None) -> SiteContent:
     """Every generated page of the site, its chart JSON and downloads, and the navigation.
 
     ``removals``: the store's removal records; those not yet released head the changelog.
+    ``release``: the version this site is deployed as, whose files the Downloads page carries.
     """
     content = SiteContent()
     content.pages.append(home_page(results, releases[-1].version if releases else None))
@@ -30,7 +31,7 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
         content.pages.append(page)
         content.assets.update(assets)
         content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
-    downloads, files = downloads_page(results, releases)
+    downloads, files = downloads_page(results, releases, release)
     content.pages.extend([submit_page([r.benchmark for r in results]), downloads, changelog_page(history(releases), removed_since(releases, list(removals)))])
     content.assets.update(files)
     content.assets["javascripts/plotly.min.js"] = charts.plotly_js()

@@ -125,7 +125,7 @@ def test_publish_runs_on_main_only():
         assert set(_triggers(doc)) == {"push"}
         assert _triggers(doc)["push"]["branches"] == ["main"]
         script = "\n".join(str(s.get("run", "")) for s in _steps(doc))
-        for command in ("dualboard build", "dualboard publish --hub", "mike deploy"):
+        for command in ("dualboard build", "dualboard release", "dualboard publish --hub", "git push origin gh-pages"):
             assert command in script
 
 
