@@ -10,7 +10,6 @@ import datetime as dt
 import functools
 import http.server
 import json
-import re
 import socketserver
 import time
 import webbrowser
@@ -24,7 +23,7 @@ from generator.atomic import atomic_write_text
 from generator.errors import DualboardError, InvalidInputError
 from generator.intake.importers import import_autogenai
 from generator.intake.validate import Limits, ValidationReport
-from generator.names import RUN_ID_RULE, is_run_name
+from generator.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
 from generator.project import CONFIG_FILE, Project
 from generator.release.freeze import release as freeze_release
 from generator.simulation import simulate_benchmark
@@ -34,7 +33,6 @@ from generator.store import LocalStore, Store
 EXIT_INVALID = 1
 ROOT_KEY = "dualboard.root"
 """Where ``--root`` is kept in the click context, for showing findings relative to it."""
-REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 HUB_ENDPOINT = "https://huggingface.co"
 
 
@@ -90,7 +88,7 @@ def store_option(command):
 
 
 def _check_repo_id(ctx, param, value: str | None) -> str | None:
-    if value is not None and not REPO_ID.fullmatch(value):
+    if value is not None and not HUB_REPO_ID.fullmatch(value):
         raise click.BadParameter(f"{value!r} is not ORG/NAME (letters, digits, '-', '_', '.'), e.g. my-org/my-leaderboard")
     return value
 
@@ -291,22 +289,27 @@ def remove(project: Project, hub_repo: str | None, hub_endpoint: str | None, run
 @hub_options
 @click.option("--release", "version", required=True, metavar="VERSION", help="Release tag, e.g. 2026.1 (frozen once made).")
 def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, version: str):
-    """Push what the build staged, with the release, to the Hub in one commit, and tag it.
+    """Upload release VERSION and what the build staged to the Hub in one commit, and tag it.
 
     Needs --hub ORG/NAME and a write token in HF_TOKEN; the commands before it
     need no token:
 
     \b
-      dualboard build --hub ORG/NAME --stage     # reads the dataset, stages runs and verdicts
-      dualboard publish --hub ORG/NAME --release VERSION
+      dualboard build --hub ORG/NAME --stage                  # reads the dataset, stages runs and verdicts
+      dualboard release VERSION --hub ORG/NAME --stage        # freezes releases/VERSION/, deploys the site
+      dualboard publish --hub ORG/NAME --release VERSION      # uploads them
 
-    One commit holds the staged runs and verdict cache (.dualboard/hub-pending/)
-    and deletes the runs that left submissions/,
-    build/scored/*.parquet and a dataset card whose configs let
-    `datasets.load_dataset(ORG/NAME, BENCHMARK, split="scored")` find them. Its
-    parent is the commit the build read (build/store-source.json): if the
-    dataset moved on since, the Hub refuses it and nothing is written. The
-    commit is tagged VERSION.
+    One commit holds releases/VERSION/ exactly as `dualboard release` froze
+    it (each file checked against its SHA256SUMS), under releases/VERSION/ of
+    the dataset; the release's dataset card at the dataset's root, so that
+    `datasets.load_dataset(ORG/NAME, "scored", revision=VERSION,
+    split="train")` reads it (configs scored, verdicts, answers); and the
+    staged runs and verdict cache (.dualboard/hub-pending/; the cache lies under
+    verdicts/ at the root, apart from the release's tables), deleting the runs
+    that left submissions/. Its parent is the
+    commit the build read (build/store-source.json), which must be the one the
+    release froze: if the dataset moved on since, the Hub refuses the commit
+    and nothing is written. The commit is tagged VERSION.
     """
     from generator.store.hub import HubStore
     from generator.store.publish import publish as push
@@ -316,7 +319,7 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     if not isinstance(hub, HubStore):
         raise click.UsageError("publish needs --hub ORG/NAME: releases go to a Hugging Face Hub dataset")
     store = StagedHubStore(hub, project.hub_pending_dir)
-    result = _run(lambda: push(store, project.build_dir, project.scored_dir(), version))
+    result = _run(lambda: push(store, project.root, project.build_dir, version))
     click.echo(f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
                f"on {store.hub.repo_id} ({store.hub.endpoint})")
 
@@ -386,7 +389,10 @@ def init(directory: Path, benchmark: str, title: str | None):
 
     Writes mkdocs.yml, site_src/, data/benchmarks/NAME/ (benchmark.yaml and two
     example questions), submissions/NAME/example-run/, the GitHub workflows
-    and a README. DIRECTORY must not exist or be empty.
+    and a README. The workflows and README install exactly the Dualboard
+    that runs this command (dualboard==VERSION, see --version), so the
+    leaderboard's CI grades with the code that made it. DIRECTORY must not
+    exist or be empty.
     """
     from generator.scaffold import scaffold
 
@@ -518,20 +524,31 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
 
 @main.command()
 @root_option
+@store_option
 @click.argument("version")
 @click.option("--push", is_flag=True, help="Push the gh-pages branch to the remote after deploying.")
 @click.option("--date", "released", default=lambda: dt.date.today().isoformat(), show_default="today",
               help="Release date written to the manifest and changelog (YYYY-MM-DD).")
-def release(project: Project, version: str, push: bool, released: str):
+def release(project: Project, store: Store, version: str, push: bool, released: str):
     """Freeze the current build as VERSION and deploy it with mike.
 
-    Writes releases/VERSION/ (scored answers and the answers with their text
-    as Parquet and CSV, verdicts, statistics, manifest.json, a dataset card
-    and SHA256SUMS), renders the site with the changelog against the previous
-    release, and deploys it to the gh-pages branch as VERSION with the
-    `latest` alias. Run `dualboard build` first: a build made from another
+    Writes releases/VERSION/: README.md (the dataset card), manifest.json,
+    SHA256SUMS, scored/, answers/ (with the prompts and responses), verdicts/
+    (Parquet and spreadsheet-safe CSV per benchmark, in parts under 100 MB
+    when large) and stats/. Then renders the site with the changelog against
+    the previous release and deploys it to the gh-pages branch as VERSION with
+    the `latest` alias. That version's Downloads page carries every release
+    file up to 50 MB and links the larger ones: at the Hub dataset's tag
+    VERSION when the store is a Hub dataset (pass the same --hub options as
+    the build; `dualboard publish --release VERSION` uploads the folder
+    there), else they are to be attached to the code host's release from
+    releases/VERSION/. Run `dualboard build` first: a build made from another
     store revision than the current one is refused.
+
+    \b
+      dualboard build && dualboard release 2026.1
+      dualboard build --hub ORG/NAME --stage && dualboard release 2026.1 --hub ORG/NAME --stage
     """
-    result = _run(lambda: freeze_release(project, _store(project), version, released=released, push=push))
+    result = _run(lambda: freeze_release(project, store, version, released=released, push=push))
     click.echo(f"release {result.version}: {result.files} files in {result.folder}; site deployed to gh-pages"
                + (" and pushed" if result.pushed else " (not pushed; use --push)"))

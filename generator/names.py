@@ -13,6 +13,8 @@ from collections.abc import Iterable
 
 RUN_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 """Valid run ids and benchmark names; use ``fullmatch`` (``$`` would accept a trailing newline)."""
+HUB_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+"""A Hugging Face Hub dataset name, ``ORG/NAME``; use ``fullmatch``. It becomes part of links and Hub paths."""
 RUN_ID_RULE = "lower-case letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit)"
 """:data:`RUN_ID` in words, for messages."""
 

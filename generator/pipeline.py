@@ -220,16 +220,18 @@ def _shown(project: Project, path: Path) -> str:
     return path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
 
 
-def render(project: Project, store: Store, *, versioned: bool = False) -> StageSummary:
+def render(project: Project, store: Store, *, release: str | None = None) -> StageSummary:
     """Write the pages and charts, then build the static site into site/.
 
-    ``versioned`` (set by a release) turns on the mike version selector.
+    ``release`` (set by ``dualboard release``) names the version being
+    deployed: its Downloads page carries that release's files, and the mike
+    version selector is on.
     """
     shown = {name: entry for name, entry in stored_benchmarks(store).items() if project.stats_dir(name).is_dir()}
     check_current(project, store, list(shown))
     results = [benchmark_results(project, b, runs) for b, runs in shown.values()]
-    content = site_content(results, load_releases(project.root), read_removals(store.snapshot()))
-    config = compose_docs(project.root, project.build_dir, content, versioned=versioned)
+    content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
+    config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(config, project.site_dir)
     return StageSummary("render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}")
 

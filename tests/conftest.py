@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -61,6 +63,19 @@ def tiny_root(tmp_path: Path) -> Path:
     (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
     write_run(tmp_path, "run-a")
     return tmp_path
+
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "Dualboard tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+           "GIT_COMMITTER_NAME": "Dualboard tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
+"""A git identity, so that mike can commit the site of a release to gh-pages."""
+
+
+def git_repository(root: Path) -> Path:
+    """Make the leaderboard folder a git repository with one commit, as `dualboard release` needs (mike)."""
+    if not (root / ".git").exists():
+        for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "leaderboard"]):
+            subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+    return root
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

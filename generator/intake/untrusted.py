@@ -157,6 +157,9 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
         return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax")
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2026-02-30"
         return None, Finding(file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it")
+    except AttributeError:  # PyYAML's constructors fail so on a value its tag cannot read ("!!timestamp 2001-12-14\n !")
+        return None, Finding(file, None, "-", "unreadable YAML value: a tagged value (such as !!timestamp) that its "
+                             "tag cannot read", "remove the tag or quote the value")
 
 
 def yaml_field_lines(text: str) -> dict[str, int]:

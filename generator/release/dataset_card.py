@@ -1,9 +1,13 @@
-"""The dataset card (README.md) of a release folder.
+"""The dataset card (README.md) of a release: one card for the release folder and the Hub dataset.
 
-Its ``configs:`` front matter lets ``datasets.load_dataset(<release folder>)``
-(or the Hub repo) find the Parquet files: the default config is the scored
-answers, one row per run × question × round, with the benchmark in a column
-(split names cannot hold hyphens, so run ids and benchmarks stay in columns).
+Its ``configs:`` front matter names one config per table of the release
+(``scored``, the default, ``verdicts``, ``answers``), each with the single
+split ``train`` (the Hub's default, which its dataset viewer expects), so
+``datasets.load_dataset`` reads the same rows from the release folder and from
+the Hub dataset at the release tag. Benchmarks and run ids stay in columns.
+On the Hub the release lies under ``releases/VERSION/``, so the card at the
+dataset's root carries that prefix in its paths (:func:`dataset_card`'s
+``prefix``); the card inside the folder has none.
 """
 
 from __future__ import annotations
@@ -12,8 +16,11 @@ from typing import Any
 
 import yaml
 
+from generator.release.layout import SHARD_LIMIT, STATS, hub_folder, table_of
 from generator.scored_files import SCORED, TABLES
 from generator.stats.kappa import PASS_MARK
+from generator.store.base import BENCHMARKS, RUNS
+from generator.store.verdicts import VERDICTS
 
 ANSWERS_QUERY = """\
 -- answers the traditional grading passed and the answer key failed
@@ -36,51 +43,69 @@ def column_tables() -> str:
 
 
 def duckdb_text(hub_dataset: str | None, version: str) -> str:
-    """How to query the Parquet files in place with DuckDB, on disk and on the Hub."""
+    """How to query the Parquet files in place with DuckDB, on disk and on the Hub (under ``releases/VERSION/``)."""
     hub = hub_dataset or "ORG/NAME"
     return (
         "## Query without downloading\n\n"
         "[DuckDB](https://duckdb.org) runs SQL over the Parquet files where they lie. In this folder:\n\n"
         f"```sql\n{ANSWERS_QUERY.format(path='answers/*.parquet', mark=PASS_MARK)}```\n\n"
         f"On the Hugging Face Hub, at this release's tag, the same query reads "
-        f"`FROM 'hf://datasets/{hub}@{version}/answers/*.parquet'` and fetches only the columns and row "
-        "groups it needs (DuckDB reads `hf://` paths from huggingface.co only). Each file says which store "
-        "revision it was graded from:\n\n"
+        f"`FROM 'hf://datasets/{hub}@{version}/{hub_folder(version)}answers/*.parquet'` and fetches only the "
+        "columns and row groups it needs (DuckDB reads `hf://` paths from huggingface.co only). Each file says "
+        "which store revision it was graded from:\n\n"
         "```sql\nSELECT file_name, decode(value) FROM parquet_kv_metadata('scored/*.parquet');\n```\n"
     )
 
 
-def dataset_card(manifest: dict[str, Any]) -> str:
-    """README.md with ``configs:`` for the scored answers (default), the answers with their text and the verdicts."""
+def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = "") -> str:
+    """README.md for a release whose folder holds ``files`` (release-relative paths).
+
+    ``prefix`` is where the release folder lies relative to the card: empty
+    inside the folder, ``releases/VERSION/`` at the root of the Hub dataset.
+    A config is listed for each table the folder holds Parquet files of.
+    """
+    tables = [t.name for t in TABLES if any(table_of(name) == t.name for name in files)]
     front = {
-        "configs": [{"config_name": t.name, **({"default": True} if t is SCORED else {}),
-                     "data_files": [{"split": "train", "path": f"{t.name}/*.parquet"}]} for t in TABLES],
+        "configs": [{"config_name": t, **({"default": True} if t == SCORED.name else {}),
+                     "data_files": [{"split": "train", "path": f"{prefix}{t}/*.parquet"}]} for t in tables],
         "tags": ["leaderboard", "llm-evaluation", "dualboard"],
         "pretty_name": f"Dualboard release {manifest['version']}",
     }
+    version = manifest["version"]
     benchmarks = "\n".join(f"- `{name}` (version {info['version']}): {len(info['runs'])} runs"
                            for name, info in sorted(manifest["benchmarks"].items()))
+    hub = manifest.get("hub_dataset")
+    source = f'"{hub}"' if hub else '"path/to/the/release/folder"'
+    revision = f', revision="{version}"' if hub else ""
+    loads = "\n".join(f'{t} = datasets.load_dataset({source}, "{t}"{revision}, split="train")' for t in tables)
     return (
         "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n\n"
-        f"# Dualboard release {manifest['version']}\n\n"
+        f"# Dualboard release {version}\n\n"
         f"Released {manifest['released']} by dualboard {manifest['generator_version']} "
         f"from store revision {manifest['store_revision']}.\n\n{benchmarks}\n\n"
         "Every model answer scored under two gradings: the benchmark's traditional grading and strict "
         "answer-key grading against human answer keys.\n\n"
-        "```python\nimport datasets\nscored = datasets.load_dataset(\"path/to/this/folder\")[\"train\"]\n"
-        "answers = datasets.load_dataset(\"path/to/this/folder\", \"answers\")[\"train\"]\n"
-        "verdicts = datasets.load_dataset(\"path/to/this/folder\", \"verdicts\")[\"train\"]\n```\n\n"
-        "## Files\n\n"
-        "- `scored/<benchmark>.parquet` and `csv/<benchmark>.csv`: one row per run × question × round.\n"
-        "- `answers/<benchmark>.parquet` and `csv/<benchmark>.answers.csv`: the same rows with the prompt, "
-        "the answer key and the model's response.\n"
-        "- `verdicts/<benchmark>.parquet`: one row per answer × grader (score, parse, detail), so anyone can "
-        "audit or rebuild a release without calling a model again.\n"
-        "- `stats/<benchmark>/*.csv`: the statistics tables (column meanings on the site's methodology page).\n"
+        f"```python\nimport datasets\n{loads}\n```\n\n"
+        + ("The same lines read a downloaded copy of this folder: pass its path instead, and no revision.\n\n"
+           if hub else "")
+        + "## Files\n\n"
+        "- `scored/<benchmark>.parquet` (and `.csv`): one row per run × question × round.\n"
+        "- `answers/<benchmark>.parquet` (and `.csv`): the same rows with the prompt, the answer key and the model's "
+        "response.\n"
+        "- `verdicts/<benchmark>.parquet` (and `.csv`): one row per answer × grader (score, parse, detail), so anyone "
+        "can audit or rebuild a release without calling a model again.\n"
+        f"- `{STATS}/<benchmark>/*.csv`: the statistics tables (column meanings on the site's methodology page).\n"
         "- `manifest.json`: content hashes of benchmarks and runs, graders with versions and config hashes.\n"
         "- `SHA256SUMS`: checksums of every other file (`sha256sum -c SHA256SUMS`).\n\n"
+        f"A table too large for one file under {SHARD_LIMIT // 1000**2} MB comes in parts, "
+        "`<benchmark>-00000-of-00003.parquet` and so on; the configs read them all.\n\n"
         "In the CSV files a text cell that a spreadsheet would run as a formula (such as `=SUM(A1)`) carries a "
         "leading `'`; the Parquet files hold the values as submitted.\n\n"
-        + duckdb_text(manifest.get("hub_dataset"), manifest["version"])
+        "## On the Hub\n\n"
+        f"`dualboard publish` puts this folder unchanged under `{hub_folder(version)}` of the dataset, with this "
+        "card (its paths prefixed) at the root, and tags the commit with the release name. Next to it lie the "
+        f"store: `{BENCHMARKS}/` and `{RUNS}/` as submitted, and the grader verdict cache under `{VERDICTS}/` "
+        "(at the root, apart from each release's `verdicts/` tables).\n\n"
+        + duckdb_text(manifest.get("hub_dataset"), version)
         + "\n## Columns\n\n" + column_tables()
     )

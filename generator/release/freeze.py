@@ -6,10 +6,12 @@ its scored data lacks. Steps, each reading what the previous wrote:
 
 1. the manifest (content hashes of benchmarks and runs from the store, graders
    from the verdicts, ranks from models.csv);
-2. ``releases/VERSION/``: scored answers and the answers with their text
-   (Parquet + CSV), verdicts, stats tables, manifest, dataset card and
-   ``SHA256SUMS``, written in a staging folder and moved into place in one step;
-3. the site rendered again with the new changelog and the version selector;
+2. ``releases/VERSION/`` (laid out as :mod:`generator.release.layout` says):
+   scored answers, the answers with their text and the verdicts as Parquet +
+   CSV, stats tables, manifest, dataset card and ``SHA256SUMS``, written in a
+   staging folder and moved into place in one step;
+3. the site rendered again with the new changelog, the version selector and
+   a Downloads page that carries the release's small files;
 4. ``mike deploy --update-aliases VERSION latest`` to the ``gh-pages`` branch
    of the leaderboard folder's git repository (``--push`` optional).
 """
@@ -31,14 +33,15 @@ from generator.atomic import atomic_write_text
 from generator.project import Project
 from generator.release.csv_download import download_csv
 from generator.release.dataset_card import dataset_card
-from generator.release.history import CHECKSUMS, MANIFEST, VERSION, ReleaseError, load_releases, releases_dir
+from generator.release.history import CHECKSUMS, MANIFEST, ReleaseError, check_version_name, load_releases, releases_dir
+from generator.release.layout import CARD, STATS, write_table
 from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
-from generator.scored_files import ANSWERS, SCORED, VERDICTS, read_answers, read_scored, read_verdicts, table_revision
-from generator.stats.tables import TABLES, read_tables, write_tables
+from generator.scored_files import SCORED, TABLES, read_verdicts, table_revision
+from generator.stats.tables import TABLES as STATS_TABLES
+from generator.stats.tables import read_tables, write_tables
 from generator.store import Store
 from generator.store.base import read_removals
 
-RESERVED = {"latest", "versions.json", "index.html"}
 # -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 
@@ -57,24 +60,26 @@ class ReleaseResult:
     """Whether gh-pages was pushed to the remote."""
 
 
-def release(project: Project, store: Store, version: str, *, released: str, push: bool = False,
-            hub_dataset: str | None = None) -> ReleaseResult:
-    """Freeze the current build as ``version``; see the module docstring for the steps."""
+def release(project: Project, store: Store, version: str, *, released: str, push: bool = False) -> ReleaseResult:
+    """Freeze the current build as ``version``; see the module docstring for the steps.
+
+    With a Hub store the manifest names the dataset, so the Downloads page
+    links the files too large for the site at the dataset's tag ``version``
+    (``dualboard publish --release VERSION`` puts them there).
+    """
     check_version(project, version)
     _check_git(project.root)
     previous = load_releases(project.root)
-    data = _manifest(project, store, version, released=released, sequence=len(previous) + 1, hub_dataset=hub_dataset)
+    data = _manifest(project, store, version, released=released, sequence=len(previous) + 1)
     folder = write_release(project, data)
-    pipeline.render(project, store, versioned=True)
+    pipeline.render(project, store, release=version)
     deploy(project.build_dir / "mkdocs.yml", project.root, version, push=push)
     return ReleaseResult(version, folder, sum(1 for p in folder.rglob("*") if p.is_file()), push)
 
 
 def check_version(project: Project, version: str) -> None:
     """Reject a version name that is malformed, reserved or already released."""
-    if not VERSION.fullmatch(version) or version in RESERVED:
-        raise ReleaseError(f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
-                           f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}")
+    check_version_name(version)
     if (releases_dir(project.root) / version).exists():
         raise ReleaseError(f"release {version} already exists in {releases_dir(project.root)} — a release is frozen; "
                            "choose a new version name")
@@ -87,8 +92,7 @@ def _check_git(root: Path) -> None:
                            "run `git init` there (and commit) first")
 
 
-def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int,
-              hub_dataset: str | None) -> dict:
+def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int) -> dict:
     benchmarks = {}
     snapshot = store.snapshot()
     stored = pipeline.stored_benchmarks(store)
@@ -104,8 +108,10 @@ def _manifest(project: Project, store: Store, version: str, *, released: str, se
                                            benchmark.version)
     if not benchmarks:
         raise ReleaseError("the store holds no benchmark — run `dualboard build` first")
+    hub = getattr(store, "hub", store)  # a staged Hub store reads through its HubStore
+    repo_id, endpoint = getattr(hub, "repo_id", None), getattr(hub, "endpoint", None)
     return manifest(version, released=released, sequence=sequence, store_revision=store.revision(),
-                    benchmarks=benchmarks, hub_dataset=hub_dataset, removed=read_removals(snapshot))
+                    benchmarks=benchmarks, hub_dataset=repo_id, hub_endpoint=endpoint, removed=read_removals(snapshot))
 
 
 def write_release(project: Project, data: dict) -> Path:
@@ -116,7 +122,8 @@ def write_release(project: Project, data: dict) -> Path:
         for name in sorted(data["benchmarks"]):
             _copy_benchmark(project, name, staging)
         atomic_write_text(staging / MANIFEST, manifest_json(data))
-        atomic_write_text(staging / "README.md", dataset_card(data))
+        files = [p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()]
+        atomic_write_text(staging / CARD, dataset_card(data, files))
         atomic_write_text(staging / CHECKSUMS, checksums(staging))
         os.replace(staging, target)
     finally:
@@ -125,15 +132,12 @@ def write_release(project: Project, data: dict) -> Path:
 
 
 def _copy_benchmark(project: Project, name: str, staging: Path) -> None:
-    """Copy a benchmark's three tables (Parquet as built, with their metadata) and CSV downloads of two."""
+    """One benchmark's three tables (Parquet with their metadata, and CSV; in parts when large) and its statistics."""
     scored_dir = project.scored_dir()
-    for table in (SCORED, ANSWERS, VERDICTS):
+    for table in TABLES:
         table_revision(table, scored_dir, name)  # a regular file holding that table, not a link planted in build/
-        (staging / table.name).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(table.path(scored_dir, name), staging / table.name / f"{name}.parquet")
-    atomic_write_text(staging / "csv" / f"{name}.csv", download_csv(read_scored(scored_dir, name)))
-    atomic_write_text(staging / "csv" / f"{name}.answers.csv", download_csv(read_answers(scored_dir, name)))
-    _copy_stats(project.stats_dir(name), staging / "stats" / name)
+        write_table(table.path(scored_dir, name), staging / table.name, name)
+    _copy_stats(project.stats_dir(name), staging / STATS / name)
 
 
 def _copy_stats(stats_dir: Path, target: Path) -> None:
@@ -144,7 +148,7 @@ def _copy_stats(stats_dir: Path, target: Path) -> None:
     """
     tables = read_tables(stats_dir)
     for path in write_tables(tables, target):
-        if path.stem in TABLES:  # the stats stage names each table's file after it
+        if path.stem in STATS_TABLES:  # the stats stage names each table's file after it
             atomic_write_text(path, download_csv(getattr(tables, path.stem)))
 
 

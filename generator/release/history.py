@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generator.errors import DualboardError
-from generator.names import is_run_name
+from generator.names import HUB_REPO_ID, is_run_name
 from generator.safe_read import read_regular, untrusted_findings
 from generator.store.base import Removal
 
@@ -23,7 +23,11 @@ MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"
 GRADINGS = ("traditional", "answer_key")
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
-"""A release name. It names a folder and a path on the site, so match it whole (``fullmatch``)."""
+"""A release name. It names a folder, a path on the site and a Hub tag, so match it whole (``fullmatch``)."""
+RESERVED = frozenset({"latest", "versions.json", "index.html"})
+"""Names mike uses on the gh-pages branch, so no release can take them."""
+HUB_ENDPOINT = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~-]+)*/?")
+"""A Hub address a release may link to: http(s), a host, a port and a plain path; nothing a link could abuse."""
 
 
 class ReleaseError(DualboardError):
@@ -37,7 +41,7 @@ class ReleaseRecord:
     version: str
     """Version name, e.g. ``2026.11``."""
     manifest: dict[str, Any]
-    """Parsed ``manifest.json`` (see :func:`generator.release.manifest.build_manifest`)."""
+    """Parsed ``manifest.json`` (see :func:`generator.release.manifest.manifest`)."""
     files: dict[str, tuple[int, str]]
     """Release-relative path → (bytes, SHA-256) from ``SHA256SUMS`` and the files."""
     folder: Path
@@ -47,6 +51,12 @@ class ReleaseRecord:
         """Content of a file of the release, or None when it is not on this machine."""
         path = self.folder / name
         return read_regular(path, root=self.folder) if path.is_file() else None
+
+    @property
+    def hub(self) -> tuple[str, str] | None:
+        """(endpoint, dataset) of the Hub store the release was built from, or None for a local store."""
+        repo_id, endpoint = self.manifest.get("hub_dataset"), self.manifest.get("hub_endpoint")
+        return (endpoint, repo_id) if repo_id and endpoint else None
 
     @property
     def sequence(self) -> int:
@@ -93,6 +103,13 @@ class ReleaseChanges:
     """Every rank that moved; :attr:`RankChange.significant` says which moves the data support."""
 
 
+def check_version_name(version: str) -> None:
+    """Raise ReleaseError unless ``version`` can name a release (folder, site version and Hub tag)."""
+    if not VERSION.fullmatch(version) or version in RESERVED:
+        raise ReleaseError(f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
+                           f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}")
+
+
 def releases_dir(root: Path) -> Path:
     """Where a leaderboard folder keeps its releases."""
     return Path(root) / "releases"
@@ -128,7 +145,17 @@ def load_release(folder: Path) -> ReleaseRecord:
     if not isinstance(manifest, dict) or manifest.get("version", folder.name) != folder.name:
         raise ReleaseError(f"{folder / MANIFEST}: does not describe release {folder.name!r} — restore it from the "
                            "gh-pages branch or remove the release folder")
+    _check_hub_fields(folder / MANIFEST, manifest)
     return ReleaseRecord(folder.name, manifest, _files(folder), folder)
+
+
+def _check_hub_fields(path: Path, manifest: dict[str, Any]) -> None:
+    """The Hub dataset and address a release names become download links: refuse anything but a plain name and URL."""
+    for field, pattern in (("hub_dataset", HUB_REPO_ID), ("hub_endpoint", HUB_ENDPOINT)):
+        value = manifest.get(field)
+        if value is not None and not (isinstance(value, str) and pattern.fullmatch(value)):
+            raise ReleaseError(f"{path}: {field}: {value!r} is not a Hub dataset name (ORG/NAME) or address (https://host) "
+                               "— restore the manifest from the gh-pages branch or remove the release folder")
 
 
 def _files(folder: Path) -> dict[str, tuple[int, str]]:

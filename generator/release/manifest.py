@@ -18,7 +18,8 @@ import pandas as pd
 from generator import __version__
 from generator.store.base import Removal
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: tables as <table>/<benchmark>.parquet and .csv (1: csv/<benchmark>.csv); the Hub endpoint is recorded."""
 GRADER_FIELDS = ["grader", "grader_version", "config_hash", "role"]
 
 
@@ -86,8 +87,9 @@ def benchmark_entry(benchmark_dir: Path, run_dirs: list[Path], models: pd.DataFr
 
 def manifest(version: str, *, released: str, sequence: int, store_revision: str,
              benchmarks: dict[str, dict[str, Any]], hub_dataset: str | None = None,
-             removed: list[Removal] = ()) -> dict[str, Any]:
-    """Assemble the manifest of a release; ``removed``: the store's removal records (the changelog gives their reasons)."""
+             hub_endpoint: str | None = None, removed: list[Removal] = ()) -> dict[str, Any]:
+    """Assemble the manifest of a release; ``hub_dataset`` and ``hub_endpoint`` name the Hub store, if any;
+    ``removed``: the store's removal records (the changelog gives their reasons)."""
     return {
         "format_version": FORMAT_VERSION,
         "version": version,
@@ -96,6 +98,7 @@ def manifest(version: str, *, released: str, sequence: int, store_revision: str,
         "generator_version": __version__,
         "store_revision": store_revision,
         "hub_dataset": hub_dataset,
+        "hub_endpoint": hub_endpoint,
         "benchmarks": benchmarks,
         "removed": {r.run: {"date": r.date, "reason": r.reason} for r in removed},
     }

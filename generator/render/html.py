@@ -7,9 +7,29 @@ are escaped too.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
+from generator.intake.schemas import load_schema
 from generator.render.escape import escape_text
+
+_URL = re.compile(load_schema("metadata")["properties"]["model_url"]["pattern"])
+"""The metadata contract's link pattern: https, no quote, space or bracket (one definition, in the schema)."""
+
+
+@dataclass(frozen=True)
+class Header:
+    """A column header: its text, what it means (shown on hover) and how the page's scripts treat it."""
+
+    text: str
+    """Header text (our own words; escaped anyway)."""
+    title: str | None = None
+    """Explanation shown on hover (the ``title`` attribute)."""
+    key: str | None = None
+    """Stable name of the column in a shared URL (``?sort=KEY``); see ``javascripts/tables.js``."""
+    filter: bool = False
+    """Offer a drop-down of the column's values above a filterable table."""
 
 
 @dataclass(frozen=True)
@@ -22,10 +42,16 @@ class Cell:
     """Value tablesort uses instead of the text (numbers sort numerically)."""
     href: str | None = None
     """Relative link built by the site itself (never from submitted text)."""
-    badge: str | None = None
-    """Short label shown as a badge after the text (e.g. "tied 1st")."""
+    badge: str | tuple[str, ...] | None = None
+    """Short label shown as a badge after the text (e.g. "tied 1st"), or several, in order."""
     css_class: str | None = None
     """Class of the cell (e.g. ``dualboard-response`` for long model text)."""
+    note: str | None = None
+    """A second, smaller line under the text (e.g. the naive interval under the honest one)."""
+    filter: str | None = None
+    """Value a column filter offers for this cell, when it is not the text (e.g. a size bracket)."""
+    external: bool = False
+    """``href`` is an absolute https link checked by :func:`safe_url` (opens with ``rel="nofollow noopener"``)."""
 
 
 @dataclass(frozen=True)
@@ -38,18 +64,28 @@ class Row:
     """Class of the ``<tr>``."""
 
 
-def table(headers: list[str], rows: list[list[Cell] | Row], *, sortable: bool = True) -> str:
+def table(headers: list[str | Header], rows: list[list[Cell] | Row], *, sortable: bool = True,
+          filterable: bool = False) -> str:
     """Return a material-styled table as one raw HTML block (no blank lines inside).
 
     The table carries no class, so mkdocs-material styles it like a Markdown
-    table; ``tablesort.js`` makes every table inside ``.dualboard-sortable``
-    sortable by clicking a header.
+    table; ``tables.js`` makes every table inside ``.dualboard-sortable``
+    sortable by clicking a header, and puts a text filter (and a drop-down
+    per :attr:`Header.filter` column) above every ``.dualboard-filterable`` one.
     """
-    head = "".join(f"<th>{escape_text(h)}</th>" for h in headers)
+    head = "".join(_header(h if isinstance(h, Header) else Header(h)) for h in headers)
     body = "".join(_row(r if isinstance(r, Row) else Row(r)) for r in rows)
-    wrapper = "dualboard-table dualboard-sortable" if sortable else "dualboard-table"
+    wrapper = "dualboard-table" + (" dualboard-sortable" if sortable else "") + (" dualboard-filterable" if filterable else "")
     return (f'<div class="{wrapper}"><div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></div></div>\n")
+
+
+def _header(header: Header) -> str:
+    attrs = "".join(f' {name}="{escape_text(value)}"' for name, value in
+                    (("title", header.title), ("data-key", header.key)) if value)
+    if header.filter:
+        attrs += ' data-filter="select"'
+    return f"<th{attrs}>{escape_text(header.text)}</th>"
 
 
 def _row(row: Row) -> str:
@@ -61,11 +97,15 @@ def _cell(cell: Cell) -> str:
     attrs = "" if cell.sort is None else f' data-sort="{escape_text(_sort_key(cell.sort))}"'
     if cell.css_class:
         attrs += f' class="{escape_text(cell.css_class)}"'
+    if cell.filter is not None:
+        attrs += f' data-filter="{escape_text(cell.filter)}"'
     text = escape_text(cell.text)
     if cell.href is not None:
-        text = link(cell.href, cell.text)
-    if cell.badge:
-        text += " " + badge(cell.badge)
+        text = external_link(cell.href, cell.text) if cell.external else link(cell.href, cell.text)
+    for label in (cell.badge,) if isinstance(cell.badge, str) else cell.badge or ():
+        text += " " + badge(label)
+    if cell.note:
+        text += f'<span class="dualboard-cell-note">{escape_text(cell.note)}</span>'
     return f"<td{attrs}>{text}</td>"
 
 
@@ -79,6 +119,36 @@ def _sort_key(value: float | str) -> str:
 def link(href: str, text: str) -> str:
     """Return an escaped link built by the site."""
     return f'<a href="{escape_text(href)}">{escape_text(text)}</a>'
+
+
+def safe_url(value: object) -> str | None:
+    """Return a submitted URL if it is a plain ``https://host/...`` address, else None.
+
+    Only such links are ever made clickable: no ``javascript:``, ``data:`` or
+    relative URL, no credentials, no whitespace, quotes or angle brackets
+    (the metadata schema asks for the same; this guards the page anyway).
+
+    Examples
+    --------
+    >>> safe_url("https://huggingface.co/meta-llama/Llama-3.1-8B")
+    'https://huggingface.co/meta-llama/Llama-3.1-8B'
+    >>> safe_url("javascript:alert(1)"), safe_url("https://user:pw@host/"), safe_url("https:///x")
+    (None, None, None)
+    """
+    if not isinstance(value, str) or len(value) > 500 or not _URL.fullmatch(value):
+        return None
+    parts = urlsplit(value)
+    if parts.scheme != "https" or not parts.hostname or "@" in parts.netloc:
+        return None
+    return value
+
+
+def external_link(href: str, text: str) -> str:
+    """Return an escaped link to a checked https URL (:func:`safe_url`); anything else is shown as text."""
+    url = safe_url(href)
+    if url is None:
+        return escape_text(text)
+    return f'<a href="{escape_text(url)}" rel="nofollow noopener noreferrer">{escape_text(text)}</a>'
 
 
 def badge(text: str) -> str:
@@ -108,13 +178,14 @@ def rank_switch(tables: dict[str, tuple[str, str]]) -> str:
     """Return a CSS-only switch between tables: {key: (label, table html)}; the first is shown.
 
     Radio buttons and sibling selectors need no script, so the switch keeps
-    working after instant navigation.
+    working after instant navigation. Each radio's ``value`` is its key, which
+    ``tables.js`` keeps in the URL (``?grading=KEY``) so a view can be shared.
     """
     inputs, panes = [], []
     for i, (key, (label, html)) in enumerate(tables.items()):
         ident = f"dualboard-rank-{escape_text(key)}"
         checked = " checked" if i == 0 else ""
-        inputs.append(f'<input type="radio" name="dualboard-rank" id="{ident}" class="dualboard-switch-input"{checked}>'
+        inputs.append(f'<input type="radio" name="dualboard-rank" id="{ident}" value="{escape_text(key)}" class="dualboard-switch-input"{checked}>'
                       f'<label for="{ident}" class="dualboard-switch-label">{escape_text(label)}</label>')
         panes.append(f'<div class="dualboard-switch-pane">{html.strip()}</div>')
     return f'<div class="dualboard-switch">{"".join(inputs)}{"".join(panes)}</div>\n'

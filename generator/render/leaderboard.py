@@ -1,15 +1,24 @@
-"""The leaderboard page of one benchmark: the ranked table and its four charts."""
+"""The leaderboard page of one benchmark: the ranked table, its notes and its four charts.
+
+Every column header explains itself on hover (:data:`COLUMNS`, also listed on
+the methodology page); ``javascripts/tables.js`` keeps the grading shown and
+the sort order in the address, and filters the runs by their model metadata.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
 from generator.render import charts
 from generator.render.escape import escape_text
-from generator.render.html import Cell, Row, chart, rank_switch, table
+from generator.render.html import Cell, Header, Row, chart, rank_switch, safe_url, table
 from generator.render.numbers import (
     GRADING_NAMES,
     format_agreement,
+    format_coverage,
     format_interval,
     format_mde,
     format_p,
@@ -19,13 +28,47 @@ from generator.render.numbers import (
     mde_sort_key,
     sort_key,
     unranked_reason,
-    with_coverage,
 )
-from generator.render.pages import BenchmarkResults, Page, front_matter, run_slug
+from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
+from generator.stats.paired import TOO_FEW_QUESTIONS
 from generator.stats.scores import MIN_COVERAGE
 
-HEADERS = ["Rank (interval)", "Model", "Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
-           "p (Holm)", "Effect dz [95% CI]", "MDE (points)", "Questions", "Answers"]
+COLUMNS = [
+    Header("Rank (interval)", key="rank", title=(
+        "Rank under the grading shown (1 = best), and in brackets the rank interval: every rank inside it is "
+        "compatible with the data, for all runs at once (simultaneous 95 %, from Holm-adjusted pairwise tests). "
+        "tied 1st: the data cannot separate the run from the leader. Runs a grading judged too little of are not ranked.")),
+    Header("Model", key="model", title="The model as submitted; opens the run page, which lists every question with its scores."),
+    Header("Traditional [95% CI]", key="traditional", title=(
+        "Mean traditional score (0–100): each question counts once, its rounds averaged; 95 % confidence interval "
+        "clustered by question. Second line: the naive interval that treats every answer as independent, as many "
+        "published tables do; with several rounds it is too narrow.")),
+    Header("Answer-key [95% CI]", key="answer_key", title=(
+        "Mean answer-key score (0–100): strict grading against the human answer key, same interval method; an answer "
+        "the grader could not judge is left out (the share judged is shown when under 100 %). Second line: the naive interval.")),
+    Header("Answer-key − traditional [95% CI]", key="difference", title=(
+        "Paired difference per question, answer-key minus traditional (negative: the run loses points under strict "
+        "grading), with its 95 % interval; second line: on how many answers the two gradings agree.")),
+    Header("p (Holm)", key="p_holm", title=(
+        "p-value of the test that both gradings give this run the same score (exact McNemar for one round of "
+        "pass/fail answers, else a paired t test over questions), Holm-adjusted across the runs of this benchmark: "
+        "under 0.05 the difference is significant even allowing for testing every run.")),
+    Header("Effect d_z [95% CI]", key="effect_dz", title=(
+        "Standardised paired effect d_z: mean question difference divided by the SD of the question differences, "
+        "with its 95 % interval (about 0.2 small, 0.5 medium, 0.8 large). Not Cohen's d on averaged SDs.")),
+    Header("MDE (points)", key="mde", title=(
+        "Minimum detectable effect: the smallest answer-key − traditional difference this run's questions detect "
+        "with 80 % power at α = 0.05. nothing detectable: the gradings disagree on too few questions for any "
+        "difference to be detected.")),
+    Header("Questions", key="questions", title="Questions the run answered; second line: graded answers (questions × rounds)."),
+    Header("Parameters", key="parameters", filter=True, title="Total parameters in billions, as submitted (optional metadata)."),
+    Header("Weights", key="weights", filter=True, title="open: weights published for download; closed: served only by its maker (optional metadata)."),
+    Header("Licence", key="licence", filter=True, title="Licence of the model itself, as submitted (optional metadata)."),
+    Header("Link", key="link", title="Model card or announcement (https links only)."),
+]
+"""The leaderboard's columns; their titles are shown on hover and listed on the methodology page."""
+SIZE_BRACKETS = ((10, "under 10 B"), (100, "10–100 B"), (float("inf"), "100 B and more"))
+"""Parameter counts (billions) grouped for the Parameters filter: upper bound (exclusive), label."""
 RANKED_BY = {"answer_key": "Ranked by answer-key grading", "traditional": "Ranked by traditional grading"}
 FIXES = {"answer_key": "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels",
          "traditional": "check the benchmark's traditional grader, or the recorded scores it imports"}
@@ -53,7 +96,8 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     """Return the leaderboard page and its chart JSON files (docs-relative paths)."""
     b = result.benchmark
     models = result.models
-    tables = {g: (label, _ranked_table(models, g, b.version)) for g, label in RANKED_BY.items()}
+    metadata = {run.run_id: run.metadata for run in result.runs}
+    tables = {g: (label, _ranked_table(models, g, metadata, b.version)) for g, label in RANKED_BY.items()}
     order = list(models.sort_values(["answer_key_mean", "run_id"], ascending=[False, True])["run_id"])
     text = (
         front_matter(f"Leaderboard: {b.name}", hide=("navigation", "toc"))
@@ -62,7 +106,8 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         + coverage_banner(models)
         + f"Benchmark version {escape_text(b.version)}, {len(b.questions)} questions, {len(models)} runs. "
         "Scores are on 0–100. *Difference* = answer-key − traditional (negative: the run loses points when "
-        "graded strictly against the answer key). Intervals are 95 % and clustered by question. The rank "
+        "graded strictly against the answer key). Intervals are 95 % and clustered by question; under each score "
+        "the *naive* interval, which treats every answer as independent, shows how much too narrow that would be. The rank "
         "interval is simultaneous: every rank inside it is compatible with the data; **tied 1st** marks runs "
         "the data cannot separate from the leader. MDE is the smallest difference this benchmark detects with "
         "80 % power; *nothing detectable* means the two gradings disagree on too few questions for any difference "
@@ -71,8 +116,12 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "questions), and the cell says on how many answers the two gradings agree. "
         + coverage_sentence(models)
         + older_versions_sentence(models, b.version)
-        + "Click a column header to sort. See the [questions](questions/index.md) and how the [graders](graders.md) agree with humans.\n\n"
+        + "Hover a column header for what it means ([all columns](../../methodology.md#leaderboard-columns)); click it "
+        "to sort; narrow the runs with the filters above the table. The address keeps the grading and the sort, so "
+        "a copied link shows this view. See the [questions](questions/index.md) and how the "
+        "[graders](graders.md) agree with humans.\n\n"
         + rank_switch(tables)
+        + board_notes(result.stats.notes)
         + "\n## Traditional → answer-key\n\n" + chart("charts/scores.json", CAPTIONS["scores"])
         + "\n## Differences\n\n" + chart("charts/differences.json", CAPTIONS["differences"])
         + "\n## Categories\n\n" + chart("charts/categories.json", CAPTIONS["categories"])
@@ -118,6 +167,22 @@ def coverage_sentence(models: pd.DataFrame) -> str:
             "greyed, as its mean covers only the answers the grader could judge. ")
 
 
+def board_notes(notes: tuple[str, ...]) -> str:
+    """The stats stage's caveats (too few questions, coverage, clipped variances, the bootstrap seed), on the board."""
+    if not notes:
+        return ""
+    items = "".join(f"<li>{escape_text(note)}</li>" for note in notes)
+    return f'<div class="dualboard-notes"><p>Notes on these numbers:</p><ul>{items}</ul></div>\n'
+
+
+def leaderboard_columns_appendix() -> Appendix:
+    """The methodology page's list of leaderboard columns: the same words the headers show on hover."""
+    rows = [[Cell(h.text), Cell(h.title or "")] for h in COLUMNS]
+    return Appendix("methodology.md", "\n\n## Columns of the leaderboard {#leaderboard-columns}\n\n"
+                    "What each column of a leaderboard means (the same text shows when you hover its header).\n\n"
+                    + table(["Column", "Meaning"], rows, sortable=False))
+
+
 def older_versions_sentence(models: pd.DataFrame, current: str) -> str:
     """Say how runs of an earlier benchmark version are marked, and that questions they never saw are left out."""
     older = models[_older(models["benchmark_version"], current)]
@@ -134,25 +199,33 @@ def _older(versions: pd.Series, current: str) -> pd.Series:
     return (text != "") & (text != current)
 
 
-def _ranked_table(models: pd.DataFrame, grading: str, current: str) -> str:
+def _ranked_table(models: pd.DataFrame, grading: str, metadata: Mapping[str, Mapping[str, Any]], current: str) -> str:
     ordered = models.sort_values([f"rank_{grading}", f"{grading}_mean", "run_id"], ascending=[True, False, True])
     older = dict(zip(models["run_id"], _older(models["benchmark_version"], current), strict=True))
-    return table(HEADERS, [_row(row, grading, older[row.run_id]) for row in ordered.itertuples(index=False)])
+    rows = [_row(row, grading, metadata.get(row.run_id, {}), older[row.run_id]) for row in ordered.itertuples(index=False)]
+    return table(COLUMNS, rows, filterable=True)
 
 
 def _questions(row) -> Cell:
-    """Questions answered, and those never run (added after the version the run answered)."""
+    """Questions answered, and those never run (added after the version the run answered); the answers below."""
     never = int(row.n_never_run)
-    return Cell(f"{int(row.n_questions)}" + (f" ({never} never run)" if never else ""), sort=int(row.n_questions))
+    return Cell(f"{int(row.n_questions)}" + (f" ({never} never run)" if never else ""), sort=int(row.n_questions),
+                note=f"{int(row.n_answers)} answers")
 
 
-def _row(row, grading: str, older: bool = False) -> Row:
+def _badges(row, older: bool) -> tuple[str, ...]:
+    """The Model cell's marks: an earlier benchmark version answered, too few questions for rank intervals."""
+    marks = (f"answered v{row.benchmark_version}" if older else "",
+             "too few questions" if int(row.n_questions) < TOO_FEW_QUESTIONS else "")
+    return tuple(m for m in marks if m)
+
+
+def _row(row, grading: str, metadata: Mapping[str, Any], older: bool = False) -> Row:
     ranked = is_true(getattr(row, f"ranked_{grading}"))
     return Row([
         _rank_cell(row, grading) if ranked else Cell(  # sorts after every rank
-            unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12),
-        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/",
-             badge=f"answered v{row.benchmark_version}" if older else None),
+            unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12, css_class="dualboard-wrap"),
+        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/", badge=_badges(row, older), css_class="dualboard-wrap"),
         _interval(row, "traditional"),
         _interval(row, "answer_key"),
         _difference(row),
@@ -160,8 +233,23 @@ def _row(row, grading: str, older: bool = False) -> Row:
         Cell(format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2), sort=sort_key(row.effect_dz)),
         Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
         _questions(row),
-        Cell(str(row.n_answers), sort=int(row.n_answers)),
+        *model_facts(metadata),
     ], css_class=None if ranked else "dualboard-unranked")
+
+
+def model_facts(metadata: Mapping[str, Any]) -> list[Cell]:
+    """The optional model metadata as leaderboard cells: parameters, weights, licence, link ("—" when not given)."""
+    size = metadata.get("parameters_billions")
+    known = isinstance(size, (int, float)) and not isinstance(size, bool)
+    bracket = next(label for bound, label in SIZE_BRACKETS if size < bound) if known else "not given"
+    url = safe_url(metadata.get("model_url"))
+    return [
+        Cell(f"{size:g} B" if known else "—", sort=float(size) if known else -1.0, filter=bracket),
+        Cell(str(metadata.get("weights") or "—"), filter=str(metadata.get("weights") or "not given")),
+        Cell(str(metadata.get("model_license") or "—"), filter=str(metadata.get("model_license") or "not given"),
+             css_class="dualboard-wrap"),
+        Cell("model card", href=url, external=True) if url else Cell("—"),
+    ]
 
 
 def _rank_cell(row, grading: str) -> Cell:
@@ -172,13 +260,17 @@ def _rank_cell(row, grading: str) -> Cell:
 
 
 def _interval(row, grading: str) -> Cell:
+    """The honest interval, with the naive one (every answer independent) on a second line."""
     mean = getattr(row, f"{grading}_mean")
     text = format_interval(mean, getattr(row, f"{grading}_ci_low"), getattr(row, f"{grading}_ci_high"))
-    return Cell(with_coverage(text, getattr(row, f"{grading}_coverage")), sort=sort_key(mean))
+    naive = format_interval(getattr(row, f"{grading}_naive_mean"), getattr(row, f"{grading}_naive_ci_low"),
+                            getattr(row, f"{grading}_naive_ci_high"))
+    judged = format_coverage(getattr(row, f"{grading}_coverage"))
+    return Cell(text, sort=sort_key(mean), note=f"{judged}; naive {naive}" if judged else f"naive {naive}")
 
 
 def _difference(row) -> Cell:
     """The difference with its interval, and on how many answers the gradings agree (not a bare 0.0)."""
     text = format_interval(row.diff_mean, row.diff_ci_low, row.diff_ci_high)
     agree = format_agreement(row.n_answers_agree, row.n_answers_paired, row.n_answers)
-    return Cell(f"{text}; {agree}", sort=sort_key(row.diff_mean))
+    return Cell(text, sort=sort_key(row.diff_mean), note=agree)

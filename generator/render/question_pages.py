@@ -13,27 +13,30 @@ from typing import Any
 
 import pandas as pd
 
+from generator.grading.choices import LETTERS, correct_index, shown_options
+from generator.grading.errors import GradingInputError
 from generator.intake.models import Run
 from generator.render.escape import escape_text
-from generator.render.html import Cell, Row, paragraph, table
+from generator.render.html import Cell, Header, Row, paragraph, table
 from generator.render.numbers import format_number, sort_key
 from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from generator.stats.kappa import PASS_MARK
 
-PROMPT_PREVIEW = 120
-"""Characters of the prompt shown in the question list."""
+PROMPT_PREVIEW = 60
+"""Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
 
 
 def question_pages(result: BenchmarkResults) -> list[Page]:
     """The question list (in the navigation) and one page per question (out of it)."""
     slugs = question_slugs(result.benchmark)
     verdicts = _verdict_table(result.verdicts)
-    responses = _responses(result.runs)
+    answers = _answers(result.runs)
     models = dict(zip(result.models["run_id"], result.models["model"]))
     by_question = {qid: rows for qid, rows in verdicts.groupby("question_id", sort=False)}
     pages = [question_list(result, slugs)]
     for question in result.benchmark.questions:
         rows = by_question.get(question["id"], verdicts.iloc[0:0])
-        pages.append(question_page(result.name, question, slugs[question["id"]], rows, responses, models))
+        pages.append(question_page(result.name, question, slugs[question["id"]], rows, answers, models))
     return pages
 
 
@@ -55,9 +58,9 @@ def _grader_order(verdicts: pd.DataFrame) -> list[str]:
     return [g for g, _ in sorted(zip(pairs["grader"], pairs["role"]), key=lambda p: (rank.get(p[1], 3), p[0]))]
 
 
-def _responses(runs: tuple[Run, ...]) -> dict[tuple[str, str, int], str]:
-    return {(run.run_id, p["question_id"], int(p.get("round", 0))): p.get("response", "")
-            for run in runs for p in run.predictions}
+def _answers(runs: tuple[Run, ...]) -> dict[tuple[str, str, int], Mapping[str, Any]]:
+    """Every prediction row (response, choice order) by (run, question, round)."""
+    return {(run.run_id, p["question_id"], int(p.get("round", 0))): p for run in runs for p in run.predictions}
 
 
 def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
@@ -67,27 +70,44 @@ def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
     rows = []
     for q in result.benchmark.questions:
         trad, key = (means.loc[q["id"]] if q["id"] in means.index else (float("nan"), float("nan")))
-        prompt = str(q.get("prompt", ""))
         rows.append([Cell(str(q["id"]), href=f"{slugs[q['id']]}/"), Cell(str(q.get("category", ""))),
                      Cell(str(q.get("type", ""))),
-                     Cell(prompt[:PROMPT_PREVIEW] + ("…" if len(prompt) > PROMPT_PREVIEW else "")),
+                     Cell(str(q.get("prompt", "")), css_class="dualboard-wrap"),
                      Cell(format_number(trad), sort=sort_key(trad)), Cell(format_number(key), sort=sort_key(key)),
                      Cell(format_number(key - trad), sort=sort_key(key - trad))])
-    text = (front_matter(f"Questions: {result.name}", search=False)
+    headers = [Header("Question", key="question"), Header("Category", key="category", filter=True),
+               Header("Type", key="type", filter=True), Header("Prompt", key="prompt"),
+               Header("Traditional", key="traditional", title="Mean traditional score of all runs on the question (0–100)."),
+               Header("Answer-key", key="answer_key", title="Mean answer-key score of all runs on the question (0–100)."),
+               Header("Difference", key="difference", title="Answer-key − traditional.")]
+    # In the search index (unlike the question pages): the site's search finds a question by its text here.
+    text = (front_matter(f"Questions: {result.name}")
             + f"# Questions of {escape_text(result.benchmark.title)}\n\n"
-            "Mean score of all runs on each question under both gradings (0–100). Questions where answer-key "
-            "grading is far below traditional grading are where strict grading bites; open one to audit the "
-            "verdicts.\n\n"
-            + table(["Question", "Category", "Type", "Prompt", "Traditional", "Answer-key", "Difference"], rows))
+            "Every question with its full text and the mean score of all runs under both gradings (0–100). "
+            "Questions where answer-key grading is far below traditional grading are where strict grading bites; "
+            "open one to audit the verdicts. The site's search finds a question by any word of its text.\n\n"
+            + table(headers, rows, filterable=True))
     return Page(f"benchmarks/{result.name}/questions/index.md", text)
 
 
+def prompt_preview(question: Mapping[str, Any], length: int = PROMPT_PREVIEW) -> str:
+    """The first ``length`` characters of a question's prompt, with … when cut."""
+    prompt = str(question.get("prompt", ""))
+    return prompt[:length] + ("…" if len(prompt) > length else "")
+
+
 def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdicts: pd.DataFrame,
-                  responses: Mapping[tuple[str, str, int], str], models: Mapping[str, str]) -> Page:
-    """The page of one question: prompt, answer key, every answer with every verdict."""
+                  answers: Mapping[tuple[str, str, int], Mapping[str, Any]], models: Mapping[str, str]) -> Page:
+    """The page of one question: prompt, answer key, every answer with every verdict.
+
+    On a multiple-choice question each answer shows the options in the order
+    that round showed them, with the correct one's letter in that order: a
+    grader's "chose C … correct D" is in that order, not the answer key's.
+    """
     graders = [c.split(":", 1)[1] for c in verdicts.columns if c.startswith("score:") and verdicts[c].notna().any()]
-    headers = ["Run", "Round", "Response", *graders]
-    rows = [_answer_row(r, graders, responses, models) for r in verdicts.to_dict("records")]
+    choices = bool(question.get("choices"))
+    headers = ["Run", "Round", *(["Options as shown"] if choices else []), "Response", *graders]
+    rows = [_answer_row(r, question, graders, answers, models) for r in verdicts.to_dict("records")]
     n_disagree = sum(1 for r in rows if r.css_class)
     text = (
         front_matter(f"Question {slug}", search=False, hide=("toc",))
@@ -95,8 +115,10 @@ def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdic
         + f"Benchmark [{escape_text(benchmark)}](../index.md) · [all questions](index.md)\n\n"
         + _question_block(question)
         + "\n## Answers and verdicts\n\n"
-        f"Every answer of every run, with each grader's score (0–100) and how it decided. "
-        f"{n_disagree} answers are highlighted: their graders disagree on pass/fail (≥ 50 counts as a pass).\n\n"
+        "Every answer of every run, with each grader's score (0–100) and how it decided. "
+        + ("*Options as shown* gives the options in the order that round showed them (runs may shuffle them), and "
+           "the correct option's letter in that order; the graders' letters refer to that order. " if choices else "")
+        + f"{n_disagree} answers are highlighted: their graders disagree on pass/fail (≥ 50 counts as a pass).\n\n"
         + table(headers, rows)
     )
     return Page(f"benchmarks/{benchmark}/questions/{slug}.md", text)
@@ -105,7 +127,8 @@ def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdic
 def _question_block(question: Mapping[str, Any]) -> str:
     key = question.get("answer_key") or {}
     fields = [("Category", question.get("category")), ("Type", question.get("type")),
-              ("Choices", _choices(question.get("choices"))), ("Correct choice", question.get("correct_choice")),
+              ("Choices", _choices(question.get("choices"))),
+              ("Correct choice", _correct_choice(question)),
               ("Answer", key.get("answer")), ("Aliases", ", ".join(map(str, key.get("aliases") or []))),
               ("Patterns", "  ".join(map(str, key.get("patterns") or []))),
               ("Numeric", json.dumps(key.get("numeric")) if key.get("numeric") else None),
@@ -124,16 +147,45 @@ def _choices(choices: Any) -> str | None:
     return "  ".join(f"{chr(65 + i)}. {c}" for i, c in enumerate(choices))
 
 
-def _answer_row(record: Mapping[str, Any], graders: list[str], responses: Mapping[tuple[str, str, int], str],
-                models: Mapping[str, str]) -> Row:
+def _correct_choice(question: Mapping[str, Any]) -> str | None:
+    """The correct option, said to be in the order listed here (a shuffled round shows its own order)."""
+    correct = question.get("correct_choice")
+    if correct in (None, ""):
+        return None
+    return f"{correct} (in the order listed above; each answer below shows the order its round used)"
+
+
+def options_as_shown(question: Mapping[str, Any], prediction: Mapping[str, Any]) -> Cell:
+    """The options in the order one answer saw them, and the correct option's letter in that order.
+
+    Examples
+    --------
+    >>> q = {"id": "q", "choices": ["96", "102", "112"], "correct_choice": "B"}
+    >>> cell = options_as_shown(q, {"choice_order": ["C", "B", "A"]})
+    >>> cell.text, cell.note
+    ('A. 112  B. 102  C. 96', 'correct here: B')
+    """
+    try:
+        shown = shown_options(dict(question), dict(prediction))
+    except GradingInputError:  # validation refuses such an order; never fail the page over it
+        return Cell("—")
+    correct = correct_index(dict(question), shown)
+    letters = "  ".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(shown))
+    return Cell(letters, note=f"correct here: {LETTERS[correct]}" if correct is not None else None)
+
+
+def _answer_row(record: Mapping[str, Any], question: Mapping[str, Any], graders: list[str],
+                answers: Mapping[tuple[str, str, int], Mapping[str, Any]], models: Mapping[str, str]) -> Row:
     run_id, round_ = record["run_id"], int(record["round"])
+    prediction = answers.get((run_id, record["question_id"], round_), {})
     cells = [Cell(str(models.get(run_id, run_id)), href=f"../../runs/{run_slug(run_id)}/"), Cell(str(round_), sort=round_),
-             Cell(responses.get((run_id, record["question_id"], round_), ""), css_class="dualboard-response")]
+             *([options_as_shown(question, prediction)] if question.get("choices") else []),
+             Cell(str(prediction.get("response", "")), css_class="dualboard-response")]
     passes = set()
     for grader in graders:
         score, detail = record.get(f"score:{grader}"), record.get(f"detail:{grader}")
         if score is not None and score == score:
-            passes.add(score >= 50)
+            passes.add(score >= PASS_MARK)
         text = "—" if score is None or score != score else f"{format_number(score, 0)}: {detail or ''}"
         cells.append(Cell(text, sort=sort_key(score)))
     return Row(cells, css_class="dualboard-disagree" if len(passes) > 1 else None)

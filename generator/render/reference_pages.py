@@ -13,15 +13,18 @@ from importlib import resources
 
 import pandas as pd
 
+from generator import REQUIREMENT
 from generator.grading.registry import describe_graders
 from generator.intake.example_run import example_run
 from generator.intake.models import Benchmark
 from generator.release.csv_download import download_csv
-from generator.release.history import ReleaseChanges, ReleaseRecord
+from generator.release.history import ReleaseChanges, ReleaseError, ReleaseRecord
+from generator.release.layout import TABLES as RELEASE_TABLES
+from generator.release.layout import SITE_FILE_LIMIT, SITE_FOLDER, carried_in_site, hub_file_url, hub_folder, site_file
 from generator.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
 from generator.store.base import Removal
 from generator.render.escape import escape_text
-from generator.render.html import Cell, code_block, table
+from generator.render.html import Cell, code_block, link, table
 from generator.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
 from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter
 from generator.stats import COLUMNS
@@ -34,9 +37,6 @@ SCHEMA_FILES = {"metadata.yaml": "metadata.schema.json", "predictions.jsonl (one
                 "benchmark.yaml (benchmark maintainers)": "benchmark.schema.json"}
 EXAMPLE_LINES_SHOWN = 3
 """Lines of the example predictions.jsonl printed on the How-to-submit page."""
-SMALL_FILES = ("manifest.json", "SHA256SUMS")
-"""Release files copied into every site version (with stats/); the rest stay in the release folder / Hub.
-(The dataset card README.md stays out too: MkDocs would turn it into a page.)"""
 
 
 def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
@@ -97,7 +97,8 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
              "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
              "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
              "3. Write `metadata.yaml` and `predictions.jsonl` there: copy the example below and change what differs.\n"
-             "4. Check it locally: `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
+             f"4. Check it locally with the Dualboard version that grades this leaderboard: `pip install \"{REQUIREMENT}\"`, "
+             "then `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
              "pass, each as `file:line: field: problem — fix`, and changes nothing. Exit code 0 means valid.\n"
              "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
              "under both gradings and appears in the next build and release.\n\n"
@@ -182,13 +183,35 @@ def _type(spec: dict) -> str:
     return ", ".join(kind) if isinstance(kind, list) else str(kind)
 
 
-def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord]) -> tuple[Page, dict[str, str | bytes]]:
-    """The downloads page and the small files it links to (stats tables, manifests, checksums)."""
+def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord],
+                   current: str | None = None) -> tuple[Page, dict[str, str | bytes]]:
+    """The downloads page and the files the site carries for it.
+
+    In the site deployed as release ``current`` the page lists every file of
+    that release, linked where it lies (this site, the Hub tag, or the release
+    folder), and points to the other releases' own versions of the page. In
+    any other build it offers this build's statistics tables.
+    """
     assets: dict[str, str | bytes] = {}
     parts = [front_matter("Downloads"), "# Downloads\n\n",
-             "Column meanings of every table are on the [methodology page](methodology.md#columns).\n\n",
-             "## This build\n\nStatistics tables of the version you are reading (CSV, full precision). A text cell that "
-             "a spreadsheet would run as a formula (such as `=SUM(A1)`) starts with `'`.\n\n"]
+             "Column meanings of every table are on the [methodology page](methodology.md#columns).\n\n"]
+    if current is None:
+        parts.append(_build_downloads(results, assets))
+    else:
+        record = next((r for r in releases if r.version == current), None)
+        if record is None:
+            raise ReleaseError(f"release {current} is not in releases/ — run `dualboard release {current}` again")
+        page_part, files = _release_downloads(record)
+        parts.append(page_part)
+        assets.update(files)
+    parts.append(_other_releases([r for r in reversed(releases) if r.version != current], linked=current is not None))
+    return Page("downloads.md", "".join(parts)), assets
+
+
+def _build_downloads(results: list[BenchmarkResults], assets: dict[str, str | bytes]) -> str:
+    """This build's statistics tables as CSV files next to the page (added to ``assets``)."""
+    parts = ["## This build\n\nStatistics tables of the version you are reading (CSV, full precision). A text cell "
+             "that a spreadsheet would run as a formula (such as `=SUM(A1)`) starts with `'`.\n\n"]
     for r in results:
         rows = []
         for name in TABLES:
@@ -196,34 +219,76 @@ def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord
             assets[f"downloads/current/{r.name}/{name}.csv"] = text
             rows.append([Cell(f"{name}.csv", href=f"current/{r.name}/{name}.csv"), Cell(str(len(text.encode())), sort=len(text.encode()))])
         parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + table(["File", "Bytes"], rows, sortable=False))
-    parts.append("\n## Releases\n\n")
-    if not releases:
-        parts.append("No release yet. `dualboard release VERSION` freezes one: scored answers (Parquet and CSV), "
-                     "verdicts, statistics, a manifest and SHA-256 checksums.\n")
-    for record in reversed(releases):
-        page_part, files = _release_downloads(record)
-        parts.append(page_part)
-        assets.update(files)
-    return Page("downloads.md", "".join(parts)), assets
+    return "".join(parts)
 
 
 def _release_downloads(record: ReleaseRecord) -> tuple[str, dict[str, str | bytes]]:
-    version = record.version
-    hub = record.manifest.get("hub_dataset")
-    where = (f"on the Hub dataset `{escape_text(hub)}` (revision `{escape_text(version)}`)" if hub
-             else f"in the release folder `releases/{escape_text(version)}/` of the leaderboard repository")
+    """Every file of one release, linked where it lies; the files small enough to travel with the site."""
+    version, hub = record.version, record.hub
     assets, rows = {}, []
     for name, (size, digest) in sorted(record.files.items()):
-        small = name in SMALL_FILES or name.startswith("stats/")
-        if small and record.folder_bytes(name) is not None:
-            assets[f"downloads/{version}/{name}"] = record.folder_bytes(name)
-        cell = Cell(name, href=f"{version}/{name}") if small else Cell(name)
-        rows.append([cell, Cell(str(size), sort=size), Cell(digest, css_class="dualboard-hash")])
-    text = (f"### Release {escape_text(version)} ({escape_text(record.manifest.get('released', ''))})\n\n"
-            f"Small files are linked below; the scored answers and verdicts are {where}. Load them with "
-            f"`datasets.load_dataset(\"releases/{escape_text(version)}\")` (or the Hub name).\n\n"
-            + table(["File", "Bytes", "SHA-256"], rows, sortable=False))
+        data = record.folder_bytes(name) if carried_in_site(size) else None
+        if data is not None:
+            assets[f"downloads/{SITE_FOLDER}/{site_file(name)}"] = data
+            cell, where = Cell(name, href=f"{SITE_FOLDER}/{site_file(name)}"), "this site"
+        elif hub is not None:
+            cell, where = Cell(name, href=hub_file_url(*hub, version, name)), "Hugging Face Hub"
+        else:
+            cell, where = Cell(name), "release assets"
+        rows.append([cell, Cell(str(size), sort=size), Cell(where), Cell(digest, css_class="dualboard-hash")])
+    # the version matches history.VERSION (letters, digits, . _ -), so it is safe inside a code span
+    text = (f"## Release `{version}`\n\nReleased {escape_text(record.manifest.get('released', ''))}. Every file of "
+            "this release, with its size and SHA-256 (`sha256sum -c SHA256SUMS` checks the files you downloaded, "
+            "kept at the paths listed). " + _where_text(record, all_here=len(assets) == len(rows)) + "\n\n"
+            + table(["File", "Bytes", "Where", "SHA-256"], rows, sortable=False) + "\n" + _load_text(record))
     return text, assets
+
+
+def _where_text(record: ReleaseRecord, *, all_here: bool) -> str:
+    """Where the files are, in words: on this site, and the larger ones at the Hub tag or as release assets."""
+    limit = f"{SITE_FILE_LIMIT // 1000**2} MB"
+    if all_here and record.hub is None:
+        return f"Every file is part of this site (files up to {limit} are)."
+    if record.hub is not None:
+        endpoint, repo_id = record.hub
+        # code spans show their text literally, so only names the manifest checks go in them (history.load_release)
+        return (f"Files up to {limit} are part of this site. Every file, the larger ones included, is on the Hugging "
+                f"Face Hub dataset `{repo_id}` at {escape_text(endpoint)}, tag `{record.version}`, "
+                f"folder `{hub_folder(record.version)}`.")
+    return (f"Files up to {limit} are part of this site. The larger ones (*release assets*) are attached to this "
+            f"leaderboard's release `{record.version}` on its code host; the maintainers find them in the folder "
+            f"`releases/{record.version}/` that `dualboard release` wrote.")
+
+
+def _load_text(record: ReleaseRecord) -> str:
+    """How to load the tables with ``datasets``."""
+    if record.hub is not None:
+        _endpoint, repo_id = record.hub
+        return (f"Load a table (configs {_configs()}) straight from the Hub (for a Hub other "
+                "than huggingface.co, set `HF_ENDPOINT` to its address first):\n\n"
+                + code_block(f'import datasets\nscored = datasets.load_dataset("{repo_id}", "scored", '
+                             f'revision="{record.version}", split="train")'))
+    return ("Load the tables from a folder holding the downloaded files (the dataset card `README.md` names the "
+            f"configs {_configs()}):\n\n"
+            + code_block('import datasets\nscored = datasets.load_dataset("path/to/folder", "scored", split="train")'))
+
+
+def _configs() -> str:
+    return ", ".join(f"`{t}`" for t in RELEASE_TABLES)
+
+
+def _other_releases(records: list[ReleaseRecord], *, linked: bool) -> str:
+    """The other releases; in a deployed version each links to its own Downloads page."""
+    if not records:
+        return ("\n## Releases\n\nNo release yet. `dualboard release VERSION` freezes one: scored answers and verdicts "
+                "(Parquet and CSV), statistics, a manifest, a dataset card and SHA-256 checksums.\n") if not linked else ""
+    items = []
+    for r in records:
+        released = escape_text(r.manifest.get("released", ""))
+        where = (link(f"../../{r.version}/downloads/", "its downloads") if linked
+                 else "its files are on the Downloads page of that version of the site")
+        items.append(f"- `{r.version}` ({released}): {where}\n")
+    return f"\n## {'Other releases' if linked else 'Releases'}\n\n" + "".join(items)
 
 
 def changelog_page(changes: list[ReleaseChanges], unreleased: list[Removal] = ()) -> Page:

@@ -1,12 +1,17 @@
-"""Run pages: a run's metadata, its per-category scores, and the answers the two gradings disagree on.
+"""Run pages: a run's metadata, its per-category scores, every question it answered, and the answers the
+two gradings disagree on.
 
-Run pages are linked from the leaderboard and kept out of the navigation (a
-leaderboard may hold hundreds of runs; see DESIGN.md, "Rendering").
+The list of questions answers "what does this model fail": one compact row
+per question (scores per round as a second line), sortable and filterable by
+category and outcome in the browser (``javascripts/tables.js``), each linking
+to the question page where the answers themselves are. Run pages are linked
+from the leaderboard and kept out of the navigation (a leaderboard may hold
+hundreds of runs; see DESIGN.md, "Rendering").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -14,13 +19,14 @@ import pandas as pd
 from generator.intake.models import Run
 from generator.render.charts import GRADINGS, category_scores
 from generator.render.escape import escape_text
-from generator.render.html import Cell, Row, paragraph, table
+from generator.render.html import Cell, Header, Row, paragraph, table
 from generator.render.numbers import (
     format_agreement,
     format_interval,
     format_number,
     format_rank,
     format_share_judged,
+    is_missing,
     is_true,
     sort_key,
     unranked_reason,
@@ -33,6 +39,8 @@ from generator.render.pages import (
     question_slugs,
     run_slug,
 )
+from generator.render.question_pages import prompt_preview
+from generator.stats.kappa import PASS_MARK
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -44,13 +52,15 @@ def run_pages(result: BenchmarkResults) -> list[Page]:
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
     return [run_page(result.name, run, models.loc[run.run_id] if run.run_id in models.index else None,
-                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs, current_version=result.benchmark.version)
+                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs, result.benchmark.questions,
+                     current_version=result.benchmark.version)
             for run in result.runs]
 
 
 def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.DataFrame,
-             slugs: Mapping[str, str], *, current_version: str | None = None) -> Page:
-    """The page of one run: metadata, scores per category, disagreements between the gradings.
+             slugs: Mapping[str, str], questions: Sequence[Mapping[str, Any]] = (), *,
+             current_version: str | None = None) -> Page:
+    """The page of one run: metadata, scores per category, every question, disagreements between the gradings.
 
     ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
     questions it was never asked.
@@ -61,12 +71,14 @@ def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.D
         + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
         + (_older_version(model_row, current_version) if model_row is not None else "")
         + (_summary(model_row) if model_row is not None else "")
-        + "## Submission\n\n" + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
         + "\n## Scores per category\n\n"
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
         + _category_table(scored)
+        + "\n## Every question\n\n"
+        + question_table(scored, questions, slugs)
         + "\n## Answers the gradings disagree on\n\n"
         + _disagreements(run, scored, slugs)
+        + "\n## Submission\n\n" + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
     )
     return Page(f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md", text)
 
@@ -142,6 +154,76 @@ def _category_table(scored: pd.DataFrame) -> str:
     return table(["Category", "Traditional", "Answer-key", "Answer-key − traditional"], rows)
 
 
+QUESTION_COLUMNS = [
+    Header("Question", key="question", title="Opens the question page: every run's answers and every grader's verdict."),
+    Header("Category", key="category", filter=True),
+    Header("Prompt", key="prompt", title="The start of the question's text."),
+    Header("Traditional", key="traditional", title=(
+        "Mean traditional score over the question's rounds (0–100); second line: the score of each round.")),
+    Header("Answer-key", key="answer_key", title=(
+        "Mean answer-key score over the rounds the grader judged (0–100); second line: each round, – where it gave no verdict.")),
+    Header("Difference", key="difference", title="Answer-key − traditional of the two means."),
+    Header("Outcome", key="outcome", filter=True, title=(
+        "Whether each grading passes the question (mean ≥ 50 counts as a pass); never run: the run was not asked it.")),
+]
+"""Columns of a run page's list of questions."""
+ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
+"""How a pass/fail score of one round is written in the per-round line (partial credit stays a number)."""
+
+
+def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]], slugs: Mapping[str, str]) -> str:
+    """Every question of the benchmark, one row each: category, both gradings per round and on average, outcome.
+
+    A question the run never answered (added after the version it answered) is listed as never run.
+    """
+    if scored.empty:
+        return "This run has no scored answers.\n"
+    by_id = {str(q["id"]): q for q in questions}
+    answered = {str(qid): rows for qid, rows in scored.sort_values("round", kind="stable").groupby("question_id")}
+    order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
+    rows = [_question_row(qid, answered[qid], by_id.get(qid, {}), slugs) if qid in answered
+            else _never_run_row(by_id[qid], slugs) for qid in order]
+    return ("One row per question: the mean score of its rounds under each grading, and under it each round's score "
+            "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
+            "to read the answers.\n\n" + table(QUESTION_COLUMNS, rows, filterable=True))
+
+
+def _question_row(question_id: str, rows: pd.DataFrame, question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
+    means = {g: rows[g].mean() for g in GRADINGS}  # NaN-skipping: an answer without a verdict is left out
+    difference = means["answer_key"] - means["traditional"]
+    outcome = _outcome(means["traditional"], means["answer_key"])
+    return Row([
+        Cell(question_id, href=f"../../questions/{slugs.get(question_id, 'x')}/"),
+        Cell(str(rows["category"].iloc[0])),
+        Cell(prompt_preview(question), css_class="dualboard-wrap"),
+        *[Cell(format_number(means[g]), sort=sort_key(means[g]), note=_per_round(rows[g])) for g in GRADINGS],
+        Cell(format_number(difference), sort=sort_key(difference)),
+        Cell(outcome),
+    ], css_class="dualboard-disagree" if outcome.endswith("only") else None)
+
+
+def _never_run_row(question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
+    """A question the run was never asked (added after the benchmark version it answered)."""
+    qid = str(question["id"])
+    return Row([Cell(qid, href=f"../../questions/{slugs.get(qid, 'x')}/"), Cell(str(question.get("category", ""))),
+                Cell(prompt_preview(question), css_class="dualboard-wrap"),
+                *[Cell("—", sort=sort_key(None)) for _ in range(3)], Cell("never run")])
+
+
+def _per_round(scores: pd.Series) -> str:
+    """Each round's score in round order: ✓/✗ for pass/fail, the number for partial credit, – for no verdict."""
+    return " ".join("–" if is_missing(v) else ROUND_MARKS.get(float(v), format_number(v, 0)) for v in scores)
+
+
+def _outcome(traditional: float, answer_key: float) -> str:
+    """Which grading passes the question (mean ≥ 50), in words a filter can offer."""
+    if is_missing(traditional) or is_missing(answer_key):
+        return "no verdict"
+    passes = (traditional >= PASS_MARK, answer_key >= PASS_MARK)
+    return {(True, True): "passes both", (False, False): "fails both",
+            (True, False): "fails answer-key only", (False, True): "fails traditional only"}[passes]
+
+
 def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
     """Answers that pass one grading and fail the other (≥ 50 counts as a pass).
 
@@ -149,7 +231,7 @@ def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
     out, as it is of the scores.
     """
     both = scored[list(GRADINGS)].notna().all(axis=1)
-    return scored[both & ((scored["traditional"] >= 50) != (scored["answer_key"] >= 50))]
+    return scored[both & ((scored["traditional"] >= PASS_MARK) != (scored["answer_key"] >= PASS_MARK))]
 
 
 def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> str:

@@ -6,7 +6,7 @@ from generator.release.history import ReleaseRecord, history, removed_since
 from generator.render import charts
 from generator.render.escape import escape_text
 from generator.render.graders_page import graders_page
-from generator.render.leaderboard import leaderboard_page
+from generator.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from generator.render.pages import BenchmarkResults, SiteContent, home_page
 from generator.render.question_pages import question_pages
 from generator.render.reference_pages import changelog_page, downloads_page, methodology_appendix, submit_page
@@ -18,10 +18,11 @@ NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
 
 
 def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
-                 removals: list[Removal] = ()) -> SiteContent:
+                 removals: list[Removal] = (), *, release: str | None = None) -> SiteContent:
     """Every generated page of the site, its chart JSON and downloads, and the navigation.
 
     ``removals``: the store's removal records; those not yet released head the changelog.
+    ``release``: the version this site is deployed as, whose files the Downloads page carries.
     """
     content = SiteContent()
     content.pages.append(home_page(results, releases[-1].version if releases else None))
@@ -30,11 +31,13 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
         content.pages.append(page)
         content.assets.update(assets)
         content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
-    downloads, files = downloads_page(results, releases)
+    downloads, files = downloads_page(results, releases, release)
     content.pages.extend([submit_page([r.benchmark for r in results]), downloads, changelog_page(history(releases), removed_since(releases, list(removals)))])
     content.assets.update(files)
     content.assets["javascripts/plotly.min.js"] = charts.plotly_js()
+    content.assets["javascripts/chart-templates.js"] = charts.templates_js()
     content.appendices.append(methodology_appendix(results))
+    content.appendices.append(leaderboard_columns_appendix())
     content.nav.extend(navigation(results))
     return content
 

@@ -1,8 +1,8 @@
 """``dualboard init``: scaffold a new leaderboard folder from the template files.
 
 The template lives as plain files under ``generator/scaffold/template/``
-(never as Python strings). While copying, ``@@BENCHMARK@@`` and ``@@TITLE@@``
-are replaced in file contents and paths, a leading ``dot-`` becomes ``.``
+(never as Python strings). While copying, ``@@BENCHMARK@@``, ``@@TITLE@@`` and
+``@@REQUIREMENT@@`` are replaced in file contents and paths, a leading ``dot-`` becomes ``.``
 (``dot-github/`` → ``.github/``) and a ``.txt`` added to keep a file package
 data is dropped (``preview.py.txt`` → ``preview.py``, ``dot-gitignore.txt`` →
 ``.gitignore``), because wheels leave out hidden folders and unlisted suffixes.
@@ -16,10 +16,16 @@ import uuid
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
-from generator.names import is_name
+from generator import REQUIREMENT
 from generator.errors import DualboardError
+from generator.names import is_name
 
 TEMPLATE = "template"
+
+REQUIREMENT_TOKEN = "@@REQUIREMENT@@"
+"""Where the template installs Dualboard (workflows, README); replaced by :data:`generator.REQUIREMENT`,
+the exact version that scaffolds. This repository's own ``.github/`` is the template with ``.`` there:
+it installs its checkout."""
 
 
 def scaffold(target: Path, benchmark: str, title: str | None = None) -> list[Path]:
@@ -29,7 +35,7 @@ def scaffold(target: Path, benchmark: str, title: str | None = None) -> list[Pat
     """
     title = title or benchmark.replace("-", " ").replace("_", " ").title()
     _check(target, benchmark, title)
-    tokens = {"@@BENCHMARK@@": benchmark, "@@TITLE@@": title}
+    tokens = {"@@BENCHMARK@@": benchmark, "@@TITLE@@": title, REQUIREMENT_TOKEN: REQUIREMENT}
     staging = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
     written = []
     try:

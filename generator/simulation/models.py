@@ -64,6 +64,8 @@ class SimulatedModel:
     """License written to metadata.yaml."""
     decoding: dict[str, Any] = field(default_factory=dict)
     """temperature, top_p, max_tokens (the seed is added from ``seed``)."""
+    model_facts: dict[str, Any] = field(default_factory=dict)
+    """Optional model metadata written to metadata.yaml as given (parameters_billions, weights, model_license, model_url)."""
     concentration: float | None = 4.0
     """Beta a + b of per-question probabilities; small means easy/hard questions."""
     rho: float = 0.6
@@ -97,7 +99,7 @@ def _optional_float(value: Any) -> float | None:
 
 _SETTINGS = {
     "run_id": str, "model": str, "rounds": int, "seed": int, "model_revision": str, "submitter": str,
-    "license": str, "decoding": dict, "concentration": _optional_float, "rho": float,
+    "license": str, "decoding": dict, "model_facts": dict, "concentration": _optional_float, "rho": float,
     "shuffle_choices": bool, "styles": tuple, **dict.fromkeys(ERROR_RATES, float),
 }
 """Every setting an entry may give besides ``accuracy``, with its type."""

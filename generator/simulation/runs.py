@@ -161,6 +161,7 @@ def run_metadata(benchmark: Benchmark, model: SimulatedModel, *, seed: int) -> d
             f"Simulated run, not a real model: written by Dualboard's seeded simulator (seed {seed}) "
             f"from known true accuracies (data/benchmarks/{benchmark.name}/{MODELS_FILE})."
         ),
+        **model.model_facts,
     }
 
 

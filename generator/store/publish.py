@@ -1,38 +1,37 @@
-"""Publish a release to the Hub: staged runs (and removals), verdict cache, scored Parquet and dataset card, then a tag.
+"""Publish a release to the Hub: the frozen release folder, the staged store changes (runs added and removed,
+verdicts) and the card, then a tag.
+
+``dualboard publish --release VERSION`` uploads exactly ``releases/VERSION/``
+(as ``dualboard release`` froze it, every file checked against its
+SHA256SUMS) to ``releases/VERSION/`` of the dataset, the release's dataset
+card to the dataset's root (paths prefixed, so the Hub viewer and
+``datasets.load_dataset(ORG/NAME, revision=VERSION)`` read this release), and
+the runs and verdict cache the build staged in ``.dualboard/hub-pending/``.
+The release's tables keep their own ``verdicts/`` inside the release folder,
+apart from the store's verdict cache at the root.
 
 One commit carries everything, and its ``parent_commit`` is the revision the
-build read (recorded in ``build/`` by the grading stage): the tag then names
-exactly the runs the scored data was graded from. If the dataset moved on
-meanwhile, the Hub refuses the commit and nothing is written.
-
-The dataset card's ``configs:`` lets ``datasets.load_dataset(repo, <benchmark>,
-split="scored")`` find the Parquet files. Split names must match
-``^\\w+(\\.\\w+)*$`` (the Hub refuses others), so benchmark and run names live
-in config names and columns, never in split names.
+build read (recorded in ``build/`` by the grading stage), which must be the
+revision the release froze: the tag then names exactly the runs the scored
+data was graded from. If the dataset moved on meanwhile, the Hub refuses the
+commit and nothing is written.
 """
 
 from __future__ import annotations
 
-import re
+import hashlib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from string import Template
-
-import yaml
 
 from generator.errors import DualboardError, StoreConflictError
-from generator.release.history import VERSION
-from generator.names import is_name
+from generator.release.dataset_card import dataset_card
+from generator.release.history import CHECKSUMS, ReleaseRecord, check_version_name, load_releases
+from generator.release.layout import CARD, hub_folder
 from generator.safe_read import read_regular
 from generator.store.base import StagedFile
 from generator.store.hub import COMMIT_ID, NO_COMMIT, HubStore
 from generator.store.records import BuildSource, read_source
 from generator.store.staged import StagedHubStore
-
-SPLIT_NAME = re.compile(r"\w+(\.\w+)*")
-SCORED = "scored"
-VERDICT_TABLE_SUFFIX = ".verdicts"
 
 
 @dataclass(frozen=True)
@@ -47,8 +46,8 @@ class PublishResult:
     """Paths written in the commit (unchanged files are skipped by the Hub client)."""
 
 
-def publish(store: StagedHubStore, build_dir: Path, scored_dir: Path, version: str) -> PublishResult:
-    """Push the staged runs and verdicts, the scored tables and a card in one commit, then tag it ``version``.
+def publish(store: StagedHubStore, root: Path, build_dir: Path, version: str) -> PublishResult:
+    """Push release ``version`` of the leaderboard folder ``root`` with the staged changes in one commit; tag it.
 
     The commit's parent is the revision the build read (``build/``); the
     overlay is cleared once the commit is tagged.
@@ -56,39 +55,69 @@ def publish(store: StagedHubStore, build_dir: Path, scored_dir: Path, version: s
     Raises
     ------
     DualboardError
-        When the build read another store or revision than the one staged,
-        or there is nothing to publish; StoreConflictError when the dataset
-        moved past that revision. Nothing is written in either case.
+        When the release is missing, altered, or made from another store or
+        revision than the one staged, or the tag exists; StoreConflictError
+        when the dataset moved past that revision. Nothing is written in
+        either case.
     """
-    _check_version(store.hub, version)
-    base = _revision_the_build_read(store, read_source(build_dir))
-    files = store.pending_files() + _release_files(store.hub.repo_id, scored_dir, version)
+    check_version_name(version)
+    _check_tag_free(store.hub, version)
+    source = read_source(build_dir)
+    base = _revision_the_build_read(store, source)
+    record = _release(store, root, version)
+    _check_release_revision(store, record, source)
+    files = [*store.pending_files(), *release_files(record)]
     parent = _parent_commit(store.hub, base)
     try:
         revision = store.hub.commit(files, f"Release {version}", parent=parent, deletions=store.pending_deletions())
     except StoreConflictError as exc:
         raise StoreConflictError(f"{store.hub.repo_id}: main moved past {parent[:12]}, the revision the build read; "
                                  f"nothing was written — build again (`dualboard build --hub {store.hub.repo_id} "
-                                 "--stage`), then publish") from exc
+                                 "--stage`), then release a new version and publish it") from exc
     store.hub.tag(version, revision)
     store.clear()
     return PublishResult(revision, version, tuple(f.path for f in files))
 
 
-def _release_files(repo_id: str, scored_dir: Path, version: str) -> list[StagedFile]:
-    """The release's files: the scored tables and the dataset card describing them."""
-    tables = sorted(p for p in scored_dir.glob("*.parquet") if is_name(p.name.removesuffix(".parquet")))
-    if not tables:
-        raise DualboardError(f"{scored_dir}: no scored Parquet files — run `dualboard grade` (or build) before publishing")
-    # read_regular: this step holds the token, so a planted link must not be followed into the upload
-    files = [StagedFile(f"{SCORED}/{p.name}", read_regular(p, root=scored_dir)) for p in tables]
-    card = dataset_card(repo_id, version, [p.name for p in tables])
-    return [*files, StagedFile("README.md", card.encode("utf-8"))]
+def release_files(record: ReleaseRecord) -> list[StagedFile]:
+    """The release folder's files under ``releases/VERSION/``, and its card (paths prefixed) at the dataset root.
+
+    Each file is read with :func:`read_regular` (this step holds the token:
+    a planted link must not be followed into the upload) and must be exactly
+    what SHA256SUMS lists, no file more or less.
+    """
+    folder, prefix = record.folder, hub_folder(record.version)
+    fix = f"the release folder changed after `dualboard release {record.version}` froze it — restore it"
+    on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()}
+    if on_disk != set(record.files):
+        extra, missing = sorted(on_disk - set(record.files)), sorted(set(record.files) - on_disk)
+        raise DualboardError(f"{folder / CHECKSUMS}: lists {missing or 'every file'} but not {extra or 'more'} — {fix}")
+    files = []
+    for name, (_size, digest) in sorted(record.files.items()):
+        data = read_regular(folder / name, root=folder)
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise DualboardError(f"{folder / name}: its SHA-256 differs from the one in {CHECKSUMS} — {fix}")
+        files.append(StagedFile(f"{prefix}{name}", data))
+    card = dataset_card(record.manifest, sorted(record.files), prefix=prefix)
+    return [*files, StagedFile(CARD, card.encode("utf-8"))]
 
 
-def _check_version(store: HubStore, version: str) -> None:
-    if not VERSION.fullmatch(version):
-        raise DualboardError(f"release {version!r} is not a valid tag — use letters, digits, '.', '_' or '-', e.g. 2026.1 or v1.0")
+def _release(store: StagedHubStore, root: Path, version: str) -> ReleaseRecord:
+    """The frozen release ``version``, made from this Hub dataset (its Downloads page links the dataset)."""
+    record = next((r for r in load_releases(root) if r.version == version), None)
+    again = f"dualboard release {version} --hub {store.hub.repo_id} --hub-endpoint {store.hub.endpoint} --stage"
+    if record is None:
+        raise DualboardError(f"no release {version} in {root / 'releases'} — build with --stage, then run `{again}`, "
+                             "then publish")
+    if record.hub != (store.hub.endpoint, store.hub.repo_id):
+        made = "the local store" if record.hub is None else f"{record.hub[1]} on {record.hub[0]}"
+        raise DualboardError(f"release {version} was made from {made}, so its Downloads page does not point to "
+                             f"{store.hub.repo_id} on {store.hub.endpoint} — publish to that store, or remove "
+                             f"releases/{version} (and `mike delete {version}`) and run `{again}`")
+    return record
+
+
+def _check_tag_free(store: HubStore, version: str) -> None:
     if store.base_commit() != NO_COMMIT and version in store.tags():
         raise DualboardError(f"{store.repo_id}: release {version!r} already exists — releases are frozen; publish a new version")
 
@@ -108,6 +137,15 @@ def _revision_the_build_read(store: StagedHubStore, source: BuildSource | None) 
     raise DualboardError(f"build/ was graded from revision {source.revision}, but {staged} — {rebuild}")
 
 
+def _check_release_revision(store: StagedHubStore, record: ReleaseRecord, source: BuildSource) -> None:
+    """The release must hold the revision the build read: that revision's runs are what the tag names."""
+    frozen = record.manifest.get("store_revision")
+    if frozen != source.revision:
+        raise DualboardError(f"release {record.version} froze store revision {frozen}, but build/ was graded from "
+                             f"{source.revision} — release the current build under a new version "
+                             f"(`dualboard release NEW --hub {store.hub.repo_id} --stage`), then publish that")
+
+
 def _parent_commit(store: HubStore, base: str) -> str:
     """``base``; for a dataset the build found missing, its first commit (creating it), if still empty."""
     if base != NO_COMMIT:
@@ -118,31 +156,3 @@ def _parent_commit(store: HubStore, base: str) -> str:
             f"{store.repo_id}: the build found no dataset, but it holds runs now (created meanwhile, or private: "
             "the build reads without a token); nothing was written — make the dataset public and build again")
     return head
-
-
-def dataset_card(repo_id: str, version: str, table_names: list[str]) -> str:
-    """The README.md of the dataset: YAML ``configs:`` front matter, then the text template."""
-    configs = [_config(name) for name in table_names]
-    check_split_names(configs)
-    front = yaml.safe_dump({"configs": configs, "tags": ["leaderboard", "dualboard"]}, sort_keys=False)
-    template = Template(resources.files("generator.store").joinpath("templates/dataset_card.md").read_text("utf-8"))
-    body = template.substitute(
-        title=f"{repo_id} — scored answers", repo_id=repo_id, version=version, first_config=configs[0]["config_name"],
-        config_list="\n".join(f"- `{c['config_name']}`: `{c['data_files'][0]['path']}`" for c in configs))
-    return f"---\n{front}---\n\n{body}"
-
-
-def check_split_names(configs: list[dict]) -> None:
-    """Raise if a split name would make the Hub refuse the card (``^\\w+(\\.\\w+)*$``: no hyphens)."""
-    for config in configs:
-        for data_file in config["data_files"]:
-            if not SPLIT_NAME.fullmatch(data_file["split"]):
-                raise DualboardError(f"config {config['config_name']!r}: split name {data_file['split']!r} does not match "
-                                     f"{SPLIT_NAME.pattern} — put run ids in columns, not in split names")
-
-
-def _config(table_name: str) -> dict:
-    """One ``configs:`` entry: a benchmark's scored table, or its verdict table."""
-    stem = table_name.removesuffix(".parquet")
-    return {"config_name": stem.replace(VERDICT_TABLE_SUFFIX, "_verdicts"),
-            "data_files": [{"split": SCORED, "path": f"{SCORED}/{table_name}"}]}

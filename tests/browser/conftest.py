@@ -9,12 +9,15 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import os
 import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 from tests.browser.payloads import PAYLOADS
+from tests.conftest import GIT_ENV
 
 
 def free_port() -> int:
@@ -90,6 +94,11 @@ def write_xss_run(root: Path) -> None:
         "date": "2026-03-01", "benchmark": "demo", "benchmark_version": "1.0",
         "decoding": {"temperature": 0.0, "seed": 1}, "rounds": 1,
         "license": "</textarea><svg onload=window.__xss=1>",
+        # Optional model metadata: shown in leaderboard columns and offered as filter values (built by script).
+        "model_license": "<img src=x onerror=window.__xss=1>",
+        "weights": "open",
+        "deployment": "\"><script>window.__xss=1</script>",
+        "model_url": "https://example.org/x?a=1&b=(2);c=@#frag",  # odd but valid: escaped in the href
         "notes": "\n".join(PAYLOADS)[:5000],
     }
     (run / "metadata.yaml").write_text(yaml.safe_dump(metadata, allow_unicode=True), "utf-8")
@@ -119,6 +128,44 @@ def demo_site(tmp_path_factory) -> Iterator[tuple[Path, Server]]:
 def xss_site(demo_site) -> tuple[Path, Server]:
     """The same build: the demo with the XSS run (see write_xss_run)."""
     return demo_site
+
+
+def git(root: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                          env={**os.environ, **GIT_ENV}, **kwargs)
+
+
+@dataclass(frozen=True)
+class VersionedSite:
+    """The gh-pages branch served on 127.0.0.1, and the release folders it was deployed from."""
+
+    url: str
+    releases: Path
+
+
+@pytest.fixture(scope="session")
+def versions_site(demo_site, tmp_path_factory) -> Iterator[VersionedSite]:
+    """Release 1.0 and 1.1 of the demo build, then serve the gh-pages branch as GitHub Pages would."""
+    port = free_port()
+    built, _ = demo_site
+    root = tmp_path_factory.mktemp("versioned") / "leaderboard"
+    shutil.copytree(built, root, symlinks=True, ignore=shutil.ignore_patterns("site"))
+    own = yaml.safe_load((root / "mkdocs.yml").read_text("utf-8"))
+    (root / "mkdocs.yml").write_text(yaml.safe_dump({**own, "site_url": f"http://127.0.0.1:{port}/"}), "utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "data", "submissions", "site_src", "mkdocs.yml")
+    git(root, "commit", "-qm", "leaderboard")
+    os.environ.update({k: os.environ.get(k, v) for k, v in GIT_ENV.items()})
+    for version in ("1.0", "1.1"):
+        dualboard("release", version, "--root", str(root), "--date", "2026-11-29")
+    pages = tmp_path_factory.mktemp("gh-pages")
+    archive = git(root, "archive", "--format=tar", "gh-pages").stdout
+    (pages / "gh-pages.tar").write_bytes(archive)
+    with tarfile.open(pages / "gh-pages.tar") as tar:
+        tar.extractall(pages / "site", filter="fully_trusted")
+    server = Server(pages / "site", port)
+    yield VersionedSite(server.url, root / "releases")
+    server.close()
 
 
 @pytest.fixture(scope="session")

@@ -50,7 +50,7 @@ def test_the_leaderboard_marks_the_older_run_and_counts_its_never_run_questions(
     cells = old.find_elements(By.TAG_NAME, "td")
     assert cells[1].find_element(By.CSS_SELECTOR, ".dualboard-badge").text == "answered v1"
     questions = headers.index("Questions")
-    assert cells[questions].text == f"{N_OLD} ({N_ADDED} never run)"
+    assert cells[questions].text.splitlines()[0] == f"{N_OLD} ({N_ADDED} never run)"  # the answers follow below
     _, new = _row(driver, "new-run")
     assert not new.find_elements(By.CSS_SELECTOR, ".dualboard-badge") or "answered" not in new.text
     header = table.find_elements(By.TAG_NAME, "th")[questions]
@@ -68,6 +68,9 @@ def test_the_run_page_says_which_version_the_run_answered(driver, moving_site):
     text = driver.find_element(By.CSS_SELECTOR, "article").text
     assert "This run answered benchmark version 1 (current: 2)" in text
     assert f"the {N_ADDED} question(s) added since were never run" in text
+    listed = driver.find_elements(By.XPATH, "//*[@id='every-question']/following::table[1]/tbody/tr")
+    outcomes = [row.find_elements(By.TAG_NAME, "td")[-1].text for row in listed]
+    assert len(listed) == N_OLD + N_ADDED and outcomes.count("never run") == N_ADDED, outcomes
 
 
 def test_the_changelog_lists_the_deleted_run(driver, moving_site):

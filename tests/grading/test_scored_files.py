@@ -132,8 +132,8 @@ def test_every_column_is_typed_and_documented_once() -> None:
 
 def test_dataset_card_lists_every_column_of_every_table() -> None:
     card = dataset_card({"version": "1.0", "released": "2026-01-01", "generator_version": "0", "store_revision": "1",
-                         "hub_dataset": "org/board", "benchmarks": {}})
+                         "hub_dataset": "org/board", "benchmarks": {}}, [])
     for table in (SCORED, ANSWERS, VERDICTS):
         section = card.split(f"### `{table.name}/")[1].split("###")[0]
         assert [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")] == list(table.names)
-    assert "hf://datasets/org/board@1.0/answers/*.parquet" in card
+    assert "hf://datasets/org/board@1.0/releases/1.0/answers/*.parquet" in card

@@ -81,16 +81,15 @@ def hostile_release(tiny_root: Path) -> Path:
 
 def test_release_and_site_csvs_are_neutralised_and_parquet_is_raw(hostile_release: Path) -> None:
     release = hostile_release / "releases" / "0.1"
-    scored_csv = read_back((release / "csv" / "tiny.csv").read_text("utf-8"))
+    scored_csv = read_back((release / "scored" / "tiny.csv").read_text("utf-8"))
     scored = pd.read_parquet(release / "scored" / "tiny.parquet")
     assert set(scored["model"]) == {HOSTILE[1], HOSTILE[3]} and HOSTILE[0] in set(scored["category"])
     assert set(scored_csv["model"]) == {"'" + HOSTILE[1], "'" + HOSTILE[3]}
     assert "'" + HOSTILE[0] in set(scored_csv["category"])
     assert pd.to_numeric(scored_csv["traditional"]).tolist() == scored["traditional"].tolist()
     downloads = [release / "stats" / "tiny" / "models.csv",
-                 *hostile_release.glob("site/downloads/*/tiny/models.csv"),
-                 *hostile_release.glob("site/downloads/0.1/stats/tiny/models.csv")]
-    assert len(downloads) == 3, downloads
+                 *hostile_release.glob("site/downloads/files/stats/tiny/models.csv")]  # carried by the release's site
+    assert len(downloads) == 2, downloads
     for path in downloads:
         models = pd.read_csv(path)
         assert set(models["model"]) == {"'" + HOSTILE[1], "'" + HOSTILE[3]}, path

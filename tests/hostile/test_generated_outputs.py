@@ -9,6 +9,8 @@ request edits, must not name a secret for the judge to send away.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 from pathlib import Path
 
@@ -18,8 +20,10 @@ import yaml
 from click.testing import CliRunner
 
 from generator.cli import main
+from generator.errors import DualboardError
+from generator.release.history import ReleaseError, load_release, load_releases
 from generator.safe_read import UnsafeFileError
-from generator.store.publish import _release_files
+from generator.store.publish import release_files
 
 
 def _git(root: Path, *args: str) -> None:
@@ -67,22 +71,36 @@ def test_grade_removes_scored_tables_it_did_not_write(tiny_root: Path) -> None:
     assert len(pd.read_parquet(scored / "tiny.parquet")) == 3
 
 
+def _release_folder(root: Path) -> Path:
+    """A small frozen release folder: a table, a manifest and the checksums of both."""
+    folder = root / "releases" / "1.0"
+    (folder / "scored").mkdir(parents=True)
+    pd.DataFrame({"a": [1]}).to_parquet(folder / "scored" / "tiny.parquet")
+    (folder / "manifest.json").write_text(json.dumps({"version": "1.0", "released": "2026-01-01", "generator_version": "0",
+                                                      "store_revision": "r", "benchmarks": {}}))
+    names = ["manifest.json", "scored/tiny.parquet"]
+    (folder / "SHA256SUMS").write_text("".join(f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}\n" for n in names))
+    return folder
+
+
 def test_publish_never_follows_a_link_into_the_upload(tmp_path: Path) -> None:
-    scored = tmp_path / "scored"
-    scored.mkdir()
-    pd.DataFrame({"a": [1]}).to_parquet(scored / "tiny.parquet")
-    (scored / "env.verdicts.parquet").symlink_to("/proc/self/environ")
+    folder = _release_folder(tmp_path)
+    record = load_release(folder)
+    assert [f.path for f in release_files(record)] == ["releases/1.0/SHA256SUMS", "releases/1.0/manifest.json",
+                                                       "releases/1.0/scored/tiny.parquet", "README.md"]
+    (folder / "scored" / "tiny.parquet").unlink()
+    (folder / "scored" / "tiny.parquet").symlink_to("/proc/self/environ")  # planted after the release was read
     with pytest.raises(UnsafeFileError, match="symbolic link"):
-        _release_files("org/board", scored, "1.0")
+        release_files(record)
+    with pytest.raises(ReleaseError, match="symbolic link"):
+        load_releases(tmp_path)
 
 
-def test_publish_uploads_only_tables_named_like_benchmarks(tmp_path: Path) -> None:
-    scored = tmp_path / "scored"
-    scored.mkdir()
-    pd.DataFrame({"a": [1]}).to_parquet(scored / "tiny.parquet")
-    (scored / "Not A Name!.parquet").write_bytes(b"secret")
-    paths = [f.path for f in _release_files("org/board", scored, "1.0")]
-    assert paths == ["scored/tiny.parquet", "README.md"]
+def test_publish_uploads_only_the_files_the_release_froze(tmp_path: Path) -> None:
+    folder = _release_folder(tmp_path)
+    (folder / "scored" / "secret.parquet").write_bytes(b"secret")
+    with pytest.raises(DualboardError, match=r"not \['scored/secret.parquet'\]"):
+        release_files(load_release(folder))
 
 
 @pytest.mark.parametrize("variable", ["HF_TOKEN", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "DUALBOARD_JUDGE_", "dualboard_judge_key"])

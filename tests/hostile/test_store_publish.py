@@ -5,7 +5,7 @@
   parent is the revision the build read, and tags it.
 - If the dataset moved on after the build read it, publish refuses (the
   Hub's parent_commit check) instead of tagging a commit whose runs/ and
-  scored/ disagree; nothing is written, no tag is made.
+  release disagree; nothing is written, no tag is made.
 - An endpoint written into dualboard.yaml by a pull request never receives
   anything while the workflow names the endpoint explicitly.
 """
@@ -21,7 +21,7 @@ from generator.cli import main
 from generator.intake.benchmark import load_benchmarks
 from generator.store.records import SOURCE_FILE
 
-from tests.conftest import write_run
+from tests.conftest import GIT_ENV, git_repository, write_run
 from tests.store.conftest import TOKEN, hub_server, make_hub_store  # noqa: F401 — hub_server is a fixture
 from tests.store.hub_server import HubServer
 
@@ -36,9 +36,14 @@ def _cli(root, server, *args, token: str | None = None, endpoint: bool = True):
     return result
 
 
-def _build(root, server, *, endpoint: bool = True):
-    for stage in (("ingest", "--stage"), ("grade", "--stage", "--no-progress")):
-        result = _cli(root, server, *stage, endpoint=endpoint)
+def _build(root, server, *, endpoint: bool = True, release: str = "v1", token: str | None = None):
+    """The workflow's steps before publish: build and release (no token unless given: then no --stage)."""
+    staged = () if token else ("--stage",)
+    for step in (("build", *staged, "--no-progress"), ("release", release, *staged)):
+        git_repository(root)
+        result = CliRunner(env={"HF_TOKEN": token, "DUALBOARD_HUB_ENDPOINT": None, **GIT_ENV}).invoke(
+            main, [step[0], "--root", str(root), "--hub", REPO, *(["--hub-endpoint", server.endpoint] if endpoint else []),
+                   *step[1:]])
         assert result.exit_code == 0, result.output
 
 
@@ -54,9 +59,8 @@ def dataset(tiny_root, hub_server, tmp_path):  # noqa: F811 — the imported fix
 def test_token_less_build_then_one_commit_on_the_revision_it_read(dataset, tiny_root, hub_server):  # noqa: F811
     read = dataset.branches["main"]
     posts = len([c for c in hub_server.calls if c[0] == "POST"])
-    result = _cli(tiny_root, hub_server, "build", "--stage", "--no-progress")
-    assert result.exit_code == 0, result.output
-    assert len([c for c in hub_server.calls if c[0] == "POST"]) == posts, "the build wrote nothing to the Hub"
+    _build(tiny_root, hub_server)
+    assert len([c for c in hub_server.calls if c[0] == "POST"]) == posts, "the build and release wrote nothing to the Hub"
     assert dataset.branches["main"] == read
     source = json.loads((tiny_root / "build" / SOURCE_FILE).read_text())
     assert source["revision"].startswith(f"{read}+") and source["store"] == f"Hub dataset {REPO} on {hub_server.endpoint}"
@@ -66,7 +70,7 @@ def test_token_less_build_then_one_commit_on_the_revision_it_read(dataset, tiny_
     assert hub_server.calls_to("commit") == commits + 1, "runs, verdict cache and release in one commit"
     release = dataset.resolve("v1")
     assert release.parent == read and release.oid == dataset.branches["main"]
-    assert {"runs/tiny/run-b/predictions.jsonl", "scored/tiny.parquet", "README.md"} <= set(release.files)
+    assert {"runs/tiny/run-b/predictions.jsonl", "releases/v1/scored/tiny.parquet", "README.md"} <= set(release.files)
     assert any(p.startswith("verdicts/") for p in set(release.files) - set(dataset.commits[read].files))
 
 
@@ -81,9 +85,9 @@ def test_publish_refuses_when_the_dataset_moved_after_the_build_read_it(dataset,
     assert result.exit_code == 1, result.output
     assert f"main moved past {read[:12]}, the revision the build read; nothing was written — build again" in result.output
     assert dataset.branches["main"] == moved and dataset.tags == {}, "no commit, no tag"
-    _build(tiny_root, hub_server)
-    assert _cli(tiny_root, hub_server, "publish", "--release", "v1", token=TOKEN).exit_code == 0
-    assert dataset.resolve("v1").parent == moved, "rebuilt on the new head, published on it"
+    _build(tiny_root, hub_server, release="v2")
+    assert _cli(tiny_root, hub_server, "publish", "--release", "v2", token=TOKEN).exit_code == 0
+    assert dataset.resolve("v2").parent == moved, "rebuilt on the new head, released and published on it"
 
 
 def test_publish_refuses_a_build_of_another_store_or_of_other_staged_runs(dataset, tiny_root, hub_server):  # noqa: F811
@@ -101,8 +105,7 @@ def test_publish_refuses_a_build_of_another_store_or_of_other_staged_runs(datase
 
 
 def test_direct_build_publishes_on_the_commit_it_read(dataset, tiny_root, hub_server):  # noqa: F811
-    for stage in (("ingest",), ("grade", "--no-progress")):
-        assert _cli(tiny_root, hub_server, *stage, token=TOKEN).exit_code == 0
+    _build(tiny_root, hub_server, token=TOKEN)
     read = dataset.branches["main"]
     assert _cli(tiny_root, hub_server, "publish", "--release", "v1", token=TOKEN).exit_code == 0
     assert dataset.resolve("v1").parent == read

@@ -12,6 +12,7 @@ import yaml
 
 from generator.grading import grade_benchmark
 from generator.grading.choices import LETTERS
+from generator.intake.importers.autogenai import model_and_deployment
 from generator.names import is_name
 from tests.importers.import_fixtures import (
     MC_RELEASE,
@@ -23,7 +24,7 @@ from tests.importers.import_fixtures import (
 
 # The one answer with two different JSON answers: it opens with {"ANSWER": "A"}, argues, then ends
 # "So, the correct answer is: {"ANSWER": "C"}". The source scored the first; the correct letter is D.
-TWO_JSON_ANSWERS = ("Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com", "18", 2)
+TWO_JSON_ANSWERS = ("Meta-Llama-3-1-70B-Instruct", "18", 2)
 
 
 def _published_records() -> pd.DataFrame:
@@ -34,7 +35,7 @@ def _published_records() -> pd.DataFrame:
             record = data[key]
             rows.append(
                 {
-                    "model": path.stem.removeprefix("auto_eval-"),
+                    "model": model_and_deployment(path.stem.removeprefix("auto_eval-"))[0],
                     "question_id": str(record["index"]),
                     "round": int(record["level_0"]) // 30,
                     "published": float(record["score"]),
@@ -97,7 +98,7 @@ def test_empty_answers_are_counted_as_unparsed_zeros(mc_graded: pd.DataFrame) ->
     empty = mc_graded[mc_graded.missing]
     # 20 published answers are empty (Llama 3.1 70B: 5, Gemini 1.5 Pro: 6, Mixtral 8x22B: 9); the source scored them 0.
     assert empty.groupby("model").size().to_dict() == {
-        "Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com": 5,
+        "Meta-Llama-3-1-70B-Instruct": 5,
         "gemini-1_5-pro": 6,
         "open-mixtral-8x22b": 9,
     }
@@ -108,7 +109,8 @@ def test_mc_recorded_means_equal_final_stats(imported_mc: Path) -> None:
     _, runs = load_imported(imported_mc, "easy-problems-mc")
     means = {run.model: sum(p["recorded"]["published"] for p in run.predictions) / len(run.predictions) for run in runs}
     final = pd.read_csv(real_data() / MC_RELEASE / "tables_and_charts" / "final_stats.csv")
-    for model, mean_score in zip(final.model, final.mean_score, strict=True):
+    for published, mean_score in zip(final.model, final.mean_score, strict=True):
+        model = model_and_deployment(published)[0]
         assert means[model] == pytest.approx(mean_score, abs=1e-9), model
 
 
@@ -244,6 +246,22 @@ def test_metadata_and_benchmark_yaml_follow_the_contracts(imported_mc: Path) -> 
     }
     assert set(metadata["decoding"]) == {"temperature", "top_p", "max_tokens", "seed"}
     assert (metadata["model"], metadata["date"], metadata["rounds"]) == ("o1-preview", "2024-09-13", 10)
+
+
+def test_deployment_ids_become_model_names(imported_mc: Path) -> None:
+    """Files named after an Azure deployment show the model; the deployment stays in the metadata."""
+    _, runs = load_imported(imported_mc, "easy-problems-mc")
+    published = sorted(p.stem.removeprefix("auto_eval-")
+                       for p in (real_data() / MC_RELEASE / "auto_eval_outputs").glob("auto_eval-*.json"))
+    deployed = {run.run_id: (run.model, run.metadata.get("deployment")) for run in runs if "deployment" in run.metadata}
+    assert deployed == {
+        "meta-llama-3-1-405b-instruct": ("Meta-Llama-3-1-405B-Instruct",
+                                         "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com"),
+        "meta-llama-3-1-70b-instruct": ("Meta-Llama-3-1-70B-Instruct",
+                                        "Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com"),
+    }
+    assert sorted(run.metadata.get("deployment", run.model) for run in runs) == published
+    assert all(len(run.run_id) <= 40 for run in runs), [run.run_id for run in runs]
 
 
 def test_letters_use_the_shuffled_order(imported_mc: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from generator.intake.benchmark import load_benchmarks
@@ -135,6 +135,7 @@ yaml_snippets = st.sampled_from([
 
 @settings(max_examples=EXAMPLES["yaml"], **SETTINGS)
 @given(parts=st.lists(yaml_snippets | texts.map(lambda t: t + "\n"), min_size=1, max_size=4), raw=st.binary(max_size=40))
+@example(parts=["date: !!timestamp 2001-12-14\n"], raw=b" !")  # PyYAML raised AttributeError on it
 def test_yaml_bombs_aliases_and_garbage_never_raise(workspace, parts, raw):
     result, findings = _check(workspace, metadata="".join(parts).encode("utf-8", "surrogatepass") + raw)
     if any("&" in p and "*" in p for p in parts) and result is None:

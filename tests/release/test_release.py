@@ -75,8 +75,8 @@ def released(tmp_path_factory) -> Path:
 
 def test_release_folder_holds_every_download_with_checksums(released):
     folder = released / "releases" / "0.1"
-    expected = {"README.md", "manifest.json", "SHA256SUMS", "scored/demo.parquet", "csv/demo.csv", "verdicts/demo.parquet",
-                "answers/demo.parquet", "csv/demo.answers.csv",
+    expected = {"README.md", "manifest.json", "SHA256SUMS", "scored/demo.parquet", "scored/demo.csv", "verdicts/demo.parquet",
+                "verdicts/demo.csv", "answers/demo.parquet", "answers/demo.csv",
                 *(f"stats/demo/{t}.csv" for t in ("models", "pairwise", "agreement", "power", "equator")), "stats/demo/notes.json"}
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == expected
     lines = (folder / "SHA256SUMS").read_text().splitlines()
@@ -85,7 +85,8 @@ def test_release_folder_holds_every_download_with_checksums(released):
         digest, name = line.split("  ", 1)
         assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
     scored = pd.read_parquet(folder / "scored/demo.parquet")
-    assert len(pd.read_csv(folder / "csv/demo.csv")) == len(scored)
+    assert len(pd.read_csv(folder / "scored/demo.csv")) == len(scored)
+    assert len(pd.read_csv(folder / "verdicts/demo.csv")) == len(pd.read_parquet(folder / "verdicts/demo.parquet"))
 
 
 def test_manifest_names_contents_graders_and_versions(released):
@@ -107,8 +108,8 @@ def test_dataset_card_loads_offline_with_datasets(released, tmp_path):
     folder = released / "releases" / "0.1"
     script = ("import datasets, sys\n"
               "scored = datasets.load_dataset(sys.argv[1])['train']\n"
-              "verdicts = datasets.load_dataset(sys.argv[1], 'verdicts')['train']\n"
-              "answers = datasets.load_dataset(sys.argv[1], 'answers')['train']\n"
+              "verdicts = datasets.load_dataset(sys.argv[1], 'verdicts', split='train')\n"
+              "answers = datasets.load_dataset(sys.argv[1], 'answers', split='train')\n"
               "print(answers.num_rows, ','.join(answers.column_names))\n"
               "print(scored.num_rows, verdicts.num_rows, ','.join(scored.column_names))\n")
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
@@ -126,9 +127,13 @@ def test_mike_versions_on_gh_pages(released):
     assert [(v["version"], v["aliases"]) for v in versions] == [("0.2", ["latest"]), ("0.1", [])]
     tree = git(released, "ls-tree", "-r", "--name-only", "gh-pages").splitlines()
     assert "0.1/index.html" in tree and "0.2/benchmarks/demo/index.html" in tree
-    assert not [f for f in tree if f.endswith(".parquet") or f.startswith(("0.2/downloads/0.2/scored", "0.2/downloads/0.2/csv"))], \
-        "large files stay out of the site versions"
-    assert "0.2/downloads/0.2/manifest.json" in tree and "0.2/downloads/0.1/SHA256SUMS" in tree
+    for version in ("0.1", "0.2"):  # each version carries its own release's files (all small in the demo)
+        sums = (released / "releases" / version / "SHA256SUMS").read_text("utf-8").splitlines()
+        names = [line.split("  ", 1)[1] for line in sums] + ["SHA256SUMS"]
+        carried = {f.removeprefix(f"{version}/downloads/files/") for f in tree if f.startswith(f"{version}/downloads/files/")}
+        assert carried == {n + ".txt" if n.endswith(".md") else n for n in names}
+        assert git(released, "show", f"gh-pages:{version}/downloads/files/manifest.json") == \
+            (released / "releases" / version / "manifest.json").read_text("utf-8")
 
 
 def test_changelog_lists_the_new_run(released):
@@ -223,6 +228,6 @@ def test_released_tables_record_the_store_revision_the_manifest_names(released):
 def test_answers_csv_is_the_answers_parquet_made_spreadsheet_safe(released):
     folder = released / "releases" / "0.1"
     answers = pd.read_parquet(folder / "answers" / "demo.parquet")
-    csv = pd.read_csv(folder / "csv" / "demo.answers.csv", keep_default_na=False, dtype={"response": str})
+    csv = pd.read_csv(folder / "answers" / "demo.csv", keep_default_na=False, dtype={"response": str})
     assert csv.columns.tolist() == answers.columns.tolist()
     assert csv.response.tolist() == ["'" + r if r.startswith(FORMULA_TRIGGERS) else r for r in answers.response]

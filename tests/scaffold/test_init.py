@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-import fnmatch
 import html
-import tomllib
+import re
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
+from generator import REQUIREMENT, __version__
 from generator.cli import main
 from generator.intake.benchmark import load_benchmarks
-from generator.scaffold import output_name, template_files
+from generator.scaffold import REQUIREMENT_TOKEN, output_name, template_files
 
-from tests.conftest import REPO
 
 EXPECTED = {
     ".github/PULL_REQUEST_TEMPLATE.md", ".github/scripts/preview.py", ".github/scripts/pull_request.py",
     ".github/workflows/comment.yml",
     ".github/workflows/publish.yml", ".github/workflows/validate.yml", ".gitignore", "README.md", "mkdocs.yml",
-    "site_src/about.md", "site_src/how-to-submit.md", "data/benchmarks/road-signs/benchmark.yaml",
+    "site_src/about.md", "data/benchmarks/road-signs/benchmark.yaml",
     "data/benchmarks/road-signs/questions.jsonl", "submissions/road-signs/example-run/metadata.yaml",
     "submissions/road-signs/example-run/predictions.jsonl",
 }
@@ -50,11 +49,24 @@ def test_init_writes_the_leaderboard_folder(scaffolded):
     assert yaml.safe_load((scaffolded / "mkdocs.yml").read_text())["site_name"] == "Road Signs leaderboard"
 
 
-def test_scaffolded_workflows_are_the_repository_ones(scaffolded):
-    for path in (scaffolded / ".github").rglob("*"):
+def test_scaffolded_github_folder_is_the_template_with_the_pin(scaffolded):
+    """.github/ is copied as it is, the pinned requirement written in (tests/workflows checks the template)."""
+    template = {output_name(rel): data.replace(REQUIREMENT_TOKEN.encode(), REQUIREMENT.encode())
+                for rel, data in template_files() if rel.startswith("dot-github/")}
+    written = {p.relative_to(scaffolded).as_posix(): p.read_bytes() for p in (scaffolded / ".github").rglob("*") if p.is_file()}
+    assert written == template
+
+
+def test_scaffold_installs_the_version_that_made_it_everywhere(scaffolded):
+    """Workflows and README install exactly this Dualboard (the site's How to submit page is checked in the build)."""
+    installs = {}
+    for path in scaffolded.rglob("*"):
         if path.is_file():
-            name = path.relative_to(scaffolded)
-            assert path.read_bytes() == (REPO / name).read_bytes(), f"{name} differs from the repository's own"
+            for found in re.findall(r"pip install (\S+)", path.read_text("utf-8")):
+                installs.setdefault(path.relative_to(scaffolded).as_posix(), set()).add(found)
+    assert installs == {name: {f'"{REQUIREMENT}"'} for name in
+                        (".github/workflows/validate.yml", ".github/workflows/publish.yml", "README.md")}
+    assert REQUIREMENT == f"dualboard=={__version__}"
 
 
 def test_example_run_validates(scaffolded):
@@ -78,16 +90,6 @@ def test_init_refuses_a_used_folder_and_bad_names(tmp_path):
     assert CliRunner().invoke(main, ["init", str(tmp_path / "x")]).exit_code == 2
 
 
-def test_every_template_file_is_package_data():
-    """Wheels carry only files that match pyproject's package-data patterns (and no hidden folders)."""
-    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["generator"]
-    for relative, _ in template_files():
-        path = f"scaffold/template/{relative}"
-        assert not any(part.startswith(".") for part in path.split("/")), path
-        assert any(fnmatch.fnmatch(path, pattern) for pattern in patterns), f"{path} would be left out of the wheel"
-        assert output_name(relative)
-
-
 @pytest.mark.slow
 def test_scaffold_builds_end_to_end(scaffolded):
     result = CliRunner().invoke(main, ["build", "--root", str(scaffolded), "--no-progress"])
@@ -95,5 +97,10 @@ def test_scaffold_builds_end_to_end(scaffolded):
     assert (scaffolded / "site" / "index.html").is_file()
     board = html.unescape((scaffolded / "site" / "benchmarks" / "road-signs" / "index.html").read_text("utf-8"))
     assert "example-model" in board and "Road Signs" in board
-    assert (scaffolded / "site" / "how-to-submit" / "index.html").is_file()
+    submit = html.unescape((scaffolded / "site" / "submit" / "index.html").read_text("utf-8"))
+    assert f'pip install "{REQUIREMENT}"' in submit
+    home = html.unescape((scaffolded / "site" / "index.html").read_text("utf-8"))
+    tabs = re.findall(r'class="md-tabs__link[^>]*>\s*([^<]*?)\s*<', home)
+    assert tabs.count("How to submit") == 1 and "About this leaderboard" in tabs, tabs
+    assert not (scaffolded / "site" / "how-to-submit").exists()
     assert (scaffolded / "build" / "scored" / "road-signs.parquet").is_file()

@@ -18,7 +18,7 @@ from generator.intake.benchmark import load_benchmarks
 from generator.store import LocalStore
 from generator.store.base import Removal, RunNotStoredError, read_removals
 from generator.store.hub import HubStore
-from tests.conftest import REPO, tree_bytes, write_run
+from tests.conftest import GIT_ENV, REPO, git_repository, tree_bytes, write_run
 from tests.store.conftest import TOKEN, make_hub_store
 
 HUB_REPO = "dualboard/tiny-store"
@@ -174,7 +174,8 @@ def test_a_run_deleted_from_submissions_leaves_the_hub_store_directly_and_staged
     staged = _ok(dualboard("ingest", "--root", str(tiny_root), *hub, "--stage"))
     assert "1 removed" in staged
     assert "runs/tiny/run-c/predictions.jsonl" in _hub_files(hub_server), "a staged ingest only reads the Hub"
-    _ok(dualboard("grade", "--root", str(tiny_root), *hub, "--stage", "--no-progress"))
+    _ok(dualboard("build", "--root", str(tiny_root), *hub, "--stage", "--no-progress"))
+    _ok(dualboard("release", "r1", "--root", str(git_repository(tiny_root)), *hub, "--stage", env=GIT_ENV))
     _ok(dualboard("publish", "--root", str(tiny_root), *hub, "--release", "r1", env=token))
     files = _hub_files(hub_server)
     assert not any(p.startswith("runs/tiny/run-c/") for p in files) and "removed/tiny/run-c.json" in files

@@ -18,7 +18,7 @@ import yaml
 
 from generator.store.verdicts import VERDICTS
 
-from tests.conftest import REPO, TINY_BENCHMARK, write_run
+from tests.conftest import GIT_ENV, REPO, TINY_BENCHMARK, git_repository, write_run
 from tests.grading.judge_server import ScriptedJudgeServer, always
 from tests.store.conftest import TOKEN
 
@@ -46,6 +46,7 @@ def dualboard(root, *args: str, token: str | None = None) -> subprocess.Complete
     """Run ``python -m generator COMMAND --root ROOT ARGS`` with HF_TOKEN only when given."""
     env = {k: v for k, v in os.environ.items() if k not in ("HF_TOKEN", "DUALBOARD_HUB_ENDPOINT")}
     env["PYTHONPATH"] = str(REPO)
+    env.update(GIT_ENV)  # `release` commits the site to gh-pages with mike
     if token is not None:
         env["HF_TOKEN"] = token
     command, *rest = args
@@ -82,6 +83,7 @@ def test_staged_builds_publish_and_a_fresh_checkout_call_the_judge_once_per_answ
                                {"question_id": "q2", "round": 0, "response": '{"ANSWER": "B"}'},
                                {"question_id": "q3", "round": 0, "response": "Final answer: Pacific", "recorded": {"judge": 90}}])
     assert calls(judge, board, "build", "--no-progress", *stage) == ANSWERS, "re-staged runs keep the verdicts: only run-c is new"
+    assert calls(judge, git_repository(board), "release", "v1", *stage) == 0
     assert calls(judge, board, "publish", *hub(hub_server), "--release", "v1", token=TOKEN) == 0
     published = hub_server.repos[DATASET].resolve("v1").files
     assert len([p for p in published if p.startswith(f"{VERDICTS}/llm/")]) == 2, "both staged parts reached the Hub"
@@ -101,6 +103,7 @@ def test_direct_hub_builds_reuse_their_waiting_verdicts_and_publish_pushes_them(
     assert len(judge.requests) == ANSWERS, "the second direct build reads the verdicts waiting in hub-pending/"
     assert re.search(r"grade: .*; \d+ verdict part\(s\) wait in .*hub-pending for `dualboard publish`", second.stdout)
     assert repo.branches["main"] == read, "and leaves the revision it read as it was"
+    assert calls(judge, git_repository(board), "release", "v1", *direct, token=TOKEN) == 0
     assert calls(judge, board, "publish", *direct, "--release", "v1", token=TOKEN) == 0
     assert repo.resolve("v1").parent == read
     assert [p for p in repo.resolve("v1").files if p.startswith(f"{VERDICTS}/llm/")], "publish pushed them"

@@ -167,14 +167,16 @@ def test_publish_pushes_the_staged_verdicts_never_the_local_stores(tiny_root, hu
     from click.testing import CliRunner
 
     from generator.cli import main
+    from tests.conftest import GIT_ENV, git_repository
     from tests.store.conftest import TOKEN
 
     local = LocalStore(tiny_root / ".dualboard" / "store")
     VerdictCache(local).store(RulesGrader(), _verdicts(2, tag="local-only"))
     [local_part] = part_paths(local.verdict_root())
     hub = ["--hub", "dualboard/tiny-published", "--hub-endpoint", hub_server.endpoint]
-    for command in (["ingest", "--stage"], ["grade", "--stage", "--no-progress"], ["publish", "--release", "v1"]):
-        env = {"HF_TOKEN": TOKEN if command[0] == "publish" else None}
+    git_repository(tiny_root)  # `release` deploys its site with mike
+    for command in (["build", "--stage", "--no-progress"], ["release", "v1", "--stage"], ["publish", "--release", "v1"]):
+        env = {"HF_TOKEN": TOKEN if command[0] == "publish" else None, **GIT_ENV}
         result = CliRunner(env=env).invoke(main, [command[0], "--root", str(tiny_root), *hub, *command[1:]])
         assert result.exit_code == 0, result.output
     published = {p for p in hub_server.repos["dualboard/tiny-published"].resolve("v1").files if p.startswith("verdicts/")}

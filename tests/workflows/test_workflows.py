@@ -16,13 +16,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.scaffold import output_name, template_files
+from generator.scaffold import REQUIREMENT_TOKEN, output_name, template_files
 
 from tests.conftest import REPO
 
 SCAFFOLD_GITHUB = REPO / "generator" / "scaffold" / "template" / "dot-github"  # becomes .github/ (see generator.scaffold)
 GITHUB_DIRS = [REPO / ".github", SCAFFOLD_GITHUB]
 WORKFLOWS = sorted(p for d in GITHUB_DIRS for p in (d / "workflows").glob("*.y*ml"))
+REPOSITORY_REQUIREMENT = "."
+"""What this repository's workflows install where the scaffold's install the pinned version: the checkout."""
 
 
 def _load(path: Path) -> dict:
@@ -123,13 +125,30 @@ def test_publish_runs_on_main_only():
         assert set(_triggers(doc)) == {"push"}
         assert _triggers(doc)["push"]["branches"] == ["main"]
         script = "\n".join(str(s.get("run", "")) for s in _steps(doc))
-        for command in ("dualboard build", "dualboard publish --hub", "mike deploy"):
+        for command in ("dualboard build", "dualboard release", "dualboard publish --hub", "git push origin gh-pages"):
             assert command in script
 
 
 def test_repository_workflows_equal_the_scaffold():
+    """.github/ is the scaffold's, except that this repository installs Dualboard from its checkout."""
     ours = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / ".github").rglob("*") if p.is_file()}
-    scaffold = {output_name(rel): data for rel, data in template_files() if rel.startswith("dot-github/")}
-    assert {k: ours.get(k) for k in scaffold} == scaffold, "copy generator/scaffold/template/dot-github/ to .github/"
+    scaffold = {output_name(rel): data.replace(REQUIREMENT_TOKEN.encode(), REPOSITORY_REQUIREMENT.encode())
+                for rel, data in template_files() if rel.startswith("dot-github/")}
+    assert {k: ours.get(k) for k in scaffold} == scaffold, \
+        f"copy generator/scaffold/template/dot-github/ to .github/, writing {REPOSITORY_REQUIREMENT} for {REQUIREMENT_TOKEN}"
     scripts = {k for k in ours if k.startswith(".github/scripts/")}
     assert scripts <= set(scaffold), "the scaffold's workflows run these scripts too: add them under dot-github/scripts/ (name.py.txt)"
+
+
+def test_scaffold_installs_only_the_pinned_dualboard():
+    """A scaffolded repository never installs code from its checkout: a pull request could change that code,
+    and publish.yml runs it beside the Hub token. Every job that runs dualboard installs the pin first."""
+    for path in [p for p in WORKFLOWS if p.is_relative_to(SCAFFOLD_GITHUB)]:
+        for job in _load(path)["jobs"].values():
+            scripts = [str(s.get("run", "")) for s in job.get("steps") or []]
+            installs = [line.strip() for run in scripts for line in run.splitlines() if "pip install" in line]
+            runs_dualboard = [i for i, run in enumerate(scripts) if re.search(r"^\s*dualboard ", run, re.M)]
+            assert installs == ([f'python -m pip install "{REQUIREMENT_TOKEN}"'] if runs_dualboard else []), path
+            if runs_dualboard:
+                install = next(i for i, run in enumerate(scripts) if "pip install" in run)
+                assert install < runs_dualboard[0], f"{path}: install Dualboard before the first dualboard command"

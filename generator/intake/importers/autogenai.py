@@ -370,6 +370,28 @@ def _reorder_choices(questions: list[dict[str, Any]], published: dict[str, list[
             question["choices"] = order
 
 
+_DEPLOYMENT = re.compile(r"(?P<model>.+?)-(?P<host>[a-z0-9]+(?:_[a-z0-9]+){2,}_(?:com|net|org|io|ai))")
+"""A published name that ends in a serving host with its dots written as underscores (an Azure deployment id)."""
+
+
+def model_and_deployment(published: str) -> tuple[str, str | None]:
+    """Split a published model name into the model's own name and the deployment it names, if any.
+
+    The source names some files after the endpoint that served the model;
+    the leaderboard shows the model, and the deployment stays in the run's
+    metadata (``deployment``).
+
+    Examples
+    --------
+    >>> model_and_deployment("Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com")
+    ('Meta-Llama-3-1-405B-Instruct', 'Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com')
+    >>> model_and_deployment("meta_llama3-70b-instruct-v1_0")
+    ('meta_llama3-70b-instruct-v1_0', None)
+    """
+    match = _DEPLOYMENT.fullmatch(published)
+    return (match["model"], published) if match else (published, None)
+
+
 def run_id_for(model: str, taken: set[str]) -> str:
     """Derive a safe, unique run id from a published model name.
 
@@ -427,11 +449,13 @@ def _provenance(record: _Record, question: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _metadata(model: str, benchmark: str, version: str, rounds: int, release: str, marked: bool) -> dict[str, Any]:
+def _metadata(published: str, benchmark: str, version: str, rounds: int, release: str, marked: bool) -> dict[str, Any]:
     where = f"data/benchmarks/{benchmark}/{LABELS_FILE}"
     marks = f" The authors' own marks of these answers are in {where}." if marked else ""
+    model, deployment = model_and_deployment(published)
     return {
         "model": model,
+        **({"deployment": deployment} if deployment else {}),
         "model_revision": f"as published in {SOURCE} (commit 9e1f52b0), release {release}",
         "submitter": "autogenai (imported by dualboard import autogenai)",
         "date": version if _RELEASE_DATE.match(version) else None,
@@ -526,7 +550,7 @@ def _runs(records: list[_Record], by_id: dict[str, dict[str, Any]]) -> dict[str,
         by_model[record.model].append(record)
     runs: dict[str, _RunRecords] = {}
     for model in sorted(by_model):
-        run_id = run_id_for(model, set(runs))
+        run_id = run_id_for(model_and_deployment(model)[0], set(runs))
         chosen = sorted(by_model[model], key=lambda r: (r.round, int(r.fields["index"])))
         runs[run_id] = (model, [(r, by_id[str(r.fields["index"])]) for r in chosen])
     return runs

@@ -1,0 +1,81 @@
+"""The reader's pages on the real multiple-choice release (13 models × 30 questions × 10 rounds):
+readable model names, every question with its 10 rounds on a run page, each round's option order,
+and the naive interval beside the clustered one."""
+
+from __future__ import annotations
+
+import html
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from generator import pipeline
+from generator.project import Project
+from generator.release.history import load_releases
+from generator.render.site_content import site_content
+from generator.stats.tables import read_tables
+from generator.store import LocalStore
+from tests.render.html_tables import table_after, tables
+
+
+@pytest.fixture(scope="module")
+def real_board(imported_mc: Path, tmp_path_factory):
+    """(project, pages by path) of the imported release, graded and analysed in a private copy."""
+    root = tmp_path_factory.mktemp("real-board")
+    for name in ("data", "submissions"):
+        shutil.copytree(imported_mc / name, root / name)
+    project = Project(root)
+    store = LocalStore(project.store_dir)
+    pipeline.ingest(project, store)
+    pipeline.grade(project, store, progress=False)
+    pipeline.stats(project)
+    results = [pipeline.benchmark_results(project, b, runs) for b, runs in pipeline.stored_benchmarks(store).values()]
+    content = site_content(results, load_releases(root))
+    return project, {p.path: p.content for p in content.pages}
+
+
+def test_the_board_shows_models_not_deployments(real_board):
+    _, pages = real_board
+    board = html.unescape(pages["benchmarks/easy-problems-mc/index.md"])
+    assert "azure" not in board
+    models = [row[1].text for row in tables(pages["benchmarks/easy-problems-mc/index.md"])[0].rows]
+    assert {"Meta-Llama-3-1-405B-Instruct", "Meta-Llama-3-1-70B-Instruct"} <= set(models) and len(models) == 13
+    run_page = html.unescape(pages["benchmarks/easy-problems-mc/runs/meta-llama-3-1-405b-instruct.md"])
+    assert "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com" in run_page, "the deployment stays in the metadata"
+
+
+def test_naive_interval_is_narrower_than_the_clustered_one_with_ten_rounds(real_board):
+    """Ten correlated rounds per question: treating 300 answers as independent shrinks every interval."""
+    project, _ = real_board
+    models = read_tables(project.stats_dir("easy-problems-mc")).models
+    for grading in ("traditional", "answer_key"):
+        naive = models[f"{grading}_naive_ci_high"] - models[f"{grading}_naive_ci_low"]
+        clustered = models[f"{grading}_ci_high"] - models[f"{grading}_ci_low"]
+        assert (naive < clustered).all(), models[["run_id"]].assign(naive=naive, clustered=clustered)
+
+
+def test_run_page_lists_all_30_questions_with_10_rounds_each(real_board):
+    project, pages = real_board
+    listed = table_after(pages["benchmarks/easy-problems-mc/runs/o1-preview.md"], "## Every question")
+    scored = pd.read_parquet(project.scored_dir() / "easy-problems-mc.parquet")
+    run = scored[scored.run_id == "o1-preview"]
+    assert len(listed.rows) == 30
+    for row in listed.rows:
+        answers = run[run.question_id == row[0].text].sort_values("round")
+        assert row[3].note.split(" ") == ["✓" if v == 100 else "✗" for v in answers.traditional]
+        assert len(row[4].note.split(" ")) == 10
+
+
+def test_question_page_shows_the_order_of_each_round(real_board):
+    _, pages = real_board
+    answers = table_after(pages["benchmarks/easy-problems-mc/questions/1.md"], "## Answers and verdicts")
+    assert answers.headers[2].text == "Options as shown"
+    assert len(answers.rows) == 130
+    orders = {row[2].text for row in answers.rows}
+    assert len(orders) > 1, "the release shuffles options per round"
+    for row in answers.rows:
+        correct_here = row[2].note.removeprefix("correct here: ")
+        verdict = next(c.text for c in row[4:] if "chose" in c.text or "no readable option" in c.text or "empty" in c.text)
+        assert verdict.endswith(f"correct {correct_here}"), (row[2].text, row[2].note, verdict)
