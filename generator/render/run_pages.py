@@ -95,7 +95,8 @@ def _older_version(row: pd.Series, current: str | None) -> str:
 
 
 def _summary(row: pd.Series) -> str:
-    headers = ["Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
+    """The run's numbers as one measure per row: six columns side by side scrolled sideways at 1,400 px."""
+    measures = ["Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
                "Rank, traditional", "Rank, answer-key", "Answers with a verdict"]
     cells = [Cell(with_coverage(format_interval(row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"]),
                                 row[f"{g}_coverage"])) for g in GRADINGS]
@@ -107,7 +108,8 @@ def _summary(row: pd.Series) -> str:
               f"over {int(row['n_questions_paired'])} of {int(row['n_questions'])} questions. An answer a grader "
               "could not judge is left out of that grading's numbers.\n\n")
     notes = paragraph(f"Notes: {row['note']}.") if isinstance(row["note"], str) and row["note"] else ""
-    return table(headers, [cells], sortable=False) + paired + notes + "\n" + _variance(row)
+    rows = [[Cell(measure), cell] for measure, cell in zip(measures, cells, strict=True)]
+    return table(["Measure", "Value"], rows, sortable=False) + paired + notes + "\n" + _variance(row)
 
 
 def _rank(row: pd.Series, grading: str) -> str:

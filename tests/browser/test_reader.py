@@ -162,6 +162,22 @@ def test_no_sideways_scroll_at_1400_px(driver, demo_site):
         driver.set_window_size(size["width"], size["height"])
 
 
+def test_run_page_tables_fit_at_1400_px(driver, demo_site):
+    """The run page's summary once put six measures side by side and scrolled sideways at 1,400 px."""
+    root, server = demo_site
+    size = driver.get_window_size()
+    driver.set_window_size(1400, 900)
+    try:
+        open_page(driver, server.url + "benchmarks/demo/runs/delta-mind-34b/")
+        widths = driver.execute_script("""
+            return [...document.querySelectorAll('article .md-typeset__scrollwrap')].slice(0, 2)
+                .map(w => [w.scrollWidth, w.clientWidth]);""")
+        assert len(widths) == 2, widths
+        assert all(scroll <= client + 1 for scroll, client in widths), widths
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+
+
 def test_metadata_filters_narrow_the_board(driver, demo_site):
     root, server = demo_site
     metadata = {p.parent.name: yaml.safe_load(p.read_text("utf-8"))
