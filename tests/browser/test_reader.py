@@ -6,6 +6,7 @@ Runs on the demo build (tests/browser/conftest.py); expected values come from th
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -143,11 +144,20 @@ def test_dark_mode_toggle_switches_the_chart_template(driver, demo_site):
     assert console_errors(driver) == []
 
 
-def test_no_sideways_scroll_at_1400_px(driver, demo_site):
-    root, server = demo_site
+@contextlib.contextmanager
+def window_1400_px(driver):
+    """Lay pages out at 1,400 px (the width the leaderboard must fit), then restore the window."""
     size = driver.get_window_size()
     driver.set_window_size(1400, 900)
     try:
+        yield
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+
+
+def test_no_sideways_scroll_at_1400_px(driver, demo_site):
+    root, server = demo_site
+    with window_1400_px(driver):
         open_page(driver, server.url + "benchmarks/demo/")
         for grading in ("answer_key", "traditional"):
             driver.find_element(By.CSS_SELECTOR, f"label[for='dualboard-rank-{grading}']").click()
@@ -158,24 +168,18 @@ def test_no_sideways_scroll_at_1400_px(driver, demo_site):
                         wrap.scrollWidth, wrap.clientWidth, innerWidth];""")
             assert widths[4] >= 1385, widths
             assert widths[0] <= widths[1] and widths[2] <= widths[3], (grading, widths)
-    finally:
-        driver.set_window_size(size["width"], size["height"])
 
 
 def test_run_page_tables_fit_at_1400_px(driver, demo_site):
     """The run page's summary once put six measures side by side and scrolled sideways at 1,400 px."""
     root, server = demo_site
-    size = driver.get_window_size()
-    driver.set_window_size(1400, 900)
-    try:
+    with window_1400_px(driver):
         open_page(driver, server.url + "benchmarks/demo/runs/delta-mind-34b/")
         widths = driver.execute_script("""
             return [...document.querySelectorAll('article .md-typeset__scrollwrap')].slice(0, 2)
                 .map(w => [w.scrollWidth, w.clientWidth]);""")
         assert len(widths) == 2, widths
         assert all(scroll <= client + 1 for scroll, client in widths), widths
-    finally:
-        driver.set_window_size(size["width"], size["height"])
 
 
 def test_metadata_filters_narrow_the_board(driver, demo_site):
