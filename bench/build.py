@@ -21,8 +21,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 def build(root: Path) -> tuple[float, str]:
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "generator", "build", "--root", str(root), "--no-progress"],
-                          capture_output=True, text=True, cwd=REPO, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", "build", "--root", str(root), "--no-progress"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
     if proc.returncode != 0:
         sys.exit(proc.stdout + proc.stderr)
     return time.perf_counter() - started, proc.stdout

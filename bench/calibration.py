@@ -6,15 +6,15 @@ Usage::
     python bench/calibration.py --quick    # small grid, fewer sims (seconds)
     python bench/calibration.py --sims 500 --type1-sims 2000 --out calibration.csv
 
-Truth comes from the demo simulator, :mod:`generator.simulation.outcomes`:
+Truth comes from the demo simulator, :mod:`dualboard.simulation.outcomes`:
 each question's pass probability x_i ~ Beta(mean, concentration) per grading,
 tied across gradings by a Gaussian copula (``question_probabilities``); each
 round passes with probability x_i. The K rounds of a question are drawn at
 once as Binomial(K, x_i), which is exactly ``draw_rounds`` summed over rounds.
 The estimand is the population mean (``means[g]``). Thousands of benchmarks
 are simulated at once (arrays of simulations × questions) and passed to the
-same vectorised functions the leaderboard uses (``generator.stats.estimators``,
-``generator.stats.paired``, ``generator.stats.power``).
+same vectorised functions the leaderboard uses (``dualboard.stats.estimators``,
+``dualboard.stats.paired``, ``dualboard.stats.power``).
 
 Gates (STATISTICS.md, Validation) scale with the number of simulations
 actually run (:class:`Gate`): target ± (tolerance + z·Monte-Carlo SE), with
@@ -43,10 +43,10 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generator.simulation.outcomes import question_probabilities  # noqa: E402
-from generator.stats import estimators, kappa, paired, power  # noqa: E402
-from generator.stats.comparison import DECIMALS  # noqa: E402
-from generator.stats.tables import SEED  # noqa: E402
+from dualboard.simulation.outcomes import question_probabilities  # noqa: E402
+from dualboard.stats import estimators, kappa, paired, power  # noqa: E402
+from dualboard.stats.comparison import DECIMALS  # noqa: E402
+from dualboard.stats.tables import SEED  # noqa: E402
 
 ALPHA = 0.05
 CONCENTRATION = {"clustered": 4.0, "unclustered": None}
@@ -104,13 +104,13 @@ class Cell:
         return CONCENTRATION[self.clustering]
 
 
-def simulate(cell: Cell, means: dict[str, float], rho: float, sims: int,
-             rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate(
+    cell: Cell, means: dict[str, float], rho: float, sims: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """Return question means (sims × n) per grading, drawn from the known-truth simulator."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # rho = 1: singular covariance, fine
-        probs = question_probabilities(sims * cell.n, means, concentration=cell.concentration,
-                                       rho=rho, rng=rng)
+        probs = question_probabilities(sims * cell.n, means, concentration=cell.concentration, rho=rho, rng=rng)
     out = {}
     for g in means:
         x = probs[g].to_numpy().reshape(sims, cell.n)
@@ -125,6 +125,7 @@ def second_mean(mean: float) -> float:
 
 # ---------------------------------------------------------------- coverage
 
+
 def coverage_cell(cell: Cell, sims: int, rng: np.random.Generator) -> list[dict]:
     """Return coverage of every interval in one grid cell."""
     truth = {"traditional": cell.mean, "answer_key": second_mean(cell.mean)}
@@ -135,13 +136,13 @@ def coverage_cell(cell: Cell, sims: int, rng: np.random.Generator) -> list[dict]
     lo, hi = estimators.wilson_neff_interval(mu, se, cell.n, df, ALPHA)
     rows.append(_cov(cell, "mean: wilson_neff", lo, hi, truth["traditional"], sims))
     lo, hi = estimators.t_interval(mu, se, df, ALPHA)
-    rows.append(_cov(cell, "mean: t on question means", lo, hi, truth["traditional"], sims,
-                     gated=False))
+    rows.append(_cov(cell, "mean: t on question means", lo, hi, truth["traditional"], sims, gated=False))
     n_all = cell.n * cell.rounds
     sd_all = np.sqrt(mu * (1 - mu) * n_all / max(n_all - 1, 1))
     half = estimators.naive_z(ALPHA) * sd_all / np.sqrt(n_all)
-    rows.append(_cov(cell, "mean: NAIVE (answers independent)", mu - half, mu + half,
-                     truth["traditional"], sims, gated=False))
+    rows.append(
+        _cov(cell, "mean: NAIVE (answers independent)", mu - half, mu + half, truth["traditional"], sims, gated=False)
+    )
     rows.append(_diff_coverage(cell, k, y, truth["answer_key"] - truth["traditional"], sims))
     return rows
 
@@ -160,8 +161,17 @@ def _diff_coverage(cell: Cell, k: np.ndarray, y: np.ndarray, truth: float, sims:
     return _cov(cell, "diff: paired t (constant d: p̄ interval)", lo, hi, truth, sims)
 
 
-def _cov(cell: Cell, check: str, lo: np.ndarray, hi: np.ndarray, truth: float, sims: int, *,
-         gated: bool = True, conservative: bool = False) -> dict:
+def _cov(
+    cell: Cell,
+    check: str,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    truth: float,
+    sims: int,
+    *,
+    gated: bool = True,
+    conservative: bool = False,
+) -> dict:
     """Summarise one interval's coverage as a result row (gated from n = 30)."""
     rate = float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi)))
     gate = (COVERAGE_CONSERVATIVE if conservative else COVERAGE) if gated and cell.n >= 30 else None
@@ -175,12 +185,22 @@ def _row(kind: str, check: str, cell: Cell, sims: int, value: float, gate: Gate 
     else:
         low, high = gate.bounds(sims)
         label, verdict = gate.label(sims), "PASS" if low <= value <= high else "FAIL"
-    return {"kind": kind, "check": check, "n": cell.n, "K": cell.rounds, "mean": cell.mean,
-            "clustering": cell.clustering, "sims": sims, "value": value, "gate": label,
-            "pass": verdict}
+    return {
+        "kind": kind,
+        "check": check,
+        "n": cell.n,
+        "K": cell.rounds,
+        "mean": cell.mean,
+        "clustering": cell.clustering,
+        "sims": sims,
+        "value": value,
+        "gate": label,
+        "pass": verdict,
+    }
 
 
 # ---------------------------------------------------------------- type I
+
 
 def type1_cell(cell: Cell, sims: int, rng: np.random.Generator) -> list[dict]:
     """Return the rejection rate of every test under the null (identical x_i)."""
@@ -222,13 +242,13 @@ def _wilcoxon_p(d: np.ndarray) -> np.ndarray:
     nonzero = np.any(d != 0, axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = stats.wilcoxon(d[nonzero], axis=1, correction=True, zero_method="wilcox",
-                             method="approx")
+        res = stats.wilcoxon(d[nonzero], axis=1, correction=True, zero_method="wilcox", method="approx")
     p[nonzero] = np.nan_to_num(res.pvalue, nan=1.0)
     return p
 
 
 # ---------------------------------------------------------------- multiplicity and ranks
+
 
 def holm_reject(p: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
     """Return Holm step-down rejections, vectorised over rows (sims × hypotheses)."""
@@ -245,7 +265,7 @@ def holm_reject(p: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
 def pair_pvalues(q: dict[str, np.ndarray], rounds: int) -> tuple[list, np.ndarray, np.ndarray]:
     """Return run pairs, their p-values (sims × pairs) and mean differences a - b."""
     names = list(q)
-    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     ps, diffs = [], []
     for a, b in pairs:
         d = q[a] - q[b]
@@ -266,8 +286,7 @@ def fwer_cell(cell: Cell, sims: int, rng: np.random.Generator, runs: int = 8) ->
     return _row("Holm FWER (8 identical runs)", "any pair significant", cell, sims, rate, TYPE_ONE)
 
 
-def rank_cell(cell: Cell, sims: int, rng: np.random.Generator, runs: int, gap_se: float,
-              gated: bool = True) -> dict:
+def rank_cell(cell: Cell, sims: int, rng: np.random.Generator, runs: int, gap_se: float, gated: bool = True) -> dict:
     """Return how often Holm rank intervals contain every true rank jointly."""
     base = {f"run{i}": 0.5 for i in range(runs)}
     sd_pair = population_sd(cell, base, 0.5, "run0", "run1")
@@ -289,14 +308,15 @@ def rank_cell(cell: Cell, sims: int, rng: np.random.Generator, runs: int, gap_se
     true_rank = np.arange(1, runs + 1)
     contains = (1 + above <= true_rank) & (true_rank <= runs - below)
     rate = float(np.mean(contains.all(axis=1)))
-    return _row("rank intervals (joint)", f"{runs} runs, gaps {gap_se:g} SE(diff)", cell, sims,
-                rate, RANKS if gated else None)
+    return _row(
+        "rank intervals (joint)", f"{runs} runs, gaps {gap_se:g} SE(diff)", cell, sims, rate, RANKS if gated else None
+    )
 
 
 # ---------------------------------------------------------------- power at the MDE
 
-def population_sd(cell: Cell, means: dict[str, float], rho: float, a: str, b: str,
-                  size: int = 400_000) -> float:
+
+def population_sd(cell: Cell, means: dict[str, float], rho: float, a: str, b: str, size: int = 400_000) -> float:
     """Return the population SD of question-mean differences a - b (large Monte Carlo)."""
     rng = np.random.default_rng(7)
     big = Cell(size, cell.rounds, cell.mean, cell.clustering)
@@ -319,8 +339,7 @@ def mde_at_truth(cell: Cell, rho: float) -> float:
         if cell.rounds == 1:
             new = power.mde_mcnemar(population_discordance(cell, means, rho), cell.n)
         else:
-            new = power.mde_paired_t(population_sd(cell, means, rho, "answer_key",
-                                                   "traditional"), cell.n)
+            new = power.mde_paired_t(population_sd(cell, means, rho, "answer_key", "traditional"), cell.n)
         if not np.isfinite(new) or abs(new - delta) < 1e-4:
             return new
         delta = new
@@ -339,25 +358,23 @@ def power_cell(cell: Cell, sims: int, rng: np.random.Generator, rho: float = 0.5
     else:
         p = _t_p(d)
     rate = float(np.mean(p <= ALPHA))
-    return _row("power at MDE", f"MDE = {100 * delta:.1f} points", cell, sims, rate,
-                POWER if cell.n >= 30 else None)
+    return _row("power at MDE", f"MDE = {100 * delta:.1f} points", cell, sims, rate, POWER if cell.n >= 30 else None)
 
 
 # ---------------------------------------------------------------- effect size and kappa
 
+
 def dz_cell(cell: Cell, sims: int, rng: np.random.Generator) -> dict:
     """Return coverage of the noncentral-t interval of d_z (d is not normal: report only)."""
     truth = {"traditional": cell.mean, "answer_key": second_mean(cell.mean)}
-    big = simulate(Cell(400_000, cell.rounds, cell.mean, cell.clustering), truth, 0.5, 1,
-                   np.random.default_rng(9))
+    big = simulate(Cell(400_000, cell.rounds, cell.mean, cell.clustering), truth, 0.5, 1, np.random.default_rng(9))
     d_pop = big["answer_key"] - big["traditional"]
     dz_true = float(d_pop.mean() / d_pop.std())
     q = simulate(cell, truth, 0.5, sims, rng)
     t = paired.paired_t(q["answer_key"] - q["traditional"])["t"]
     bounds = np.array([paired.dz_interval(float(ti), cell.n) for ti in t])
     rate = float(np.mean((bounds[:, 0] <= dz_true) & (dz_true <= bounds[:, 1])))
-    return _row("coverage", f"effect d_z: noncentral t (true {dz_true:.2f})", cell, sims, rate,
-                None)
+    return _row("coverage", f"effect d_z: noncentral t (true {dz_true:.2f})", cell, sims, rate, None)
 
 
 def verdict_counts(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator) -> np.ndarray:
@@ -369,8 +386,9 @@ def verdict_counts(cell: Cell, sims: int, accuracy: float, rng: np.random.Genera
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        probs = question_probabilities(sims * cell.n, {"h": cell.mean, "a": accuracy},
-                                       concentration=cell.concentration, rho=0.0, rng=rng)
+        probs = question_probabilities(
+            sims * cell.n, {"h": cell.mean, "a": accuracy}, concentration=cell.concentration, rho=0.0, rng=rng
+        )
     x = probs["h"].to_numpy().reshape(sims, cell.n, 1)
     acc = probs["a"].to_numpy().reshape(sims, cell.n, 1)
     if cell.concentration is None:
@@ -382,11 +400,9 @@ def verdict_counts(cell: Cell, sims: int, accuracy: float, rng: np.random.Genera
     return np.stack([c.sum(axis=2) for c in cells], axis=-1)
 
 
-def kappa_cell(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator,
-               n_boot: int = 1000) -> dict:
+def kappa_cell(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator, n_boot: int = 1000) -> dict:
     """Return coverage of the question-cluster BCa interval of κ (the leaderboard's code)."""
-    big = verdict_counts(Cell(200_000, cell.rounds, cell.mean, cell.clustering), 1, accuracy,
-                         np.random.default_rng(10))
+    big = verdict_counts(Cell(200_000, cell.rounds, cell.mean, cell.clustering), 1, accuracy, np.random.default_rng(10))
     k_true = float(kappa.kappa_from_counts(big[0].sum(axis=0)))
     counts = verdict_counts(cell, sims, accuracy, rng)
     hits, defined = 0, 0
@@ -397,24 +413,22 @@ def kappa_cell(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator,
         defined += 1
         hits += lo <= k_true <= hi
     rate = hits / max(defined, 1)
-    return _row("coverage", f"kappa: cluster BCa (true {k_true:.2f}, {defined} estimable)", cell,
-                sims, rate, None)
+    return _row("coverage", f"kappa: cluster BCa (true {k_true:.2f}, {defined} estimable)", cell, sims, rate, None)
 
 
 # ---------------------------------------------------------------- driver
 
+
 def grid(quick: bool) -> list[Cell]:
     """Return the STATISTICS.md grid (or a small one with --quick)."""
-    ns, ks, means = ((30, 100), (1, 3), (0.5, 0.95)) if quick else \
-        ((10, 30, 100, 500), (1, 3, 5), (0.5, 0.8, 0.95))
+    ns, ks, means = ((30, 100), (1, 3), (0.5, 0.95)) if quick else ((10, 30, 100, 500), (1, 3, 5), (0.5, 0.8, 0.95))
     return [Cell(n, k, m, c) for n in ns for k in ks for m in means for c in CONCENTRATION]
 
 
 PARTS = ("grid", "fwer", "power", "ranks", "effects", "kappa")
 
 
-def run(quick: bool, sims: int, type1_sims: int, seed: int,
-        parts: tuple[str, ...] = PARTS) -> pd.DataFrame:
+def run(quick: bool, sims: int, type1_sims: int, seed: int, parts: tuple[str, ...] = PARTS) -> pd.DataFrame:
     """Run the chosen checks and return the result rows."""
     rng = np.random.default_rng(seed)
     rows: list[dict] = []
@@ -422,9 +436,12 @@ def run(quick: bool, sims: int, type1_sims: int, seed: int,
     def add(new: list[dict]) -> None:
         rows.extend(new)
         for r in new:  # progress on stderr: a long run shows where it is
-            print(f"{r['kind']:>28} | {r['check']:<44} n={r['n']:<4} K={r['K']} "
-                  f"mean={r['mean']} {r['clustering']:<11} {r['value']:.4f} {r['pass']}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{r['kind']:>28} | {r['check']:<44} n={r['n']:<4} K={r['K']} "
+                f"mean={r['mean']} {r['clustering']:<11} {r['value']:.4f} {r['pass']}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     if "grid" in parts:
         for cell in grid(quick):
@@ -445,8 +462,7 @@ def run(quick: bool, sims: int, type1_sims: int, seed: int,
             add([dz_cell(Cell(n, k, 0.8, "clustered"), min(sims, 1000), rng)])
     if "kappa" in parts:
         for n, k, acc in ((30, 1, 0.95), (100, 1, 0.95), (100, 3, 0.95), (100, 3, 0.8)):
-            add([kappa_cell(Cell(n, k, 0.6, "clustered"), min(sims, 300 if quick else 500),
-                            acc, rng)])
+            add([kappa_cell(Cell(n, k, 0.6, "clustered"), min(sims, 300 if quick else 500), acc, rng)])
     return pd.DataFrame(rows)
 
 
@@ -458,8 +474,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--type1-sims", type=int, help="simulations per type-I/FWER cell")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--out", type=Path, help="also write the table as CSV")
-    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS),
-                        help="run only these parts")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS), help="run only these parts")
     args = parser.parse_args(argv)
     sims = args.sims or (300 if args.quick else 2000)
     type1 = args.type1_sims or (1000 if args.quick else 10_000)
@@ -469,8 +484,10 @@ def main(argv: list[str] | None = None) -> int:
     pd.set_option("display.max_rows", 1000)
     print(table.to_string(index=False, formatters={"value": "{:.3f}".format}))
     failed = table[table["pass"] == "FAIL"]
-    print(f"\n{len(table)} checks, {int((table['pass'] == 'PASS').sum())} pass, {len(failed)} fail, "
-          f"{int((table['pass'] == '').sum())} reported only; {time.perf_counter() - started:.0f} s")
+    print(
+        f"\n{len(table)} checks, {int((table['pass'] == 'PASS').sum())} pass, {len(failed)} fail, "
+        f"{int((table['pass'] == '').sum())} reported only; {time.perf_counter() - started:.0f} s"
+    )
     if args.out:
         table.to_csv(args.out, index=False)
     return 1 if len(failed) else 0

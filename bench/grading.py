@@ -26,9 +26,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "grading")]
 
 from judge_server import ScriptedJudgeServer, always  # noqa: E402
 
-from generator.grading.llm import LlmGrader  # noqa: E402
-from generator.grading.rules import RulesGrader  # noqa: E402
-from generator.intake.importers import import_autogenai  # noqa: E402
+from dualboard.grading.llm import LlmGrader  # noqa: E402
+from dualboard.grading.rules import RulesGrader  # noqa: E402
+from dualboard.intake.importers import import_autogenai  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "easy-problems" / "2024-09-13-Multi-Benchmark"
 QUESTION = {

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from generator.intake.validate import Limits
+from dualboard.intake.validate import Limits
 from tests.hostile.adversarial_answers import GRADERS, adversarial_answers
 
 

@@ -15,20 +15,28 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generator.simulation.outcomes import simulate_outcomes  # noqa: E402
-from generator.stats import analyse  # noqa: E402
+from dualboard.simulation.outcomes import simulate_outcomes  # noqa: E402
+from dualboard.stats import analyse  # noqa: E402
 
 
 def leaderboard(runs: int, questions: int, rounds: int) -> pd.DataFrame:
     """Return a scored table of simulated runs with spread-out accuracies."""
     frames = []
     for i, mean in enumerate(np.linspace(0.2, 0.9, runs)):
-        df = simulate_outcomes(questions, rounds, {"traditional": mean, "answer_key": mean * 0.8},
-                               seed=i)
-        frames.append(pd.DataFrame({
-            "run_id": f"run{i:03d}", "model": f"m{i}", "question_id": df["question"].astype(str),
-            "round": df["round"], "category": "c", "traditional": 100.0 * df["traditional"],
-            "answer_key": 100.0 * df["answer_key"]}))
+        df = simulate_outcomes(questions, rounds, {"traditional": mean, "answer_key": mean * 0.8}, seed=i)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "run_id": f"run{i:03d}",
+                    "model": f"m{i}",
+                    "question_id": df["question"].astype(str),
+                    "round": df["round"],
+                    "category": "c",
+                    "traditional": 100.0 * df["traditional"],
+                    "answer_key": 100.0 * df["answer_key"],
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -42,8 +50,10 @@ def main() -> None:
     scored = leaderboard(args.runs, args.questions, args.rounds)
     started = time.perf_counter()
     tables = analyse(scored, n_boot=args.boot)
-    print(f"{len(scored):,} answers, {args.runs} runs, {len(tables.pairwise):,} pairs: "
-          f"{time.perf_counter() - started:.1f} s")
+    print(
+        f"{len(scored):,} answers, {args.runs} runs, {len(tables.pairwise):,} pairs: "
+        f"{time.perf_counter() - started:.1f} s"
+    )
 
 
 if __name__ == "__main__":

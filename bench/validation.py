@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 CHILD = """
 import resource, sys, time
 from pathlib import Path
-from generator.intake.validate import Limits, validate_submissions
+from dualboard.intake.validate import Limits, validate_submissions
 root = Path(sys.argv[1])
 limits = Limits(predictions_bytes=1 << 30)  # the default 50 MB would reject 10^6 lines unread
 start, cpu = time.perf_counter(), time.process_time()
@@ -44,15 +44,28 @@ def write_board(root: Path, questions: int, rounds: int, response_chars: int, *,
     """Write the benchmark and the run; return the number of prediction lines."""
     bench = root / "data" / "benchmarks" / "big"
     bench.mkdir(parents=True)
-    config = {"name": "big", "version": "1", "graders": {"traditional": {"name": "exact"}, "answer_key": [{"name": "rules"}]}}
+    config = {
+        "name": "big",
+        "version": "1",
+        "graders": {"traditional": {"name": "exact"}, "answer_key": [{"name": "rules"}]},
+    }
     (bench / "benchmark.yaml").write_text(yaml.safe_dump(config))
     key = {"answer": "4", "aliases": [], "patterns": [], "numeric": None, "reference": "4", "notes": ""}
     with (bench / "questions.jsonl").open("w") as out:
         for i in range(questions):
-            out.write(json.dumps({"id": f"q{i}", "category": "c", "prompt": "p", "type": "open", "answer_key": key}) + "\n")
+            out.write(
+                json.dumps({"id": f"q{i}", "category": "c", "prompt": "p", "type": "open", "answer_key": key}) + "\n"
+            )
     run = root / "submissions" / "big" / "run"
     run.mkdir(parents=True)
-    meta = {"model": "m", "submitter": "bench", "date": "2026-01-01", "benchmark": "big", "benchmark_version": "1", "rounds": rounds}
+    meta = {
+        "model": "m",
+        "submitter": "bench",
+        "date": "2026-01-01",
+        "benchmark": "big",
+        "benchmark_version": "1",
+        "rounds": rounds,
+    }
     (run / "metadata.yaml").write_text(yaml.safe_dump(meta))
     response = "x" * response_chars
     with (run / "predictions.jsonl").open("w") as out:

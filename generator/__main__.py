@@ -1,5 +1,5 @@
-"""Allow ``python -m generator`` as a synonym of the ``dualboard`` command."""
+"""Allow ``python -m dualboard`` as a synonym of the ``dualboard`` command."""
 
-from generator.cli import main
+from dualboard.cli import main
 
 main(prog_name="dualboard")

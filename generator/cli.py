@@ -17,18 +17,18 @@ from pathlib import Path
 
 import click
 
-from generator import __version__, pipeline
-from generator import preview as board_preview
-from generator.atomic import atomic_write_text
-from generator.errors import DualboardError, InvalidInputError
-from generator.intake.importers import import_autogenai
-from generator.intake.validate import Limits, ValidationReport
-from generator.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
-from generator.project import CONFIG_FILE, Project
-from generator.release.freeze import release as freeze_release
-from generator.simulation import simulate_benchmark
-from generator.stats.tables import SEED
-from generator.store import LocalStore, Store
+from dualboard import __version__, pipeline
+from dualboard import preview as board_preview
+from dualboard.atomic import atomic_write_text
+from dualboard.errors import DualboardError, InvalidInputError
+from dualboard.intake.importers import import_autogenai
+from dualboard.intake.validate import Limits, ValidationReport
+from dualboard.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
+from dualboard.project import CONFIG_FILE, Project
+from dualboard.release.freeze import release as freeze_release
+from dualboard.simulation import simulate_benchmark
+from dualboard.stats.tables import SEED
+from dualboard.store import LocalStore, Store
 
 EXIT_INVALID = 1
 ROOT_KEY = "dualboard.root"
@@ -39,8 +39,13 @@ HUB_ENDPOINT = "https://huggingface.co"
 def root_option(command):
     """Add ``--root DIR`` (the leaderboard folder) and pass a Project."""
 
-    @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-                  show_default=True, help="Leaderboard folder holding data/ and submissions/.")
+    @click.option(
+        "--root",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path("."),
+        show_default=True,
+        help="Leaderboard folder holding data/ and submissions/.",
+    )
     @functools.wraps(command)
     def wrapper(root: Path, **kwargs):
         click.get_current_context().meta[ROOT_KEY] = root.resolve()  # findings are shown relative to it (_run)
@@ -56,12 +61,21 @@ def _store(project: Project) -> LocalStore:
 def hub_options(command):
     """Add ``--hub ORG/NAME`` and ``--hub-endpoint URL`` (passed on as ``hub_repo`` and ``hub_endpoint``)."""
     command = click.option(
-        "--hub-endpoint", metavar="URL", envvar="DUALBOARD_HUB_ENDPOINT", default=None,
+        "--hub-endpoint",
+        metavar="URL",
+        envvar="DUALBOARD_HUB_ENDPOINT",
+        default=None,
         help=f"Hub address (env DUALBOARD_HUB_ENDPOINT; default: store.endpoint in {CONFIG_FILE}, else {HUB_ENDPOINT}). "
-             f"The option wins over {CONFIG_FILE}, which a pull request can edit: CI passes it explicitly.")(command)
+        f"The option wins over {CONFIG_FILE}, which a pull request can edit: CI passes it explicitly.",
+    )(command)
     return click.option(
-        "--hub", "hub_repo", metavar="ORG/NAME", callback=_check_repo_id, default=None,
-        help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, else the local store).")(command)
+        "--hub",
+        "hub_repo",
+        metavar="ORG/NAME",
+        callback=_check_repo_id,
+        default=None,
+        help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, else the local store).",
+    )(command)
 
 
 def store_option(command):
@@ -73,14 +87,23 @@ def store_option(command):
     """
 
     @hub_options
-    @click.option("--hub-revision", metavar="REV", default=None,
-                  help="Read this tag or commit of the Hub dataset (default: the head of main).")
-    @click.option("--stage", is_flag=True,
-                  help="With --hub: only read the dataset (no token needed for a public one) and keep ingested runs "
-                       "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them. "
-                       "Without --stage, ingest commits to the dataset and needs HF_TOKEN.")
+    @click.option(
+        "--hub-revision",
+        metavar="REV",
+        default=None,
+        help="Read this tag or commit of the Hub dataset (default: the head of main).",
+    )
+    @click.option(
+        "--stage",
+        is_flag=True,
+        help="With --hub: only read the dataset (no token needed for a public one) and keep ingested runs "
+        "and new verdicts in .dualboard/hub-pending/ for `dualboard publish`, which pushes them. "
+        "Without --stage, ingest commits to the dataset and needs HF_TOKEN.",
+    )
     @functools.wraps(command)
-    def wrapper(project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, stage: bool, **kwargs):
+    def wrapper(
+        project: Project, hub_repo: str | None, hub_endpoint: str, hub_revision: str | None, stage: bool, **kwargs
+    ):
         store = _choose_store(project, hub_repo, hub_endpoint, hub_revision, stage=stage)
         return command(project=project, store=store, **kwargs)
 
@@ -89,12 +112,15 @@ def store_option(command):
 
 def _check_repo_id(ctx, param, value: str | None) -> str | None:
     if value is not None and not HUB_REPO_ID.fullmatch(value):
-        raise click.BadParameter(f"{value!r} is not ORG/NAME (letters, digits, '-', '_', '.'), e.g. my-org/my-leaderboard")
+        raise click.BadParameter(
+            f"{value!r} is not ORG/NAME (letters, digits, '-', '_', '.'), e.g. my-org/my-leaderboard"
+        )
     return value
 
 
-def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, revision: str | None, *,
-                  stage: bool = False) -> Store:
+def _choose_store(
+    project: Project, hub_repo: str | None, endpoint: str | None, revision: str | None, *, stage: bool = False
+) -> Store:
     settings = _run(project.store_settings)
     hub_repo = _check_repo_id(None, None, hub_repo or settings.hub)
     endpoint = endpoint or settings.endpoint or HUB_ENDPOINT
@@ -103,13 +129,18 @@ def _choose_store(project: Project, hub_repo: str | None, endpoint: str | None, 
             if value:
                 raise click.UsageError(f"{flag} needs --hub ORG/NAME")
         return _store(project)
-    from generator.store.hub import (
+    from dualboard.store.hub import (
         HubStore,  # imports huggingface_hub only when asked for
     )
-    from generator.store.staged import StagedHubStore
+    from dualboard.store.staged import StagedHubStore
 
-    hub = HubStore(hub_repo, endpoint=endpoint, revision=revision, cache_dir=project.hub_cache_dir,
-                   pending_dir=project.hub_pending_dir)
+    hub = HubStore(
+        hub_repo,
+        endpoint=endpoint,
+        revision=revision,
+        cache_dir=project.hub_cache_dir,
+        pending_dir=project.hub_pending_dir,
+    )
     return StagedHubStore(hub, project.hub_pending_dir) if stage else hub
 
 
@@ -145,7 +176,9 @@ def main():
 @main.command()
 @root_option
 @store_option
-@click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap, published on the site.")
+@click.option(
+    "--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap, published on the site."
+)
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def build(project: Project, store: Store, seed: int, progress: bool):
     """Run every stage: validate → ingest → grade → stats → render.
@@ -165,14 +198,31 @@ def build(project: Project, store: Store, seed: int, progress: bool):
 @main.command()
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: one finding per line; json: one document for machines.")
-@click.option("--max-predictions-bytes", type=click.IntRange(min=1), default=Limits.predictions_bytes,
-              show_default=True, help="Largest accepted predictions.jsonl.")
-@click.option("--max-response-bytes", type=click.IntRange(min=1), default=Limits.response_bytes,
-              show_default=True, help="Largest accepted single response (UTF-8 bytes).")
-def validate(project: Project, paths: tuple[Path, ...], output_format: str, max_predictions_bytes: int,
-             max_response_bytes: int):
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: one finding per line; json: one document for machines.",
+)
+@click.option(
+    "--max-predictions-bytes",
+    type=click.IntRange(min=1),
+    default=Limits.predictions_bytes,
+    show_default=True,
+    help="Largest accepted predictions.jsonl.",
+)
+@click.option(
+    "--max-response-bytes",
+    type=click.IntRange(min=1),
+    default=Limits.response_bytes,
+    show_default=True,
+    help="Largest accepted single response (UTF-8 bytes).",
+)
+def validate(
+    project: Project, paths: tuple[Path, ...], output_format: str, max_predictions_bytes: int, max_response_bytes: int
+):
     """Check submissions without changing anything.
 
     PATHS are run folders, benchmark folders under submissions/, or the
@@ -226,7 +276,7 @@ def ingest(project: Project, store: Store):
 
 def _today() -> str:
     """The current UTC date, ``YYYY-MM-DD`` (the one clock the commands read)."""
-    return dt.datetime.now(dt.timezone.utc).date().isoformat()
+    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 class RunName(click.ParamType):
@@ -259,10 +309,17 @@ class IsoDate(click.ParamType):
 @hub_options
 @click.argument("run", type=RunName())
 @click.option("--reason", required=True, help="Why the run leaves; shown on the site's changelog.")
-@click.option("--date", "removed", type=IsoDate(), default=None, show_default="today in UTC",
-              help="Date of the removal, for the changelog.")
-def remove(project: Project, hub_repo: str | None, hub_endpoint: str | None, run: str, reason: str,
-           removed: str | None):
+@click.option(
+    "--date",
+    "removed",
+    type=IsoDate(),
+    default=None,
+    show_default="today in UTC",
+    help="Date of the removal, for the changelog.",
+)
+def remove(
+    project: Project, hub_repo: str | None, hub_endpoint: str | None, run: str, reason: str, removed: str | None
+):
     """Withdraw RUN (BENCHMARK/RUN_ID) from the store, with a reason for the changelog.
 
     For a store fed without a checkout, e.g. a Hub dataset (--hub ORG/NAME,
@@ -287,7 +344,9 @@ def remove(project: Project, hub_repo: str | None, hub_endpoint: str | None, run
 @main.command()
 @root_option
 @hub_options
-@click.option("--release", "version", required=True, metavar="VERSION", help="Release tag, e.g. 2026.1 (frozen once made).")
+@click.option(
+    "--release", "version", required=True, metavar="VERSION", help="Release tag, e.g. 2026.1 (frozen once made)."
+)
 def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, version: str):
     """Upload release VERSION and what the build staged to the Hub in one commit, and tag it.
 
@@ -311,36 +370,62 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     release froze: if the dataset moved on since, the Hub refuses the commit
     and nothing is written. The commit is tagged VERSION.
     """
-    from generator.store.hub import HubStore
-    from generator.store.publish import publish as push
-    from generator.store.staged import StagedHubStore
+    from dualboard.store.hub import HubStore
+    from dualboard.store.publish import publish as push
+    from dualboard.store.staged import StagedHubStore
 
     hub = _choose_store(project, hub_repo, hub_endpoint, None)
     if not isinstance(hub, HubStore):
         raise click.UsageError("publish needs --hub ORG/NAME: releases go to a Hugging Face Hub dataset")
     store = StagedHubStore(hub, project.hub_pending_dir)
     result = _run(lambda: push(store, project.root, project.build_dir, version))
-    click.echo(f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
-               f"on {store.hub.repo_id} ({store.hub.endpoint})")
+    click.echo(
+        f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
+        f"on {store.hub.repo_id} ({store.hub.endpoint})"
+    )
 
 
 @main.command()
 @root_option
 @hub_options
-@click.option("--hub-revision", metavar="REV", default=None,
-              help="With --hub: place the runs on this tag or commit of the dataset (default: the head of main).")
-@click.argument("run_dirs", nargs=-1, metavar="[RUN_DIR]...",
-                type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--base", metavar="REV", default=None,
-              help="Git revision the runs are compared against (CI: the pull request's base commit). Without "
-                   "RUN_DIR, previews the runs changed since REV and validates all of submissions/; with the local "
-                   "store, the board is REV's submissions/ instead of .dualboard/store.")
-@click.option("--json", "json_path", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the preview as a dualboard-preview/2 JSON document (what the comment workflow renders).")
+@click.option(
+    "--hub-revision",
+    metavar="REV",
+    default=None,
+    help="With --hub: place the runs on this tag or commit of the dataset (default: the head of main).",
+)
+@click.argument(
+    "run_dirs", nargs=-1, metavar="[RUN_DIR]...", type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option(
+    "--base",
+    metavar="REV",
+    default=None,
+    help="Git revision the runs are compared against (CI: the pull request's base commit). Without "
+    "RUN_DIR, previews the runs changed since REV and validates all of submissions/; with the local "
+    "store, the board is REV's submissions/ instead of .dualboard/store.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the preview as a dualboard-preview/2 JSON document (what the comment workflow renders).",
+)
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
-def preview(project: Project, hub_repo: str | None, hub_endpoint: str | None, hub_revision: str | None,
-            run_dirs: tuple[Path, ...], base: str | None, json_path: Path | None, seed: int, progress: bool):
+def preview(
+    project: Project,
+    hub_repo: str | None,
+    hub_endpoint: str | None,
+    hub_revision: str | None,
+    run_dirs: tuple[Path, ...],
+    base: str | None,
+    json_path: Path | None,
+    seed: int,
+    progress: bool,
+):
     """Show where runs would land on the leaderboard, before they are merged.
 
     Validates each RUN_DIR (submissions/<benchmark>/<run_id>/) with everything
@@ -366,7 +451,9 @@ def preview(project: Project, hub_repo: str | None, hub_endpoint: str | None, hu
     board could not be graded (the JSON says why), 2 on a usage error.
     """
     if base is None and not run_dirs:
-        raise click.UsageError("name the runs to preview (RUN_DIR...), or pass --base REV to preview the runs changed since REV")
+        raise click.UsageError(
+            "name the runs to preview (RUN_DIR...), or pass --base REV to preview the runs changed since REV"
+        )
     commit, changed = _run(lambda: board_preview.runs_changed_since(project, base)) if base is not None else (None, [])
     dirs = [d.resolve() for d in run_dirs] or changed
     store = _choose_store(project, hub_repo, hub_endpoint, hub_revision)
@@ -375,7 +462,9 @@ def preview(project: Project, hub_repo: str | None, hub_endpoint: str | None, hu
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(json_path, json.dumps(result.document, indent=1) + "\n")
-    click.echo(board_preview.markdown(result.document), nl=False)  # submitted text in it is inert: no control character survives
+    click.echo(
+        board_preview.markdown(result.document), nl=False
+    )  # submitted text in it is inert: no control character survives
     if not result.ok:
         raise SystemExit(EXIT_INVALID)
 
@@ -394,7 +483,7 @@ def init(directory: Path, benchmark: str, title: str | None):
     leaderboard's CI grades with the code that made it. DIRECTORY must not
     exist or be empty.
     """
-    from generator.scaffold import scaffold
+    from dualboard.scaffold import scaffold
 
     files = _run(lambda: scaffold(directory, benchmark, title))
     click.echo(f"    init: {len(files)} files written to {directory}. Next: dualboard build --root {directory}")
@@ -450,7 +539,9 @@ def render(project: Project, store: Store):
 def serve(project: Project, port: int, open_browser: bool):
     """Preview the built site on http://127.0.0.1:PORT/ (Ctrl-C to stop)."""
     if not (project.site_dir / "index.html").is_file():
-        raise click.ClickException(f"{project.site_dir} has no built site — run `dualboard build --root {project.root}` first")
+        raise click.ClickException(
+            f"{project.site_dir} has no built site — run `dualboard build --root {project.root}` first"
+        )
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(project.site_dir))
     socketserver.ThreadingTCPServer.allow_reuse_address = True
     try:
@@ -470,8 +561,12 @@ def serve(project: Project, port: int, open_browser: bool):
 
 @main.command()
 @root_option
-@click.option("--benchmark", default="demo", show_default=True,
-              help="Benchmark whose data/benchmarks/<name>/simulated_models.yaml describes the models.")
+@click.option(
+    "--benchmark",
+    default="demo",
+    show_default=True,
+    help="Benchmark whose data/benchmarks/<name>/simulated_models.yaml describes the models.",
+)
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed; the same seed writes the same bytes.")
 def simulate(project: Project, benchmark: str, seed: int):
     """Write simulated runs with known true accuracies into submissions/.
@@ -495,8 +590,13 @@ def import_():
 @import_.command(name="autogenai")
 @click.argument("src", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--benchmark", required=True, help="Name of the benchmark to create (folder under data/benchmarks/).")
-@click.option("--dest", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
-              help="Leaderboard folder to write data/ and submissions/ into.")
+@click.option(
+    "--dest",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Leaderboard folder to write data/ and submissions/ into.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace an existing benchmark or run folder of the same name.")
 def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: bool):
     """Import a release of "Easy Problems That LLMs Get Wrong" (autogenai).
@@ -518,8 +618,10 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
     labels = f", {summary.n_human_labels} human labels" if summary.n_human_labels else ""
-    click.echo(f"imported {summary.benchmark} {summary.version} ({summary.question_type}): {summary.n_questions} questions, "
-               f"{len(summary.runs)} runs, {summary.n_predictions} answers{labels} into {dest}")
+    click.echo(
+        f"imported {summary.benchmark} {summary.version} ({summary.question_type}): {summary.n_questions} questions, "
+        f"{len(summary.runs)} runs, {summary.n_predictions} answers{labels} into {dest}"
+    )
 
 
 @main.command()
@@ -527,8 +629,13 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
 @store_option
 @click.argument("version")
 @click.option("--push", is_flag=True, help="Push the gh-pages branch to the remote after deploying.")
-@click.option("--date", "released", default=lambda: dt.date.today().isoformat(), show_default="today",
-              help="Release date written to the manifest and changelog (YYYY-MM-DD).")
+@click.option(
+    "--date",
+    "released",
+    default=lambda: dt.date.today().isoformat(),
+    show_default="today",
+    help="Release date written to the manifest and changelog (YYYY-MM-DD).",
+)
 def release(project: Project, store: Store, version: str, push: bool, released: str):
     """Freeze the current build as VERSION and deploy it with mike.
 
@@ -550,5 +657,7 @@ def release(project: Project, store: Store, version: str, push: bool, released: 
       dualboard build --hub ORG/NAME --stage && dualboard release 2026.1 --hub ORG/NAME --stage
     """
     result = _run(lambda: freeze_release(project, store, version, released=released, push=push))
-    click.echo(f"release {result.version}: {result.files} files in {result.folder}; site deployed to gh-pages"
-               + (" and pushed" if result.pushed else " (not pushed; use --push)"))
+    click.echo(
+        f"release {result.version}: {result.files} files in {result.folder}; site deployed to gh-pages"
+        + (" and pushed" if result.pushed else " (not pushed; use --push)")
+    )

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import re2
 
-from generator.errors import DualboardError
+from dualboard.errors import DualboardError
 
 _WORD = r"\pL\pN_"
 _SPACE = r"\t\n\v\f\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
@@ -91,7 +91,7 @@ def compile_key_pattern(pattern: str) -> re2._Regexp:
     >>> compile_key_pattern(r"(?<!not )true")
     Traceback (most recent call last):
     ...
-    generator.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2): invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
+    dualboard.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2): invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
     """
     regex = _compile(pattern, ignore_case=True)
     if regex.programsize > KEY_PATTERN_MAX_SIZE:
@@ -142,12 +142,16 @@ def unicode_classes(pattern: str) -> str:
 def _rewrite_escape(pattern: str, letter: str, in_class: bool) -> str:
     """Return the RE2 form of the escape backslash-``letter`` (inside a character class or not)."""
     if letter in ("b", "B"):
-        raise PatternSyntaxError(pattern, rf"\{letter} is ASCII-only in RE2", "consume the neighbouring character instead")
+        raise PatternSyntaxError(
+            pattern, rf"\{letter} is ASCII-only in RE2", "consume the neighbouring character instead"
+        )
     if letter not in _CLASSES:
         return "\\" + letter
     rewritten = _CLASSES[letter][in_class]
     if rewritten is None:
-        raise PatternSyntaxError(pattern, rf"\{letter} has no Unicode form inside a class", "write the complement class")
+        raise PatternSyntaxError(
+            pattern, rf"\{letter} has no Unicode form inside a class", "write the complement class"
+        )
     return rewritten
 
 

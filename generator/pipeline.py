@@ -15,22 +15,23 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from generator.errors import DualboardError, Finding, InvalidInputError
-from generator.grading import VerdictCache, grade_benchmark, load_human_labels, verdict_count
-from generator.intake.benchmark import load_benchmarks
-from generator.intake.models import Benchmark
-from generator.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
-from generator.project import CONFIG_FILE, Project
-from generator.release.history import load_releases
-from generator.render.pages import BenchmarkResults
-from generator.render.site import build_site, compose_docs, site_source_findings
-from generator.render.site_content import site_content
-from generator.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
-from generator.stats import analyse, read_tables, write_tables
-from generator.stats.tables import SEED
-from generator.store import IngestResult, Store
-from generator.store.base import MAX_REASON_CHARS, Removal, read_removals
-from generator.store.records import read_source, record_source
+from dualboard.errors import DualboardError, Finding, InvalidInputError
+from dualboard.grading import VerdictCache, grade_benchmark, load_human_labels, verdict_count
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.models import Benchmark
+from dualboard.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
+from dualboard.project import CONFIG_FILE, Project
+from dualboard.release.history import load_releases
+from dualboard.render.pages import BenchmarkResults
+from dualboard.render.site import build_site, compose_docs, site_source_findings
+from dualboard.render.site_content import site_content
+from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
+from dualboard.stats import analyse, read_tables, write_tables
+from dualboard.stats.tables import SEED
+from dualboard.store import IngestResult, Store
+from dualboard.store.base import MAX_REASON_CHARS, Removal, read_removals
+from dualboard.store.records import read_source, record_source
+
 
 @dataclass(frozen=True)
 class StageSummary:
@@ -47,7 +48,9 @@ class StageSummary:
         return "\n".join([f"{self.stage:>8}: {self.line}", *(f"{'warning':>8}: {w}" for w in self.warnings)])
 
 
-def check_pull_request(project: Project, paths: list[Path] | None = None, limits: Limits = Limits()) -> ValidationReport:
+def check_pull_request(
+    project: Project, paths: list[Path] | None = None, limits: Limits = Limits()
+) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
     That is what ``dualboard validate`` reports: the runs under ``paths``, all
@@ -57,7 +60,11 @@ def check_pull_request(project: Project, paths: list[Path] | None = None, limits
     Findings name files relative to the leaderboard folder.
     """
     report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits)
-    project_findings = [*site_source_findings(project.root), *_settings_findings(project), *_committed_output_findings(project)]
+    project_findings = [
+        *site_source_findings(project.root),
+        *_settings_findings(project),
+        *_committed_output_findings(project),
+    ]
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
 
 
@@ -68,15 +75,24 @@ def _settings_findings(project: Project) -> list[Finding]:
     except InvalidInputError as exc:
         return exc.findings
     except DualboardError as exc:
-        return [Finding(CONFIG_FILE, None, "store", str(exc), "correct dualboard.yaml (see the README's 'Store' section)")]
+        return [
+            Finding(CONFIG_FILE, None, "store", str(exc), "correct dualboard.yaml (see the README's 'Store' section)")
+        ]
     return []
 
 
 def _committed_output_findings(project: Project) -> list[Finding]:
-    return [Finding(name, None, "path", "is a generated file committed to the repository: the build writes build/, site/ "
-                    "and .dualboard/ itself, and trusts what it finds there",
-                    f"remove it from the pull request (git rm -r --cached {name.split('/')[0]})")
-            for name in project.committed_generated_files()]
+    return [
+        Finding(
+            name,
+            None,
+            "path",
+            "is a generated file committed to the repository: the build writes build/, site/ "
+            "and .dualboard/ itself, and trusts what it finds there",
+            f"remove it from the pull request (git rm -r --cached {name.split('/')[0]})",
+        )
+        for name in project.committed_generated_files()
+    ]
 
 
 def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
@@ -98,11 +114,16 @@ def ingest(project: Project, store: Store, *, today: str | None = None) -> tuple
     default the current UTC date).
     """
     benchmarks = load_benchmarks(project.data_dir)
-    today = today or dt.datetime.now(dt.timezone.utc).date().isoformat()
-    result = store.ingest(find_run_dirs([project.submissions_dir]), benchmarks,
-                          removal_date=lambda run: project.deletion_date(run) or today)
-    line = (f"store revision {result.revision}: {len(result.added)} added, "
-            f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged, {len(result.removed)} removed")
+    today = today or dt.datetime.now(dt.UTC).date().isoformat()
+    result = store.ingest(
+        find_run_dirs([project.submissions_dir]),
+        benchmarks,
+        removal_date=lambda run: project.deletion_date(run) or today,
+    )
+    line = (
+        f"store revision {result.revision}: {len(result.added)} added, "
+        f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged, {len(result.removed)} removed"
+    )
     return StageSummary("ingest", line), result
 
 
@@ -114,15 +135,19 @@ def remove(project: Project, store: Store, run: str, *, reason: str, date: str) 
     is still there is refused: the next ingest would only put it back.
     """
     if not reason.strip() or len(reason) > MAX_REASON_CHARS or not reason.isprintable():
-        raise DualboardError(f"--reason: {len(reason)} characters{'' if reason.isprintable() else ' with control characters'}"
-                             f" — say in 1 to {MAX_REASON_CHARS} printable characters, on one line, why the run leaves "
-                             "(readers see it on the changelog)")
+        raise DualboardError(
+            f"--reason: {len(reason)} characters{'' if reason.isprintable() else ' with control characters'}"
+            f" — say in 1 to {MAX_REASON_CHARS} printable characters, on one line, why the run leaves "
+            "(readers see it on the changelog)"
+        )
     folder = project.submissions_dir / run
     if os.path.lexists(folder):
-        raise DualboardError(f"{folder} still exists: in a leaderboard repository submissions/ decides which runs "
-                             f"the store holds — delete the folder (git rm -r {project.submissions_dir.name}/{run}), "
-                             "then run this command again to record the reason (or just build: the run leaves "
-                             "without one)")
+        raise DualboardError(
+            f"{folder} still exists: in a leaderboard repository submissions/ decides which runs "
+            f"the store holds — delete the folder (git rm -r {project.submissions_dir.name}/{run}), "
+            "then run this command again to record the reason (or just build: the run leaves "
+            "without one)"
+        )
     revision = store.remove(Removal(run, date, reason))
     return StageSummary("remove", f"store revision {revision}: {run} removed ({reason})")
 
@@ -186,8 +211,11 @@ def stats(project: Project, *, seed: int = SEED) -> StageSummary:
     for name in benchmark_names(scored_dir):
         tables = analyse(read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed)
         write_tables(tables, project.stats_dir(name))
-        record_source(project.stats_dir(name), graded.store if graded else "an unknown store",
-                      table_revision(SCORED, scored_dir, name))
+        record_source(
+            project.stats_dir(name),
+            graded.store if graded else "an unknown store",
+            table_revision(SCORED, scored_dir, name),
+        )
         names.append(f"{name} ({len(tables.models)} runs)")
     return StageSummary("stats", f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})")
 
@@ -207,12 +235,16 @@ def check_current(project: Project, store: Store, names: list[str]) -> None:
         if graded != revision:
             stale.append(f"{_shown(project, SCORED.path(scored_dir, name))} was graded from store revision {graded}")
         elif analysed is None or analysed.revision != graded:
-            stale.append(f"{_shown(project, project.stats_dir(name))} was computed from "
-                         f"{'an unknown revision' if analysed is None else f'store revision {analysed.revision}'}")
+            stale.append(
+                f"{_shown(project, project.stats_dir(name))} was computed from "
+                f"{'an unknown revision' if analysed is None else f'store revision {analysed.revision}'}"
+            )
     if stale:
-        raise DualboardError(f"the build does not match the store, which is at revision {revision}: "
-                             f"{'; '.join(stale)} — run `dualboard build` (or `dualboard grade` then "
-                             "`dualboard stats`) first")
+        raise DualboardError(
+            f"the build does not match the store, which is at revision {revision}: "
+            f"{'; '.join(stale)} — run `dualboard build` (or `dualboard grade` then "
+            "`dualboard stats`) first"
+        )
 
 
 def _shown(project: Project, path: Path) -> str:
@@ -233,7 +265,9 @@ def render(project: Project, store: Store, *, release: str | None = None) -> Sta
     content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
     config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(config, project.site_dir)
-    return StageSummary("render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}")
+    return StageSummary(
+        "render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}"
+    )
 
 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:

@@ -8,8 +8,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.errors import DualboardError
-from generator.intake.yaml_mapping import read_yaml_mapping
+from dualboard.errors import DualboardError
+from dualboard.intake.yaml_mapping import read_yaml_mapping
 
 CONFIG_FILE = "dualboard.yaml"
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -92,8 +92,12 @@ class Project:
         """
         relative = [str(d.relative_to(self.root)) for d in self.generated_dirs()]
         try:
-            listed = subprocess.run(["git", "-C", str(self.root), "ls-files", "-z", "--", *relative],
-                                    capture_output=True, timeout=60, check=False)
+            listed = subprocess.run(
+                ["git", "-C", str(self.root), "ls-files", "-z", "--", *relative],
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired):
             return []
         if listed.returncode != 0:
@@ -108,9 +112,24 @@ class Project:
         the same history.
         """
         try:
-            found = subprocess.run(["git", "-C", str(self.root), "log", "-1", "--diff-filter=D", "--format=%cd",
-                                    "--date=format-local:%Y-%m-%d", "--", f"{self.submissions_dir.name}/{run}/"],
-                                   capture_output=True, timeout=60, check=False, env={**os.environ, "TZ": "UTC"})
+            found = subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(self.root),
+                    "log",
+                    "-1",
+                    "--diff-filter=D",
+                    "--format=%cd",
+                    "--date=format-local:%Y-%m-%d",
+                    "--",
+                    f"{self.submissions_dir.name}/{run}/",
+                ],
+                capture_output=True,
+                timeout=60,
+                check=False,
+                env={**os.environ, "TZ": "UTC"},
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
         date = found.stdout.decode("ascii", "replace").strip()
@@ -124,9 +143,13 @@ class Project:
         store = read_yaml_mapping(path, example="the README's 'Store' section").get("store") or {}
         unknown = sorted(set(store) - {"hub", "endpoint"}) if isinstance(store, dict) else ["(not a mapping)"]
         if unknown:
-            raise DualboardError(f"{path}: store: unknown keys {unknown} — use only 'hub: ORG/NAME' and 'endpoint: URL' "
-                                 "(the token comes from the HF_TOKEN environment variable)")
+            raise DualboardError(
+                f"{path}: store: unknown keys {unknown} — use only 'hub: ORG/NAME' and 'endpoint: URL' "
+                "(the token comes from the HF_TOKEN environment variable)"
+            )
         wrong = [key for key, value in store.items() if not isinstance(value, str)]
         if wrong:
-            raise DualboardError(f"{path}: store.{wrong[0]}: expected text, got {store[wrong[0]]!r} — write e.g. hub: my-org/my-leaderboard")
+            raise DualboardError(
+                f"{path}: store.{wrong[0]}: expected text, got {store[wrong[0]]!r} — write e.g. hub: my-org/my-leaderboard"
+            )
         return StoreSettings(hub=store.get("hub"), endpoint=store.get("endpoint"))

@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from generator.errors import DualboardError, Finding
+from dualboard.errors import DualboardError, Finding
 
 
 class UnsafeFileError(DualboardError):
@@ -61,8 +61,16 @@ UNSAFE_FIX = {"symbolic link": "commit the real file or folder, not a link", "sp
 
 def untrusted_findings(root: Path, *, relative_to: Path | None = None) -> list[Finding]:
     """:func:`untrusted_entries` as findings, paths shown relative to ``relative_to`` when given."""
-    return [Finding((path.relative_to(relative_to).as_posix() if relative_to else str(path)), None, "path",
-                    f"is a {kind}", UNSAFE_FIX[kind]) for path, kind in untrusted_entries(root)]
+    return [
+        Finding(
+            (path.relative_to(relative_to).as_posix() if relative_to else str(path)),
+            None,
+            "path",
+            f"is a {kind}",
+            UNSAFE_FIX[kind],
+        )
+        for path, kind in untrusted_entries(root)
+    ]
 
 
 def read_regular(path: Path, *, root: Path, limit: int | None = None) -> bytes:
@@ -96,14 +104,18 @@ def open_regular(path: Path, *, root: Path, limit: int | None = None) -> BinaryI
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise UnsafeFileError(path, f"cannot be read safely ({exc.strerror})", "commit a regular file, not a link") from exc
+        raise UnsafeFileError(
+            path, f"cannot be read safely ({exc.strerror})", "commit a regular file, not a link"
+        ) from exc
     handle = os.fdopen(fd, "rb")
     info = os.fstat(handle.fileno())
     problem = None
     if not stat.S_ISREG(info.st_mode):
         problem = UnsafeFileError(path, "is not a regular file", "commit a regular file")
     elif limit is not None and info.st_size > limit:
-        problem = UnsafeFileError(path, f"file is {info.st_size} bytes, over the {limit}-byte limit", "shorten the file")
+        problem = UnsafeFileError(
+            path, f"file is {info.st_size} bytes, over the {limit}-byte limit", "shorten the file"
+        )
     if problem is not None:
         handle.close()
         raise problem

@@ -16,7 +16,7 @@ read the scored table, never load it (at 10⁶ answers the text is most of the b
 Every file carries, in its Parquet key-value metadata under :data:`METADATA_KEY`,
 the table it is, the :data:`FORMAT_VERSION` of its layout and the store
 revision it was graded from (that of the
-:class:`~generator.store.records.BuildSource` which ``build/store-source.json``
+:class:`~dualboard.store.records.BuildSource` which ``build/store-source.json``
 records). A command can thus check that the data belongs to the store
 revision it is about to name (:func:`table_revision`); DuckDB shows it with
 ``SELECT decode(value) FROM parquet_kv_metadata('demo.parquet')``.
@@ -34,12 +34,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from generator.atomic import atomic_path
-from generator.errors import DualboardError
-from generator.names import RUN_ID_RULE, is_name
+from dualboard.atomic import atomic_path
+from dualboard.errors import DualboardError
+from dualboard.names import RUN_ID_RULE, is_name
 
 if TYPE_CHECKING:
-    from generator.grading.tables import GradedTables
+    from dualboard.grading.tables import GradedTables
 
 FORMAT_VERSION = 1
 """Layout of the three tables; a file of another version is refused with the command that rewrites it."""
@@ -103,14 +103,20 @@ class Table:
 
 def _load_columns() -> dict[str, tuple[Column, ...]]:
     spec = yaml.safe_load(Path(__file__).with_name("scored_columns.yaml").read_text("utf-8"))
-    return {table: tuple(Column(name, c["dtype"], c["meaning"]) for name, c in columns.items())
-            for table, columns in spec.items()}
+    return {
+        table: tuple(Column(name, c["dtype"], c["meaning"]) for name, c in columns.items())
+        for table, columns in spec.items()
+    }
 
 
 _COLUMNS = _load_columns()
 SCORED = Table("scored", ".parquet", "one row per run × question × round", _COLUMNS["scored"])
-ANSWERS = Table("answers", ".answers.parquet", "one row per run × question × round, with the text",
-                _COLUMNS["scored"] + _COLUMNS["answers"])
+ANSWERS = Table(
+    "answers",
+    ".answers.parquet",
+    "one row per run × question × round, with the text",
+    _COLUMNS["scored"] + _COLUMNS["answers"],
+)
 VERDICTS = Table("verdicts", ".verdicts.parquet", "one row per answer × grader", _COLUMNS["verdicts"])
 TABLES = (SCORED, ANSWERS, VERDICTS)
 """Every table, in the order they are written and documented."""
@@ -145,12 +151,13 @@ def checked_name(benchmark: str) -> str:
     >>> checked_name("demo.answers")
     Traceback (most recent call last):
     ...
-    generator.scored_files.ScoredFileError: benchmark name 'demo.answers' cannot name files in build/scored — ...
+    dualboard.scored_files.ScoredFileError: benchmark name 'demo.answers' cannot name files in build/scored — ...
     """
     if not is_name(benchmark) or benchmark.endswith(_OTHER_STEMS):
         raise ScoredFileError(
             f"benchmark name {benchmark!r} cannot name files in build/scored — use {RUN_ID_RULE}, "
-            f"not ending in {' or '.join(_OTHER_STEMS)} (rename the folder data/benchmarks/{benchmark})")
+            f"not ending in {' or '.join(_OTHER_STEMS)} (rename the folder data/benchmarks/{benchmark})"
+        )
     return benchmark
 
 
@@ -179,8 +186,7 @@ def write_table(table: Table, frame: pd.DataFrame, scored_dir: Path, benchmark: 
     arrow = pa.Table.from_pandas(frame[list(table.names)], schema=table.schema, preserve_index=False)
     # The revision only: a local store's description holds a path of the build machine, which
     # must neither reach published files nor make two builds of the same store differ.
-    about = {"table": table.name, "format_version": FORMAT_VERSION, "benchmark": benchmark,
-             "store_revision": revision}
+    about = {"table": table.name, "format_version": FORMAT_VERSION, "benchmark": benchmark, "store_revision": revision}
     arrow = arrow.replace_schema_metadata({METADATA_KEY: json.dumps(about, sort_keys=True).encode()})
     with atomic_path(path) as tmp:
         pq.write_table(arrow, tmp, compression=COMPRESSION)
@@ -197,11 +203,13 @@ def _about(path: Path, table: Table) -> dict:
         raise ScoredFileError(f"{path}: not a readable Parquet file ({exc}) — {REGRADE}") from exc
     if not isinstance(about, dict) or about.get("table") != table.name:
         found = about.get("table") if isinstance(about, dict) else None
-        raise ScoredFileError(f"{path}: holds {f'the {found}' if found else 'no dualboard'} table, "
-                              f"not the {table.name} table — {REGRADE}")
+        raise ScoredFileError(
+            f"{path}: holds {f'the {found}' if found else 'no dualboard'} table, not the {table.name} table — {REGRADE}"
+        )
     if about.get("format_version") != FORMAT_VERSION:
-        raise ScoredFileError(f"{path}: format version {about.get('format_version')!r}, this Dualboard reads "
-                              f"{FORMAT_VERSION} — {REGRADE}")
+        raise ScoredFileError(
+            f"{path}: format version {about.get('format_version')!r}, this Dualboard reads {FORMAT_VERSION} — {REGRADE}"
+        )
     return about
 
 

@@ -14,25 +14,77 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data" / "easy-problems"
 
 TINY_QUESTIONS = [
-    {"id": "q1", "category": "arithmetic", "prompt": "What is 2 + 2?", "type": "open",
-     "answer_key": {"answer": "4", "aliases": ["four"], "patterns": [], "numeric": {"value": 4, "tolerance": 0}, "reference": "Two plus two is four.", "notes": ""}},
-    {"id": "q2", "category": "geography", "prompt": "Capital of France?", "type": "multiple_choice",
-     "choices": ["Lyon", "Paris", "Nice", "Lille"], "correct_choice": "B",
-     "answer_key": {"answer": "Paris", "aliases": [], "patterns": [], "numeric": None, "reference": "Paris.", "notes": ""}},
-    {"id": "q3", "category": "geography", "prompt": "Largest ocean?", "type": "open",
-     "answer_key": {"answer": "Pacific Ocean", "aliases": ["Pacific"], "patterns": [], "numeric": None, "reference": "The Pacific.", "notes": ""}},
+    {
+        "id": "q1",
+        "category": "arithmetic",
+        "prompt": "What is 2 + 2?",
+        "type": "open",
+        "answer_key": {
+            "answer": "4",
+            "aliases": ["four"],
+            "patterns": [],
+            "numeric": {"value": 4, "tolerance": 0},
+            "reference": "Two plus two is four.",
+            "notes": "",
+        },
+    },
+    {
+        "id": "q2",
+        "category": "geography",
+        "prompt": "Capital of France?",
+        "type": "multiple_choice",
+        "choices": ["Lyon", "Paris", "Nice", "Lille"],
+        "correct_choice": "B",
+        "answer_key": {
+            "answer": "Paris",
+            "aliases": [],
+            "patterns": [],
+            "numeric": None,
+            "reference": "Paris.",
+            "notes": "",
+        },
+    },
+    {
+        "id": "q3",
+        "category": "geography",
+        "prompt": "Largest ocean?",
+        "type": "open",
+        "answer_key": {
+            "answer": "Pacific Ocean",
+            "aliases": ["Pacific"],
+            "patterns": [],
+            "numeric": None,
+            "reference": "The Pacific.",
+            "notes": "",
+        },
+    },
 ]
 
 TINY_BENCHMARK = {
-    "name": "tiny", "version": "1", "title": "Tiny", "description": "Three questions.",
-    "graders": {"traditional": {"multiple_choice": {"name": "mc_letter"}, "open": {"name": "recorded", "options": {"field": "judge"}}},
-                "answer_key": [{"name": "rules"}]},
+    "name": "tiny",
+    "version": "1",
+    "title": "Tiny",
+    "description": "Three questions.",
+    "graders": {
+        "traditional": {
+            "multiple_choice": {"name": "mc_letter"},
+            "open": {"name": "recorded", "options": {"field": "judge"}},
+        },
+        "answer_key": [{"name": "rules"}],
+    },
 }
 
 
 def tiny_metadata(**overrides) -> dict:
-    meta = {"model": "tiny-model", "submitter": "tests", "date": "2026-01-02", "benchmark": "tiny",
-            "benchmark_version": "1", "rounds": 1, "decoding": {"temperature": 0.0, "seed": 1}}
+    meta = {
+        "model": "tiny-model",
+        "submitter": "tests",
+        "date": "2026-01-02",
+        "benchmark": "tiny",
+        "benchmark_version": "1",
+        "rounds": 1,
+        "decoding": {"temperature": 0.0, "seed": 1},
+    }
     return {**meta, **overrides}
 
 
@@ -44,11 +96,20 @@ def tiny_predictions() -> list[dict]:
     ]
 
 
-def write_run(root: Path, run_id: str, predictions: list[dict] | None = None, metadata: dict | None = None, *, raw_lines: list[bytes] | None = None) -> Path:
+def write_run(
+    root: Path,
+    run_id: str,
+    predictions: list[dict] | None = None,
+    metadata: dict | None = None,
+    *,
+    raw_lines: list[bytes] | None = None,
+) -> Path:
     """Write submissions/tiny/<run_id>/ with the given content (raw_lines wins over predictions)."""
     run = root / "submissions" / "tiny" / run_id
     run.mkdir(parents=True, exist_ok=True)
-    lines = raw_lines if raw_lines is not None else [json.dumps(p).encode() for p in (predictions or tiny_predictions())]
+    lines = (
+        raw_lines if raw_lines is not None else [json.dumps(p).encode() for p in (predictions or tiny_predictions())]
+    )
     (run / "predictions.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     (run / "metadata.yaml").write_text(yaml.safe_dump(metadata or tiny_metadata()), "utf-8")
     return run
@@ -65,8 +126,12 @@ def tiny_root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Dualboard tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
-           "GIT_COMMITTER_NAME": "Dualboard tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Dualboard tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "Dualboard tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+}
 """A git identity, so that mike can commit the site of a release to gh-pages."""
 
 
@@ -74,7 +139,9 @@ def git_repository(root: Path) -> Path:
     """Make the leaderboard folder a git repository with one commit, as `dualboard release` needs (mike)."""
     if not (root / ".git").exists():
         for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "leaderboard"]):
-            subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+            subprocess.run(
+                ["git", "-C", str(root), *args], check=True, capture_output=True, env={**os.environ, **GIT_ENV}
+            )
     return root
 
 

@@ -14,17 +14,50 @@ import pytest
 
 from tests.conftest import REPO, tree_bytes
 
-SCORED_COLUMNS = ["benchmark", "run_id", "model", "question_id", "category", "round", "traditional",
-                  "answer_key", "traditional_grader", "answer_key_grader", "verdict_parse"]
-MODELS_COLUMNS = ["run_id", "model", "n_questions", "n_answers", "traditional_mean", "traditional_ci_low",
-                  "traditional_ci_high", "answer_key_mean", "answer_key_ci_low", "answer_key_ci_high", "diff_mean",
-                  "diff_ci_low", "diff_ci_high", "test", "p_value", "p_holm", "effect_dz", "effect_dz_ci_low",
-                  "effect_dz_ci_high", "n_discordant_up", "n_discordant_down", "rank_traditional", "rank_answer_key",
-                  "rank_ci_low", "rank_ci_high"]
+SCORED_COLUMNS = [
+    "benchmark",
+    "run_id",
+    "model",
+    "question_id",
+    "category",
+    "round",
+    "traditional",
+    "answer_key",
+    "traditional_grader",
+    "answer_key_grader",
+    "verdict_parse",
+]
+MODELS_COLUMNS = [
+    "run_id",
+    "model",
+    "n_questions",
+    "n_answers",
+    "traditional_mean",
+    "traditional_ci_low",
+    "traditional_ci_high",
+    "answer_key_mean",
+    "answer_key_ci_low",
+    "answer_key_ci_high",
+    "diff_mean",
+    "diff_ci_low",
+    "diff_ci_high",
+    "test",
+    "p_value",
+    "p_holm",
+    "effect_dz",
+    "effect_dz_ci_low",
+    "effect_dz_ci_high",
+    "n_discordant_up",
+    "n_discordant_down",
+    "rank_traditional",
+    "rank_answer_key",
+    "rank_ci_low",
+    "rank_ci_high",
+]
 
 
 def dualboard(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=cwd or REPO)
+    return subprocess.run([sys.executable, "-m", "dualboard", *args], capture_output=True, text=True, cwd=cwd or REPO)
 
 
 def copy_leaderboard(dest: Path) -> Path:
@@ -44,7 +77,9 @@ def built(tmp_path_factory) -> Path:
 
 
 def _answers(root: Path) -> int:
-    return sum(1 for p in (root / "submissions" / "demo").glob("*/predictions.jsonl") for line in p.open() if line.strip())
+    return sum(
+        1 for p in (root / "submissions" / "demo").glob("*/predictions.jsonl") for line in p.open() if line.strip()
+    )
 
 
 def test_scored_parquet_has_one_row_per_answer(built):
@@ -80,7 +115,12 @@ def test_rebuild_gives_identical_scored_data_and_pages(built, tmp_path):
     again = copy_leaderboard(tmp_path / "again")
     proc = dualboard("build", "--root", str(again), "--no-progress")
     assert proc.returncode == 0, proc.stderr
-    for rel in ("build/stats/demo/models.csv", "site/benchmarks/demo/index.html", "build/docs/benchmarks/demo/charts/scores.json", "site/benchmarks/demo/questions/demo-001/index.html"):
+    for rel in (
+        "build/stats/demo/models.csv",
+        "site/benchmarks/demo/index.html",
+        "build/docs/benchmarks/demo/charts/scores.json",
+        "site/benchmarks/demo/questions/demo-001/index.html",
+    ):
         assert (again / rel).read_bytes() == (built / rel).read_bytes(), rel
     a = pd.read_parquet(again / "build/scored/demo.parquet")
     b = pd.read_parquet(built / "build/scored/demo.parquet")

@@ -72,8 +72,17 @@ MAX_BENCHMARKS = 10
 MAX_RUNS = 10
 MAX_COUNT = 10**9
 SCORE_LIMIT = 1000.0
-CAPS = {"file": 200, "field": 100, "problem": 300, "fix": 300, "model": 100, "note": 300, "grader": 100,
-        "board": 300, "stopped": 2000}
+CAPS = {
+    "file": 200,
+    "field": 100,
+    "problem": 300,
+    "fix": 300,
+    "model": 100,
+    "note": 300,
+    "grader": 100,
+    "board": 300,
+    "stopped": 2000,
+}
 """Longest text of each kind, in characters (``stopped`` is the document's ``problem``)."""
 GRADINGS = {"traditional": "traditional", "answer_key": "answer-key"}
 """Schema name -> the name a reader sees."""
@@ -87,8 +96,10 @@ REPLACED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 """Unicode categories shown as U+FFFD: controls, bidi and zero-width formats, surrogates, private, unassigned."""
 WWW = re.compile(r"www\.", re.IGNORECASE)
 BACKTICKS = re.compile(r"`+")
-FOOTER = ("From [this validate run]({url}) of the pull request. Text in code blocks is copied from the "
-          "submission: read it, do not follow it.")
+FOOTER = (
+    "From [this validate run]({url}) of the pull request. Text in code blocks is copied from the "
+    "submission: read it, do not follow it."
+)
 
 
 class PreviewError(ValueError):
@@ -105,11 +116,13 @@ def _fail(where: str, expected: str, value: object) -> PreviewError:
 
 def text(cap: int):
     """Check: a string of at most ``cap`` characters."""
+
     def check(value, where):
         if not isinstance(value, str):
             raise _fail(where, "text", value)
         if len(value) > cap:
             raise PreviewError(f"{where}: {len(value)} characters, at most {cap}")
+
     return check
 
 
@@ -121,9 +134,11 @@ def identifier(value, where) -> None:
 
 def count(low: int):
     """Check: an integer (not a bool) in [low, MAX_COUNT]."""
+
     def check(value, where):
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_COUNT:
             raise _fail(where, f"an integer in [{low}, {MAX_COUNT}]", value)
+
     return check
 
 
@@ -151,22 +166,27 @@ def boolean(value, where) -> None:
 
 def one_of(*choices: str):
     """Check: one of the given strings."""
+
     def check(value, where):
         if not (isinstance(value, str) and value in choices):
             raise _fail(where, " or ".join(repr(c) for c in choices), value)
+
     return check
 
 
 def nullable(inner):
     """Check: null, or what ``inner`` accepts."""
+
     def check(value, where):
         if value is not None:
             inner(value, where)
+
     return check
 
 
 def list_of(item, cap: int):
     """Check: a list of at most ``cap`` items, each accepted by ``item``."""
+
     def check(value, where):
         if not isinstance(value, list):
             raise _fail(where, "a list", value)
@@ -174,11 +194,13 @@ def list_of(item, cap: int):
             raise PreviewError(f"{where}: {len(value)} items, at most {cap}")
         for i, element in enumerate(value):
             item(element, f"{where}[{i}]")
+
     return check
 
 
 def obj(**fields):
     """Check: an object with exactly these keys, each value accepted by its check."""
+
     def check(value, where):
         if not isinstance(value, dict):
             raise _fail(where, "an object", value)
@@ -187,25 +209,45 @@ def obj(**fields):
             raise PreviewError(f"{where}: missing keys {missing}, {extra} unexpected key(s)")
         for key, inner in fields.items():
             inner(value[key], f"{where}.{key}")
+
     return check
 
 
 INTERVAL = {bound: score for bound in BOUNDS}
-FINDING = obj(severity=one_of("error", "warning"), file=text(CAPS["file"]), line=nullable(count(1)),
-              field=text(CAPS["field"]), problem=text(CAPS["problem"]), fix=text(CAPS["fix"]))
+FINDING = obj(
+    severity=one_of("error", "warning"),
+    file=text(CAPS["file"]),
+    line=nullable(count(1)),
+    field=text(CAPS["field"]),
+    problem=text(CAPS["problem"]),
+    fix=text(CAPS["fix"]),
+)
 VERSUS = obj(run_id=identifier, role=one_of(*ROLES), **INTERVAL, p_value=probability, p_holm=probability)
-GRADING = obj(**INTERVAL, rank=nullable(count(1)), ranked_runs=count(0), rank_ci_low=nullable(count(1)),
-              rank_ci_high=nullable(count(1)), coverage_percent=nullable(count(0)), grader=text(CAPS["grader"]),
-              versus=nullable(VERSUS))
-RUN = obj(run_id=identifier, model=text(CAPS["model"]), note=text(CAPS["note"]),
-          **{name: GRADING for name in GRADINGS}, difference=obj(**INTERVAL, p_value=probability))
+GRADING = obj(
+    **INTERVAL,
+    rank=nullable(count(1)),
+    ranked_runs=count(0),
+    rank_ci_low=nullable(count(1)),
+    rank_ci_high=nullable(count(1)),
+    coverage_percent=nullable(count(0)),
+    grader=text(CAPS["grader"]),
+    versus=nullable(VERSUS),
+)
+RUN = obj(
+    run_id=identifier,
+    model=text(CAPS["model"]),
+    note=text(CAPS["note"]),
+    **{name: GRADING for name in GRADINGS},
+    difference=obj(**INTERVAL, p_value=probability),
+)
 PREVIEW = obj(
     schema=one_of(SCHEMA),
     board=text(CAPS["board"]),
     problem=nullable(text(CAPS["stopped"])),
     validation=nullable(obj(valid=boolean, findings_total=count(0), findings=list_of(FINDING, MAX_FINDINGS))),
-    benchmarks=list_of(obj(name=identifier, board_runs=count(0), runs_total=count(0), runs=list_of(RUN, MAX_RUNS)),
-                       MAX_BENCHMARKS),
+    benchmarks=list_of(
+        obj(name=identifier, board_runs=count(0), runs_total=count(0), runs=list_of(RUN, MAX_RUNS)), MAX_BENCHMARKS
+    ),
 )
 
 
@@ -342,9 +384,15 @@ def _score_lines(doc: dict) -> list[str]:
     if doc["problem"] is not None:
         return ["**No scores:** the preview stopped:", "", *fenced([inert(doc["problem"])])]
     if not doc["benchmarks"]:
-        return ["**No scores:** no run to place on the board (validation failed, or the pull request changes no run).", ""]
-    lines = ["Each run is placed on the current board: the stored runs, with this pull request's runs added "
-             "(or replacing the stored run of the same id). The stored runs came from:", ""]
+        return [
+            "**No scores:** no run to place on the board (validation failed, or the pull request changes no run).",
+            "",
+        ]
+    lines = [
+        "Each run is placed on the current board: the stored runs, with this pull request's runs added "
+        "(or replacing the stored run of the same id). The stored runs came from:",
+        "",
+    ]
     lines += fenced([inert(doc["board"])])
     for benchmark in doc["benchmarks"]:
         for run in benchmark["runs"]:
@@ -356,17 +404,28 @@ def _score_lines(doc: dict) -> list[str]:
 
 
 def _run_lines(benchmark: dict, run: dict) -> list[str]:
-    lines = [f"### {code(run['run_id'])} on {code(benchmark['name'])} ({benchmark['board_runs']} runs on the board)", "",
-             "| grading | score (95% CI) | rank (95% CI) | paired difference (95% CI) | p (Holm) | grader coverage |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"### {code(run['run_id'])} on {code(benchmark['name'])} ({benchmark['board_runs']} runs on the board)",
+        "",
+        "| grading | score (95% CI) | rank (95% CI) | paired difference (95% CI) | p (Holm) | grader coverage |",
+        "|---|---|---|---|---|---|",
+    ]
     lines += [_grading_row(label, run[name]) for name, label in GRADINGS.items()]
     difference = run["difference"]
-    lines += ["", f"Answer-key − traditional, question by question: {_interval(difference)}, "
-                  f"p = {_p(difference['p_value'])}.", "",
-              "The model as submitted, the graders that judged it and the notes on its numbers:", ""]
-    lines += fenced([f"model: {inert(run['model'])}",
-                     *(f"{label} grader: {inert(run[name]['grader'])}" for name, label in GRADINGS.items()),
-                     f"note: {inert(run['note']) or '(none)'}"])
+    lines += [
+        "",
+        f"Answer-key − traditional, question by question: {_interval(difference)}, p = {_p(difference['p_value'])}.",
+        "",
+        "The model as submitted, the graders that judged it and the notes on its numbers:",
+        "",
+    ]
+    lines += fenced(
+        [
+            f"model: {inert(run['model'])}",
+            *(f"{label} grader: {inert(run[name]['grader'])}" for name, label in GRADINGS.items()),
+            f"note: {inert(run['note']) or '(none)'}",
+        ]
+    )
     return lines
 
 
@@ -412,9 +471,11 @@ def main(argv: list[str]) -> int:
     try:
         body = render(read_preview(args.preview_json), args.run_url)
     except PreviewError as error:
-        sys.stderr.write(f"preview.py: refused the pull request's preview artifact, nothing posted: {error}. "
-                         f"It must follow the {SCHEMA} schema in this file; a pull request that "
-                         "changes that schema gets its preview once the change is on the default branch.\n")
+        sys.stderr.write(
+            f"preview.py: refused the pull request's preview artifact, nothing posted: {error}. "
+            f"It must follow the {SCHEMA} schema in this file; a pull request that "
+            "changes that schema gets its preview once the change is on the default branch.\n"
+        )
         return 1
     sys.stdout.write(body)
     return 0

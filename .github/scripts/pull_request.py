@@ -55,8 +55,10 @@ def read_event(path: Path) -> RunHead | None:
         kind, sha = run["event"], run["head_sha"]
         head_repository, head_branch = run["head_repository"]["full_name"], run["head_branch"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise PullRequestLookupError(f"{path}: not a workflow_run event ({type(error).__name__}: {error}); "
-                           "pass $GITHUB_EVENT_PATH of a workflow_run-triggered job") from None
+        raise PullRequestLookupError(
+            f"{path}: not a workflow_run event ({type(error).__name__}: {error}); "
+            "pass $GITHUB_EVENT_PATH of a workflow_run-triggered job"
+        ) from None
     if kind != "pull_request":
         return None
     if not (isinstance(repository, str) and REPOSITORY.fullmatch(repository)):
@@ -76,8 +78,10 @@ def open_pull_requests(repository: str) -> list[dict]:
     except (OSError, subprocess.TimeoutExpired) as error:
         raise PullRequestLookupError(f"could not run gh ({error}); install the GitHub CLI or put it on PATH") from None
     if done.returncode != 0:
-        raise PullRequestLookupError(f"gh api failed (exit {done.returncode}): {done.stderr.strip()[:500]} — check that "
-                           "GH_TOKEN is set and the job has pull-requests: read")
+        raise PullRequestLookupError(
+            f"gh api failed (exit {done.returncode}): {done.stderr.strip()[:500]} — check that "
+            "GH_TOKEN is set and the job has pull-requests: read"
+        )
     return _pages(done.stdout)
 
 
@@ -127,12 +131,16 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"pull_request.py: {error}\n")
         return 1
     if len(numbers) > 1:
-        sys.stderr.write(f"pull_request.py: open pull requests {numbers} share head {found.sha}; cannot tell which "
-                         "one the run was for, so nothing is posted\n")
+        sys.stderr.write(
+            f"pull_request.py: open pull requests {numbers} share head {found.sha}; cannot tell which "
+            "one the run was for, so nothing is posted\n"
+        )
         return 1
     if not numbers:
-        sys.stderr.write(f"pull_request.py: no open pull request has head {found.sha} (closed, or pushed again "
-                         "since); nothing to post\n")
+        sys.stderr.write(
+            f"pull_request.py: no open pull request has head {found.sha} (closed, or pushed again "
+            "since); nothing to post\n"
+        )
         return 0
     print(numbers[0])
     return 0

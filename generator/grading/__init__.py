@@ -2,19 +2,19 @@
 
 Public entry points: :func:`grade_benchmark` (values in, :class:`GradedTables`
 out), :func:`write_scored` and :func:`read_scored` (the files of build/scored/,
-owned by :mod:`generator.scored_files`), :func:`get_grader`, :class:`VerdictCache` and
+owned by :mod:`dualboard.scored_files`), :func:`get_grader`, :class:`VerdictCache` and
 :func:`load_human_labels` and :func:`verdict_parse_rates`
 (the no-verdict rate the site reports). Every grader is listed in
-:mod:`generator.grading.registry`.
+:mod:`dualboard.grading.registry`.
 """
 
-from generator.grading.cache import VerdictCache
-from generator.grading.human import load_human_labels
-from generator.grading.parse_rates import verdict_parse_rates
-from generator.grading.registry import REGISTRY, get_grader
-from generator.scored_files import ANSWER_COLUMNS, SCORED_COLUMNS, VERDICT_COLUMNS, read_scored, write_scored
-from generator.grading.tables import GradedTables, grade_benchmark, verdict_count
-from generator.grading.verdict import Grader, Verdict
+from dualboard.grading.cache import VerdictCache
+from dualboard.grading.human import load_human_labels
+from dualboard.grading.parse_rates import verdict_parse_rates
+from dualboard.grading.registry import REGISTRY, get_grader
+from dualboard.grading.tables import GradedTables, grade_benchmark, verdict_count
+from dualboard.grading.verdict import Grader, Verdict
+from dualboard.scored_files import ANSWER_COLUMNS, SCORED_COLUMNS, VERDICT_COLUMNS, read_scored, write_scored
 
 __all__ = [
     "ANSWER_COLUMNS",

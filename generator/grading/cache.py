@@ -3,7 +3,7 @@
 A verdict is keyed by the sha256 of (grader name, version, config hash, the
 question with its answer key, the response and what else of the prediction a
 grader may read). The store keeps them (``Store.load_verdicts`` and
-``save_verdicts``; their files are laid out by generator.store.verdicts), so
+``save_verdicts``; their files are laid out by dualboard.store.verdicts), so
 they travel with it (and the Hub dataset) and anyone can rebuild a release
 without calling a model. Changing a grader's options or prompt changes its
 config hash, which invalidates exactly that grader's verdicts.
@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from generator.grading.verdict import Grader, Verdict, canonical_json, sha256_text
+from dualboard.grading.verdict import Grader, Verdict, canonical_json, sha256_text
 
 if TYPE_CHECKING:  # the store imports grading (graders are checked when benchmarks load)
-    from generator.store import Store
+    from dualboard.store import Store
 
 
 def question_digest(question: dict[str, Any]) -> str:
@@ -51,8 +51,8 @@ class VerdictCache:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from generator.grading.rules import RulesGrader
-    >>> from generator.store import LocalStore
+    >>> from dualboard.grading.rules import RulesGrader
+    >>> from dualboard.store import LocalStore
     >>> cache = VerdictCache(LocalStore(pathlib.Path(tempfile.mkdtemp())))
     >>> grader = RulesGrader()
     >>> _ = cache.store(grader, {"k1": Verdict(100.0, "ok", "equals 'x'")})
@@ -70,7 +70,9 @@ class VerdictCache:
             frame = self._store.load_verdicts(grader.name, grader.config_hash)
             self._loaded[slot] = {
                 key: Verdict(None if pd.isna(score) else float(score), str(parse), str(detail))
-                for key, score, parse, detail in frame[["key", "score", "verdict_parse", "detail"]].itertuples(index=False, name=None)
+                for key, score, parse, detail in frame[["key", "score", "verdict_parse", "detail"]].itertuples(
+                    index=False, name=None
+                )
             }
         return self._loaded[slot]
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import re2
 
-from generator.grading.errors import GradingInputError
-from generator.linear_regex import compile_linear
+from dualboard.grading.errors import GradingInputError
+from dualboard.linear_regex import compile_linear
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 JSON_ANSWER_RULES = ("last", "first")
@@ -74,7 +74,8 @@ def normalize_text(text: str) -> str:
     text = text.lower().replace("’", "'").replace("‘", "'")
     # One pass over the characters (no regular expression: linear, and fast on 100 KB).
     kept = [
-        char if _is_word_char(char) or char.isspace() or char == "'" or (char in ".," and _touches_digit(text, at))
+        char
+        if _is_word_char(char) or char.isspace() or char == "'" or (char in ".," and _touches_digit(text, at))
         else " "
         for at, char in enumerate(text)
     ]

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generator.grading.errors import GraderConfigError, GraderUnavailableError
-from generator.grading.final_answer import extract_final_answer
-from generator.grading.verdict import Grader, Verdict
+from dualboard.grading.errors import GraderConfigError, GraderUnavailableError
+from dualboard.grading.final_answer import extract_final_answer
+from dualboard.grading.verdict import Grader, Verdict
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 COMPARE_MODES = ("final_answer", "response")

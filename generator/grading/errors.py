@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.errors import DualboardError
+from dualboard.errors import DualboardError
 
 
 class GraderConfigError(DualboardError):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generator.grading.errors import GraderConfigError
-from generator.grading.final_answer import extract_final_answer
-from generator.grading.matching import number_matches, numeric_key, text_equals
-from generator.grading.verdict import Grader, Verdict
+from dualboard.grading.errors import GraderConfigError
+from dualboard.grading.final_answer import extract_final_answer
+from dualboard.grading.matching import number_matches, numeric_key, text_equals
+from dualboard.grading.verdict import Grader, Verdict
 
 
 def _parse_outcome(method: str) -> str:

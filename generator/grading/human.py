@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from generator.grading.errors import GradingInputError
-from generator.grading.verdict import Grader, Verdict
+from dualboard.grading.errors import GradingInputError
+from dualboard.grading.verdict import Grader, Verdict
 
 LABELS_FILE = "human_labels.csv"
 """File name of the labels, in ``data/benchmarks/<benchmark>/``."""
@@ -35,11 +35,11 @@ class HumanGrader(Grader):
 
     The label is already a score on 0–100 (see :func:`load_human_labels`);
     partial credit passes through unchanged.
-    :func:`generator.grading.tables.grade_benchmark` attaches the labels from
+    :func:`dualboard.grading.tables.grade_benchmark` attaches the labels from
     ``human_labels.csv``; answers without a label get no human verdict row.
     Labels on every answer are the answer-key grading; labels on a sample
     choose the automatic answer-key grader that fills that column (the rule is
-    in :func:`~generator.grading.tables.grade_benchmark`).
+    in :func:`~dualboard.grading.tables.grade_benchmark`).
     """
 
     name: ClassVar[str] = "human"
@@ -65,8 +65,7 @@ def _check_labels(words: pd.Series, numbers: pd.Series, labels: pd.Series, sourc
     if bad.any():
         line = _first(bad)
         raise GradingInputError(
-            f"{source}:{line + 2}: label {labels.iloc[line]!r} is not pass/fail, 0/1 or a mark on 0–100 — "
-            "fix the label"
+            f"{source}:{line + 2}: label {labels.iloc[line]!r} is not pass/fail, 0/1 or a mark on 0–100 — fix the label"
         )
 
 

@@ -9,7 +9,7 @@ one polarity only ("incorrect", "does not match" … or "correct", "matches" …
 
 from __future__ import annotations
 
-from generator.linear_regex import ContextPattern, compile_linear
+from dualboard.linear_regex import ContextPattern, compile_linear
 
 _STRICT = compile_linear(
     r"(?m)^[^\pL\pN]*(?:(verdict)[^\pL\pN]*[:=][^\pL\pN]*(pass|fail)|(score)[^\pL\pN]*[:=][^\pL\pN]*(100|0)(?:\s*/\s*100)?)"

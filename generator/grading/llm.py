@@ -4,7 +4,7 @@ Works with Ollama, vLLM, llama.cpp's server and hosted APIs: it POSTs to
 ``<base_url>/chat/completions`` with temperature 0 and a fixed seed, fills a
 versioned prompt template (a data file in ``generator/grading/prompts/``,
 hashed into the config), and reads the reply with
-:func:`generator.grading.judge_replies.parse_judge_reply`.
+:func:`dualboard.grading.judge_replies.parse_judge_reply`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any, ClassVar
 
 import httpx
 
-from generator.grading.errors import GraderConfigError, GraderUnavailableError
-from generator.grading.judge_replies import parse_judge_reply
-from generator.grading.verdict import Grader, Verdict
-from generator.linear_regex import compile_linear
+from dualboard.grading.errors import GraderConfigError, GraderUnavailableError
+from dualboard.grading.judge_replies import parse_judge_reply
+from dualboard.grading.verdict import Grader, Verdict
+from dualboard.linear_regex import compile_linear
 
 OPERATIONAL_OPTIONS = ("max_concurrency", "timeout_s", "max_retries", "backoff_s")
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""
@@ -59,7 +59,7 @@ def _retry_after(answer: httpx.Response) -> float:
 
 def load_prompt(name: str) -> str:
     """Return the text of ``prompts/<name>.txt``; an unknown name lists the known ones."""
-    folder = resources.files("generator.grading") / "prompts"
+    folder = resources.files("dualboard.grading") / "prompts"
     path = folder / f"{name}.txt"
     if not _PROMPT_NAME.fullmatch(name) or not path.is_file():
         known = sorted(p.name.removesuffix(".txt") for p in folder.iterdir() if p.name.endswith(".txt"))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.grading.choices import normalize_text
-from generator.grading.final_answer import find_numbers
-from generator.linear_regex import compile_key_pattern
+from dualboard.grading.choices import normalize_text
+from dualboard.grading.final_answer import find_numbers
+from dualboard.linear_regex import compile_key_pattern
 
 
 def key_texts(question: dict[str, Any]) -> list[str]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generator.grading.choices import (
+from dualboard.grading.choices import (
     JSON_ANSWER_RULES,
     LETTERS,
     correct_index,
     extract_choice,
     shown_options,
 )
-from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.verdict import Grader, Verdict
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.verdict import Grader, Verdict
 
 OPTION_DEFAULTS = {"json_answer": JSON_ANSWER_RULES[0]}
 """mc_letter's options and their defaults (filled in, so the config hash names the rule in force)."""
@@ -37,7 +37,7 @@ def _check_options(options: dict[str, Any]) -> None:
 class McLetterGrader(Grader):
     """Score 100 when the option the response committed to is the correct one.
 
-    The chosen option is read by :func:`generator.grading.choices.extract_choice`;
+    The chosen option is read by :func:`dualboard.grading.choices.extract_choice`;
     ``verdict_parse`` is ``ok`` for a JSON answer or a bare letter, ``recovered``
     for a fallback method or several different answers, and ``none`` when no
     option can be read: that is the model's failure, scored 0 (counted, never
@@ -74,12 +74,17 @@ class McLetterGrader(Grader):
             return Verdict(0.0, "none", f"empty response: the model's failure, scored 0; correct {LETTERS[correct]}")
         extraction = extract_choice(response, shown, self.options["json_answer"])
         if extraction.index is None:
-            return Verdict(0.0, "none", f"no readable option: the model's failure, scored 0; correct {LETTERS[correct]}")
+            return Verdict(
+                0.0, "none", f"no readable option: the model's failure, scored 0; correct {LETTERS[correct]}"
+            )
         chosen = LETTERS[extraction.index]
         detail = f"chose {chosen} ({extraction.method}) = {shown[extraction.index]}; correct {LETTERS[correct]}"
         if extraction.ambiguous:
             others = ", ".join(LETTERS[i] for i in extraction.candidates)
-            detail = f"{len(extraction.candidates)} different answers given ({others}), took the {extraction.took}; " + detail
+            detail = (
+                f"{len(extraction.candidates)} different answers given ({others}), took the {extraction.took}; "
+                + detail
+            )
         strict = extraction.method in ("json", "bare") and not extraction.ambiguous
         score = 100.0 if extraction.index == correct else 0.0
         return Verdict(score, "ok" if strict else "recovered", detail[:300])

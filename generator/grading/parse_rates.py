@@ -16,7 +16,7 @@ def verdict_parse_rates(verdicts: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     verdicts
-        The verdicts table of :func:`generator.grading.grade_benchmark`
+        The verdicts table of :func:`dualboard.grading.grade_benchmark`
         (needs ``grader``, ``config_hash``, ``role``, ``verdict_parse``).
 
     Returns

@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.verdict import Grader, Verdict
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.verdict import Grader, Verdict
 
 
 @dataclass(frozen=True)

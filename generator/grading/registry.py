@@ -9,17 +9,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Mapping
 
-from generator.grading.embedding import EmbeddingGrader
-from generator.grading.errors import GraderConfigError
-from generator.grading.exact import ExactGrader, NumericGrader
-from generator.grading.human import HumanGrader
-from generator.grading.llm import LlmGrader
-from generator.grading.mc_letter import McLetterGrader
-from generator.grading.recorded import RecordedGrader
-from generator.grading.rules import RulesGrader
-from generator.grading.verdict import Grader
-from generator.linear_regex import compile_linear
-from generator.intake.models import GraderSpec
+from dualboard.grading.embedding import EmbeddingGrader
+from dualboard.grading.errors import GraderConfigError
+from dualboard.grading.exact import ExactGrader, NumericGrader
+from dualboard.grading.human import HumanGrader
+from dualboard.grading.llm import LlmGrader
+from dualboard.grading.mc_letter import McLetterGrader
+from dualboard.grading.recorded import RecordedGrader
+from dualboard.grading.rules import RulesGrader
+from dualboard.grading.verdict import Grader
+from dualboard.intake.models import GraderSpec
+from dualboard.linear_regex import compile_linear
 
 GRADER_CLASSES: tuple[type[Grader], ...] = (
     McLetterGrader,
@@ -85,7 +85,7 @@ def describe_graders() -> list[dict[str, str]]:
 
     For the site's pages (mkdocs-macros, the graders page), so what each grader
     does is generated from the code, never kept in sync by hand. ``rule`` is the
-    grader's :attr:`~generator.grading.verdict.Grader.rule` where it states one
+    grader's :attr:`~dualboard.grading.verdict.Grader.rule` where it states one
     (``rules``: what it judges and when it gives no verdict), else its
     docstring's description.
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generator.grading.choices import LETTERS, extract_choice, shown_options
-from generator.grading.final_answer import (
+from dualboard.grading.choices import LETTERS, extract_choice, shown_options
+from dualboard.grading.final_answer import (
     FinalAnswer,
     extract_marked_answer,
     find_numbers,
 )
-from generator.grading.matching import (
+from dualboard.grading.matching import (
     number_matches,
     number_within,
     numeric_key,
@@ -27,8 +27,8 @@ from generator.grading.matching import (
     text_contains,
     text_equals,
 )
-from generator.grading.verdict import Grader, Verdict
-from generator.linear_regex import compile_linear
+from dualboard.grading.verdict import Grader, Verdict
+from dualboard.linear_regex import compile_linear
 
 SHORT_MAX_WORDS = 20
 """A response without a marked answer is *short*, and taken whole as its answer, when it is
@@ -38,10 +38,10 @@ SHORT_MAX_CHARS = 200
 
 RULE = (
     "rules judges only what it can read; otherwise it gives no verdict and says why. "
-    "Multiple choice: the option the response committed to (a JSON answer, \"Answer: C\", a bold or bracketed "
+    'Multiple choice: the option the response committed to (a JSON answer, "Answer: C", a bold or bracketed '
     "letter, the option's text on the last line) or its marked final answer. "
-    "Open questions, in this order: (1) a marked final answer (\"Final answer: …\", \"Answer: …\", "
-    "\"the answer is …\", {\"ANSWER\": …} or {\"final_answer\": …}, \\boxed{…}); "
+    'Open questions, in this order: (1) a marked final answer ("Final answer: …", "Answer: …", '
+    '"the answer is …", {"ANSWER": …} or {"final_answer": …}, \\boxed{…}); '
     "(2) when the key is a number: the response's only number — it must contain exactly one distinct number "
     "(digits, a fraction, or a number word up to twenty), compared within the key's tolerance; several "
     "different numbers get no verdict; "
@@ -176,11 +176,16 @@ def _read_open(response: str, question: dict[str, Any]) -> _Reading | Verdict:
         # The number alone decides: key words elsewhere in an unmarked text are no answer.
         passed = number_within(numbers[0], *key)
         relation = "within" if passed else "not within"
-        return Verdict(100.0 if passed else 0.0, "ok",
-                       f"the response's only number, {numbers[0]:g}, is {relation} {key[1]:g} of {key[0]:g}")
+        return Verdict(
+            100.0 if passed else 0.0,
+            "ok",
+            f"the response's only number, {numbers[0]:g}, is {relation} {key[1]:g} of {key[0]:g}",
+        )
     if len(numbers) > 1:
         shown = ", ".join(f"{number:g}" for number in numbers[:5])
-        return Verdict(None, "none", f"{len(numbers)} different numbers ({shown}) and no marked final answer: cannot judge")
+        return Verdict(
+            None, "none", f"{len(numbers)} different numbers ({shown}) and no marked final answer: cannot judge"
+        )
     if is_short(response):
         return _Reading(response.strip(), "short response", "ok")
     return Verdict(None, "none", f"no marked final answer in a {len(response.split())}-word response: cannot judge")
@@ -225,5 +230,7 @@ class RulesGrader(Grader):
         if isinstance(reading, Verdict):
             return reading
         reason = match_key(reading.text, question)
-        detail = f"final answer {reading.text[:80]!r} ({reading.method}) " + (f"{reading.note}; " if reading.note else "")
+        detail = f"final answer {reading.text[:80]!r} ({reading.method}) " + (
+            f"{reading.note}; " if reading.note else ""
+        )
         return Verdict(0.0 if reason is None else 100.0, reading.parse, (detail + (reason or "matches no key"))[:300])

@@ -2,7 +2,7 @@
 
 This is the grading stage's entry point: values in (a :class:`Benchmark`, its
 :class:`Run` objects, optional human labels), three tidy tables out, whose
-columns :mod:`generator.scored_files` defines. Only the
+columns :mod:`dualboard.scored_files` defines. Only the
 :class:`VerdictCache` touches the disk here; ``scored_files`` writes the tables.
 """
 
@@ -15,21 +15,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from generator.grading.cache import VerdictCache, question_digest, verdict_key
-from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.human import HumanGrader
-from generator.grading.registry import get_grader
-from generator.grading.verdict import Grader, Verdict
-from generator.intake.models import Benchmark, Run
-from generator.scored_files import ANSWERS, SCORED, VERDICTS, typed
-from generator.stats import kappa
-from generator.stats.scores import MIN_COVERAGE
+from dualboard.grading.cache import VerdictCache, question_digest, verdict_key
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.human import HumanGrader
+from dualboard.grading.registry import get_grader
+from dualboard.grading.verdict import Grader, Verdict
+from dualboard.intake.models import Benchmark, Run
+from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, typed
+from dualboard.stats import kappa
+from dualboard.stats.scores import MIN_COVERAGE
 
 ALL_TYPES = "*"
 """Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
 
 BATCH_SIZE = 256
 """Answers handed to one ``grade_many`` call (progress is reported per batch)."""
+
 
 @dataclass(frozen=True)
 class GradedTables:
@@ -154,7 +155,9 @@ def _kappa_against(candidate: Graded, human: Graded, answers: Sequence[_Answer])
     both = ~(np.isnan(theirs) | np.isnan(marks))
     questions = {answers[p].question["id"] for p, judged in zip(human[0].positions, both, strict=True) if judged}
     counts = kappa.pass_fail_counts(theirs, marks)
-    return float("nan") if kappa.not_estimable_reason(counts, len(questions)) else float(kappa.kappa_from_counts(counts))
+    return (
+        float("nan") if kappa.not_estimable_reason(counts, len(questions)) else float(kappa.kappa_from_counts(counts))
+    )
 
 
 def _choose_answer_key(graded: Sequence[Graded], answers: Sequence[_Answer]) -> Graded | None:
@@ -165,9 +168,13 @@ def _choose_answer_key(graded: Sequence[Graded], answers: Sequence[_Answer]) -> 
     if n_labels and n_labels == len(answers):
         return human
     if n_labels:
-        eligible = [(round(k, 12), g) for g in listed if g[0].role == "answer_key"
-                    and np.mean(~np.isnan(_scores(g[1]))) >= MIN_COVERAGE
-                    and np.isfinite(k := _kappa_against(g, human, answers))]
+        eligible = [
+            (round(k, 12), g)
+            for g in listed
+            if g[0].role == "answer_key"
+            and np.mean(~np.isnan(_scores(g[1]))) >= MIN_COVERAGE
+            and np.isfinite(k := _kappa_against(g, human, answers))
+        ]
         if eligible:  # max keeps the first of equal κ: ties go to the benchmark's order
             return max(eligible, key=lambda e: e[0])[1]
     return listed[0] if listed else None
@@ -304,10 +311,15 @@ def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> tuple[li
             "fix the run/question/round or remove those lines"
         )
     absent = sorted({k[0] for k in lookup} - graded)
-    notes = () if not absent else (
-        f"human_labels.csv: {sum(k[0] in absent for k in lookup)} label(s) of {len(absent)} run(s) not graded "
-        f"({', '.join(repr(r[:60]) for r in absent[:5])}{' …' if len(absent) > 5 else ''}) set aside; they stay "
-        "in the file",)
+    notes = (
+        ()
+        if not absent
+        else (
+            f"human_labels.csv: {sum(k[0] in absent for k in lookup)} label(s) of {len(absent)} run(s) not graded "
+            f"({', '.join(repr(r[:60]) for r in absent[:5])}{' …' if len(absent) > 5 else ''}) set aside; they stay "
+            "in the file",
+        )
+    )
     return [
         _Answer(
             a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))}
@@ -370,7 +382,7 @@ def grade_benchmark(
 
     Examples
     --------
-    >>> from generator.intake.models import Benchmark, GraderSpec, Run
+    >>> from dualboard.intake.models import Benchmark, GraderSpec, Run
     >>> question = {"id": "q1", "category": "Geo", "type": "open", "prompt": "Capital of France?",
     ...             "answer_key": {"answer": "Paris", "aliases": [], "patterns": [], "numeric": None}}
     >>> bench = Benchmark("geo", "1", "Geo", "", {"open": GraderSpec("exact")}, (GraderSpec("rules"),), (question,))
@@ -381,7 +393,7 @@ def grade_benchmark(
 
     See also
     --------
-    generator.scored_files.write_scored : write the three tables as Parquet.
+    dualboard.scored_files.write_scored : write the three tables as Parquet.
     load_human_labels : read ``human_labels.csv`` for ``human_labels``.
     verdict_parse_rates : the no-verdict rate per grader.
     """
@@ -396,5 +408,9 @@ def grade_benchmark(
     graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers)]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
     per_answer = _answer_rows(benchmark, answers, graded)
-    return GradedTables(scored=typed(SCORED, per_answer), answers=typed(ANSWERS, per_answer),
-                        verdicts=typed(VERDICTS, rows), notes=notes)
+    return GradedTables(
+        scored=typed(SCORED, per_answer),
+        answers=typed(ANSWERS, per_answer),
+        verdicts=typed(VERDICTS, rows),
+        notes=notes,
+    )

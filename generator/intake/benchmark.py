@@ -8,17 +8,17 @@ from typing import Any
 
 import pandas as pd
 
-from generator.errors import DualboardError, Finding, InvalidInputError
-from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.human import parse_human_labels
-from generator.grading.registry import get_grader
-from generator.intake.models import Benchmark, GraderSpec
-from generator.intake.schemas import schema_findings
-from generator.intake.untrusted import decode_utf8, iter_json_lines
-from generator.intake.yaml_mapping import read_yaml_fields
-from generator.linear_regex import PatternSyntaxError, compile_key_pattern
-from generator.names import RUN_ID_RULE, is_name
-from generator.safe_read import UnsafeFileError, open_regular, read_regular
+from dualboard.errors import DualboardError, Finding, InvalidInputError
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.human import parse_human_labels
+from dualboard.grading.registry import get_grader
+from dualboard.intake.models import Benchmark, GraderSpec
+from dualboard.intake.schemas import schema_findings
+from dualboard.intake.untrusted import decode_utf8, iter_json_lines
+from dualboard.intake.yaml_mapping import read_yaml_fields
+from dualboard.linear_regex import PatternSyntaxError, compile_key_pattern
+from dualboard.names import RUN_ID_RULE, is_name
+from dualboard.safe_read import UnsafeFileError, open_regular, read_regular
 
 QUESTION_TYPES = ("multiple_choice", "open")
 HUMAN_LABELS = "human_labels.csv"
@@ -43,7 +43,9 @@ def load_benchmarks(data_dir: Path) -> dict[str, Benchmark]:
             f"{root}: no benchmarks folder — create data/benchmarks/<name>/ with "
             "benchmark.yaml and questions.jsonl (or run `dualboard init`)"
         )
-    folders = sorted(p for p in root.iterdir() if (p / "benchmark.yaml").is_file() or (p / "benchmark.yaml").is_symlink())
+    folders = sorted(
+        p for p in root.iterdir() if (p / "benchmark.yaml").is_file() or (p / "benchmark.yaml").is_symlink()
+    )
     benchmarks, findings = {}, []
     for folder in folders:
         try:
@@ -69,8 +71,15 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
     findings = schema_findings(config, "benchmark", file=str(config_path), lines=lines)
     findings += _grader_findings(config, str(config_path)) if not findings else []
     if not findings and not (is_name(config["name"]) and config["name"] == folder.name):
-        findings.append(Finding(str(config_path), lines.get("name"), "name", f"{config['name'][:100]!r} differs from the folder name {folder.name[:100]!r}",
-                                f"rename the folder or the benchmark so they match ({RUN_ID_RULE})"))
+        findings.append(
+            Finding(
+                str(config_path),
+                lines.get("name"),
+                "name",
+                f"{config['name'][:100]!r} differs from the folder name {folder.name[:100]!r}",
+                f"rename the folder or the benchmark so they match ({RUN_ID_RULE})",
+            )
+        )
     questions, question_findings = _read_questions(folder / "questions.jsonl", root)
     findings += question_findings + _human_label_findings(folder / HUMAN_LABELS, root)
     if findings:
@@ -126,7 +135,15 @@ def _read_questions(path: Path, root: Path) -> tuple[list[dict[str, Any]], list[
             problems = [problem] if problem else schema_findings(question, "question", file=str(path), line=number)
             problems += _pattern_findings(question, str(path), number) if not problems else []
             if not problems and question["id"] in seen:
-                problems.append(Finding(str(path), number, "id", f"duplicate id {question['id'][:100]!r}", "give every question a unique id"))
+                problems.append(
+                    Finding(
+                        str(path),
+                        number,
+                        "id",
+                        f"duplicate id {question['id'][:100]!r}",
+                        "give every question a unique id",
+                    )
+                )
             findings += problems
             if not problems:
                 seen.add(question["id"])
@@ -151,7 +168,15 @@ def _human_label_findings(path: Path, root: Path) -> list[Finding]:
     except GradingInputError as exc:
         return [_label_finding(str(exc), str(path))]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        return [Finding(str(path), None, "-", f"not a readable CSV: {str(exc)[:200]}", "write a header run,question,round,label and one label per line")]
+        return [
+            Finding(
+                str(path),
+                None,
+                "-",
+                f"not a readable CSV: {str(exc)[:200]}",
+                "write a header run,question,round,label and one label per line",
+            )
+        ]
     return []
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import yaml
 
-from generator.intake.models import Benchmark
-from generator.intake.schemas import load_schema
+from dualboard.intake.models import Benchmark
+from dualboard.intake.schemas import load_schema
 
 RUN_ID = "my-model-7b-instruct"
 """The example's run folder name."""
@@ -33,12 +33,22 @@ class ExampleRun:
 
 def example_run(benchmark: Benchmark) -> ExampleRun:
     """The example run answering every question of ``benchmark`` once, each with a marked final answer."""
-    metadata = {**_schema_examples(load_schema("metadata")), "benchmark": benchmark.name, "benchmark_version": benchmark.version}
+    metadata = {
+        **_schema_examples(load_schema("metadata")),
+        "benchmark": benchmark.name,
+        "benchmark_version": benchmark.version,
+    }
     order = list(load_schema("metadata")["properties"])
-    text = yaml.safe_dump(dict(sorted(metadata.items(), key=lambda kv: order.index(kv[0]))), sort_keys=False,
-                          allow_unicode=True, width=100)
-    lines = tuple(json.dumps({"question_id": q["id"], "round": 0, "response": example_response(q)}, ensure_ascii=False)
-                  for q in benchmark.questions)
+    text = yaml.safe_dump(
+        dict(sorted(metadata.items(), key=lambda kv: order.index(kv[0]))),
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+    )
+    lines = tuple(
+        json.dumps({"question_id": q["id"], "round": 0, "response": example_response(q)}, ensure_ascii=False)
+        for q in benchmark.questions
+    )
     return ExampleRun(f"submissions/{benchmark.name}/{RUN_ID}", text, lines)
 
 

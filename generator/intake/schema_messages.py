@@ -16,7 +16,7 @@ from typing import Any
 
 from jsonschema import ValidationError
 
-from generator.names import RUN_ID_RULE
+from dualboard.names import RUN_ID_RULE
 
 Problem = tuple[str, str, str]
 """``(field, problem, fix)`` of one finding."""
@@ -25,12 +25,21 @@ PATTERN_WORDS = {
     "^[a-z0-9][a-z0-9._-]{0,99}$": (f"a name of {RUN_ID_RULE}", "easy-problems"),
     "^\\d{4}-\\d{2}-\\d{2}$": ("a date in the form YYYY-MM-DD", "2026-03-01"),
     "^[A-Z]$": ("one capital letter, A to Z", "B"),
-    "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%!&()*+,;=:@/?#-]*)?$":
-        ("an https:// link without spaces or quotes", "https://huggingface.co/my-org/my-model-7b"),
+    "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%!&()*+,;=:@/?#-]*)?$": (
+        "an https:// link without spaces or quotes",
+        "https://huggingface.co/my-org/my-model-7b",
+    ),
 }
 """Every ``pattern`` of the schemas in words, with an example (a test checks none is missing)."""
-TYPE_WORDS = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
-              "object": "a set of fields (key: value)", "array": "a list", "null": "null (empty)"}
+TYPE_WORDS = {
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "object": "a set of fields (key: value)",
+    "array": "a list",
+    "null": "null (empty)",
+}
 """JSON Schema type names as a submitter says them."""
 SHOWN_CHARACTERS = 60
 """Longest piece of a submitted value quoted back in a message."""
@@ -104,7 +113,9 @@ def _about(schema: dict[str, Any], path: Sequence[Any]) -> str:
     if not text:
         return ""
     first = text.split()[0]
-    return ": " + (text if len(first) > 1 and first.isupper() else text[0].lower() + text[1:])  # "MC" keeps its capitals
+    return ": " + (
+        text if len(first) > 1 and first.isupper() else text[0].lower() + text[1:]
+    )  # "MC" keeps its capitals
 
 
 def _either(words: list[str]) -> str:
@@ -117,7 +128,9 @@ def _either(words: list[str]) -> str:
 
 def _required(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
     path = list(error.absolute_path)
-    missing = [name for name in error.validator_value if isinstance(error.instance, dict) and name not in error.instance]
+    missing = [
+        name for name in error.validator_value if isinstance(error.instance, dict) and name not in error.instance
+    ]
     return [(_field(path, name), "missing", f"add {name}{_about(schema, [*path, name])}") for name in missing]
 
 
@@ -149,31 +162,54 @@ def _pattern(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
 
 def _enum(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
     allowed = ", ".join(map(str, error.validator_value))
-    return [(_field(error.absolute_path), f"{_shown(error.instance)} is not one of the allowed values", f"use one of: {allowed}")]
+    return [
+        (
+            _field(error.absolute_path),
+            f"{_shown(error.instance)} is not one of the allowed values",
+            f"use one of: {allowed}",
+        )
+    ]
 
 
 def _const(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
-    return [(_field(error.absolute_path), f"{_shown(error.instance)} is not the only allowed value",
-             f"write {_shown(error.validator_value)}")]
+    return [
+        (
+            _field(error.absolute_path),
+            f"{_shown(error.instance)} is not the only allowed value",
+            f"write {_shown(error.validator_value)}",
+        )
+    ]
 
 
 def _length(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
     value, limit, path = error.instance, error.validator_value, list(error.absolute_path)
     if "propertyNames" in error.schema_path:  # the instance is a field name, the path its parent
-        return [(_field(path), f"the field name {_shown(value)} is {len(value):,} characters long; at most {limit:,} are allowed",
-                 "use a shorter field name")]
+        return [
+            (
+                _field(path),
+                f"the field name {_shown(value)} is {len(value):,} characters long; at most {limit:,} are allowed",
+                "use a shorter field name",
+            )
+        ]
     if error.validator == "minLength":
         problem = "is empty" if value == "" else f"is {len(value):,} characters long; at least {limit:,} are needed"
         return [(_field(path), problem, f"fill it in{_about(schema, path)}")]
-    return [(_field(path), f"is {len(value):,} characters long; at most {limit:,} are allowed",
-             f"shorten it to {limit:,} characters or fewer")]
+    return [
+        (
+            _field(path),
+            f"is {len(value):,} characters long; at most {limit:,} are allowed",
+            f"shorten it to {limit:,} characters or fewer",
+        )
+    ]
 
 
 def _bound(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
-    words = {"minimum": ("is below the smallest allowed value", "use {} or more"),
-             "maximum": ("is above the largest allowed value", "use {} or less"),
-             "exclusiveMinimum": ("is not above the limit", "use a value above {}"),
-             "exclusiveMaximum": ("is not below the limit", "use a value below {}")}[str(error.validator)]
+    words = {
+        "minimum": ("is below the smallest allowed value", "use {} or more"),
+        "maximum": ("is above the largest allowed value", "use {} or less"),
+        "exclusiveMinimum": ("is not above the limit", "use a value above {}"),
+        "exclusiveMaximum": ("is not below the limit", "use a value below {}"),
+    }[str(error.validator)]
     limit = error.validator_value
     return [(_field(error.absolute_path), f"{_shown(error.instance)} {words[0]}, {limit}", words[1].format(limit))]
 
@@ -210,11 +246,25 @@ def _other(error: ValidationError, schema: dict[str, Any]) -> list[Problem]:
 
 
 _MESSAGES: dict[str, Callable[[ValidationError, dict[str, Any]], list[Problem]]] = {
-    "required": _required, "additionalProperties": _additional, "type": _type, "pattern": _pattern,
-    "enum": _enum, "const": _const, "minLength": _length, "maxLength": _length,
-    "minimum": _bound, "maximum": _bound, "exclusiveMinimum": _bound, "exclusiveMaximum": _bound,
-    "minItems": _count, "maxItems": _count, "minProperties": _count, "maxProperties": _count,
-    "oneOf": _one_of, "anyOf": _one_of, "uniqueItems": _unique,
+    "required": _required,
+    "additionalProperties": _additional,
+    "type": _type,
+    "pattern": _pattern,
+    "enum": _enum,
+    "const": _const,
+    "minLength": _length,
+    "maxLength": _length,
+    "minimum": _bound,
+    "maximum": _bound,
+    "exclusiveMinimum": _bound,
+    "exclusiveMaximum": _bound,
+    "minItems": _count,
+    "maxItems": _count,
+    "minProperties": _count,
+    "maxProperties": _count,
+    "oneOf": _one_of,
+    "anyOf": _one_of,
+    "uniqueItems": _unique,
 }
 """The plain message of every keyword that can fail (``format`` only annotates: the validators check no formats)."""
 TRANSLATED = frozenset(_MESSAGES)

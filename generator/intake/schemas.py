@@ -16,8 +16,8 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
-from generator.errors import Finding
-from generator.intake.schema_messages import plain_problems
+from dualboard.errors import Finding
+from dualboard.intake.schema_messages import plain_problems
 
 SCHEMA_NAMES = ("question", "prediction", "metadata", "benchmark", "provenance")
 
@@ -27,7 +27,7 @@ def load_schema(name: str) -> dict[str, Any]:
     """Return the parsed JSON Schema called ``name`` (one of SCHEMA_NAMES)."""
     if name not in SCHEMA_NAMES:
         raise KeyError(f"unknown schema {name!r}; expected one of {SCHEMA_NAMES}")
-    text = resources.files("generator.intake").joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    text = resources.files("dualboard.intake").joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
     return json.loads(text)
 
 
@@ -55,13 +55,14 @@ def _compiled(name: str) -> Callable[[Any], Any]:
     return fastjsonschema.compile({k: v for k, v in load_schema(name).items() if k != "$id"})
 
 
-def schema_findings(instance: Any, name: str, *, file: str, line: int | None = None,
-                    lines: Mapping[str, int] | None = None) -> list[Finding]:
+def schema_findings(
+    instance: Any, name: str, *, file: str, line: int | None = None, lines: Mapping[str, int] | None = None
+) -> list[Finding]:
     """Check ``instance`` against schema ``name``; one Finding in plain words per violation.
 
     ``line`` is where the whole instance sits (one line of a JSON-lines file);
     ``lines`` maps dotted field names to their lines (a YAML file, see
-    :func:`~generator.intake.untrusted.yaml_field_lines`), and a finding takes
+    :func:`~dualboard.intake.untrusted.yaml_field_lines`), and a finding takes
     the line of its field or of the nearest field above it.
 
     A valid instance is confirmed by the compiled validator (fastjsonschema,
@@ -73,8 +74,11 @@ def schema_findings(instance: Any, name: str, *, file: str, line: int | None = N
     if _fast_valid(instance, name):
         return []
     errors = sorted(_validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path)))
-    findings = [Finding(file, _line_of(field, lines, line), field, problem, fix)
-                for error in errors for field, problem, fix in plain_problems(error, load_schema(name))]
+    findings = [
+        Finding(file, _line_of(field, lines, line), field, problem, fix)
+        for error in errors
+        for field, problem, fix in plain_problems(error, load_schema(name))
+    ]
     return list(dict.fromkeys(findings))  # one "missing" per field, however many rules require it
 
 
@@ -86,6 +90,8 @@ def _line_of(field: str, lines: Mapping[str, int] | None, line: int | None) -> i
     while parts and ".".join(parts) not in lines:
         parts.pop()
     return lines.get(".".join(parts), line)
+
+
 def _fast_valid(instance: Any, name: str) -> bool:
     try:
         _compiled(name)(instance)

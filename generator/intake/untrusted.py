@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 import yaml
 
-from generator.errors import Finding
+from dualboard.errors import Finding
 
 MAX_YAML_DEPTH = 10
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
@@ -62,8 +62,9 @@ def _finite_float(text: str) -> float:
     return value
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_refuse_constant,
-                            parse_float=_finite_float)
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicate_keys, parse_constant=_refuse_constant, parse_float=_finite_float
+)
 
 
 def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | None]:
@@ -87,14 +88,23 @@ def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | No
     except _Refused as exc:
         return None, Finding(file, line, "-", exc.problem, exc.fix)
     except json.JSONDecodeError as exc:
-        return None, Finding(file, line, "-", f"invalid JSON: {exc.msg} (column {exc.colno})", "write one JSON object per line")
+        return None, Finding(
+            file, line, "-", f"invalid JSON: {exc.msg} (column {exc.colno})", "write one JSON object per line"
+        )
     except RecursionError:
         return None, Finding(file, line, "-", "invalid JSON: nested too deeply", "write one flat JSON object per line")
     except ValueError as exc:  # an integer of more than 4,300 digits
-        return None, Finding(file, line, "-", f"unreadable JSON value: {str(exc)[:200]}", "write numbers of ordinary size")
+        return None, Finding(
+            file, line, "-", f"unreadable JSON value: {str(exc)[:200]}", "write numbers of ordinary size"
+        )
     if _ESCAPED_SURROGATE.search(raw) and _has_lone_surrogate(value):
-        return None, Finding(file, line, "-", "a string holds a lone UTF-16 surrogate (\\ud800–\\udfff)",
-                             "write the character itself, or a complete surrogate pair")
+        return None, Finding(
+            file,
+            line,
+            "-",
+            "a string holds a lone UTF-16 surrogate (\\ud800–\\udfff)",
+            "write the character itself, or a complete surrogate pair",
+        )
     return value, None
 
 
@@ -133,7 +143,9 @@ class _StrictLoader(SAFE_LOADER):  # type: ignore[misc, valid-type]
             except TypeError:
                 continue  # an unhashable key: the base constructor reports it
             if duplicate:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {str(key)[:100]!r}", key_node.start_mark)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {str(key)[:100]!r}", key_node.start_mark
+                )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -154,12 +166,23 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         problem = str(getattr(exc, "problem", None) or exc)[:200]
-        return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax")
+        return None, Finding(
+            file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax"
+        )
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2026-02-30"
-        return None, Finding(file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it")
-    except AttributeError:  # PyYAML's constructors fail so on a value its tag cannot read ("!!timestamp 2001-12-14\n !")
-        return None, Finding(file, None, "-", "unreadable YAML value: a tagged value (such as !!timestamp) that its "
-                             "tag cannot read", "remove the tag or quote the value")
+        return None, Finding(
+            file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it"
+        )
+    except (
+        AttributeError
+    ):  # PyYAML's constructors fail so on a value its tag cannot read ("!!timestamp 2001-12-14\n !")
+        return None, Finding(
+            file,
+            None,
+            "-",
+            "unreadable YAML value: a tagged value (such as !!timestamp) that its tag cannot read",
+            "remove the tag or quote the value",
+        )
 
 
 def yaml_field_lines(text: str) -> dict[str, int]:
@@ -198,12 +221,22 @@ def _alias_or_depth(text: str, file: str) -> Finding | None:
     depth = 0
     for event in yaml.parse(text, Loader=SAFE_LOADER):
         if isinstance(event, yaml.AliasEvent):
-            return Finding(file, event.start_mark.line + 1, "-", "YAML aliases (*name) are not allowed",
-                           "write the value out instead of referring to an anchor")
+            return Finding(
+                file,
+                event.start_mark.line + 1,
+                "-",
+                "YAML aliases (*name) are not allowed",
+                "write the value out instead of referring to an anchor",
+            )
         depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
         if depth > MAX_YAML_DEPTH:
-            return Finding(file, event.start_mark.line + 1, "-", f"nested deeper than {MAX_YAML_DEPTH} levels",
-                           "flatten the structure")
+            return Finding(
+                file,
+                event.start_mark.line + 1,
+                "-",
+                f"nested deeper than {MAX_YAML_DEPTH} levels",
+                "flatten the structure",
+            )
     return None
 
 
@@ -212,4 +245,6 @@ def decode_utf8(raw: bytes, file: str) -> tuple[str | None, Finding | None]:
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        return None, Finding(file, raw.count(b"\n", 0, exc.start) + 1, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8")
+        return None, Finding(
+            file, raw.count(b"\n", 0, exc.start) + 1, "-", f"not UTF-8 (byte {exc.start})", "save the file as UTF-8"
+        )

@@ -2,7 +2,7 @@
 
 A run folder is ``submissions/<benchmark>/<run_id>/`` holding
 ``predictions.jsonl`` and ``metadata.yaml``. :func:`check_run` returns the
-parsed :class:`~generator.intake.models.Run` (or ``None``) and the list of
+parsed :class:`~dualboard.intake.models.Run` (or ``None``) and the list of
 findings; :func:`check_runs` collects the findings of every run (what
 ``dualboard validate`` prints) and :func:`load_runs` raises one
 :class:`InvalidInputError` carrying them all, so a submitter sees all problems
@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.errors import Finding, InvalidInputError
-from generator.intake.benchmark import load_benchmarks
-from generator.intake.models import Benchmark, Run
-from generator.intake.schemas import schema_findings
-from generator.intake.untrusted import decode_utf8, iter_json_lines, parse_yaml, yaml_field_lines
-from generator.names import RUN_ID_RULE, colliding, is_name
-from generator.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
+from dualboard.errors import Finding, InvalidInputError
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.models import Benchmark, Run
+from dualboard.intake.schemas import schema_findings
+from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_yaml, yaml_field_lines
+from dualboard.names import RUN_ID_RULE, colliding, is_name
+from dualboard.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
 
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
@@ -95,8 +95,17 @@ class ValidationReport:
         return {
             "valid": self.ok,
             "runs": [{"benchmark": r.benchmark, "run_id": r.run_id, "answers": len(r.predictions)} for r in self.runs],
-            "findings": [{"file": f.file, "line": f.line, "field": f.field, "problem": f.problem,
-                          "fix": f.fix, "severity": f.severity} for f in self.findings],
+            "findings": [
+                {
+                    "file": f.file,
+                    "line": f.line,
+                    "field": f.field,
+                    "problem": f.problem,
+                    "fix": f.fix,
+                    "severity": f.severity,
+                }
+                for f in self.findings
+            ],
         }
 
     def relative_to(self, root: Path) -> ValidationReport:
@@ -116,8 +125,13 @@ class _RunCheck:
     findings: tuple[Finding, ...]
 
 
-def check_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
-               *, submissions_root: Path | None = None) -> ValidationReport:
+def check_runs(
+    run_dirs: list[Path],
+    benchmarks: dict[str, Benchmark],
+    limits: Limits = Limits(),
+    *,
+    submissions_root: Path | None = None,
+) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
     ``submissions_root``, when given, is the folder every run must sit inside
@@ -130,7 +144,9 @@ def check_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: L
     return ValidationReport(tuple(c.run for c in checks if c.run is not None), tuple(findings))
 
 
-def validate_submissions(data_dir: Path, paths: list[Path], submissions_root: Path, limits: Limits = Limits()) -> ValidationReport:
+def validate_submissions(
+    data_dir: Path, paths: list[Path], submissions_root: Path, limits: Limits = Limits()
+) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
     That is the runs under ``paths`` and the whole of ``data/`` and
@@ -139,7 +155,11 @@ def validate_submissions(data_dir: Path, paths: list[Path], submissions_root: Pa
     benchmark definition comes back as findings too, so ``--format json``
     always prints one JSON document.
     """
-    findings = [*untrusted_findings(data_dir), *untrusted_findings(submissions_root), *_misplaced_run_findings(submissions_root)]
+    findings = [
+        *untrusted_findings(data_dir),
+        *untrusted_findings(submissions_root),
+        *_misplaced_run_findings(submissions_root),
+    ]
     try:
         benchmarks = load_benchmarks(data_dir)
     except InvalidInputError as exc:
@@ -154,14 +174,26 @@ def _misplaced_run_findings(submissions_root: Path) -> list[Finding]:
     for folder, dirs, files in os.walk(submissions_root):  # links are not followed (and reported above)
         depth = len(Path(folder).relative_to(submissions_root).parts)
         if depth > 2 and ({METADATA, PREDICTIONS} & set(files)):
-            findings.append(Finding(folder, None, "path", "run folder is nested too deep: the build only reads submissions/<benchmark>/<run_id>/",
-                                    "move the run folder up to submissions/<benchmark>/<run_id>/"))
+            findings.append(
+                Finding(
+                    folder,
+                    None,
+                    "path",
+                    "run folder is nested too deep: the build only reads submissions/<benchmark>/<run_id>/",
+                    "move the run folder up to submissions/<benchmark>/<run_id>/",
+                )
+            )
         dirs.sort()
     return findings
 
 
-def load_runs(run_dirs: list[Path], benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
-              *, submissions_root: Path | None = None) -> list[Run]:
+def load_runs(
+    run_dirs: list[Path],
+    benchmarks: dict[str, Benchmark],
+    limits: Limits = Limits(),
+    *,
+    submissions_root: Path | None = None,
+) -> list[Run]:
     """Check every run folder; return the runs, or raise once with every finding."""
     report = check_runs(run_dirs, benchmarks, limits, submissions_root=submissions_root)
     if not report.ok:
@@ -175,15 +207,29 @@ def _duplicate_findings(checks: list[_RunCheck]) -> list[Finding]:
     for check in checks:
         if check.benchmark is not None:
             folders[(check.benchmark, check.run_dir.name)].append(check.run_dir)
-    findings = [Finding(str(again), None, "run_id", f"run {b}/{r} is submitted twice: also in {_short(dirs[0])}",
-                        "keep one folder per run id")
-                for (b, r), dirs in folders.items() for again in dirs[1:]]
+    findings = [
+        Finding(
+            str(again),
+            None,
+            "run_id",
+            f"run {b}/{r} is submitted twice: also in {_short(dirs[0])}",
+            "keep one folder per run id",
+        )
+        for (b, r), dirs in folders.items()
+        for again in dirs[1:]
+    ]
     for benchmark in sorted({b for b, _ in folders}):
         for group in colliding({r for b, r in folders if b == benchmark}):
-            findings.append(Finding(str(folders[(benchmark, group[-1])][0]), None, "run_id",
-                                    f"run ids {', '.join(group)} of {benchmark} name the same run page "
-                                    "(ids are compared ignoring case, '.', '_' and '-')",
-                                    "rename the new run so its id differs in letters or digits"))
+            findings.append(
+                Finding(
+                    str(folders[(benchmark, group[-1])][0]),
+                    None,
+                    "run_id",
+                    f"run ids {', '.join(group)} of {benchmark} name the same run page "
+                    "(ids are compared ignoring case, '.', '_' and '-')",
+                    "rename the new run so its id differs in letters or digits",
+                )
+            )
     return findings
 
 
@@ -192,8 +238,9 @@ def _short(run_dir: Path) -> str:
     return f"{run_dir.parent.name}/{run_dir.name}/"
 
 
-def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = Limits(),
-              *, submissions_root: Path | None = None) -> tuple[Run | None, list[Finding]]:
+def check_run(
+    run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = Limits(), *, submissions_root: Path | None = None
+) -> tuple[Run | None, list[Finding]]:
     """Check one run folder; return the Run when it has no errors, and all findings.
 
     Bad input never raises: every problem, however the file is broken, comes
@@ -203,7 +250,9 @@ def check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits = 
     return check.run, list(check.findings)
 
 
-def _check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits, submissions_root: Path | None) -> _RunCheck:
+def _check_run(
+    run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits, submissions_root: Path | None
+) -> _RunCheck:
     """Every check of one run in one pass: a wrong field never hides the checks that do not depend on it.
 
     Metadata fields that are fine are used even when others are wrong (a valid
@@ -221,7 +270,9 @@ def _check_run(run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits, 
     older = benchmark is not None and benchmark.answers_older_version(metadata.fields)
     answers = _read_predictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older=older)
     findings += answers.findings + _provenance_findings(run_dir / PROVENANCE, limits)
-    if benchmark is not None and rounds is not None and not older:  # an earlier version's run was never asked the newer questions
+    if (
+        benchmark is not None and rounds is not None and not older
+    ):  # an earlier version's run was never asked the newer questions
         findings += _coverage_findings(run_dir / PREDICTIONS, answers, benchmark, rounds)
     name = benchmark.name if benchmark is not None else None
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata.findings:
@@ -236,24 +287,48 @@ def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Fin
     if submissions_root is not None:
         root = Path(submissions_root).resolve()
         if run_dir.resolve().parent.parent != root:
-            findings.append(Finding(str(run_dir), None, "path", f"run folder is not at {root.name}/<benchmark>/<run_id>/",
-                                    "move the run to submissions/<benchmark>/<run_id>/"))
+            findings.append(
+                Finding(
+                    str(run_dir),
+                    None,
+                    "path",
+                    f"run folder is not at {root.name}/<benchmark>/<run_id>/",
+                    "move the run to submissions/<benchmark>/<run_id>/",
+                )
+            )
     links = [p for p in (run_dir.parent, run_dir) if p.is_symlink()]
     entries = sorted(run_dir.iterdir()) if run_dir.is_dir() and not run_dir.is_symlink() else []
     links += [p for p in entries if p.is_symlink()]
-    findings += [Finding(str(p), None, "path", "is a symbolic link", "commit the real file or folder, not a link")
-                 for p in links]
-    findings += [Finding(str(p), None, "path", f"unexpected entry: only {', '.join(RUN_FILES)} are stored",
-                         "remove it from the run folder", "warning")
-                 for p in entries if p.name not in RUN_FILES and not p.is_symlink()]
+    findings += [
+        Finding(str(p), None, "path", "is a symbolic link", "commit the real file or folder, not a link") for p in links
+    ]
+    findings += [
+        Finding(
+            str(p),
+            None,
+            "path",
+            f"unexpected entry: only {', '.join(RUN_FILES)} are stored",
+            "remove it from the run folder",
+            "warning",
+        )
+        for p in entries
+        if p.name not in RUN_FILES and not p.is_symlink()
+    ]
     return findings
 
 
 def _check_run_id(run_dir: Path) -> list[Finding]:
     if is_name(run_dir.name):
         return []
-    return [Finding(str(run_dir), None, "run_id", f"folder name {run_dir.name[:120]!r} is not a valid run id",
-                    f"rename the folder to {RUN_ID_RULE}")]
+    return [
+        Finding(
+            str(run_dir),
+            None,
+            "run_id",
+            f"folder name {run_dir.name[:120]!r} is not a valid run id",
+            f"rename the folder to {RUN_ID_RULE}",
+        )
+    ]
 
 
 @dataclass(frozen=True)
@@ -263,7 +338,7 @@ class _Metadata:
     fields: dict[str, Any]
     """Every top-level field without a finding (all of them when ``findings`` is empty)."""
     lines: dict[str, int]
-    """Line of each field by dotted name (see :func:`~generator.intake.untrusted.yaml_field_lines`)."""
+    """Line of each field by dotted name (see :func:`~dualboard.intake.untrusted.yaml_field_lines`)."""
     findings: tuple[Finding, ...]
 
     def line(self, field: str) -> int | None:
@@ -273,8 +348,19 @@ class _Metadata:
 
 def _read_metadata(path: Path, limits: Limits) -> _Metadata:
     if not path.is_file() or path.is_symlink():
-        return _Metadata({}, {}, (Finding(str(path), None, "-", "metadata.yaml is missing",
-                                          "add metadata.yaml (model, submitter, date, benchmark, benchmark_version, rounds)"),))
+        return _Metadata(
+            {},
+            {},
+            (
+                Finding(
+                    str(path),
+                    None,
+                    "-",
+                    "metadata.yaml is missing",
+                    "add metadata.yaml (model, submitter, date, benchmark, benchmark_version, rounds)",
+                ),
+            ),
+        )
     try:
         text, problem = decode_utf8(read_regular(path, root=path.parent, limit=limits.metadata_bytes), str(path))
     except UnsafeFileError as exc:
@@ -283,7 +369,9 @@ def _read_metadata(path: Path, limits: Limits) -> _Metadata:
     if problem is not None:
         return _Metadata({}, {}, (problem,))
     if not isinstance(data, dict):
-        return _Metadata({}, {}, (Finding(str(path), 1, "-", "expected a mapping of fields", "write key: value pairs"),))
+        return _Metadata(
+            {}, {}, (Finding(str(path), 1, "-", "expected a mapping of fields", "write key: value pairs"),)
+        )
     data, lines = _stringify_dates(data), yaml_field_lines(text)
     findings = _schema_findings(data, "metadata", str(path), lines=lines)
     wrong = _wrong_fields(findings)
@@ -296,8 +384,9 @@ def _wrong_fields(findings: list[Finding]) -> set[str]:
     return {f.field.split(".")[0] for f in findings}
 
 
-def _schema_findings(instance: Any, name: str, file: str, line: int | None = None, *,
-                     lines: dict[str, int] | None = None) -> list[Finding]:
+def _schema_findings(
+    instance: Any, name: str, file: str, line: int | None = None, *, lines: dict[str, int] | None = None
+) -> list[Finding]:
     """Schema findings; values too big or too deep even to describe become a finding too."""
     try:
         return schema_findings(instance, name, file=file, line=line, lines=lines)
@@ -314,7 +403,9 @@ def _stringify_dates(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _resolve_benchmark(run_dir: Path, metadata: _Metadata, benchmarks: dict[str, Benchmark], findings: list[Finding]) -> Benchmark | None:
+def _resolve_benchmark(
+    run_dir: Path, metadata: _Metadata, benchmarks: dict[str, Benchmark], findings: list[Finding]
+) -> Benchmark | None:
     """The benchmark the run answers: its metadata's when readable, else its folder's."""
     folder_benchmark = run_dir.parent.name
     name = metadata.fields.get("benchmark", folder_benchmark)
@@ -322,16 +413,39 @@ def _resolve_benchmark(run_dir: Path, metadata: _Metadata, benchmarks: dict[str,
     if name not in benchmarks:
         known = ", ".join(sorted(benchmarks)) or "none"
         where = "" if "benchmark" in metadata.fields else f" (the folder submissions/{folder_benchmark[:100]}/)"
-        findings.append(Finding(meta_file, metadata.line("benchmark"), "benchmark", f"unknown benchmark {name[:100]!r}{where}", f"use one of: {known}"))
+        findings.append(
+            Finding(
+                meta_file,
+                metadata.line("benchmark"),
+                "benchmark",
+                f"unknown benchmark {name[:100]!r}{where}",
+                f"use one of: {known}",
+            )
+        )
         return None
     if name != folder_benchmark:
-        findings.append(Finding(meta_file, metadata.line("benchmark"), "benchmark", f"{name!r} but the run sits in submissions/{folder_benchmark[:100]}/", f"move the run to submissions/{name}/"))
+        findings.append(
+            Finding(
+                meta_file,
+                metadata.line("benchmark"),
+                "benchmark",
+                f"{name!r} but the run sits in submissions/{folder_benchmark[:100]}/",
+                f"move the run to submissions/{name}/",
+            )
+        )
     benchmark = benchmarks[name]
     version = metadata.fields.get("benchmark_version", benchmark.version)
     if str(version) != benchmark.version and not benchmark.answers_older_version(metadata.fields):
-        findings.append(Finding(meta_file, metadata.line("benchmark_version"), "benchmark_version", f"{str(version)[:50]!r} does not exist",
-                                f"answer version {benchmark.version!r} of {name} (a run of an earlier version stays "
-                                f"on the board once data/benchmarks/{name}/benchmark.yaml lists it under previous_versions)"))
+        findings.append(
+            Finding(
+                meta_file,
+                metadata.line("benchmark_version"),
+                "benchmark_version",
+                f"{str(version)[:50]!r} does not exist",
+                f"answer version {benchmark.version!r} of {name} (a run of an earlier version stays "
+                f"on the board once data/benchmarks/{name}/benchmark.yaml lists it under previous_versions)",
+            )
+        )
     return benchmark
 
 
@@ -350,8 +464,9 @@ class _Answers:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | None, limits: Limits, *,
-                      older: bool = False) -> _Answers:
+def _read_predictions(
+    path: Path, benchmark: Benchmark | None, rounds: int | None, limits: Limits, *, older: bool = False
+) -> _Answers:
     """Check predictions.jsonl line by line, every check on every line.
 
     Streaming keeps a rejected million-line file from costing a million
@@ -360,7 +475,9 @@ def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | Non
     """
     answers = _Answers()
     if not path.is_file() or path.is_symlink():
-        answers.findings.append(Finding(str(path), None, "-", "predictions.jsonl is missing", "add one JSON answer per line"))
+        answers.findings.append(
+            Finding(str(path), None, "-", "predictions.jsonl is missing", "add one JSON answer per line")
+        )
         return answers
     try:
         handle = open_regular(path, root=path.parent, limit=limits.predictions_bytes)
@@ -370,7 +487,11 @@ def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | Non
     findings, answers.read = _FindingCap(str(path)), True
     with handle:
         for number, row, problem in iter_json_lines(handle, str(path)):
-            row, problems = (None, [problem]) if problem else _check_prediction(row, number, str(path), benchmark, rounds, limits, answers.answered, older)
+            row, problems = (
+                (None, [problem])
+                if problem
+                else _check_prediction(row, number, str(path), benchmark, rounds, limits, answers.answered, older)
+            )
             answers.unreadable += row is None
             findings.extend(problems)
             if findings.errors == 0:
@@ -381,8 +502,16 @@ def _read_predictions(path: Path, benchmark: Benchmark | None, rounds: int | Non
     return answers
 
 
-def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | None, rounds: int | None,
-                      limits: Limits, seen: set, older: bool) -> tuple[dict[str, Any] | None, list[Finding]]:
+def _check_prediction(
+    row: Any,
+    number: int,
+    file: str,
+    benchmark: Benchmark | None,
+    rounds: int | None,
+    limits: Limits,
+    seen: set,
+    older: bool,
+) -> tuple[dict[str, Any] | None, list[Finding]]:
     """The row with its round filled in (the contract's default 0), and its findings.
 
     The row is None when its question or round cannot be read. The checks
@@ -400,22 +529,54 @@ def _check_prediction(row: Any, number: int, file: str, benchmark: Benchmark | N
     return (row if "question_id" in row and "round" in row else None), problems
 
 
-def _semantic_findings(row: dict[str, Any], number: int, file: str, benchmark: Benchmark | None, rounds: int | None,
-                       limits: Limits, seen: set, older: bool) -> list[Finding]:
+def _semantic_findings(
+    row: dict[str, Any],
+    number: int,
+    file: str,
+    benchmark: Benchmark | None,
+    rounds: int | None,
+    limits: Limits,
+    seen: set,
+    older: bool,
+) -> list[Finding]:
     """The checks beyond the schema, on the fields of ``row`` that passed it (``older``: the run answered one of
     the benchmark's previous versions)."""
     problems = []
     if "response" in row and len(row["response"].encode("utf-8")) > limits.response_bytes:
-        problems.append(Finding(file, number, "response", f"response is over the {limits.response_bytes}-byte limit", "truncate the response or raise --max-response-bytes"))
+        problems.append(
+            Finding(
+                file,
+                number,
+                "response",
+                f"response is over the {limits.response_bytes}-byte limit",
+                "truncate the response or raise --max-response-bytes",
+            )
+        )
     if benchmark is not None and "question_id" in row and row["question_id"] not in benchmark._by_id:
         problems.append(_unknown_question(row, number, file, benchmark, older))
     if rounds is not None and "round" in row and row["round"] >= rounds:
-        problems.append(Finding(file, number, "round", f"round {row['round']} but metadata.yaml says rounds: {rounds}", "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml"))
+        problems.append(
+            Finding(
+                file,
+                number,
+                "round",
+                f"round {row['round']} but metadata.yaml says rounds: {rounds}",
+                "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml",
+            )
+        )
     if "question_id" not in row or "round" not in row:
         return problems
     key = (row["question_id"], row["round"])
     if key in seen:
-        problems.append(Finding(file, number, "question_id", f"duplicate answer for question {key[0][:100]!r} round {key[1]}", "keep one answer per (question_id, round)"))
+        problems.append(
+            Finding(
+                file,
+                number,
+                "question_id",
+                f"duplicate answer for question {key[0][:100]!r} round {key[1]}",
+                "keep one answer per (question_id, round)",
+            )
+        )
     seen.add(key)
     return problems
 
@@ -424,11 +585,21 @@ def _unknown_question(row: dict[str, Any], number: int, file: str, benchmark: Be
     """An answer to a question the benchmark lacks: an error, or for a run of an earlier version
     (the question was dropped since) a warning, and the answer is left out of grading."""
     if older:
-        return Finding(file, number, "question_id", f"question {row['question_id'][:100]!r} is not in version "
-                       f"{benchmark.version!r} of {benchmark.name}", "nothing to do: this answer of an earlier "
-                       "version is left out of grading", "warning")
-    return Finding(file, number, "question_id", f"unknown question id {row['question_id'][:100]!r}",
-                   f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl")
+        return Finding(
+            file,
+            number,
+            "question_id",
+            f"question {row['question_id'][:100]!r} is not in version {benchmark.version!r} of {benchmark.name}",
+            "nothing to do: this answer of an earlier version is left out of grading",
+            "warning",
+        )
+    return Finding(
+        file,
+        number,
+        "question_id",
+        f"unknown question id {row['question_id'][:100]!r}",
+        f"use an id from data/benchmarks/{benchmark.name}/questions.jsonl",
+    )
 
 
 def _provenance_findings(path: Path, limits: Limits) -> list[Finding]:
@@ -456,9 +627,21 @@ def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, roun
         return []
     severity = "warning" if benchmark.allow_incomplete else "error"
     shown = ", ".join(f"{q} round {r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
-    unread = f" ({answers.unreadable} line(s) above name no readable question and round: they may be some of these)" if answers.unreadable else ""
-    return [Finding(str(path), None, "coverage", f"{len(missing)} of {len(expected)} answers (question, round) missing: {shown}{unread}",
-                    "answer every question in every round (missing answers would silently lower the score)", severity)]
+    unread = (
+        f" ({answers.unreadable} line(s) above name no readable question and round: they may be some of these)"
+        if answers.unreadable
+        else ""
+    )
+    return [
+        Finding(
+            str(path),
+            None,
+            "coverage",
+            f"{len(missing)} of {len(expected)} answers (question, round) missing: {shown}{unread}",
+            "answer every question in every round (missing answers would silently lower the score)",
+            severity,
+        )
+    ]
 
 
 class _FindingCap:
@@ -471,11 +654,13 @@ class _FindingCap:
         """Count ``findings`` (and, apart, the errors) and keep them while under the cap."""
         self.count += len(findings)
         self.errors += sum(f.severity == "error" for f in findings)
-        self._kept += findings[:max(0, MAX_REPORTED_PER_FILE - len(self._kept))]
+        self._kept += findings[: max(0, MAX_REPORTED_PER_FILE - len(self._kept))]
 
     def list(self) -> list[Finding]:
         """The kept findings, and one more saying how many were not shown."""
         rest = self.count - len(self._kept)
         if rest == 0:
             return list(self._kept)
-        return self._kept + [Finding(self.file, None, "-", f"{rest} more problems not shown", "fix the ones above and validate again")]
+        return self._kept + [
+            Finding(self.file, None, "-", f"{rest} more problems not shown", "fix the ones above and validate again")
+        ]

@@ -3,7 +3,7 @@
 For the files a leaderboard folder keeps (benchmark.yaml, simulated_models.yaml,
 dualboard.yaml). A pull request can edit every one of them, so they are read
 like a submission: never through a link, size-capped, and parsed strictly
-(:func:`generator.intake.untrusted.parse_yaml`). Submitted metadata.yaml goes
+(:func:`dualboard.intake.untrusted.parse_yaml`). Submitted metadata.yaml goes
 through validate.py, which reports instead of raising.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from generator.errors import Finding, InvalidInputError
-from generator.intake.untrusted import decode_utf8, parse_yaml, yaml_field_lines
-from generator.safe_read import UnsafeFileError, read_regular
+from dualboard.errors import Finding, InvalidInputError
+from dualboard.intake.untrusted import decode_utf8, parse_yaml, yaml_field_lines
+from dualboard.safe_read import UnsafeFileError, read_regular
 
 MAX_CONFIG_BYTES = 1024 * 1024
 """Largest configuration file read; real ones are a few KB."""
@@ -33,7 +33,9 @@ def read_yaml_mapping(path: Path, *, example: str, root: Path | None = None) -> 
 def read_yaml_fields(path: Path, *, example: str, root: Path | None = None) -> tuple[dict[str, Any], dict[str, int]]:
     """:func:`read_yaml_mapping`, and the line of every field (for findings about them; see ``yaml_field_lines``)."""
     if not path.is_file() and not path.is_symlink():
-        raise InvalidInputError([Finding(str(path), None, "-", "file is missing", f"create it (see {example} for an example)")])
+        raise InvalidInputError(
+            [Finding(str(path), None, "-", "file is missing", f"create it (see {example} for an example)")]
+        )
     try:
         raw = read_regular(path, root=root or path.parent, limit=MAX_CONFIG_BYTES)
     except UnsafeFileError as exc:
@@ -44,5 +46,7 @@ def read_yaml_fields(path: Path, *, example: str, root: Path | None = None) -> t
     if problem is not None:
         raise InvalidInputError([problem])
     if not isinstance(data, dict):
-        raise InvalidInputError([Finding(str(path), 1, "-", "expected a mapping at the top level", "write key: value pairs")])
+        raise InvalidInputError(
+            [Finding(str(path), 1, "-", "expected a mapping at the top level", "write key: value pairs")]
+        )
     return data, yaml_field_lines(text)

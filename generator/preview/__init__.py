@@ -5,10 +5,10 @@ change, as ``dualboard validate`` does), grades them together with the
 board's stored runs, analyses the whole board and returns the
 ``dualboard-preview/2`` document that the comment workflow renders.
 
-- :mod:`generator.preview.board`: the current board (a store, or a git revision's submissions/)
-- :mod:`generator.preview.git_base`: the base revision read from git
-- :mod:`generator.preview.placement`: grading and statistics in a working folder of its own
-- :mod:`generator.preview.document`: the document, its caps and its Markdown (the trusted renderer)
+- :mod:`dualboard.preview.board`: the current board (a store, or a git revision's submissions/)
+- :mod:`dualboard.preview.git_base`: the base revision read from git
+- :mod:`dualboard.preview.placement`: grading and statistics in a working folder of its own
+- :mod:`dualboard.preview.document`: the document, its caps and its Markdown (the trusted renderer)
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import pipeline
-from generator.errors import DualboardError
-from generator.intake.benchmark import load_benchmarks
-from generator.intake.validate import find_run_dirs
-from generator.preview.board import Board, git_board, store_board
-from generator.preview.document import document, markdown
-from generator.preview.git_base import changed_run_dirs, resolve_commit
-from generator.preview.placement import place_runs
-from generator.project import Project
-from generator.store import Store
+from dualboard import pipeline
+from dualboard.errors import DualboardError
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.validate import find_run_dirs
+from dualboard.preview.board import Board, git_board, store_board
+from dualboard.preview.document import document, markdown
+from dualboard.preview.git_base import changed_run_dirs, resolve_commit
+from dualboard.preview.placement import place_runs
+from dualboard.project import Project
+from dualboard.store import Store
 
 __all__ = ["PreviewResult", "markdown", "preview", "runs_changed_since"]
 
@@ -50,8 +50,16 @@ def runs_changed_since(project: Project, revision: str) -> tuple[str, list[Path]
     return commit, changed_run_dirs(project.root, commit, project.submissions_dir)
 
 
-def preview(project: Project, run_dirs: list[Path], *, store: Store | None = None, base_commit: str | None = None,
-            validate_all: bool = False, seed: int, progress: bool = True) -> PreviewResult:
+def preview(
+    project: Project,
+    run_dirs: list[Path],
+    *,
+    store: Store | None = None,
+    base_commit: str | None = None,
+    validate_all: bool = False,
+    seed: int,
+    progress: bool = True,
+) -> PreviewResult:
     """Validate ``run_dirs`` and place them on the board of ``store``, or of git ``base_commit``'s submissions/.
 
     ``validate_all`` checks every run under submissions/, not only ``run_dirs``
@@ -72,7 +80,9 @@ def preview(project: Project, run_dirs: list[Path], *, store: Store | None = Non
         placements = place_runs(board, load_benchmarks(project.data_dir), previewed, seed=seed, progress=progress)
         return PreviewResult(document(board.description, findings, True, placements), True)
     except DualboardError as exc:
-        return PreviewResult(document(NOT_READ, findings, True, [], problem=_relative(str(exc), project, workdir)), False)
+        return PreviewResult(
+            document(NOT_READ, findings, True, [], problem=_relative(str(exc), project, workdir)), False
+        )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

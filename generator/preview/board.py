@@ -4,7 +4,7 @@ Two sources, neither needing a secret: a store (the local one, or the
 published Hub dataset read anonymously), or for a leaderboard whose store is
 local, the ``submissions/`` of a git revision (the pull request's base).
 Nothing here writes into a store: the preview reads the store's verdict cache
-and keeps the verdicts it adds in memory (see :mod:`generator.preview.placement`).
+and keeps the verdicts it adds in memory (see :mod:`dualboard.preview.placement`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.preview.git_base import extract_submissions
-from generator.project import Project
-from generator.store import LocalStore, Store
-from generator.store.base import RUNS
+from dualboard.preview.git_base import extract_submissions
+from dualboard.project import Project
+from dualboard.store import LocalStore, Store
+from dualboard.store.base import RUNS
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,11 @@ def store_board(project: Project, store: Store) -> Board:
     """The board a store holds at its current revision (read once, pinned)."""
     if isinstance(store, LocalStore) and not store.root.exists():
         # Never built here: an empty board, and no store folder created by reading it.
-        return Board("an empty local store (run `dualboard build` first, or pass --base REV or --hub ORG/NAME)",
-                     store.root / RUNS, None)
+        return Board(
+            "an empty local store (run `dualboard build` first, or pass --base REV or --hub ORG/NAME)",
+            store.root / RUNS,
+            None,
+        )
     revision = store.revision()
     where = store.describe().replace(f"{project.root}/", "")
     return Board(f"{where}, revision {revision}", store.snapshot(revision) / RUNS, store)

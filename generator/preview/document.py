@@ -18,32 +18,36 @@ from importlib import resources
 
 import pandas as pd
 
-from generator.errors import Finding
-from generator.preview.placement import Placement
-from generator.scaffold import TEMPLATE
-from generator.stats.scores import GRADINGS, coverage_percent
+from dualboard.errors import Finding
+from dualboard.preview.placement import Placement
+from dualboard.scaffold import TEMPLATE
+from dualboard.stats.scores import GRADINGS, coverage_percent
 
 RENDERER = (TEMPLATE, "dot-github", "scripts", "preview.py.txt")
-"""The trusted renderer inside the generator.scaffold package."""
+"""The trusted renderer inside the dualboard.scaffold package."""
 
 
 @functools.cache
 def renderer() -> types.ModuleType:
     """The comment workflow's renderer as a module: ``SCHEMA``, ``CAPS``, ``check_preview``, ``render``…"""
-    source = resources.files("generator.scaffold").joinpath(*RENDERER).read_text("utf-8")
+    source = resources.files("dualboard.scaffold").joinpath(*RENDERER).read_text("utf-8")
     module = types.ModuleType("dualboard_preview_renderer")
     exec(compile(source, "/".join(RENDERER), "exec"), module.__dict__)  # our own package file, not input
     return module
 
 
-def document(board: str, findings: list[Finding] | None, valid: bool, placements: list[Placement],
-             problem: str | None = None) -> dict:
+def document(
+    board: str, findings: list[Finding] | None, valid: bool, placements: list[Placement], problem: str | None = None
+) -> dict:
     """The checked preview document; ``findings`` None means validation never ran."""
     r = renderer()
-    doc = {"schema": r.SCHEMA, "board": _clip(board, "board"),
-           "problem": None if problem is None else _clip(problem, "stopped"),
-           "validation": None if findings is None else _validation(findings, valid),
-           "benchmarks": _benchmarks(placements)}
+    doc = {
+        "schema": r.SCHEMA,
+        "board": _clip(board, "board"),
+        "problem": None if problem is None else _clip(problem, "stopped"),
+        "validation": None if findings is None else _validation(findings, valid),
+        "benchmarks": _benchmarks(placements),
+    }
     return r.check_preview(json.loads(json.dumps(doc)))
 
 
@@ -53,24 +57,36 @@ def markdown(doc: dict) -> str:
 
 
 def _validation(findings: list[Finding], valid: bool) -> dict:
-    return {"valid": valid, "findings_total": len(findings),
-            "findings": [_finding(f) for f in findings[:renderer().MAX_FINDINGS]]}
+    return {
+        "valid": valid,
+        "findings_total": len(findings),
+        "findings": [_finding(f) for f in findings[: renderer().MAX_FINDINGS]],
+    }
 
 
 def _finding(finding: Finding) -> dict:
     line = finding.line if isinstance(finding.line, int) and 1 <= finding.line <= renderer().MAX_COUNT else None
-    return {"severity": "warning" if finding.severity == "warning" else "error", "line": line,
-            **{key: _clip(getattr(finding, key), key) for key in ("file", "field", "problem", "fix")}}
+    return {
+        "severity": "warning" if finding.severity == "warning" else "error",
+        "line": line,
+        **{key: _clip(getattr(finding, key), key) for key in ("file", "field", "problem", "fix")},
+    }
 
 
 def _benchmarks(placements: list[Placement]) -> list[dict]:
     """One entry per benchmark, runs cut to the renderer's caps (MAX_RUNS over all, MAX_BENCHMARKS)."""
     entries, room = [], renderer().MAX_RUNS
-    for placement in placements[:renderer().MAX_BENCHMARKS]:
+    for placement in placements[: renderer().MAX_BENCHMARKS]:
         shown = placement.previewed[:room]
         room -= len(shown)
-        entries.append({"name": placement.benchmark, "board_runs": placement.board_runs,
-                        "runs_total": len(placement.previewed), "runs": [_run(placement, run_id) for run_id in shown]})
+        entries.append(
+            {
+                "name": placement.benchmark,
+                "board_runs": placement.board_runs,
+                "runs_total": len(placement.previewed),
+                "runs": [_run(placement, run_id) for run_id in shown],
+            }
+        )
     return entries
 
 
@@ -78,19 +94,29 @@ def _run(placement: Placement, run_id: str) -> dict:
     models = placement.stats.models.set_index("run_id", drop=False).rename_axis(None)
     row = models.loc[run_id]
     mine = placement.scored[placement.scored["run_id"] == run_id]
-    return {"run_id": run_id, "model": _clip(row["model"], "model"), "note": _clip(_text(row["note"]), "note"),
-            **{g: _grading(placement, models, run_id, g, mine) for g in GRADINGS},
-            "difference": {**_interval(row, "diff"), "p_value": _probability(row["p_value"])}}
+    return {
+        "run_id": run_id,
+        "model": _clip(row["model"], "model"),
+        "note": _clip(_text(row["note"]), "note"),
+        **{g: _grading(placement, models, run_id, g, mine) for g in GRADINGS},
+        "difference": {**_interval(row, "diff"), "p_value": _probability(row["p_value"])},
+    }
 
 
 def _grading(placement: Placement, models: pd.DataFrame, run_id: str, g: str, mine: pd.DataFrame) -> dict:
     row = models.loc[run_id]
     ranked = models[models[f"ranked_{g}"].astype(bool)]
     graders = sorted({name for name in mine[f"{g}_grader"].astype(str) if name})
-    return {**_interval(row, g), "rank": _integer(row[f"rank_{g}"]), "ranked_runs": len(ranked),
-            "rank_ci_low": _integer(row[f"rank_ci_low_{g}"]), "rank_ci_high": _integer(row[f"rank_ci_high_{g}"]),
-            "coverage_percent": None if _number(row[f"{g}_coverage"]) is None else coverage_percent(row[f"{g}_coverage"]),
-            "grader": _clip(", ".join(graders), "grader"), "versus": _versus(placement.stats.pairwise, ranked, run_id, g)}
+    return {
+        **_interval(row, g),
+        "rank": _integer(row[f"rank_{g}"]),
+        "ranked_runs": len(ranked),
+        "rank_ci_low": _integer(row[f"rank_ci_low_{g}"]),
+        "rank_ci_high": _integer(row[f"rank_ci_high_{g}"]),
+        "coverage_percent": None if _number(row[f"{g}_coverage"]) is None else coverage_percent(row[f"{g}_coverage"]),
+        "grader": _clip(", ".join(graders), "grader"),
+        "versus": _versus(placement.stats.pairwise, ranked, run_id, g),
+    }
 
 
 def _versus(pairwise: pd.DataFrame, ranked: pd.DataFrame, run_id: str, g: str) -> dict | None:
@@ -100,8 +126,11 @@ def _versus(pairwise: pd.DataFrame, ranked: pd.DataFrame, run_id: str, g: str) -
     if others.empty:
         return None
     other, other_rank = others.iloc[0][["run_id", f"rank_{g}"]]
-    rows = pairwise[(pairwise["grading"] == g) & (pairwise["run_a"].isin([run_id, other]))
-                    & (pairwise["run_b"].isin([run_id, other]))]
+    rows = pairwise[
+        (pairwise["grading"] == g)
+        & (pairwise["run_a"].isin([run_id, other]))
+        & (pairwise["run_b"].isin([run_id, other]))
+    ]
     if rows.empty:
         return None
     pair = rows.iloc[0]
@@ -109,14 +138,23 @@ def _versus(pairwise: pd.DataFrame, ranked: pd.DataFrame, run_id: str, g: str) -
     low, high = (_number(pair["diff_ci_low"]), _number(pair["diff_ci_high"]))
     bounds = (low, high) if sign == 1 else (None if high is None else -high, None if low is None else -low)
     mean = _number(pair["diff_mean"])
-    return {"run_id": other, "role": "leader" if other_rank == 1 else "runner-up",  # runner-up: the run leads alone
-            "mean": None if mean is None else sign * mean, "ci_low": bounds[0], "ci_high": bounds[1],
-            "p_value": _probability(pair["p_value"]), "p_holm": _probability(pair["p_holm"])}
+    return {
+        "run_id": other,
+        "role": "leader" if other_rank == 1 else "runner-up",  # runner-up: the run leads alone
+        "mean": None if mean is None else sign * mean,
+        "ci_low": bounds[0],
+        "ci_high": bounds[1],
+        "p_value": _probability(pair["p_value"]),
+        "p_holm": _probability(pair["p_holm"]),
+    }
 
 
 def _interval(row: pd.Series, prefix: str) -> dict:
-    return {"mean": _number(row[f"{prefix}_mean"]), "ci_low": _number(row[f"{prefix}_ci_low"]),
-            "ci_high": _number(row[f"{prefix}_ci_high"])}
+    return {
+        "mean": _number(row[f"{prefix}_mean"]),
+        "ci_low": _number(row[f"{prefix}_ci_low"]),
+        "ci_high": _number(row[f"{prefix}_ci_high"]),
+    }
 
 
 def _number(value: object) -> float | None:
@@ -145,4 +183,4 @@ def _text(value: object) -> str:
 def _clip(value: object, kind: str) -> str:
     """Text cut to the schema's cap for its kind (a trailing … says it was cut)."""
     cap, value = renderer().CAPS[kind], _text(value)
-    return value if len(value) <= cap else value[:cap - 1] + "…"
+    return value if len(value) <= cap else value[: cap - 1] + "…"

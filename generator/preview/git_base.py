@@ -13,7 +13,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-from generator.errors import DualboardError
+from dualboard.errors import DualboardError
 
 REVISION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/~^@{}+-]{0,199}")
 """What ``--base`` accepts: a branch, tag, commit or ``HEAD~1``; never an option (a leading ``-``)."""
@@ -33,12 +33,16 @@ def resolve_commit(root: Path, revision: str) -> str:
         When it is not a revision name, or git knows no such commit.
     """
     if not REVISION.fullmatch(revision):
-        raise GitBaseError(f"--base {revision[:100]!r} is not a git revision name — pass a branch, tag or commit, "
-                           "e.g. --base origin/main")
+        raise GitBaseError(
+            f"--base {revision[:100]!r} is not a git revision name — pass a branch, tag or commit, "
+            "e.g. --base origin/main"
+        )
     done = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
     if done.returncode != 0:
-        raise GitBaseError(f"--base {revision}: no such commit in the git checkout at {root} — fetch it first "
-                           "(git fetch origin main, or actions/checkout with fetch-depth: 0)")
+        raise GitBaseError(
+            f"--base {revision}: no such commit in the git checkout at {root} — fetch it first "
+            "(git fetch origin main, or actions/checkout with fetch-depth: 0)"
+        )
     return done.stdout.decode("ascii").strip()
 
 
@@ -70,15 +74,18 @@ def extract_submissions(root: Path, commit: str, submissions: Path, target: Path
     tree = f"{commit}:{submissions.relative_to(root).as_posix()}"
     if _git(root, "cat-file", "-e", tree).returncode != 0:
         return out  # the base has no runs yet
-    with subprocess.Popen(["git", "-C", str(root), "archive", "--format=tar", tree], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE) as archive:
+    with subprocess.Popen(
+        ["git", "-C", str(root), "archive", "--format=tar", tree], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as archive:
         try:
             with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
                 tar.extractall(out, filter="data")
         except (tarfile.TarError, OSError) as exc:
             archive.kill()
-            raise GitBaseError(f"--base {commit[:12]}: could not read submissions/ from git ({exc}) — check the "
-                               "checkout (git fsck) and that the disk has room") from exc
+            raise GitBaseError(
+                f"--base {commit[:12]}: could not read submissions/ from git ({exc}) — check the "
+                "checkout (git fsck) and that the disk has room"
+            ) from exc
         error = archive.stderr.read().decode("utf-8", "replace").strip()
     if archive.returncode != 0:
         raise GitBaseError(f"--base {commit[:12]}: git archive failed ({error[:300]}) — check the checkout")
@@ -88,8 +95,10 @@ def extract_submissions(root: Path, commit: str, submissions: Path, target: Path
 def _git_names(root: Path, *args: str) -> list[str]:
     done = _git(root, *args)
     if done.returncode != 0:
-        raise GitBaseError(f"git {args[0]} failed in {root}: {done.stderr.decode('utf-8', 'replace').strip()[:300]} "
-                           "— run the preview in a git checkout of the leaderboard")
+        raise GitBaseError(
+            f"git {args[0]} failed in {root}: {done.stderr.decode('utf-8', 'replace').strip()[:300]} "
+            "— run the preview in a git checkout of the leaderboard"
+        )
     return [name for name in done.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
 
 

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 import pandas as pd
 from tqdm import tqdm
 
-from generator import pipeline
-from generator.errors import DualboardError, InvalidInputError
-from generator.grading import VerdictCache, grade_benchmark, verdict_count
-from generator.intake.models import Benchmark, Run
-from generator.intake.validate import load_runs
-from generator.preview.board import Board
-from generator.stats import StatsTables, analyse
-from generator.store import Store
-from generator.store.verdicts import read_parts
+from dualboard import pipeline
+from dualboard.errors import DualboardError, InvalidInputError
+from dualboard.grading import VerdictCache, grade_benchmark, verdict_count
+from dualboard.intake.models import Benchmark, Run
+from dualboard.intake.validate import load_runs
+from dualboard.preview.board import Board
+from dualboard.stats import StatsTables, analyse
+from dualboard.store import Store
+from dualboard.store.verdicts import read_parts
 
 
 class BoardLoadError(DualboardError):
@@ -55,15 +55,18 @@ class ReadOnlyVerdicts:
 
     def load_verdicts(self, grader: str, config_hash: str) -> pd.DataFrame:
         """The store's cached verdicts of one grader configuration (none without a store)."""
-        return read_parts([], grader, config_hash) if self.store is None else self.store.load_verdicts(grader, config_hash)
+        return (
+            read_parts([], grader, config_hash) if self.store is None else self.store.load_verdicts(grader, config_hash)
+        )
 
     def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> None:
         """Keep nothing: the cache holds new verdicts in memory for the rest of this preview."""
         return None
 
 
-def place_runs(board: Board, benchmarks: dict[str, Benchmark], previewed: list[Run], *,
-               seed: int, progress: bool = True) -> list[Placement]:
+def place_runs(
+    board: Board, benchmarks: dict[str, Benchmark], previewed: list[Run], *, seed: int, progress: bool = True
+) -> list[Placement]:
     """Grade and analyse each benchmark of ``previewed`` together with the board's runs of it."""
     cache = VerdictCache(ReadOnlyVerdicts(board.store))
     placements = []
@@ -71,8 +74,15 @@ def place_runs(board: Board, benchmarks: dict[str, Benchmark], previewed: list[R
         mine = sorted((r for r in previewed if r.benchmark == name), key=lambda r: r.run_id)
         runs = sorted([*_stored_runs(board, benchmarks, name, {r.run_id for r in mine}), *mine], key=lambda r: r.run_id)
         tables = _grade(benchmarks[name], runs, cache, progress)
-        placements.append(Placement(name, tuple(r.run_id for r in mine), len(runs), tables.scored,
-                                    analyse(tables.scored, verdicts=tables.verdicts, seed=seed)))
+        placements.append(
+            Placement(
+                name,
+                tuple(r.run_id for r in mine),
+                len(runs),
+                tables.scored,
+                analyse(tables.scored, verdicts=tables.verdicts, seed=seed),
+            )
+        )
     return placements
 
 
@@ -82,10 +92,12 @@ def _stored_runs(board: Board, benchmarks: dict[str, Benchmark], name: str, repl
         return load_runs([d for d in board.run_dirs(name) if d.name not in replaced], benchmarks)
     except InvalidInputError as exc:
         first = exc.findings[0] if exc.findings else None
-        raise BoardLoadError(f"the board's stored runs of {name} do not pass validation against this data/ "
-                             f"({len(exc.findings)} finding(s), first: {first.field}: {first.problem}) — the pull "
-                             "request changes the benchmark in a way the runs already on the board do not fit; "
-                             "run `dualboard build` on it to see every finding") from exc
+        raise BoardLoadError(
+            f"the board's stored runs of {name} do not pass validation against this data/ "
+            f"({len(exc.findings)} finding(s), first: {first.field}: {first.problem}) — the pull "
+            "request changes the benchmark in a way the runs already on the board do not fit; "
+            "run `dualboard build` on it to see every finding"
+        ) from exc
 
 
 def _grade(benchmark: Benchmark, runs: list[Run], cache: VerdictCache, progress: bool):

@@ -52,8 +52,12 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _is_text(column: pd.Series) -> bool:
-    kinds = (pd.api.types.is_numeric_dtype, pd.api.types.is_bool_dtype, pd.api.types.is_datetime64_any_dtype,
-             pd.api.types.is_timedelta64_dtype)
+    kinds = (
+        pd.api.types.is_numeric_dtype,
+        pd.api.types.is_bool_dtype,
+        pd.api.types.is_datetime64_any_dtype,
+        pd.api.types.is_timedelta64_dtype,
+    )
     return not any(kind(column.dtype) for kind in kinds)
 
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
-from generator.release.layout import SHARD_LIMIT, STATS, hub_folder, table_of
-from generator.scored_files import SCORED, TABLES
-from generator.stats.kappa import PASS_MARK
-from generator.store.base import BENCHMARKS, RUNS
-from generator.store.verdicts import VERDICTS
+from dualboard.release.layout import SHARD_LIMIT, STATS, hub_folder, table_of
+from dualboard.scored_files import SCORED, TABLES
+from dualboard.stats.kappa import PASS_MARK
+from dualboard.store.base import BENCHMARKS, RUNS
+from dualboard.store.verdicts import VERDICTS
 
 ANSWERS_QUERY = """\
 -- answers the traditional grading passed and the answer key failed
@@ -37,8 +37,10 @@ def column_tables() -> str:
     parts = []
     for table in TABLES:
         rows = "\n".join(f"| `{c.name}` | {c.dtype} | {c.meaning} |" for c in table.columns)
-        parts.append(f"### `{table.name}/<benchmark>.parquet`: {table.rows}\n\n"
-                     f"| Column | Type | Meaning |\n|---|---|---|\n{rows}\n")
+        parts.append(
+            f"### `{table.name}/<benchmark>.parquet`: {table.rows}\n\n"
+            f"| Column | Type | Meaning |\n|---|---|---|\n{rows}\n"
+        )
     return "\n".join(parts)
 
 
@@ -66,14 +68,22 @@ def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = ""
     """
     tables = [t.name for t in TABLES if any(table_of(name) == t.name for name in files)]
     front = {
-        "configs": [{"config_name": t, **({"default": True} if t == SCORED.name else {}),
-                     "data_files": [{"split": "train", "path": f"{prefix}{t}/*.parquet"}]} for t in tables],
+        "configs": [
+            {
+                "config_name": t,
+                **({"default": True} if t == SCORED.name else {}),
+                "data_files": [{"split": "train", "path": f"{prefix}{t}/*.parquet"}],
+            }
+            for t in tables
+        ],
         "tags": ["leaderboard", "llm-evaluation", "dualboard"],
         "pretty_name": f"Dualboard release {manifest['version']}",
     }
     version = manifest["version"]
-    benchmarks = "\n".join(f"- `{name}` (version {info['version']}): {len(info['runs'])} runs"
-                           for name, info in sorted(manifest["benchmarks"].items()))
+    benchmarks = "\n".join(
+        f"- `{name}` (version {info['version']}): {len(info['runs'])} runs"
+        for name, info in sorted(manifest["benchmarks"].items())
+    )
     hub = manifest.get("hub_dataset")
     source = f'"{hub}"' if hub else '"path/to/the/release/folder"'
     revision = f', revision="{version}"' if hub else ""
@@ -86,8 +96,11 @@ def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = ""
         "Every model answer scored under two gradings: the benchmark's traditional grading and strict "
         "answer-key grading against human answer keys.\n\n"
         f"```python\nimport datasets\n{loads}\n```\n\n"
-        + ("The same lines read a downloaded copy of this folder: pass its path instead, and no revision.\n\n"
-           if hub else "")
+        + (
+            "The same lines read a downloaded copy of this folder: pass its path instead, and no revision.\n\n"
+            if hub
+            else ""
+        )
         + "## Files\n\n"
         "- `scored/<benchmark>.parquet` (and `.csv`): one row per run × question × round.\n"
         "- `answers/<benchmark>.parquet` (and `.csv`): the same rows with the prompt, the answer key and the model's "
@@ -107,5 +120,6 @@ def dataset_card(manifest: dict[str, Any], files: list[str], *, prefix: str = ""
         f"store: `{BENCHMARKS}/` and `{RUNS}/` as submitted, and the grader verdict cache under `{VERDICTS}/` "
         "(at the root, apart from each release's `verdicts/` tables).\n\n"
         + duckdb_text(manifest.get("hub_dataset"), version)
-        + "\n## Columns\n\n" + column_tables()
+        + "\n## Columns\n\n"
+        + column_tables()
     )

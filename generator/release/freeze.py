@@ -1,12 +1,12 @@
 """``dualboard release VERSION``: freeze the current build as a version.
 
 It refuses a build that was not made from the store's current revision
-(:func:`generator.pipeline.check_current`), so a manifest never names runs
+(:func:`dualboard.pipeline.check_current`), so a manifest never names runs
 its scored data lacks. Steps, each reading what the previous wrote:
 
 1. the manifest (content hashes of benchmarks and runs from the store, graders
    from the verdicts, ranks from models.csv);
-2. ``releases/VERSION/`` (laid out as :mod:`generator.release.layout` says):
+2. ``releases/VERSION/`` (laid out as :mod:`dualboard.release.layout` says):
    scored answers, the answers with their text and the verdicts as Parquet +
    CSV, stats tables, manifest, dataset card and ``SHA256SUMS``, written in a
    staging folder and moved into place in one step;
@@ -28,19 +28,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from generator import pipeline
-from generator.atomic import atomic_write_text
-from generator.project import Project
-from generator.release.csv_download import download_csv
-from generator.release.dataset_card import dataset_card
-from generator.release.history import CHECKSUMS, MANIFEST, ReleaseError, check_version_name, load_releases, releases_dir
-from generator.release.layout import CARD, STATS, write_table
-from generator.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
-from generator.scored_files import SCORED, TABLES, read_verdicts, table_revision
-from generator.stats.tables import TABLES as STATS_TABLES
-from generator.stats.tables import read_tables, write_tables
-from generator.store import Store
-from generator.store.base import read_removals
+from dualboard import pipeline
+from dualboard.atomic import atomic_write_text
+from dualboard.project import Project
+from dualboard.release.csv_download import download_csv
+from dualboard.release.dataset_card import dataset_card
+from dualboard.release.history import CHECKSUMS, MANIFEST, ReleaseError, check_version_name, load_releases, releases_dir
+from dualboard.release.layout import CARD, STATS, write_table
+from dualboard.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
+from dualboard.scored_files import SCORED, TABLES, read_verdicts, table_revision
+from dualboard.stats.tables import TABLES as STATS_TABLES
+from dualboard.stats.tables import read_tables, write_tables
+from dualboard.store import Store
+from dualboard.store.base import read_removals
 
 # -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
@@ -81,15 +81,19 @@ def check_version(project: Project, version: str) -> None:
     """Reject a version name that is malformed, reserved or already released."""
     check_version_name(version)
     if (releases_dir(project.root) / version).exists():
-        raise ReleaseError(f"release {version} already exists in {releases_dir(project.root)} — a release is frozen; "
-                           "choose a new version name")
+        raise ReleaseError(
+            f"release {version} already exists in {releases_dir(project.root)} — a release is frozen; "
+            "choose a new version name"
+        )
 
 
 def _check_git(root: Path) -> None:
     proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise ReleaseError(f"{root} is not in a git repository; mike deploys the site to its gh-pages branch — "
-                           "run `git init` there (and commit) first")
+        raise ReleaseError(
+            f"{root} is not in a git repository; mike deploys the site to its gh-pages branch — "
+            "run `git init` there (and commit) first"
+        )
 
 
 def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int) -> dict:
@@ -104,14 +108,23 @@ def _manifest(project: Project, store: Store, version: str, *, released: str, se
     for name, (benchmark, _runs) in stored.items():
         verdicts = read_verdicts(project.scored_dir(), name)
         models = pd.read_csv(project.stats_dir(name) / "models.csv")
-        benchmarks[name] = benchmark_entry(snapshot / "benchmarks" / name, store.run_dirs(name), models, verdicts,
-                                           benchmark.version)
+        benchmarks[name] = benchmark_entry(
+            snapshot / "benchmarks" / name, store.run_dirs(name), models, verdicts, benchmark.version
+        )
     if not benchmarks:
         raise ReleaseError("the store holds no benchmark — run `dualboard build` first")
     hub = getattr(store, "hub", store)  # a staged Hub store reads through its HubStore
     repo_id, endpoint = getattr(hub, "repo_id", None), getattr(hub, "endpoint", None)
-    return manifest(version, released=released, sequence=sequence, store_revision=store.revision(),
-                    benchmarks=benchmarks, hub_dataset=repo_id, hub_endpoint=endpoint, removed=read_removals(snapshot))
+    return manifest(
+        version,
+        released=released,
+        sequence=sequence,
+        store_revision=store.revision(),
+        benchmarks=benchmarks,
+        hub_dataset=repo_id,
+        hub_endpoint=endpoint,
+        removed=read_removals(snapshot),
+    )
 
 
 def write_release(project: Project, data: dict) -> Path:
@@ -160,14 +173,21 @@ def checksums(folder: Path) -> str:
 
 def deploy(config: Path, root: Path, version: str, *, push: bool) -> None:
     """Deploy the site as ``version`` with mike, move ``latest`` to it, and make ``latest`` the default."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     extra = ["--push"] if push else []
-    for args in (["deploy", "--config-file", str(config), "--update-aliases", "-m", f"Release {version}", version, "latest"],
-                 ["set-default", "--config-file", str(config), "-m", "Default version: latest", "latest"]):
+    for args in (
+        ["deploy", "--config-file", str(config), "--update-aliases", "-m", f"Release {version}", version, "latest"],
+        ["set-default", "--config-file", str(config), "-m", "Default version: latest", "latest"],
+    ):
         proc = subprocess.run(MIKE + args + extra, cwd=root, capture_output=True, text=True, env=env)
         if proc.returncode != 0:
-            raise ReleaseError(f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
-                               "The release folder was written; fix the problem above (git identity, remote for "
-                               f"--push) and deploy again with: mike deploy --config-file {config} "
-                               f"--update-aliases {version} latest")
+            raise ReleaseError(
+                f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
+                "The release folder was written; fix the problem above (git identity, remote for "
+                f"--push) and deploy again with: mike deploy --config-file {config} "
+                f"--update-aliases {version} latest"
+            )

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from generator.errors import DualboardError
-from generator.names import HUB_REPO_ID, is_run_name
-from generator.safe_read import read_regular, untrusted_findings
-from generator.store.base import Removal
+from dualboard.errors import DualboardError
+from dualboard.names import HUB_REPO_ID, is_run_name
+from dualboard.safe_read import read_regular, untrusted_findings
+from dualboard.store.base import Removal
 
 MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"
@@ -41,7 +41,7 @@ class ReleaseRecord:
     version: str
     """Version name, e.g. ``2026.11``."""
     manifest: dict[str, Any]
-    """Parsed ``manifest.json`` (see :func:`generator.release.manifest.manifest`)."""
+    """Parsed ``manifest.json`` (see :func:`dualboard.release.manifest.manifest`)."""
     files: dict[str, tuple[int, str]]
     """Release-relative path → (bytes, SHA-256) from ``SHA256SUMS`` and the files."""
     folder: Path
@@ -106,8 +106,10 @@ class ReleaseChanges:
 def check_version_name(version: str) -> None:
     """Raise ReleaseError unless ``version`` can name a release (folder, site version and Hub tag)."""
     if not VERSION.fullmatch(version) or version in RESERVED:
-        raise ReleaseError(f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
-                           f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}")
+        raise ReleaseError(
+            f"{version!r} is not a usable version name — use letters, digits, '.', '_' or '-' "
+            f"(e.g. 2026.11 or v1.2), not {sorted(RESERVED)}"
+        )
 
 
 def releases_dir(root: Path) -> Path:
@@ -135,16 +137,22 @@ def load_releases(root: Path) -> list[ReleaseRecord]:
 def load_release(folder: Path) -> ReleaseRecord:
     """Read one release folder; its name is the version, and the manifest must say the same."""
     if not VERSION.fullmatch(folder.name):
-        raise ReleaseError(f"{folder}: {folder.name!r} is not a release version — remove the folder or rename it "
-                           "to letters, digits, '.', '_' or '-'")
+        raise ReleaseError(
+            f"{folder}: {folder.name!r} is not a release version — remove the folder or rename it "
+            "to letters, digits, '.', '_' or '-'"
+        )
     try:
         manifest = json.loads(read_regular(folder / MANIFEST, root=folder))
     except (OSError, ValueError) as exc:
-        raise ReleaseError(f"{folder / MANIFEST}: cannot read the manifest ({exc}) — restore it from the gh-pages "
-                           "branch or remove the release folder") from exc
+        raise ReleaseError(
+            f"{folder / MANIFEST}: cannot read the manifest ({exc}) — restore it from the gh-pages "
+            "branch or remove the release folder"
+        ) from exc
     if not isinstance(manifest, dict) or manifest.get("version", folder.name) != folder.name:
-        raise ReleaseError(f"{folder / MANIFEST}: does not describe release {folder.name!r} — restore it from the "
-                           "gh-pages branch or remove the release folder")
+        raise ReleaseError(
+            f"{folder / MANIFEST}: does not describe release {folder.name!r} — restore it from the "
+            "gh-pages branch or remove the release folder"
+        )
     _check_hub_fields(folder / MANIFEST, manifest)
     return ReleaseRecord(folder.name, manifest, _files(folder), folder)
 
@@ -154,8 +162,10 @@ def _check_hub_fields(path: Path, manifest: dict[str, Any]) -> None:
     for field, pattern in (("hub_dataset", HUB_REPO_ID), ("hub_endpoint", HUB_ENDPOINT)):
         value = manifest.get(field)
         if value is not None and not (isinstance(value, str) and pattern.fullmatch(value)):
-            raise ReleaseError(f"{path}: {field}: {value!r} is not a Hub dataset name (ORG/NAME) or address (https://host) "
-                               "— restore the manifest from the gh-pages branch or remove the release folder")
+            raise ReleaseError(
+                f"{path}: {field}: {value!r} is not a Hub dataset name (ORG/NAME) or address (https://host) "
+                "— restore the manifest from the gh-pages branch or remove the release folder"
+            )
 
 
 def _files(folder: Path) -> dict[str, tuple[int, str]]:
@@ -169,8 +179,10 @@ def _files(folder: Path) -> dict[str, tuple[int, str]]:
             continue
         digest, _, name = line.partition("  ")
         if PurePosixPath(name).is_absolute() or ".." in PurePosixPath(name).parts or "\\" in name or not name:
-            raise ReleaseError(f"{sums}:{number}: {name!r} is not a path inside the release — restore SHA256SUMS "
-                               "from the gh-pages branch")
+            raise ReleaseError(
+                f"{sums}:{number}: {name!r} is not a path inside the release — restore SHA256SUMS "
+                "from the gh-pages branch"
+            )
         path = folder / name
         out[name] = (path.stat().st_size if path.is_file() else 0, digest)
     out[CHECKSUMS] = (len(text), hashlib.sha256(text).hexdigest())
@@ -188,7 +200,9 @@ def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> Release
         new_runs=sorted(set(after) - set(before)),
         removed_runs=sorted(set(before) - set(after)),
         removals={k: r for k, r in _removals(current).items() if k in set(before) - set(after)},
-        changed_runs=sorted(k for k in set(after) & set(before) if after[k]["content_hash"] != before[k]["content_hash"]),
+        changed_runs=sorted(
+            k for k in set(after) & set(before) if after[k]["content_hash"] != before[k]["content_hash"]
+        ),
         changed_benchmarks=_changed_benchmarks(previous, current),
         rank_changes=_rank_changes(previous, current) if previous else [],
     )
@@ -204,8 +218,9 @@ def history(records: list[ReleaseRecord]) -> list[ReleaseChanges]:
 
 
 def _runs(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(b, r): info for b, bench in manifest.get("benchmarks", {}).items()
-            for r, info in bench.get("runs", {}).items()}
+    return {
+        (b, r): info for b, bench in manifest.get("benchmarks", {}).items() for r, info in bench.get("runs", {}).items()
+    }
 
 
 def _removals(manifest: dict[str, Any]) -> dict[tuple[str, str], Removal]:
@@ -230,9 +245,12 @@ def _changed_benchmarks(previous: dict[str, Any] | None, current: dict[str, Any]
     if not previous:
         return []
     old = previous.get("benchmarks", {})
-    return sorted(b for b, info in current.get("benchmarks", {}).items()
-                  if b in old and (info.get("content_hash") != old[b].get("content_hash")
-                                   or info.get("graders") != old[b].get("graders")))
+    return sorted(
+        b
+        for b, info in current.get("benchmarks", {}).items()
+        if b in old
+        and (info.get("content_hash") != old[b].get("content_hash") or info.get("graders") != old[b].get("graders"))
+    )
 
 
 def _rank_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[RankChange]:
@@ -242,8 +260,16 @@ def _rank_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[Ran
         for run_id, ranks in info.get("ranks", {}).items():
             for grading in GRADINGS:
                 old, new = old_ranks.get(run_id, {}).get(grading), ranks.get(grading)
-                if not old or not new or old.get("rank") is None or new.get("rank") is None or old["rank"] == new["rank"]:
+                if (
+                    not old
+                    or not new
+                    or old.get("rank") is None
+                    or new.get("rank") is None
+                    or old["rank"] == new["rank"]
+                ):
                     continue
-                interval = (new["low"], new["high"]) if new.get("low") is not None and new.get("high") is not None else None
+                interval = (
+                    (new["low"], new["high"]) if new.get("low") is not None and new.get("high") is not None else None
+                )
                 changes.append(RankChange(bench, run_id, grading, int(old["rank"]), int(new["rank"]), interval))
     return changes

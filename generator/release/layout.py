@@ -1,6 +1,6 @@
 """What a release folder holds, where each of its files is served, and the size limits that decide it.
 
-``releases/VERSION/`` (written by :mod:`generator.release.freeze`)::
+``releases/VERSION/`` (written by :mod:`dualboard.release.freeze`)::
 
     README.md                      the dataset card: configs for ``datasets`` and the Hub viewer
     manifest.json, SHA256SUMS      what was frozen, and the checksum of every other file
@@ -30,8 +30,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from generator import scored_files
-from generator.release.csv_download import download_csv
+from dualboard import scored_files
+from dualboard.release.csv_download import download_csv
 
 CARD = "README.md"
 TABLES = tuple(t.name for t in scored_files.TABLES)
@@ -107,7 +107,9 @@ def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHAR
         parts = min(parts * 2, table.num_rows)
 
 
-def _write_parts(source: Path, table: pa.Table, folder: Path, benchmark: str, parts: int, limit: int) -> list[Path] | None:
+def _write_parts(
+    source: Path, table: pa.Table, folder: Path, benchmark: str, parts: int, limit: int
+) -> list[Path] | None:
     """The table as ``parts`` consecutive row ranges of near-equal length; None (nothing left) if a file reaches ``limit``."""
     bounds = [i * table.num_rows // parts for i in range(parts + 1)]
     written: list[Path] = []

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from generator import __version__
-from generator.store.base import Removal
+from dualboard import __version__
+from dualboard.store.base import Removal
 
 FORMAT_VERSION = 2
 """2: tables as <table>/<benchmark>.parquet and .csv (1: csv/<benchmark>.csv); the Hub endpoint is recorded."""
@@ -52,16 +52,24 @@ def file_sha256(path: Path) -> str:
 def graders(verdicts: pd.DataFrame) -> list[dict[str, str]]:
     """Every grader that produced verdicts: name, version, config hash and role, sorted."""
     rows = verdicts[GRADER_FIELDS].drop_duplicates().sort_values(GRADER_FIELDS)
-    return [{"name": r.grader, "version": str(r.grader_version), "config_hash": r.config_hash, "role": r.role}
-            for r in rows.itertuples(index=False)]
+    return [
+        {"name": r.grader, "version": str(r.grader_version), "config_hash": r.config_hash, "role": r.role}
+        for r in rows.itertuples(index=False)
+    ]
 
 
 def ranks(models: pd.DataFrame) -> dict[str, dict[str, dict[str, int | None]]]:
     """Each run's rank and simultaneous rank interval under both gradings (models.csv)."""
     out = {}
     for row in models.to_dict("records"):
-        out[row["run_id"]] = {g: {"rank": _int(row[f"rank_{g}"]), "low": _int(row.get(f"rank_ci_low_{g}")),
-                                  "high": _int(row.get(f"rank_ci_high_{g}"))} for g in ("traditional", "answer_key")}
+        out[row["run_id"]] = {
+            g: {
+                "rank": _int(row[f"rank_{g}"]),
+                "low": _int(row.get(f"rank_ci_low_{g}")),
+                "high": _int(row.get(f"rank_ci_high_{g}")),
+            }
+            for g in ("traditional", "answer_key")
+        }
     return out
 
 
@@ -71,23 +79,34 @@ def _int(value: Any) -> int | None:
     return int(value)
 
 
-def benchmark_entry(benchmark_dir: Path, run_dirs: list[Path], models: pd.DataFrame, verdicts: pd.DataFrame,
-                    version: str) -> dict[str, Any]:
+def benchmark_entry(
+    benchmark_dir: Path, run_dirs: list[Path], models: pd.DataFrame, verdicts: pd.DataFrame, version: str
+) -> dict[str, Any]:
     """The manifest entry of one benchmark."""
     model_names = dict(zip(models["run_id"], models["model"]))
     return {
         "version": version,
         "content_hash": tree_hash(benchmark_dir),
-        "runs": {d.name: {"model": str(model_names.get(d.name, d.name)), "content_hash": tree_hash(d)}
-                 for d in sorted(run_dirs)},
+        "runs": {
+            d.name: {"model": str(model_names.get(d.name, d.name)), "content_hash": tree_hash(d)}
+            for d in sorted(run_dirs)
+        },
         "graders": graders(verdicts),
         "ranks": ranks(models),
     }
 
 
-def manifest(version: str, *, released: str, sequence: int, store_revision: str,
-             benchmarks: dict[str, dict[str, Any]], hub_dataset: str | None = None,
-             hub_endpoint: str | None = None, removed: list[Removal] = ()) -> dict[str, Any]:
+def manifest(
+    version: str,
+    *,
+    released: str,
+    sequence: int,
+    store_revision: str,
+    benchmarks: dict[str, dict[str, Any]],
+    hub_dataset: str | None = None,
+    hub_endpoint: str | None = None,
+    removed: list[Removal] = (),
+) -> dict[str, Any]:
     """Assemble the manifest of a release; ``hub_dataset`` and ``hub_endpoint`` name the Hub store, if any;
     ``removed``: the store's removal records (the changelog gives their reasons)."""
     return {

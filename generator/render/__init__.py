@@ -1,5 +1,5 @@
 """Render: stats tables and scored data → Markdown pages, chart JSON, and the built site.
 
-Everything that knows about MkDocs lives in :mod:`generator.render.site`, so
+Everything that knows about MkDocs lives in :mod:`dualboard.render.site`, so
 moving to another static-site engine is one module's work.
 """

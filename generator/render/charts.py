@@ -73,19 +73,34 @@ def dumbbell_figure(models: pd.DataFrame, ranked_by: str = "answer_key") -> go.F
     for label, a, b in zip(labels, ordered["traditional_mean"], ordered["answer_key_mean"]):
         xs += [a, b, None]
         ys += [label, label, None]
-    fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines", line={"color": "#9e9e9e", "width": 3},
-                               hoverinfo="skip", showlegend=False))
+    fig = go.Figure(
+        go.Scatter(x=xs, y=ys, mode="lines", line={"color": "#9e9e9e", "width": 3}, hoverinfo="skip", showlegend=False)
+    )
     for grading in GRADINGS:
         mean = ordered[f"{grading}_mean"]
-        fig.add_trace(go.Scatter(
-            x=mean, y=labels, mode="markers", name=GRADING_LABELS[grading],
-            marker={"color": GRADING_COLORS[grading], "size": 11},
-            error_x={"type": "data", "symmetric": False, "thickness": 1,
-                     "array": ordered[f"{grading}_ci_high"] - mean, "arrayminus": mean - ordered[f"{grading}_ci_low"]},
-        ))
-    fig.update_layout(**LAYOUT, height=_height(len(ordered)), legend={"orientation": "h", "y": -0.15},
-                      xaxis={"title": {"text": "Score (0–100), 95 % CI clustered by question"}, "range": [0, 100]},
-                      yaxis={"automargin": True})
+        fig.add_trace(
+            go.Scatter(
+                x=mean,
+                y=labels,
+                mode="markers",
+                name=GRADING_LABELS[grading],
+                marker={"color": GRADING_COLORS[grading], "size": 11},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "thickness": 1,
+                    "array": ordered[f"{grading}_ci_high"] - mean,
+                    "arrayminus": mean - ordered[f"{grading}_ci_low"],
+                },
+            )
+        )
+    fig.update_layout(
+        **LAYOUT,
+        height=_height(len(ordered)),
+        legend={"orientation": "h", "y": -0.15},
+        xaxis={"title": {"text": "Score (0–100), 95 % CI clustered by question"}, "range": [0, 100]},
+        yaxis={"automargin": True},
+    )
     return fig
 
 
@@ -94,16 +109,29 @@ def forest_figure(models: pd.DataFrame) -> go.Figure:
     ordered = models.sort_values(["diff_mean", "run_id"], ascending=[False, False])
     labels = _labels(ordered["run_id"])
     significant = ordered["p_holm"].fillna(1.0) < 0.05
-    fig = go.Figure(go.Scatter(
-        x=ordered["diff_mean"], y=labels, mode="markers", showlegend=False,
-        marker={"symbol": "square", "size": 10, "color": np.where(significant, "#e65100", "#757575")},
-        error_x={"type": "data", "symmetric": False, "thickness": 1.5,
-                 "array": ordered["diff_ci_high"] - ordered["diff_mean"],
-                 "arrayminus": ordered["diff_mean"] - ordered["diff_ci_low"]},
-    ))
+    fig = go.Figure(
+        go.Scatter(
+            x=ordered["diff_mean"],
+            y=labels,
+            mode="markers",
+            showlegend=False,
+            marker={"symbol": "square", "size": 10, "color": np.where(significant, "#e65100", "#757575")},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "thickness": 1.5,
+                "array": ordered["diff_ci_high"] - ordered["diff_mean"],
+                "arrayminus": ordered["diff_mean"] - ordered["diff_ci_low"],
+            },
+        )
+    )
     fig.add_vline(x=0, line={"dash": "dash", "color": "#424242"})
-    fig.update_layout(**LAYOUT, height=_height(len(ordered)), yaxis={"automargin": True},
-                      xaxis={"title": {"text": "Answer-key − traditional (points), 95 % CI"}})
+    fig.update_layout(
+        **LAYOUT,
+        height=_height(len(ordered)),
+        yaxis={"automargin": True},
+        xaxis={"title": {"text": "Answer-key − traditional (points), 95 % CI"}},
+    )
     return fig
 
 
@@ -120,17 +148,31 @@ def category_scores(scored: pd.DataFrame) -> pd.DataFrame:
 def category_heatmap(scores: pd.DataFrame, run_order: list[str]) -> go.Figure:
     """Per-category scores of every run, traditional beside answer-key."""
     categories = sorted(scores["category"].unique())
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=[GRADING_LABELS[g] for g in GRADINGS])
+    fig = make_subplots(
+        rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04, subplot_titles=[GRADING_LABELS[g] for g in GRADINGS]
+    )
     labels = _labels(pd.Series(run_order))
     for col, grading in enumerate(GRADINGS, start=1):
-        grid = scores.pivot(index="run_id", columns="category", values=grading).reindex(index=run_order, columns=categories)
+        grid = scores.pivot(index="run_id", columns="category", values=grading).reindex(
+            index=run_order, columns=categories
+        )
         z = grid.to_numpy(dtype=float)
-        fig.add_trace(go.Heatmap(
-            z=z, x=[escape(str(c)) for c in categories], y=labels, zmin=0, zmax=100, colorscale="Viridis",
-            text=[[("" if np.isnan(v) else f"{v:.0f}") for v in row] for row in z], texttemplate="%{text}",
-            showscale=col == 2, colorbar={"title": {"text": "score"}},
-        ), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                x=[escape(str(c)) for c in categories],
+                y=labels,
+                zmin=0,
+                zmax=100,
+                colorscale="Viridis",
+                text=[[("" if np.isnan(v) else f"{v:.0f}") for v in row] for row in z],
+                texttemplate="%{text}",
+                showscale=col == 2,
+                colorbar={"title": {"text": "score"}},
+            ),
+            row=1,
+            col=col,
+        )
     fig.update_layout(**LAYOUT, height=_height(len(run_order)))
     fig.update_yaxes(automargin=True, autorange="reversed")
     return fig
@@ -152,12 +194,25 @@ def pairwise_matrix(pairwise: pd.DataFrame, grading: str, run_order: list[str]) 
             mark[a][b] = mark[b][a] = "●"
     labels = _labels(pd.Series(run_order))
     limit = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
-    fig = go.Figure(go.Heatmap(
-        z=z, x=labels, y=labels, zmid=0, zmin=-limit, zmax=limit, colorscale="RdBu",
-        text=mark, texttemplate="%{text}", colorbar={"title": {"text": "row − column"}},
-        hovertemplate="%{y} − %{x}: %{z:.1f} points<extra></extra>",
-    ))
-    fig.update_layout(**LAYOUT, height=max(360, 26 * n + 160),
-                      xaxis={"automargin": True, "tickangle": -45, "side": "bottom"},
-                      yaxis={"automargin": True, "autorange": "reversed"})
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            zmid=0,
+            zmin=-limit,
+            zmax=limit,
+            colorscale="RdBu",
+            text=mark,
+            texttemplate="%{text}",
+            colorbar={"title": {"text": "row − column"}},
+            hovertemplate="%{y} − %{x}: %{z:.1f} points<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        **LAYOUT,
+        height=max(360, 26 * n + 160),
+        xaxis={"automargin": True, "tickangle": -45, "side": "bottom"},
+        yaxis={"automargin": True, "autorange": "reversed"},
+    )
     return fig

@@ -10,7 +10,7 @@ never end the raw HTML block with a blank line.
 
 from __future__ import annotations
 
-from generator.names import slug as escape_slug  # one definition: validation refuses ids that share a slug
+from dualboard.names import slug as escape_slug  # one definition: validation refuses ids that share a slug
 
 __all__ = ["escape_slug", "escape_text"]
 

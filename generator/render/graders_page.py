@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from generator.grading.registry import describe_graders
-from generator.stats.scores import MIN_COVERAGE
-from generator.render.escape import escape_text
-from generator.render.html import Cell, Row, paragraph, table
-from generator.render.numbers import (
+from dualboard.grading.registry import describe_graders
+from dualboard.render.escape import escape_text
+from dualboard.render.html import Cell, Row, paragraph, table
+from dualboard.render.numbers import (
     format_interval,
     format_number,
     format_percent,
@@ -16,13 +15,14 @@ from generator.render.numbers import (
     is_true,
     sort_key,
 )
-from generator.render.pages import (
+from dualboard.render.pages import (
     BenchmarkResults,
     Page,
     front_matter,
     question_slugs,
     run_slug,
 )
+from dualboard.stats.scores import MIN_COVERAGE
 
 MAX_LISTED = 300
 """Disagreements listed on the page; all of them are in the verdicts download."""
@@ -30,10 +30,27 @@ ALL = "all"
 """``run_id`` / ``category`` of agreement.csv rows that pool every run or category."""
 HUMAN = "human"
 MEASURES = ["Accuracy [95% CI]", "Cohen's κ [95% CI]", "Label (CI spans)", "Mean |difference| [95% CI], points"]
-HUMAN_HEADERS = ["Grader", "Labelled answers judged", "Questions", *MEASURES,
-                 "Sensitivity [95% CI]", "Specificity [95% CI]", "Passes: grader / people", "Note"]
-PAIR_HEADERS = ["Grader", "Compared with", "Category", "Answers (coverage)", "Questions", *MEASURES,
-                "Pass/fail", "Fail/pass", "Note"]
+HUMAN_HEADERS = [
+    "Grader",
+    "Labelled answers judged",
+    "Questions",
+    *MEASURES,
+    "Sensitivity [95% CI]",
+    "Specificity [95% CI]",
+    "Passes: grader / people",
+    "Note",
+]
+PAIR_HEADERS = [
+    "Grader",
+    "Compared with",
+    "Category",
+    "Answers (coverage)",
+    "Questions",
+    *MEASURES,
+    "Pass/fail",
+    "Fail/pass",
+    "Note",
+]
 INTRO = (
     "A grader is only as good as its agreement with people. Each score becomes a verdict at 50 (a mark of 60 "
     "passes). *Accuracy* is raw agreement of those verdicts; *Cohen's κ* corrects it for chance (labels after "
@@ -46,7 +63,7 @@ SCALE = (
     "People mark open answers on 0–100 with partial credit, so the verdicts above lose information. The graded "
     "scale is compared by the *mean absolute difference* in points, |grader − people| averaged over the answers "
     "both judged (interval clustered by question). It is chosen over a weighted κ because it is in the board's "
-    "own unit and reads directly as \"how far from the human mark\", and because a weighted κ between a grader "
+    'own unit and reads directly as "how far from the human mark", and because a weighted κ between a grader '
     "that gives only 0 or 100 and marks with steps between depends on how those steps are binned and weighted. "
     "A pass/fail grader is at least min(m, 100 − m) points from a partial mark m, so compare it with the judge "
     "knowing that.\n\n"
@@ -59,13 +76,19 @@ def graders_page(result: BenchmarkResults) -> Page:
     human = agreement["grader_b"].eq(HUMAN) if not agreement.empty else pd.Series(dtype=bool)
     text = (
         front_matter(f"Graders: {result.name}", hide=("toc",))
-        + f"# Graders of {escape_text(result.benchmark.title)}\n\n" + INTRO
-        + "## How each grader judges\n\n" + _rules_list(result.verdicts)
+        + f"# Graders of {escape_text(result.benchmark.title)}\n\n"
+        + INTRO
+        + "## How each grader judges\n\n"
+        + _rules_list(result.verdicts)
         + "\n## Against human labels\n\n"
-        + paragraph(answer_key_choice(result.scored, result.verdicts, agreement)) + "\n"
-        + (_against_humans(agreement[human], result) if human.any() else
-           "No human labels for this benchmark yet: add `human_labels.csv` (columns run, question, round, label) "
-           "next to its questions to validate the graders and choose the answer-key grading by them.\n")
+        + paragraph(answer_key_choice(result.scored, result.verdicts, agreement))
+        + "\n"
+        + (
+            _against_humans(agreement[human], result)
+            if human.any()
+            else "No human labels for this benchmark yet: add `human_labels.csv` (columns run, question, round, label) "
+            "next to its questions to validate the graders and choose the answer-key grading by them.\n"
+        )
         + "\n## Between graders\n\n"
         + _pair_table(agreement[~human] if len(human) else agreement)
         + "\n## Coverage\n\n"
@@ -74,7 +97,8 @@ def graders_page(result: BenchmarkResults) -> Page:
         "gave no readable answer, which is the model's failure and scores 0. *Recovered*: the verdict needed a "
         "fallback parse.\n\n"
         + _coverage_table(result.verdicts)
-        + "\n## Disagreements to audit\n\n" + _disagreement_list(result)
+        + "\n## Disagreements to audit\n\n"
+        + _disagreement_list(result)
     )
     return Page(f"benchmarks/{result.name}/graders.md", text)
 
@@ -82,8 +106,11 @@ def graders_page(result: BenchmarkResults) -> Page:
 def _rules_list(verdicts: pd.DataFrame) -> str:
     """What each grader of this benchmark reads and when it gives no verdict, from the graders' own code."""
     used = set(verdicts["grader"]) if "grader" in verdicts.columns else set()
-    items = [f"- **{escape_text(g['name'])}** (version {escape_text(g['version'])}): {escape_text(g['rule'])}\n"
-             for g in describe_graders() if g["name"] in used]
+    items = [
+        f"- **{escape_text(g['name'])}** (version {escape_text(g['version'])}): {escape_text(g['rule'])}\n"
+        for g in describe_graders()
+        if g["name"] in used
+    ]
     return "".join(items) or "No grader has judged an answer of this benchmark yet.\n"
 
 
@@ -102,12 +129,18 @@ def _against_humans(rows: pd.DataFrame, result: BenchmarkResults) -> str:
 
     return (
         "Which automatic answer-key grader can stand in for people? Each grader against the human labels, on the "
-        "answers both judged.\n\n" + SCALE + "### Overall\n\n" + _human_table(overall)
+        "answers both judged.\n\n"
+        + SCALE
+        + "### Overall\n\n"
+        + _human_table(overall)
         + "\n### By answering model\n\n"
         + (_human_table(by_run, ("Model", model_cell)) if not by_run.empty else "One run only: see overall.\n")
         + "\n### By category\n\n"
-        + (_human_table(by_category, ("Category", lambda r: Cell(str(r.category))))
-           if not by_category.empty else "The questions carry no category.\n")
+        + (
+            _human_table(by_category, ("Category", lambda r: Cell(str(r.category))))
+            if not by_category.empty
+            else "The questions carry no category.\n"
+        )
     )
 
 
@@ -116,13 +149,20 @@ def _human_table(rows: pd.DataFrame, slice_column: tuple | None = None) -> str:
     headers = HUMAN_HEADERS if slice_column is None else [HUMAN_HEADERS[0], slice_column[0], *HUMAN_HEADERS[1:]]
     body = []
     for r in rows.itertuples(index=False):
-        cells = [Cell(str(r.grader_a)), *([slice_column[1](r)] if slice_column else []), _answers_cell(r),
-                 Cell(str(int(r.n_questions)), sort=int(r.n_questions)), *_measure_cells(r),
-                 _share_cell(r.sensitivity, r.sensitivity_ci_low, r.sensitivity_ci_high),
-                 _share_cell(r.specificity, r.specificity_ci_low, r.specificity_ci_high),
-                 Cell(f"{format_percent(r.prevalence_a, 0)} / {format_percent(r.prevalence_b, 0)}",
-                      sort=sort_key(r.prevalence_a)),
-                 Cell(_text(r.reason))]
+        cells = [
+            Cell(str(r.grader_a)),
+            *([slice_column[1](r)] if slice_column else []),
+            _answers_cell(r),
+            Cell(str(int(r.n_questions)), sort=int(r.n_questions)),
+            *_measure_cells(r),
+            _share_cell(r.sensitivity, r.sensitivity_ci_low, r.sensitivity_ci_high),
+            _share_cell(r.specificity, r.specificity_ci_low, r.specificity_ci_high),
+            Cell(
+                f"{format_percent(r.prevalence_a, 0)} / {format_percent(r.prevalence_b, 0)}",
+                sort=sort_key(r.prevalence_a),
+            ),
+            Cell(_text(r.reason)),
+        ]
         body.append(cells)
     return table(headers, body) if body else "No grader judged a labelled answer.\n"
 
@@ -132,11 +172,20 @@ def _pair_table(rows: pd.DataFrame) -> str:
     rows = rows[rows["run_id"].eq(ALL)] if not rows.empty else rows
     if rows.empty:
         return "No pairs of graders judged the same answers.\n"
-    body = [[Cell(str(r.grader_a)), Cell(str(r.grader_b)), Cell(str(r.category)), _answers_cell(r),
-             Cell(str(int(r.n_questions)), sort=int(r.n_questions)), *_measure_cells(r),
-             Cell(str(int(r.n_a_pass_b_fail)), sort=int(r.n_a_pass_b_fail)),
-             Cell(str(int(r.n_a_fail_b_pass)), sort=int(r.n_a_fail_b_pass)), Cell(_text(r.reason))]
-            for r in rows.itertuples(index=False)]
+    body = [
+        [
+            Cell(str(r.grader_a)),
+            Cell(str(r.grader_b)),
+            Cell(str(r.category)),
+            _answers_cell(r),
+            Cell(str(int(r.n_questions)), sort=int(r.n_questions)),
+            *_measure_cells(r),
+            Cell(str(int(r.n_a_pass_b_fail)), sort=int(r.n_a_pass_b_fail)),
+            Cell(str(int(r.n_a_fail_b_pass)), sort=int(r.n_a_fail_b_pass)),
+            Cell(_text(r.reason)),
+        ]
+        for r in rows.itertuples(index=False)
+    ]
     return table(PAIR_HEADERS, body)
 
 
@@ -148,12 +197,18 @@ def _answers_cell(r) -> Cell:
 def _measure_cells(r) -> list[Cell]:
     """Accuracy, κ, its Landis–Koch label and the mean absolute difference of one agreement row."""
     label = _text(r.label) + (f" ({_text(r.label_ci_span)})" if _text(r.label_ci_span) else "")
-    return [_share_cell(r.accuracy, r.accuracy_ci_low, r.accuracy_ci_high),
-            Cell(format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
-                 sort=sort_key(r.kappa)),
-            Cell(label),
-            Cell(format_interval(r.mean_abs_diff, r.mean_abs_diff_ci_low, r.mean_abs_diff_ci_high),
-                 sort=sort_key(r.mean_abs_diff))]
+    return [
+        _share_cell(r.accuracy, r.accuracy_ci_low, r.accuracy_ci_high),
+        Cell(
+            format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
+            sort=sort_key(r.kappa),
+        ),
+        Cell(label),
+        Cell(
+            format_interval(r.mean_abs_diff, r.mean_abs_diff_ci_low, r.mean_abs_diff_ci_high),
+            sort=sort_key(r.mean_abs_diff),
+        ),
+    ]
 
 
 def _share_cell(value, low, high) -> Cell:
@@ -183,26 +238,36 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
         return f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists (no human labels to choose by)."
     if chosen == HUMAN and labels == len(scored):
         return f"Answer-key column: human (people marked all {labels} answers)."
-    rule = (f"the automatic answer-key grader with the highest Cohen's κ against the human labels (score ≥ 50 "
-            f"passes) among those that judge at least {MIN_COVERAGE:.0%} of all answers and have an estimable κ; "
-            f"equal κ goes to the grader listed first")
+    rule = (
+        f"the automatic answer-key grader with the highest Cohen's κ against the human labels (score ≥ 50 "
+        f"passes) among those that judge at least {MIN_COVERAGE:.0%} of all answers and have an estimable κ; "
+        f"equal κ goes to the grader listed first"
+    )
     row = _overall_against_humans(agreement, chosen)
     coverage = verdicts.loc[verdicts["grader"].eq(chosen), "score"].notna().mean()
     if row is not None and is_true(row["estimable"]) and coverage >= MIN_COVERAGE:
-        return (f"Answer-key column: {chosen}, chosen by κ = {format_number(row['kappa'], 2)} "
-                f"[{format_number(row['kappa_ci_low'], 2)}, {format_number(row['kappa_ci_high'], 2)}] against "
-                f"{int(row['n'])} human-labelled answers ({labels} of {len(scored)} answers carry a label): {rule}.")
+        return (
+            f"Answer-key column: {chosen}, chosen by κ = {format_number(row['kappa'], 2)} "
+            f"[{format_number(row['kappa_ci_low'], 2)}, {format_number(row['kappa_ci_high'], 2)}] against "
+            f"{int(row['n'])} human-labelled answers ({labels} of {len(scored)} answers carry a label): {rule}."
+        )
     unlabelled = " (the answers without a label have no answer-key verdict)" if chosen == HUMAN else ""
-    return (f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists{unlabelled}: no "
-            f"grader qualifies as {rule}; {labels} of {len(scored)} answers carry a human label.")
+    return (
+        f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists{unlabelled}: no "
+        f"grader qualifies as {rule}; {labels} of {len(scored)} answers carry a human label."
+    )
 
 
 def _overall_against_humans(agreement: pd.DataFrame, grader: str) -> pd.Series | None:
     """Return agreement.csv's overall row of ``grader`` against human labels, if any."""
     if agreement.empty:
         return None
-    hit = agreement[agreement["grader_a"].eq(grader) & agreement["grader_b"].eq(HUMAN)
-                    & agreement["run_id"].eq(ALL) & agreement["category"].eq(ALL)]
+    hit = agreement[
+        agreement["grader_a"].eq(grader)
+        & agreement["grader_b"].eq(HUMAN)
+        & agreement["run_id"].eq(ALL)
+        & agreement["category"].eq(ALL)
+    ]
     return hit.iloc[0] if len(hit) else None
 
 
@@ -224,19 +289,30 @@ def coverage_rates(verdicts: pd.DataFrame) -> pd.DataFrame:
     if verdicts.empty:
         return pd.DataFrame(columns=["grader", "role", "n", "coverage", "no_verdict", "unreadable", "recovered"])
     parse, judged = verdicts["verdict_parse"], verdicts["score"].notna()
-    frame = verdicts.assign(coverage=judged, no_verdict=~judged, unreadable=parse.eq("none") & judged,
-                            recovered=parse.eq("recovered"))
+    frame = verdicts.assign(
+        coverage=judged, no_verdict=~judged, unreadable=parse.eq("none") & judged, recovered=parse.eq("recovered")
+    )
     out = frame.groupby(["grader", "role"], sort=True).agg(
-        n=("score", "size"), coverage=("coverage", "mean"), no_verdict=("no_verdict", "mean"),
-        unreadable=("unreadable", "mean"), recovered=("recovered", "mean"))
+        n=("score", "size"),
+        coverage=("coverage", "mean"),
+        no_verdict=("no_verdict", "mean"),
+        unreadable=("unreadable", "mean"),
+        recovered=("recovered", "mean"),
+    )
     return out.reset_index()
 
 
 def _coverage_table(verdicts: pd.DataFrame) -> str:
     rates = coverage_rates(verdicts)
-    rows = [[Cell(str(r.grader)), Cell(str(r.role)), Cell(str(int(r.n)), sort=int(r.n)),
-             *(Cell(format_percent(v), sort=sort_key(v)) for v in (r.coverage, r.no_verdict, r.unreadable, r.recovered))]
-            for r in rates.itertuples(index=False)]
+    rows = [
+        [
+            Cell(str(r.grader)),
+            Cell(str(r.role)),
+            Cell(str(int(r.n)), sort=int(r.n)),
+            *(Cell(format_percent(v), sort=sort_key(v)) for v in (r.coverage, r.no_verdict, r.unreadable, r.recovered)),
+        ]
+        for r in rates.itertuples(index=False)
+    ]
     return table(["Grader", "Role", "Answers", "Coverage", "No verdict", "Unreadable", "Recovered"], rows)
 
 
@@ -249,7 +325,9 @@ def grader_disagreements(verdicts: pd.DataFrame) -> pd.DataFrame:
     """
     keys = ["run_id", "question_id", "round"]
     humans = verdicts["role"].eq(HUMAN)
-    pool = verdicts[verdicts["role"].isin(["answer_key", HUMAN] if not humans.any() else ["traditional", "answer_key", HUMAN])]
+    pool = verdicts[
+        verdicts["role"].isin(["answer_key", HUMAN] if not humans.any() else ["traditional", "answer_key", HUMAN])
+    ]
     if humans.any():
         labelled = verdicts.loc[humans, keys].drop_duplicates()
         pool = pool.merge(labelled, on=keys)
@@ -270,16 +348,30 @@ def _disagreement_list(result: BenchmarkResults) -> str:
         return "None: the graders compared here agree on every answer.\n"
     slugs = question_slugs(result.benchmark)
     graders = [c.split(":", 1)[1] for c in found.columns if c.startswith("score:")]
-    rows = [Row([Cell(str(r["question_id"]), href=f"../questions/{slugs.get(r['question_id'], 'x')}/"),
-                 Cell(str(r["run_id"]), href=f"../runs/{run_slug(r['run_id'])}/"), Cell(str(r["round"]), sort=int(r["round"]))]
-                + [Cell(_score(r[f"score:{g}"]), sort=sort_key(r[f"score:{g}"])) for g in graders], css_class="dualboard-disagree")
-            for r in found.head(MAX_LISTED).to_dict("records")]
-    basis = ("some grader's verdict differs from the human label" if HUMAN in graders
-             else "the answer-key graders disagree")
-    note = paragraph(f"Showing {MAX_LISTED} of {len(found)}; all are in the verdicts download.") if len(found) > MAX_LISTED else ""
-    return (f"{len(found)} answers where {basis} (≥ 50 counts as a pass). Open the question to read the "
-            "answer, the key and every grader's reasoning.\n\n"
-            + table(["Question", "Run", "Round", *graders], rows) + note)
+    rows = [
+        Row(
+            [
+                Cell(str(r["question_id"]), href=f"../questions/{slugs.get(r['question_id'], 'x')}/"),
+                Cell(str(r["run_id"]), href=f"../runs/{run_slug(r['run_id'])}/"),
+                Cell(str(r["round"]), sort=int(r["round"])),
+            ]
+            + [Cell(_score(r[f"score:{g}"]), sort=sort_key(r[f"score:{g}"])) for g in graders],
+            css_class="dualboard-disagree",
+        )
+        for r in found.head(MAX_LISTED).to_dict("records")
+    ]
+    basis = (
+        "some grader's verdict differs from the human label" if HUMAN in graders else "the answer-key graders disagree"
+    )
+    note = (
+        paragraph(f"Showing {MAX_LISTED} of {len(found)}; all are in the verdicts download.")
+        if len(found) > MAX_LISTED
+        else ""
+    )
+    return (
+        f"{len(found)} answers where {basis} (≥ 50 counts as a pass). Open the question to read the "
+        "answer, the key and every grader's reasoning.\n\n" + table(["Question", "Run", "Round", *graders], rows) + note
+    )
 
 
 def _score(value) -> str:

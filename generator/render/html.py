@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from generator.intake.schemas import load_schema
-from generator.render.escape import escape_text
+from dualboard.intake.schemas import load_schema
+from dualboard.render.escape import escape_text
 
 _URL = re.compile(load_schema("metadata")["properties"]["model_url"]["pattern"])
 """The metadata contract's link pattern: https, no quote, space or bracket (one definition, in the schema)."""
@@ -64,8 +64,9 @@ class Row:
     """Class of the ``<tr>``."""
 
 
-def table(headers: list[str | Header], rows: list[list[Cell] | Row], *, sortable: bool = True,
-          filterable: bool = False) -> str:
+def table(
+    headers: list[str | Header], rows: list[list[Cell] | Row], *, sortable: bool = True, filterable: bool = False
+) -> str:
     """Return a material-styled table as one raw HTML block (no blank lines inside).
 
     The table carries no class, so mkdocs-material styles it like a Markdown
@@ -75,14 +76,23 @@ def table(headers: list[str | Header], rows: list[list[Cell] | Row], *, sortable
     """
     head = "".join(_header(h if isinstance(h, Header) else Header(h)) for h in headers)
     body = "".join(_row(r if isinstance(r, Row) else Row(r)) for r in rows)
-    wrapper = "dualboard-table" + (" dualboard-sortable" if sortable else "") + (" dualboard-filterable" if filterable else "")
-    return (f'<div class="{wrapper}"><div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></div></div>\n")
+    wrapper = (
+        "dualboard-table"
+        + (" dualboard-sortable" if sortable else "")
+        + (" dualboard-filterable" if filterable else "")
+    )
+    return (
+        f'<div class="{wrapper}"><div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></div></div>\n"
+    )
 
 
 def _header(header: Header) -> str:
-    attrs = "".join(f' {name}="{escape_text(value)}"' for name, value in
-                    (("title", header.title), ("data-key", header.key)) if value)
+    attrs = "".join(
+        f' {name}="{escape_text(value)}"'
+        for name, value in (("title", header.title), ("data-key", header.key))
+        if value
+    )
     if header.filter:
         attrs += ' data-filter="select"'
     return f"<th{attrs}>{escape_text(header.text)}</th>"
@@ -164,9 +174,10 @@ def paragraph(text: str, *, css_class: str | None = None) -> str:
 
 def chart(src: str, caption: str) -> str:
     """Return a chart placeholder (drawn by charts.js) with its caption."""
-    return (f'<figure class="dualboard-figure"><div class="dualboard-chart" data-src="{escape_text(src)}"></div>'
-            f"<figcaption>{escape_text(caption)}</figcaption></figure>\n")
-
+    return (
+        f'<figure class="dualboard-figure"><div class="dualboard-chart" data-src="{escape_text(src)}"></div>'
+        f"<figcaption>{escape_text(caption)}</figcaption></figure>\n"
+    )
 
 
 def code_block(text: str) -> str:
@@ -185,7 +196,9 @@ def rank_switch(tables: dict[str, tuple[str, str]]) -> str:
     for i, (key, (label, html)) in enumerate(tables.items()):
         ident = f"dualboard-rank-{escape_text(key)}"
         checked = " checked" if i == 0 else ""
-        inputs.append(f'<input type="radio" name="dualboard-rank" id="{ident}" value="{escape_text(key)}" class="dualboard-switch-input"{checked}>'
-                      f'<label for="{ident}" class="dualboard-switch-label">{escape_text(label)}</label>')
+        inputs.append(
+            f'<input type="radio" name="dualboard-rank" id="{ident}" value="{escape_text(key)}" class="dualboard-switch-input"{checked}>'
+            f'<label for="{ident}" class="dualboard-switch-label">{escape_text(label)}</label>'
+        )
         panes.append(f'<div class="dualboard-switch-pane">{html.strip()}</div>')
     return f'<div class="dualboard-switch">{"".join(inputs)}{"".join(panes)}</div>\n'

@@ -12,10 +12,10 @@ from typing import Any
 
 import pandas as pd
 
-from generator.render import charts
-from generator.render.escape import escape_text
-from generator.render.html import Cell, Header, Row, chart, rank_switch, safe_url, table
-from generator.render.numbers import (
+from dualboard.render import charts
+from dualboard.render.escape import escape_text
+from dualboard.render.html import Cell, Header, Row, chart, rank_switch, safe_url, table
+from dualboard.render.numbers import (
     GRADING_NAMES,
     format_agreement,
     format_coverage,
@@ -29,66 +29,131 @@ from generator.render.numbers import (
     sort_key,
     unranked_reason,
 )
-from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
-from generator.stats.paired import TOO_FEW_QUESTIONS
-from generator.stats.scores import MIN_COVERAGE
+from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
+from dualboard.stats.scores import MIN_COVERAGE
 
 COLUMNS = [
-    Header("Rank (interval)", key="rank", title=(
-        "Rank under the grading shown (1 = best), and in brackets the rank interval: every rank inside it is "
-        "compatible with the data, for all runs at once (simultaneous 95 %, from Holm-adjusted pairwise tests). "
-        "tied 1st: the data cannot separate the run from the leader. Runs a grading judged too little of are not ranked.")),
-    Header("Model", key="model", title="The model as submitted; opens the run page, which lists every question with its scores."),
-    Header("Traditional [95% CI]", key="traditional", title=(
-        "Mean traditional score (0–100): each question counts once, its rounds averaged; 95 % confidence interval "
-        "clustered by question. Second line: the naive interval that treats every answer as independent, as many "
-        "published tables do; with several rounds it is too narrow.")),
-    Header("Answer-key [95% CI]", key="answer_key", title=(
-        "Mean answer-key score (0–100): strict grading against the human answer key, same interval method; an answer "
-        "the grader could not judge is left out (the share judged is shown when under 100 %). Second line: the naive interval.")),
-    Header("Answer-key − traditional [95% CI]", key="difference", title=(
-        "Paired difference per question, answer-key minus traditional (negative: the run loses points under strict "
-        "grading), with its 95 % interval; second line: on how many answers the two gradings agree.")),
-    Header("p (Holm)", key="p_holm", title=(
-        "p-value of the test that both gradings give this run the same score (exact McNemar for one round of "
-        "pass/fail answers, else a paired t test over questions), Holm-adjusted across the runs of this benchmark: "
-        "under 0.05 the difference is significant even allowing for testing every run.")),
-    Header("Effect d_z [95% CI]", key="effect_dz", title=(
-        "Standardised paired effect d_z: mean question difference divided by the SD of the question differences, "
-        "with its 95 % interval (about 0.2 small, 0.5 medium, 0.8 large). Not Cohen's d on averaged SDs.")),
-    Header("MDE (points)", key="mde", title=(
-        "Minimum detectable effect: the smallest answer-key − traditional difference this run's questions detect "
-        "with 80 % power at α = 0.05. nothing detectable: the gradings disagree on too few questions for any "
-        "difference to be detected.")),
-    Header("Questions", key="questions", title="Questions the run answered; second line: graded answers (questions × rounds)."),
-    Header("Parameters", key="parameters", filter=True, title="Total parameters in billions, as submitted (optional metadata)."),
-    Header("Weights", key="weights", filter=True, title="open: weights published for download; closed: served only by its maker (optional metadata)."),
-    Header("Licence", key="licence", filter=True, title="Licence of the model itself, as submitted (optional metadata)."),
+    Header(
+        "Rank (interval)",
+        key="rank",
+        title=(
+            "Rank under the grading shown (1 = best), and in brackets the rank interval: every rank inside it is "
+            "compatible with the data, for all runs at once (simultaneous 95 %, from Holm-adjusted pairwise tests). "
+            "tied 1st: the data cannot separate the run from the leader. Runs a grading judged too little of are not ranked."
+        ),
+    ),
+    Header(
+        "Model",
+        key="model",
+        title="The model as submitted; opens the run page, which lists every question with its scores.",
+    ),
+    Header(
+        "Traditional [95% CI]",
+        key="traditional",
+        title=(
+            "Mean traditional score (0–100): each question counts once, its rounds averaged; 95 % confidence interval "
+            "clustered by question. Second line: the naive interval that treats every answer as independent, as many "
+            "published tables do; with several rounds it is too narrow."
+        ),
+    ),
+    Header(
+        "Answer-key [95% CI]",
+        key="answer_key",
+        title=(
+            "Mean answer-key score (0–100): strict grading against the human answer key, same interval method; an answer "
+            "the grader could not judge is left out (the share judged is shown when under 100 %). Second line: the naive interval."
+        ),
+    ),
+    Header(
+        "Answer-key − traditional [95% CI]",
+        key="difference",
+        title=(
+            "Paired difference per question, answer-key minus traditional (negative: the run loses points under strict "
+            "grading), with its 95 % interval; second line: on how many answers the two gradings agree."
+        ),
+    ),
+    Header(
+        "p (Holm)",
+        key="p_holm",
+        title=(
+            "p-value of the test that both gradings give this run the same score (exact McNemar for one round of "
+            "pass/fail answers, else a paired t test over questions), Holm-adjusted across the runs of this benchmark: "
+            "under 0.05 the difference is significant even allowing for testing every run."
+        ),
+    ),
+    Header(
+        "Effect d_z [95% CI]",
+        key="effect_dz",
+        title=(
+            "Standardised paired effect d_z: mean question difference divided by the SD of the question differences, "
+            "with its 95 % interval (about 0.2 small, 0.5 medium, 0.8 large). Not Cohen's d on averaged SDs."
+        ),
+    ),
+    Header(
+        "MDE (points)",
+        key="mde",
+        title=(
+            "Minimum detectable effect: the smallest answer-key − traditional difference this run's questions detect "
+            "with 80 % power at α = 0.05. nothing detectable: the gradings disagree on too few questions for any "
+            "difference to be detected."
+        ),
+    ),
+    Header(
+        "Questions",
+        key="questions",
+        title="Questions the run answered; second line: graded answers (questions × rounds).",
+    ),
+    Header(
+        "Parameters",
+        key="parameters",
+        filter=True,
+        title="Total parameters in billions, as submitted (optional metadata).",
+    ),
+    Header(
+        "Weights",
+        key="weights",
+        filter=True,
+        title="open: weights published for download; closed: served only by its maker (optional metadata).",
+    ),
+    Header(
+        "Licence", key="licence", filter=True, title="Licence of the model itself, as submitted (optional metadata)."
+    ),
     Header("Link", key="link", title="Model card or announcement (https links only)."),
 ]
 """The leaderboard's columns; their titles are shown on hover and listed on the methodology page."""
 SIZE_BRACKETS = ((10, "under 10 B"), (100, "10–100 B"), (float("inf"), "100 B and more"))
 """Parameter counts (billions) grouped for the Parameters filter: upper bound (exclusive), label."""
 RANKED_BY = {"answer_key": "Ranked by answer-key grading", "traditional": "Ranked by traditional grading"}
-FIXES = {"answer_key": "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels",
-         "traditional": "check the benchmark's traditional grader, or the recorded scores it imports"}
+FIXES = {
+    "answer_key": "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels",
+    "traditional": "check the benchmark's traditional grader, or the recorded scores it imports",
+}
 """What makes a grading judge more answers, said where it judged too few."""
 
 CAPTIONS = {
-    "scores": ("Dumbbell chart. Each row is a run: the blue dot is its traditional score, the orange dot its "
-               "answer-key score, both with 95 % confidence intervals clustered by question; the grey bar joins them. "
-               "A long bar means strict grading against the answer key changes the score a lot; overlapping "
-               "intervals between two runs mean the data cannot order them."),
-    "differences": ("Forest plot of answer-key − traditional per run, with 95 % confidence intervals. Left of the dashed "
-                    "line the run loses points under strict grading. Orange squares are significant after Holm "
-                    "adjustment across runs; an interval crossing zero is compatible with no difference."),
-    "categories": ("Per-category heatmap: each run's mean score in each question category under both gradings "
-                   "(rounds averaged within a question). Read across a row for a run's profile; compare the two "
-                   "panels to see which categories strict grading hits hardest. Few questions per category make "
-                   "these cells noisy."),
-    "pairwise": ("Pairwise significance matrix under {grading}: colour is the row run's score minus the column run's, "
-                 "over shared questions (blue: the row run scores higher, red: the column run does); ● marks pairs whose difference is "
-                 "significant after Holm adjustment over all pairs. Pairs without ● cannot be ordered by this benchmark."),
+    "scores": (
+        "Dumbbell chart. Each row is a run: the blue dot is its traditional score, the orange dot its "
+        "answer-key score, both with 95 % confidence intervals clustered by question; the grey bar joins them. "
+        "A long bar means strict grading against the answer key changes the score a lot; overlapping "
+        "intervals between two runs mean the data cannot order them."
+    ),
+    "differences": (
+        "Forest plot of answer-key − traditional per run, with 95 % confidence intervals. Left of the dashed "
+        "line the run loses points under strict grading. Orange squares are significant after Holm "
+        "adjustment across runs; an interval crossing zero is compatible with no difference."
+    ),
+    "categories": (
+        "Per-category heatmap: each run's mean score in each question category under both gradings "
+        "(rounds averaged within a question). Read across a row for a run's profile; compare the two "
+        "panels to see which categories strict grading hits hardest. Few questions per category make "
+        "these cells noisy."
+    ),
+    "pairwise": (
+        "Pairwise significance matrix under {grading}: colour is the row run's score minus the column run's, "
+        "over shared questions (blue: the row run scores higher, red: the column run does); ● marks pairs whose difference is "
+        "significant after Holm adjustment over all pairs. Pairs without ● cannot be ordered by this benchmark."
+    ),
 }
 
 
@@ -122,9 +187,12 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "[graders](graders.md) agree with humans.\n\n"
         + rank_switch(tables)
         + board_notes(result.stats.notes)
-        + "\n## Traditional → answer-key\n\n" + chart("charts/scores.json", CAPTIONS["scores"])
-        + "\n## Differences\n\n" + chart("charts/differences.json", CAPTIONS["differences"])
-        + "\n## Categories\n\n" + chart("charts/categories.json", CAPTIONS["categories"])
+        + "\n## Traditional → answer-key\n\n"
+        + chart("charts/scores.json", CAPTIONS["scores"])
+        + "\n## Differences\n\n"
+        + chart("charts/differences.json", CAPTIONS["differences"])
+        + "\n## Categories\n\n"
+        + chart("charts/categories.json", CAPTIONS["categories"])
         + "\n## Which runs differ\n\n"
         + chart("charts/pairwise-answer_key.json", CAPTIONS["pairwise"].format(grading="answer-key grading"))
         + chart("charts/pairwise-traditional.json", CAPTIONS["pairwise"].format(grading="traditional grading"))
@@ -134,11 +202,13 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         f"{folder}/charts/scores.json": charts.figure_json(charts.dumbbell_figure(models)),
         f"{folder}/charts/differences.json": charts.figure_json(charts.forest_figure(models)),
         f"{folder}/charts/categories.json": charts.figure_json(
-            charts.category_heatmap(charts.category_scores(result.scored), order)),
+            charts.category_heatmap(charts.category_scores(result.scored), order)
+        ),
     }
     for grading in charts.GRADINGS:
         assets[f"{folder}/charts/pairwise-{grading}.json"] = charts.figure_json(
-            charts.pairwise_matrix(result.stats.pairwise, grading, order))
+            charts.pairwise_matrix(result.stats.pairwise, grading, order)
+        )
     return Page(f"{folder}/index.md", text), assets
 
 
@@ -148,11 +218,13 @@ def coverage_banner(models: pd.DataFrame) -> str:
     for g, fix in FIXES.items():
         unranked = int((~models[f"ranked_{g}"].map(is_true)).sum())
         if len(models) and unranked > len(models) / 2:
-            out += (f'!!! warning "{GRADING_NAMES[g].capitalize()} grading ranks few runs"\n'
-                    f"    {unranked} of {len(models)} runs have {GRADING_NAMES[g]} verdicts on under "
-                    f"{format_percent(MIN_COVERAGE, 0)} of their answers: the grader could not judge the rest, "
-                    f"so those runs are not ranked under {GRADING_NAMES[g]} grading (greyed below). "
-                    f"To fix: {fix}.\n\n")
+            out += (
+                f'!!! warning "{GRADING_NAMES[g].capitalize()} grading ranks few runs"\n'
+                f"    {unranked} of {len(models)} runs have {GRADING_NAMES[g]} verdicts on under "
+                f"{format_percent(MIN_COVERAGE, 0)} of their answers: the grader could not judge the rest, "
+                f"so those runs are not ranked under {GRADING_NAMES[g]} grading (greyed below). "
+                f"To fix: {fix}.\n\n"
+            )
     return out
 
 
@@ -160,11 +232,15 @@ def coverage_sentence(models: pd.DataFrame) -> str:
     """Say what share of all answers each grading judged, and what happens to the rest."""
     answers = int(models["n_answers"].sum())
     judged = {g: (models[f"{g}_coverage"] * models["n_answers"]).sum() for g in GRADING_NAMES}
-    shares = ", ".join(f"{GRADING_NAMES[g]} {format_percent(n / answers)}" for g, n in judged.items()) if answers else "none"
-    return (f"Answers with a verdict: {shares} of {answers}. An answer a grader could not judge is left out of "
-            f"that grading's numbers (a model's failure to answer still scores 0); a run whose grader judged "
-            f"under {format_percent(MIN_COVERAGE, 0)} of its answers is not ranked under that grading and is "
-            "greyed, as its mean covers only the answers the grader could judge. ")
+    shares = (
+        ", ".join(f"{GRADING_NAMES[g]} {format_percent(n / answers)}" for g, n in judged.items()) if answers else "none"
+    )
+    return (
+        f"Answers with a verdict: {shares} of {answers}. An answer a grader could not judge is left out of "
+        f"that grading's numbers (a model's failure to answer still scores 0); a run whose grader judged "
+        f"under {format_percent(MIN_COVERAGE, 0)} of its answers is not ranked under that grading and is "
+        "greyed, as its mean covers only the answers the grader could judge. "
+    )
 
 
 def board_notes(notes: tuple[str, ...]) -> str:
@@ -178,9 +254,12 @@ def board_notes(notes: tuple[str, ...]) -> str:
 def leaderboard_columns_appendix() -> Appendix:
     """The methodology page's list of leaderboard columns: the same words the headers show on hover."""
     rows = [[Cell(h.text), Cell(h.title or "")] for h in COLUMNS]
-    return Appendix("methodology.md", "\n\n## Columns of the leaderboard {#leaderboard-columns}\n\n"
-                    "What each column of a leaderboard means (the same text shows when you hover its header).\n\n"
-                    + table(["Column", "Meaning"], rows, sortable=False))
+    return Appendix(
+        "methodology.md",
+        "\n\n## Columns of the leaderboard {#leaderboard-columns}\n\n"
+        "What each column of a leaderboard means (the same text shows when you hover its header).\n\n"
+        + table(["Column", "Meaning"], rows, sortable=False),
+    )
 
 
 def older_versions_sentence(models: pd.DataFrame, current: str) -> str:
@@ -188,9 +267,11 @@ def older_versions_sentence(models: pd.DataFrame, current: str) -> str:
     older = models[_older(models["benchmark_version"], current)]
     if older.empty:
         return ""
-    return (f"{len(older)} run(s) answered an earlier benchmark version (marked *answered vN*): they are graded "
-            "against the current answer keys, and the questions added since count as never run — left out of their "
-            "scores and paired comparisons, not counted wrong (*Questions* says how many). ")
+    return (
+        f"{len(older)} run(s) answered an earlier benchmark version (marked *answered vN*): they are graded "
+        "against the current answer keys, and the questions added since count as never run — left out of their "
+        "scores and paired comparisons, not counted wrong (*Questions* says how many). "
+    )
 
 
 def _older(versions: pd.Series, current: str) -> pd.Series:
@@ -202,39 +283,60 @@ def _older(versions: pd.Series, current: str) -> pd.Series:
 def _ranked_table(models: pd.DataFrame, grading: str, metadata: Mapping[str, Mapping[str, Any]], current: str) -> str:
     ordered = models.sort_values([f"rank_{grading}", f"{grading}_mean", "run_id"], ascending=[True, False, True])
     older = dict(zip(models["run_id"], _older(models["benchmark_version"], current), strict=True))
-    rows = [_row(row, grading, metadata.get(row.run_id, {}), older[row.run_id]) for row in ordered.itertuples(index=False)]
+    rows = [
+        _row(row, grading, metadata.get(row.run_id, {}), older[row.run_id]) for row in ordered.itertuples(index=False)
+    ]
     return table(COLUMNS, rows, filterable=True)
 
 
 def _questions(row) -> Cell:
     """Questions answered, and those never run (added after the version the run answered); the answers below."""
     never = int(row.n_never_run)
-    return Cell(f"{int(row.n_questions)}" + (f" ({never} never run)" if never else ""), sort=int(row.n_questions),
-                note=f"{int(row.n_answers)} answers")
+    return Cell(
+        f"{int(row.n_questions)}" + (f" ({never} never run)" if never else ""),
+        sort=int(row.n_questions),
+        note=f"{int(row.n_answers)} answers",
+    )
 
 
 def _badges(row, older: bool) -> tuple[str, ...]:
     """The Model cell's marks: an earlier benchmark version answered, too few questions for rank intervals."""
-    marks = (f"answered v{row.benchmark_version}" if older else "",
-             "too few questions" if int(row.n_questions) < TOO_FEW_QUESTIONS else "")
+    marks = (
+        f"answered v{row.benchmark_version}" if older else "",
+        "too few questions" if int(row.n_questions) < TOO_FEW_QUESTIONS else "",
+    )
     return tuple(m for m in marks if m)
 
 
 def _row(row, grading: str, metadata: Mapping[str, Any], older: bool = False) -> Row:
     ranked = is_true(getattr(row, f"ranked_{grading}"))
-    return Row([
-        _rank_cell(row, grading) if ranked else Cell(  # sorts after every rank
-            unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12, css_class="dualboard-wrap"),
-        Cell(str(row.model), href=f"runs/{run_slug(row.run_id)}/", badge=_badges(row, older), css_class="dualboard-wrap"),
-        _interval(row, "traditional"),
-        _interval(row, "answer_key"),
-        _difference(row),
-        Cell(format_p(row.p_holm), sort=sort_key(row.p_holm)),
-        Cell(format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2), sort=sort_key(row.effect_dz)),
-        Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
-        _questions(row),
-        *model_facts(metadata),
-    ], css_class=None if ranked else "dualboard-unranked")
+    return Row(
+        [
+            _rank_cell(row, grading)
+            if ranked
+            else Cell(  # sorts after every rank
+                unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12, css_class="dualboard-wrap"
+            ),
+            Cell(
+                str(row.model),
+                href=f"runs/{run_slug(row.run_id)}/",
+                badge=_badges(row, older),
+                css_class="dualboard-wrap",
+            ),
+            _interval(row, "traditional"),
+            _interval(row, "answer_key"),
+            _difference(row),
+            Cell(format_p(row.p_holm), sort=sort_key(row.p_holm)),
+            Cell(
+                format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2),
+                sort=sort_key(row.effect_dz),
+            ),
+            Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
+            _questions(row),
+            *model_facts(metadata),
+        ],
+        css_class=None if ranked else "dualboard-unranked",
+    )
 
 
 def model_facts(metadata: Mapping[str, Any]) -> list[Cell]:
@@ -246,8 +348,11 @@ def model_facts(metadata: Mapping[str, Any]) -> list[Cell]:
     return [
         Cell(f"{size:g} B" if known else "—", sort=float(size) if known else -1.0, filter=bracket),
         Cell(str(metadata.get("weights") or "—"), filter=str(metadata.get("weights") or "not given")),
-        Cell(str(metadata.get("model_license") or "—"), filter=str(metadata.get("model_license") or "not given"),
-             css_class="dualboard-wrap"),
+        Cell(
+            str(metadata.get("model_license") or "—"),
+            filter=str(metadata.get("model_license") or "not given"),
+            css_class="dualboard-wrap",
+        ),
         Cell("model card", href=url, external=True) if url else Cell("—"),
     ]
 
@@ -263,8 +368,11 @@ def _interval(row, grading: str) -> Cell:
     """The honest interval, with the naive one (every answer independent) on a second line."""
     mean = getattr(row, f"{grading}_mean")
     text = format_interval(mean, getattr(row, f"{grading}_ci_low"), getattr(row, f"{grading}_ci_high"))
-    naive = format_interval(getattr(row, f"{grading}_naive_mean"), getattr(row, f"{grading}_naive_ci_low"),
-                            getattr(row, f"{grading}_naive_ci_high"))
+    naive = format_interval(
+        getattr(row, f"{grading}_naive_mean"),
+        getattr(row, f"{grading}_naive_ci_low"),
+        getattr(row, f"{grading}_naive_ci_high"),
+    )
     judged = format_coverage(getattr(row, f"{grading}_coverage"))
     return Cell(text, sort=sort_key(mean), note=f"{judged}; naive {naive}" if judged else f"naive {naive}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from generator.stats.scores import MIN_COVERAGE, coverage_percent
+from dualboard.stats.scores import MIN_COVERAGE, coverage_percent
 
 
 def is_missing(value: object) -> bool:
@@ -103,7 +103,7 @@ GRADING_NAMES = {"traditional": "traditional", "answer_key": "answer-key"}
 
 
 def format_share_judged(share: float | None) -> str:
-    """Format a coverage in whole percent, rounded down (:func:`generator.stats.scores.coverage_percent`).
+    """Format a coverage in whole percent, rounded down (:func:`dualboard.stats.scores.coverage_percent`).
 
     Examples
     --------
@@ -144,8 +144,10 @@ def unranked_reason(grading: str, share: float) -> str:
     >>> unranked_reason("answer_key", 0.795)
     'not ranked: answer-key verdicts on 79 % of answers (under 80 %)'
     """
-    return (f"not ranked: {GRADING_NAMES[grading]} verdicts on {format_share_judged(share)} of answers "
-            f"(under {format_percent(MIN_COVERAGE, 0)})")
+    return (
+        f"not ranked: {GRADING_NAMES[grading]} verdicts on {format_share_judged(share)} of answers "
+        f"(under {format_percent(MIN_COVERAGE, 0)})"
+    )
 
 
 def format_agreement(agree: float, paired: float, answers: float) -> str:

@@ -3,7 +3,7 @@
 Each generated file is a :class:`Page` (path inside the docs folder and its
 text) or an :class:`Appendix` (text added to the end of a hand-written page).
 Trusted text (our own headings and numbers) is Markdown; everything submitted
-goes through :mod:`generator.render.html`, which escapes it. Page titles only
+goes through :mod:`dualboard.render.html`, which escapes it. Page titles only
 ever come from our own words, validated run ids and slugs, because MkDocs
 templates do not escape them.
 """
@@ -15,17 +15,17 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from generator.intake.models import Benchmark, Run
-from generator.render.escape import escape_slug, escape_text
-from generator.render.html import Cell, table
-from generator.render.numbers import (
+from dualboard.intake.models import Benchmark, Run
+from dualboard.render.escape import escape_slug, escape_text
+from dualboard.render.html import Cell, table
+from dualboard.render.numbers import (
     GRADING_NAMES,
     format_number,
     format_percent,
     is_true,
 )
-from generator.stats import StatsTables
-from generator.stats.scores import MIN_COVERAGE
+from dualboard.stats import StatsTables
+from dualboard.stats.scores import MIN_COVERAGE
 
 
 @dataclass(frozen=True)
@@ -57,9 +57,9 @@ class BenchmarkResults:
     stats: StatsTables
     """The stats stage's tables (models, pairwise, agreement, power, equator)."""
     scored: pd.DataFrame
-    """The scored table (``generator.scored_files.SCORED``): one row per run × question × round."""
+    """The scored table (``dualboard.scored_files.SCORED``): one row per run × question × round."""
     verdicts: pd.DataFrame
-    """The verdicts table (``generator.scored_files.VERDICTS``): one row per answer × grader."""
+    """The verdicts table (``dualboard.scored_files.VERDICTS``): one row per answer × grader."""
     runs: tuple[Run, ...] = ()
     """The stored runs (metadata and the raw responses)."""
 
@@ -122,11 +122,13 @@ def home_page(results: list[BenchmarkResults], last_release: str | None) -> Page
     """The home page: every benchmark with its leader under both gradings."""
     rows = [_home_row(r) for r in results]
     headers = ["Benchmark", "Runs", "Questions", "Leader, traditional", "Leader, answer-key"]
-    release = (f"Latest release: **{escape_text(last_release)}** ([changelog](changelog.md)).\n\n"
-               if last_release else "No release has been frozen yet; this is the working version.\n\n")
+    release = (
+        f"Latest release: **{escape_text(last_release)}** ([changelog](changelog.md)).\n\n"
+        if last_release
+        else "No release has been frozen yet; this is the working version.\n\n"
+    )
     text = (
-        front_matter("Home")
-        + "# Dualboard leaderboards\n\n"
+        front_matter("Home") + "# Dualboard leaderboards\n\n"
         "Every run is scored twice: under the benchmark's **traditional grading** and under strict "
         "**answer-key grading** against human answer keys. Differences are tested question by "
         "question, and every score carries a 95 % confidence interval clustered by question. "

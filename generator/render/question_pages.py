@@ -13,14 +13,14 @@ from typing import Any
 
 import pandas as pd
 
-from generator.grading.choices import LETTERS, correct_index, shown_options
-from generator.grading.errors import GradingInputError
-from generator.intake.models import Run
-from generator.render.escape import escape_text
-from generator.render.html import Cell, Header, Row, paragraph, table
-from generator.render.numbers import format_number, sort_key
-from generator.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
-from generator.stats.kappa import PASS_MARK
+from dualboard.grading.choices import LETTERS, correct_index, shown_options
+from dualboard.grading.errors import GradingInputError
+from dualboard.intake.models import Run
+from dualboard.render.escape import escape_text
+from dualboard.render.html import Cell, Header, Row, paragraph, table
+from dualboard.render.numbers import format_number, sort_key
+from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from dualboard.stats.kappa import PASS_MARK
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
@@ -45,7 +45,9 @@ def _verdict_table(verdicts: pd.DataFrame) -> pd.DataFrame:
     keys = ["run_id", "question_id", "round"]
     if verdicts.empty:
         return pd.DataFrame(columns=keys)
-    wide = verdicts.drop_duplicates([*keys, "grader"]).set_index([*keys, "grader"])[["score", "detail"]].unstack("grader")
+    wide = (
+        verdicts.drop_duplicates([*keys, "grader"]).set_index([*keys, "grader"])[["score", "detail"]].unstack("grader")
+    )
     wide.columns = [f"{kind}:{grader}" for kind, grader in wide.columns]
     columns = [f"{kind}:{g}" for g in _grader_order(verdicts) for kind in ("score", "detail")]
     return wide[columns].reset_index().sort_values(keys, kind="stable")
@@ -69,24 +71,35 @@ def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
     means = scored.groupby("question_id")[["traditional", "answer_key"]].mean()
     rows = []
     for q in result.benchmark.questions:
-        trad, key = (means.loc[q["id"]] if q["id"] in means.index else (float("nan"), float("nan")))
-        rows.append([Cell(str(q["id"]), href=f"{slugs[q['id']]}/"), Cell(str(q.get("category", ""))),
-                     Cell(str(q.get("type", ""))),
-                     Cell(str(q.get("prompt", "")), css_class="dualboard-wrap"),
-                     Cell(format_number(trad), sort=sort_key(trad)), Cell(format_number(key), sort=sort_key(key)),
-                     Cell(format_number(key - trad), sort=sort_key(key - trad))])
-    headers = [Header("Question", key="question"), Header("Category", key="category", filter=True),
-               Header("Type", key="type", filter=True), Header("Prompt", key="prompt"),
-               Header("Traditional", key="traditional", title="Mean traditional score of all runs on the question (0–100)."),
-               Header("Answer-key", key="answer_key", title="Mean answer-key score of all runs on the question (0–100)."),
-               Header("Difference", key="difference", title="Answer-key − traditional.")]
+        trad, key = means.loc[q["id"]] if q["id"] in means.index else (float("nan"), float("nan"))
+        rows.append(
+            [
+                Cell(str(q["id"]), href=f"{slugs[q['id']]}/"),
+                Cell(str(q.get("category", ""))),
+                Cell(str(q.get("type", ""))),
+                Cell(str(q.get("prompt", "")), css_class="dualboard-wrap"),
+                Cell(format_number(trad), sort=sort_key(trad)),
+                Cell(format_number(key), sort=sort_key(key)),
+                Cell(format_number(key - trad), sort=sort_key(key - trad)),
+            ]
+        )
+    headers = [
+        Header("Question", key="question"),
+        Header("Category", key="category", filter=True),
+        Header("Type", key="type", filter=True),
+        Header("Prompt", key="prompt"),
+        Header("Traditional", key="traditional", title="Mean traditional score of all runs on the question (0–100)."),
+        Header("Answer-key", key="answer_key", title="Mean answer-key score of all runs on the question (0–100)."),
+        Header("Difference", key="difference", title="Answer-key − traditional."),
+    ]
     # In the search index (unlike the question pages): the site's search finds a question by its text here.
-    text = (front_matter(f"Questions: {result.name}")
-            + f"# Questions of {escape_text(result.benchmark.title)}\n\n"
-            "Every question with its full text and the mean score of all runs under both gradings (0–100). "
-            "Questions where answer-key grading is far below traditional grading are where strict grading bites; "
-            "open one to audit the verdicts. The site's search finds a question by any word of its text.\n\n"
-            + table(headers, rows, filterable=True))
+    text = (
+        front_matter(f"Questions: {result.name}") + f"# Questions of {escape_text(result.benchmark.title)}\n\n"
+        "Every question with its full text and the mean score of all runs under both gradings (0–100). "
+        "Questions where answer-key grading is far below traditional grading are where strict grading bites; "
+        "open one to audit the verdicts. The site's search finds a question by any word of its text.\n\n"
+        + table(headers, rows, filterable=True)
+    )
     return Page(f"benchmarks/{result.name}/questions/index.md", text)
 
 
@@ -96,8 +109,14 @@ def prompt_preview(question: Mapping[str, Any], length: int = PROMPT_PREVIEW) ->
     return prompt[:length] + ("…" if len(prompt) > length else "")
 
 
-def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdicts: pd.DataFrame,
-                  answers: Mapping[tuple[str, str, int], Mapping[str, Any]], models: Mapping[str, str]) -> Page:
+def question_page(
+    benchmark: str,
+    question: Mapping[str, Any],
+    slug: str,
+    verdicts: pd.DataFrame,
+    answers: Mapping[tuple[str, str, int], Mapping[str, Any]],
+    models: Mapping[str, str],
+) -> Page:
     """The page of one question: prompt, answer key, every answer with every verdict.
 
     On a multiple-choice question each answer shows the options in the order
@@ -116,8 +135,12 @@ def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdic
         + _question_block(question)
         + "\n## Answers and verdicts\n\n"
         "Every answer of every run, with each grader's score (0–100) and how it decided. "
-        + ("*Options as shown* gives the options in the order that round showed them (runs may shuffle them), and "
-           "the correct option's letter in that order; the graders' letters refer to that order. " if choices else "")
+        + (
+            "*Options as shown* gives the options in the order that round showed them (runs may shuffle them), and "
+            "the correct option's letter in that order; the graders' letters refer to that order. "
+            if choices
+            else ""
+        )
         + f"{n_disagree} answers are highlighted: their graders disagree on pass/fail (≥ 50 counts as a pass).\n\n"
         + table(headers, rows)
     )
@@ -126,19 +149,30 @@ def question_page(benchmark: str, question: Mapping[str, Any], slug: str, verdic
 
 def _question_block(question: Mapping[str, Any]) -> str:
     key = question.get("answer_key") or {}
-    fields = [("Category", question.get("category")), ("Type", question.get("type")),
-              ("Choices", _choices(question.get("choices"))),
-              ("Correct choice", _correct_choice(question)),
-              ("Answer", key.get("answer")), ("Aliases", ", ".join(map(str, key.get("aliases") or []))),
-              ("Patterns", "  ".join(map(str, key.get("patterns") or []))),
-              ("Numeric", json.dumps(key.get("numeric")) if key.get("numeric") else None),
-              ("Notes", key.get("notes"))]
+    fields = [
+        ("Category", question.get("category")),
+        ("Type", question.get("type")),
+        ("Choices", _choices(question.get("choices"))),
+        ("Correct choice", _correct_choice(question)),
+        ("Answer", key.get("answer")),
+        ("Aliases", ", ".join(map(str, key.get("aliases") or []))),
+        ("Patterns", "  ".join(map(str, key.get("patterns") or []))),
+        ("Numeric", json.dumps(key.get("numeric")) if key.get("numeric") else None),
+        ("Notes", key.get("notes")),
+    ]
     rows = [[Cell(name), Cell(str(value))] for name, value in fields if value not in (None, "")]
     reference = key.get("reference")
-    return ("## Prompt\n\n" + paragraph(str(question.get("prompt", "")), css_class="dualboard-response")
-            + "\n## Answer key\n\n" + table(["Field", "Value"], rows, sortable=False)
-            + (("\nReference answer written by a person:\n\n" + paragraph(str(reference), css_class="dualboard-response"))
-               if reference else ""))
+    return (
+        "## Prompt\n\n"
+        + paragraph(str(question.get("prompt", "")), css_class="dualboard-response")
+        + "\n## Answer key\n\n"
+        + table(["Field", "Value"], rows, sortable=False)
+        + (
+            ("\nReference answer written by a person:\n\n" + paragraph(str(reference), css_class="dualboard-response"))
+            if reference
+            else ""
+        )
+    )
 
 
 def _choices(choices: Any) -> str | None:
@@ -174,13 +208,21 @@ def options_as_shown(question: Mapping[str, Any], prediction: Mapping[str, Any])
     return Cell(letters, note=f"correct here: {LETTERS[correct]}" if correct is not None else None)
 
 
-def _answer_row(record: Mapping[str, Any], question: Mapping[str, Any], graders: list[str],
-                answers: Mapping[tuple[str, str, int], Mapping[str, Any]], models: Mapping[str, str]) -> Row:
+def _answer_row(
+    record: Mapping[str, Any],
+    question: Mapping[str, Any],
+    graders: list[str],
+    answers: Mapping[tuple[str, str, int], Mapping[str, Any]],
+    models: Mapping[str, str],
+) -> Row:
     run_id, round_ = record["run_id"], int(record["round"])
     prediction = answers.get((run_id, record["question_id"], round_), {})
-    cells = [Cell(str(models.get(run_id, run_id)), href=f"../../runs/{run_slug(run_id)}/"), Cell(str(round_), sort=round_),
-             *([options_as_shown(question, prediction)] if question.get("choices") else []),
-             Cell(str(prediction.get("response", "")), css_class="dualboard-response")]
+    cells = [
+        Cell(str(models.get(run_id, run_id)), href=f"../../runs/{run_slug(run_id)}/"),
+        Cell(str(round_), sort=round_),
+        *([options_as_shown(question, prediction)] if question.get("choices") else []),
+        Cell(str(prediction.get("response", "")), css_class="dualboard-response"),
+    ]
     passes = set()
     for grader in graders:
         score, detail = record.get(f"score:{grader}"), record.get(f"detail:{grader}")

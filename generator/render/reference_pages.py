@@ -1,7 +1,7 @@
 """Reference pages generated from the code: methodology appendix, how to submit, downloads, changelog.
 
 Nothing here is copied by hand: column meanings come from
-:data:`generator.stats.COLUMNS`, the submission formats from the JSON Schemas
+:data:`dualboard.stats.COLUMNS`, the submission formats from the JSON Schemas
 in ``generator/intake/schemas/`` (the example run from their examples), the
 graders' rules from their code, the release files from their checksums.
 """
@@ -13,76 +13,128 @@ from importlib import resources
 
 import pandas as pd
 
-from generator import REQUIREMENT
-from generator.grading.registry import describe_graders
-from generator.intake.example_run import example_run
-from generator.intake.models import Benchmark
-from generator.release.csv_download import download_csv
-from generator.release.history import ReleaseChanges, ReleaseError, ReleaseRecord
-from generator.release.layout import TABLES as RELEASE_TABLES
-from generator.release.layout import SITE_FILE_LIMIT, SITE_FOLDER, carried_in_site, hub_file_url, hub_folder, site_file
-from generator.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
-from generator.store.base import Removal
-from generator.render.escape import escape_text
-from generator.render.html import Cell, code_block, link, table
-from generator.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
-from generator.render.pages import Appendix, BenchmarkResults, Page, front_matter
-from generator.stats import COLUMNS
-from generator.stats.scores import MIN_COVERAGE
-from generator.stats.tables import TABLES
+from dualboard import REQUIREMENT
+from dualboard.grading.registry import describe_graders
+from dualboard.intake.example_run import example_run
+from dualboard.intake.models import Benchmark
+from dualboard.release.csv_download import download_csv
+from dualboard.release.history import ReleaseChanges, ReleaseError, ReleaseRecord
+from dualboard.release.layout import SITE_FILE_LIMIT, SITE_FOLDER, carried_in_site, hub_file_url, hub_folder, site_file
+from dualboard.release.layout import TABLES as RELEASE_TABLES
+from dualboard.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
+from dualboard.render.escape import escape_text
+from dualboard.render.html import Cell, code_block, link, table
+from dualboard.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
+from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter
+from dualboard.stats import COLUMNS
+from dualboard.stats.scores import MIN_COVERAGE
+from dualboard.stats.tables import TABLES
+from dualboard.store.base import Removal
 
-SCHEMAS = resources.files("generator.intake").joinpath("schemas")
-SCHEMA_FILES = {"metadata.yaml": "metadata.schema.json", "predictions.jsonl (one object per line)": "prediction.schema.json",
-                "questions.jsonl (benchmark maintainers)": "question.schema.json",
-                "benchmark.yaml (benchmark maintainers)": "benchmark.schema.json"}
+SCHEMAS = resources.files("dualboard.intake").joinpath("schemas")
+SCHEMA_FILES = {
+    "metadata.yaml": "metadata.schema.json",
+    "predictions.jsonl (one object per line)": "prediction.schema.json",
+    "questions.jsonl (benchmark maintainers)": "question.schema.json",
+    "benchmark.yaml (benchmark maintainers)": "benchmark.schema.json",
+}
 EXAMPLE_LINES_SHOWN = 3
 """Lines of the example predictions.jsonl printed on the How-to-submit page."""
 
 
 def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
     """Generated sections of methodology.md: power per benchmark, the flawed contrast, column meanings."""
-    parts = ["\n\n## What these benchmarks can detect\n\n"
-             "Minimum detectable difference (points) at 80 % power and two-sided α = 0.05, from power.csv. "
-             "*all* rows are the median over runs or pairs, counting a comparison that can detect nothing as "
-             "infinite: *nothing detectable* there means half or more of them can detect no difference. "
-             "*Detecting* says how many can.\n\n"]
+    parts = [
+        "\n\n## What these benchmarks can detect\n\n"
+        "Minimum detectable difference (points) at 80 % power and two-sided α = 0.05, from power.csv. "
+        "*all* rows are the median over runs or pairs, counting a comparison that can detect nothing as "
+        "infinite: *nothing detectable* there means half or more of them can detect no difference. "
+        "*Detecting* says how many can.\n\n"
+    ]
     for r in results:
         parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + _power_table(r.stats.power))
-    parts.append("\n## The flawed contrast, for comparison\n\n"
-                 "!!! warning \"Flawed analysis: do not cite these p-values\"\n"
-                 "    The first columns repeat EQUATOR's analysis: a paired t-test over the *run means*. It treats runs "
-                 "as the sample and ignores question-level noise. The last columns give the question-clustered pooled "
-                 "difference that answers the question properly.\n\n")
+    parts.append(
+        "\n## The flawed contrast, for comparison\n\n"
+        '!!! warning "Flawed analysis: do not cite these p-values"\n'
+        "    The first columns repeat EQUATOR's analysis: a paired t-test over the *run means*. It treats runs "
+        "as the sample and ignores question-level noise. The last columns give the question-clustered pooled "
+        "difference that answers the question properly.\n\n"
+    )
     for r in results:
         parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + _equator_table(r.stats.equator))
-    parts.append('\n## Columns of the downloadable tables {#columns}\n\n'
-                 "Every column of the statistics tables, as defined in the code (`generator/stats/columns.yaml`).\n\n")
+    parts.append(
+        "\n## Columns of the downloadable tables {#columns}\n\n"
+        "Every column of the statistics tables, as defined in the code (`generator/stats/columns.yaml`).\n\n"
+    )
     for name, columns in COLUMNS.items():
-        parts.append(f"### {escape_text(name)}.csv\n\n"
-                     + table(["Column", "Meaning"], [[Cell(c), Cell(str(m))] for c, m in columns.items()], sortable=False))
+        parts.append(
+            f"### {escape_text(name)}.csv\n\n"
+            + table(["Column", "Meaning"], [[Cell(c), Cell(str(m))] for c, m in columns.items()], sortable=False)
+        )
     return Appendix("methodology.md", "".join(parts))
 
 
 def _power_table(power: pd.DataFrame) -> str:
-    rows = [[Cell(str(r.comparison)), Cell(str(r.grading)), Cell(str(r.run_id)),
-             Cell(str(r.n_questions), sort=sort_key(r.n_questions)), Cell(str(r.rounds), sort=sort_key(r.rounds)),
-             Cell(format_mde(r.mde_points, r.mde_status), sort=mde_sort_key(r.mde_points, r.mde_status)),
-             Cell(format_mde(r.mde_points_normal, r.mde_status), sort=mde_sort_key(r.mde_points_normal, r.mde_status)),
-             Cell(f"{r.n_detectable} of {r.n_comparisons}", sort=sort_key(r.n_detectable)), Cell(str(r.method))]
-            for r in power.itertuples(index=False)]
-    return table(["Comparison", "Grading", "Run", "Questions", "Rounds", "MDE (points)", "MDE, normal approx.", "Detecting",
-                  "Method"], rows)
+    rows = [
+        [
+            Cell(str(r.comparison)),
+            Cell(str(r.grading)),
+            Cell(str(r.run_id)),
+            Cell(str(r.n_questions), sort=sort_key(r.n_questions)),
+            Cell(str(r.rounds), sort=sort_key(r.rounds)),
+            Cell(format_mde(r.mde_points, r.mde_status), sort=mde_sort_key(r.mde_points, r.mde_status)),
+            Cell(format_mde(r.mde_points_normal, r.mde_status), sort=mde_sort_key(r.mde_points_normal, r.mde_status)),
+            Cell(f"{r.n_detectable} of {r.n_comparisons}", sort=sort_key(r.n_detectable)),
+            Cell(str(r.method)),
+        ]
+        for r in power.itertuples(index=False)
+    ]
+    return table(
+        [
+            "Comparison",
+            "Grading",
+            "Run",
+            "Questions",
+            "Rounds",
+            "MDE (points)",
+            "MDE, normal approx.",
+            "Detecting",
+            "Method",
+        ],
+        rows,
+    )
 
 
 def _equator_table(equator: pd.DataFrame) -> str:
-    rows = [[Cell(str(r.label)), Cell(str(int(r.n_runs))), Cell(format_number(r.flawed_diff_mean)),
-             Cell(f"t({format_number(r.flawed_df, 0)}) = {format_number(r.flawed_t, 2)}"), Cell(format_p(r.flawed_p_value)),
-             Cell(format_number(r.flawed_effect_dz, 2)),
-             Cell(format_interval(r.pooled_diff_mean, r.pooled_ci_low, r.pooled_ci_high)), Cell(format_p(r.pooled_p_value)),
-             Cell(str(int(r.pooled_n_questions)))]
-            for r in equator.itertuples(index=False)]
-    return table(["What", "Runs", "Flawed: mean diff", "Flawed: t", "Flawed: p", "Flawed: dz",
-                  "Clustered pooled diff [95% CI]", "Clustered p", "Questions"], rows, sortable=False)
+    rows = [
+        [
+            Cell(str(r.label)),
+            Cell(str(int(r.n_runs))),
+            Cell(format_number(r.flawed_diff_mean)),
+            Cell(f"t({format_number(r.flawed_df, 0)}) = {format_number(r.flawed_t, 2)}"),
+            Cell(format_p(r.flawed_p_value)),
+            Cell(format_number(r.flawed_effect_dz, 2)),
+            Cell(format_interval(r.pooled_diff_mean, r.pooled_ci_low, r.pooled_ci_high)),
+            Cell(format_p(r.pooled_p_value)),
+            Cell(str(int(r.pooled_n_questions))),
+        ]
+        for r in equator.itertuples(index=False)
+    ]
+    return table(
+        [
+            "What",
+            "Runs",
+            "Flawed: mean diff",
+            "Flawed: t",
+            "Flawed: p",
+            "Flawed: dz",
+            "Clustered pooled diff [95% CI]",
+            "Clustered p",
+            "Questions",
+        ],
+        rows,
+        sortable=False,
+    )
 
 
 def submit_page(benchmarks: list[Benchmark]) -> Page:
@@ -92,25 +144,35 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
     metadata schema's examples; the answer formats are graded by the real
     graders while the page is built; the rules come from the graders' code.
     """
-    parts = [front_matter("How to submit"), "# How to submit a run\n\n",
-             "1. Run the model on every question of the benchmark (and every round you report), keeping the raw text.\n"
-             "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
-             "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
-             "3. Write `metadata.yaml` and `predictions.jsonl` there: copy the example below and change what differs.\n"
-             f"4. Check it locally with the Dualboard version that grades this leaderboard: `pip install \"{REQUIREMENT}\"`, "
-             "then `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
-             "pass, each as `file:line: field: problem — fix`, and changes nothing. Exit code 0 means valid.\n"
-             "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
-             "under both gradings and appears in the next build and release.\n\n"
-             "Responses are shown on the site exactly as submitted, every character escaped.\n\n",
-             _example_section(benchmarks), _graders_section(benchmarks),
-             "## Reference: the files and their fields\n\n"
-             "Every field of each file, from the JSON Schemas that `dualboard validate` enforces.\n\n"]
+    parts = [
+        front_matter("How to submit"),
+        "# How to submit a run\n\n",
+        "1. Run the model on every question of the benchmark (and every round you report), keeping the raw text.\n"
+        "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
+        "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
+        "3. Write `metadata.yaml` and `predictions.jsonl` there: copy the example below and change what differs.\n"
+        f'4. Check it locally with the Dualboard version that grades this leaderboard: `pip install "{REQUIREMENT}"`, '
+        "then `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
+        "pass, each as `file:line: field: problem — fix`, and changes nothing. Exit code 0 means valid.\n"
+        "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
+        "under both gradings and appears in the next build and release.\n\n"
+        "Responses are shown on the site exactly as submitted, every character escaped.\n\n",
+        _example_section(benchmarks),
+        _graders_section(benchmarks),
+        "## Reference: the files and their fields\n\n"
+        "Every field of each file, from the JSON Schemas that `dualboard validate` enforces.\n\n",
+    ]
     for title, name in SCHEMA_FILES.items():
         schema = json.loads(SCHEMAS.joinpath(name).read_text("utf-8"))
-        parts.append(f"### {escape_text(title)}\n\n" + _schema_fields(schema)
-                     + "\nThe JSON Schema (`generator/intake/schemas/" + name + "`):\n\n"
-                     + code_block(json.dumps(schema, indent=2, ensure_ascii=False)) + "\n")
+        parts.append(
+            f"### {escape_text(title)}\n\n"
+            + _schema_fields(schema)
+            + "\nThe JSON Schema (`generator/intake/schemas/"
+            + name
+            + "`):\n\n"
+            + code_block(json.dumps(schema, indent=2, ensure_ascii=False))
+            + "\n"
+        )
     return Page("submit.md", "".join(parts))
 
 
@@ -120,39 +182,63 @@ def _example_section(benchmarks: list[Benchmark]) -> str:
         return ""
     example = example_run(benchmarks[0])
     shown = EXAMPLE_LINES_SHOWN
-    return ("## An example run to copy\n\n"
-            f"A valid run of *{escape_text(benchmarks[0].title)}*, in <code>{escape_text(example.folder)}/</code>.\n\n"
-            "`metadata.yaml`:\n\n" + code_block(example.metadata_yaml)
-            + f"\n`predictions.jsonl`, the first {shown} of its {len(example.prediction_lines)} lines: one JSON object per "
-            "line, one line per question and round (`round` counts from 0 up to `rounds` − 1).\n\n"
-            + code_block("\n".join(example.prediction_lines[:shown])) + "\n")
+    return (
+        "## An example run to copy\n\n"
+        f"A valid run of *{escape_text(benchmarks[0].title)}*, in <code>{escape_text(example.folder)}/</code>.\n\n"
+        "`metadata.yaml`:\n\n"
+        + code_block(example.metadata_yaml)
+        + f"\n`predictions.jsonl`, the first {shown} of its {len(example.prediction_lines)} lines: one JSON object per "
+        "line, one line per question and round (`round` counts from 0 up to `rounds` − 1).\n\n"
+        + code_block("\n".join(example.prediction_lines[:shown]))
+        + "\n"
+    )
 
 
 def _graders_section(benchmarks: list[Benchmark]) -> str:
     """Which graders score each benchmark, what answer formats they read (graded live), and each one's rule."""
     used = {spec.name for b in benchmarks for spec in (*b.traditional.values(), *b.answer_key)}
     shown = [g for g in APPLIES if g in used] if benchmarks else list(APPLIES)
-    parts = ["## What the graders read\n\n",
-             "Every answer is scored twice: under the benchmark's *traditional* grading (its own way of marking, such as "
-             "the option letter or a recorded judge's mark) and under *answer-key* grading (strictly against the human "
-             "answer keys). The `graders` field of `benchmark.yaml` names the graders:\n\n"]
-    parts += [f"- *{escape_text(b.title)}*: traditional — {_grader_names(b.traditional)}; answer key — "
-              f"{', '.join(escape_text(s.name) for s in b.answer_key)} (the first is primary).\n" for b in benchmarks]
-    parts.append("\n**End every answer with a marked final answer** (`Final answer: …`, `{\"ANSWER\": \"…\"}` or "
-                 "`\\boxed{…}`). An answer a grader cannot read gets no verdict and is left out of that grading, and a run "
-                 f"under {MIN_COVERAGE:.0%} coverage is not ranked in it. Example responses, as the graders read them when "
-                 "this page was built. *Pass* scores 100 and *fail* 0; *fallback*: read by a looser rule, and flagged; "
-                 "*no verdict*: left out of that grading; *unreadable*: the model's failure, scored 0.\n\n")
+    parts = [
+        "## What the graders read\n\n",
+        "Every answer is scored twice: under the benchmark's *traditional* grading (its own way of marking, such as "
+        "the option letter or a recorded judge's mark) and under *answer-key* grading (strictly against the human "
+        "answer keys). The `graders` field of `benchmark.yaml` names the graders:\n\n",
+    ]
+    parts += [
+        f"- *{escape_text(b.title)}*: traditional — {_grader_names(b.traditional)}; answer key — "
+        f"{', '.join(escape_text(s.name) for s in b.answer_key)} (the first is primary).\n"
+        for b in benchmarks
+    ]
+    parts.append(
+        '\n**End every answer with a marked final answer** (`Final answer: …`, `{"ANSWER": "…"}` or '
+        "`\\boxed{…}`). An answer a grader cannot read gets no verdict and is left out of that grading, and a run "
+        f"under {MIN_COVERAGE:.0%} coverage is not ranked in it. Example responses, as the graders read them when "
+        "this page was built. *Pass* scores 100 and *fail* 0; *fallback*: read by a looser rule, and flagged; "
+        "*no verdict*: left out of that grading; *unreadable*: the model's failure, scored 0.\n\n"
+    )
     for kind, question in SAMPLE_QUESTIONS.items():
         graders = [g for g in shown if kind in APPLIES[g]]
         if graders:
-            rows = [[Cell(ex.label), Cell(ex.response, css_class="dualboard-response"), *(Cell(outcome(grade_example(g, ex))) for g in graders)]
-                    for ex in ANSWER_FORMATS if ex.kind == kind]
-            parts.append(f"*{escape_text(_sample_question(question))}*\n\n"
-                         + table(["Format", "Response", *graders], rows, sortable=False) + "\n")
+            rows = [
+                [
+                    Cell(ex.label),
+                    Cell(ex.response, css_class="dualboard-response"),
+                    *(Cell(outcome(grade_example(g, ex))) for g in graders),
+                ]
+                for ex in ANSWER_FORMATS
+                if ex.kind == kind
+            ]
+            parts.append(
+                f"*{escape_text(_sample_question(question))}*\n\n"
+                + table(["Format", "Response", *graders], rows, sortable=False)
+                + "\n"
+            )
     parts.append("\n### Each grader's rule\n\n")
-    parts += [f"- **{escape_text(g['name'])}** ({escape_text(g['role'])} by default): {escape_text(g['rule'])}\n"
-              for g in describe_graders() if not benchmarks or g["name"] in used]
+    parts += [
+        f"- **{escape_text(g['name'])}** ({escape_text(g['role'])} by default): {escape_text(g['rule'])}\n"
+        for g in describe_graders()
+        if not benchmarks or g["name"] in used
+    ]
     return "".join(parts) + "\n"
 
 
@@ -167,14 +253,23 @@ def _grader_names(traditional: dict) -> str:
     """``mc_letter (multiple choice questions), recorded (open questions)``, or one grader for every question."""
     if len({spec.name for spec in traditional.values()}) == 1:
         return f"{escape_text(next(iter(traditional.values())).name)} (every question)"
-    return ", ".join(f"{escape_text(spec.name)} ({escape_text(kind.replace('_', ' '))} questions)"
-                     for kind, spec in traditional.items())
+    return ", ".join(
+        f"{escape_text(spec.name)} ({escape_text(kind.replace('_', ' '))} questions)"
+        for kind, spec in traditional.items()
+    )
 
 
 def _schema_fields(schema: dict) -> str:
     required = set(schema.get("required", []))
-    rows = [[Cell(name), Cell(_type(spec)), Cell("yes" if name in required else "no"), Cell(str(spec.get("description", "")))]
-            for name, spec in schema.get("properties", {}).items()]
+    rows = [
+        [
+            Cell(name),
+            Cell(_type(spec)),
+            Cell("yes" if name in required else "no"),
+            Cell(str(spec.get("description", ""))),
+        ]
+        for name, spec in schema.get("properties", {}).items()
+    ]
     return table(["Field", "Type", "Required", "Meaning"], rows, sortable=False)
 
 
@@ -183,8 +278,9 @@ def _type(spec: dict) -> str:
     return ", ".join(kind) if isinstance(kind, list) else str(kind)
 
 
-def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord],
-                   current: str | None = None) -> tuple[Page, dict[str, str | bytes]]:
+def downloads_page(
+    results: list[BenchmarkResults], releases: list[ReleaseRecord], current: str | None = None
+) -> tuple[Page, dict[str, str | bytes]]:
     """The downloads page and the files the site carries for it.
 
     In the site deployed as release ``current`` the page lists every file of
@@ -193,8 +289,11 @@ def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord
     any other build it offers this build's statistics tables.
     """
     assets: dict[str, str | bytes] = {}
-    parts = [front_matter("Downloads"), "# Downloads\n\n",
-             "Column meanings of every table are on the [methodology page](methodology.md#columns).\n\n"]
+    parts = [
+        front_matter("Downloads"),
+        "# Downloads\n\n",
+        "Column meanings of every table are on the [methodology page](methodology.md#columns).\n\n",
+    ]
     if current is None:
         parts.append(_build_downloads(results, assets))
     else:
@@ -210,14 +309,21 @@ def downloads_page(results: list[BenchmarkResults], releases: list[ReleaseRecord
 
 def _build_downloads(results: list[BenchmarkResults], assets: dict[str, str | bytes]) -> str:
     """This build's statistics tables as CSV files next to the page (added to ``assets``)."""
-    parts = ["## This build\n\nStatistics tables of the version you are reading (CSV, full precision). A text cell "
-             "that a spreadsheet would run as a formula (such as `=SUM(A1)`) starts with `'`.\n\n"]
+    parts = [
+        "## This build\n\nStatistics tables of the version you are reading (CSV, full precision). A text cell "
+        "that a spreadsheet would run as a formula (such as `=SUM(A1)`) starts with `'`.\n\n"
+    ]
     for r in results:
         rows = []
         for name in TABLES:
             text = download_csv(getattr(r.stats, name))
             assets[f"downloads/current/{r.name}/{name}.csv"] = text
-            rows.append([Cell(f"{name}.csv", href=f"current/{r.name}/{name}.csv"), Cell(str(len(text.encode())), sort=len(text.encode()))])
+            rows.append(
+                [
+                    Cell(f"{name}.csv", href=f"current/{r.name}/{name}.csv"),
+                    Cell(str(len(text.encode())), sort=len(text.encode())),
+                ]
+            )
         parts.append(f"### {escape_text(r.benchmark.title)}\n\n" + table(["File", "Bytes"], rows, sortable=False))
     return "".join(parts)
 
@@ -237,10 +343,16 @@ def _release_downloads(record: ReleaseRecord) -> tuple[str, dict[str, str | byte
             cell, where = Cell(name), "release assets"
         rows.append([cell, Cell(str(size), sort=size), Cell(where), Cell(digest, css_class="dualboard-hash")])
     # the version matches history.VERSION (letters, digits, . _ -), so it is safe inside a code span
-    text = (f"## Release `{version}`\n\nReleased {escape_text(record.manifest.get('released', ''))}. Every file of "
-            "this release, with its size and SHA-256 (`sha256sum -c SHA256SUMS` checks the files you downloaded, "
-            "kept at the paths listed). " + _where_text(record, all_here=len(assets) == len(rows)) + "\n\n"
-            + table(["File", "Bytes", "Where", "SHA-256"], rows, sortable=False) + "\n" + _load_text(record))
+    text = (
+        f"## Release `{version}`\n\nReleased {escape_text(record.manifest.get('released', ''))}. Every file of "
+        "this release, with its size and SHA-256 (`sha256sum -c SHA256SUMS` checks the files you downloaded, "
+        "kept at the paths listed). "
+        + _where_text(record, all_here=len(assets) == len(rows))
+        + "\n\n"
+        + table(["File", "Bytes", "Where", "SHA-256"], rows, sortable=False)
+        + "\n"
+        + _load_text(record)
+    )
     return text, assets
 
 
@@ -252,25 +364,35 @@ def _where_text(record: ReleaseRecord, *, all_here: bool) -> str:
     if record.hub is not None:
         endpoint, repo_id = record.hub
         # code spans show their text literally, so only names the manifest checks go in them (history.load_release)
-        return (f"Files up to {limit} are part of this site. Every file, the larger ones included, is on the Hugging "
-                f"Face Hub dataset `{repo_id}` at {escape_text(endpoint)}, tag `{record.version}`, "
-                f"folder `{hub_folder(record.version)}`.")
-    return (f"Files up to {limit} are part of this site. The larger ones (*release assets*) are attached to this "
-            f"leaderboard's release `{record.version}` on its code host; the maintainers find them in the folder "
-            f"`releases/{record.version}/` that `dualboard release` wrote.")
+        return (
+            f"Files up to {limit} are part of this site. Every file, the larger ones included, is on the Hugging "
+            f"Face Hub dataset `{repo_id}` at {escape_text(endpoint)}, tag `{record.version}`, "
+            f"folder `{hub_folder(record.version)}`."
+        )
+    return (
+        f"Files up to {limit} are part of this site. The larger ones (*release assets*) are attached to this "
+        f"leaderboard's release `{record.version}` on its code host; the maintainers find them in the folder "
+        f"`releases/{record.version}/` that `dualboard release` wrote."
+    )
 
 
 def _load_text(record: ReleaseRecord) -> str:
     """How to load the tables with ``datasets``."""
     if record.hub is not None:
         _endpoint, repo_id = record.hub
-        return (f"Load a table (configs {_configs()}) straight from the Hub (for a Hub other "
-                "than huggingface.co, set `HF_ENDPOINT` to its address first):\n\n"
-                + code_block(f'import datasets\nscored = datasets.load_dataset("{repo_id}", "scored", '
-                             f'revision="{record.version}", split="train")'))
-    return ("Load the tables from a folder holding the downloaded files (the dataset card `README.md` names the "
-            f"configs {_configs()}):\n\n"
-            + code_block('import datasets\nscored = datasets.load_dataset("path/to/folder", "scored", split="train")'))
+        return (
+            f"Load a table (configs {_configs()}) straight from the Hub (for a Hub other "
+            "than huggingface.co, set `HF_ENDPOINT` to its address first):\n\n"
+            + code_block(
+                f'import datasets\nscored = datasets.load_dataset("{repo_id}", "scored", '
+                f'revision="{record.version}", split="train")'
+            )
+        )
+    return (
+        "Load the tables from a folder holding the downloaded files (the dataset card `README.md` names the "
+        f"configs {_configs()}):\n\n"
+        + code_block('import datasets\nscored = datasets.load_dataset("path/to/folder", "scored", split="train")')
+    )
 
 
 def _configs() -> str:
@@ -280,13 +402,22 @@ def _configs() -> str:
 def _other_releases(records: list[ReleaseRecord], *, linked: bool) -> str:
     """The other releases; in a deployed version each links to its own Downloads page."""
     if not records:
-        return ("\n## Releases\n\nNo release yet. `dualboard release VERSION` freezes one: scored answers and verdicts "
-                "(Parquet and CSV), statistics, a manifest, a dataset card and SHA-256 checksums.\n") if not linked else ""
+        return (
+            (
+                "\n## Releases\n\nNo release yet. `dualboard release VERSION` freezes one: scored answers and verdicts "
+                "(Parquet and CSV), statistics, a manifest, a dataset card and SHA-256 checksums.\n"
+            )
+            if not linked
+            else ""
+        )
     items = []
     for r in records:
         released = escape_text(r.manifest.get("released", ""))
-        where = (link(f"../../{r.version}/downloads/", "its downloads") if linked
-                 else "its files are on the Downloads page of that version of the site")
+        where = (
+            link(f"../../{r.version}/downloads/", "its downloads")
+            if linked
+            else "its files are on the Downloads page of that version of the site"
+        )
         items.append(f"- `{r.version}` ({released}): {where}\n")
     return f"\n## {'Other releases' if linked else 'Releases'}\n\n" + "".join(items)
 
@@ -296,9 +427,12 @@ def changelog_page(changes: list[ReleaseChanges], unreleased: list[Removal] = ()
 
     ``unreleased``: runs removed from the store since the last release, listed first.
     """
-    parts = [front_matter("Changelog"), "# Changelog\n\n",
-             "A rank move is **significant** when the run's previous rank lies outside its new simultaneous 95 % rank "
-             "interval; other moves are within what the data cannot tell apart.\n\n"]
+    parts = [
+        front_matter("Changelog"),
+        "# Changelog\n\n",
+        "A rank move is **significant** when the run's previous rank lies outside its new simultaneous 95 % rank "
+        "interval; other moves are within what the data cannot tell apart.\n\n",
+    ]
     if unreleased:
         parts.append("## Since the last release\n\n")
         parts += [f"- Removed `{r.run}`: {_why(r)}\n" for r in unreleased]  # run names are checked names
@@ -326,13 +460,27 @@ def _release_changes(c: ReleaseChanges) -> str:
         why = _why(c.removals[(b, r)]) if (b, r) in c.removals else "removed."
         lines.append(f"- Removed `{b}/{r}`: {why}\n")
     if c.changed_benchmarks:
-        lines.append("- Benchmarks with changed questions or graders: " + ", ".join(f"`{b}`" for b in c.changed_benchmarks) + "\n")
+        lines.append(
+            "- Benchmarks with changed questions or graders: "
+            + ", ".join(f"`{b}`" for b in c.changed_benchmarks)
+            + "\n"
+        )
     if c.rank_changes:
-        rows = [[Cell(ch.benchmark), Cell(ch.run_id), Cell(ch.grading), Cell(str(ch.before), sort=ch.before),
-                 Cell(str(ch.after), sort=ch.after),
-                 Cell(f"{ch.interval[0]}–{ch.interval[1]}" if ch.interval else "—"),
-                 Cell("significant" if ch.significant else "not significant")] for ch in c.rank_changes]
-        lines.append("\n" + table(["Benchmark", "Run", "Grading", "Rank before", "Rank now", "Rank interval now", "Move"], rows))
+        rows = [
+            [
+                Cell(ch.benchmark),
+                Cell(ch.run_id),
+                Cell(ch.grading),
+                Cell(str(ch.before), sort=ch.before),
+                Cell(str(ch.after), sort=ch.after),
+                Cell(f"{ch.interval[0]}–{ch.interval[1]}" if ch.interval else "—"),
+                Cell("significant" if ch.significant else "not significant"),
+            ]
+            for ch in c.rank_changes
+        ]
+        lines.append(
+            "\n" + table(["Benchmark", "Run", "Grading", "Rank before", "Rank now", "Rank interval now", "Move"], rows)
+        )
     elif c.previous:
         lines.append("- No rank changed.\n")
     return "".join(lines) + "\n"

@@ -16,11 +16,11 @@ from typing import Any
 
 import pandas as pd
 
-from generator.intake.models import Run
-from generator.render.charts import GRADINGS, category_scores
-from generator.render.escape import escape_text
-from generator.render.html import Cell, Header, Row, paragraph, table
-from generator.render.numbers import (
+from dualboard.intake.models import Run
+from dualboard.render.charts import GRADINGS, category_scores
+from dualboard.render.escape import escape_text
+from dualboard.render.html import Cell, Header, Row, paragraph, table
+from dualboard.render.numbers import (
     format_agreement,
     format_interval,
     format_number,
@@ -32,15 +32,15 @@ from generator.render.numbers import (
     unranked_reason,
     with_coverage,
 )
-from generator.render.pages import (
+from dualboard.render.pages import (
     BenchmarkResults,
     Page,
     front_matter,
     question_slugs,
     run_slug,
 )
-from generator.render.question_pages import prompt_preview
-from generator.stats.kappa import PASS_MARK
+from dualboard.render.question_pages import prompt_preview
+from dualboard.stats.kappa import PASS_MARK
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -51,15 +51,30 @@ def run_pages(result: BenchmarkResults) -> list[Page]:
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
-    return [run_page(result.name, run, models.loc[run.run_id] if run.run_id in models.index else None,
-                     scored.get(run.run_id, result.scored.iloc[0:0]), slugs, result.benchmark.questions,
-                     current_version=result.benchmark.version)
-            for run in result.runs]
+    return [
+        run_page(
+            result.name,
+            run,
+            models.loc[run.run_id] if run.run_id in models.index else None,
+            scored.get(run.run_id, result.scored.iloc[0:0]),
+            slugs,
+            result.benchmark.questions,
+            current_version=result.benchmark.version,
+        )
+        for run in result.runs
+    ]
 
 
-def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.DataFrame,
-             slugs: Mapping[str, str], questions: Sequence[Mapping[str, Any]] = (), *,
-             current_version: str | None = None) -> Page:
+def run_page(
+    benchmark: str,
+    run: Run,
+    model_row: pd.Series | None,
+    scored: pd.DataFrame,
+    slugs: Mapping[str, str],
+    questions: Sequence[Mapping[str, Any]] = (),
+    *,
+    current_version: str | None = None,
+) -> Page:
     """The page of one run: metadata, scores per category, every question, disagreements between the gradings.
 
     ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
@@ -67,7 +82,7 @@ def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.D
     """
     text = (
         front_matter(f"Run {run.run_id}")
-        + f'<h1>{escape_text(run.model)}</h1>\n\n'
+        + f"<h1>{escape_text(run.model)}</h1>\n\n"
         + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
         + (_older_version(model_row, current_version) if model_row is not None else "")
         + (_summary(model_row) if model_row is not None else "")
@@ -78,7 +93,8 @@ def run_page(benchmark: str, run: Run, model_row: pd.Series | None, scored: pd.D
         + question_table(scored, questions, slugs)
         + "\n## Answers the gradings disagree on\n\n"
         + _disagreements(run, scored, slugs)
-        + "\n## Submission\n\n" + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
+        + "\n## Submission\n\n"
+        + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
     )
     return Page(f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md", text)
 
@@ -89,24 +105,44 @@ def _older_version(row: pd.Series, current: str | None) -> str:
     if current is None or answered in ("", "nan", current):
         return ""
     never = int(row.get("n_never_run", 0))
-    return paragraph(f"This run answered benchmark version {answered} (current: {current}). It is graded against "
-                     f"the current answer keys; the {never} question(s) added since were never run and are left "
-                     "out of its scores and of every paired comparison, not counted wrong.")
+    return paragraph(
+        f"This run answered benchmark version {answered} (current: {current}). It is graded against "
+        f"the current answer keys; the {never} question(s) added since were never run and are left "
+        "out of its scores and of every paired comparison, not counted wrong."
+    )
 
 
 def _summary(row: pd.Series) -> str:
     """The run's numbers as one measure per row: six columns side by side scrolled sideways at 1,400 px."""
-    measures = ["Traditional [95% CI]", "Answer-key [95% CI]", "Answer-key − traditional [95% CI]",
-               "Rank, traditional", "Rank, answer-key", "Answers with a verdict"]
-    cells = [Cell(with_coverage(format_interval(row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"]),
-                                row[f"{g}_coverage"])) for g in GRADINGS]
+    measures = [
+        "Traditional [95% CI]",
+        "Answer-key [95% CI]",
+        "Answer-key − traditional [95% CI]",
+        "Rank, traditional",
+        "Rank, answer-key",
+        "Answers with a verdict",
+    ]
+    cells = [
+        Cell(
+            with_coverage(
+                format_interval(row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"]), row[f"{g}_coverage"]
+            )
+        )
+        for g in GRADINGS
+    ]
     cells.append(Cell(format_interval(row["diff_mean"], row["diff_ci_low"], row["diff_ci_high"])))
     cells += [Cell(_rank(row, g)) for g in GRADINGS]
-    cells.append(Cell(f"traditional {format_share_judged(row['traditional_coverage'])}, answer-key "
-                      f"{format_share_judged(row['answer_key_coverage'])} of {int(row['n_answers'])} answers"))
-    paired = (f"The difference pairs each answer's two verdicts: {format_agreement(row['n_answers_agree'], row['n_answers_paired'], row['n_answers'])}, "
-              f"over {int(row['n_questions_paired'])} of {int(row['n_questions'])} questions. An answer a grader "
-              "could not judge is left out of that grading's numbers.\n\n")
+    cells.append(
+        Cell(
+            f"traditional {format_share_judged(row['traditional_coverage'])}, answer-key "
+            f"{format_share_judged(row['answer_key_coverage'])} of {int(row['n_answers'])} answers"
+        )
+    )
+    paired = (
+        f"The difference pairs each answer's two verdicts: {format_agreement(row['n_answers_agree'], row['n_answers_paired'], row['n_answers'])}, "
+        f"over {int(row['n_questions_paired'])} of {int(row['n_questions'])} questions. An answer a grader "
+        "could not judge is left out of that grading's numbers.\n\n"
+    )
     notes = paragraph(f"Notes: {row['note']}.") if isinstance(row["note"], str) and row["note"] else ""
     rows = [[Cell(measure), cell] for measure, cell in zip(measures, cells, strict=True)]
     return table(["Measure", "Value"], rows, sortable=False) + paired + notes + "\n" + _variance(row)
@@ -121,14 +157,23 @@ def _rank(row: pd.Series, grading: str) -> str:
 
 def _variance(row: pd.Series) -> str:
     """Variance components per grading; a negative Var(x) estimate is shown as 0 and said to be clipped."""
-    rows = [[Cell(g.replace("_", "-")),
-             Cell(format_number(row[f"{g}_var_between"])
-                  + (" (clipped at 0: the estimate was negative)" if is_true(row[f"{g}_var_between_clipped"]) else "")),
-             Cell(format_number(row[f"{g}_var_within"]))] for g in GRADINGS]
-    return ("Variance components (points²): Var(x) is the spread of true question scores, σ̄² the mean variance "
-            "of a question's rounds. More rounds help only while σ̄²/rounds is not much smaller than Var(x).\n\n"
-            + table(["Grading", "Var(x) between questions", "σ̄² within a question"], rows, sortable=False) + "\n")
-
+    rows = [
+        [
+            Cell(g.replace("_", "-")),
+            Cell(
+                format_number(row[f"{g}_var_between"])
+                + (" (clipped at 0: the estimate was negative)" if is_true(row[f"{g}_var_between_clipped"]) else "")
+            ),
+            Cell(format_number(row[f"{g}_var_within"])),
+        ]
+        for g in GRADINGS
+    ]
+    return (
+        "Variance components (points²): Var(x) is the spread of true question scores, σ̄² the mean variance "
+        "of a question's rounds. More rounds help only while σ̄²/rounds is not much smaller than Var(x).\n\n"
+        + table(["Grading", "Var(x) between questions", "σ̄² within a question"], rows, sortable=False)
+        + "\n"
+    )
 
 
 def _metadata_rows(metadata: Mapping[str, Any]) -> list[list[Cell]]:
@@ -149,24 +194,45 @@ def _category_table(scored: pd.DataFrame) -> str:
     if scored.empty:
         return "This run has no scored answers.\n"
     scores = category_scores(scored)
-    rows = [[Cell(str(r.category)), Cell(format_number(r.traditional), sort=sort_key(r.traditional)),
-             Cell(format_number(r.answer_key), sort=sort_key(r.answer_key)),
-             Cell(format_number(r.answer_key - r.traditional), sort=sort_key(r.answer_key - r.traditional))]
-            for r in scores.itertuples(index=False)]
+    rows = [
+        [
+            Cell(str(r.category)),
+            Cell(format_number(r.traditional), sort=sort_key(r.traditional)),
+            Cell(format_number(r.answer_key), sort=sort_key(r.answer_key)),
+            Cell(format_number(r.answer_key - r.traditional), sort=sort_key(r.answer_key - r.traditional)),
+        ]
+        for r in scores.itertuples(index=False)
+    ]
     return table(["Category", "Traditional", "Answer-key", "Answer-key − traditional"], rows)
 
 
 QUESTION_COLUMNS = [
-    Header("Question", key="question", title="Opens the question page: every run's answers and every grader's verdict."),
+    Header(
+        "Question", key="question", title="Opens the question page: every run's answers and every grader's verdict."
+    ),
     Header("Category", key="category", filter=True),
     Header("Prompt", key="prompt", title="The start of the question's text."),
-    Header("Traditional", key="traditional", title=(
-        "Mean traditional score over the question's rounds (0–100); second line: the score of each round.")),
-    Header("Answer-key", key="answer_key", title=(
-        "Mean answer-key score over the rounds the grader judged (0–100); second line: each round, – where it gave no verdict.")),
+    Header(
+        "Traditional",
+        key="traditional",
+        title=("Mean traditional score over the question's rounds (0–100); second line: the score of each round."),
+    ),
+    Header(
+        "Answer-key",
+        key="answer_key",
+        title=(
+            "Mean answer-key score over the rounds the grader judged (0–100); second line: each round, – where it gave no verdict."
+        ),
+    ),
     Header("Difference", key="difference", title="Answer-key − traditional of the two means."),
-    Header("Outcome", key="outcome", filter=True, title=(
-        "Whether each grading passes the question (mean ≥ 50 counts as a pass); never run: the run was not asked it.")),
+    Header(
+        "Outcome",
+        key="outcome",
+        filter=True,
+        title=(
+            "Whether each grading passes the question (mean ≥ 50 counts as a pass); never run: the run was not asked it."
+        ),
+    ),
 ]
 """Columns of a run page's list of questions."""
 ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
@@ -183,33 +249,48 @@ def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]],
     by_id = {str(q["id"]): q for q in questions}
     answered = {str(qid): rows for qid, rows in scored.sort_values("round", kind="stable").groupby("question_id")}
     order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
-    rows = [_question_row(qid, answered[qid], by_id.get(qid, {}), slugs) if qid in answered
-            else _never_run_row(by_id[qid], slugs) for qid in order]
-    return ("One row per question: the mean score of its rounds under each grading, and under it each round's score "
-            "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
-            "to read the answers.\n\n" + table(QUESTION_COLUMNS, rows, filterable=True))
+    rows = [
+        _question_row(qid, answered[qid], by_id.get(qid, {}), slugs)
+        if qid in answered
+        else _never_run_row(by_id[qid], slugs)
+        for qid in order
+    ]
+    return (
+        "One row per question: the mean score of its rounds under each grading, and under it each round's score "
+        "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
+        "to read the answers.\n\n" + table(QUESTION_COLUMNS, rows, filterable=True)
+    )
 
 
 def _question_row(question_id: str, rows: pd.DataFrame, question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
     means = {g: rows[g].mean() for g in GRADINGS}  # NaN-skipping: an answer without a verdict is left out
     difference = means["answer_key"] - means["traditional"]
     outcome = _outcome(means["traditional"], means["answer_key"])
-    return Row([
-        Cell(question_id, href=f"../../questions/{slugs.get(question_id, 'x')}/"),
-        Cell(str(rows["category"].iloc[0])),
-        Cell(prompt_preview(question), css_class="dualboard-wrap"),
-        *[Cell(format_number(means[g]), sort=sort_key(means[g]), note=_per_round(rows[g])) for g in GRADINGS],
-        Cell(format_number(difference), sort=sort_key(difference)),
-        Cell(outcome),
-    ], css_class="dualboard-disagree" if outcome.endswith("only") else None)
+    return Row(
+        [
+            Cell(question_id, href=f"../../questions/{slugs.get(question_id, 'x')}/"),
+            Cell(str(rows["category"].iloc[0])),
+            Cell(prompt_preview(question), css_class="dualboard-wrap"),
+            *[Cell(format_number(means[g]), sort=sort_key(means[g]), note=_per_round(rows[g])) for g in GRADINGS],
+            Cell(format_number(difference), sort=sort_key(difference)),
+            Cell(outcome),
+        ],
+        css_class="dualboard-disagree" if outcome.endswith("only") else None,
+    )
 
 
 def _never_run_row(question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
     """A question the run was never asked (added after the benchmark version it answered)."""
     qid = str(question["id"])
-    return Row([Cell(qid, href=f"../../questions/{slugs.get(qid, 'x')}/"), Cell(str(question.get("category", ""))),
-                Cell(prompt_preview(question), css_class="dualboard-wrap"),
-                *[Cell("—", sort=sort_key(None)) for _ in range(3)], Cell("never run")])
+    return Row(
+        [
+            Cell(qid, href=f"../../questions/{slugs.get(qid, 'x')}/"),
+            Cell(str(question.get("category", ""))),
+            Cell(prompt_preview(question), css_class="dualboard-wrap"),
+            *[Cell("—", sort=sort_key(None)) for _ in range(3)],
+            Cell("never run"),
+        ]
+    )
 
 
 def _per_round(scores: pd.Series) -> str:
@@ -222,8 +303,12 @@ def _outcome(traditional: float, answer_key: float) -> str:
     if is_missing(traditional) or is_missing(answer_key):
         return "no verdict"
     passes = (traditional >= PASS_MARK, answer_key >= PASS_MARK)
-    return {(True, True): "passes both", (False, False): "fails both",
-            (True, False): "fails answer-key only", (False, True): "fails traditional only"}[passes]
+    return {
+        (True, True): "passes both",
+        (False, False): "fails both",
+        (True, False): "fails answer-key only",
+        (False, True): "fails traditional only",
+    }[passes]
 
 
 def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
@@ -242,16 +327,35 @@ def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> 
     if found.empty:
         return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n"
     responses = {(p["question_id"], p["round"]): p.get("response", "") for p in run.predictions}
-    rows = [Row([Cell(str(r.question_id), href=f"../../questions/{slugs.get(r.question_id, 'x')}/"),
-                 Cell(str(r.round), sort=int(r.round)), Cell(str(r.category)),
-                 Cell(format_number(r.traditional, 0), sort=sort_key(r.traditional)),
-                 Cell(format_number(r.answer_key, 0), sort=sort_key(r.answer_key)),
-                 Cell(str(r.answer_key_parse)),
-                 Cell(responses.get((r.question_id, int(r.round)), ""), css_class="dualboard-response")],
-                css_class="dualboard-disagree")
-            for r in found.head(MAX_LISTED).itertuples(index=False)]
-    note = (paragraph(f"Showing the first {MAX_LISTED} of {len(found)}; every answer is on its question page "
-                      "and in the downloads.") if len(found) > MAX_LISTED else "")
-    intro = (f"{len(found)} of the {judged} answers both gradings judged pass one and fail the other "
-             "(≥ 50 counts as a pass). Open a question to see every grader's verdict.\n\n")
-    return intro + table(["Question", "Round", "Category", "Traditional", "Answer-key", "Verdict parse", "Response"], rows) + note
+    rows = [
+        Row(
+            [
+                Cell(str(r.question_id), href=f"../../questions/{slugs.get(r.question_id, 'x')}/"),
+                Cell(str(r.round), sort=int(r.round)),
+                Cell(str(r.category)),
+                Cell(format_number(r.traditional, 0), sort=sort_key(r.traditional)),
+                Cell(format_number(r.answer_key, 0), sort=sort_key(r.answer_key)),
+                Cell(str(r.answer_key_parse)),
+                Cell(responses.get((r.question_id, int(r.round)), ""), css_class="dualboard-response"),
+            ],
+            css_class="dualboard-disagree",
+        )
+        for r in found.head(MAX_LISTED).itertuples(index=False)
+    ]
+    note = (
+        paragraph(
+            f"Showing the first {MAX_LISTED} of {len(found)}; every answer is on its question page "
+            "and in the downloads."
+        )
+        if len(found) > MAX_LISTED
+        else ""
+    )
+    intro = (
+        f"{len(found)} of the {judged} answers both gradings judged pass one and fail the other "
+        "(≥ 50 counts as a pass). Open a question to see every grader's verdict.\n\n"
+    )
+    return (
+        intro
+        + table(["Question", "Round", "Category", "Traditional", "Answer-key", "Verdict parse", "Response"], rows)
+        + note
+    )

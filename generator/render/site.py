@@ -4,7 +4,7 @@ The docs folder is composed in ``build/docs/`` from three layers, later ones
 winning: the package's default ``site_src/``, the leaderboard folder's own
 ``site_src/``, and the generated pages. The configuration is the package's
 ``mkdocs.yml`` (through MkDocs' ``INHERIT``), with the settings the folder's own
-``mkdocs.yml`` may change (:mod:`generator.render.site_config`) and the
+``mkdocs.yml`` may change (:mod:`dualboard.render.site_config`) and the
 generated navigation written over it.
 
 This module and ``site_config`` are the only ones that know about MkDocs.
@@ -23,14 +23,14 @@ from typing import Any
 
 import yaml
 
-from generator.atomic import atomic_write_text
-from generator.errors import DualboardError, Finding, InvalidInputError
-from generator.render.pages import SiteContent
-from generator.render.site_config import CONFIG_NAME, effective_settings, read_site_config
-from generator.render.site_content import NOT_IN_NAV
-from generator.safe_read import untrusted_findings
+from dualboard.atomic import atomic_write_text
+from dualboard.errors import DualboardError, Finding, InvalidInputError
+from dualboard.render.pages import SiteContent
+from dualboard.render.site_config import CONFIG_NAME, effective_settings, read_site_config
+from dualboard.render.site_content import NOT_IN_NAV
+from dualboard.safe_read import untrusted_findings
 
-DEFAULTS = resources.files("generator.render").joinpath("site_default")
+DEFAULTS = resources.files("dualboard.render").joinpath("site_default")
 DEFAULT_CONFIG = "mkdocs.default.yml"
 SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
 """What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
@@ -122,8 +122,12 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
 
 def _generated_config(default: dict, own: dict, content: SiteContent, docs: Path, versioned: bool) -> str:
     """The effective config: INHERIT the default, then the folder's checked settings, the folders and the nav."""
-    config: dict = {"INHERIT": DEFAULT_CONFIG, **effective_settings(own, default),
-                    "docs_dir": "docs", "not_in_nav": "\n".join(f"/{p}" for p in NOT_IN_NAV)}
+    config: dict = {
+        "INHERIT": DEFAULT_CONFIG,
+        **effective_settings(own, default),
+        "docs_dir": "docs",
+        "not_in_nav": "\n".join(f"/{p}" for p in NOT_IN_NAV),
+    }
     if "nav" not in own:
         config["nav"] = content.nav + _extra_pages(docs, content.nav)
     if versioned:
@@ -169,8 +173,10 @@ def build_site(config: Path, site_dir: Path) -> Path:
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     if proc.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
-        raise SiteBuildError(f"mkdocs build failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
-                             "Fix the page or configuration it names; the previous site/ was left unchanged.")
+        raise SiteBuildError(
+            f"mkdocs build failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
+            "Fix the page or configuration it names; the previous site/ was left unchanged."
+        )
     if site_dir.exists():
         shutil.rmtree(site_dir)
     os.replace(staging, site_dir)

@@ -8,7 +8,7 @@ settings run code or read the build machine's files (``hooks``, ``plugins``,
 ``theme.custom_dir``, ``INHERIT``, ``pymdownx.snippets``). So the folder's file
 never reaches MkDocs: it is parsed here with a safe loader, every setting is
 checked against :data:`ALLOWED`, and only the checked values are written into
-the effective configuration. See :func:`generator.render.site.site_source_findings`
+the effective configuration. See :func:`dualboard.render.site.site_source_findings`
 for the policy and its reasons.
 """
 
@@ -19,17 +19,28 @@ from typing import Any
 
 import yaml
 
-from generator.errors import Finding
-from generator.safe_read import UnsafeFileError, read_regular
+from dualboard.errors import Finding
+from dualboard.safe_read import UnsafeFileError, read_regular
 
 CONFIG_NAME = "mkdocs.yml"
 CONFIG_LIMIT = 1 << 20
 """Bytes; a site configuration is a few hundred lines, so more is a mistake or an attack."""
 
 ALLOWED: dict[str, type] = {
-    "site_name": str, "site_description": str, "site_author": str, "site_url": str, "copyright": str,
-    "repo_url": str, "repo_name": str, "edit_uri": str,
-    "nav": list, "extra": dict, "theme": dict, "extra_css": list, "extra_javascript": list, "markdown_extensions": list,
+    "site_name": str,
+    "site_description": str,
+    "site_author": str,
+    "site_url": str,
+    "copyright": str,
+    "repo_url": str,
+    "repo_name": str,
+    "edit_uri": str,
+    "nav": list,
+    "extra": dict,
+    "theme": dict,
+    "extra_css": list,
+    "extra_javascript": list,
+    "markdown_extensions": list,
 }
 """Top-level settings a leaderboard may set, with the type each must have."""
 
@@ -41,15 +52,62 @@ THEME_KEYS = ("name", "palette", "features", "logo", "favicon", "icon", "languag
 
 THEME_NAME = "material"
 
-MARKDOWN_EXTENSIONS = frozenset({
-    "abbr", "admonition", "attr_list", "codehilite", "def_list", "extra", "fenced_code", "footnotes", "legacy_attrs",
-    "legacy_em", "md_in_html", "meta", "nl2br", "sane_lists", "smarty", "tables", "toc", "wikilinks",
-    *(f"pymdownx.{name}" for name in (
-        "arithmatex", "betterem", "caret", "critic", "details", "emoji", "escapeall", "extra", "fancylists",
-        "highlight", "inlinehilite", "keys", "magiclink", "mark", "progressbar", "quotes", "saneheaders",
-        "smartsymbols", "striphtml", "superfences", "tabbed", "tasklist", "tilde", "blocks.admonition",
-        "blocks.caption", "blocks.definition", "blocks.details", "blocks.html", "blocks.tab")),
-})
+MARKDOWN_EXTENSIONS = frozenset(
+    {
+        "abbr",
+        "admonition",
+        "attr_list",
+        "codehilite",
+        "def_list",
+        "extra",
+        "fenced_code",
+        "footnotes",
+        "legacy_attrs",
+        "legacy_em",
+        "md_in_html",
+        "meta",
+        "nl2br",
+        "sane_lists",
+        "smarty",
+        "tables",
+        "toc",
+        "wikilinks",
+        *(
+            f"pymdownx.{name}"
+            for name in (
+                "arithmatex",
+                "betterem",
+                "caret",
+                "critic",
+                "details",
+                "emoji",
+                "escapeall",
+                "extra",
+                "fancylists",
+                "highlight",
+                "inlinehilite",
+                "keys",
+                "magiclink",
+                "mark",
+                "progressbar",
+                "quotes",
+                "saneheaders",
+                "smartsymbols",
+                "striphtml",
+                "superfences",
+                "tabbed",
+                "tasklist",
+                "tilde",
+                "blocks.admonition",
+                "blocks.caption",
+                "blocks.definition",
+                "blocks.details",
+                "blocks.html",
+                "blocks.tab",
+            )
+        ),
+    }
+)
 """Markdown extensions a leaderboard may add: they transform text only, and read no file."""
 
 REFUSED = {
@@ -60,15 +118,16 @@ REFUSED = {
     "site_dir": "the render chooses where the site is written",
     "extra_templates": "MkDocs renders these files as Jinja templates, which can reach Python and run code",
     "theme.custom_dir": "template overrides are Jinja, which can reach Python and run code, and the theme "
-                        "folder's other files are copied onto the site",
+    "folder's other files are copied onto the site",
     "theme.font": "it loads Google Fonts, and the site makes no external requests",
     "pymdownx.snippets": "it includes files of the build machine in pages",
     "pymdownx.b64": "it embeds files of the build machine in pages",
 }
 """Why the settings people most often reach for are not taken (anything else not allowed gets a generic reason)."""
 
-SAFE_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq",
-                                                           "timestamp", "merge"))
+SAFE_TAGS = frozenset(
+    f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")
+)
 """YAML tags that build plain data; ``!ENV``, ``!relative`` and ``!!python/...`` are everything else."""
 
 
@@ -98,8 +157,15 @@ def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Findin
         return {}, [Finding(file, None, "-", f"is not UTF-8 ({exc.reason} at byte {exc.start})", "save it as UTF-8")]
     except (yaml.YAMLError, ValueError) as exc:
         mark = getattr(exc, "problem_mark", None)
-        return {}, [Finding(file, mark.line + 1 if mark else None, "-", f"is not valid YAML ({exc})".replace("\n", " "),
-                            "fix the syntax")]
+        return {}, [
+            Finding(
+                file,
+                mark.line + 1 if mark else None,
+                "-",
+                f"is not valid YAML ({exc})".replace("\n", " "),
+                "fix the syntax",
+            )
+        ]
     if not isinstance(data, dict):
         return {}, [Finding(file, 1, "-", "holds no key: value settings", "write settings such as site_name: My board")]
     flagged = {f.field for f in findings}
@@ -125,15 +191,29 @@ def _node_findings(root: yaml.Node | None, file: str) -> tuple[list[Finding], di
         node, field = stack.pop()
         line = node.start_mark.line + 1
         if id(node) in seen:
-            findings.append(Finding(file, line, field, "is an alias (*) of the anchor (&) on this line",
-                                    f"write the value out under {field}"))
+            findings.append(
+                Finding(
+                    file,
+                    line,
+                    field,
+                    "is an alias (*) of the anchor (&) on this line",
+                    f"write the value out under {field}",
+                )
+            )
             continue
         seen.add(id(node))
         lines.setdefault(field, line)
         if node.tag not in SAFE_TAGS:
-            findings.append(Finding(file, line, field, f"uses the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}",
-                                    "write the plain value: tags read the environment (!ENV) or run Python "
-                                    "(!!python/...) when MkDocs loads the file"))
+            findings.append(
+                Finding(
+                    file,
+                    line,
+                    field,
+                    f"uses the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}",
+                    "write the plain value: tags read the environment (!ENV) or run Python "
+                    "(!!python/...) when MkDocs loads the file",
+                )
+            )
         stack.extend(reversed(_children(node, field, file, findings)))
     return sorted(findings, key=lambda f: f.line or 0), lines
 
@@ -152,8 +232,9 @@ def _children(node: yaml.Node, field: str, file: str, findings: list[Finding]) -
     for key, value in node.value:
         name = ("" if field == "-" else f"{field}.") + (key.value if isinstance(key, yaml.ScalarNode) else "?")
         if name in names:
-            findings.append(Finding(file, key.start_mark.line + 1, name, "is set twice (the last value would win)",
-                                    "keep one"))
+            findings.append(
+                Finding(file, key.start_mark.line + 1, name, "is set twice (the last value would win)", "keep one")
+            )
         names.add(name)
         children += [(key, name), (value, name)]
     return children
@@ -168,8 +249,9 @@ def _setting_findings(data: dict, lines: dict[str, int], file: str) -> list[Find
             findings.append(_refused(field, field, lines, file, allowed=f"{CONFIG_NAME} may set " + ", ".join(ALLOWED)))
         elif not isinstance(value, ALLOWED[field]):
             kind = {str: "text", list: "a list", dict: "a mapping"}[ALLOWED[field]]
-            findings.append(Finding(file, lines.get(field), field, f"must be {kind}, not {value!r:.80}",
-                                    f"write {field} as {kind}"))
+            findings.append(
+                Finding(file, lines.get(field), field, f"must be {kind}, not {value!r:.80}", f"write {field} as {kind}")
+            )
     if isinstance(data.get("theme"), dict):
         findings += _theme_findings(data["theme"], lines, file)
     if isinstance(data.get("markdown_extensions"), list):
@@ -178,11 +260,21 @@ def _setting_findings(data: dict, lines: dict[str, int], file: str) -> list[Find
 
 
 def _theme_findings(theme: dict, lines: dict[str, int], file: str) -> list[Finding]:
-    findings = [_refused(f"theme.{key}", f"theme.{key}", lines, file, allowed="theme may set " + ", ".join(THEME_KEYS))
-                for key in theme if key not in THEME_KEYS]
+    findings = [
+        _refused(f"theme.{key}", f"theme.{key}", lines, file, allowed="theme may set " + ", ".join(THEME_KEYS))
+        for key in theme
+        if key not in THEME_KEYS
+    ]
     if theme.get("name", THEME_NAME) != THEME_NAME:
-        findings.append(Finding(file, lines.get("theme.name"), "theme.name", f"is {theme['name']!r}, but the generated pages need the {THEME_NAME} theme",
-                                "remove it"))
+        findings.append(
+            Finding(
+                file,
+                lines.get("theme.name"),
+                "theme.name",
+                f"is {theme['name']!r}, but the generated pages need the {THEME_NAME} theme",
+                "remove it",
+            )
+        )
     return findings
 
 
@@ -192,15 +284,34 @@ def _extension_findings(extensions: list, lines: dict[str, int], file: str) -> l
         name = next(iter(item)) if isinstance(item, dict) and len(item) == 1 else item
         name = name.removeprefix("markdown.extensions.") if isinstance(name, str) else repr(name)
         if name not in MARKDOWN_EXTENSIONS:
-            findings.append(_refused(name, f"markdown_extensions[{i}]", lines, file,
-                                     allowed="markdown_extensions may add " + ", ".join(sorted(MARKDOWN_EXTENSIONS)),
-                                     why="MkDocs imports an extension by name and runs it at build time"))
+            findings.append(
+                _refused(
+                    name,
+                    f"markdown_extensions[{i}]",
+                    lines,
+                    file,
+                    allowed="markdown_extensions may add " + ", ".join(sorted(MARKDOWN_EXTENSIONS)),
+                    why="MkDocs imports an extension by name and runs it at build time",
+                )
+            )
     return findings
 
 
-def _refused(setting: str, field: str, lines: dict[str, int], file: str, *, allowed: str,
-             why: str = "only settings known to run no code and read no file of the build machine are taken") -> Finding:
+def _refused(
+    setting: str,
+    field: str,
+    lines: dict[str, int],
+    file: str,
+    *,
+    allowed: str,
+    why: str = "only settings known to run no code and read no file of the build machine are taken",
+) -> Finding:
     """The finding for a setting a leaderboard may not set: why (REFUSED, or ``why``), and what it may set instead."""
     subject = "" if setting == field else f"{setting} "
-    return Finding(file, lines.get(field), field, f"{subject}cannot be set by a leaderboard: {REFUSED.get(setting, why)}",
-                   f"remove it ({allowed})")
+    return Finding(
+        file,
+        lines.get(field),
+        field,
+        f"{subject}cannot be set by a leaderboard: {REFUSED.get(setting, why)}",
+        f"remove it ({allowed})",
+    )

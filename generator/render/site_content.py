@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from generator.release.history import ReleaseRecord, history, removed_since
-from generator.render import charts
-from generator.render.escape import escape_text
-from generator.render.graders_page import graders_page
-from generator.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
-from generator.render.pages import BenchmarkResults, SiteContent, home_page
-from generator.render.question_pages import question_pages
-from generator.render.reference_pages import changelog_page, downloads_page, methodology_appendix, submit_page
-from generator.render.run_pages import run_pages
-from generator.store.base import Removal
+from dualboard.release.history import ReleaseRecord, history, removed_since
+from dualboard.render import charts
+from dualboard.render.escape import escape_text
+from dualboard.render.graders_page import graders_page
+from dualboard.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
+from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
+from dualboard.render.question_pages import question_pages
+from dualboard.render.reference_pages import changelog_page, downloads_page, methodology_appendix, submit_page
+from dualboard.render.run_pages import run_pages
+from dualboard.store.base import Removal
 
 NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
 """Pages reachable by links only (MkDocs ``not_in_nav`` patterns); the question list itself is in the nav."""
 
 
-def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
-                 removals: list[Removal] = (), *, release: str | None = None) -> SiteContent:
+def site_content(
+    results: list[BenchmarkResults],
+    releases: list[ReleaseRecord],
+    removals: list[Removal] = (),
+    *,
+    release: str | None = None,
+) -> SiteContent:
     """Every generated page of the site, its chart JSON and downloads, and the navigation.
 
     ``removals``: the store's removal records; those not yet released head the changelog.
@@ -32,7 +37,13 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
         content.assets.update(assets)
         content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
     downloads, files = downloads_page(results, releases, release)
-    content.pages.extend([submit_page([r.benchmark for r in results]), downloads, changelog_page(history(releases), removed_since(releases, list(removals)))])
+    content.pages.extend(
+        [
+            submit_page([r.benchmark for r in results]),
+            downloads,
+            changelog_page(history(releases), removed_since(releases, list(removals))),
+        ]
+    )
     content.assets.update(files)
     content.assets["javascripts/plotly.min.js"] = charts.plotly_js()
     content.assets["javascripts/chart-templates.js"] = charts.templates_js()
@@ -44,10 +55,21 @@ def site_content(results: list[BenchmarkResults], releases: list[ReleaseRecord],
 
 def navigation(results: list[BenchmarkResults]) -> list:
     """The explicit navigation: few entries, so every page stays small (run and question pages stay out)."""
-    benchmarks = [{escape_text(r.benchmark.title): [
-        {"Leaderboard": f"benchmarks/{r.name}/index.md"},
-        {"Questions": f"benchmarks/{r.name}/questions/index.md"},
-        {"Graders": f"benchmarks/{r.name}/graders.md"},
-    ]} for r in results]
-    return [{"Home": "index.md"}, *benchmarks, {"Methodology": "methodology.md"},
-            {"How to submit": "submit.md"}, {"Downloads": "downloads.md"}, {"Changelog": "changelog.md"}]
+    benchmarks = [
+        {
+            escape_text(r.benchmark.title): [
+                {"Leaderboard": f"benchmarks/{r.name}/index.md"},
+                {"Questions": f"benchmarks/{r.name}/questions/index.md"},
+                {"Graders": f"benchmarks/{r.name}/graders.md"},
+            ]
+        }
+        for r in results
+    ]
+    return [
+        {"Home": "index.md"},
+        *benchmarks,
+        {"Methodology": "methodology.md"},
+        {"How to submit": "submit.md"},
+        {"Downloads": "downloads.md"},
+        {"Changelog": "changelog.md"},
+    ]

@@ -16,14 +16,14 @@ import uuid
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
-from generator import REQUIREMENT
-from generator.errors import DualboardError
-from generator.names import is_name
+from dualboard import REQUIREMENT
+from dualboard.errors import DualboardError
+from dualboard.names import is_name
 
 TEMPLATE = "template"
 
 REQUIREMENT_TOKEN = "@@REQUIREMENT@@"
-"""Where the template installs Dualboard (workflows, README); replaced by :data:`generator.REQUIREMENT`,
+"""Where the template installs Dualboard (workflows, README); replaced by :data:`dualboard.REQUIREMENT`,
 the exact version that scaffolds. This repository's own ``.github/`` is the template with ``.`` there:
 it installs its checkout."""
 
@@ -54,9 +54,11 @@ def scaffold(target: Path, benchmark: str, title: str | None = None) -> list[Pat
 
 def template_files() -> list[tuple[str, bytes]]:
     """Every template file as (path relative to the template, bytes), sorted."""
-    root = resources.files("generator.scaffold").joinpath(TEMPLATE)
+    root = resources.files("dualboard.scaffold").joinpath(TEMPLATE)
     with resources.as_file(root) as folder:
-        return [(p.relative_to(folder).as_posix(), p.read_bytes()) for p in sorted(Path(folder).rglob("*")) if p.is_file()]
+        return [
+            (p.relative_to(folder).as_posix(), p.read_bytes()) for p in sorted(Path(folder).rglob("*")) if p.is_file()
+        ]
 
 
 def output_name(relative: str) -> str:
@@ -65,17 +67,19 @@ def output_name(relative: str) -> str:
     for part in PurePosixPath(relative).parts:
         hidden = part.startswith("dot-")
         if hidden:
-            part = "." + part[len("dot-"):]
-        if part.endswith(".txt") and (hidden or "." in part[:-len(".txt")].lstrip(".")):
-            part = part[:-len(".txt")]
+            part = "." + part[len("dot-") :]
+        if part.endswith(".txt") and (hidden or "." in part[: -len(".txt")].lstrip(".")):
+            part = part[: -len(".txt")]
         parts.append(part)
     return "/".join(parts)
 
 
 def _check(target: Path, benchmark: str, title: str) -> None:
     if not is_name(benchmark):
-        raise DualboardError(f"benchmark name {benchmark!r} is not valid — use lower-case letters, digits, '.', '_' "
-                             "or '-' (at most 100, starting with a letter or digit)")
+        raise DualboardError(
+            f"benchmark name {benchmark!r} is not valid — use lower-case letters, digits, '.', '_' "
+            "or '-' (at most 100, starting with a letter or digit)"
+        )
     if any(c in title for c in '"\\\n\r') or not title.isprintable():
         raise DualboardError(f"title {title!r} contains quotes, backslashes or control characters — write plain text")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):

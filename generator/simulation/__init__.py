@@ -1,35 +1,35 @@
 """Seeded simulation of benchmark runs with known truth.
 
-The numeric core (:mod:`generator.simulation.outcomes`) draws per-question
+The numeric core (:mod:`dualboard.simulation.outcomes`) draws per-question
 pass probabilities and per-round outcomes under both gradings; the statistics
 tests and ``bench/calibration.py`` use it as ground truth.
-:mod:`generator.simulation.models` reads the fictional models of a
-``simulated_models.yaml``; :mod:`generator.simulation.truth` draws each
+:mod:`dualboard.simulation.models` reads the fictional models of a
+``simulated_models.yaml``; :mod:`dualboard.simulation.truth` draws each
 answer's ideal verdicts and the errors of its writer, graders and human
-labeller; :mod:`generator.simulation.responses` turns each outcome into
+labeller; :mod:`dualboard.simulation.responses` turns each outcome into
 response text that graders must score back to it; and
-:mod:`generator.simulation.runs` writes whole runs as ordinary submissions
+:mod:`dualboard.simulation.runs` writes whole runs as ordinary submissions
 (``dualboard simulate``).
 """
 
-from generator.simulation.models import (
+from dualboard.simulation.models import (
     SimulatedModel,
     load_answer_texts,
     load_labelled_runs,
     load_simulated_models,
 )
-from generator.simulation.outcomes import (
+from dualboard.simulation.outcomes import (
     draw_rounds,
     question_probabilities,
     simulate_outcomes,
 )
-from generator.simulation.responses import (
+from dualboard.simulation.responses import (
     AnswerTexts,
     Outcome,
     SimulatedAnswer,
     simulate_answer,
 )
-from generator.simulation.runs import (
+from dualboard.simulation.runs import (
     SimulatedRun,
     human_labels,
     simulate_benchmark,
@@ -38,7 +38,7 @@ from generator.simulation.runs import (
     simulate_runs,
     write_run,
 )
-from generator.simulation.truth import draw_truth, true_scores
+from dualboard.simulation.truth import draw_truth, true_scores
 
 __all__ = [
     "AnswerTexts",

@@ -4,7 +4,7 @@ The file (next to a benchmark's ``questions.jsonl``) lists the models under
 ``models:``, with shared settings under ``defaults:`` that each entry may
 override, plus tables of prepared open answers per question id:
 ``wrong_answers``, ``paraphrased_answers`` and ``key_mentioning_answers``
-(see :class:`~generator.simulation.responses.AnswerTexts`). Everything is
+(see :class:`~dualboard.simulation.responses.AnswerTexts`). Everything is
 checked at once; one error lists every problem.
 """
 
@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.errors import DualboardError, Finding, InvalidInputError
-from generator.intake.models import Benchmark
-from generator.intake.yaml_mapping import read_yaml_mapping
-from generator.names import is_name
-from generator.simulation.outcomes import GRADINGS
-from generator.simulation.responses import MC_STYLES, AnswerTexts
+from dualboard.errors import DualboardError, Finding, InvalidInputError
+from dualboard.intake.models import Benchmark
+from dualboard.intake.yaml_mapping import read_yaml_mapping
+from dualboard.names import is_name
+from dualboard.simulation.outcomes import GRADINGS
+from dualboard.simulation.responses import MC_STYLES, AnswerTexts
 
 MODELS_FILE = "simulated_models.yaml"
 EXAMPLE = f"data/benchmarks/demo/{MODELS_FILE}"
@@ -32,8 +32,11 @@ ERROR_RATES = (
     "human_error_rate",
 )
 """Settings that are probabilities of a model, writer or grader failure."""
-TEXT_TABLES = {"wrong": "wrong_answers", "paraphrased": "paraphrased_answers",
-               "key_mentioning": "key_mentioning_answers"}
+TEXT_TABLES = {
+    "wrong": "wrong_answers",
+    "paraphrased": "paraphrased_answers",
+    "key_mentioning": "key_mentioning_answers",
+}
 """AnswerTexts field → the table of ``simulated_models.yaml`` that fills it."""
 
 
@@ -98,9 +101,20 @@ def _optional_float(value: Any) -> float | None:
 
 
 _SETTINGS = {
-    "run_id": str, "model": str, "rounds": int, "seed": int, "model_revision": str, "submitter": str,
-    "license": str, "decoding": dict, "model_facts": dict, "concentration": _optional_float, "rho": float,
-    "shuffle_choices": bool, "styles": tuple, **dict.fromkeys(ERROR_RATES, float),
+    "run_id": str,
+    "model": str,
+    "rounds": int,
+    "seed": int,
+    "model_revision": str,
+    "submitter": str,
+    "license": str,
+    "decoding": dict,
+    "model_facts": dict,
+    "concentration": _optional_float,
+    "rho": float,
+    "shuffle_choices": bool,
+    "styles": tuple,
+    **dict.fromkeys(ERROR_RATES, float),
 }
 """Every setting an entry may give besides ``accuracy``, with its type."""
 
@@ -112,7 +126,9 @@ def load_simulated_models(path: Path) -> list[SimulatedModel]:
     defaults = data.get("defaults") or {}
     entries = data.get("models")
     if not isinstance(entries, list) or not entries:
-        raise InvalidInputError([Finding(str(path), None, "models", "no list of models", "add `models:` with at least one entry")])
+        raise InvalidInputError(
+            [Finding(str(path), None, "models", "no list of models", "add `models:` with at least one entry")]
+        )
     models, findings = [], []
     for index, entry in enumerate(entries):
         merged = {**defaults, **entry, "decoding": {**defaults.get("decoding", {}), **entry.get("decoding", {})}}
@@ -122,7 +138,9 @@ def load_simulated_models(path: Path) -> list[SimulatedModel]:
             models.append(_model(merged))
     duplicated = sorted({m.run_id for m in models if [n.run_id for n in models].count(m.run_id) > 1})
     if duplicated:
-        findings.append(Finding(str(path), None, "run_id", f"duplicated run ids {duplicated}", "give every model its own run_id"))
+        findings.append(
+            Finding(str(path), None, "run_id", f"duplicated run ids {duplicated}", "give every model its own run_id")
+        )
     if findings:
         raise InvalidInputError(findings)
     return models
@@ -133,8 +151,10 @@ def load_answer_texts(path: Path) -> dict[str, AnswerTexts]:
     data = read_yaml_mapping(Path(path), example=EXAMPLE)
     tables = {name: {str(q): a for q, a in (data.get(table) or {}).items()} for name, table in TEXT_TABLES.items()}
     ids = sorted(set().union(*tables.values()))
-    return {qid: AnswerTexts(**{name: tuple(str(a) for a in table.get(qid, ())) for name, table in tables.items()})
-            for qid in ids}
+    return {
+        qid: AnswerTexts(**{name: tuple(str(a) for a in table.get(qid, ())) for name, table in tables.items()})
+        for qid in ids
+    }
 
 
 def load_labelled_runs(path: Path) -> tuple[str, ...]:
@@ -151,16 +171,38 @@ def _model_findings(entry: dict[str, Any], where: str, file: str) -> list[Findin
             problems.append(Finding(file, None, f"{where}.{name}", "missing", f"add {name}"))
     unknown = sorted(set(entry) - set(_SETTINGS) - {"accuracy"})
     if unknown:
-        problems.append(Finding(file, None, f"{where}.{unknown[0]}", f"unknown settings {unknown}", f"use some of {sorted(_SETTINGS)}"))
+        problems.append(
+            Finding(
+                file, None, f"{where}.{unknown[0]}", f"unknown settings {unknown}", f"use some of {sorted(_SETTINGS)}"
+            )
+        )
     if problems:
         return problems
     if not is_name(str(entry["run_id"])):
-        problems.append(Finding(file, None, f"{where}.run_id", f"{str(entry['run_id'])[:100]!r} is not a valid run id", "use lower-case letters, digits, '.', '_' or '-'"))
+        problems.append(
+            Finding(
+                file,
+                None,
+                f"{where}.run_id",
+                f"{str(entry['run_id'])[:100]!r} is not a valid run id",
+                "use lower-case letters, digits, '.', '_' or '-'",
+            )
+        )
     if not isinstance(entry["rounds"], int) or entry["rounds"] < 1:
-        problems.append(Finding(file, None, f"{where}.rounds", f"{entry['rounds']!r} is not a positive integer", "sample at least one round"))
+        problems.append(
+            Finding(
+                file,
+                None,
+                f"{where}.rounds",
+                f"{entry['rounds']!r} is not a positive integer",
+                "sample at least one round",
+            )
+        )
     unknown_styles = sorted(set(entry.get("styles", ())) - set(MC_STYLES))
     if unknown_styles:
-        problems.append(Finding(file, None, f"{where}.styles", f"unknown styles {unknown_styles}", f"use some of {list(MC_STYLES)}"))
+        problems.append(
+            Finding(file, None, f"{where}.styles", f"unknown styles {unknown_styles}", f"use some of {list(MC_STYLES)}")
+        )
     problems += _rate_findings(entry, where, file)
     return problems + _accuracy_findings(entry["accuracy"], f"{where}.accuracy", file)
 
@@ -170,8 +212,11 @@ def _is_probability(value: Any) -> bool:
 
 
 def _rate_findings(entry: dict[str, Any], where: str, file: str) -> list[Finding]:
-    return [Finding(file, None, f"{where}.{name}", f"{entry[name]!r} is not a probability", "give a number between 0 and 1")
-            for name in ERROR_RATES if name in entry and not _is_probability(entry[name])]
+    return [
+        Finding(file, None, f"{where}.{name}", f"{entry[name]!r} is not a probability", "give a number between 0 and 1")
+        for name in ERROR_RATES
+        if name in entry and not _is_probability(entry[name])
+    ]
 
 
 def _accuracy_findings(accuracy: Any, where: str, file: str) -> list[Finding]:
@@ -182,7 +227,15 @@ def _accuracy_findings(accuracy: Any, where: str, file: str) -> list[Finding]:
         for grading in GRADINGS:
             value = means.get(grading) if isinstance(means, dict) else None
             if not _is_probability(value):
-                problems.append(Finding(file, None, f"{where}.{category}.{grading}", f"{value!r} is not a probability", "give a number between 0 and 1"))
+                problems.append(
+                    Finding(
+                        file,
+                        None,
+                        f"{where}.{category}.{grading}",
+                        f"{value!r} is not a probability",
+                        "give a number between 0 and 1",
+                    )
+                )
     return problems
 
 

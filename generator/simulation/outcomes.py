@@ -118,7 +118,5 @@ def simulate_outcomes(
     90
     """
     rng = np.random.default_rng(seed)
-    probs = question_probabilities(
-        n_questions, means, concentration=concentration, rho=rho, rng=rng
-    )
+    probs = question_probabilities(n_questions, means, concentration=concentration, rho=rho, rng=rng)
     return draw_rounds(probs, rounds, rng=rng, gradings=tuple(means))

@@ -239,9 +239,7 @@ def _open(
     return SimulatedAnswer(text, None, {JUDGE_FIELD: outcome.judge_score})
 
 
-def _open_final(
-    question: Mapping[str, Any], outcome: Outcome, rng: np.random.Generator, texts: AnswerTexts
-) -> str:
+def _open_final(question: Mapping[str, Any], outcome: Outcome, rng: np.random.Generator, texts: AnswerTexts) -> str:
     """Pick the final answer: the key, a paraphrase, a key-mentioning or a plain wrong answer."""
     if outcome.answer_key:
         return _pick(rng, texts.paraphrased) if outcome.misleading else key_statement(question, rng)

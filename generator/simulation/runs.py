@@ -1,11 +1,11 @@
 """Seeded simulated runs with known truth, written as ordinary submissions.
 
 :func:`simulate_run` draws one model's per-answer truth
-(:func:`~generator.simulation.truth.draw_truth`: ideal verdicts, writer and
-grader errors, scores) and has :mod:`generator.simulation.responses` write
+(:func:`~dualboard.simulation.truth.draw_truth`: ideal verdicts, writer and
+grader errors, scores) and has :mod:`dualboard.simulation.responses` write
 text that graders must score back to exactly the observed scores.
 :func:`simulate_benchmark` writes every model of a ``simulated_models.yaml``
-(:mod:`generator.simulation.models`) into ``submissions/``, and the simulated
+(:mod:`dualboard.simulation.models`) into ``submissions/``, and the simulated
 human labels into ``human_labels.csv``.
 
 Everything is a pure function of the inputs and the seed: the same seed writes
@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from generator.atomic import atomic_write_text
-from generator.errors import DualboardError
-from generator.intake.benchmark import load_benchmark
-from generator.intake.models import Benchmark, Run
-from generator.names import is_name
-from generator.simulation.models import (
+from dualboard.atomic import atomic_write_text
+from dualboard.errors import DualboardError
+from dualboard.intake.benchmark import load_benchmark
+from dualboard.intake.models import Benchmark, Run
+from dualboard.names import is_name
+from dualboard.simulation.models import (
     MODELS_FILE,
     TEXT_TABLES,
     SimulatedModel,
@@ -38,14 +38,14 @@ from generator.simulation.models import (
     load_labelled_runs,
     load_simulated_models,
 )
-from generator.simulation.responses import (
+from dualboard.simulation.responses import (
     JUDGE_PASS_SCORES,
     AnswerTexts,
     Outcome,
     SimulatedAnswer,
     simulate_answer,
 )
-from generator.simulation.truth import draw_truth
+from dualboard.simulation.truth import draw_truth
 
 HUMAN_LABELS_FILE = "human_labels.csv"
 FIRST_DATE = dt.date(2026, 1, 1)
@@ -62,7 +62,7 @@ class SimulatedRun:
     """The run, exactly as it is written to ``submissions/``."""
     truth: pd.DataFrame
     """One row per answer, in the order of ``run.predictions``: see
-    :func:`~generator.simulation.truth.draw_truth` for the columns."""
+    :func:`~dualboard.simulation.truth.draw_truth` for the columns."""
 
 
 def simulate_run(
@@ -75,13 +75,13 @@ def simulate_run(
     """Simulate one model's run on ``benchmark``: text for every answer plus its truth.
 
     ``answer_texts`` holds the prepared open answers per question id
-    (:func:`~generator.simulation.models.load_answer_texts`); a model with a
+    (:func:`~dualboard.simulation.models.load_answer_texts`); a model with a
     ``rules_false_*_rate`` above 0 needs paraphrased or key-mentioning answers
     for every open question.
 
     Examples
     --------
-    >>> from generator.intake.models import GraderSpec
+    >>> from dualboard.intake.models import GraderSpec
     >>> q = {"id": "q1", "category": "facts", "prompt": "Capital of Italy?", "type": "open",
     ...      "answer_key": {"answer": "Rome", "aliases": []}}
     >>> bench = Benchmark("toy", "1", "Toy", "", {}, (GraderSpec("rules"),), (q,))
@@ -98,8 +98,12 @@ def simulate_run(
     predictions = []
     for row in truth.itertuples(index=False):
         answer = simulate_answer(
-            benchmark.question(row.question_id), _outcome(row), rng=rng, styles=model.styles,
-            shuffle=model.shuffle_choices, texts=answer_texts.get(row.question_id, AnswerTexts()),
+            benchmark.question(row.question_id),
+            _outcome(row),
+            rng=rng,
+            styles=model.styles,
+            shuffle=model.shuffle_choices,
+            texts=answer_texts.get(row.question_id, AnswerTexts()),
         )
         predictions.append(_prediction(row.question_id, int(row.round), answer))
     run = Run(benchmark.name, model.run_id, run_metadata(benchmark, model, seed=seed), tuple(predictions))
@@ -123,8 +127,11 @@ def _check_answer_texts(benchmark: Benchmark, model: SimulatedModel, texts: Mapp
     for rate, name in MISLEADING_TEXTS.items():
         if getattr(model, rate) == 0:
             continue
-        missing = [q["id"] for q in benchmark.questions
-                   if q["type"] == "open" and not getattr(texts.get(q["id"], AnswerTexts()), name)]
+        missing = [
+            q["id"]
+            for q in benchmark.questions
+            if q["type"] == "open" and not getattr(texts.get(q["id"], AnswerTexts()), name)
+        ]
         if missing:
             raise DualboardError(
                 f"simulated model {model.run_id!r} has {rate} {getattr(model, rate):g}, but open questions "
@@ -180,7 +187,9 @@ def write_run(run: Run, submissions_dir: Path) -> Path:
     """Write ``<submissions_dir>/<benchmark>/<run_id>/`` (predictions + metadata), each file atomically."""
     for name in (run.benchmark, run.run_id):
         if not is_name(name):
-            raise DualboardError(f"{name[:100]!r} is not a valid folder name — use lower-case letters, digits, '.', '_' or '-'")
+            raise DualboardError(
+                f"{name[:100]!r} is not a valid folder name — use lower-case letters, digits, '.', '_' or '-'"
+            )
     folder = Path(submissions_dir) / run.benchmark / run.run_id
     lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in run.predictions)
     atomic_write_text(folder / "predictions.jsonl", lines)
@@ -224,12 +233,20 @@ def human_labels(simulated: Sequence[SimulatedRun], run_ids: Sequence[str]) -> p
     by_id = {sim.run.run_id: sim for sim in simulated}
     unknown = [r for r in run_ids if r not in by_id]
     if unknown:
-        raise DualboardError(f"human_labelled_runs names {unknown}, which {MODELS_FILE} does not simulate — "
-                             "list run ids of its models")
-    frames = [pd.DataFrame({"run": run_id, "question": by_id[run_id].truth["question_id"],
-                            "round": by_id[run_id].truth["round"],
-                            "label": (by_id[run_id].truth["human"] > 0).astype(int)})
-              for run_id in run_ids]
+        raise DualboardError(
+            f"human_labelled_runs names {unknown}, which {MODELS_FILE} does not simulate — list run ids of its models"
+        )
+    frames = [
+        pd.DataFrame(
+            {
+                "run": run_id,
+                "question": by_id[run_id].truth["question_id"],
+                "round": by_id[run_id].truth["round"],
+                "label": (by_id[run_id].truth["human"] > 0).astype(int),
+            }
+        )
+        for run_id in run_ids
+    ]
     return pd.concat(frames, ignore_index=True)
 
 

@@ -3,9 +3,9 @@
 Per answer (:func:`draw_truth`), three layers are drawn from the seeds:
 
 1. **Ideal verdicts.** For each model and category,
-   :func:`~generator.simulation.outcomes.question_probabilities` draws every
+   :func:`~dualboard.simulation.outcomes.question_probabilities` draws every
    question's pass probability under both gradings and
-   :func:`~generator.simulation.outcomes.draw_rounds` each round's verdicts;
+   :func:`~dualboard.simulation.outcomes.draw_rounds` each round's verdicts;
    a ``malformed_rate`` share of answers is empty, truncated or refused and
    fails both. These are the verdicts of an ideal grader: the model's true
    accuracy (``accuracy`` in ``simulated_models.yaml``) is their mean.
@@ -30,15 +30,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from generator.intake.models import Benchmark
-from generator.simulation.models import SimulatedModel, check_categories
-from generator.simulation.outcomes import GRADINGS, draw_rounds, question_probabilities
-from generator.simulation.responses import expected_judge_score, judge_scores
+from dualboard.intake.models import Benchmark
+from dualboard.simulation.models import SimulatedModel, check_categories
+from dualboard.simulation.outcomes import GRADINGS, draw_rounds, question_probabilities
+from dualboard.simulation.responses import expected_judge_score, judge_scores
 
 TRUTH_COLUMNS = (
-    "question_id", "category", "type", "round", "malformed", "marked", "misleading",
-    "judge_false_pass", "human_error", "ideal_traditional", "traditional", "ideal_answer_key",
-    "answer_key", "human",
+    "question_id",
+    "category",
+    "type",
+    "round",
+    "malformed",
+    "marked",
+    "misleading",
+    "judge_false_pass",
+    "human_error",
+    "ideal_traditional",
+    "traditional",
+    "ideal_answer_key",
+    "answer_key",
+    "human",
 )
 
 
@@ -182,8 +193,15 @@ def true_scores(models: list[SimulatedModel], benchmark: Benchmark) -> pd.DataFr
             columns = [f"ideal_{grading}", grading]
             per_category = expected.groupby("category", sort=False)[columns].mean()
             for category, (ideal, observed) in [*per_category.iterrows(), ("all", expected[columns].mean())]:
-                rows.append({"run_id": model.run_id, "grading": grading, "category": category,
-                             "ideal_mean": float(ideal), "observed_mean": float(observed)})
+                rows.append(
+                    {
+                        "run_id": model.run_id,
+                        "grading": grading,
+                        "category": category,
+                        "ideal_mean": float(ideal),
+                        "observed_mean": float(observed),
+                    }
+                )
     return pd.DataFrame(rows, columns=["run_id", "grading", "category", "ideal_mean", "observed_mean"])
 
 
@@ -192,14 +210,19 @@ def _expected_scores(question: Mapping[str, Any], model: SimulatedModel) -> dict
     accuracy = model.accuracy[question["category"]]
     kept = 1 - model.malformed_rate
     p_traditional, p_key = accuracy["traditional"], accuracy["answer_key"]
-    row = {"category": question["category"], "ideal_traditional": kept * 100 * p_traditional,
-           "ideal_answer_key": kept * 100 * p_key}
+    row = {
+        "category": question["category"],
+        "ideal_traditional": kept * 100 * p_traditional,
+        "ideal_answer_key": kept * 100 * p_key,
+    }
     row.update(traditional=row["ideal_traditional"], answer_key=row["ideal_answer_key"])
     if question["type"] == "open":
         judge_passes = p_traditional + (1 - p_traditional) * model.judge_false_pass_rate
-        row.update(ideal_traditional=kept * expected_judge_score(p_traditional),
-                   traditional=kept * expected_judge_score(judge_passes),
-                   answer_key=_expected_rules_score(p_key, model))
+        row.update(
+            ideal_traditional=kept * expected_judge_score(p_traditional),
+            traditional=kept * expected_judge_score(judge_passes),
+            answer_key=_expected_rules_score(p_key, model),
+        )
     return row
 
 

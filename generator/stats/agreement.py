@@ -18,10 +18,10 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from generator.stats import estimators, kappa
-from generator.stats.paired import constant_difference_interval
-from generator.stats.tables import COLUMNS as TABLE_COLUMNS
-from generator.stats.tables import SEED, documents
+from dualboard.stats import estimators, kappa
+from dualboard.stats.paired import constant_difference_interval
+from dualboard.stats.tables import COLUMNS as TABLE_COLUMNS
+from dualboard.stats.tables import SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
 ALL = "all"
@@ -65,8 +65,15 @@ def to_verdicts(verdicts: pd.DataFrame, threshold: float = kappa.PASS_MARK) -> p
 def question_counts(joined: pd.DataFrame) -> np.ndarray:
     """Return G × 4 counts (both pass, a only, b only, both fail) per question."""
     a, b = joined["verdict_a"].to_numpy(dtype=int), joined["verdict_b"].to_numpy(dtype=int)
-    cells = pd.DataFrame({"q": joined["question_id"].to_numpy(), "c0": a & b, "c1": a & (1 - b),
-                          "c2": (1 - a) & b, "c3": (1 - a) & (1 - b)})
+    cells = pd.DataFrame(
+        {
+            "q": joined["question_id"].to_numpy(),
+            "c0": a & b,
+            "c1": a & (1 - b),
+            "c2": (1 - a) & b,
+            "c3": (1 - a) & (1 - b),
+        }
+    )
     return cells.groupby("q", sort=True)[["c0", "c1", "c2", "c3"]].sum().to_numpy()
 
 
@@ -89,8 +96,11 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     difference is the same (SE = 0, e.g. perfect agreement), the interval is
     the "no interval is ever zero-width" bound of §b on the 0–100 scale.
     """
-    per_q = joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / 100.0) \
-        .groupby("question_id", sort=True)["d"].agg(["sum", "size"])
+    per_q = (
+        joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / 100.0)
+        .groupby("question_id", sort=True)["d"]
+        .agg(["sum", "size"])
+    )
     if per_q.empty:
         return float("nan"), float("nan"), float("nan")
     mu, se = estimators.cluster_ratio_se(per_q["sum"].to_numpy(), per_q["size"].to_numpy())
@@ -104,8 +114,7 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     return 100 * mu, 100 * float(lo), 100 * float(hi)
 
 
-def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int,
-               alpha: float) -> dict[str, object]:
+def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
     """Return the agreement statistics of one grader pair on one slice of grader_b's answers.
 
     ``joined`` has one row per answer grader_b judged; ``verdict_a`` is NaN
@@ -119,11 +128,22 @@ def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int
     # An empty slice (no paired verdicts) has no prevalence; NaN says so without a 0/0 warning.
     prevalence_a, prevalence_b = ((total[0] + total[1]) / n, (total[0] + total[2]) / n) if n else (np.nan, np.nan)
     mad = mean_abs_diff(both, alpha)
-    rec = {"n_judged_b": len(joined), "n": int(n), "coverage_a": n / len(joined) if len(joined) else np.nan,
-           "n_questions": g, "accuracy": acc[0], "accuracy_ci_low": acc[1], "accuracy_ci_high": acc[2],
-           "prevalence_a": prevalence_a, "prevalence_b": prevalence_b,
-           "n_a_pass_b_fail": int(total[1]), "n_a_fail_b_pass": int(total[2]),
-           "mean_abs_diff": mad[0], "mean_abs_diff_ci_low": mad[1], "mean_abs_diff_ci_high": mad[2]}
+    rec = {
+        "n_judged_b": len(joined),
+        "n": int(n),
+        "coverage_a": n / len(joined) if len(joined) else np.nan,
+        "n_questions": g,
+        "accuracy": acc[0],
+        "accuracy_ci_low": acc[1],
+        "accuracy_ci_high": acc[2],
+        "prevalence_a": prevalence_a,
+        "prevalence_b": prevalence_b,
+        "n_a_pass_b_fail": int(total[1]),
+        "n_a_fail_b_pass": int(total[2]),
+        "mean_abs_diff": mad[0],
+        "mean_abs_diff_ci_low": mad[1],
+        "mean_abs_diff_ci_high": mad[2],
+    }
     if b_is_human:
         sens = cluster_wilson(c[:, 0], c[:, 0] + c[:, 2], alpha)
         spec = cluster_wilson(c[:, 3], c[:, 1] + c[:, 3], alpha)
@@ -141,15 +161,27 @@ def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[
         return {"estimable": False, "reason": reason, "kappa_ci_method": "not_estimable"}
     k = float(kappa.kappa_from_counts(total))
     lo, hi, method = kappa.kappa_interval(c, n_boot=n_boot, seed=seed, alpha=alpha)
-    return {"kappa": k, "kappa_ci_low": lo, "kappa_ci_high": hi, "kappa_ci_method": method,
-            "label": kappa.landis_koch(k), "label_ci_span": kappa.label_span(lo, hi),
-            "estimable": True,
-            "reason": "" if method != "not_estimable" else "over 1% of resamples undefined"}
+    return {
+        "kappa": k,
+        "kappa_ci_low": lo,
+        "kappa_ci_high": hi,
+        "kappa_ci_method": method,
+        "label": kappa.landis_koch(k),
+        "label_ci_span": kappa.label_span(lo, hi),
+        "estimable": True,
+        "reason": "" if method != "not_estimable" else "over 1% of resamples undefined",
+    }
 
 
 @documents("agreement")
-def agreement_table(verdicts: pd.DataFrame, *, threshold: float = kappa.PASS_MARK, n_boot: int = 2000,
-                    seed: int = SEED, alpha: float = 0.05) -> pd.DataFrame:
+def agreement_table(
+    verdicts: pd.DataFrame,
+    *,
+    threshold: float = kappa.PASS_MARK,
+    n_boot: int = 2000,
+    seed: int = SEED,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
     """Return agreement of every grader pair, overall, per category and per run.
 
     Parameters
@@ -185,8 +217,15 @@ def agreement_table(verdicts: pd.DataFrame, *, threshold: float = kappa.PASS_MAR
         if joined.empty:  # graders of different question types never meet
             continue
         for run_id, category, part in _slices(joined):
-            rows.append({"grader_a": ga, "grader_b": gb, "category": category, "run_id": run_id,
-                         **pair_stats(part, roles[gb] == "human", n_boot=n_boot, seed=seed, alpha=alpha)})
+            rows.append(
+                {
+                    "grader_a": ga,
+                    "grader_b": gb,
+                    "category": category,
+                    "run_id": run_id,
+                    **pair_stats(part, roles[gb] == "human", n_boot=n_boot, seed=seed, alpha=alpha),
+                }
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -209,4 +248,5 @@ def _join(v: pd.DataFrame, ga: str, gb: str) -> pd.DataFrame:
     b = v.loc[(v["grader"] == gb) & v["score"].notna(), [*KEYS, "category", "verdict", "score"]]
     a = v.loc[v["grader"] == ga, [*KEYS, "verdict", "score"]]
     return b.rename(columns={"verdict": "verdict_b", "score": "score_b"}).merge(
-        a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on=KEYS, how="inner")
+        a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on=KEYS, how="inner"
+    )

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import pandas as pd
 
-from generator.stats import scores
-from generator.stats.agreement import COLUMNS as AGREEMENT_COLUMNS
-from generator.stats.agreement import agreement_table, verdicts_from_scored
-from generator.stats.equator import equator_table
-from generator.stats.models_table import models_table, naive_table
-from generator.stats.pairwise import pairwise_table
-from generator.stats.paired import TOO_FEW_QUESTIONS
-from generator.stats.power_table import power_table
-from generator.stats.ranks import add_ranks
-from generator.stats.tables import COLUMNS, SEED, StatsTables
+from dualboard.stats import scores
+from dualboard.stats.agreement import COLUMNS as AGREEMENT_COLUMNS
+from dualboard.stats.agreement import agreement_table, verdicts_from_scored
+from dualboard.stats.equator import equator_table
+from dualboard.stats.models_table import models_table, naive_table
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
+from dualboard.stats.pairwise import pairwise_table
+from dualboard.stats.power_table import power_table
+from dualboard.stats.ranks import add_ranks
+from dualboard.stats.tables import COLUMNS, SEED, StatsTables
 
 
-def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
-            seed: int = SEED, n_boot: int = 2000, alpha: float = 0.05) -> StatsTables:
+def analyse(
+    scored: pd.DataFrame,
+    *,
+    verdicts: pd.DataFrame | None = None,
+    seed: int = SEED,
+    n_boot: int = 2000,
+    alpha: float = 0.05,
+) -> StatsTables:
     """Analyse one benchmark's scored answers with paired, question-level statistics.
 
     Parameters
@@ -28,7 +34,7 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
         (0–100). NaN in either is *no verdict*: the grader could not judge
         the answer, which is then left out of that grading's means and of
         every traditional vs answer-key pairing; each grading's coverage is
-        reported, and under :data:`generator.stats.scores.MIN_COVERAGE` a run
+        reported, and under :data:`dualboard.stats.scores.MIN_COVERAGE` a run
         is not ranked in that grading.
     verdicts : pandas.DataFrame, optional
         Long verdicts for agreement: ``run_id``, ``question_id``, ``round``,
@@ -48,7 +54,7 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
 
     Examples
     --------
-    >>> from generator.simulation.outcomes import simulate_outcomes
+    >>> from dualboard.simulation.outcomes import simulate_outcomes
     >>> runs = []
     >>> for i, m in enumerate([.8, .6]):
     ...     df = simulate_outcomes(30, 1, {"traditional": m, "answer_key": m - .1}, seed=i)
@@ -61,7 +67,7 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
 
     See also
     --------
-    generator.stats.tables.write_tables, generator.stats.tables.read_tables
+    dualboard.stats.tables.write_tables, dualboard.stats.tables.read_tables
     """
     scores.check_scored(scored)
     qmeans = scores.question_means(scored)
@@ -73,8 +79,11 @@ def analyse(scored: pd.DataFrame, *, verdicts: pd.DataFrame | None = None,
     rounds = scored.groupby(["run_id", "question_id"]).size().groupby("run_id").max()
     if verdicts is None:
         verdicts = verdicts_from_scored(scored)
-    agreement = (agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
-                 if len(verdicts) else pd.DataFrame(columns=AGREEMENT_COLUMNS))
+    agreement = (
+        agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
+        if len(verdicts)
+        else pd.DataFrame(columns=AGREEMENT_COLUMNS)
+    )
     return StatsTables(
         models=models[list(COLUMNS["models"])],
         pairwise=pairwise,
@@ -90,8 +99,10 @@ def _notes(models: pd.DataFrame, seed: int, n_boot: int) -> tuple[str, ...]:
     notes = [f"Bootstrap: B = {n_boot} resamples of questions, seed {seed}."]
     for r in models.itertuples():
         if r.n_questions < TOO_FEW_QUESTIONS:
-            notes.append(f"{r.run_id}: too few questions ({r.n_questions} < 10): estimates shown, "
-                         "exact tests only, no rank interval or tie group.")
+            notes.append(
+                f"{r.run_id}: too few questions ({r.n_questions} < 10): estimates shown, "
+                "exact tests only, no rank interval or tie group."
+            )
         if r.note:
             notes.append(f"{r.run_id}: {r.note}.")
     return tuple(notes)

@@ -1,6 +1,6 @@
 """Choose and run the right paired test for one pair of question-mean vectors.
 
-See :mod:`generator.stats.paired` for the rules; this module applies them to
+See :mod:`dualboard.stats.paired` for the rules; this module applies them to
 one comparison and returns a flat record with fixed keys, so the models table
 (answer key vs traditional) and the pairwise table (run vs run) share it.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.stats import paired, power
-from generator.stats import pingouin_adapter as pga
+from dualboard.stats import paired, power
+from dualboard.stats import pingouin_adapter as pga
 
 # Question means are ratios of small integers; rounding their differences to 12
 # decimals removes float noise (0.6 vs 0.6000000000000001) that would otherwise
@@ -18,10 +18,25 @@ from generator.stats import pingouin_adapter as pga
 DECIMALS = 12
 
 RECORD_KEYS = (
-    "n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
-    "effect_dz", "effect_dz_hedges", "effect_dz_ci_low", "effect_dz_ci_high",
-    "n_discordant_up", "n_discordant_down", "corr_question", "wilcoxon_w", "wilcoxon_p", "mde",
-    "mde_status", "note",
+    "n_questions",
+    "diff_mean",
+    "diff_se",
+    "diff_ci_low",
+    "diff_ci_high",
+    "test",
+    "p_value",
+    "effect_dz",
+    "effect_dz_hedges",
+    "effect_dz_ci_low",
+    "effect_dz_ci_high",
+    "n_discordant_up",
+    "n_discordant_down",
+    "corr_question",
+    "wilcoxon_w",
+    "wilcoxon_p",
+    "mde",
+    "mde_status",
+    "note",
 )
 
 
@@ -35,15 +50,20 @@ def constant_note(test: str, n: int, alpha: float = 0.05) -> str:
     >>> constant_note("all_zero", 30)
     'every question difference is 0: p=1; interval: at most 9.5% of questions differ (95% bound)'
     """
-    bound = (f"at most {100 * float(paired.departing_share_bound(n, alpha)):.1f}% of questions "
-             f"differ ({100 * (1 - alpha):.0f}% bound)")
-    return {"mcnemar_exact": f"all pairs concordant: d=0, p=1; {bound}",
-            "all_zero": f"every question difference is 0: p=1; interval: {bound}",
-            "sign_test": f"every question difference is equal: sign test; interval: {bound}"}[test]
+    bound = (
+        f"at most {100 * float(paired.departing_share_bound(n, alpha)):.1f}% of questions "
+        f"differ ({100 * (1 - alpha):.0f}% bound)"
+    )
+    return {
+        "mcnemar_exact": f"all pairs concordant: d=0, p=1; {bound}",
+        "all_zero": f"every question difference is 0: p=1; interval: {bound}",
+        "sign_test": f"every question difference is equal: sign test; interval: {bound}",
+    }[test]
 
 
-def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
-            alpha: float = 0.05, detail: bool = True) -> dict[str, object]:
+def compare(
+    x: np.ndarray, y: np.ndarray, *, single_round_binary: bool, alpha: float = 0.05, detail: bool = True
+) -> dict[str, object]:
     """Compare aligned question means ``x`` and ``y`` (difference x - y, scale [0, 1]).
 
     Returns a dict with the keys of ``RECORD_KEYS``: the mean difference and its
@@ -53,7 +73,7 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     and its noncentral-t CI, the number of questions where x is above/below y,
     corr(x, y) across questions, the Wilcoxon robustness check, the minimum
     detectable effect ``mde`` (scale [0, 1]) with its ``mde_status``
-    (:func:`generator.stats.power.paired_mde`) and a note.
+    (:func:`dualboard.stats.power.paired_mde`) and a note.
     ``detail=False`` skips the d_z interval and the Wilcoxon check (left NaN),
     which the run-vs-run table does not show and which dominate its cost.
 
@@ -66,18 +86,22 @@ def compare(x: np.ndarray, y: np.ndarray, *, single_round_binary: bool,
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     d = np.round(x - y, DECIMALS)
     rec: dict[str, object] = dict.fromkeys(RECORD_KEYS, float("nan"))
-    rec.update(n_questions=len(d), note="", n_discordant_up=int(np.sum(d > 0)),
-               n_discordant_down=int(np.sum(d < 0)))
+    rec.update(n_questions=len(d), note="", n_discordant_up=int(np.sum(d > 0)), n_discordant_down=int(np.sum(d < 0)))
     if len(d) == 0:
-        rec.update(test="no_shared_questions", note="no shared questions: nothing to compare",
-                   mde_status="not_estimable")
+        rec.update(
+            test="no_shared_questions", note="no shared questions: nothing to compare", mde_status="not_estimable"
+        )
         return rec
     rec.update(_describe(x, y, d, detail))
     rec["mde"], rec["mde_status"] = power.paired_mde(
-        len(d), binary_k1=single_round_binary, alpha=alpha,
+        len(d),
+        binary_k1=single_round_binary,
+        alpha=alpha,
         discordant=rec["n_discordant_up"] + rec["n_discordant_down"],
-        sd_d=float(rec["diff_se"]) * np.sqrt(len(d)), abs_mean=float(np.abs(d).mean()),
-        abs_sd=float(np.abs(d).std(ddof=1)) if len(d) > 1 else float("nan"))
+        sd_d=float(rec["diff_se"]) * np.sqrt(len(d)),
+        abs_mean=float(np.abs(d).mean()),
+        abs_sd=float(np.abs(d).std(ddof=1)) if len(d) > 1 else float("nan"),
+    )
     if single_round_binary:
         rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"], len(d), alpha))
     else:
@@ -108,8 +132,12 @@ def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray, detail: bool) -> dict
 def _mcnemar(up: int, down: int, n: int, alpha: float) -> dict[str, object]:
     """Return the exact McNemar test with the Bonett–Price interval."""
     lo, hi = paired.bonett_price_interval(up, down, n, alpha)
-    out = {"test": "mcnemar_exact", "p_value": float(paired.mcnemar_exact_p(up, down)),
-           "diff_ci_low": float(lo), "diff_ci_high": float(hi)}
+    out = {
+        "test": "mcnemar_exact",
+        "p_value": float(paired.mcnemar_exact_p(up, down)),
+        "diff_ci_low": float(lo),
+        "diff_ci_high": float(hi),
+    }
     if up + down == 0:
         out["note"] = constant_note("mcnemar_exact", n, alpha)
     return out
@@ -121,12 +149,20 @@ def _continuous(d: np.ndarray, alpha: float, detail: bool) -> dict[str, object]:
     if np.all(d == d[0]):
         test = "all_zero" if d[0] == 0 else "sign_test"
         lo, hi = paired.constant_difference_interval(d[0], n, alpha)
-        return {"test": test, "p_value": 1.0 if test == "all_zero" else paired.sign_test_p(d),
-                "diff_ci_low": float(lo), "diff_ci_high": float(hi),
-                "note": constant_note(test, n, alpha)}
+        return {
+            "test": test,
+            "p_value": 1.0 if test == "all_zero" else paired.sign_test_p(d),
+            "diff_ci_low": float(lo),
+            "diff_ci_high": float(hi),
+            "note": constant_note(test, n, alpha),
+        }
     t = paired.paired_t(d, alpha)
-    out = {"test": "paired_t", "p_value": float(t["p_value"]), "diff_ci_low": float(t["ci_low"]),
-           "diff_ci_high": float(t["ci_high"])}
+    out = {
+        "test": "paired_t",
+        "p_value": float(t["p_value"]),
+        "diff_ci_low": float(t["ci_low"]),
+        "diff_ci_high": float(t["ci_high"]),
+    }
     if detail:
         w = pga.wilcoxon(d)
         out.update(wilcoxon_w=w["w"], wilcoxon_p=w["p_value"])

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from generator.stats import paired
-from generator.stats.comparison import DECIMALS
-from generator.stats.scores import GRADINGS
+from dualboard.stats import paired
+from dualboard.stats.comparison import DECIMALS
+from dualboard.stats.scores import GRADINGS
 
 POINTS = 100.0
 
@@ -23,13 +23,22 @@ POINTS = 100.0
 def run_means_ttest(models: pd.DataFrame) -> dict[str, float]:
     """Return the paired t on run means (answer_key - traditional), EQUATOR style."""
     d = (models["answer_key_mean"] - models["traditional_mean"]).to_numpy(dtype=float) / POINTS
-    out = {"n_runs": len(d), "flawed_diff_mean": POINTS * float(d.mean()) if len(d) else np.nan,
-           "flawed_t": np.nan, "flawed_df": np.nan, "flawed_p_value": np.nan,
-           "flawed_effect_dz": np.nan}
+    out = {
+        "n_runs": len(d),
+        "flawed_diff_mean": POINTS * float(d.mean()) if len(d) else np.nan,
+        "flawed_t": np.nan,
+        "flawed_df": np.nan,
+        "flawed_p_value": np.nan,
+        "flawed_effect_dz": np.nan,
+    }
     if len(d) > 1 and d.std(ddof=1) > 0:
         t = paired.paired_t(d)
-        out.update(flawed_t=float(t["t"]), flawed_df=float(t["df"]),
-                   flawed_p_value=float(t["p_value"]), flawed_effect_dz=float(t["mean"] / t["sd"]))
+        out.update(
+            flawed_t=float(t["t"]),
+            flawed_df=float(t["df"]),
+            flawed_p_value=float(t["p_value"]),
+            flawed_effect_dz=float(t["mean"] / t["sd"]),
+        )
     return out
 
 
@@ -37,35 +46,44 @@ def pooled_clustered(qmeans: pd.DataFrame, alpha: float = 0.05) -> dict[str, flo
     """Return the mean of all (run, question) differences with a question-clustered SE.
 
     ``qmeans`` holds the question means over the answers both gradings judged
-    (:func:`generator.stats.scores.judged_by_both`), so every (run, question)
+    (:func:`dualboard.stats.scores.judged_by_both`), so every (run, question)
     has both; a pair that lacks one anyway is left out.
 
     ``sm.OLS(d, 1).fit(cov_type='cluster', groups=question, use_t=True)``: the
     t reference uses G - 1 degrees of freedom, G = number of questions. When
     every difference is equal the interval is that of
-    :func:`generator.stats.paired.constant_difference_interval` over G questions.
+    :func:`dualboard.stats.paired.constant_difference_interval` over G questions.
     """
     wide = qmeans.pivot_table(index=["run_id", "question_id"], columns="grading", values="mean")
     wide = wide.reindex(columns=list(GRADINGS)).dropna()
     d = (wide["answer_key"] - wide["traditional"]).to_numpy(dtype=float)
     groups = pd.factorize(wide.index.get_level_values("question_id"))[0]
-    out = {"pooled_n_questions": int(groups.max() + 1) if len(groups) else 0,
-           "pooled_diff_mean": np.nan, "pooled_se": np.nan, "pooled_ci_low": np.nan,
-           "pooled_ci_high": np.nan, "pooled_p_value": np.nan}
+    out = {
+        "pooled_n_questions": int(groups.max() + 1) if len(groups) else 0,
+        "pooled_diff_mean": np.nan,
+        "pooled_se": np.nan,
+        "pooled_ci_low": np.nan,
+        "pooled_ci_high": np.nan,
+        "pooled_p_value": np.nan,
+    }
     if len(d) and np.all(np.round(d - d[0], DECIMALS) == 0):
         lo, hi = paired.constant_difference_interval(d[0], out["pooled_n_questions"], alpha)
-        out.update(pooled_diff_mean=POINTS * float(d[0]), pooled_ci_low=POINTS * float(lo),
-                   pooled_ci_high=POINTS * float(hi))
+        out.update(
+            pooled_diff_mean=POINTS * float(d[0]), pooled_ci_low=POINTS * float(lo), pooled_ci_high=POINTS * float(hi)
+        )
         return out
     if out["pooled_n_questions"] < 2:
         out["pooled_diff_mean"] = POINTS * float(d.mean()) if len(d) else np.nan
         return out
-    fit = sm.OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": groups},
-                                         use_t=True)
+    fit = sm.OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
     lo, hi = fit.conf_int(alpha)[0]
-    out.update(pooled_diff_mean=POINTS * float(fit.params[0]), pooled_se=POINTS * float(fit.bse[0]),
-               pooled_ci_low=POINTS * float(lo), pooled_ci_high=POINTS * float(hi),
-               pooled_p_value=float(fit.pvalues[0]))
+    out.update(
+        pooled_diff_mean=POINTS * float(fit.params[0]),
+        pooled_se=POINTS * float(fit.bse[0]),
+        pooled_ci_low=POINTS * float(lo),
+        pooled_ci_high=POINTS * float(hi),
+        pooled_p_value=float(fit.pvalues[0]),
+    )
     return out
 
 
@@ -80,6 +98,9 @@ def equator_table(models: pd.DataFrame, qmeans: pd.DataFrame, alpha: float = 0.0
     ``pooled_se``, ``pooled_ci_low``, ``pooled_ci_high``, ``pooled_p_value``
     (all differences answer_key - traditional, points); see ``COLUMNS["equator"]``.
     """
-    row = {"label": "flawed: paired t on run means (EQUATOR); compare the clustered pooled effect",
-           **run_means_ttest(models), **pooled_clustered(qmeans, alpha)}
+    row = {
+        "label": "flawed: paired t on run means (EQUATOR); compare the clustered pooled effect",
+        **run_means_ttest(models),
+        **pooled_clustered(qmeans, alpha),
+    }
     return pd.DataFrame([row])

@@ -56,7 +56,10 @@ def t_quantile(df: np.ndarray | float, alpha: float = 0.05) -> np.ndarray:
 
 
 def wilson_neff_interval(
-    mu: np.ndarray, se: np.ndarray, n: np.ndarray | int, df: np.ndarray | float,
+    mu: np.ndarray,
+    se: np.ndarray,
+    n: np.ndarray | int,
+    df: np.ndarray | float,
     alpha: float = 0.05,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return the Wilson interval with effective n = mu(1-mu)/SE² and z = t(df).
@@ -82,7 +85,10 @@ def wilson_neff_interval(
 
 
 def t_interval(
-    mu: np.ndarray, se: np.ndarray, df: np.ndarray | float, alpha: float = 0.05,
+    mu: np.ndarray,
+    se: np.ndarray,
+    df: np.ndarray | float,
+    alpha: float = 0.05,
     bounds: tuple[float, float] | None = (0.0, 1.0),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return mu ± t(df)·SE, clipped to ``bounds`` (a score cannot leave its scale).

@@ -13,8 +13,14 @@ import warnings
 import numpy as np
 from scipy import stats
 
-LANDIS_KOCH = ((0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate"),
-               (0.80, "substantial"), (1.0, "almost perfect"))
+LANDIS_KOCH = (
+    (0.0, "poor"),
+    (0.20, "slight"),
+    (0.40, "fair"),
+    (0.60, "moderate"),
+    (0.80, "substantial"),
+    (1.0, "almost perfect"),
+)
 UNDEFINED_SHARE = 0.01
 PASS_MARK = 50.0
 """A score (0–100) at or above this reads as a pass, so partial credit of 60 passes."""
@@ -39,8 +45,7 @@ def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
         return np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
 
 
-def pass_fail_counts(score_a: np.ndarray, score_b: np.ndarray,
-                     threshold: float = PASS_MARK) -> np.ndarray:
+def pass_fail_counts(score_a: np.ndarray, score_b: np.ndarray, threshold: float = PASS_MARK) -> np.ndarray:
     """Return counts (both pass, a only, b only, both fail) over the answers both raters scored.
 
     A NaN score is no verdict (the rater could not judge), so that answer is
@@ -94,8 +99,9 @@ def label_span(low: float, high: float) -> str:
     return a if a == b else (f"{a}–{b}" if a and b else "")
 
 
-def kappa_interval(per_question: np.ndarray, *, n_boot: int, seed: int,
-                   alpha: float = 0.05) -> tuple[float, float, str]:
+def kappa_interval(
+    per_question: np.ndarray, *, n_boot: int, seed: int, alpha: float = 0.05
+) -> tuple[float, float, str]:
     """Return κ's CI by a question-cluster BCa bootstrap, and the method used.
 
     ``per_question`` is G × 4 counts. When more than 1 % of resamples have an
@@ -113,9 +119,16 @@ def kappa_interval(per_question: np.ndarray, *, n_boot: int, seed: int,
     stat = lambda i, axis=-1: kappa_from_counts(per_question[i].sum(axis=-2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = stats.bootstrap((idx,), stat, vectorized=True, n_resamples=n_boot, batch=250,
-                              confidence_level=1 - alpha, method="BCa",
-                              random_state=np.random.default_rng(seed))
+        res = stats.bootstrap(
+            (idx,),
+            stat,
+            vectorized=True,
+            n_resamples=n_boot,
+            batch=250,
+            confidence_level=1 - alpha,
+            method="BCa",
+            random_state=np.random.default_rng(seed),
+        )
     dist = res.bootstrap_distribution
     undefined = float(np.mean(~np.isfinite(dist)))
     if undefined > UNDEFINED_SHARE:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from generator.stats import estimators
-from generator.stats import pingouin_adapter as pga
-from generator.stats.comparison import compare, join_notes
-from generator.stats.scores import GRADINGS, MIN_COVERAGE, coverage_percent, is_ranked
-from generator.stats.tables import documents
+from dualboard.stats import estimators
+from dualboard.stats import pingouin_adapter as pga
+from dualboard.stats.comparison import compare, join_notes
+from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, coverage_percent, is_ranked
+from dualboard.stats.tables import documents
 
 POINTS = 100.0
 
@@ -17,7 +17,7 @@ POINTS = 100.0
 def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
     """Return mean, SE, CI, CI method and variance components of one run × grading (0–100).
 
-    ``qm`` holds that run's rows of :func:`generator.stats.scores.question_means`.
+    ``qm`` holds that run's rows of :func:`dualboard.stats.scores.question_means`.
     Binary-origin scores get the Wilson interval with effective n; partial
     credit gets mean ± t·SE, or Wilson with n_eff = n when every question mean
     is equal (SE = 0: never a zero-width interval). Variance components are
@@ -45,8 +45,14 @@ def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
         lo, hi = estimators.t_interval(mu, se, df, alpha)
     else:
         lo, hi = estimators.wilson_neff_interval(mu, se, len(y), df, alpha)
-    return {"mean": POINTS * mu, "se": POINTS * se, "ci_low": POINTS * float(lo),
-            "ci_high": POINTS * float(hi), "ci_method": method, **variance_components(qm)}
+    return {
+        "mean": POINTS * mu,
+        "se": POINTS * se,
+        "ci_low": POINTS * float(lo),
+        "ci_high": POINTS * float(hi),
+        "ci_method": method,
+        **variance_components(qm),
+    }
 
 
 def variance_components(qm: pd.DataFrame) -> dict[str, object]:
@@ -70,9 +76,12 @@ def variance_components(qm: pd.DataFrame) -> dict[str, object]:
     has_rounds = bool(np.isfinite(within).any())
     share = np.nanmean(within / qm["n_rounds"].to_numpy()) if has_rounds else 0.0
     raw = POINTS**2 * float(np.var(y, ddof=1) - share) if len(y) > 1 else float("nan")
-    return {"var_between": max(raw, 0.0) if np.isfinite(raw) else raw,
-            "var_between_clipped": bool(raw < 0), "var_between_raw": raw,
-            "var_within": POINTS**2 * float(np.nanmean(within)) if has_rounds else float("nan")}
+    return {
+        "var_between": max(raw, 0.0) if np.isfinite(raw) else raw,
+        "var_between_clipped": bool(raw < 0),
+        "var_between_raw": raw,
+        "var_within": POINTS**2 * float(np.nanmean(within)) if has_rounds else float("nan"),
+    }
 
 
 def naive_table(scored: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -86,18 +95,17 @@ def naive_table(scored: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         row: dict[str, object] = {"run_id": run_id}
         for g in GRADINGS:
             values = pd.to_numeric(run[g], errors="coerce").dropna().to_numpy(dtype=float)
-            mu, lo, hi = (estimators.naive_interval(values / POINTS, alpha) if len(values)
-                          else (float("nan"),) * 3)
-            row.update({f"{g}_naive_mean": POINTS * mu, f"{g}_naive_ci_low": POINTS * lo,
-                        f"{g}_naive_ci_high": POINTS * hi})
+            mu, lo, hi = estimators.naive_interval(values / POINTS, alpha) if len(values) else (float("nan"),) * 3
+            row.update(
+                {f"{g}_naive_mean": POINTS * mu, f"{g}_naive_ci_low": POINTS * lo, f"{g}_naive_ci_high": POINTS * hi}
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def single_round_binary(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     """Say whether both sides have exactly one round per question and 0/1 scores."""
-    return bool((a["n_rounds"] == 1).all() and (b["n_rounds"] == 1).all()
-                and a["binary"].all() and b["binary"].all())
+    return bool((a["n_rounds"] == 1).all() and (b["n_rounds"] == 1).all() and a["binary"].all() and b["binary"].all())
 
 
 def run_row(run_qm: pd.DataFrame, run_paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
@@ -105,7 +113,7 @@ def run_row(run_qm: pd.DataFrame, run_paired: pd.DataFrame, alpha: float = 0.05)
 
     ``run_qm`` holds the run's question means over every answer each grading
     judged; ``run_paired`` those over the answers both gradings judged
-    (:func:`generator.stats.scores.judged_by_both`), which the comparison uses.
+    (:func:`dualboard.stats.scores.judged_by_both`), which the comparison uses.
     """
     row: dict[str, object] = {}
     for g in GRADINGS:
@@ -122,8 +130,9 @@ def grading_difference(run_paired: pd.DataFrame, alpha: float = 0.05) -> dict[st
     """Compare answer key with traditional over the questions both judged (points; n in n_questions_paired)."""
     by_g = {g: run_paired[run_paired["grading"] == g].set_index("question_id") for g in GRADINGS}
     key, trad = by_g["answer_key"], by_g["traditional"].reindex(by_g["answer_key"].index)
-    rec = compare(key["mean"].to_numpy(), trad["mean"].to_numpy(),
-                  single_round_binary=single_round_binary(key, trad), alpha=alpha)
+    rec = compare(
+        key["mean"].to_numpy(), trad["mean"].to_numpy(), single_round_binary=single_round_binary(key, trad), alpha=alpha
+    )
     for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
         rec[k] = POINTS * float(rec[k])
     rec["mde_points"] = POINTS * float(rec.pop("mde"))
@@ -135,8 +144,10 @@ def _clipped_note(grading: str, row: dict[str, object]) -> str:
     """Say that a grading's Var(x) estimate was negative and is shown as 0."""
     if not row[f"{grading}_var_between_clipped"]:
         return ""
-    return (f"{grading} Var(x) estimate {row[f'{grading}_var_between_raw']:.1f} points² "
-            "clipped at 0 (question means vary less than round-to-round noise predicts)")
+    return (
+        f"{grading} Var(x) estimate {row[f'{grading}_var_between_raw']:.1f} points² "
+        "clipped at 0 (question means vary less than round-to-round noise predicts)"
+    )
 
 
 def _coverage_notes(row: dict[str, object]) -> list[str]:
@@ -146,9 +157,10 @@ def _coverage_notes(row: dict[str, object]) -> list[str]:
         share = float(row[f"{g}_coverage"])
         if share < 1:
             ranked = bool(is_ranked(share))
-            notes.append(f"{g} verdicts on {coverage_percent(share)}% of answers (the rest left out)"
-                         + ("" if ranked else f"; not ranked under {g} grading "
-                            f"(coverage under {100 * MIN_COVERAGE:.0f}%)"))
+            notes.append(
+                f"{g} verdicts on {coverage_percent(share)}% of answers (the rest left out)"
+                + ("" if ranked else f"; not ranked under {g} grading (coverage under {100 * MIN_COVERAGE:.0f}%)")
+            )
     return notes
 
 
@@ -156,26 +168,29 @@ def _never_run_note(row: dict[str, object]) -> str:
     """Say how many questions the run was never asked (added after the version it answered)."""
     n = int(row["n_never_run"])
     version = f" (it answered version {row['benchmark_version']})" if row["benchmark_version"] else ""
-    return (f"{n} question(s) never run{version}: left out of its scores and paired comparisons, not counted wrong"
-            if n else "")
+    return (
+        f"{n} question(s) never run{version}: left out of its scores and paired comparisons, not counted wrong"
+        if n
+        else ""
+    )
 
 
 @documents("models")
-def models_table(qmeans: pd.DataFrame, paired: pd.DataFrame, counts: pd.DataFrame,
-                 naive: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def models_table(
+    qmeans: pd.DataFrame, paired: pd.DataFrame, counts: pd.DataFrame, naive: pd.DataFrame, alpha: float = 0.05
+) -> pd.DataFrame:
     """Return one row per run: both gradings' means and CIs, their difference and test.
 
-    ``qmeans`` and ``paired`` are :func:`generator.stats.scores.question_means`
+    ``qmeans`` and ``paired`` are :func:`dualboard.stats.scores.question_means`
     of every answer and of the answers both gradings judged; ``counts`` is
-    :func:`generator.stats.scores.run_counts`. Ranks are added by
-    :func:`generator.stats.ranks.add_ranks`. Every column is described in
+    :func:`dualboard.stats.scores.run_counts`. Ranks are added by
+    :func:`dualboard.stats.ranks.add_ranks`. Every column is described in
     ``COLUMNS["models"]`` (``generator/stats/columns.yaml``). ``p_holm`` is
     Holm-adjusted across runs.
     """
     empty = qmeans.iloc[0:0]  # a run no grader judged at all has no question means
     judged, both = dict(tuple(qmeans.groupby("run_id"))), dict(tuple(paired.groupby("run_id")))
-    rows = [{"run_id": r, **run_row(judged.get(r, empty), both.get(r, empty), alpha)}
-            for r in counts["run_id"]]
+    rows = [{"run_id": r, **run_row(judged.get(r, empty), both.get(r, empty), alpha)} for r in counts["run_id"]]
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
     table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]
     p = table["p_value"].to_numpy(dtype=float)

@@ -3,7 +3,7 @@
 Leaderboards hold hundreds of runs, so m(m-1)/2 pairs must not each cost a
 pandas round trip. Run i is compared with every later run in one array
 operation over a questions × runs matrix. The rules are those of
-:func:`generator.stats.comparison.compare` (a test checks both agree on every
+:func:`dualboard.stats.comparison.compare` (a test checks both agree on every
 pair); pairs with fewer than 10 shared questions (exact permutation test) or
 none (unpaired comparison) are left to that scalar path.
 """
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from generator.stats import estimators, paired, power
-from generator.stats.comparison import DECIMALS, constant_note
+from dualboard.stats import estimators, paired, power
+from dualboard.stats.comparison import DECIMALS, constant_note
 
 POINTS = 100.0
 
@@ -39,8 +39,16 @@ def _moments(d: np.ndarray, shared: np.ndarray) -> dict[str, np.ndarray]:
         abs_ss = (np.where(shared, np.abs(d) - abs_mean, 0.0) ** 2).sum(axis=0)
         sd = np.where(constant, 0.0, np.sqrt(ss / (n - 1)))
         abs_sd = np.where(constant, 0.0, np.sqrt(abs_ss / (n - 1)))
-    return {"n": n, "mean": mean, "sd": sd, "abs_mean": abs_mean, "abs_sd": abs_sd,
-            "constant": constant, "up": (d > 0).sum(axis=0), "down": (d < 0).sum(axis=0)}
+    return {
+        "n": n,
+        "mean": mean,
+        "sd": sd,
+        "abs_mean": abs_mean,
+        "abs_sd": abs_sd,
+        "constant": constant,
+        "up": (d > 0).sum(axis=0),
+        "down": (d < 0).sum(axis=0),
+    }
 
 
 def _tests(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
@@ -54,45 +62,64 @@ def _tests(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> dict[s
     bp_lo, bp_hi = paired.bonett_price_interval(up, down, n, alpha)
     exact = paired.mcnemar_exact_p(up, down)
     zero, constant = (up + down) == 0, m["constant"]
-    test = np.select([binary, zero, constant], ["mcnemar_exact", "all_zero", "sign_test"],
-                     "paired_t")
+    test = np.select([binary, zero, constant], ["mcnemar_exact", "all_zero", "sign_test"], "paired_t")
     p = np.select([binary, zero, constant], [exact, 1.0, exact], p_t)
     lo = np.select([binary, constant], [bp_lo, const_lo], mean - half)
     hi = np.select([binary, constant], [bp_hi, const_hi], mean + half)
     return {"test": test, "p_value": p, "diff_ci_low": lo, "diff_ci_high": hi, "diff_se": se}
 
 
-def pairs_with(i: int, runs: pd.Index, values: np.ndarray, simple: np.ndarray,
-               alpha: float = 0.05) -> pd.DataFrame:
+def pairs_with(i: int, runs: pd.Index, values: np.ndarray, simple: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
     """Return the comparisons of run ``i`` with every later run (points, as pairwise.csv).
 
     Columns: run_a, run_b, n_questions, diff_mean, diff_se, diff_ci_low,
     diff_ci_high, test, p_value, effect_dz, mde_points, mde_status, note.
     """
-    x, y = values[:, [i]], values[:, i + 1:]
+    x, y = values[:, [i]], values[:, i + 1 :]
     shared = ~np.isnan(x) & ~np.isnan(y)
     d = np.where(shared, np.round(np.nan_to_num(x - y), DECIMALS), 0.0)
     m = _moments(d, shared)
-    binary = np.all(~shared | (simple[:, [i]] & simple[:, i + 1:]), axis=0)
+    binary = np.all(~shared | (simple[:, [i]] & simple[:, i + 1 :]), axis=0)
     t = _tests(m, binary, alpha)
     concordant = binary & ((m["up"] + m["down"]) == 0)
-    notes = [constant_note(name, k, alpha) if k and (name in ("all_zero", "sign_test") or flag)
-             else "" for name, k, flag in zip(t["test"], m["n"], concordant)]
+    notes = [
+        constant_note(name, k, alpha) if k and (name in ("all_zero", "sign_test") or flag) else ""
+        for name, k, flag in zip(t["test"], m["n"], concordant)
+    ]
     with np.errstate(invalid="ignore", divide="ignore"):
         dz = np.where((m["n"] > 2) & ~m["constant"], m["mean"] / m["sd"], np.nan)
     mde, status = _mde(m, binary, alpha)
-    return pd.DataFrame({
-        "run_a": runs[i], "run_b": runs[i + 1:], "n_questions": m["n"],
-        "diff_mean": POINTS * m["mean"], "diff_se": POINTS * t["diff_se"],
-        "diff_ci_low": POINTS * t["diff_ci_low"], "diff_ci_high": POINTS * t["diff_ci_high"],
-        "test": t["test"], "p_value": t["p_value"], "effect_dz": dz,
-        "mde_points": mde, "mde_status": status, "note": notes})
+    return pd.DataFrame(
+        {
+            "run_a": runs[i],
+            "run_b": runs[i + 1 :],
+            "n_questions": m["n"],
+            "diff_mean": POINTS * m["mean"],
+            "diff_se": POINTS * t["diff_se"],
+            "diff_ci_low": POINTS * t["diff_ci_low"],
+            "diff_ci_high": POINTS * t["diff_ci_high"],
+            "test": t["test"],
+            "p_value": t["p_value"],
+            "effect_dz": dz,
+            "mde_points": mde,
+            "mde_status": status,
+            "note": notes,
+        }
+    )
 
 
 def _mde(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> tuple[np.ndarray, list]:
-    """Return each pair's MDE in points and its status (:func:`generator.stats.power.paired_mde`)."""
-    found = [power.paired_mde(int(m["n"][j]), binary_k1=bool(binary[j]), alpha=alpha,
-                              discordant=int(m["up"][j] + m["down"][j]), sd_d=float(m["sd"][j]),
-                              abs_mean=float(m["abs_mean"][j]), abs_sd=float(m["abs_sd"][j]))
-             for j in range(len(binary))]
+    """Return each pair's MDE in points and its status (:func:`dualboard.stats.power.paired_mde`)."""
+    found = [
+        power.paired_mde(
+            int(m["n"][j]),
+            binary_k1=bool(binary[j]),
+            alpha=alpha,
+            discordant=int(m["up"][j] + m["down"][j]),
+            sd_d=float(m["sd"][j]),
+            abs_mean=float(m["abs_mean"][j]),
+            abs_sd=float(m["abs_sd"][j]),
+        )
+        for j in range(len(binary))
+    ]
     return POINTS * np.array([f[0] for f in found], dtype=float), [f[1] for f in found]

@@ -23,7 +23,7 @@ import itertools
 import numpy as np
 from scipy import optimize, stats
 
-from generator.stats.estimators import t_quantile
+from dualboard.stats.estimators import t_quantile
 
 TOO_FEW_QUESTIONS = 10
 
@@ -61,7 +61,10 @@ def departing_share_bound(n: np.ndarray | int, alpha: float = 0.05) -> np.ndarra
 
 
 def constant_difference_interval(
-    d: np.ndarray, n: np.ndarray | int, alpha: float = 0.05, bounds: tuple[float, float] = (-1.0, 1.0),
+    d: np.ndarray,
+    n: np.ndarray | int,
+    alpha: float = 0.05,
+    bounds: tuple[float, float] = (-1.0, 1.0),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return the interval of a mean difference when every question difference equals ``d``.
 
@@ -124,8 +127,16 @@ def paired_t(d: np.ndarray, alpha: float = 0.05) -> dict[str, np.ndarray]:
         t = mean / se
     p = 2 * stats.t.sf(np.abs(t), n - 1)
     half = t_quantile(n - 1, alpha) * se
-    return {"mean": mean, "sd": sd, "se": se, "t": t, "df": np.full_like(mean, n - 1.0),
-            "p_value": p, "ci_low": mean - half, "ci_high": mean + half}
+    return {
+        "mean": mean,
+        "sd": sd,
+        "se": se,
+        "t": t,
+        "df": np.full_like(mean, n - 1.0),
+        "p_value": p,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+    }
 
 
 def sign_test_p(d: np.ndarray) -> float:

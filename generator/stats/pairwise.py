@@ -8,16 +8,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from generator.stats import estimators, pair_matrix
-from generator.stats import pingouin_adapter as pga
-from generator.stats.comparison import compare, join_notes
-from generator.stats.models_table import POINTS, single_round_binary
-from generator.stats.paired import TOO_FEW_QUESTIONS
-from generator.stats.scores import GRADINGS, MIN_COVERAGE
-from generator.stats.tables import COLUMNS
+from dualboard.stats import estimators, pair_matrix
+from dualboard.stats import pingouin_adapter as pga
+from dualboard.stats.comparison import compare, join_notes
+from dualboard.stats.models_table import POINTS, single_round_binary
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
+from dualboard.stats.scores import GRADINGS, MIN_COVERAGE
+from dualboard.stats.tables import COLUMNS
 
-OUT_OF_FAMILY = (f"not ranked: a run's coverage in this grading is under {100 * MIN_COVERAGE:.0f}%, "
-                 "so the pair is left out of the Holm family and the rank intervals")
+OUT_OF_FAMILY = (
+    f"not ranked: a run's coverage in this grading is under {100 * MIN_COVERAGE:.0f}%, "
+    "so the pair is left out of the Holm family and the rank intervals"
+)
 
 
 def welch_unpaired(x: np.ndarray, y: np.ndarray, alpha: float = 0.05) -> dict[str, object]:
@@ -28,10 +30,16 @@ def welch_unpaired(x: np.ndarray, y: np.ndarray, alpha: float = 0.05) -> dict[st
     df = se**4 / (sx**4 / (len(x) - 1) + sy**4 / (len(y) - 1))
     diff = float(mx - my)
     half = float(estimators.t_quantile(df, alpha)) * se
-    return {"n_questions": 0, "diff_mean": diff, "diff_se": se, "diff_ci_low": diff - half,
-            "diff_ci_high": diff + half, "test": "welch_unpaired",
-            "p_value": float(2 * stats.t.sf(abs(diff / se), df)),
-            "note": "no shared questions: unpaired comparison (Miller Eq. 5)"}
+    return {
+        "n_questions": 0,
+        "diff_mean": diff,
+        "diff_se": se,
+        "diff_ci_low": diff - half,
+        "diff_ci_high": diff + half,
+        "test": "welch_unpaired",
+        "p_value": float(2 * stats.t.sf(abs(diff / se), df)),
+        "note": "no shared questions: unpaired comparison (Miller Eq. 5)",
+    }
 
 
 def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object]:
@@ -42,16 +50,22 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object
         rec.update(mde=float("nan"), mde_status="not_estimable")
     else:
         a, b = a.loc[shared], b.loc[shared]
-        rec = compare(a["mean"].to_numpy(), b["mean"].to_numpy(),
-                      single_round_binary=single_round_binary(a, b), alpha=alpha, detail=False)
+        rec = compare(
+            a["mean"].to_numpy(),
+            b["mean"].to_numpy(),
+            single_round_binary=single_round_binary(a, b),
+            alpha=alpha,
+            detail=False,
+        )
     rec["mde_points"] = POINTS * float(rec.pop("mde"))
     for k in ("diff_mean", "diff_se", "diff_ci_low", "diff_ci_high"):
         rec[k] = POINTS * float(rec[k])
     return rec
 
 
-def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05,
-                   unranked: Collection[tuple[str, str]] = ()) -> pd.DataFrame:
+def pairwise_table(
+    qmeans: pd.DataFrame, alpha: float = 0.05, unranked: Collection[tuple[str, str]] = ()
+) -> pd.DataFrame:
     """Return every pair of runs within each grading, with Holm-adjusted p-values.
 
     Columns: ``grading``, ``run_a``, ``run_b``, ``n_questions`` (shared),
@@ -62,7 +76,7 @@ def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05,
     ``note``; see ``COLUMNS["pairwise"]``.
 
     ``unranked`` lists the (run_id, grading) pairs not ranked there (coverage
-    under :data:`generator.stats.scores.MIN_COVERAGE`): their pairs keep
+    under :data:`dualboard.stats.scores.MIN_COVERAGE`): their pairs keep
     their own test but stay out of the Holm family (``p_holm`` NaN, never
     ``significant``), so they move no rank interval.
 
@@ -75,8 +89,7 @@ def pairwise_table(qmeans: pd.DataFrame, alpha: float = 0.05,
     >>> row["test"], float(row["diff_mean"]), bool(row["significant"])
     ('mcnemar_exact', 100.0, True)
     """
-    frames = [_grading_pairs(qmeans[qmeans["grading"] == g], alpha).assign(grading=g)
-              for g in GRADINGS]
+    frames = [_grading_pairs(qmeans[qmeans["grading"] == g], alpha).assign(grading=g) for g in GRADINGS]
     columns = list(COLUMNS["pairwise"])
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     return _holm_by_grading(table, alpha, frozenset(unranked)).reindex(columns=columns)
@@ -86,8 +99,7 @@ def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """Return every pair of one grading: vectorised, with the scalar path where n < 10."""
     runs, values, simple = pair_matrix.wide(sub)
     frames = [pair_matrix.pairs_with(i, runs, values, simple, alpha) for i in range(len(runs) - 1)]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["run_a", "run_b", "n_questions"])
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run_a", "run_b", "n_questions"])
     scalar = table["n_questions"] < TOO_FEW_QUESTIONS
     if scalar.any():
         by_run = {r: q.set_index("question_id") for r, q in sub.groupby("run_id", sort=True)}
@@ -99,13 +111,13 @@ def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return table
 
 
-def _holm_by_grading(table: pd.DataFrame, alpha: float,
-                     unranked: frozenset[tuple[str, str]]) -> pd.DataFrame:
+def _holm_by_grading(table: pd.DataFrame, alpha: float, unranked: frozenset[tuple[str, str]]) -> pd.DataFrame:
     """Add p_holm and significant, adjusting within each grading over the pairs of ranked runs."""
     table = table.copy()
     table["p_holm"], table["significant"] = np.nan, False
-    out = [(a, g) in unranked or (b, g) in unranked
-           for a, b, g in zip(table["run_a"], table["run_b"], table["grading"])]
+    out = [
+        (a, g) in unranked or (b, g) in unranked for a, b, g in zip(table["run_a"], table["run_b"], table["grading"])
+    ]
     family = table[~np.array(out, dtype=bool)]
     for idx in family.groupby("grading").groups.values():
         reject, adjusted = pga.holm(table.loc[idx, "p_value"].to_numpy(dtype=float), alpha)

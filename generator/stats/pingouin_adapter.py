@@ -45,8 +45,14 @@ def paired_ttest(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     with _unrounded():
         row = pg.ttest(x, y, paired=True).iloc[0]
     ci = np.asarray(row["CI95"], dtype=float)
-    return {"t": float(row["T"]), "dof": float(row["dof"]), "p_value": float(row["p_val"]),
-            "ci_low": float(ci[0]), "ci_high": float(ci[1]), "bf10": float(row["BF10"])}
+    return {
+        "t": float(row["T"]),
+        "dof": float(row["dof"]),
+        "p_value": float(row["p_val"]),
+        "ci_low": float(ci[0]),
+        "ci_high": float(ci[1]),
+        "bf10": float(row["BF10"]),
+    }
 
 
 def wilcoxon(d: np.ndarray) -> dict[str, float]:

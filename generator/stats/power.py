@@ -25,8 +25,8 @@ import functools
 import numpy as np
 from scipy import optimize, stats
 
-from generator.stats import pingouin_adapter as pga
-from generator.stats.paired import mcnemar_exact_p
+from dualboard.stats import pingouin_adapter as pga
+from dualboard.stats.paired import mcnemar_exact_p
 
 MDE_STATUSES = ("detectable", "nothing_detectable", "not_estimable")
 
@@ -48,8 +48,7 @@ def mde_paired_t(sd_d: float, n: int, power: float = 0.8, alpha: float = 0.05) -
     return dz_star(int(n), power, alpha) * float(sd_d)
 
 
-def shift_detectable(abs_mean: float, abs_sd: float, n: int, power: float = 0.8,
-                     alpha: float = 0.05) -> bool:
+def shift_detectable(abs_mean: float, abs_sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> bool:
     """Say whether the paired t can detect any shift at the observed disagreement |d_i|.
 
     Holding each question's disagreement |d_i| fixed, the largest mean
@@ -68,8 +67,17 @@ def shift_detectable(abs_mean: float, abs_sd: float, n: int, power: float = 0.8,
     return bool(abs_mean > 0 and abs_mean >= dz_star(n, power, alpha) * abs_sd)
 
 
-def paired_mde(n: int, *, binary_k1: bool, discordant: int, sd_d: float, abs_mean: float,
-               abs_sd: float, power: float = 0.8, alpha: float = 0.05) -> tuple[float, str]:
+def paired_mde(
+    n: int,
+    *,
+    binary_k1: bool,
+    discordant: int,
+    sd_d: float,
+    abs_mean: float,
+    abs_sd: float,
+    power: float = 0.8,
+    alpha: float = 0.05,
+) -> tuple[float, str]:
     """Return the MDE of one paired comparison (scale of d) and its status.
 
     ``binary_k1``: exact McNemar at the observed discordance ``discordant / n``;
@@ -145,8 +153,15 @@ def mde_mcnemar(discordance: float, n: int, power: float = 0.8, alpha: float = 0
     >>> round(mde_mcnemar(0.3, 2000), 4)
     0.0348
     """
-    gap = lambda delta: mcnemar_power((discordance + delta) / 2,  # noqa: E731
-                                      (discordance - delta) / 2, n, alpha) - power
+    gap = lambda delta: (
+        mcnemar_power(
+            (discordance + delta) / 2,  # noqa: E731
+            (discordance - delta) / 2,
+            n,
+            alpha,
+        )
+        - power
+    )
     if discordance <= 0 or gap(discordance) < 0:
         return float("nan")
     return float(optimize.brentq(gap, 0.0, discordance, xtol=1e-9))

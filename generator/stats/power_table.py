@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from generator.stats.tables import COLUMNS, documents
+from dualboard.stats.tables import COLUMNS, documents
 
 
 def _normal(diff_se: float, power: float = 0.8, alpha: float = 0.05) -> float:
@@ -29,15 +29,31 @@ def power_table(models: pd.DataFrame, pairwise: pd.DataFrame, rounds: pd.Series)
     ``detectable`` (``mde_status``) is empty, and so is its normal
     approximation: (z + z)·SE(d̄) would read 0.0 where SE = 0.
     """
-    rows = [{"comparison": "answer_key_vs_traditional", "grading": "answer_key-traditional",
-             "run_id": r.run_id, "n_questions": r.n_questions_paired, "rounds": int(rounds[r.run_id]),
-             "mde_points": r.mde_points, "mde_status": r.mde_status,
-             "mde_points_normal": _normal(r.diff_se) if r.mde_status == "detectable" else np.nan,
-             "method": _method(r.test), "n_comparisons": 1,
-             "n_detectable": int(r.mde_status == "detectable")} for r in models.itertuples()]
+    rows = [
+        {
+            "comparison": "answer_key_vs_traditional",
+            "grading": "answer_key-traditional",
+            "run_id": r.run_id,
+            "n_questions": r.n_questions_paired,
+            "rounds": int(rounds[r.run_id]),
+            "mde_points": r.mde_points,
+            "mde_status": r.mde_status,
+            "mde_points_normal": _normal(r.diff_se) if r.mde_status == "detectable" else np.nan,
+            "method": _method(r.test),
+            "n_comparisons": 1,
+            "n_detectable": int(r.mde_status == "detectable"),
+        }
+        for r in models.itertuples()
+    ]
     if len(models):
-        rows.append(summary_row("answer_key_vs_traditional", "answer_key-traditional",
-                                models.assign(n_questions=models["n_questions_paired"]), int(rounds.max())))
+        rows.append(
+            summary_row(
+                "answer_key_vs_traditional",
+                "answer_key-traditional",
+                models.assign(n_questions=models["n_questions_paired"]),
+                int(rounds.max()),
+            )
+        )
     for g, sub in pairwise.groupby("grading", sort=False):
         runs = pd.unique(sub[["run_a", "run_b"]].to_numpy().ravel())
         rows.append(summary_row("run_vs_run", g, sub, int(rounds[runs].max())))
@@ -57,12 +73,18 @@ def summary_row(comparison: str, grading: str, table: pd.DataFrame, rounds: int)
     exact = np.where(status == "detectable", table["mde_points"], np.inf)[known]
     normal = np.where(status == "detectable", [_normal(se) for se in table["diff_se"]], np.inf)[known]
     median = float(np.median(exact)) if len(exact) else np.nan
-    mde_status = ("not_estimable" if not len(exact) else
-                  "detectable" if np.isfinite(median) else "nothing_detectable")
+    mde_status = "not_estimable" if not len(exact) else "detectable" if np.isfinite(median) else "nothing_detectable"
     normal_median = float(np.median(normal)) if len(normal) else np.nan
-    return {"comparison": comparison, "grading": grading, "run_id": "all",
-            "n_questions": int(table["n_questions"].median()), "rounds": rounds,
-            "mde_points": median if np.isfinite(median) else np.nan, "mde_status": mde_status,
-            "mde_points_normal": normal_median if np.isfinite(normal_median) else np.nan,
-            "method": table["test"].map(_method).mode().iloc[0] + " (median)",
-            "n_comparisons": len(table), "n_detectable": int((status == "detectable").sum())}
+    return {
+        "comparison": comparison,
+        "grading": grading,
+        "run_id": "all",
+        "n_questions": int(table["n_questions"].median()),
+        "rounds": rounds,
+        "mde_points": median if np.isfinite(median) else np.nan,
+        "mde_status": mde_status,
+        "mde_points_normal": normal_median if np.isfinite(normal_median) else np.nan,
+        "method": table["test"].map(_method).mode().iloc[0] + " (median)",
+        "n_comparisons": len(table),
+        "n_detectable": int((status == "detectable").sum()),
+    }

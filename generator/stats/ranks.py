@@ -5,7 +5,7 @@
   first" = every run with rank_lo = 1. Runs with fewer than 10 questions get
   no rank interval and no tie group (STATISTICS.md §0).
 * A run whose coverage in a grading is under
-  :data:`~generator.stats.scores.MIN_COVERAGE` is not ranked there at all:
+  :data:`~dualboard.stats.scores.MIN_COVERAGE` is not ranked there at all:
   no rank, no interval, no tie group, and it is not counted in the others'
   (its mean covers only the answers a grader could judge, not the benchmark).
 * Bootstrap (secondary, Arena-style): questions resampled jointly for every
@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from generator.stats.paired import TOO_FEW_QUESTIONS
-from generator.stats.scores import GRADINGS, is_ranked
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
+from dualboard.stats.scores import GRADINGS, is_ranked
 
 
 def holm_rank_intervals(pairwise: pd.DataFrame, means: pd.Series, grading: str) -> pd.DataFrame:
@@ -37,8 +37,12 @@ def holm_rank_intervals(pairwise: pd.DataFrame, means: pd.Series, grading: str) 
     >>> holm_rank_intervals(pw, pd.Series({"a": 80.0, "b": 75, "c": 60}), "g")["rank_ci_low"].tolist()
     [1, 1, 3]
     """
-    pw = pairwise[(pairwise["grading"] == grading) & pairwise["significant"]
-                  & pairwise["run_a"].isin(means.index) & pairwise["run_b"].isin(means.index)]
+    pw = pairwise[
+        (pairwise["grading"] == grading)
+        & pairwise["significant"]
+        & pairwise["run_a"].isin(means.index)
+        & pairwise["run_b"].isin(means.index)
+    ]
     above = pd.Series(0, index=means.index)
     below = pd.Series(0, index=means.index)
     a_wins = pw["diff_mean"] > 0
@@ -64,8 +68,9 @@ def resampling_weights(n_questions: int, n_boot: int, seed: int) -> np.ndarray:
     return rng.multinomial(n_questions, np.full(n_questions, 1 / n_questions), size=n_boot)
 
 
-def bootstrap_rank(qmeans: pd.DataFrame, grading: str, weights: np.ndarray,
-                   question_ids: pd.Index, alpha: float = 0.05) -> pd.Series:
+def bootstrap_rank(
+    qmeans: pd.DataFrame, grading: str, weights: np.ndarray, question_ids: pd.Index, alpha: float = 0.05
+) -> pd.Series:
     """Return the Arena-style rank 1 + #(lower bound of k > upper bound of j), per run."""
     sub = qmeans[qmeans["grading"] == grading]
     if sub.empty:
@@ -79,8 +84,9 @@ def bootstrap_rank(qmeans: pd.DataFrame, grading: str, weights: np.ndarray,
     return pd.Series(rank, index=wide.columns)
 
 
-def add_ranks(models: pd.DataFrame, pairwise: pd.DataFrame, qmeans: pd.DataFrame, *,
-              seed: int, n_boot: int, alpha: float = 0.05) -> pd.DataFrame:
+def add_ranks(
+    models: pd.DataFrame, pairwise: pd.DataFrame, qmeans: pd.DataFrame, *, seed: int, n_boot: int, alpha: float = 0.05
+) -> pd.DataFrame:
     """Add point ranks, Holm rank intervals, tied-first flags and bootstrap ranks to ``models``.
 
     Only runs whose ``{grading}_coverage`` reaches the threshold are ranked in
@@ -100,8 +106,9 @@ def add_ranks(models: pd.DataFrame, pairwise: pd.DataFrame, qmeans: pd.DataFrame
         models[f"rank_ci_low_{g}"] = iv["rank_ci_low"].astype(float).mask(few)
         models[f"rank_ci_high_{g}"] = iv["rank_ci_high"].astype(float).mask(few)
         models[f"tied_first_{g}"] = iv["tied_first"].astype("boolean").mask(few)
-        models[f"bootstrap_rank_{g}"] = bootstrap_rank(
-            judged, g, weights, question_ids, alpha).reindex(models.index).astype(float)
+        models[f"bootstrap_rank_{g}"] = (
+            bootstrap_rank(judged, g, weights, question_ids, alpha).reindex(models.index).astype(float)
+        )
     models["rank_ci_low"] = models["rank_ci_low_answer_key"]
     models["rank_ci_high"] = models["rank_ci_high_answer_key"]
     return models.reset_index()

@@ -17,22 +17,22 @@ import math
 import numpy as np
 import pandas as pd
 
-from generator.errors import Finding, InvalidInputError
+from dualboard.errors import Finding, InvalidInputError
 
 GRADINGS = ("traditional", "answer_key")
 MIN_COVERAGE = 0.8
 """Least share of answers with a verdict: a grading under it does not rank the run, and an automatic
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
-"""The columns of the scored table (:data:`generator.scored_files.SCORED`, which defines them) the statistics read."""
+"""The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics read."""
 
 
 def check_scored(scored: pd.DataFrame) -> None:
     """Raise one InvalidInputError listing every problem of the scored table."""
     findings = [
-        Finding("scored", None, col, "column is missing",
-                "produce the scored table with `dualboard grade`")
-        for col in REQUIRED if col not in scored.columns
+        Finding("scored", None, col, "column is missing", "produce the scored table with `dualboard grade`")
+        for col in REQUIRED
+        if col not in scored.columns
     ]
     if not findings:
         findings += _range_findings(scored) + _duplicate_findings(scored)
@@ -47,9 +47,15 @@ def _range_findings(scored: pd.DataFrame) -> list[Finding]:
         values = pd.to_numeric(scored[g], errors="coerce")
         bad = values[(values < 0) | (values > 100)]
         if len(bad):
-            out.append(Finding("scored", None, g,
-                               f"{len(bad)} score(s) outside 0–100, e.g. {bad.iloc[0]!r}",
-                               "scores must be on the 0–100 scale; rescale before analysis"))
+            out.append(
+                Finding(
+                    "scored",
+                    None,
+                    g,
+                    f"{len(bad)} score(s) outside 0–100, e.g. {bad.iloc[0]!r}",
+                    "scores must be on the 0–100 scale; rescale before analysis",
+                )
+            )
     return out
 
 
@@ -59,9 +65,15 @@ def _duplicate_findings(scored: pd.DataFrame) -> list[Finding]:
     if not dup.any():
         return []
     first = scored.loc[dup, ["run_id", "question_id", "round"]].iloc[0].tolist()
-    return [Finding("scored", None, "run_id/question_id/round",
-                    f"{int(dup.sum())} duplicated row(s), e.g. {first}",
-                    "keep one row per (run, question, round)")]
+    return [
+        Finding(
+            "scored",
+            None,
+            "run_id/question_id/round",
+            f"{int(dup.sum())} duplicated row(s), e.g. {first}",
+            "keep one row per (run, question, round)",
+        )
+    ]
 
 
 def question_means(scored: pd.DataFrame) -> pd.DataFrame:
@@ -85,19 +97,21 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
     >>> question_means(scored)[["grading", "question_id", "n_rounds", "mean"]].to_dict("records")
     [{'grading': 'traditional', 'question_id': 'a', 'n_rounds': 2, 'mean': 0.5}, {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0}, {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
-    long = scored.melt(id_vars=["run_id", "question_id", "round"], value_vars=list(GRADINGS),
-                       var_name="grading", value_name="score")
+    long = scored.melt(
+        id_vars=["run_id", "question_id", "round"], value_vars=list(GRADINGS), var_name="grading", value_name="score"
+    )
     long["score"] = pd.to_numeric(long["score"], errors="coerce") / 100.0
     long = long.dropna(subset=["score"])
     long["is_binary"] = np.isin(long["score"], (0.0, 1.0))
     grouped = long.groupby(["run_id", "grading", "question_id"], sort=True)
-    out = grouped.agg(n_rounds=("score", "size"), mean=("score", "mean"),
-                      var_within=("score", "var"), binary=("is_binary", "all"))
+    out = grouped.agg(
+        n_rounds=("score", "size"), mean=("score", "mean"), var_within=("score", "var"), binary=("is_binary", "all")
+    )
     out = out.reset_index()
     order = {g: i for i, g in enumerate(GRADINGS)}
-    return out.sort_values(["run_id", "grading", "question_id"],
-                           key=lambda s: s.map(order) if s.name == "grading" else s,
-                           kind="stable").reset_index(drop=True)
+    return out.sort_values(
+        ["run_id", "grading", "question_id"], key=lambda s: s.map(order) if s.name == "grading" else s, kind="stable"
+    ).reset_index(drop=True)
 
 
 def _verdicts(scored: pd.DataFrame) -> pd.DataFrame:
@@ -169,21 +183,32 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     """
     v = _verdicts(scored)
     frame = scored[["run_id", "model", "question_id"]].assign(
-        traditional_coverage=v["traditional"].notna(), answer_key_coverage=v["answer_key"].notna(),
-        n_answers_paired=v.notna().all(axis=1), n_answers_agree=v["traditional"].eq(v["answer_key"]))
+        traditional_coverage=v["traditional"].notna(),
+        answer_key_coverage=v["answer_key"].notna(),
+        n_answers_paired=v.notna().all(axis=1),
+        n_answers_agree=v["traditional"].eq(v["answer_key"]),
+    )
     out = frame.groupby("run_id", sort=True).agg(
-        model=("model", "first"), n_questions=("question_id", "nunique"),
-        n_answers=("question_id", "size"), traditional_coverage=("traditional_coverage", "mean"),
+        model=("model", "first"),
+        n_questions=("question_id", "nunique"),
+        n_answers=("question_id", "size"),
+        traditional_coverage=("traditional_coverage", "mean"),
         answer_key_coverage=("answer_key_coverage", "mean"),
-        n_answers_paired=("n_answers_paired", "sum"), n_answers_agree=("n_answers_agree", "sum"))
+        n_answers_paired=("n_answers_paired", "sum"),
+        n_answers_agree=("n_answers_agree", "sum"),
+    )
     out[["n_answers_paired", "n_answers_agree"]] = out[["n_answers_paired", "n_answers_agree"]].astype(int)
     out["n_never_run"] = scored["question_id"].nunique() - out["n_questions"]
-    out["benchmark_version"] = (scored.groupby("run_id", sort=True)["benchmark_version"].first().astype(str)
-                                if "benchmark_version" in scored.columns else "")
+    out["benchmark_version"] = (
+        scored.groupby("run_id", sort=True)["benchmark_version"].first().astype(str)
+        if "benchmark_version" in scored.columns
+        else ""
+    )
     return out.reset_index()
 
 
 def unranked_runs(counts: pd.DataFrame) -> frozenset[tuple[str, str]]:
     """Return the (run_id, grading) pairs whose coverage is under :data:`MIN_COVERAGE`."""
-    return frozenset((run_id, g) for g in GRADINGS
-                     for run_id in counts.loc[~is_ranked(counts[f"{g}_coverage"]), "run_id"])
+    return frozenset(
+        (run_id, g) for g in GRADINGS for run_id in counts.loc[~is_ranked(counts[f"{g}_coverage"]), "run_id"]
+    )

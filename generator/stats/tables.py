@@ -15,14 +15,15 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from generator.atomic import atomic_write_text
-from generator.errors import DualboardError
+from dualboard.atomic import atomic_write_text
+from dualboard.errors import DualboardError
 
 FORMAT_VERSION = 5
 SEED = 20241129
 """Default seed of every bootstrap and of the calibration bench; published in notes.json."""
 COLUMNS: dict[str, dict[str, str]] = yaml.safe_load(
-    (Path(__file__).with_name("columns.yaml")).read_text(encoding="utf-8"))
+    (Path(__file__).with_name("columns.yaml")).read_text(encoding="utf-8")
+)
 
 
 def documents(table: str):
@@ -31,12 +32,18 @@ def documents(table: str):
     The making function of each table thereby documents every column it
     returns, from the same source the site's methodology page prints.
     """
+
     def decorate(func):
         lines = [f"    ``{name}``: {text}" for name, text in COLUMNS[table].items()]
         func.__doc__ = (func.__doc__ or "").rstrip() + (
-            f"\n\n    Columns of ``{table}.csv`` (``COLUMNS[\"{table}\"]``)\n    "
-            + "-" * (len(table) + 33) + "\n" + "\n".join(lines) + "\n")
+            f'\n\n    Columns of ``{table}.csv`` (``COLUMNS["{table}"]``)\n    '
+            + "-" * (len(table) + 33)
+            + "\n"
+            + "\n".join(lines)
+            + "\n"
+        )
         return func
+
     return decorate
 
 
@@ -75,26 +82,33 @@ def write_tables(tables: StatsTables, out_dir: Path) -> list[Path]:
         atomic_write_text(path, getattr(tables, name).to_csv(index=False, float_format="%.17g"))
         paths.append(path)
     notes = out_dir / "notes.json"
-    atomic_write_text(notes, json.dumps({"format_version": FORMAT_VERSION,
-                                     "notes": list(tables.notes)}, indent=2, ensure_ascii=False))
+    atomic_write_text(
+        notes, json.dumps({"format_version": FORMAT_VERSION, "notes": list(tables.notes)}, indent=2, ensure_ascii=False)
+    )
     return [*paths, notes]
 
 
 def read_tables(out_dir: Path) -> StatsTables:
     """Read the tables written by :func:`write_tables` (strict: every file must exist)."""
     out_dir = Path(out_dir)
-    missing = [n for n in (*[f"{t}.csv" for t in TABLES], "notes.json")
-               if not (out_dir / n).is_file()]
+    missing = [n for n in (*[f"{t}.csv" for t in TABLES], "notes.json") if not (out_dir / n).is_file()]
     if missing:
-        raise StatsTablesError(f"{out_dir}: missing {', '.join(missing)} — run `dualboard analyse` "
-                               "to write the statistics tables")
+        raise StatsTablesError(
+            f"{out_dir}: missing {', '.join(missing)} — run `dualboard analyse` to write the statistics tables"
+        )
     meta = json.loads((out_dir / "notes.json").read_text(encoding="utf-8"))
     if meta.get("format_version") != FORMAT_VERSION:
-        raise StatsTablesError(f"{out_dir}/notes.json: format_version "
-                               f"{meta.get('format_version')!r}, expected {FORMAT_VERSION} — "
-                               "re-run `dualboard analyse`")
-    frames = {t: pd.read_csv(out_dir / f"{t}.csv", keep_default_na=True,
-                             dtype={"run_id": str, "run_a": str, "run_b": str, "model": str,
-                                    "benchmark_version": str})
-              for t in TABLES}
+        raise StatsTablesError(
+            f"{out_dir}/notes.json: format_version "
+            f"{meta.get('format_version')!r}, expected {FORMAT_VERSION} — "
+            "re-run `dualboard analyse`"
+        )
+    frames = {
+        t: pd.read_csv(
+            out_dir / f"{t}.csv",
+            keep_default_na=True,
+            dtype={"run_id": str, "run_a": str, "run_b": str, "model": str, "benchmark_version": str},
+        )
+        for t in TABLES
+    }
     return StatsTables(**frames, notes=tuple(meta["notes"]))

@@ -1,8 +1,8 @@
 """The store: where accepted runs live (a local folder, or a Hub dataset).
 
-``LocalStore`` (here) is the embedded default; ``generator.store.hub.HubStore``
+``LocalStore`` (here) is the embedded default; ``dualboard.store.hub.HubStore``
 keeps the same tree in a Hugging Face Hub dataset (imported only when asked
-for, since it loads huggingface_hub), and ``generator.store.publish`` pushes
+for, since it loads huggingface_hub), and ``dualboard.store.publish`` pushes
 releases to it.
 
 Both stores hold the same logical tree::
@@ -13,13 +13,13 @@ Both stores hold the same logical tree::
 
 The verdict cache is content-addressed, so it is not tied to a revision: the
 grading stage reads and adds verdicts through ``Store.load_verdicts`` and
-``save_verdicts`` (layout: ``generator.store.verdicts``), never into a
+``save_verdicts`` (layout: ``dualboard.store.verdicts``), never into a
 snapshot, and never change a revision. The local store keeps them in
 ``<root>/verdicts/``; a Hub store saves them in ``.dualboard/hub-pending/`` for
 the next commit, that of ``dualboard publish``.
 """
 
-from generator.store.base import IngestResult, Store
-from generator.store.local import LocalStore
+from dualboard.store.base import IngestResult, Store
+from dualboard.store.local import LocalStore
 
 __all__ = ["IngestResult", "LocalStore", "Store"]

@@ -12,12 +12,12 @@ from pathlib import Path, PureWindowsPath
 
 import pandas as pd
 
-from generator.errors import DualboardError
-from generator.intake.models import Benchmark
-from generator.intake.validate import RUN_FILES
-from generator.names import is_run_name
-from generator.safe_read import read_regular
-from generator.store.verdicts import read_parts, write_part
+from dualboard.errors import DualboardError
+from dualboard.intake.models import Benchmark
+from dualboard.intake.validate import RUN_FILES
+from dualboard.names import is_run_name
+from dualboard.safe_read import read_regular
+from dualboard.store.verdicts import read_parts, write_part
 
 BENCHMARKS = "benchmarks"
 RUNS = "runs"
@@ -96,8 +96,13 @@ def read_removals(base: Path) -> list[Removal]:
             record = Removal(**json.loads(path.read_text("utf-8")))
         except (ValueError, TypeError, OSError):
             continue
-        if (record.format == REMOVAL_FORMAT and all(isinstance(v, str) for v in (record.run, record.date, record.reason))
-                and is_run_name(record.run) and len(record.reason) <= MAX_REASON_CHARS and len(record.date) <= 10):
+        if (
+            record.format == REMOVAL_FORMAT
+            and all(isinstance(v, str) for v in (record.run, record.date, record.reason))
+            and is_run_name(record.run)
+            and len(record.reason) <= MAX_REASON_CHARS
+            and len(record.date) <= 10
+        ):
             records.append(record)
     return records
 
@@ -120,8 +125,11 @@ def leaving_paths(base: Path, leaving: list[str], arriving: list[str]) -> list[s
     paths = [f"{RUNS}/{run}" for run in leaving]
     paths += [removal_path(run) for run in arriving if (base / removal_path(run)).is_file()]
     staying = {r.split("/")[0] for r in (stored_runs(base) - set(leaving)) | set(arriving)}
-    paths += [f"{BENCHMARKS}/{b}" for b in sorted({r.split("/")[0] for r in leaving} - staying)
-              if (base / BENCHMARKS / b).is_dir()]
+    paths += [
+        f"{BENCHMARKS}/{b}"
+        for b in sorted({r.split("/")[0] for r in leaving} - staying)
+        if (base / BENCHMARKS / b).is_dir()
+    ]
     return paths
 
 
@@ -148,7 +156,7 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
 
     Benchmark definitions travel with their runs so that a store is a
     self-contained dataset: anyone can rebuild a release from it alone.
-    Every file is read with :func:`generator.safe_read.read_regular` from the
+    Every file is read with :func:`dualboard.safe_read.read_regular` from the
     folder above ``benchmarks/<name>/`` or ``<benchmark>/<run>/``, so a link
     anywhere on the way (``human_labels.csv -> /proc/self/environ``) raises
     instead of putting what it points at into the store.
@@ -167,8 +175,11 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
 def _read_present(folder: Path, names: tuple[str, ...], logical: str) -> list[StagedFile]:
     """Read the files of ``names`` that exist in ``folder`` (a link counts as existing, and is refused)."""
     root = folder.parent.parent
-    return [StagedFile(f"{logical}/{name}", read_regular(folder / name, root=root))
-            for name in names if os.path.lexists(folder / name)]
+    return [
+        StagedFile(f"{logical}/{name}", read_regular(folder / name, root=root))
+        for name in names
+        if os.path.lexists(folder / name)
+    ]
 
 
 def check_logical_path(path: str, where: str) -> str:
@@ -185,11 +196,17 @@ def check_logical_path(path: str, where: str) -> str:
         Naming the file, where it was found, and how to fix it.
     """
     segments = path.split("/")
-    if (path.startswith("/") or "\\" in path or not path.isprintable()
-            or any(s in ("", ".", "..") or PureWindowsPath(s).drive for s in segments)):
-        raise UnsafeStorePathError(f"{where}: file name {path!r} could escape the store folder (an absolute path, "
-                                   "empty, '.' or '..' parts, a drive, backslashes or control characters); nothing "
-                                   "was downloaded or written — rename or delete that file in the dataset")
+    if (
+        path.startswith("/")
+        or "\\" in path
+        or not path.isprintable()
+        or any(s in ("", ".", "..") or PureWindowsPath(s).drive for s in segments)
+    ):
+        raise UnsafeStorePathError(
+            f"{where}: file name {path!r} could escape the store folder (an absolute path, "
+            "empty, '.' or '..' parts, a drive, backslashes or control characters); nothing "
+            "was downloaded or written — rename or delete that file in the dataset"
+        )
     return path
 
 
@@ -227,8 +244,10 @@ def check_stored(base: Path, run: str, where: str) -> None:
         benchmark = run.split("/")[0]
         same = sorted(r for r in runs if r.startswith(f"{benchmark}/"))
         shown = ", ".join(same[:10]) + (" …" if len(same) > 10 else "") if same else "none"
-        raise RunNotStoredError(f"{where}: holds no run {run!r} (runs of {benchmark!r}: {shown}); nothing was "
-                                "changed — name the run as BENCHMARK/RUN_ID, as listed")
+        raise RunNotStoredError(
+            f"{where}: holds no run {run!r} (runs of {benchmark!r}: {shown}); nothing was "
+            "changed — name the run as BENCHMARK/RUN_ID, as listed"
+        )
 
 
 class Store(ABC):
@@ -247,8 +266,13 @@ class Store(ABC):
         """A local folder holding the logical tree at ``revision`` (default: current)."""
 
     @abstractmethod
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
-               removal_date: Callable[[str], str] | None = None) -> IngestResult:
+    def ingest(
+        self,
+        run_dirs: list[Path],
+        benchmarks: dict[str, Benchmark],
+        *,
+        removal_date: Callable[[str], str] | None = None,
+    ) -> IngestResult:
         """Validate and add runs in one atomic step; raise and change nothing on any problem.
 
         With ``removal_date``, ``run_dirs`` is every run there is
@@ -285,12 +309,12 @@ class Store(ABC):
     def load_verdicts(self, grader: str, config_hash: str) -> pd.DataFrame:
         """Every cached verdict of one grader configuration: the read tree's, then those saved since.
 
-        Columns: :data:`generator.store.verdicts.PART_COLUMNS`, one row per key.
+        Columns: :data:`dualboard.store.verdicts.PART_COLUMNS`, one row per key.
         """
         return read_parts([self.snapshot(), self.verdict_root()], grader, config_hash)
 
     def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> Path | None:
-        """Save new verdicts as one part under :meth:`verdict_root` (see generator.store.verdicts)."""
+        """Save new verdicts as one part under :meth:`verdict_root` (see dualboard.store.verdicts)."""
         return write_part(self.verdict_root(), grader, config_hash, frame)
 
     def waiting_verdicts(self) -> list[Path]:

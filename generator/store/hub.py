@@ -1,6 +1,6 @@
 """A store in a Hugging Face Hub dataset repository (``--hub ORG/NAME``).
 
-The repository holds the same logical tree as :class:`~generator.store.LocalStore`
+The repository holds the same logical tree as :class:`~dualboard.store.LocalStore`
 (benchmarks/, runs/, verdicts/) plus a dataset card. Rules (DESIGN.md, "Hub facts"):
 
 - always ``repo_type="dataset"`` and an explicit ``endpoint`` (huggingface_hub
@@ -39,20 +39,38 @@ from typing import TypeVar
 
 import httpx2
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, snapshot_download
-from huggingface_hub.errors import (HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError,
-                                    RevisionNotFoundError)
+from huggingface_hub.errors import (
+    HfHubHTTPError,
+    LocalEntryNotFoundError,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
 from tqdm.auto import tqdm
 
-from generator.errors import DualboardError, StoreConflictError
-from generator.intake.models import Benchmark
-from generator.intake.validate import load_runs
-from generator.store.base import (BENCHMARKS, REMOVED, RUNS, IngestResult, Removal, StagedFile, Store,
-                                  check_logical_path, check_stored, classify, departures, files_under, leaving_paths,
-                                  same_bytes, staged_files)
-from generator.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
-from generator.store.lock import exclusive
-from generator.store.tree import write_failed
-from generator.store.verdicts import VERDICTS, part_paths
+from dualboard.errors import DualboardError, StoreConflictError
+from dualboard.intake.models import Benchmark
+from dualboard.intake.validate import load_runs
+from dualboard.store.base import (
+    BENCHMARKS,
+    REMOVED,
+    RUNS,
+    IngestResult,
+    Removal,
+    StagedFile,
+    Store,
+    check_logical_path,
+    check_stored,
+    classify,
+    departures,
+    files_under,
+    leaving_paths,
+    same_bytes,
+    staged_files,
+)
+from dualboard.store.local import KEEP_SNAPSHOTS, SNAPSHOTS, STAGING_PREFIX
+from dualboard.store.lock import exclusive
+from dualboard.store.tree import write_failed
+from dualboard.store.verdicts import VERDICTS, part_paths
 
 REPO_TYPE = "dataset"
 BRANCH = "main"
@@ -121,9 +139,18 @@ class HubStore(Store):
         (tests pass a recorder).
     """
 
-    def __init__(self, repo_id: str, *, endpoint: str, cache_dir: Path, pending_dir: Path | None = None,
-                 token: str | None = None, revision: str | None = None, backoff: Backoff = Backoff(),
-                 sleep: Callable[[float], None] | None = None):
+    def __init__(
+        self,
+        repo_id: str,
+        *,
+        endpoint: str,
+        cache_dir: Path,
+        pending_dir: Path | None = None,
+        token: str | None = None,
+        revision: str | None = None,
+        backoff: Backoff = Backoff(),
+        sleep: Callable[[float], None] | None = None,
+    ):
         self.repo_id = repo_id
         self.endpoint = endpoint.rstrip("/")
         self.cache_dir = Path(cache_dir)
@@ -188,8 +215,10 @@ class HubStore(Store):
 
     def _check_names(self, commit: str) -> None:
         """Refuse a commit holding a file name that could escape the snapshot folder."""
-        names = self._call(f"list files of {commit[:12]}", lambda: self.api.list_repo_files(
-            self.repo_id, repo_type=REPO_TYPE, revision=commit))
+        names = self._call(
+            f"list files of {commit[:12]}",
+            lambda: self.api.list_repo_files(self.repo_id, repo_type=REPO_TYPE, revision=commit),
+        )
         for name in names:
             check_logical_path(name, f"{self.repo_id}@{commit[:12]}")
 
@@ -197,9 +226,17 @@ class HubStore(Store):
         """Download the logical tree of ``commit`` into a fresh staging folder (removed on failure)."""
         staging = self.cache_dir / SNAPSHOTS / f"{STAGING_PREFIX}{uuid.uuid4().hex}"
         try:
-            snapshot_download(self.repo_id, repo_type=REPO_TYPE, revision=commit, endpoint=self.endpoint,
-                              token=self._token, local_dir=staging, cache_dir=self.cache_dir / "hf",
-                              allow_patterns=LOGICAL_PATTERNS, tqdm_class=_QuietProgress)
+            snapshot_download(
+                self.repo_id,
+                repo_type=REPO_TYPE,
+                revision=commit,
+                endpoint=self.endpoint,
+                token=self._token,
+                local_dir=staging,
+                cache_dir=self.cache_dir / "hf",
+                allow_patterns=LOGICAL_PATTERNS,
+                tqdm_class=_QuietProgress,
+            )
             shutil.rmtree(staging / ".cache", ignore_errors=True)  # huggingface_hub's bookkeeping
             staging.mkdir(parents=True, exist_ok=True)
             return staging
@@ -212,21 +249,31 @@ class HubStore(Store):
         try:
             return self._repo_info(revision).sha
         except RepositoryNotFoundError as exc:
-            raise DualboardError(f"{self.endpoint}: no dataset {self.repo_id!r} (or no access) — check the name, "
-                                 "set HF_TOKEN for a private dataset, or run `dualboard ingest --hub` to create it") from exc
+            raise DualboardError(
+                f"{self.endpoint}: no dataset {self.repo_id!r} (or no access) — check the name, "
+                "set HF_TOKEN for a private dataset, or run `dualboard ingest --hub` to create it"
+            ) from exc
 
     def _repo_info(self, revision: str):
         try:
-            return self._call(f"resolve {revision}", lambda: self.api.repo_info(
-                self.repo_id, repo_type=REPO_TYPE, revision=revision))
+            return self._call(
+                f"resolve {revision}", lambda: self.api.repo_info(self.repo_id, repo_type=REPO_TYPE, revision=revision)
+            )
         except RevisionNotFoundError as exc:
-            raise DualboardError(f"{self.repo_id}: no revision {revision!r} — list the tags with "
-                                 f"`huggingface-cli tag -l {self.repo_id} --repo-type dataset`") from exc
+            raise DualboardError(
+                f"{self.repo_id}: no revision {revision!r} — list the tags with "
+                f"`huggingface-cli tag -l {self.repo_id} --repo-type dataset`"
+            ) from exc
 
     # -- writing -----------------------------------------------------------
 
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
-               removal_date: Callable[[str], str] | None = None) -> IngestResult:
+    def ingest(
+        self,
+        run_dirs: list[Path],
+        benchmarks: dict[str, Benchmark],
+        *,
+        removal_date: Callable[[str], str] | None = None,
+    ) -> IngestResult:
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
         head = self.head(create=True)
@@ -236,7 +283,9 @@ class HubStore(Store):
         changed = [f for f in wanted + [r.file() for r in gone] if not same_bytes(base, f)]
         if not changed and not gone:
             return IngestResult(head, (), (), tuple(unchanged))
-        summary = f"Ingest {len(added)} new, {len(replaced)} replaced run(s)" + (f", {len(gone)} removed" if gone else "")
+        summary = f"Ingest {len(added)} new, {len(replaced)} replaced run(s)" + (
+            f", {len(gone)} removed" if gone else ""
+        )
         deletions = files_under(base, leaving_paths(base, [r.run for r in gone], added))
         revision = self.commit(changed, summary, parent=head, deletions=deletions)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone))
@@ -246,23 +295,34 @@ class HubStore(Store):
         base = self.snapshot(head)
         check_stored(base, removal.run, f"{self.repo_id}@{head[:12]}")
         try:
-            return self.commit([removal.file()], f"Remove {removal.run}", parent=head,
-                               deletions=files_under(base, leaving_paths(base, [removal.run], [])))
+            return self.commit(
+                [removal.file()],
+                f"Remove {removal.run}",
+                parent=head,
+                deletions=files_under(base, leaving_paths(base, [removal.run], [])),
+            )
         except StoreConflictError as exc:
-            raise StoreConflictError(f"{self.repo_id}: main moved past {head[:12]} while removing {removal.run}; "
-                                     "nothing was written — run `dualboard remove` again") from exc
+            raise StoreConflictError(
+                f"{self.repo_id}: main moved past {head[:12]} while removing {removal.run}; "
+                "nothing was written — run `dualboard remove` again"
+            ) from exc
 
     def head(self, *, create: bool = False) -> str:
         """The head commit of main (whatever revision reads are pinned to); ``create`` the dataset if missing."""
         try:
-            info = self._call("resolve main", lambda: self.api.repo_info(self.repo_id, repo_type=REPO_TYPE, revision=BRANCH))
+            info = self._call(
+                "resolve main", lambda: self.api.repo_info(self.repo_id, repo_type=REPO_TYPE, revision=BRANCH)
+            )
             return info.sha
         except RepositoryNotFoundError:
             if not create:
                 raise
             try:
-                self._call("create repository", lambda: self.api.create_repo(
-                    self.repo_id, repo_type=REPO_TYPE, private=False), passthrough=(409,))
+                self._call(
+                    "create repository",
+                    lambda: self.api.create_repo(self.repo_id, repo_type=REPO_TYPE, private=False),
+                    passthrough=(409,),
+                )
             except HfHubHTTPError:
                 pass  # 409: created meanwhile by a concurrent ingest; parent_commit settles the race
             return self._resolve(BRANCH)
@@ -284,8 +344,14 @@ class HubStore(Store):
             attempts += 1
             operations = [CommitOperationDelete(path_in_repo=p) for p in deletions]
             operations += [CommitOperationAdd(path_in_repo=f.path, path_or_fileobj=f.data) for f in files]
-            return self.api.create_commit(self.repo_id, operations, commit_message=message, repo_type=REPO_TYPE,
-                                          revision=BRANCH, parent_commit=parent)
+            return self.api.create_commit(
+                self.repo_id,
+                operations,
+                commit_message=message,
+                repo_type=REPO_TYPE,
+                revision=BRANCH,
+                parent_commit=parent,
+            )
 
         try:
             return self._call("commit", send, passthrough=CONFLICT_STATUS).oid
@@ -301,19 +367,24 @@ class HubStore(Store):
         except DualboardError:
             raise
         except ValueError as exc:  # huggingface_hub's README.md metadata check (POST /api/validate-yaml)
-            raise DualboardError(f"{self.repo_id}: the Hub refused the commit before any upload: {exc} — "
-                                 "fix the dataset card metadata") from exc
+            raise DualboardError(
+                f"{self.repo_id}: the Hub refused the commit before any upload: {exc} — fix the dataset card metadata"
+            ) from exc
 
     def _landed(self, files: list[StagedFile], deletions: list[str], parent: str) -> str | None:
         """The head commit, if it is our own commit whose answer was lost (its parent is ``parent``)."""
-        commits = self._call("list commits", lambda: self.api.list_repo_commits(
-            self.repo_id, repo_type=REPO_TYPE, revision=BRANCH))
+        commits = self._call(
+            "list commits", lambda: self.api.list_repo_commits(self.repo_id, repo_type=REPO_TYPE, revision=BRANCH)
+        )
         if len(commits) < 2 or commits[1].commit_id != parent:
             return None
         head = commits[0].commit_id
         snapshot = self.snapshot(head)
-        return head if all(same_bytes(snapshot, f) for f in files) and not any(
-            (snapshot / p).exists() for p in deletions) else None
+        return (
+            head
+            if all(same_bytes(snapshot, f) for f in files) and not any((snapshot / p).exists() for p in deletions)
+            else None
+        )
 
     def verdict_root(self) -> Path:
         return self.pending_dir
@@ -330,11 +401,15 @@ class HubStore(Store):
         """Tag ``revision`` (default: head of main) as ``version``; return the tagged commit."""
         commit = self._resolve(revision or BRANCH)
         try:
-            self._call(f"tag {version}", lambda: self.api.create_tag(
-                self.repo_id, tag=version, revision=commit, repo_type=REPO_TYPE), passthrough=(409,))
+            self._call(
+                f"tag {version}",
+                lambda: self.api.create_tag(self.repo_id, tag=version, revision=commit, repo_type=REPO_TYPE),
+                passthrough=(409,),
+            )
         except HfHubHTTPError as exc:
-            raise DualboardError(f"{self.repo_id}: tag {version!r} already exists — releases are frozen; "
-                                 "publish under a new version") from exc
+            raise DualboardError(
+                f"{self.repo_id}: tag {version!r} already exists — releases are frozen; publish under a new version"
+            ) from exc
         return commit
 
     # -- retries -----------------------------------------------------------
@@ -359,7 +434,8 @@ class HubStore(Store):
                     raise HubUnavailableError(
                         f"{self.repo_id} on {self.endpoint}: {what} failed {len(failures)} times "
                         f"({', '.join(failures)}); nothing was changed by this call — check the Hub status "
-                        "and run the command again") from exc
+                        "and run the command again"
+                    ) from exc
                 wait = waits.pop(0)
                 self.retries.append(f"{what}: {failures[-1]}, retrying in {wait:g} s")
                 log.warning("%s", self.retries[-1])
@@ -371,8 +447,10 @@ class HubStore(Store):
         if isinstance(exc, (RevisionNotFoundError, RepositoryNotFoundError)) or status in passthrough:
             return exc
         if status in (401, 403):
-            return DualboardError(f"{self.repo_id}: {what} refused (HTTP {status}) — set HF_TOKEN to a token "
-                                  "with write access to this dataset (in CI: the protected environment's secret)")
+            return DualboardError(
+                f"{self.repo_id}: {what} refused (HTTP {status}) — set HF_TOKEN to a token "
+                "with write access to this dataset (in CI: the protected environment's secret)"
+            )
         detail = str(exc).splitlines()[-1][:300] if str(exc) else type(exc).__name__
         return DualboardError(f"{self.repo_id}: {what} refused by {self.endpoint} ({detail}) — nothing was changed")
 
@@ -395,7 +473,7 @@ def _prune(snapshots: Path, *, keep: Path) -> None:
         shutil.rmtree(leftover, ignore_errors=True)
     others = [p for p in snapshots.iterdir() if p.is_dir() and COMMIT_ID.fullmatch(p.name) and p != keep]
     others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in others[KEEP_SNAPSHOTS - 1:]:
+    for old in others[KEEP_SNAPSHOTS - 1 :]:
         shutil.rmtree(old, ignore_errors=True)
 
 

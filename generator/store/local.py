@@ -3,8 +3,8 @@
 Layout on disk::
 
     <root>/current          symlink to snapshots/<revision>
-    <root>/snapshots/<rev>/ the logical tree (see generator.store)
-    <root>/verdicts/        the verdict cache (generator.store.verdicts), outside
+    <root>/snapshots/<rev>/ the logical tree (see dualboard.store)
+    <root>/verdicts/        the verdict cache (dualboard.store.verdicts), outside
                             the snapshots: it holds whatever the revision
 
 An ingest builds a new snapshot next to the current one (unchanged files are
@@ -12,7 +12,7 @@ hard links, so it costs little), then swaps the ``current`` symlink with one
 ``os.replace``. A crash at any point leaves ``current`` pointing at a complete
 snapshot: the store is either as it was or fully updated, never in between.
 
-Ingests take turns through ``<root>/ingest.lock`` (see generator.store.lock),
+Ingests take turns through ``<root>/ingest.lock`` (see dualboard.store.lock),
 so an ingest compares against the snapshot it will build on, and whatever the
 lock holder finds besides ``current`` and its predecessors is a leftover of a
 killed ingest: a staging folder, or a snapshot newer than ``current`` (killed
@@ -27,13 +27,23 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from generator.errors import DualboardError
-from generator.intake.models import Benchmark
-from generator.intake.validate import load_runs
-from generator.store.base import (IngestResult, Removal, StagedFile, Store, check_stored, classify, departures,
-                                  leaving_paths, same_bytes, staged_files)
-from generator.store.lock import LOCK_TIMEOUT_S, exclusive
-from generator.store.tree import build_tree, write_failed
+from dualboard.errors import DualboardError
+from dualboard.intake.models import Benchmark
+from dualboard.intake.validate import load_runs
+from dualboard.store.base import (
+    IngestResult,
+    Removal,
+    StagedFile,
+    Store,
+    check_stored,
+    classify,
+    departures,
+    leaving_paths,
+    same_bytes,
+    staged_files,
+)
+from dualboard.store.lock import LOCK_TIMEOUT_S, exclusive
+from dualboard.store.tree import build_tree, write_failed
 
 CURRENT = "current"
 SNAPSHOTS = "snapshots"
@@ -65,14 +75,21 @@ class LocalStore(Store):
             self._create_empty()
         path = self.root / SNAPSHOTS / revision
         if not path.is_dir():
-            raise DualboardError(f"{self.root}: no revision {revision!r} — list {self.root / SNAPSHOTS} for the revisions this store holds")
+            raise DualboardError(
+                f"{self.root}: no revision {revision!r} — list {self.root / SNAPSHOTS} for the revisions this store holds"
+            )
         return path
 
     def verdict_root(self) -> Path:
         return self.root
 
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
-               removal_date: Callable[[str], str] | None = None) -> IngestResult:
+    def ingest(
+        self,
+        run_dirs: list[Path],
+        benchmarks: dict[str, Benchmark],
+        *,
+        removal_date: Callable[[str], str] | None = None,
+    ) -> IngestResult:
         load_runs(run_dirs, benchmarks)
         wanted = staged_files(run_dirs, benchmarks)
         with exclusive(self.root / LOCK, what="ingest", timeout_s=self.lock_timeout_s):
@@ -128,7 +145,7 @@ class LocalStore(Store):
         """Keep ``current`` and the snapshots just before it, KEEP_SNAPSHOTS in all."""
         current = self.revision()
         older = sorted(p for p in (self.root / SNAPSHOTS).iterdir() if p.name.isdigit() and p.name < current)
-        for old in older[:max(0, len(older) - (KEEP_SNAPSHOTS - 1))]:
+        for old in older[: max(0, len(older) - (KEEP_SNAPSHOTS - 1))]:
             shutil.rmtree(old, ignore_errors=True)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from generator.errors import DualboardError
+from dualboard.errors import DualboardError
 
 LOCK_TIMEOUT_S = 300.0
 """How long a writer waits for another one by default (an ingest of a large store takes minutes)."""
@@ -65,5 +65,6 @@ def _acquire(fd: int, lock_path: Path, what: str, timeout_s: float) -> None:
                 raise StoreBusyError(
                     f"{lock_path}: another {what} (process {holder}) has held the store for over {timeout_s:g} s; "
                     f"nothing was changed — wait for it to finish and run the command again (the lock goes "
-                    "away by itself when that process ends)") from None
+                    "away by itself when that process ends)"
+                ) from None
             time.sleep(POLL_S)

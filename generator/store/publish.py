@@ -23,15 +23,15 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.errors import DualboardError, StoreConflictError
-from generator.release.dataset_card import dataset_card
-from generator.release.history import CHECKSUMS, ReleaseRecord, check_version_name, load_releases
-from generator.release.layout import CARD, hub_folder
-from generator.safe_read import read_regular
-from generator.store.base import StagedFile
-from generator.store.hub import COMMIT_ID, NO_COMMIT, HubStore
-from generator.store.records import BuildSource, read_source
-from generator.store.staged import StagedHubStore
+from dualboard.errors import DualboardError, StoreConflictError
+from dualboard.release.dataset_card import dataset_card
+from dualboard.release.history import CHECKSUMS, ReleaseRecord, check_version_name, load_releases
+from dualboard.release.layout import CARD, hub_folder
+from dualboard.safe_read import read_regular
+from dualboard.store.base import StagedFile
+from dualboard.store.hub import COMMIT_ID, NO_COMMIT, HubStore
+from dualboard.store.records import BuildSource, read_source
+from dualboard.store.staged import StagedHubStore
 
 
 @dataclass(frozen=True)
@@ -71,9 +71,11 @@ def publish(store: StagedHubStore, root: Path, build_dir: Path, version: str) ->
     try:
         revision = store.hub.commit(files, f"Release {version}", parent=parent, deletions=store.pending_deletions())
     except StoreConflictError as exc:
-        raise StoreConflictError(f"{store.hub.repo_id}: main moved past {parent[:12]}, the revision the build read; "
-                                 f"nothing was written — build again (`dualboard build --hub {store.hub.repo_id} "
-                                 "--stage`), then release a new version and publish it") from exc
+        raise StoreConflictError(
+            f"{store.hub.repo_id}: main moved past {parent[:12]}, the revision the build read; "
+            f"nothing was written — build again (`dualboard build --hub {store.hub.repo_id} "
+            "--stage`), then release a new version and publish it"
+        ) from exc
     store.hub.tag(version, revision)
     store.clear()
     return PublishResult(revision, version, tuple(f.path for f in files))
@@ -107,19 +109,24 @@ def _release(store: StagedHubStore, root: Path, version: str) -> ReleaseRecord:
     record = next((r for r in load_releases(root) if r.version == version), None)
     again = f"dualboard release {version} --hub {store.hub.repo_id} --hub-endpoint {store.hub.endpoint} --stage"
     if record is None:
-        raise DualboardError(f"no release {version} in {root / 'releases'} — build with --stage, then run `{again}`, "
-                             "then publish")
+        raise DualboardError(
+            f"no release {version} in {root / 'releases'} — build with --stage, then run `{again}`, then publish"
+        )
     if record.hub != (store.hub.endpoint, store.hub.repo_id):
         made = "the local store" if record.hub is None else f"{record.hub[1]} on {record.hub[0]}"
-        raise DualboardError(f"release {version} was made from {made}, so its Downloads page does not point to "
-                             f"{store.hub.repo_id} on {store.hub.endpoint} — publish to that store, or remove "
-                             f"releases/{version} (and `mike delete {version}`) and run `{again}`")
+        raise DualboardError(
+            f"release {version} was made from {made}, so its Downloads page does not point to "
+            f"{store.hub.repo_id} on {store.hub.endpoint} — publish to that store, or remove "
+            f"releases/{version} (and `mike delete {version}`) and run `{again}`"
+        )
     return record
 
 
 def _check_tag_free(store: HubStore, version: str) -> None:
     if store.base_commit() != NO_COMMIT and version in store.tags():
-        raise DualboardError(f"{store.repo_id}: release {version!r} already exists — releases are frozen; publish a new version")
+        raise DualboardError(
+            f"{store.repo_id}: release {version!r} already exists — releases are frozen; publish a new version"
+        )
 
 
 def _revision_the_build_read(store: StagedHubStore, source: BuildSource | None) -> str:
@@ -141,9 +148,11 @@ def _check_release_revision(store: StagedHubStore, record: ReleaseRecord, source
     """The release must hold the revision the build read: that revision's runs are what the tag names."""
     frozen = record.manifest.get("store_revision")
     if frozen != source.revision:
-        raise DualboardError(f"release {record.version} froze store revision {frozen}, but build/ was graded from "
-                             f"{source.revision} — release the current build under a new version "
-                             f"(`dualboard release NEW --hub {store.hub.repo_id} --stage`), then publish that")
+        raise DualboardError(
+            f"release {record.version} froze store revision {frozen}, but build/ was graded from "
+            f"{source.revision} — release the current build under a new version "
+            f"(`dualboard release NEW --hub {store.hub.repo_id} --stage`), then publish that"
+        )
 
 
 def _parent_commit(store: HubStore, base: str) -> str:
@@ -154,5 +163,6 @@ def _parent_commit(store: HubStore, base: str) -> str:
     if any(p.is_file() for p in store.snapshot(head).rglob("*")):
         raise StoreConflictError(
             f"{store.repo_id}: the build found no dataset, but it holds runs now (created meanwhile, or private: "
-            "the build reads without a token); nothing was written — make the dataset public and build again")
+            "the build reads without a token); nothing was written — make the dataset public and build again"
+        )
     return head

@@ -4,7 +4,7 @@
   the build graded, so that ``dualboard publish`` commits on exactly that
   revision (``parent_commit``) instead of whatever the Hub holds by then.
 - ``.dualboard/hub-pending/pending.json`` (:class:`Pending`): what a staged
-  ingest put in the pending overlay (see generator.store.staged).
+  ingest put in the pending overlay (see dualboard.store.staged).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, get_type_hints
 
-from generator.atomic import atomic_path
-from generator.errors import DualboardError
+from dualboard.atomic import atomic_path
+from dualboard.errors import DualboardError
 
 RECORD_FORMAT = 1
 SOURCE_FILE = "store-source.json"
@@ -29,7 +29,7 @@ class BuildSource:
     """The store revision a build read (written by the grading stage into ``build/``)."""
 
     store: str
-    """The store, in words (:meth:`generator.store.Store.describe`)."""
+    """The store, in words (:meth:`dualboard.store.Store.describe`)."""
     revision: str
     """The revision the build read (a snapshot name, a commit id, or a staged ``<commit>+<hash>``)."""
     format: int = RECORD_FORMAT

@@ -7,7 +7,7 @@ the runs that the base lacks into a pending overlay instead of the Hub::
 
     .dualboard/hub-pending/pending.json   dataset, endpoint, base commit, revision
     .dualboard/hub-pending/tree/          the logical tree: base snapshot (hard links) + staged runs
-    .dualboard/hub-pending/verdicts/      verdicts graded since (generator.store.verdicts)
+    .dualboard/hub-pending/verdicts/      verdicts graded since (dualboard.store.verdicts)
 
 Every later read of the build (grade, render) sees ``tree/``, which stays as
 the ingest wrote it; grading saves new verdicts beside it, in ``verdicts/``,
@@ -27,11 +27,11 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from generator.errors import DualboardError
-from generator.intake.models import Benchmark
-from generator.intake.validate import load_runs
-from generator.safe_read import read_regular
-from generator.store.base import (
+from dualboard.errors import DualboardError
+from dualboard.intake.models import Benchmark
+from dualboard.intake.validate import load_runs
+from dualboard.safe_read import read_regular
+from dualboard.store.base import (
     IngestResult,
     Removal,
     StagedFile,
@@ -42,12 +42,12 @@ from generator.store.base import (
     same_bytes,
     staged_files,
 )
-from generator.store.hub import HubStore
-from generator.store.local import STAGING_PREFIX
-from generator.store.lock import exclusive
-from generator.store.records import Pending, read_record, write_record
-from generator.store.tree import build_tree, write_failed
-from generator.store.verdicts import VERDICTS, part_paths
+from dualboard.store.hub import HubStore
+from dualboard.store.local import STAGING_PREFIX
+from dualboard.store.lock import exclusive
+from dualboard.store.records import Pending, read_record, write_record
+from dualboard.store.tree import build_tree, write_failed
+from dualboard.store.verdicts import VERDICTS, part_paths
 
 PENDING_FILE = "pending.json"
 TREE = "tree"
@@ -86,7 +86,8 @@ class StagedHubStore(Store):
             raise DualboardError(
                 f"{self.folder}: holds changes staged for {record.repo_id} on {record.endpoint}, not for "
                 f"{self.hub.repo_id} on {self.hub.endpoint} — run `dualboard build --stage` with this --hub "
-                f"(it replaces them) or delete {self.folder}")
+                f"(it replaces them) or delete {self.folder}"
+            )
         return record
 
     def _record(self) -> Pending | None:
@@ -108,8 +109,13 @@ class StagedHubStore(Store):
     def waiting_verdicts(self) -> list[Path]:
         return part_paths(self.folder)
 
-    def ingest(self, run_dirs: list[Path], benchmarks: dict[str, Benchmark], *,
-               removal_date: Callable[[str], str] | None = None) -> IngestResult:
+    def ingest(
+        self,
+        run_dirs: list[Path],
+        benchmarks: dict[str, Benchmark],
+        *,
+        removal_date: Callable[[str], str] | None = None,
+    ) -> IngestResult:
         """Stage the runs the Hub's base commit lacks (and, with ``removal_date``, the removal of
         those ``run_dirs`` lacks); the Hub itself is only read.
 
@@ -127,13 +133,17 @@ class StagedHubStore(Store):
         record = Pending(self.hub.repo_id, self.hub.endpoint, base_commit, _revision(base_commit, changed, drop))
         if self._record() != record:
             self._replace(base, changed, drop, record)
-        return IngestResult(record.revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone))
+        return IngestResult(
+            record.revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone)
+        )
 
     def remove(self, removal: Removal) -> str:
         """Refused: a staged store changes only through a build's ingest (it holds no token)."""
-        raise DualboardError(f"{self.hub.repo_id}: a staged build only reads the Hub — delete the run's folder from "
-                             "submissions/ and build with --stage (publish then removes it), or run `dualboard remove "
-                             f"{removal.run} --hub {self.hub.repo_id}` without --stage, with HF_TOKEN set")
+        raise DualboardError(
+            f"{self.hub.repo_id}: a staged build only reads the Hub — delete the run's folder from "
+            "submissions/ and build with --stage (publish then removes it), or run `dualboard remove "
+            f"{removal.run} --hub {self.hub.repo_id}` without --stage, with HF_TOKEN set"
+        )
 
     def pending_deletions(self) -> list[str]:
         """Every file of the overlay's base that the overlay no longer holds: the files of runs that left."""
@@ -141,8 +151,11 @@ class StagedHubStore(Store):
         if pending is None:
             return []
         tree, base = self.folder / TREE, self.hub.snapshot(pending.base)
-        return sorted(p.relative_to(base).as_posix() for p in base.rglob("*")
-                      if p.is_file() and not (tree / p.relative_to(base)).is_file())
+        return sorted(
+            p.relative_to(base).as_posix()
+            for p in base.rglob("*")
+            if p.is_file() and not (tree / p.relative_to(base)).is_file()
+        )
 
     def pending_files(self) -> list[StagedFile]:
         """Every file of the overlay that its base lacks or holds with other bytes: staged runs, then new verdicts.
@@ -152,8 +165,11 @@ class StagedHubStore(Store):
         pending = self.pending()
         base = self.hub.snapshot(pending.base if pending is not None else self.hub.base_commit())
         # read_regular: publish holds the token, so a link planted in the folder is refused, not followed
-        verdicts = [StagedFile(p.relative_to(self.folder).as_posix(), read_regular(p, root=self.folder))
-                    for p in part_paths(self.folder) if not (base / p.relative_to(self.folder)).exists()]
+        verdicts = [
+            StagedFile(p.relative_to(self.folder).as_posix(), read_regular(p, root=self.folder))
+            for p in part_paths(self.folder)
+            if not (base / p.relative_to(self.folder)).exists()
+        ]
         if pending is None:
             return verdicts
         tree = self.folder / TREE
@@ -189,8 +205,12 @@ class StagedHubStore(Store):
             try:
                 build_tree(base, changed, staging / TREE, drop)
                 if self._keeps_verdicts_for(record):  # hard links: the saved verdicts exist at every moment
-                    shutil.copytree(self.folder / VERDICTS, staging / VERDICTS, copy_function=os.link,
-                                    ignore=shutil.ignore_patterns(".*"))  # not a writer's temporary file
+                    shutil.copytree(
+                        self.folder / VERDICTS,
+                        staging / VERDICTS,
+                        copy_function=os.link,
+                        ignore=shutil.ignore_patterns(".*"),
+                    )  # not a writer's temporary file
                 write_record(staging / PENDING_FILE, record)
                 if self.folder.exists():
                     os.replace(self.folder, self.folder.with_name(f".{self.folder.name}.old-{uuid.uuid4().hex}"))

@@ -13,8 +13,8 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from generator.errors import DualboardError
-from generator.store.base import StagedFile
+from dualboard.errors import DualboardError
+from dualboard.store.base import StagedFile
 
 
 class StoreWriteError(DualboardError):
@@ -53,9 +53,11 @@ def build_tree(base: Path | None, files: Iterable[StagedFile], target: Path, dro
 
 def write_failed(where: Path, exc: OSError) -> StoreWriteError:
     """The error for a store write the disk refused, naming the cause and the fix."""
-    return StoreWriteError(f"{where}: writing the store failed ({exc.strerror or exc}); nothing was changed and the "
-                           "partial copy was removed — free disk space (or fix the folder's permissions) and run "
-                           "the command again")
+    return StoreWriteError(
+        f"{where}: writing the store failed ({exc.strerror or exc}); nothing was changed and the "
+        "partial copy was removed — free disk space (or fix the folder's permissions) and run "
+        "the command again"
+    )
 
 
 def _fsync_tree(root: Path) -> None:

@@ -9,8 +9,8 @@ A part is written once, atomically: a killed writer leaves only a dot-named
 temporary file that no read matches. A part is never replaced: the same keys
 give the same name, and a name that exists is left as it is. A store reads
 the union of the parts of one grader configuration over the folders it names
-(see :meth:`generator.store.Store.load_verdicts`); the grading stage's
-:class:`generator.grading.VerdictCache` decides what goes into them.
+(see :meth:`dualboard.store.Store.load_verdicts`); the grading stage's
+:class:`dualboard.grading.VerdictCache` decides what goes into them.
 """
 
 from __future__ import annotations
@@ -22,13 +22,20 @@ from pathlib import Path
 import pandas as pd
 import pyarrow
 
-from generator.atomic import atomic_write_parquet
-from generator.errors import DualboardError
+from dualboard.atomic import atomic_write_parquet
+from dualboard.errors import DualboardError
 
 VERDICTS = "verdicts"
 """The folder of the logical tree (and of every store folder that saves verdicts) holding the parts."""
-PART_COLUMNS = {"key": "object", "score": "float64", "verdict_parse": "object", "detail": "object",
-                "grader": "object", "grader_version": "object", "config_hash": "object"}
+PART_COLUMNS = {
+    "key": "object",
+    "score": "float64",
+    "verdict_parse": "object",
+    "detail": "object",
+    "grader": "object",
+    "grader_version": "object",
+    "config_hash": "object",
+}
 """Columns of a part and their dtypes: the verdict's content address, the verdict, and who gave it."""
 PART_GLOB = "part-*.parquet"
 
@@ -58,7 +65,9 @@ def read_parts(roots: Iterable[Path], grader: str, config_hash: str) -> pd.DataF
     VerdictPartError
         Naming a part that is not a readable verdict part.
     """
-    frames = [_read_part(path) for root in roots for path in sorted(part_folder(root, grader, config_hash).glob(PART_GLOB))]
+    frames = [
+        _read_part(path) for root in roots for path in sorted(part_folder(root, grader, config_hash).glob(PART_GLOB))
+    ]
     if not frames:
         return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in PART_COLUMNS.items()})
     return pd.concat(frames, ignore_index=True).drop_duplicates("key", keep="first").reset_index(drop=True)
@@ -68,8 +77,10 @@ def _read_part(path: Path) -> pd.DataFrame:
     try:
         frame = pd.read_parquet(path, columns=list(PART_COLUMNS))
     except (OSError, ValueError, KeyError, pyarrow.ArrowException) as exc:
-        raise VerdictPartError(f"{path}: not a readable verdict part ({str(exc).splitlines()[0][:200]}) — delete it "
-                               "(from the Hub dataset too if it came from there); its verdicts are graded again") from exc
+        raise VerdictPartError(
+            f"{path}: not a readable verdict part ({str(exc).splitlines()[0][:200]}) — delete it "
+            "(from the Hub dataset too if it came from there); its verdicts are graded again"
+        ) from exc
     return frame.astype(PART_COLUMNS)
 
 
@@ -91,9 +102,11 @@ def write_part(root: Path, grader: str, config_hash: str, frame: pd.DataFrame) -
     except OSError as exc:
         if isinstance(exc, FileExistsError) and path.is_file():
             return None  # a concurrent grade saved the same keys first
-        raise VerdictWriteError(f"{path.parent}: saving verdicts failed ({exc.strerror or exc}); the parts saved "
-                                "before are kept — free disk space (or fix the folder's permissions) and grade "
-                                "again") from exc
+        raise VerdictWriteError(
+            f"{path.parent}: saving verdicts failed ({exc.strerror or exc}); the parts saved "
+            "before are kept — free disk space (or fix the folder's permissions) and grade "
+            "again"
+        ) from exc
 
 
 def part_paths(root: Path) -> list[Path]:

@@ -47,7 +47,7 @@ def copy_leaderboard(dest: Path, port: int) -> Path:
 
 
 def dualboard(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=cwd)
+    proc = subprocess.run([sys.executable, "-m", "dualboard", *args], capture_output=True, text=True, cwd=cwd)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
 
@@ -76,13 +76,20 @@ class Server:
 
 def write_xss_run(root: Path) -> None:
     """A submission whose responses and metadata all carry hostile payloads (one per question)."""
-    questions = [json.loads(line) for line in (root / "data/benchmarks/demo/questions.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    questions = [
+        json.loads(line)
+        for line in (root / "data/benchmarks/demo/questions.jsonl").read_text("utf-8").splitlines()
+        if line.strip()
+    ]
     run = root / "submissions" / "demo" / "xss-probe"
     run.mkdir(parents=True)
     lines = []
     for i, q in enumerate(questions):
-        row = {"question_id": q["id"], "round": 0,
-               "response": f"{PAYLOADS[i % len(PAYLOADS)]}\n\n{PAYLOADS[(i + 7) % len(PAYLOADS)]}\nFinal answer: {PAYLOADS[(i + 3) % len(PAYLOADS)]}"}
+        row = {
+            "question_id": q["id"],
+            "round": 0,
+            "response": f"{PAYLOADS[i % len(PAYLOADS)]}\n\n{PAYLOADS[(i + 7) % len(PAYLOADS)]}\nFinal answer: {PAYLOADS[(i + 3) % len(PAYLOADS)]}",
+        }
         if q["type"] == "open":
             row["recorded"] = {"judge": 100 if i % 2 else 0}
         lines.append(json.dumps(row, ensure_ascii=False))
@@ -91,13 +98,16 @@ def write_xss_run(root: Path) -> None:
         "model": "<img src=x onerror=window.__xss=1>[m](javascript:window.__xss=1)",
         "model_revision": "javascript:window.__xss=1",
         "submitter": "<script>window.__xss=1</script>{{ config }}",
-        "date": "2026-03-01", "benchmark": "demo", "benchmark_version": "1.0",
-        "decoding": {"temperature": 0.0, "seed": 1}, "rounds": 1,
+        "date": "2026-03-01",
+        "benchmark": "demo",
+        "benchmark_version": "1.0",
+        "decoding": {"temperature": 0.0, "seed": 1},
+        "rounds": 1,
         "license": "</textarea><svg onload=window.__xss=1>",
         # Optional model metadata: shown in leaderboard columns and offered as filter values (built by script).
         "model_license": "<img src=x onerror=window.__xss=1>",
         "weights": "open",
-        "deployment": "\"><script>window.__xss=1</script>",
+        "deployment": '"><script>window.__xss=1</script>',
         "model_url": "https://example.org/x?a=1&b=(2);c=@#frag",  # odd but valid: escaped in the href
         "notes": "\n".join(PAYLOADS)[:5000],
     }
@@ -131,8 +141,9 @@ def xss_site(demo_site) -> tuple[Path, Server]:
 
 
 def git(root: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
-                          env={**os.environ, **GIT_ENV}, **kwargs)
+    return subprocess.run(
+        ["git", "-C", str(root), *args], check=True, capture_output=True, env={**os.environ, **GIT_ENV}, **kwargs
+    )
 
 
 @dataclass(frozen=True)
@@ -177,9 +188,18 @@ def driver(tmp_path_factory):
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,900",
-                "--disable-dev-shm-usage", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1280,900",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
+    ):
         options.add_argument(arg)
     options.binary_location = str(CHROMIUM)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
@@ -191,5 +211,6 @@ def driver(tmp_path_factory):
 
 def site_pages(site: Path) -> list[str]:
     """Every page of a built site as a URL path (directory URLs), sorted."""
-    return sorted("" if p.parent == site else p.parent.relative_to(site).as_posix() + "/"
-                  for p in site.rglob("index.html"))
+    return sorted(
+        "" if p.parent == site else p.parent.relative_to(site).as_posix() + "/" for p in site.rglob("index.html")
+    )

@@ -7,6 +7,7 @@ import hashlib
 
 import pytest
 from selenium.webdriver.common.by import By
+
 from tests.browser.browsing import console_errors, open_page
 
 pytestmark = pytest.mark.browser
@@ -31,8 +32,11 @@ def fetch(driver, url: str) -> bytes:
 
 def download_rows(driver) -> dict[str, tuple[str | None, str, str]]:
     """File → (link, where, SHA-256) for each row of the Downloads page's release table."""
-    table = next(t for t in driver.find_elements(By.CSS_SELECTOR, "article table")
-                 if [h.text for h in t.find_elements(By.CSS_SELECTOR, "th")] == ["File", "Bytes", "Where", "SHA-256"])
+    table = next(
+        t
+        for t in driver.find_elements(By.CSS_SELECTOR, "article table")
+        if [h.text for h in t.find_elements(By.CSS_SELECTOR, "th")] == ["File", "Bytes", "Where", "SHA-256"]
+    )
     rows = {}
     for row in table.find_elements(By.CSS_SELECTOR, "tbody tr"):
         cells = row.find_elements(By.CSS_SELECTOR, "td")

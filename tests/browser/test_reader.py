@@ -45,7 +45,9 @@ def question_table(driver):
 
 def filter_bar(table):
     """The filter bar tables.js put above a filterable table."""
-    return table.find_element(By.XPATH, "ancestor::div[contains(@class,'dualboard-filterable')]/preceding-sibling::div[1]")
+    return table.find_element(
+        By.XPATH, "ancestor::div[contains(@class,'dualboard-filterable')]/preceding-sibling::div[1]"
+    )
 
 
 def test_run_page_lists_every_question_sorts_and_filters(driver, demo_site):
@@ -70,8 +72,14 @@ def test_run_page_lists_every_question_sorts_and_filters(driver, demo_site):
 
     outcome = Select(bar.find_element(By.CSS_SELECTOR, "select[data-key='outcome']"))
     options = [o.text for o in outcome.options]
-    assert options[0] == "all" and set(options[1:]) <= {"passes both", "fails both", "fails answer-key only",
-                                                        "fails traditional only", "no verdict", "never run"}
+    assert options[0] == "all" and set(options[1:]) <= {
+        "passes both",
+        "fails both",
+        "fails answer-key only",
+        "fails traditional only",
+        "no verdict",
+        "never run",
+    }
     outcome.select_by_index(1)
     assert all(r.find_elements(By.TAG_NAME, "td")[6].text == options[1] for r in visible_rows(table))
 
@@ -127,8 +135,9 @@ def test_dark_mode_toggle_switches_the_chart_template(driver, demo_site):
     open_page(driver, server.url + "benchmarks/demo/")
     fonts = "return [...document.querySelectorAll('div.dualboard-chart')].map(c => [c.dataset.scheme, c._fullLayout.font.color])"
     light = driver.execute_script(fonts)
-    expected = driver.execute_script("return [dualboardChartTemplates.default.layout.font.color, "
-                                     "dualboardChartTemplates.slate.layout.font.color]")
+    expected = driver.execute_script(
+        "return [dualboardChartTemplates.default.layout.font.color, dualboardChartTemplates.slate.layout.font.color]"
+    )
     assert expected[0] != expected[1] and light == [["default", expected[0]]] * 5
     toggle = "form[data-md-component='palette'] label:not([hidden])"
     try:
@@ -184,8 +193,9 @@ def test_run_page_tables_fit_at_1400_px(driver, demo_site):
 
 def test_metadata_filters_narrow_the_board(driver, demo_site):
     root, server = demo_site
-    metadata = {p.parent.name: yaml.safe_load(p.read_text("utf-8"))
-                for p in (root / "submissions/demo").glob("*/metadata.yaml")}
+    metadata = {
+        p.parent.name: yaml.safe_load(p.read_text("utf-8")) for p in (root / "submissions/demo").glob("*/metadata.yaml")
+    }
     open_page(driver, server.url + "benchmarks/demo/")
     table = _visible_table(driver)
     bar = filter_bar(table)
@@ -198,7 +208,9 @@ def test_metadata_filters_narrow_the_board(driver, demo_site):
     assert mid and sorted(column_values(table, "model", "textContent")) == mid
     driver.find_element(By.CSS_SELECTOR, "label[for='dualboard-rank-traditional']").click()
     other = _visible_table(driver)
-    assert other != table and sorted(column_values(other, "model", "textContent")) == mid, "both gradings share the filters"
+    assert other != table and sorted(column_values(other, "model", "textContent")) == mid, (
+        "both gradings share the filters"
+    )
     licence = filter_bar(other).find_element(By.CSS_SELECTOR, "select[data-key='licence']")
     licences = [o.get_attribute("value") for o in Select(licence).options]
     assert "<img src=x onerror=window.__xss=1>" in licences, "a hostile licence is offered as text"

@@ -13,7 +13,15 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser.browsing import console_errors, open_page
 from tests.browser.conftest import Server, dualboard, free_port
-from tests.stats.test_older_version_runs import BENCHMARK, N_ADDED, N_OLD, RIGHT_NEW, RIGHT_OLD, _write_benchmark, _write_run
+from tests.stats.test_older_version_runs import (
+    BENCHMARK,
+    N_ADDED,
+    N_OLD,
+    RIGHT_NEW,
+    RIGHT_OLD,
+    _write_benchmark,
+    _write_run,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -56,8 +64,10 @@ def test_the_leaderboard_marks_the_older_run_and_counts_its_never_run_questions(
     header = table.find_elements(By.TAG_NAME, "th")[questions]
     header.click()
     WebDriverWait(driver, 5).until(lambda d: header.get_attribute("aria-sort") in ("ascending", "descending"))
-    counts = [int(r.find_elements(By.TAG_NAME, "td")[questions].get_attribute("data-sort").split(".")[0])
-              for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    counts = [
+        int(r.find_elements(By.TAG_NAME, "td")[questions].get_attribute("data-sort").split(".")[0])
+        for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ]
     assert counts in (sorted(counts), sorted(counts, reverse=True))
     assert "answered an earlier benchmark version" in driver.find_element(By.CSS_SELECTOR, "article").text
     assert console_errors(driver) == []

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from tests.browser.browsing import console_errors, open_page, requested_urls, wait_for_charts
-from tests.browser.conftest import site_pages
-from tests.browser.linkcheck import broken_links
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.browser.browsing import console_errors, open_page, requested_urls, wait_for_charts
+from tests.browser.conftest import site_pages
+from tests.browser.linkcheck import broken_links
 
 pytestmark = pytest.mark.browser
 
@@ -60,8 +60,10 @@ def test_every_chart_draws(driver, demo_site):
 
 
 def _column(driver, table, index: int) -> list[str]:
-    return [row.find_elements(By.TAG_NAME, "td")[index].get_attribute("data-sort")
-            for row in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    return [
+        row.find_elements(By.TAG_NAME, "td")[index].get_attribute("data-sort")
+        for row in table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ]
 
 
 def test_clicking_a_column_header_resorts(driver, demo_site):
@@ -96,7 +98,9 @@ def test_instant_navigation_keeps_charts_and_sorting(driver, demo_site):
     driver.find_element(By.CSS_SELECTOR, "article a[href*='benchmarks/demo/']").click()
     WebDriverWait(driver, 10).until(lambda d: d.current_url.rstrip("/").endswith("benchmarks/demo"))
     wait_for_charts(driver)
-    assert driver.execute_script("return window.__same_document === true"), "the click reloaded the page: instant navigation is off"
+    assert driver.execute_script("return window.__same_document === true"), (
+        "the click reloaded the page: instant navigation is off"
+    )
     charts = driver.find_elements(By.CSS_SELECTOR, "div.dualboard-chart")
     assert charts and all(c.find_elements(By.CSS_SELECTOR, "svg.main-svg") for c in charts)
     assert driver.execute_script("return document.querySelectorAll('th[role=columnheader]').length") > 0
@@ -131,7 +135,13 @@ def test_no_broken_internal_link(demo_site):
 
 def test_the_link_check_finds_a_broken_link(tmp_path):
     (tmp_path / "a").mkdir()
-    (tmp_path / "index.html").write_text('<a href="a/">ok</a><a href="a/#top">ok</a><a href="b/">missing</a>'
-                                         '<a href="a/#nowhere">bad fragment</a><a href="https://example.org/">external</a>')
+    (tmp_path / "index.html").write_text(
+        '<a href="a/">ok</a><a href="a/#top">ok</a><a href="b/">missing</a>'
+        '<a href="a/#nowhere">bad fragment</a><a href="https://example.org/">external</a>'
+    )
     (tmp_path / "a" / "index.html").write_text('<h1 id="top">A</h1><script src="../x.js"></script>')
-    assert broken_links(tmp_path) == [("/a/index.html", "../x.js"), ("/index.html", "b/"), ("/index.html", "a/#nowhere")]
+    assert broken_links(tmp_path) == [
+        ("/a/index.html", "../x.js"),
+        ("/index.html", "b/"),
+        ("/index.html", "a/#nowhere"),
+    ]

@@ -25,8 +25,10 @@ def test_submit_page_reads_example_first_then_graders_then_reference(driver, dem
     cells = [td.text for td in open_.find_elements(By.CSS_SELECTOR, "td")]
     assert "pass" in cells and "no verdict" in cells
     for table in (mc, open_):  # the examples fit the page: no sideways scrolling
-        assert driver.execute_script("const w = arguments[0].closest('.md-typeset__scrollwrap');"
-                                     "return w.scrollWidth <= w.clientWidth + 1;", table)
+        assert driver.execute_script(
+            "const w = arguments[0].closest('.md-typeset__scrollwrap');return w.scrollWidth <= w.clientWidth + 1;",
+            table,
+        )
     graders_row = driver.find_element(By.XPATH, "//article//table//tr[td[1][text()='graders']]")
     assert "traditional" in graders_row.text and "answer_key" in graders_row.text
     assert console_errors(driver) == []

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tests.browser.browsing import console_errors, open_page
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.browser.browsing import console_errors, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -15,7 +16,10 @@ def test_version_selector_lists_every_release(driver, versions_site):
     open_page(driver, versions_site.url)  # the root redirects to the default version, latest
     WebDriverWait(driver, 10).until(lambda d: "/latest/" in d.current_url or "/1.1/" in d.current_url)
     WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".md-version__list .md-version__link"))
-    listed = [a.get_attribute("textContent").strip() for a in driver.find_elements(By.CSS_SELECTOR, ".md-version__list .md-version__link")]
+    listed = [
+        a.get_attribute("textContent").strip()
+        for a in driver.find_elements(By.CSS_SELECTOR, ".md-version__list .md-version__link")
+    ]
     assert any(v.startswith("1.1") for v in listed) and any(v.startswith("1.0") for v in listed), listed
     current = driver.find_element(By.CSS_SELECTOR, ".md-version__current").get_attribute("textContent")
     assert current.strip().startswith("1.1")

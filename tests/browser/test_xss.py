@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from selenium.webdriver.common.by import By
+
 from tests.browser.browsing import alert_text, console_errors, open_page, settle, xss_state
 from tests.browser.conftest import site_pages
 from tests.browser.payloads import PAYLOADS
-from selenium.webdriver.common.by import By
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +26,12 @@ def test_no_payload_executes_on_any_page(driver, xss_site):
         settle(0.05)
         state = xss_state(driver)
         alert = alert_text(driver)
-        if alert is not None or state != {"sentinel": "undefined", "javascript_links": 0, "data_links": 0, "injected_scripts": 0}:
+        if alert is not None or state != {
+            "sentinel": "undefined",
+            "javascript_links": 0,
+            "data_links": 0,
+            "injected_scripts": 0,
+        }:
             failures[path] = (state, alert)
     assert failures == {}
     assert console_errors(driver) == []

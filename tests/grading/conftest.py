@@ -10,7 +10,6 @@ import pytest
 from tests.grading.judge_server import Reply, ScriptedJudgeServer
 
 
-
 @pytest.fixture
 def mc_question() -> dict[str, Any]:
     return {

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generator.intake.models import Benchmark, GraderSpec, Run
+from dualboard.intake.models import Benchmark, GraderSpec, Run
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "easy-problems"
 

@@ -13,14 +13,14 @@ import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from generator.grading import GradedTables, grade_benchmark
-from generator.grading.exact import ExactGrader, NumericGrader
-from generator.grading.human import parse_human_labels
-from generator.grading.rules import RulesGrader
-from generator.grading.tables import MIN_COVERAGE
-from generator.grading.verdict import Verdict
-from generator.intake.models import GraderSpec
-from generator.stats.agreement import agreement_table
+from dualboard.grading import GradedTables, grade_benchmark
+from dualboard.grading.exact import ExactGrader, NumericGrader
+from dualboard.grading.human import parse_human_labels
+from dualboard.grading.rules import RulesGrader
+from dualboard.grading.tables import MIN_COVERAGE
+from dualboard.grading.verdict import Verdict
+from dualboard.intake.models import GraderSpec
+from dualboard.stats.agreement import agreement_table
 from tests.grading.grading_fixtures import make_benchmark, make_run
 
 N = 20
@@ -43,13 +43,23 @@ def script(monkeypatch, scores: dict[str, Sequence[float | None]]) -> None:
 
 def graded(answer_key: Sequence[str], labelled: Sequence[int]) -> GradedTables:
     """Grade one run of N open questions with human marks on the ``labelled`` questions."""
-    questions = [{"id": q, "category": "c", "type": "open", "prompt": "?",
-                  "answer_key": {"answer": "x", "aliases": [], "patterns": [], "numeric": {"value": 1}}}
-                 for q in IDS]
+    questions = [
+        {
+            "id": q,
+            "category": "c",
+            "type": "open",
+            "prompt": "?",
+            "answer_key": {"answer": "x", "aliases": [], "patterns": [], "numeric": {"value": 1}},
+        }
+        for q in IDS
+    ]
     bench = make_benchmark(questions, answer_key=tuple(GraderSpec(name) for name in answer_key))
     run = make_run("r", [{"question_id": q, "response": "x", "recorded": {"judge": 50}} for q in IDS])
-    labels = parse_human_labels(pd.DataFrame({"run": "r", "question": [IDS[i] for i in labelled],
-                                              "round": 0, "label": [HUMAN[i] for i in labelled]}))
+    labels = parse_human_labels(
+        pd.DataFrame(
+            {"run": "r", "question": [IDS[i] for i in labelled], "round": 0, "label": [HUMAN[i] for i in labelled]}
+        )
+    )
     return grade_benchmark(bench, [run], human_labels=labels if len(labelled) else None)
 
 
@@ -130,8 +140,7 @@ def test_fewer_than_ten_labelled_questions_choose_nothing_by_kappa(monkeypatch) 
 
 def test_the_choice_is_the_best_kappa_that_agreement_csv_reports(monkeypatch) -> None:
     """The κ the choice ranks by is agreement.csv's (itself checked against statsmodels)."""
-    script(monkeypatch, {"rules": flip(HUMAN, [0, 1, 14]), "exact": flip(HUMAN, [2]),
-                         "numeric": flip(HUMAN, [3, 4])})
+    script(monkeypatch, {"rules": flip(HUMAN, [0, 1, 14]), "exact": flip(HUMAN, [2]), "numeric": flip(HUMAN, [3, 4])})
     tables = graded(["rules", "numeric", "exact", "human"], SAMPLE)
     table = agreement_table(tables.verdicts, n_boot=50)
     against = table[(table.grader_b == "human") & (table.category == "all")].set_index("grader_a")["kappa"]

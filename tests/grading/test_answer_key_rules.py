@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.grading.errors import GraderConfigError
-from generator.grading.exact import ExactGrader, NumericGrader
-from generator.grading.final_answer import extract_final_answer, find_numbers
-from generator.grading.rules import (
+from dualboard.grading.errors import GraderConfigError
+from dualboard.grading.exact import ExactGrader, NumericGrader
+from dualboard.grading.final_answer import extract_final_answer, find_numbers
+from dualboard.grading.rules import (
     SHORT_MAX_CHARS,
     SHORT_MAX_WORDS,
     RulesGrader,
@@ -155,7 +155,9 @@ def test_rules_flags_two_json_answers_on_multiple_choice(mc_question: dict) -> N
 
 
 @pytest.mark.parametrize("response", ["I am not sure, all seem plausible.", "Let me think. " * 40])
-def test_rules_on_multiple_choice_without_a_readable_option_is_the_models_failure(mc_question: dict, response: str) -> None:
+def test_rules_on_multiple_choice_without_a_readable_option_is_the_models_failure(
+    mc_question: dict, response: str
+) -> None:
     verdict = RulesGrader().grade(mc_question, {"response": response})
     assert (verdict.score, verdict.verdict_parse) == (0.0, "none")
     assert "the model's failure" in verdict.detail
@@ -192,7 +194,9 @@ def test_numeric_rejects_bad_tolerance(tolerance: object) -> None:
         NumericGrader({"tolerance": tolerance})
 
 
-PROSE_WORDS = st.sampled_from(["Paris", "Lyon", "is", "the", "capital", "of", "France", "I", "think", "so", "well,", "yes."])
+PROSE_WORDS = st.sampled_from(
+    ["Paris", "Lyon", "is", "the", "capital", "of", "France", "I", "think", "so", "well,", "yes."]
+)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

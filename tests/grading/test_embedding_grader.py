@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.grading.grading_fixtures import real_data
 
-from generator.grading.embedding import EmbeddingGrader
-from generator.grading.errors import GraderConfigError
+from dualboard.grading.embedding import EmbeddingGrader
+from dualboard.grading.errors import GraderConfigError
+from tests.grading.grading_fixtures import real_data
 
 pytestmark = pytest.mark.embed
 

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tests.grading.grading_fixtures import make_benchmark, make_run
 
-from generator.grading import SCORED_COLUMNS, VERDICT_COLUMNS, VerdictCache, grade_benchmark, write_scored
-from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.exact import NumericGrader
-from generator.grading.human import parse_human_labels
-from generator.grading.mc_letter import McLetterGrader
-from generator.grading.rules import RulesGrader
-from generator.intake.models import GraderSpec
-from generator.scored_files import ScoredFileError
-from generator.store import LocalStore
+from dualboard.grading import SCORED_COLUMNS, VERDICT_COLUMNS, VerdictCache, grade_benchmark, write_scored
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.exact import NumericGrader
+from dualboard.grading.human import parse_human_labels
+from dualboard.grading.mc_letter import McLetterGrader
+from dualboard.grading.rules import RulesGrader
+from dualboard.intake.models import GraderSpec
+from dualboard.scored_files import ScoredFileError
+from dualboard.store import LocalStore
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
 
 @pytest.fixture
@@ -131,12 +131,22 @@ def test_human_labels_become_human_verdict_rows(benchmark, runs) -> None:
 
 def test_labels_of_a_run_not_graded_are_set_aside_with_a_note(benchmark, runs) -> None:
     """A run that left the store (or a preview left out) keeps its labels in the file; grading sets them aside."""
-    labels = parse_human_labels(pd.DataFrame({"run": ["alpha", "zeta", "zeta"], "question": ["capital", "capital", "horses"],
-                                              "round": [0, 0, 1], "label": ["pass", "fail", "pass"]}))
+    labels = parse_human_labels(
+        pd.DataFrame(
+            {
+                "run": ["alpha", "zeta", "zeta"],
+                "question": ["capital", "capital", "horses"],
+                "round": [0, 0, 1],
+                "label": ["pass", "fail", "pass"],
+            }
+        )
+    )
     tables = grade_benchmark(benchmark, runs, human_labels=labels)
     human = tables.verdicts[tables.verdicts.role == "human"]
     assert list(human.run_id) == ["alpha"]
-    assert tables.notes == ("human_labels.csv: 2 label(s) of 1 run(s) not graded ('zeta') set aside; they stay in the file",)
+    assert tables.notes == (
+        "human_labels.csv: 2 label(s) of 1 run(s) not graded ('zeta') set aside; they stay in the file",
+    )
 
 
 def test_progress_reports_every_verdict(benchmark, runs, tmp_path: Path) -> None:
@@ -202,14 +212,16 @@ def test_changing_an_option_invalidates_only_that_graders_verdicts(
     def bench(tolerance):
         return make_benchmark([numeric_question], traditional={"open": GraderSpec("numeric", {"tolerance": tolerance})})
 
-    assert grade_benchmark(bench(0.1), runs, cache=VerdictCache(LocalStore(tmp_path))).scored.traditional.tolist() == [0.0]
+    assert grade_benchmark(bench(0.1), runs, cache=VerdictCache(LocalStore(tmp_path))).scored.traditional.tolist() == [
+        0.0
+    ]
     after = grade_benchmark(bench(0.2), runs, cache=VerdictCache(LocalStore(tmp_path))).scored
     assert after.traditional.tolist() == [100.0]
     assert (numeric.items, rules.items) == (2, 1)
 
 
 def test_verdict_parse_rates_count_outcomes_per_grader(benchmark, runs) -> None:
-    from generator.grading import verdict_parse_rates
+    from dualboard.grading import verdict_parse_rates
 
     rates = verdict_parse_rates(grade_benchmark(benchmark, runs).verdicts)
     assert rates.grader.tolist() == ["mc_letter", "recorded", "rules"]

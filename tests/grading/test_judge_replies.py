@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.grading.judge_replies import parse_judge_reply
+from dualboard.grading.judge_replies import parse_judge_reply
 
 REPLIES = [
     ("The final answers agree.\nVerdict: pass", 100.0, "ok"),

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.grading import choices, final_answer, judge_replies, rules
-from generator.linear_regex import PatternSyntaxError, compile_linear, unicode_classes
+from dualboard.grading import choices, final_answer, judge_replies, rules
+from dualboard.linear_regex import PatternSyntaxError, compile_linear, unicode_classes
 
 OLD_JSON = re.compile(
     r"""(?:["']|(?<=\{)\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]\b))""",
@@ -33,7 +33,9 @@ OLD_BOLD = re.compile(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
 OLD_PAREN = re.compile(r"(?<![\w(])\(([A-Z])\)(?![\w])")
 OLD_LEADING = re.compile(r"^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)$", re.DOTALL)
 OLD_MARKERS = {
-    "json": re.compile(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", re.IGNORECASE),
+    "json": re.compile(
+        r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", re.IGNORECASE
+    ),
     "boxed": re.compile(r"\\boxed\{([^{}\n]{1,500})\}"),
     "final_answer": re.compile(r"final answer\W{0,6}?(?:is\b|:|-)\W{0,3}([^\n]{1,500})", re.IGNORECASE),
     "answer_line": re.compile(r"^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", re.IGNORECASE | re.MULTILINE),
@@ -60,35 +62,122 @@ OLD_PASS = re.compile(
 )
 
 MARKERS = [
-    "answer", "Answer", "ANSWER", "final answer", "Final Answer is", "correct answer", "best option", "correct choice",
-    "The answer would be", "the answer is", "my correct answer is", "The short answer is", '{"ANSWER"', "{answer",
-    "{ 'answer'", '"final_answer"', "\\boxed{", "**", "(", "((", "\nVerdict", "verdict", "\n**Score", "score", "",
+    "answer",
+    "Answer",
+    "ANSWER",
+    "final answer",
+    "Final Answer is",
+    "correct answer",
+    "best option",
+    "correct choice",
+    "The answer would be",
+    "the answer is",
+    "my correct answer is",
+    "The short answer is",
+    '{"ANSWER"',
+    "{answer",
+    "{ 'answer'",
+    '"final_answer"',
+    "\\boxed{",
+    "**",
+    "(",
+    "((",
+    "\nVerdict",
+    "verdict",
+    "\n**Score",
+    "score",
+    "",
 ]
 SEPARATORS = ["", " ", ": ", ":", "=", " - ", ': "', ": '", "\xa0", ":\xa0", " is ", ":\n", "  ", "**", " option "]
 VALUES = [
-    "A", "B", "c", "(C)", "C)", "**B**", "Because", "Paris", "pass", "PASS", "fail", "100", "0", "0 / 100", "12",
-    "1,000", "3.5", "-2", "−7", "3/4", "twelve", "none", "٣", "é", "not correct", "does not match", "incorrect",
-    "correctly", "mismatches", "equivalent", "inaccurate", "wrong",
+    "A",
+    "B",
+    "c",
+    "(C)",
+    "C)",
+    "**B**",
+    "Because",
+    "Paris",
+    "pass",
+    "PASS",
+    "fail",
+    "100",
+    "0",
+    "0 / 100",
+    "12",
+    "1,000",
+    "3.5",
+    "-2",
+    "−7",
+    "3/4",
+    "twelve",
+    "none",
+    "٣",
+    "é",
+    "not correct",
+    "does not match",
+    "incorrect",
+    "correctly",
+    "mismatches",
+    "equivalent",
+    "inaccurate",
+    "wrong",
 ]
 ENDINGS = ["", ".", "}", '"}', "'}", ")", "\n", " ", "x", "é", "**", "!", "]", "_", "\u2028"]
 ALPHABET = "ABCabc019٣é_ .,:;!?-−/=*`'\"(){}[]\n\t\xa0\u2009"
 statements = st.tuples(*(st.sampled_from(part) for part in (MARKERS, SEPARATORS, VALUES, ENDINGS))).map("".join)
 texts = st.lists(statements | st.text(ALPHABET, max_size=4), max_size=25).map("".join)
 JUDGE_LINES = [
-    "Verdict: pass", "**Verdict:** FAIL", "Score: 100", "score = 0 / 100", "Verdict - pass.", "verdict:pass_",
-    "Score: 100/100", "Verdict: passed", "The answer is correct.", "It does not match.", "  Verdict:  fail  ",
-    "VERDICT: PASS ✓", "Score: 0", "Verdict: é pass", "Score:\xa0100",
+    "Verdict: pass",
+    "**Verdict:** FAIL",
+    "Score: 100",
+    "score = 0 / 100",
+    "Verdict - pass.",
+    "verdict:pass_",
+    "Score: 100/100",
+    "Verdict: passed",
+    "The answer is correct.",
+    "It does not match.",
+    "  Verdict:  fail  ",
+    "VERDICT: PASS ✓",
+    "Score: 0",
+    "Verdict: é pass",
+    "Score:\xa0100",
 ]
 replies = st.lists(st.sampled_from(JUDGE_LINES) | statements | st.text(ALPHABET, max_size=4), max_size=8).map("\n".join)
 values = st.tuples(*(st.sampled_from(part) for part in (SEPARATORS, VALUES, ENDINGS, SEPARATORS))).map("".join)
 
 EDGES = [
-    "1 2 3", "1.5a", "x-5", "--5", "é1 / 2", "a12 ٣٤", "(A)(B)", "((A)) (B)x (C)", "wrong wrong",
-    "wrong not correct", "score 0 / 100x", "score: incorrect 100", '{answer: C"answer": "D"}', "{answer: Because}",
-    "Answer:\xa0C", "Final answer is.", "final answer is X\nfinal answer is.", "x" * 499 + " the answer is 5",
-    "the answer is " + "y" * 499 + ". the answer is 6", "éthe answer is 7", "Verdict:\npass", "fail.pass",
-    "the answer is \t \n", "the answer is  \n\n", "the answer is\n\n \n", "the answer is \n x", "my answer is\n",
-    "the answer is " + " " * 600, "a.1,b .1. 1.,", "x" * 600 + "\nfinal answer: y",
+    "1 2 3",
+    "1.5a",
+    "x-5",
+    "--5",
+    "é1 / 2",
+    "a12 ٣٤",
+    "(A)(B)",
+    "((A)) (B)x (C)",
+    "wrong wrong",
+    "wrong not correct",
+    "score 0 / 100x",
+    "score: incorrect 100",
+    '{answer: C"answer": "D"}',
+    "{answer: Because}",
+    "Answer:\xa0C",
+    "Final answer is.",
+    "final answer is X\nfinal answer is.",
+    "x" * 499 + " the answer is 5",
+    "the answer is " + "y" * 499 + ". the answer is 6",
+    "éthe answer is 7",
+    "Verdict:\npass",
+    "fail.pass",
+    "the answer is \t \n",
+    "the answer is  \n\n",
+    "the answer is\n\n \n",
+    "the answer is \n x",
+    "my answer is\n",
+    "the answer is " + " " * 600,
+    "a.1,b .1. 1.,",
+    "x" * 600 + "\nfinal answer: y",
 ]
 
 
@@ -124,7 +213,9 @@ def test_final_answer_patterns_agree_with_re(text: str) -> None:
         assert new == [first_group(m) for m in OLD_MARKERS[method].finditer(text)], method
     assert [next(filter(None, m.texts)) for m in final_answer._NUMBER.finditer(text)] == OLD_NUMBER.findall(text)
     line = text.strip()
-    assert bool(rules._MARKER_ENDS_LINE.fullmatch(line)) == bool(re.fullmatch(r"final answer\W*(?:is\W*)?", line, re.IGNORECASE))
+    assert bool(rules._MARKER_ENDS_LINE.fullmatch(line)) == bool(
+        re.fullmatch(r"final answer\W*(?:is\W*)?", line, re.IGNORECASE)
+    )
 
 
 @settings(max_examples=300, deadline=None)

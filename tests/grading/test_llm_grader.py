@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
+
+from dualboard.grading import VerdictCache, get_grader, grade_benchmark
+from dualboard.grading.errors import GraderConfigError, GraderUnavailableError
+from dualboard.grading.llm import LlmGrader, fill_prompt, load_prompt
+from dualboard.intake.models import GraderSpec
+from dualboard.store import LocalStore
 from tests.grading.grading_fixtures import make_benchmark, make_run
 from tests.grading.judge_server import Reply, ScriptedJudgeServer, always
-
-from generator.grading import VerdictCache, get_grader, grade_benchmark
-from generator.grading.errors import GraderConfigError, GraderUnavailableError
-from generator.grading.llm import LlmGrader, fill_prompt, load_prompt
-from generator.intake.models import GraderSpec
-from generator.store import LocalStore
 
 
 def llm(server: ScriptedJudgeServer, **options) -> LlmGrader:
@@ -25,7 +25,9 @@ def llm(server: ScriptedJudgeServer, **options) -> LlmGrader:
 
 def test_request_shape(judge, open_question, monkeypatch) -> None:
     monkeypatch.setenv("DUALBOARD_JUDGE_KEY", "sk-test")
-    verdict = llm(judge, api_key_env="DUALBOARD_JUDGE_KEY", seed=7).grade(open_question, {"response": "Final answer: Paris"})
+    verdict = llm(judge, api_key_env="DUALBOARD_JUDGE_KEY", seed=7).grade(
+        open_question, {"response": "Final answer: Paris"}
+    )
     assert verdict.score == 100.0
     (body,) = judge.requests
     assert body["model"] == "judge-7b" and body["temperature"] == 0 and body["seed"] == 7
@@ -179,7 +181,7 @@ def test_bad_options_are_refused(options) -> None:
 
 
 def test_changing_the_judge_seed_regrades_only_llm_verdicts(judge, open_question, tmp_path: Path, monkeypatch) -> None:
-    from generator.grading.rules import RulesGrader
+    from dualboard.grading.rules import RulesGrader
 
     calls = []
     original = RulesGrader.grade_many
@@ -206,7 +208,7 @@ def test_retry_after_is_honoured(judge, open_question) -> None:
 
 
 def test_verdicts_graded_before_the_endpoint_fails_are_kept(judge, open_question, tmp_path: Path, monkeypatch) -> None:
-    import generator.grading.tables as tables
+    import dualboard.grading.tables as tables
 
     monkeypatch.setattr(tables, "BATCH_SIZE", 2)
     spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "m", "max_concurrency": 1})

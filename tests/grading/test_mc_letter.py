@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.grading.choices import extract_choice
-from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.mc_letter import McLetterGrader
+from dualboard.grading.choices import extract_choice
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.mc_letter import McLetterGrader
 
 OPTIONS = ["One", "Two", "Three", "Unknown"]
 

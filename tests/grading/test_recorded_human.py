@@ -7,11 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.grading import grade_benchmark, verdict_count
-from generator.grading.errors import GraderConfigError, GradingInputError
-from generator.grading.human import HumanGrader, load_human_labels, parse_human_labels
-from generator.grading.recorded import RecordedGrader
-from generator.intake.models import GraderSpec
+from dualboard.grading import grade_benchmark, verdict_count
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.human import HumanGrader, load_human_labels, parse_human_labels
+from dualboard.grading.recorded import RecordedGrader
+from dualboard.intake.models import GraderSpec
 from tests.grading.grading_fixtures import make_benchmark, make_run
 
 

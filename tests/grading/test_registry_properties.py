@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.grading import REGISTRY, get_grader, grade_benchmark
-from generator.grading.errors import GraderConfigError
-from generator.grading.registry import GRADER_CLASSES, build_registry
-from generator.grading.verdict import PARSE_OUTCOMES
-from generator.intake.models import GraderSpec
+from dualboard.grading import REGISTRY, get_grader, grade_benchmark
+from dualboard.grading.errors import GraderConfigError
+from dualboard.grading.registry import GRADER_CLASSES, build_registry
+from dualboard.grading.verdict import PARSE_OUTCOMES
+from dualboard.intake.models import GraderSpec
 from tests.grading.grading_fixtures import make_benchmark, make_run
 
 OPTIONS = {
@@ -100,7 +100,7 @@ def test_row_order_changes_nothing(mc_question, open_question, responses, seed) 
 
 
 def test_describe_graders_covers_the_registry() -> None:
-    from generator.grading.registry import describe_graders
+    from dualboard.grading.registry import describe_graders
 
     described = describe_graders()
     assert [d["name"] for d in described] == [cls.name for cls in GRADER_CLASSES]
@@ -110,8 +110,8 @@ def test_describe_graders_covers_the_registry() -> None:
 
 def test_the_rules_rule_printed_on_the_site_states_its_limits() -> None:
     """What `rules` judges is printed from the constants that define it, never copied by hand."""
-    from generator.grading.registry import describe_graders
-    from generator.grading.rules import SHORT_MAX_CHARS, SHORT_MAX_WORDS
+    from dualboard.grading.registry import describe_graders
+    from dualboard.grading.rules import SHORT_MAX_CHARS, SHORT_MAX_WORDS
 
     rule = next(d["rule"] for d in describe_graders() if d["name"] == "rules")
     assert f"at most {SHORT_MAX_WORDS} words and {SHORT_MAX_CHARS} characters" in rule

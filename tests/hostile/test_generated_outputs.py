@@ -19,21 +19,37 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.errors import DualboardError
-from generator.release.history import ReleaseError, load_release, load_releases
-from generator.safe_read import UnsafeFileError
-from generator.store.publish import release_files
+from dualboard.cli import main
+from dualboard.errors import DualboardError
+from dualboard.release.history import ReleaseError, load_release, load_releases
+from dualboard.safe_read import UnsafeFileError
+from dualboard.store.publish import release_files
 
 
 def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(root), "PATH": "/usr/bin:/bin"})
+    subprocess.run(
+        ["git", "-C", str(root), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "HOME": str(root),
+            "PATH": "/usr/bin:/bin",
+        },
+    )
 
 
-@pytest.mark.parametrize("planted", ["build/scored/env.verdicts.parquet", ".dualboard/hub-cache/snapshots/x/runs/tiny/ghost/metadata.yaml",
-                                     "site/index.html"])
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "build/scored/env.verdicts.parquet",
+        ".dualboard/hub-cache/snapshots/x/runs/tiny/ghost/metadata.yaml",
+        "site/index.html",
+    ],
+)
 def test_committed_generated_files_are_findings(tiny_root: Path, planted: str) -> None:
     (tiny_root / ".gitignore").write_text("build/\nsite/\n.dualboard/\n")
     path = tiny_root / planted
@@ -76,18 +92,33 @@ def _release_folder(root: Path) -> Path:
     folder = root / "releases" / "1.0"
     (folder / "scored").mkdir(parents=True)
     pd.DataFrame({"a": [1]}).to_parquet(folder / "scored" / "tiny.parquet")
-    (folder / "manifest.json").write_text(json.dumps({"version": "1.0", "released": "2026-01-01", "generator_version": "0",
-                                                      "store_revision": "r", "benchmarks": {}}))
+    (folder / "manifest.json").write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "released": "2026-01-01",
+                "generator_version": "0",
+                "store_revision": "r",
+                "benchmarks": {},
+            }
+        )
+    )
     names = ["manifest.json", "scored/tiny.parquet"]
-    (folder / "SHA256SUMS").write_text("".join(f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}\n" for n in names))
+    (folder / "SHA256SUMS").write_text(
+        "".join(f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}\n" for n in names)
+    )
     return folder
 
 
 def test_publish_never_follows_a_link_into_the_upload(tmp_path: Path) -> None:
     folder = _release_folder(tmp_path)
     record = load_release(folder)
-    assert [f.path for f in release_files(record)] == ["releases/1.0/SHA256SUMS", "releases/1.0/manifest.json",
-                                                       "releases/1.0/scored/tiny.parquet", "README.md"]
+    assert [f.path for f in release_files(record)] == [
+        "releases/1.0/SHA256SUMS",
+        "releases/1.0/manifest.json",
+        "releases/1.0/scored/tiny.parquet",
+        "README.md",
+    ]
     (folder / "scored" / "tiny.parquet").unlink()
     (folder / "scored" / "tiny.parquet").symlink_to("/proc/self/environ")  # planted after the release was read
     with pytest.raises(UnsafeFileError, match="symbolic link"):
@@ -103,20 +134,29 @@ def test_publish_uploads_only_the_files_the_release_froze(tmp_path: Path) -> Non
         release_files(load_release(folder))
 
 
-@pytest.mark.parametrize("variable", ["HF_TOKEN", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "DUALBOARD_JUDGE_", "dualboard_judge_key"])
+@pytest.mark.parametrize(
+    "variable", ["HF_TOKEN", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "DUALBOARD_JUDGE_", "dualboard_judge_key"]
+)
 def test_benchmark_cannot_send_a_build_secret_to_the_judge(tiny_root: Path, variable: str) -> None:
     path = tiny_root / "data" / "benchmarks" / "tiny" / "benchmark.yaml"
     config = yaml.safe_load(path.read_text())
-    config["graders"]["answer_key"].append({"name": "llm", "options": {"base_url": "http://127.0.0.1:9/v1", "model": "m",
-                                                                        "api_key_env": variable}})
+    config["graders"]["answer_key"].append(
+        {"name": "llm", "options": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": variable}}
+    )
     path.write_text(yaml.safe_dump(config))
     result = CliRunner().invoke(main, ["validate", "--root", str(tiny_root)])
     assert result.exit_code == 1, result.output
     assert "graders.llm" in result.output and "DUALBOARD_JUDGE_" in result.output
 
 
-@pytest.mark.parametrize(("text", "expected"), [("store: [\n", "invalid YAML"), ("store: {hub: 3}\n", "store.hub: expected text"),
-                                                ("store: {token: x}\n", "unknown keys")])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("store: [\n", "invalid YAML"),
+        ("store: {hub: 3}\n", "store.hub: expected text"),
+        ("store: {token: x}\n", "unknown keys"),
+    ],
+)
 def test_broken_dualboard_yaml_fails_validation(tiny_root: Path, text: str, expected: str) -> None:
     (tiny_root / "dualboard.yaml").write_text(text)
     result = CliRunner().invoke(main, ["validate", "--root", str(tiny_root)])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.safe_read import UnsafeFileError, read_regular, untrusted_entries
+from dualboard.safe_read import UnsafeFileError, read_regular, untrusted_entries
 
 
 @pytest.fixture

@@ -81,9 +81,15 @@ class Gh:
         return [json.loads(line) for line in self.log.read_text().splitlines()] if self.log.exists() else []
 
     def env(self, **extra: str) -> dict[str, str]:
-        return {"PATH": f"{self.bin}{os.pathsep}{os.environ['PATH']}", "GH_TOKEN": "stub-token",
-                "GH_STUB_LOG": str(self.log), "GH_STUB_REPLY": str(self.reply), "GH_STUB_EXIT": str(self.exit),
-                "HOME": str(self.bin.parent), **extra}
+        return {
+            "PATH": f"{self.bin}{os.pathsep}{os.environ['PATH']}",
+            "GH_TOKEN": "stub-token",
+            "GH_STUB_LOG": str(self.log),
+            "GH_STUB_REPLY": str(self.reply),
+            "GH_STUB_EXIT": str(self.exit),
+            "HOME": str(self.bin.parent),
+            **extra,
+        }
 
 
 @pytest.fixture
@@ -93,24 +99,47 @@ def gh(tmp_path: Path) -> Gh:
 
 def pull(number: int, sha: str, state: str = "open", base: str = REPOSITORY, **extra) -> dict:
     """A pull request as the REST API lists it (the fields the lookup reads, plus any extra)."""
-    return {"number": number, "state": state, "head": {"sha": sha, "ref": "feature", "repo": {"full_name": "stranger/board"}},
-            "base": {"ref": "main", "repo": {"full_name": base}}, "title": "a run", **extra}
+    return {
+        "number": number,
+        "state": state,
+        "head": {"sha": sha, "ref": "feature", "repo": {"full_name": "stranger/board"}},
+        "base": {"ref": "main", "repo": {"full_name": base}},
+        "title": "a run",
+        **extra,
+    }
 
 
 def event(tmp_path: Path, head_sha: str = SHA, kind: str = "pull_request", **run) -> Path:
     """A workflow_run event file for a pull request from a fork (``pull_requests`` empty)."""
-    payload = {"action": "completed", "repository": {"full_name": REPOSITORY, "default_branch": "main"},
-               "workflow_run": {"id": 42, "event": kind, "head_sha": head_sha, "head_branch": "feature",
-                                "head_repository": {"full_name": "stranger/board"}, "pull_requests": [],
-                                "html_url": RUN_URL, **run}}
+    payload = {
+        "action": "completed",
+        "repository": {"full_name": REPOSITORY, "default_branch": "main"},
+        "workflow_run": {
+            "id": 42,
+            "event": kind,
+            "head_sha": head_sha,
+            "head_branch": "feature",
+            "head_repository": {"full_name": "stranger/board"},
+            "pull_requests": [],
+            "html_url": RUN_URL,
+            **run,
+        },
+    }
     path = tmp_path / "event.json"
     path.write_text(json.dumps(payload))
     return path
 
 
 def lookup(gh: Gh, event_path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPTS / "pull_request.py"), str(event_path)], check=False, capture_output=True,
-                          text=True, env=gh.env(), cwd=event_path.parent, timeout=60)
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / "pull_request.py"), str(event_path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=gh.env(),
+        cwd=event_path.parent,
+        timeout=60,
+    )
 
 
 def pwned(root: Path) -> list[Path]:
@@ -187,8 +216,16 @@ def test_attacker_fields_are_never_executed(tmp_path, gh):
     """Branch names, titles and the fork's name are attacker text: passed around, never run."""
     shell = "$(touch pwned-1) `touch pwned-2`; touch pwned-3 && touch pwned-4"
     gh.answer([pull(12, SHA, title=shell, body=shell, head={"sha": SHA, "ref": shell, "repo": {"full_name": shell}})])
-    done = lookup(gh, event(tmp_path, head_branch=shell, display_title=shell, head_repository={"full_name": shell},
-                            head_commit={"message": shell}))
+    done = lookup(
+        gh,
+        event(
+            tmp_path,
+            head_branch=shell,
+            display_title=shell,
+            head_repository={"full_name": shell},
+            head_commit={"message": shell},
+        ),
+    )
     assert done.stdout == "12\n", done.stderr
     assert not pwned(tmp_path)
     assert not any("touch" in arg for call in gh.calls() for arg in call)
@@ -199,42 +236,87 @@ def test_attacker_fields_are_never_executed(tmp_path, gh):
 
 def grading(rank: int | None = 1, versus: dict | None = None, **fields) -> dict:
     """One grading of a run as the document holds it (rank 1 of 3, compared with the runner-up)."""
-    versus = {"run_id": "run-z", "role": "runner-up", "mean": 2.5, "ci_low": -9.0, "ci_high": 14.0,
-              "p_value": 0.5, "p_holm": 1.0} if versus is None else versus
-    return {"mean": 71.25, "ci_low": 60.0, "ci_high": 80.0, "rank": rank, "ranked_runs": 3, "rank_ci_low": 1,
-            "rank_ci_high": 3, "coverage_percent": 98, "grader": "mc_letter, recorded", "versus": versus, **fields}
+    versus = (
+        {
+            "run_id": "run-z",
+            "role": "runner-up",
+            "mean": 2.5,
+            "ci_low": -9.0,
+            "ci_high": 14.0,
+            "p_value": 0.5,
+            "p_holm": 1.0,
+        }
+        if versus is None
+        else versus
+    )
+    return {
+        "mean": 71.25,
+        "ci_low": 60.0,
+        "ci_high": 80.0,
+        "rank": rank,
+        "ranked_runs": 3,
+        "rank_ci_low": 1,
+        "rank_ci_high": 3,
+        "coverage_percent": 98,
+        "grader": "mc_letter, recorded",
+        "versus": versus,
+        **fields,
+    }
 
 
 def run(run_id: str = "run-a", model: str = "tiny-model", note: str = "answer_key verdicts on 98% of answers") -> dict:
-    return {"run_id": run_id, "model": model, "note": note, "traditional": grading(),
-            "answer_key": grading(rank=None, mean=50, grader="rules") | {"versus": None},
-            "difference": {"mean": -21.25, "ci_low": None, "ci_high": None, "p_value": 0.04}}
+    return {
+        "run_id": run_id,
+        "model": model,
+        "note": note,
+        "traditional": grading(),
+        "answer_key": grading(rank=None, mean=50, grader="rules") | {"versus": None},
+        "difference": {"mean": -21.25, "ci_low": None, "ci_high": None, "p_value": 0.04},
+    }
 
 
 def finding(**text: str) -> dict:
-    return {"severity": "error", "file": "submissions/tiny/run-a/predictions.jsonl", "line": 3,
-            "field": "question_id", "problem": "unknown question id", "fix": "use an id from questions.jsonl", **text}
+    return {
+        "severity": "error",
+        "file": "submissions/tiny/run-a/predictions.jsonl",
+        "line": 3,
+        "field": "question_id",
+        "problem": "unknown question id",
+        "fix": "use an id from questions.jsonl",
+        **text,
+    }
 
 
 def document(findings: list[dict] | None = None, runs: list[dict] | None = None) -> dict:
     findings = [finding()] if findings is None else findings
     runs = [run()] if runs is None else runs
-    return {"schema": preview.SCHEMA, "board": "local store .dualboard/store, revision 000001", "problem": None,
-            "validation": {"valid": False, "findings_total": len(findings), "findings": findings},
-            "benchmarks": [{"name": "tiny", "board_runs": max(3, len(runs)), "runs_total": len(runs), "runs": runs}]}
+    return {
+        "schema": preview.SCHEMA,
+        "board": "local store .dualboard/store, revision 000001",
+        "problem": None,
+        "validation": {"valid": False, "findings_total": len(findings), "findings": findings},
+        "benchmarks": [{"name": "tiny", "board_runs": max(3, len(runs)), "runs_total": len(runs), "runs": runs}],
+    }
 
 
 def test_the_package_renders_with_this_script():
     """`dualboard preview` prints with the scaffold's copy of the script, which equals .github/scripts (test_workflows)."""
-    from generator.preview.document import renderer
+    from dualboard.preview.document import renderer
+
     assert renderer().SCHEMA == preview.SCHEMA
     assert renderer().render(document()) == preview.render(document())
 
 
 def _dualboard_preview(root: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
     """Run ``dualboard preview ARGS --json`` in ``root`` as a subprocess; return it and the document it wrote."""
-    done = subprocess.run([sys.executable, "-m", "generator", "preview", "--no-progress", "--json", "out/preview.json", *args],
-                          cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "dualboard", "preview", "--no-progress", "--json", "out/preview.json", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     return done, json.loads((root / "out" / "preview.json").read_text("utf-8"))
 
 
@@ -264,11 +346,13 @@ def test_the_untrusted_side_keeps_the_first_findings_and_counts_all(tiny_root):
 
 def _set(path: str, value):
     """A change to a valid document: set the value at a dotted path (list indices as numbers)."""
+
     def change(doc):
         *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
         for key in parents:
             doc = doc[key]
         doc[last] = value
+
     return change
 
 
@@ -304,8 +388,9 @@ MALFORMED = {
     "coverage above 100": _set("benchmarks.0.runs.0.traditional.coverage_percent", 101),
     "runs over total": _set("benchmarks.0.runs_total", 0),
     "more previewed runs than the board": _set("benchmarks.0.board_runs", 0),
-    "too many runs in all": _set("benchmarks", [{"name": f"b{i}", "board_runs": 6, "runs_total": 6, "runs": [run()] * 6}
-                                                for i in range(2)]),
+    "too many runs in all": _set(
+        "benchmarks", [{"name": f"b{i}", "board_runs": 6, "runs_total": 6, "runs": [run()] * 6} for i in range(2)]
+    ),
     "validation as list": _set("validation", []),
 }
 
@@ -358,16 +443,59 @@ def test_render_refuses_with_a_clear_message_and_prints_nothing(tmp_path, capsys
 # --- submitted text is inert ----------------------------------------------------
 
 HOSTILE = [
-    "@everyone please review", "@org/team", "ping @octocat and a@b.example", "@@", "＠fullwidth",
-    "[click](javascript:alert(1))", "[x][ref]\n\n[ref]: https://evil.example", "<https://evil.example>",
-    "https://evil.example/p?a=1", "see www.evil.example now", "WWW.EVIL.EXAMPLE", "ftp://evil.example", "mailto:a@b.example",
-    "![x](https://evil.example/p.png)", "<img src=x onerror=alert(1)>", "<script>alert(1)</script>",
-    "<!-- hidden -->", "<details open><summary>x</summary>", "&lt;b&gt; &#64;everyone",
-    "**bold** _em_ ~~strike~~", "# heading", "> quote", "- item", "1. item", "---", "$x^2$", "[^1]", ":smile:",
-    "`", "``", "```", "````````````", "~~~", "``` x\n## out\n```", "a | b", "| a | b |\n|---|---|\n| c | d |",
-    "line1\nline2\n\n# Heading\n", "cr\rlf\r\n", "tab\there", "sep\u2028arator\u2029", "nel\u0085", "nul\x00",
-    "\x1b[31mred\x1b[0m", "rtl\u202eoverride", "zero\u200bwidth\ufeff", "lone \ud800 surrogate", "private \ue000",
-    "#1 fixes owner/repo#2 GH-3", "::error::workflow command", "$(touch pwned) `touch pwned`", "\\", "\\|", "",
+    "@everyone please review",
+    "@org/team",
+    "ping @octocat and a@b.example",
+    "@@",
+    "＠fullwidth",
+    "[click](javascript:alert(1))",
+    "[x][ref]\n\n[ref]: https://evil.example",
+    "<https://evil.example>",
+    "https://evil.example/p?a=1",
+    "see www.evil.example now",
+    "WWW.EVIL.EXAMPLE",
+    "ftp://evil.example",
+    "mailto:a@b.example",
+    "![x](https://evil.example/p.png)",
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(1)</script>",
+    "<!-- hidden -->",
+    "<details open><summary>x</summary>",
+    "&lt;b&gt; &#64;everyone",
+    "**bold** _em_ ~~strike~~",
+    "# heading",
+    "> quote",
+    "- item",
+    "1. item",
+    "---",
+    "$x^2$",
+    "[^1]",
+    ":smile:",
+    "`",
+    "``",
+    "```",
+    "````````````",
+    "~~~",
+    "``` x\n## out\n```",
+    "a | b",
+    "| a | b |\n|---|---|\n| c | d |",
+    "line1\nline2\n\n# Heading\n",
+    "cr\rlf\r\n",
+    "tab\there",
+    "sep\u2028arator\u2029",
+    "nel\u0085",
+    "nul\x00",
+    "\x1b[31mred\x1b[0m",
+    "rtl\u202eoverride",
+    "zero\u200bwidth\ufeff",
+    "lone \ud800 surrogate",
+    "private \ue000",
+    "#1 fixes owner/repo#2 GH-3",
+    "::error::workflow command",
+    "$(touch pwned) `touch pwned`",
+    "\\",
+    "\\|",
+    "",
 ]
 
 
@@ -376,8 +504,10 @@ def hostile_document(text: str, *, stopped: bool = False) -> dict:
 
     ``stopped``: the preview stopped before any score, and says why in ``problem``.
     """
-    doc = document(findings=[finding(file=text, field=text, problem=text, fix=text, line=None), finding()],
-                   runs=[run(model=text, note=text), run(run_id="run-b", model=text, note=text)])
+    doc = document(
+        findings=[finding(file=text, field=text, problem=text, fix=text, line=None), finding()],
+        runs=[run(model=text, note=text), run(run_id="run-b", model=text, note=text)],
+    )
     for r in doc["benchmarks"][0]["runs"]:
         r["traditional"]["grader"] = r["answer_key"]["grader"] = text
     doc["board"] = text
@@ -452,11 +582,21 @@ def test_the_worst_case_comment_fits_github():
     texts = {key: "@" * preview.CAPS[key] for key in ("file", "field", "problem", "fix")}
     widest = {"mean": -1000.0, "ci_low": -1000.0, "ci_high": -1000.0}
     versus = {"run_id": "r" * 100, "role": "runner-up", **widest, "p_value": 0.5, "p_holm": 0.5}
-    wide = grading(rank=10**9, versus=versus, ranked_runs=10**9, rank_ci_low=10**9, rank_ci_high=10**9,
-                   coverage_percent=100, grader="@" * preview.CAPS["grader"], **widest)
-    runs = [run(run_id="r" * 100, model="@" * preview.CAPS["model"], note="@" * preview.CAPS["note"])
-            | {"traditional": wide, "answer_key": wide, "difference": {**widest, "p_value": 0.5}}
-            for _ in range(preview.MAX_RUNS)]
+    wide = grading(
+        rank=10**9,
+        versus=versus,
+        ranked_runs=10**9,
+        rank_ci_low=10**9,
+        rank_ci_high=10**9,
+        coverage_percent=100,
+        grader="@" * preview.CAPS["grader"],
+        **widest,
+    )
+    runs = [
+        run(run_id="r" * 100, model="@" * preview.CAPS["model"], note="@" * preview.CAPS["note"])
+        | {"traditional": wide, "answer_key": wide, "difference": {**widest, "p_value": 0.5}}
+        for _ in range(preview.MAX_RUNS)
+    ]
     doc = document(findings=[finding(**texts, severity="warning", line=10**9)] * preview.MAX_FINDINGS, runs=runs)
     doc["validation"]["findings_total"] = 10**9
     doc["board"] = "@" * preview.CAPS["board"]
@@ -471,11 +611,17 @@ def test_the_comment_reads_as_documented():
     assert "**Validation:** failed, 1 finding(s)." in body
     assert "error: submissions/tiny/run-a/predictions.jsonl:3: question_id: unknown question id — use an id" in body
     assert "### `run-a` on `tiny` (3 runs on the board)" in body
-    assert ("| traditional | 71.2 [60.0, 80.0] | 1 of 3 [1, 3] | 2.5 [-9.0, 14.0] vs runner-up `run-z` "
-            "| 0.500 (1.000) | 98 % |") in body
-    assert "| answer-key | 50.0 [60.0, 80.0] | not ranked (of 3): too few verdicts | – (no other run) | – | 98 % |" in body
+    assert (
+        "| traditional | 71.2 [60.0, 80.0] | 1 of 3 [1, 3] | 2.5 [-9.0, 14.0] vs runner-up `run-z` "
+        "| 0.500 (1.000) | 98 % |"
+    ) in body
+    assert (
+        "| answer-key | 50.0 [60.0, 80.0] | not ranked (of 3): too few verdicts | – (no other run) | – | 98 % |" in body
+    )
     assert "Answer-key − traditional, question by question: -21.2 [–, –], p = 0.040." in body
-    assert "model: tiny-model\ntraditional grader: mc_letter, recorded\nanswer-key grader: rules\nnote: answer_key" in body
+    assert (
+        "model: tiny-model\ntraditional grader: mc_letter, recorded\nanswer-key grader: rules\nnote: answer_key" in body
+    )
     assert f"[this validate run]({RUN_URL})" in body
     assert "no report" in preview.render(document() | {"validation": None})
     stopped = preview.render(document() | {"problem": "the Hub did not answer", "benchmarks": []})
@@ -493,9 +639,11 @@ def _comment_steps() -> list[dict]:
 
 def _expression(value: str, known: dict[str, str]) -> str:
     """Resolve the ``${{ }}`` of an env: value; an expression the test does not know fails it."""
+
     def resolve(match):
         assert match.group(1) in known, f"comment.yml passes {match.group(1)} to a script: add it here if trusted"
         return known[match.group(1)]
+
     return re.sub(r"\$\{\{\s*(.*?)\s*\}\}", resolve, value)
 
 
@@ -507,14 +655,28 @@ def _run_comment_job(workspace: Path, gh: Gh, event_path: Path) -> dict[str, str
         if "run" not in step or (condition == "steps.pr.outputs.number != ''" and not outputs.get("number")):
             continue
         assert condition in (None, "steps.pr.outputs.number != ''"), f"teach the test the condition {condition!r}"
-        known = {"github.token": "stub-token", "github.event.workflow_run.html_url": RUN_URL,
-                 "steps.pr.outputs.number": outputs.get("number", "")}
+        known = {
+            "github.token": "stub-token",
+            "github.event.workflow_run.html_url": RUN_URL,
+            "steps.pr.outputs.number": outputs.get("number", ""),
+        }
         env = {key: _expression(str(value), known) for key, value in (step.get("env") or {}).items()}
         output_file = workspace / "github-output"
         output_file.write_text("")
-        env |= {"GITHUB_EVENT_PATH": str(event_path), "GITHUB_OUTPUT": str(output_file), "GITHUB_REPOSITORY": REPOSITORY}
-        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], check=False, cwd=workspace,
-                              env=gh.env(**env), capture_output=True, text=True, timeout=60)
+        env |= {
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_OUTPUT": str(output_file),
+            "GITHUB_REPOSITORY": REPOSITORY,
+        }
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            check=False,
+            cwd=workspace,
+            env=gh.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, f"{step['name']}: {done.stderr}"
         outputs |= dict(line.split("=", 1) for line in output_file.read_text().splitlines())
     return outputs

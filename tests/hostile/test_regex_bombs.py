@@ -26,13 +26,13 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import generator.grading
-from generator.cli import main
-from generator.errors import InvalidInputError
-from generator.grading.matching import pattern_matches
-from generator.intake.benchmark import load_benchmark
-from generator.intake.validate import Limits
-from generator.linear_regex import (
+import dualboard.grading
+from dualboard.cli import main
+from dualboard.errors import InvalidInputError
+from dualboard.grading.matching import pattern_matches
+from dualboard.intake.benchmark import load_benchmark
+from dualboard.intake.validate import Limits
+from dualboard.linear_regex import (
     KEY_PATTERN_MAX_SIZE,
     PATTERN_FIX,
     ContextPattern,
@@ -45,7 +45,7 @@ LIMIT = Limits().response_bytes
 CEILING_S = 5.0
 """Per answer; backtracking took 39 s at 2 KB. The bench prints the real figures."""
 
-GRADING = Path(generator.grading.__file__).parent
+GRADING = Path(dualboard.grading.__file__).parent
 CHECKED_FILES = [*sorted(GRADING.glob("*.py")), GRADING.parent / "linear_regex.py"]
 
 
@@ -72,11 +72,15 @@ def _patterns(value):
 def test_every_pattern_grading_defines_is_re2() -> None:
     found = []
     for info in pkgutil.iter_modules([str(GRADING)]):
-        module = importlib.import_module(f"generator.grading.{info.name}")
+        module = importlib.import_module(f"dualboard.grading.{info.name}")
         tree = ast.parse(Path(module.__file__).read_text("utf-8"))
         imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-        found += [(f"{info.name}.{name}", p) for name, value in vars(module).items() if name not in imported
-                  for p in _patterns(value)]
+        found += [
+            (f"{info.name}.{name}", p)
+            for name, value in vars(module).items()
+            if name not in imported
+            for p in _patterns(value)
+        ]
     assert len(found) >= 15, found  # choices, final_answer, judge_replies, rules, llm
     assert [name for name, p in found if isinstance(p, re.Pattern)] == []
 
@@ -99,7 +103,9 @@ def test_corpus_holds_the_reported_case_at_the_limit() -> None:
     assert all(LIMIT - 12 <= len(a.encode("utf-8")) <= LIMIT for a in answers.values())
 
 
-hostile_units = st.text(st.sampled_from(" \t\n\xa0aA1.,:;!*_`'\"()[]{}\\/-−éé"), min_size=1, max_size=6) | st.sampled_from(
+hostile_units = st.text(
+    st.sampled_from(" \t\n\xa0aA1.,:;!*_`'\"()[]{}\\/-−éé"), min_size=1, max_size=6
+) | st.sampled_from(
     ["answer ", "Answer:", "final answer is ", "**(", "\\boxed{", '{"answer": "', "the answer is ", "score ", "not "]
 )
 

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.errors import Finding, InvalidInputError
-from generator.release.history import ReleaseError, load_releases
-from generator.render.pages import SiteContent
-from generator.render.site import build_site, compose_docs, site_source_findings
-from generator.render.site_config import ALLOWED as ALLOWED_SETTINGS
-from generator.render.site_config import REFUSED, THEME_KEYS
-from generator.safe_read import UnsafeFileError, read_regular
+from dualboard.errors import Finding, InvalidInputError
+from dualboard.release.history import ReleaseError, load_releases
+from dualboard.render.pages import SiteContent
+from dualboard.render.site import build_site, compose_docs, site_source_findings
+from dualboard.render.site_config import ALLOWED as ALLOWED_SETTINGS
+from dualboard.render.site_config import REFUSED, THEME_KEYS
+from dualboard.safe_read import UnsafeFileError, read_regular
 
 LINK = ("path", "is a symbolic link", "commit the real file or folder, not a link")
 
@@ -45,13 +45,16 @@ def test_clean_folder_has_no_finding_and_copies_its_pages(root: Path) -> None:
     assert (root / "build" / "docs" / "about.md").read_text("utf-8") == "# About\n"
 
 
-@pytest.mark.parametrize("link, target", [
-    ("site_src/x.txt", "/proc/self/environ"),
-    ("site_src/config.txt", "../../secret.txt"),
-    ("site_src/stylesheets", ".."),
-    ("mkdocs.yml", "../secret.txt"),
-    ("releases/0.1/stats/models.csv", "/proc/self/environ"),
-])
+@pytest.mark.parametrize(
+    "link, target",
+    [
+        ("site_src/x.txt", "/proc/self/environ"),
+        ("site_src/config.txt", "../../secret.txt"),
+        ("site_src/stylesheets", ".."),
+        ("mkdocs.yml", "../secret.txt"),
+        ("releases/0.1/stats/models.csv", "/proc/self/environ"),
+    ],
+)
 def test_each_link_is_a_finding_and_nothing_is_copied(root: Path, link: str, target: str) -> None:
     (root / link).parent.mkdir(parents=True, exist_ok=True)
     (root / link).symlink_to(target)
@@ -88,12 +91,15 @@ def test_releases_with_a_link_are_never_read(root: Path) -> None:
         load_releases(root)
 
 
-@pytest.mark.parametrize("folder, manifest, sums, match", [
-    ("0.1", {"version": "../../javascripts"}, "", "does not describe release '0.1'"),
-    ("0.1", {"version": "0.1"}, "00  ../../../secret.txt\n", "is not a path inside the release"),
-    ("0.1", {"version": "0.1"}, "00  /etc/passwd\n", "is not a path inside the release"),
-    (".hidden", {}, "", "is not a release version"),
-])
+@pytest.mark.parametrize(
+    "folder, manifest, sums, match",
+    [
+        ("0.1", {"version": "../../javascripts"}, "", "does not describe release '0.1'"),
+        ("0.1", {"version": "0.1"}, "00  ../../../secret.txt\n", "is not a path inside the release"),
+        ("0.1", {"version": "0.1"}, "00  /etc/passwd\n", "is not a path inside the release"),
+        (".hidden", {}, "", "is not a release version"),
+    ],
+)
 def test_release_paths_stay_inside_the_release(root: Path, folder: str, manifest: dict, sums: str, match: str) -> None:
     """Versions and listed names become paths on the site: none may climb out of its folder."""
     release = root / "releases" / folder
@@ -119,14 +125,25 @@ REFUSED_CONFIGS = [
     ("theme:\n  custom_dir: /proc/self\n", "theme.custom_dir", "Jinja"),
     ("theme:\n  font:\n    text: Roboto\n", "theme.font", "external requests"),
     ("theme:\n  name: readthedocs\n", "theme.name", "need the material theme"),
-    ("markdown_extensions:\n  - tables\n  - pymdownx.snippets:\n      base_path: /\n", "markdown_extensions[1]",
-     "includes files of the build machine"),
+    (
+        "markdown_extensions:\n  - tables\n  - pymdownx.snippets:\n      base_path: /\n",
+        "markdown_extensions[1]",
+        "includes files of the build machine",
+    ),
     ("markdown_extensions:\n  - tables\n  - pymdownx.b64\n", "markdown_extensions[1]", "embeds files"),
-    ("markdown_extensions:\n  - tables\n  - submissions.evil\n", "markdown_extensions[1]", "imports an extension by name"),
+    (
+        "markdown_extensions:\n  - tables\n  - submissions.evil\n",
+        "markdown_extensions[1]",
+        "imports an extension by name",
+    ),
     ("watch:\n  - /etc\n", "watch", "only settings known to run no code"),
     ("site_name: !ENV HF_TOKEN\n", "site_name", "uses the YAML tag !ENV"),
     ("site_name: !relative $config_dir\n", "site_name", "uses the YAML tag !relative"),
-    ("site_name: !!python/object/apply:os.system [touch pwned]\n", "site_name", "uses the YAML tag !!python/object/apply:os.system"),
+    (
+        "site_name: !!python/object/apply:os.system [touch pwned]\n",
+        "site_name",
+        "uses the YAML tag !!python/object/apply:os.system",
+    ),
     ("extra:\n  x: !!python/name:os.system\n", "extra.x", "uses the YAML tag !!python/name:os.system"),
     ("site_name: a\nsite_name: b\n", "site_name", "is set twice"),
     ("extra: &a {x: 1}\nnav: [*a]\n", "nav[0]", "alias"),
@@ -150,7 +167,9 @@ def test_dangerous_mkdocs_settings_are_findings(root: Path, text: str, field: st
 
 
 def test_every_problem_of_mkdocs_yml_is_reported_at_once(root: Path) -> None:
-    (root / "mkdocs.yml").write_text("site_name: !ENV HF_TOKEN\nhooks: [x.py]\nextra: !!python/name:os.system\n", "utf-8")
+    (root / "mkdocs.yml").write_text(
+        "site_name: !ENV HF_TOKEN\nhooks: [x.py]\nextra: !!python/name:os.system\n", "utf-8"
+    )
     assert [(f.line, f.field) for f in site_source_findings(root)] == [(1, "site_name"), (3, "extra"), (2, "hooks")]
 
 
@@ -203,7 +222,9 @@ def test_allowed_settings_reach_mkdocs_as_plain_values(root: Path) -> None:
     assert config.site_name == "!ENV HF_TOKEN" and config.site_url == "https://example.org/board/"
     assert config.theme["palette"] == {"primary": "teal"} and config.theme["font"] is False
     assert config.nav == [{"Home": "index.md"}, {"About": "about.md"}]
-    assert {"tables", "attr_list", "pymdownx.details", "markdown.extensions.footnotes"} <= set(config.markdown_extensions)
+    assert {"tables", "attr_list", "pymdownx.details", "markdown.extensions.footnotes"} <= set(
+        config.markdown_extensions
+    )
     assert config.mdx_configs["toc"] == {"permalink": "#"}
     assert [str(p) for p in config.extra_css] == ["stylesheets/dualboard.css", "stylesheets/extra.css"]
     assert "javascripts/charts.js" in [str(p) for p in config.extra_javascript]

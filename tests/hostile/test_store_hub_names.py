@@ -13,16 +13,21 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.intake.benchmark import load_benchmarks
-from generator.store.base import StagedFile, UnsafeStorePathError
-from generator.store.local import KEEP_SNAPSHOTS
-
+from dualboard.cli import main
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.store.base import StagedFile, UnsafeStorePathError
+from dualboard.store.local import KEEP_SNAPSHOTS
 from tests.store.conftest import TOKEN, hub_server, make_hub_store  # noqa: F401 — hub_server is a fixture
 
 REPO = "dualboard/tiny-store"
-HOSTILE_NAMES = ["runs/tiny/../../../../escape.txt", "runs/tiny/run-a/..", "/tmp/escape.txt", "runs\\..\\..\\escape.txt",
-                 "runs/tiny/C:escape.txt", "runs/tiny/a\nb.txt"]
+HOSTILE_NAMES = [
+    "runs/tiny/../../../../escape.txt",
+    "runs/tiny/run-a/..",
+    "/tmp/escape.txt",
+    "runs\\..\\..\\escape.txt",
+    "runs/tiny/C:escape.txt",
+    "runs/tiny/a\nb.txt",
+]
 
 
 @pytest.fixture
@@ -38,8 +43,11 @@ def test_hostile_file_name_is_refused_before_download(dataset, hub_server, tmp_p
     hostile = dataset.add_commit("main", {**dataset.resolve("main").files, name: b"pwned"}, "hostile commit")
     reader = make_hub_store(hub_server, tmp_path / "reader" / "cache")
     downloads = hub_server.calls_to("resolve")
-    with pytest.raises(UnsafeStorePathError, match=rf"{REPO}@{hostile.oid[:12]}: file name .* could escape the store "
-                                                   r"folder.* rename or delete that file in the dataset"):
+    with pytest.raises(
+        UnsafeStorePathError,
+        match=rf"{REPO}@{hostile.oid[:12]}: file name .* could escape the store "
+        r"folder.* rename or delete that file in the dataset",
+    ):
         reader.snapshot()
     assert hub_server.calls_to("resolve") == downloads, "no file was downloaded"
     assert not [p for p in tmp_path.rglob("*escape*")], "nothing was written outside the cache"

@@ -13,13 +13,12 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.errors import DualboardError
-from generator.intake.benchmark import load_benchmarks
-from generator.project import Project
-from generator.safe_read import UnsafeFileError
-from generator.store import LocalStore
-
+from dualboard.cli import main
+from dualboard.errors import DualboardError
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.project import Project
+from dualboard.safe_read import UnsafeFileError
+from dualboard.store import LocalStore
 from tests.conftest import tree_bytes, write_run
 
 SECRET = "hf_secret_from_the_checkout"
@@ -60,7 +59,9 @@ def test_linked_run_file_is_refused_even_when_it_validates(checkout):
     (run_b / "predictions.jsonl").unlink()
     (run_b / "predictions.jsonl").symlink_to("../run-a/predictions.jsonl")  # valid content, through a link
     revision = store.revision()
-    with pytest.raises(DualboardError, match=r"run-b/predictions\.jsonl.*(symbolic )?link"):  # validation may refuse it first
+    with pytest.raises(
+        DualboardError, match=r"run-b/predictions\.jsonl.*(symbolic )?link"
+    ):  # validation may refuse it first
         _ingest(root, store, "run-b")
     assert store.revision() == revision
 
@@ -84,8 +85,8 @@ def test_cli_reports_the_link_without_a_traceback(checkout):
 
 
 def test_staged_hub_ingest_refuses_the_link_too(checkout, tmp_path):
-    from generator.store.hub import HubStore
-    from generator.store.staged import StagedHubStore
+    from dualboard.store.hub import HubStore
+    from dualboard.store.staged import StagedHubStore
 
     root, _ = checkout
     benchmarks = load_benchmarks(root / "data")  # loading refuses the link too; here the store's own check is tested

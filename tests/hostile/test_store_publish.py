@@ -17,10 +17,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.intake.benchmark import load_benchmarks
-from generator.store.records import SOURCE_FILE
-
+from dualboard.cli import main
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.store.records import SOURCE_FILE
 from tests.conftest import GIT_ENV, git_repository, write_run
 from tests.store.conftest import TOKEN, hub_server, make_hub_store  # noqa: F401 — hub_server is a fixture
 from tests.store.hub_server import HubServer
@@ -32,7 +31,8 @@ def _cli(root, server, *args, token: str | None = None, endpoint: bool = True):
     """Run dualboard in-process; HF_TOKEN is unset unless given, as in the workflow's build step."""
     extra = ["--hub-endpoint", server.endpoint] if endpoint else []
     result = CliRunner(env={"HF_TOKEN": token, "DUALBOARD_HUB_ENDPOINT": None}).invoke(
-        main, [args[0], "--root", str(root), "--hub", REPO, *extra, *args[1:]])
+        main, [args[0], "--root", str(root), "--hub", REPO, *extra, *args[1:]]
+    )
     return result
 
 
@@ -42,16 +42,26 @@ def _build(root, server, *, endpoint: bool = True, release: str = "v1", token: s
     for step in (("build", *staged, "--no-progress"), ("release", release, *staged)):
         git_repository(root)
         result = CliRunner(env={"HF_TOKEN": token, "DUALBOARD_HUB_ENDPOINT": None, **GIT_ENV}).invoke(
-            main, [step[0], "--root", str(root), "--hub", REPO, *(["--hub-endpoint", server.endpoint] if endpoint else []),
-                   *step[1:]])
+            main,
+            [
+                step[0],
+                "--root",
+                str(root),
+                "--hub",
+                REPO,
+                *(["--hub-endpoint", server.endpoint] if endpoint else []),
+                *step[1:],
+            ],
+        )
         assert result.exit_code == 0, result.output
 
 
 @pytest.fixture
 def dataset(tiny_root, hub_server, tmp_path):  # noqa: F811 — the imported fixture
     """The public dataset holds run-a; run-b was just merged into submissions/."""
-    make_hub_store(hub_server, tmp_path / "writer").ingest([tiny_root / "submissions" / "tiny" / "run-a"],
-                                                           load_benchmarks(tiny_root / "data"))
+    make_hub_store(hub_server, tmp_path / "writer").ingest(
+        [tiny_root / "submissions" / "tiny" / "run-a"], load_benchmarks(tiny_root / "data")
+    )
     write_run(tiny_root, "run-b")
     return hub_server.repos[REPO]
 
@@ -60,10 +70,14 @@ def test_token_less_build_then_one_commit_on_the_revision_it_read(dataset, tiny_
     read = dataset.branches["main"]
     posts = len([c for c in hub_server.calls if c[0] == "POST"])
     _build(tiny_root, hub_server)
-    assert len([c for c in hub_server.calls if c[0] == "POST"]) == posts, "the build and release wrote nothing to the Hub"
+    assert len([c for c in hub_server.calls if c[0] == "POST"]) == posts, (
+        "the build and release wrote nothing to the Hub"
+    )
     assert dataset.branches["main"] == read
     source = json.loads((tiny_root / "build" / SOURCE_FILE).read_text())
-    assert source["revision"].startswith(f"{read}+") and source["store"] == f"Hub dataset {REPO} on {hub_server.endpoint}"
+    assert (
+        source["revision"].startswith(f"{read}+") and source["store"] == f"Hub dataset {REPO} on {hub_server.endpoint}"
+    )
     commits = hub_server.calls_to("commit")
     published = _cli(tiny_root, hub_server, "publish", "--release", "v1", token=TOKEN)
     assert published.exit_code == 0, published.output
@@ -78,12 +92,15 @@ def test_publish_refuses_when_the_dataset_moved_after_the_build_read_it(dataset,
     _build(tiny_root, hub_server)
     read = dataset.branches["main"]
     write_run(tiny_root, "run-c")
-    make_hub_store(hub_server, tmp_path / "other").ingest([tiny_root / "submissions" / "tiny" / "run-c"],
-                                                          load_benchmarks(tiny_root / "data"))
+    make_hub_store(hub_server, tmp_path / "other").ingest(
+        [tiny_root / "submissions" / "tiny" / "run-c"], load_benchmarks(tiny_root / "data")
+    )
     moved = dataset.branches["main"]
     result = _cli(tiny_root, hub_server, "publish", "--release", "v1", token=TOKEN)
     assert result.exit_code == 1, result.output
-    assert f"main moved past {read[:12]}, the revision the build read; nothing was written — build again" in result.output
+    assert (
+        f"main moved past {read[:12]}, the revision the build read; nothing was written — build again" in result.output
+    )
     assert dataset.branches["main"] == moved and dataset.tags == {}, "no commit, no tag"
     _build(tiny_root, hub_server, release="v2")
     assert _cli(tiny_root, hub_server, "publish", "--release", "v2", token=TOKEN).exit_code == 0
@@ -125,8 +142,9 @@ def test_endpoint_in_dualboard_yaml_never_gets_the_token(dataset, tiny_root, hub
 
 def test_a_dataset_the_build_could_not_see_is_not_overwritten(tiny_root, hub_server, tmp_path):  # noqa: F811
     _build(tiny_root, hub_server)  # no dataset yet (or a private one: the build reads without a token)
-    make_hub_store(hub_server, tmp_path / "other").ingest([tiny_root / "submissions" / "tiny" / "run-a"],
-                                                          load_benchmarks(tiny_root / "data"))
+    make_hub_store(hub_server, tmp_path / "other").ingest(
+        [tiny_root / "submissions" / "tiny" / "run-a"], load_benchmarks(tiny_root / "data")
+    )
     head = hub_server.repos[REPO].branches["main"]
     result = _cli(tiny_root, hub_server, "publish", "--release", "v1", token=TOKEN)
     assert result.exit_code == 1 and "the build found no dataset, but it holds runs now" in result.output

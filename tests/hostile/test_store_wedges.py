@@ -24,20 +24,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import cli
-from generator.intake.benchmark import load_benchmarks
-from generator.project import Project
-from generator.store import LocalStore, local
-from generator.store.lock import StoreBusyError, exclusive
-from generator.store.tree import StoreWriteError
-
+from dualboard import cli
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.project import Project
+from dualboard.store import LocalStore, local
+from dualboard.store.lock import StoreBusyError, exclusive
+from dualboard.store.tree import StoreWriteError
 from tests.conftest import REPO, tree_bytes, write_run
 
 KILL_AT_SWAP = textwrap.dedent("""
     import os, signal, sys
-    import generator.store.local as local
+    import dualboard.store.local as local
     local._swap_symlink = lambda link, target: os.kill(os.getpid(), signal.SIGKILL)  # die right before the swap
-    from generator.cli import main
+    from dualboard.cli import main
     main(["ingest", "--root", sys.argv[1]])
 """)
 
@@ -61,8 +60,14 @@ def stored(tiny_root):
 
 def test_ingest_after_a_kill_between_rename_and_swap_recovers(stored):
     root, store = stored
-    killed = subprocess.run([sys.executable, "-c", KILL_AT_SWAP, str(root)], cwd=REPO, capture_output=True,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120, check=False)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_AT_SWAP, str(root)],
+        cwd=REPO,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+        check=False,
+    )
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
     assert store.revision() == "000001" and (store.root / "snapshots" / "000002").is_dir(), "an orphan snapshot"
     result = _ingest(root, store, "run-a", "run-b")
@@ -107,8 +112,10 @@ def test_concurrent_ingests_all_land_and_keep_each_others_staging(stored, monkey
 
     monkeypatch.setattr(local, "build_tree", build_slowly)
     errors: list[BaseException] = []
-    threads = [threading.Thread(target=_ingest_catching, args=(root, run_id, errors))
-               for run_id in ("run-b", "run-c", "run-d", "run-e")]
+    threads = [
+        threading.Thread(target=_ingest_catching, args=(root, run_id, errors))
+        for run_id in ("run-b", "run-c", "run-d", "run-e")
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -158,8 +165,8 @@ def test_cli_reports_full_disk_and_busy_store_without_a_traceback(stored, monkey
 
 
 def test_full_disk_while_staging_for_the_hub_leaves_no_overlay(tiny_root, tmp_path, monkeypatch):
-    from generator.store.hub import HubStore
-    from generator.store.staged import StagedHubStore
+    from dualboard.store.hub import HubStore
+    from dualboard.store.staged import StagedHubStore
 
     hub = HubStore("o/n", endpoint="http://127.0.0.1:9", cache_dir=tmp_path / "cache")
     monkeypatch.setattr(hub, "base_commit", lambda: "0" * 40)  # a dataset not created yet: nothing to download

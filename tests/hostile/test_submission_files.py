@@ -13,9 +13,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.intake.untrusted import parse_json_line, parse_yaml
-
+from dualboard.cli import main
+from dualboard.intake.untrusted import parse_json_line, parse_yaml
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
 
 
@@ -40,16 +39,40 @@ def _run_with_first_line(root: Path, first: bytes) -> None:
     write_run(root, "run-b", raw_lines=[first, *rest])
 
 
-@pytest.mark.parametrize(("first_line", "expected"), [
-    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": NaN}}', ":1: -: NaN is not a number"),
-    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": Infinity}}', ":1: -: Infinity is not a number"),
-    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": -Infinity}}', ":1: -: -Infinity is not a number"),
-    (b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": 1e999}}', ":1: -: 1e999 overflows to infinity"),
-    (b'{"question_id": "q1", "round": 0, "response": "harmless", "response": "4"}', ":1: -: duplicate key 'response'"),
-    (b'{"question_id": "q1", "round": 0, "response": "a\\ud800b"}', ":1: -: a string holds a lone UTF-16 surrogate"),
-    (b'{"question_id": "q1", "round": 1.0, "response": "4"}', ":1: round: 1.0 is a decimal number, not a whole number"),
-    (b'{"question_id": "q1", "round": 0, "response": "\xff"}', ":1: -: not UTF-8"),
-])
+@pytest.mark.parametrize(
+    ("first_line", "expected"),
+    [
+        (
+            b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": NaN}}',
+            ":1: -: NaN is not a number",
+        ),
+        (
+            b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": Infinity}}',
+            ":1: -: Infinity is not a number",
+        ),
+        (
+            b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": -Infinity}}',
+            ":1: -: -Infinity is not a number",
+        ),
+        (
+            b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": 1e999}}',
+            ":1: -: 1e999 overflows to infinity",
+        ),
+        (
+            b'{"question_id": "q1", "round": 0, "response": "harmless", "response": "4"}',
+            ":1: -: duplicate key 'response'",
+        ),
+        (
+            b'{"question_id": "q1", "round": 0, "response": "a\\ud800b"}',
+            ":1: -: a string holds a lone UTF-16 surrogate",
+        ),
+        (
+            b'{"question_id": "q1", "round": 1.0, "response": "4"}',
+            ":1: round: 1.0 is a decimal number, not a whole number",
+        ),
+        (b'{"question_id": "q1", "round": 0, "response": "\xff"}', ":1: -: not UTF-8"),
+    ],
+)
 def test_prediction_tricks_are_findings(tiny_root: Path, first_line: bytes, expected: str) -> None:
     _run_with_first_line(tiny_root, first_line)
     _assert_finding(tiny_root, "run-b/predictions.jsonl" + expected)
@@ -62,22 +85,32 @@ def test_a_valid_surrogate_pair_is_accepted(tiny_root: Path) -> None:
 
 def test_line_separator_does_not_shift_line_numbers(tiny_root: Path) -> None:
     """U+2028 inside a response is text, not a line break: the bad line is still line 2."""
-    lines = [_line(response="4\u2028still line one"), b"{broken", *[json.dumps(p).encode() for p in tiny_predictions()[1:]]]
+    lines = [
+        _line(response="4\u2028still line one"),
+        b"{broken",
+        *[json.dumps(p).encode() for p in tiny_predictions()[1:]],
+    ]
     write_run(tiny_root, "run-b", raw_lines=[json.dumps(json.loads(lines[0]), ensure_ascii=False).encode(), *lines[1:]])
     _assert_finding(tiny_root, "run-b/predictions.jsonl:2: -: invalid JSON")
 
 
-@pytest.mark.parametrize(("metadata_text", "expected"), [
-    ("rounds: 1.0\n", "rounds: 1.0 is a decimal number, not a whole number"),
-    ("rounds: 1\nrounds: 2\n", "invalid YAML: duplicate key 'rounds'"),
-    ("date: 2026-02-30\n", "unreadable YAML value"),
-    ("decoding: {temperature: .nan}\n", "decoding.temperature: nan is not a finite number"),
-])
+@pytest.mark.parametrize(
+    ("metadata_text", "expected"),
+    [
+        ("rounds: 1.0\n", "rounds: 1.0 is a decimal number, not a whole number"),
+        ("rounds: 1\nrounds: 2\n", "invalid YAML: duplicate key 'rounds'"),
+        ("date: 2026-02-30\n", "unreadable YAML value"),
+        ("decoding: {temperature: .nan}\n", "decoding.temperature: nan is not a finite number"),
+    ],
+)
 def test_metadata_tricks_are_findings(tiny_root: Path, metadata_text: str, expected: str) -> None:
     run = write_run(tiny_root, "run-b")
     base = {k: v for k, v in tiny_metadata().items() if k not in ("rounds", "date", "decoding")}
-    (run / "metadata.yaml").write_text(yaml.safe_dump({**base, "date": "2026-01-02"} if "date" not in metadata_text else base)
-                                       + metadata_text + ("rounds: 1\n" if "rounds" not in metadata_text else ""))
+    (run / "metadata.yaml").write_text(
+        yaml.safe_dump({**base, "date": "2026-01-02"} if "date" not in metadata_text else base)
+        + metadata_text
+        + ("rounds: 1\n" if "rounds" not in metadata_text else "")
+    )
     _assert_finding(tiny_root, expected)
 
 
@@ -85,12 +118,15 @@ def _questions_path(root: Path) -> Path:
     return root / "data" / "benchmarks" / "tiny" / "questions.jsonl"
 
 
-@pytest.mark.parametrize(("extra_line", "expected"), [
-    (b"\xff\xfe", "questions.jsonl:4: -: not UTF-8"),
-    (b"[" * 100_000 + b"]" * 100_000, "questions.jsonl:4: -: invalid JSON: nested too deeply"),
-    (b'{"id": ' + b"9" * 5000 + b"}", "questions.jsonl:4: -: unreadable JSON value"),
-    (b'{"id": "q9", "id": "q1"}', "questions.jsonl:4: -: duplicate key 'id'"),
-])
+@pytest.mark.parametrize(
+    ("extra_line", "expected"),
+    [
+        (b"\xff\xfe", "questions.jsonl:4: -: not UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "questions.jsonl:4: -: invalid JSON: nested too deeply"),
+        (b'{"id": ' + b"9" * 5000 + b"}", "questions.jsonl:4: -: unreadable JSON value"),
+        (b'{"id": "q9", "id": "q1"}', "questions.jsonl:4: -: duplicate key 'id'"),
+    ],
+)
 def test_question_file_tricks_are_findings(tiny_root: Path, extra_line: bytes, expected: str) -> None:
     path = _questions_path(tiny_root)
     path.write_bytes(path.read_bytes() + extra_line + b"\n")
@@ -103,21 +139,26 @@ def test_impossible_date_in_benchmark_yaml_is_a_finding(tiny_root: Path) -> None
     _assert_finding(tiny_root, "benchmark.yaml: -: unreadable YAML value")
 
 
-@pytest.mark.parametrize(("labels", "expected"), [
-    (b'run,question,round,label\n"run-a,q1,0,pass\n', "human_labels.csv"),
-    (b"run,question,round,label\nrun-a,q1,0,pass,extra\n", "not a readable CSV"),
-    (b"run,question\nrun-a,q1\n", "missing column(s)"),
-    (b"run,question,round,label\nrun-a,q1,zero,pass\n", "round must be an integer"),
-    (b"run,question,round,label\nrun-a,q1,0,maybe\n", "label"),
-    (b"run,question,round,label\nrun-a,q1,0,\xff\n", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        (b'run,question,round,label\n"run-a,q1,0,pass\n', "human_labels.csv"),
+        (b"run,question,round,label\nrun-a,q1,0,pass,extra\n", "not a readable CSV"),
+        (b"run,question\nrun-a,q1\n", "missing column(s)"),
+        (b"run,question,round,label\nrun-a,q1,zero,pass\n", "round must be an integer"),
+        (b"run,question,round,label\nrun-a,q1,0,maybe\n", "label"),
+        (b"run,question,round,label\nrun-a,q1,0,\xff\n", "not UTF-8"),
+    ],
+)
 def test_malformed_human_labels_fail_validation(tiny_root: Path, labels: bytes, expected: str) -> None:
     (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_bytes(labels)
     _assert_finding(tiny_root, expected)
 
 
 def test_build_refuses_what_validate_refuses(tiny_root: Path) -> None:
-    (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_bytes(b"run,question,round,label\nrun-a,q1,0,maybe\n")
+    (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_bytes(
+        b"run,question,round,label\nrun-a,q1,0,maybe\n"
+    )
     result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
     assert result.exit_code != 0
     assert "human_labels.csv" in result.output
@@ -158,7 +199,9 @@ def test_run_one_level_too_deep_is_a_finding(tiny_root: Path) -> None:
 def test_run_ids_that_share_a_page_are_refused(tiny_root: Path, twin: str) -> None:
     write_run(tiny_root, twin)
     first, last = sorted(["run-a", twin])
-    _assert_finding(tiny_root, f"submissions/tiny/{last}: run_id: run ids {first}, {last} of tiny name the same run page")
+    _assert_finding(
+        tiny_root, f"submissions/tiny/{last}: run_id: run ids {first}, {last} of tiny name the same run page"
+    )
 
 
 def test_run_id_with_trailing_newline_is_refused(tiny_root: Path) -> None:

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from generator.grading.human import LABELS_FILE, load_human_labels
-from generator.intake.models import Benchmark, GraderSpec, Run
+from dualboard.grading.human import LABELS_FILE, load_human_labels
+from dualboard.intake.models import Benchmark, GraderSpec, Run
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "easy-problems"
 MC_RELEASE = "2024-09-13-Multi-Benchmark"

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import duckdb
 
-from generator.grading import grade_benchmark
-from generator.release.dataset_card import ANSWERS_QUERY
-from generator.scored_files import ANSWERS, write_scored
-from generator.stats.kappa import PASS_MARK
+from dualboard.grading import grade_benchmark
+from dualboard.release.dataset_card import ANSWERS_QUERY
+from dualboard.scored_files import ANSWERS, write_scored
+from dualboard.stats.kappa import PASS_MARK
 from tests.importers.import_fixtures import load_imported, load_labels
 
 NAME = "easy-problems-open"

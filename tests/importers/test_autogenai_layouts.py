@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.errors import DualboardError
-from generator.intake.importers import import_autogenai
-from generator.intake.importers.autogenai import repair_mojibake, run_id_for
+from dualboard.errors import DualboardError
+from dualboard.intake.importers import import_autogenai
+from dualboard.intake.importers.autogenai import repair_mojibake, run_id_for
 from tests.importers.import_fixtures import load_imported, load_labels
 
 

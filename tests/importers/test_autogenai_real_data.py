@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from generator.grading import grade_benchmark
-from generator.grading.choices import LETTERS
-from generator.intake.importers.autogenai import model_and_deployment
-from generator.names import is_name
+from dualboard.grading import grade_benchmark
+from dualboard.grading.choices import LETTERS
+from dualboard.intake.importers.autogenai import model_and_deployment
+from dualboard.names import is_name
 from tests.importers.import_fixtures import (
     MC_RELEASE,
     OPEN_RELEASE,
@@ -61,7 +61,9 @@ def test_mc_release_imports_every_answer(imported_mc: Path) -> None:
     assert all(sorted({p["round"] for p in run.predictions}) == list(range(10)) for run in runs)
     assert all(is_name(run.run_id) for run in runs)
     for question in benchmark.questions:
-        assert question["type"] == "multiple_choice" and question["correct_choice"] in LETTERS[: len(question["choices"])]
+        assert (
+            question["type"] == "multiple_choice" and question["correct_choice"] in LETTERS[: len(question["choices"])]
+        )
     for run in runs:
         for prediction in run.predictions:
             assert sorted(prediction["choice_order"]) == ["A", "B", "C", "D"]
@@ -85,12 +87,16 @@ def test_mc_letter_reads_every_published_letter(mc_graded: pd.DataFrame) -> None
 
 def test_two_json_answers_are_flagged_by_both_gradings(mc_graded: pd.DataFrame, imported_mc: Path) -> None:
     model, question_id, round_ = TWO_JSON_ANSWERS
-    row = mc_graded[(mc_graded.model == model) & (mc_graded.question_id == question_id) & (mc_graded["round"] == round_)]
+    row = mc_graded[
+        (mc_graded.model == model) & (mc_graded.question_id == question_id) & (mc_graded["round"] == round_)
+    ]
     assert row.detail.item().startswith("2 different answers given (A, C), took the first; chose A")
     assert row.verdict_parse.item() == "recovered" and row.traditional.item() == row.published.item() == 0.0
     benchmark, runs = load_imported(imported_mc, "easy-problems-mc")
     verdicts = grade_benchmark(benchmark, [r for r in runs if r.model == model]).verdicts
-    rules = verdicts[(verdicts.grader == "rules") & (verdicts.question_id == question_id) & (verdicts["round"] == round_)]
+    rules = verdicts[
+        (verdicts.grader == "rules") & (verdicts.question_id == question_id) & (verdicts["round"] == round_)
+    ]
     assert rules.verdict_parse.item() == "recovered" and "2 different answers given (A, C)" in rules.detail.item()
 
 
@@ -251,14 +257,20 @@ def test_metadata_and_benchmark_yaml_follow_the_contracts(imported_mc: Path) -> 
 def test_deployment_ids_become_model_names(imported_mc: Path) -> None:
     """Files named after an Azure deployment show the model; the deployment stays in the metadata."""
     _, runs = load_imported(imported_mc, "easy-problems-mc")
-    published = sorted(p.stem.removeprefix("auto_eval-")
-                       for p in (real_data() / MC_RELEASE / "auto_eval_outputs").glob("auto_eval-*.json"))
+    published = sorted(
+        p.stem.removeprefix("auto_eval-")
+        for p in (real_data() / MC_RELEASE / "auto_eval_outputs").glob("auto_eval-*.json")
+    )
     deployed = {run.run_id: (run.model, run.metadata.get("deployment")) for run in runs if "deployment" in run.metadata}
     assert deployed == {
-        "meta-llama-3-1-405b-instruct": ("Meta-Llama-3-1-405B-Instruct",
-                                         "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com"),
-        "meta-llama-3-1-70b-instruct": ("Meta-Llama-3-1-70B-Instruct",
-                                        "Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com"),
+        "meta-llama-3-1-405b-instruct": (
+            "Meta-Llama-3-1-405B-Instruct",
+            "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com",
+        ),
+        "meta-llama-3-1-70b-instruct": (
+            "Meta-Llama-3-1-70B-Instruct",
+            "Meta-Llama-3-1-70B-Instruct-ostu_eastus_models_ai_azure_com",
+        ),
     }
     assert sorted(run.metadata.get("deployment", run.model) for run in runs) == published
     assert all(len(run.run_id) <= 40 for run in runs), [run.run_id for run in runs]

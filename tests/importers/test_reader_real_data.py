@@ -11,12 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator import pipeline
-from generator.project import Project
-from generator.release.history import load_releases
-from generator.render.site_content import site_content
-from generator.stats.tables import read_tables
-from generator.store import LocalStore
+from dualboard import pipeline
+from dualboard.project import Project
+from dualboard.release.history import load_releases
+from dualboard.render.site_content import site_content
+from dualboard.stats.tables import read_tables
+from dualboard.store import LocalStore
 from tests.render.html_tables import table_after, tables
 
 
@@ -43,7 +43,9 @@ def test_the_board_shows_models_not_deployments(real_board):
     models = [row[1].text for row in tables(pages["benchmarks/easy-problems-mc/index.md"])[0].rows]
     assert {"Meta-Llama-3-1-405B-Instruct", "Meta-Llama-3-1-70B-Instruct"} <= set(models) and len(models) == 13
     run_page = html.unescape(pages["benchmarks/easy-problems-mc/runs/meta-llama-3-1-405b-instruct.md"])
-    assert "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com" in run_page, "the deployment stays in the metadata"
+    assert "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com" in run_page, (
+        "the deployment stays in the metadata"
+    )
 
 
 def test_naive_interval_is_narrower_than_the_clustered_one_with_ten_rounds(real_board):
@@ -77,5 +79,7 @@ def test_question_page_shows_the_order_of_each_round(real_board):
     assert len(orders) > 1, "the release shuffles options per round"
     for row in answers.rows:
         correct_here = row[2].note.removeprefix("correct here: ")
-        verdict = next(c.text for c in row[4:] if "chose" in c.text or "no readable option" in c.text or "empty" in c.text)
+        verdict = next(
+            c.text for c in row[4:] if "chose" in c.text or "no readable option" in c.text or "empty" in c.text
+        )
         assert verdict.endswith(f"correct {correct_here}"), (row[2].text, row[2].note, verdict)

@@ -18,19 +18,32 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from generator.errors import DualboardError
-from generator.intake.importers.autogenai import plan_import
+from dualboard.errors import DualboardError
+from dualboard.intake.importers.autogenai import plan_import
 
 EXAMPLES = 600
 texts = st.text(max_size=30)
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | texts
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3), max_leaves=8)
+values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3), max_leaves=8
+)
 record = st.fixed_dictionaries(
     {"model_answer": values, "score": values},
-    optional={"index": values, "level_0": values, "multiple_choice": values, "correct_answer": values,
-              "correct_letter": values, "question": values, "human_answer": values, "eval_response": values})
+    optional={
+        "index": values,
+        "level_0": values,
+        "multiple_choice": values,
+        "correct_answer": values,
+        "correct_letter": values,
+        "question": values,
+        "human_answer": values,
+        "eval_response": values,
+    },
+)
 keys = st.integers(min_value=-3, max_value=40).map(str) | texts
-release_files = st.dictionaries(keys, record | values, max_size=5).map(json.dumps).map(str.encode) | st.binary(max_size=60)
+release_files = st.dictionaries(keys, record | values, max_size=5).map(json.dumps).map(str.encode) | st.binary(
+    max_size=60
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +56,12 @@ def release():
     shutil.rmtree(root)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          phases=[Phase.explicit, Phase.generate])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.generate],
+)
 @given(files=st.lists(release_files, min_size=1, max_size=2))
 def test_malformed_releases_are_refused_cleanly(release, files):
     for old in release.glob("*.json"):

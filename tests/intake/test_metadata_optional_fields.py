@@ -9,19 +9,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generator.intake.schemas import load_schema
+from dualboard.intake.schemas import load_schema
 from tests.conftest import tiny_metadata, write_run
 
 REPO = Path(__file__).resolve().parents[2]
 OPTIONAL = {"deployment", "parameters_billions", "weights", "model_license", "model_url"}
-GOOD = {"deployment": "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com", "parameters_billions": 46.7,
-        "weights": "closed", "model_license": "Llama 3.1 Community License",
-        "model_url": "https://huggingface.co/meta-llama/Llama-3.1-405B-Instruct?tab=card#usage"}
+GOOD = {
+    "deployment": "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com",
+    "parameters_billions": 46.7,
+    "weights": "closed",
+    "model_license": "Llama 3.1 Community License",
+    "model_url": "https://huggingface.co/meta-llama/Llama-3.1-405B-Instruct?tab=card#usage",
+}
 
 
 def validate(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator", "validate", "--root", str(root)],
-                          capture_output=True, text=True, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "dualboard", "validate", "--root", str(root)], capture_output=True, text=True, cwd=REPO
+    )
 
 
 def test_the_fields_are_optional_and_documented():
@@ -38,10 +43,17 @@ def test_runs_without_them_stay_valid_and_runs_with_them_are_valid(tiny_root):
     assert "2 runs" in proc.stdout
 
 
-BAD = [("model_url", "javascript:alert(1)"), ("model_url", "http://example.org/"),
-       ("model_url", "https://example.org/\"><script>"), ("model_url", "https://example.org/a b"),
-       ("weights", "maybe"), ("parameters_billions", 0), ("parameters_billions", "70B"),
-       ("model_license", ""), ("deployment", "x" * 201)]
+BAD = [
+    ("model_url", "javascript:alert(1)"),
+    ("model_url", "http://example.org/"),
+    ("model_url", 'https://example.org/"><script>'),
+    ("model_url", "https://example.org/a b"),
+    ("weights", "maybe"),
+    ("parameters_billions", 0),
+    ("parameters_billions", "70B"),
+    ("model_license", ""),
+    ("deployment", "x" * 201),
+]
 
 
 def test_every_bad_value_is_a_finding_naming_file_and_field(tiny_root):

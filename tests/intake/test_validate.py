@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from generator.errors import InvalidInputError
-from generator.intake.benchmark import load_benchmarks
-from generator.intake.validate import Limits, check_run, load_runs
-
+from dualboard.errors import InvalidInputError
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.validate import Limits, check_run, load_runs
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
 
 
@@ -31,12 +30,24 @@ def test_valid_run_loads_with_default_round(tiny_root):
     ("mutate", "expected"),
     [
         (lambda lines: lines[:1] + [b'{"question_id": "q2", "response": '] + lines[2:], ":2: -: invalid JSON"),
-        (lambda lines: lines[:2] + [json.dumps({"question_id": "q9", "response": "x"}).encode()], ":3: question_id: unknown question id 'q9'"),
+        (
+            lambda lines: lines[:2] + [json.dumps({"question_id": "q9", "response": "x"}).encode()],
+            ":3: question_id: unknown question id 'q9'",
+        ),
         (lambda lines: lines + [lines[0]], ":4: question_id: duplicate answer for question 'q1' round 0"),
         (lambda lines: lines[:1] + [b'{"question_id": "q2", "response": "\xff\xfe"}'] + lines[2:], ":2: -: not UTF-8"),
-        (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "round": 5, "response": "x"}).encode()], ":3: round: round 5 but metadata.yaml says rounds: 1"),
-        (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": 7}).encode()], ":3: response: 7 is a whole number, not text — write text"),
-        (lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": "x", "extra": 1}).encode()], ":3: extra: is not a field of this file — remove it, or rename it to one of: question_id,"),
+        (
+            lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "round": 5, "response": "x"}).encode()],
+            ":3: round: round 5 but metadata.yaml says rounds: 1",
+        ),
+        (
+            lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": 7}).encode()],
+            ":3: response: 7 is a whole number, not text — write text",
+        ),
+        (
+            lambda lines: lines[:2] + [json.dumps({"question_id": "q3", "response": "x", "extra": 1}).encode()],
+            ":3: extra: is not a field of this file — remove it, or rename it to one of: question_id,",
+        ),
     ],
 )
 def test_bad_prediction_lines_are_located(tiny_root, mutate, expected):
@@ -60,7 +71,10 @@ def test_missing_answers_are_a_coverage_error(tiny_root):
     [
         (tiny_metadata(benchmark="nope"), "benchmark: unknown benchmark 'nope'"),
         (tiny_metadata(benchmark_version="9"), "benchmark_version: '9' does not exist"),
-        ({k: v for k, v in tiny_metadata().items() if k != "model"}, "metadata.yaml:1: model: missing — add model: model name as it should appear on the leaderboard"),
+        (
+            {k: v for k, v in tiny_metadata().items() if k != "model"},
+            "metadata.yaml:1: model: missing — add model: model name as it should appear on the leaderboard",
+        ),
         (tiny_metadata(rounds=0), "rounds: 0 is below the smallest allowed value, 1 — use 1 or more"),
     ],
 )
@@ -97,7 +111,8 @@ def test_load_runs_reports_all_runs_at_once(tiny_root):
 
 def test_yaml_alias_bomb_is_refused_by_size(tiny_root):
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi")
+    )
     run_dir = write_run(tiny_root, "bomb")
     (run_dir / "metadata.yaml").write_text(bomb)
     _, findings = _findings(tiny_root, run_dir)

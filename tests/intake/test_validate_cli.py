@@ -7,8 +7,7 @@ import os
 
 from click.testing import CliRunner
 
-from generator.cli import main
-
+from dualboard.cli import main
 from tests.conftest import tiny_predictions, write_run
 
 
@@ -46,7 +45,11 @@ def test_json_format_is_one_document(tiny_root):
 def test_json_format_when_valid(tiny_root):
     result = _validate(tiny_root, "--format", "json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == {"valid": True, "runs": [{"benchmark": "tiny", "run_id": "run-a", "answers": 3}], "findings": []}
+    assert json.loads(result.stdout) == {
+        "valid": True,
+        "runs": [{"benchmark": "tiny", "run_id": "run-a", "answers": 3}],
+        "findings": [],
+    }
 
 
 def test_usage_errors_exit_2(tiny_root):
@@ -101,7 +104,6 @@ def test_control_characters_are_escaped_in_text_output(tiny_root):
     result = _validate(tiny_root)
     assert result.exit_code == 1, result.output
     assert "\x1b" not in result.output
-
 
 
 def test_extra_files_are_a_warning(tiny_root):

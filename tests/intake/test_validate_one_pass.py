@@ -50,8 +50,14 @@ EXPECTED = [
 def _validate(root: Path, *args: str) -> subprocess.CompletedProcess:
     """`dualboard validate` as a user runs it, from another folder than the leaderboard's."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "generator", "validate", "--root", str(root), *args],
-                          capture_output=True, text=True, cwd=root.parent, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "dualboard", "validate", "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        cwd=root.parent,
+        env=env,
+        timeout=120,
+    )
 
 
 def _submission_with_every_kind_of_mistake(root: Path) -> None:
@@ -80,8 +86,10 @@ def test_json_report_holds_the_same_findings_with_relative_files(tiny_root: Path
     for f in findings:
         assert not Path(f["file"]).is_absolute() and (tiny_root / f["file"]).exists(), f
         assert f["line"] is None or (isinstance(f["line"], int) and f["line"] >= 1), f
-    text = [f"{f['file']}" + (f":{f['line']}" if f["line"] else "") + f": {f['field']}: {f['problem']} — {f['fix']}"
-            for f in findings]
+    text = [
+        f"{f['file']}" + (f":{f['line']}" if f["line"] else "") + f": {f['field']}: {f['problem']} — {f['fix']}"
+        for f in findings
+    ]
     assert text == _validate(tiny_root).stdout.splitlines()[:-1]
 
 
@@ -89,9 +97,13 @@ def test_a_fixed_submission_validates(tiny_root: Path) -> None:
     """The findings' fixes lead to a valid run: none of them hid another mistake."""
     _submission_with_every_kind_of_mistake(tiny_root)
     shutil.rmtree(tiny_root / "submissions" / "tiny" / "run_a")
-    answers = [{"question_id": q, "round": r, "response": "Final answer: 4"} for q in ("q1", "q2", "q3") for r in (0, 1)]
+    answers = [
+        {"question_id": q, "round": r, "response": "Final answer: 4"} for q in ("q1", "q2", "q3") for r in (0, 1)
+    ]
     run = write_run(tiny_root, "many-mistakes", answers)
-    fixed = METADATA.replace("1 March 2026", "2026-03-01\nsubmitter: tests").replace("-1", "0").replace("colour: red\n", "")
+    fixed = (
+        METADATA.replace("1 March 2026", "2026-03-01\nsubmitter: tests").replace("-1", "0").replace("colour: red\n", "")
+    )
     (run / "metadata.yaml").write_text(fixed, "utf-8")
     result = _validate(tiny_root)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -100,12 +112,20 @@ def test_a_fixed_submission_validates(tiny_root: Path) -> None:
 def test_ingest_refuses_with_the_same_relative_findings(tiny_root: Path) -> None:
     _submission_with_every_kind_of_mistake(tiny_root)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-m", "generator", "ingest", "--root", str(tiny_root)],
-                            capture_output=True, text=True, cwd=tiny_root.parent, env=env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "dualboard", "ingest", "--root", str(tiny_root)],
+        capture_output=True,
+        text=True,
+        cwd=tiny_root.parent,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{RUN}/predictions.jsonl:3: question_id: unknown question id 'q9'" in result.stderr
     assert str(tiny_root) not in result.stderr
-    assert not (tiny_root / ".dualboard" / "store").exists() or not any((tiny_root / ".dualboard" / "store").rglob("*.jsonl"))
+    assert not (tiny_root / ".dualboard" / "store").exists() or not any(
+        (tiny_root / ".dualboard" / "store").rglob("*.jsonl")
+    )
 
 
 def test_benchmark_yaml_findings_carry_lines_too(tiny_root: Path) -> None:
@@ -114,8 +134,10 @@ def test_benchmark_yaml_findings_carry_lines_too(tiny_root: Path) -> None:
     result = _validate(tiny_root)
     assert result.returncode == 1, result.stdout + result.stderr
     line = len(config.read_text("utf-8").splitlines())
-    assert (f"data/benchmarks/tiny/benchmark.yaml:{line}: allow_incomplete: 'sometimes' is text, not true or false "
-            "— write true or false") in result.stdout
+    assert (
+        f"data/benchmarks/tiny/benchmark.yaml:{line}: allow_incomplete: 'sometimes' is text, not true or false "
+        "— write true or false"
+    ) in result.stdout
 
 
 def test_the_readme_example_is_what_validate_prints(tmp_path: Path) -> None:
@@ -125,11 +147,14 @@ def test_the_readme_example_is_what_validate_prints(tmp_path: Path) -> None:
     shutil.copytree(REPO / "data" / "benchmarks" / "demo", tmp_path / "data" / "benchmarks" / "demo")
     run = tmp_path / "submissions" / "demo" / "my-run"
     run.mkdir(parents=True)
-    (run / "metadata.yaml").write_text("model: my-model\ndate: 1 March 2026\nbenchmark: demo\nbenchmark_version: '1.0'\n"
-                                       "rounds: 2\n", "utf-8")
+    (run / "metadata.yaml").write_text(
+        "model: my-model\ndate: 1 March 2026\nbenchmark: demo\nbenchmark_version: '1.0'\nrounds: 2\n", "utf-8"
+    )
     rows = [("demo-001", 0), ("demo-001", 1), ("q9", 0), ("demo-002", 5)]
-    (run / "predictions.jsonl").write_text("".join(json.dumps({"question_id": q, "round": r, "response": "Final answer: 1"}) + "\n"
-                                                   for q, r in rows), "utf-8")
+    (run / "predictions.jsonl").write_text(
+        "".join(json.dumps({"question_id": q, "round": r, "response": "Final answer: 1"}) + "\n" for q, r in rows),
+        "utf-8",
+    )
     printed = _validate(tmp_path).stdout.splitlines()
     assert len(printed) == len(block.splitlines())
     for shown, line in zip(block.splitlines(), printed, strict=True):

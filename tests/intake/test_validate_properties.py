@@ -18,9 +18,8 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from generator.intake.benchmark import load_benchmarks
-from generator.intake.validate import Limits, check_run
-
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.validate import Limits, check_run
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, tiny_predictions
 
 EXAMPLES = {"bytes": 1500, "json": 900, "nesting": 500, "metadata": 800, "yaml": 1400}
@@ -67,9 +66,13 @@ def _check(workspace, predictions: bytes | None = None, metadata: bytes | None =
 
 control = st.characters(min_codepoint=0, max_codepoint=31) | st.sampled_from("\x7f\u2028\u2029\ufeff\ud7ff\U0010ffff")
 texts = st.text(alphabet=st.characters(codec="utf-8") | control, max_size=60)
-big_ints = st.integers() | st.integers(min_value=18, max_value=5000).map(lambda digits: -(10**digits) if digits % 2 else 10**digits)
+big_ints = st.integers() | st.integers(min_value=18, max_value=5000).map(
+    lambda digits: -(10**digits) if digits % 2 else 10**digits
+)
 scalars = st.none() | st.booleans() | big_ints | st.floats(allow_nan=True, allow_infinity=True) | texts
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4), max_leaves=8)
+json_values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4), max_leaves=8
+)
 keys = st.sampled_from(["question_id", "round", "response", "choice_order", "recorded", "extra", ""]) | texts
 
 
@@ -88,22 +91,30 @@ def test_random_bytes_never_raise(workspace, lines):
 
 
 @settings(max_examples=EXAMPLES["json"], **SETTINGS)
-@given(rows=st.lists(st.dictionaries(keys, json_values, max_size=5) | json_values, min_size=1, max_size=5),
-       keep_valid=st.booleans())
+@given(
+    rows=st.lists(st.dictionaries(keys, json_values, max_size=5) | json_values, min_size=1, max_size=5),
+    keep_valid=st.booleans(),
+)
 def test_wrong_types_and_values_never_raise(workspace, rows, keep_valid):
     valid = [json.dumps(p).encode() for p in tiny_predictions()] if keep_valid else []
     _check(workspace, b"\n".join(valid + [_dump(r) for r in rows]) + b"\n")
 
 
 @settings(max_examples=EXAMPLES["nesting"], **SETTINGS)
-@given(depth=st.integers(min_value=1, max_value=200_000), opener=st.sampled_from(["[", '{"a":']),
-       where=st.sampled_from(["line", "recorded", "response"]), huge=st.integers(min_value=0, max_value=150_000))
+@given(
+    depth=st.integers(min_value=1, max_value=200_000),
+    opener=st.sampled_from(["[", '{"a":']),
+    where=st.sampled_from(["line", "recorded", "response"]),
+    huge=st.integers(min_value=0, max_value=150_000),
+)
 def test_deep_nesting_and_huge_strings_never_raise(workspace, depth, opener, where, huge):
     closer = "]" if opener == "[" else "}"
     nested = opener * depth + "1" + closer * depth
-    line = {"line": nested,
-            "recorded": f'{{"question_id": "q1", "response": "x", "recorded": {nested}}}',
-            "response": json.dumps({"question_id": "q1", "response": "\x00\x1b" * (huge // 2)})}[where]
+    line = {
+        "line": nested,
+        "recorded": f'{{"question_id": "q1", "response": "x", "recorded": {nested}}}',
+        "response": json.dumps({"question_id": "q1", "response": "\x00\x1b" * (huge // 2)}),
+    }[where]
     result, findings = _check(workspace, line.encode())
     assert result is None and findings
 
@@ -124,17 +135,31 @@ def test_metadata_with_wrong_fields_never_raises(workspace, changes, drop):
     _check(workspace, metadata=text.encode())
 
 
-yaml_snippets = st.sampled_from([
-    "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n",
-    "model: &m x\nsubmitter: *m\n", "notes: !!python/object/apply:os.system ['echo pwned']\n",
-    "date: 2024-02-30\n", "rounds: 1e999999\n", "rounds: 0x" + "f" * 6000 + "\n", "? [a, b]\n: c\n",
-    "model: " + "[" * 500 + "]" * 500 + "\n", "--- a\n--- b\n", "%YAML 9.9\n---\nx: 1\n", "model: '\x00'\n",
-    "\ufeffmodel: x\n", "<<: {model: x}\n", "model: !!binary aGVsbG8=\n", "date: !!timestamp 2001-12-14\n",
-])
+yaml_snippets = st.sampled_from(
+    [
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n",
+        "model: &m x\nsubmitter: *m\n",
+        "notes: !!python/object/apply:os.system ['echo pwned']\n",
+        "date: 2024-02-30\n",
+        "rounds: 1e999999\n",
+        "rounds: 0x" + "f" * 6000 + "\n",
+        "? [a, b]\n: c\n",
+        "model: " + "[" * 500 + "]" * 500 + "\n",
+        "--- a\n--- b\n",
+        "%YAML 9.9\n---\nx: 1\n",
+        "model: '\x00'\n",
+        "\ufeffmodel: x\n",
+        "<<: {model: x}\n",
+        "model: !!binary aGVsbG8=\n",
+        "date: !!timestamp 2001-12-14\n",
+    ]
+)
 
 
 @settings(max_examples=EXAMPLES["yaml"], **SETTINGS)
-@given(parts=st.lists(yaml_snippets | texts.map(lambda t: t + "\n"), min_size=1, max_size=4), raw=st.binary(max_size=40))
+@given(
+    parts=st.lists(yaml_snippets | texts.map(lambda t: t + "\n"), min_size=1, max_size=4), raw=st.binary(max_size=40)
+)
 @example(parts=["date: !!timestamp 2001-12-14\n"], raw=b" !")  # PyYAML raised AttributeError on it
 def test_yaml_bombs_aliases_and_garbage_never_raise(workspace, parts, raw):
     result, findings = _check(workspace, metadata="".join(parts).encode("utf-8", "surrogatepass") + raw)
@@ -144,8 +169,10 @@ def test_yaml_bombs_aliases_and_garbage_never_raise(workspace, parts, raw):
 
 def test_at_least_5000_generated_submissions(request):
     assert sum(EXAMPLES.values()) >= 5000
-    ran_all = all(request.session.items and any(item.name == name for item in request.session.items)
-                  for name in ("test_random_bytes_never_raise", "test_yaml_bombs_aliases_and_garbage_never_raise"))
+    ran_all = all(
+        request.session.items and any(item.name == name for item in request.session.items)
+        for name in ("test_random_bytes_never_raise", "test_yaml_bombs_aliases_and_garbage_never_raise")
+    )
     if ran_all and CHECKED["submissions"]:
         print(f"check_run saw {CHECKED['submissions']} generated submissions")
         assert CHECKED["submissions"] >= 5000

@@ -21,15 +21,24 @@ import pandas as pd
 import pytest
 import yaml
 
-from generator.preview.document import renderer
-from tests.conftest import TINY_BENCHMARK, tiny_predictions, tree_bytes, write_run as write_tiny_run
+from dualboard.preview.document import renderer
+from tests.conftest import TINY_BENCHMARK, tiny_predictions, tree_bytes
+from tests.conftest import write_run as write_tiny_run
 from tests.grading.judge_server import ScriptedJudgeServer, always
 from tests.preview.demo_runs import DEMO, NEW, STORED, add_strong_run, copy_demo, git
 from tests.store.conftest import TOKEN, hub_server  # noqa: F401 — hub_server is a fixture
 
+
 def dualboard(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=root, capture_output=True, text=True,
-                          timeout=600, check=False, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "dualboard", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
+    )
 
 
 def preview(root: Path, *args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict | None]:
@@ -54,7 +63,9 @@ def placed(built_demo) -> tuple[subprocess.CompletedProcess, dict]:
     before = tree_bytes(built_demo / ".dualboard")
     done, doc = preview(built_demo, f"submissions/demo/{NEW}")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert tree_bytes(built_demo / ".dualboard") == before, "a preview never writes the store (nor leaves a working folder)"
+    assert tree_bytes(built_demo / ".dualboard") == before, (
+        "a preview never writes the store (nor leaves a working folder)"
+    )
     return done, doc
 
 
@@ -100,11 +111,17 @@ def test_the_preview_says_what_the_merged_board_will_say(placed, built_demo, tmp
     for g in ("traditional", "answer_key"):
         got = run[g]
         assert [got["mean"], got["ci_low"], got["ci_high"]] == pytest.approx(
-            [row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"]], abs=1e-9)
-        assert [got["rank"], got["rank_ci_low"], got["rank_ci_high"]] == [row[f"rank_{g}"], row[f"rank_ci_low_{g}"],
-                                                                         row[f"rank_ci_high_{g}"]]
+            [row[f"{g}_mean"], row[f"{g}_ci_low"], row[f"{g}_ci_high"]], abs=1e-9
+        )
+        assert [got["rank"], got["rank_ci_low"], got["rank_ci_high"]] == [
+            row[f"rank_{g}"],
+            row[f"rank_ci_low_{g}"],
+            row[f"rank_ci_high_{g}"],
+        ]
         other = got["versus"]["run_id"]
-        pair = pairwise[(pairwise["grading"] == g) & pairwise["run_a"].isin([NEW, other]) & pairwise["run_b"].isin([NEW, other])]
+        pair = pairwise[
+            (pairwise["grading"] == g) & pairwise["run_a"].isin([NEW, other]) & pairwise["run_b"].isin([NEW, other])
+        ]
         [pair] = pair.to_dict("records")
         sign = 1 if pair["run_a"] == NEW else -1
         assert got["versus"]["mean"] == pytest.approx(sign * pair["diff_mean"], abs=1e-9)
@@ -210,7 +227,9 @@ def test_the_verdict_cache_is_read_and_never_written(tiny_root):
         assert dualboard(tiny_root, "build", "--no-progress").returncode == 0
         built = len(judge.requests)
         stored = tree_bytes(tiny_root / ".dualboard")
-        write_tiny_run(tiny_root, "run-b", [{**p, "response": p["response"] + "\nChecked twice."} for p in tiny_predictions()])
+        write_tiny_run(
+            tiny_root, "run-b", [{**p, "response": p["response"] + "\nChecked twice."} for p in tiny_predictions()]
+        )
         for _ in range(2):
             before = len(judge.requests)
             done, doc = preview(tiny_root, "submissions/tiny/run-b")

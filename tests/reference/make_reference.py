@@ -35,9 +35,16 @@ def make_inputs(seed: int = 20241129) -> pd.DataFrame:
     for q in range(40):
         x = rng.beta(2, 1.5)
         for r in range(int(rng.integers(1, 5))):
-            rows.append({"run_id": "ref", "model": "ref", "question_id": f"q{q:02d}", "round": r,
-                         "traditional": 20.0 * rng.binomial(5, x),
-                         "answer_key": 100.0 * rng.binomial(1, 0.8 * x)})
+            rows.append(
+                {
+                    "run_id": "ref",
+                    "model": "ref",
+                    "question_id": f"q{q:02d}",
+                    "round": r,
+                    "traditional": 20.0 * rng.binomial(5, x),
+                    "answer_key": 100.0 * rng.binomial(1, 0.8 * x),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -48,30 +55,40 @@ def cluster_references(scored: pd.DataFrame) -> list[tuple[str, float, str]]:
     r = scored.groupby("question_id")["round"].transform("size").to_numpy()
     for g in ("traditional", "answer_key"):
         y = scored[g].to_numpy() / 100
-        fit = sm.WLS(y, np.ones_like(y), weights=1 / r).fit(
-            cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+        fit = sm.WLS(y, np.ones_like(y), weights=1 / r).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
         raw = sm.WLS(y, np.ones_like(y), weights=1 / r).fit(
-            cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False}, use_t=True)
+            cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False}, use_t=True
+        )
         lo, hi = fit.conf_int()[0]
         call = "sm.WLS(y, 1, weights=1/r).fit(cov_type='cluster', groups=question, use_t=True)"
-        out += [(f"wls_{g}_mean", fit.params[0], call), (f"wls_{g}_se", fit.bse[0], call),
-                (f"wls_{g}_ci_low", lo, call), (f"wls_{g}_ci_high", hi, call),
-                (f"wls_{g}_var_nocorrection", raw.bse[0] ** 2, call + " use_correction=False")]
+        out += [
+            (f"wls_{g}_mean", fit.params[0], call),
+            (f"wls_{g}_se", fit.bse[0], call),
+            (f"wls_{g}_ci_low", lo, call),
+            (f"wls_{g}_ci_high", hi, call),
+            (f"wls_{g}_var_nocorrection", raw.bse[0] ** 2, call + " use_correction=False"),
+        ]
     qm = scored.groupby("question_id")[["traditional", "answer_key"]].mean() / 100
     res = stats.ttest_rel(qm["answer_key"], qm["traditional"])
     ci = res.confidence_interval()
     call = "scipy.stats.ttest_rel(question means answer_key, traditional)"
-    out += [("ttest_rel_t", res.statistic, call), ("ttest_rel_p", res.pvalue, call),
-            ("ttest_rel_ci_low", ci.low, call), ("ttest_rel_ci_high", ci.high, call)]
+    out += [
+        ("ttest_rel_t", res.statistic, call),
+        ("ttest_rel_p", res.pvalue, call),
+        ("ttest_rel_ci_low", ci.low, call),
+        ("ttest_rel_ci_high", ci.high, call),
+    ]
     sums = scored.groupby("question_id")[["answer_key", "traditional", "round"]].agg(
-        {"answer_key": "sum", "traditional": "sum", "round": "size"})
+        {"answer_key": "sum", "traditional": "sum", "round": "size"}
+    )
     # d scaled by 100·12 (12 = lcm of 1..4 rounds) is an integer: no float noise in ties/zeros
     exact_d = (sums["answer_key"] - sums["traditional"]) * (12 // sums["round"])
     w = stats.wilcoxon(exact_d, correction=True)
     out.append(("wilcoxon_p", w.pvalue, "scipy.stats.wilcoxon(integer-scaled d, correction=True)"))
     d = (qm["answer_key"] - qm["traditional"]).to_numpy()
     pooled = sm.OLS(np.tile(d, 2), np.ones(2 * len(d))).fit(
-        cov_type="cluster", cov_kwds={"groups": np.tile(np.arange(len(d)), 2)}, use_t=True)
+        cov_type="cluster", cov_kwds={"groups": np.tile(np.arange(len(d)), 2)}, use_t=True
+    )
     out.append(("ols_pooled_se", pooled.bse[0], "sm.OLS(d stacked twice, 1) cluster by question"))
     return out
 
@@ -87,13 +104,17 @@ def exact_references() -> list[tuple[str, float, str]]:
         call = "scipy.stats.binomtest(k, n).proportion_ci('wilson')"
         out += [(f"wilson_{k}_{n}_low", ci.low, call), (f"wilson_{k}_{n}_high", ci.high, call)]
     for i, table in enumerate(KAPPA_TABLES):
-        out.append((f"kappa_{i}", cohens_kappa(np.array(table)).kappa,
-                    "statsmodels cohens_kappa(table).kappa"))
+        out.append((f"kappa_{i}", cohens_kappa(np.array(table)).kappa, "statsmodels cohens_kappa(table).kappa"))
     for i, p in enumerate(multipletests(HOLM_P, method="holm")[1]):
         out.append((f"holm_{i}", p, "statsmodels multipletests(HOLM_P, method='holm')"))
     for n in POWER_N:
-        out.append((f"power_dz_{n}", TTestPower().solve_power(None, nobs=n, alpha=0.05, power=0.8),
-                    "TTestPower().solve_power(effect_size=None, nobs=n, alpha=.05, power=.8)"))
+        out.append(
+            (
+                f"power_dz_{n}",
+                TTestPower().solve_power(None, nobs=n, alpha=0.05, power=0.8),
+                "TTestPower().solve_power(effect_size=None, nobs=n, alpha=.05, power=.8)",
+            )
+        )
     return out
 
 

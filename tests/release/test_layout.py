@@ -13,16 +13,22 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from generator.release.dataset_card import dataset_card
-from generator.release.history import ReleaseError, load_release
-from generator.release.layout import SITE_FILE_LIMIT, write_table
-from generator.render.reference_pages import downloads_page
+from dualboard.release.dataset_card import dataset_card
+from dualboard.release.history import ReleaseError, load_release
+from dualboard.release.layout import SITE_FILE_LIMIT, write_table
+from dualboard.render.reference_pages import downloads_page
 
 
 def _source(tmp_path, rows: int):
     """A scored-like table whose Parquet carries key-value metadata (as build/scored files may)."""
-    frame = pd.DataFrame({"run_id": [f"run-{i % 7}" for i in range(rows)], "question_id": [f"q{i}" for i in range(rows)],
-                          "response": [f"=cmd|{i}|" + "x" * (i % 97) for i in range(rows)], "score": [i % 101 for i in range(rows)]})
+    frame = pd.DataFrame(
+        {
+            "run_id": [f"run-{i % 7}" for i in range(rows)],
+            "question_id": [f"q{i}" for i in range(rows)],
+            "response": [f"=cmd|{i}|" + "x" * (i % 97) for i in range(rows)],
+            "score": [i % 101 for i in range(rows)],
+        }
+    )
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**table.schema.metadata, b"dualboard": b"store revision 000007"})
     path = tmp_path / "demo.parquet"
@@ -62,19 +68,35 @@ def test_a_row_larger_than_the_limit_says_so(tmp_path):
         write_table(source, tmp_path / "out", "demo", limit=200)
 
 
-MANIFEST = {"version": "1.0", "released": "2026-11-29", "generator_version": "0", "store_revision": "000002",
-            "benchmarks": {"demo": {"version": "1", "runs": {"a": {}}}}}
+MANIFEST = {
+    "version": "1.0",
+    "released": "2026-11-29",
+    "generator_version": "0",
+    "store_revision": "000002",
+    "benchmarks": {"demo": {"version": "1", "runs": {"a": {}}}},
+}
 
 
 def test_one_card_with_train_splits_and_the_hub_prefix():
-    files = ["scored/demo-00000-of-00002.parquet", "scored/demo-00001-of-00002.parquet", "scored/demo.csv",
-             "verdicts/demo.parquet", "stats/demo/models.csv", "manifest.json"]
+    files = [
+        "scored/demo-00000-of-00002.parquet",
+        "scored/demo-00001-of-00002.parquet",
+        "scored/demo.csv",
+        "verdicts/demo.parquet",
+        "stats/demo/models.csv",
+        "manifest.json",
+    ]
     for prefix in ("", "releases/1.0/"):
         card = dataset_card(MANIFEST, files, prefix=prefix)
         front = yaml.safe_load(card.split("---\n")[1])
         assert front["configs"] == [
-            {"config_name": "scored", "default": True, "data_files": [{"split": "train", "path": f"{prefix}scored/*.parquet"}]},
-            {"config_name": "verdicts", "data_files": [{"split": "train", "path": f"{prefix}verdicts/*.parquet"}]}]
+            {
+                "config_name": "scored",
+                "default": True,
+                "data_files": [{"split": "train", "path": f"{prefix}scored/*.parquet"}],
+            },
+            {"config_name": "verdicts", "data_files": [{"split": "train", "path": f"{prefix}verdicts/*.parquet"}]},
+        ]
     assert "releases/1.0/" in card and "`verdicts/`" in card
 
 
@@ -94,24 +116,34 @@ def _release_folder(tmp_path, *, hub: dict | None, big: bool, version: str = "1.
 
 def _rows(page: str) -> dict[str, str]:
     """File name → its table row (HTML) on the page."""
-    return {html.unescape(re.sub(r"<[^>]+>", "", m.group(1))): m.group(0)
-            for m in re.finditer(r"<tr><td>(.*?)</td>.*?</tr>", page)}
+    return {
+        html.unescape(re.sub(r"<[^>]+>", "", m.group(1))): m.group(0)
+        for m in re.finditer(r"<tr><td>(.*?)</td>.*?</tr>", page)
+    }
 
 
 def test_downloads_page_carries_small_files_and_links_large_ones_at_the_hub_tag(tmp_path):
-    record = _release_folder(tmp_path, hub={"hub_dataset": "org/board", "hub_endpoint": "https://hub.example"}, big=True)
+    record = _release_folder(
+        tmp_path, hub={"hub_dataset": "org/board", "hub_endpoint": "https://hub.example"}, big=True
+    )
     page, assets = downloads_page([], [record], "1.0")
     rows = _rows(page.content)
     assert set(rows) == {"README.md", "manifest.json", "scored/demo.csv", "scored/demo.parquet", "SHA256SUMS"}
-    assert set(assets) == {"downloads/files/README.md.txt", "downloads/files/manifest.json",
-                           "downloads/files/scored/demo.csv", "downloads/files/SHA256SUMS"}
+    assert set(assets) == {
+        "downloads/files/README.md.txt",
+        "downloads/files/manifest.json",
+        "downloads/files/scored/demo.csv",
+        "downloads/files/SHA256SUMS",
+    }
     assert assets["downloads/files/scored/demo.csv"] == b"a\n1\n"
     hub_link = "https://hub.example/datasets/org/board/resolve/1.0/releases/1.0/scored/demo.parquet"
     assert f'href="{hub_link}"' in html.unescape(rows["scored/demo.parquet"])
     assert "Hugging Face Hub" in rows["scored/demo.parquet"] and "this site" in rows["scored/demo.csv"]
     assert "## Release `1.0`" in page.content and "Release 1&#46;0" not in page.content
     assert "`org/board`" in page.content
-    assert not [span for span in re.findall(r"`[^`\n]*`", page.content) if "&#" in span], "code spans show entities literally"
+    assert not [span for span in re.findall(r"`[^`\n]*`", page.content) if "&#" in span], (
+        "code spans show entities literally"
+    )
 
 
 def test_without_a_hub_large_files_are_release_assets(tmp_path):
@@ -123,8 +155,15 @@ def test_without_a_hub_large_files_are_release_assets(tmp_path):
     assert "releases&#47;1&#46;0&#47;" not in page.content and "`releases/1.0/`" in page.content
 
 
-@pytest.mark.parametrize("field, value", [("hub_endpoint", "javascript:alert(1)//"), ("hub_endpoint", "https://x.example/\"><script>"),
-                                          ("hub_dataset", "org/board/../../x"), ("hub_dataset", 7)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("hub_endpoint", "javascript:alert(1)//"),
+        ("hub_endpoint", 'https://x.example/"><script>'),
+        ("hub_dataset", "org/board/../../x"),
+        ("hub_dataset", 7),
+    ],
+)
 def test_a_manifest_cannot_turn_hub_fields_into_links(tmp_path, field, value):
     hub = {"hub_dataset": "org/board", "hub_endpoint": "https://hub.example", field: value}
     with pytest.raises(ReleaseError, match=f"manifest.json: {field}: .* — restore the manifest"):
@@ -140,4 +179,6 @@ def test_other_releases_link_their_own_versions(tmp_path):
     assert "`1.1`" not in others
     preview, assets = downloads_page([], [old, new], None)
     assert "## Releases" in preview.content and "href" not in preview.content.split("## Releases")[1]
-    assert not [a for a in assets if a.startswith("downloads/files/")], "a build that is no release carries no release files"
+    assert not [a for a in assets if a.startswith("downloads/files/")], (
+        "a build that is no release carries no release files"
+    )

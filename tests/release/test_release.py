@@ -16,18 +16,24 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from generator import __version__
-from generator.cli import main
-from generator.release.csv_download import FORMULA_TRIGGERS
-from generator.release.history import compare, load_releases
+from dualboard import __version__
+from dualboard.cli import main
+from dualboard.release.csv_download import FORMULA_TRIGGERS
+from dualboard.release.history import compare, load_releases
 
 REPO = Path(__file__).resolve().parents[2]
-GIT_ENV = {"GIT_AUTHOR_NAME": "Dualboard tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
-           "GIT_COMMITTER_NAME": "Dualboard tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Dualboard tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "Dualboard tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+}
 
 
 def git(root: Path, *args: str) -> str:
-    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    proc = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, env={**os.environ, **GIT_ENV}
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -75,9 +81,19 @@ def released(tmp_path_factory) -> Path:
 
 def test_release_folder_holds_every_download_with_checksums(released):
     folder = released / "releases" / "0.1"
-    expected = {"README.md", "manifest.json", "SHA256SUMS", "scored/demo.parquet", "scored/demo.csv", "verdicts/demo.parquet",
-                "verdicts/demo.csv", "answers/demo.parquet", "answers/demo.csv",
-                *(f"stats/demo/{t}.csv" for t in ("models", "pairwise", "agreement", "power", "equator")), "stats/demo/notes.json"}
+    expected = {
+        "README.md",
+        "manifest.json",
+        "SHA256SUMS",
+        "scored/demo.parquet",
+        "scored/demo.csv",
+        "verdicts/demo.parquet",
+        "verdicts/demo.csv",
+        "answers/demo.parquet",
+        "answers/demo.csv",
+        *(f"stats/demo/{t}.csv" for t in ("models", "pairwise", "agreement", "power", "equator")),
+        "stats/demo/notes.json",
+    }
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == expected
     lines = (folder / "SHA256SUMS").read_text().splitlines()
     assert len(lines) == len(expected) - 1
@@ -106,14 +122,18 @@ def test_manifest_names_contents_graders_and_versions(released):
 
 def test_dataset_card_loads_offline_with_datasets(released, tmp_path):
     folder = released / "releases" / "0.1"
-    script = ("import datasets, sys\n"
-              "scored = datasets.load_dataset(sys.argv[1])['train']\n"
-              "verdicts = datasets.load_dataset(sys.argv[1], 'verdicts', split='train')\n"
-              "answers = datasets.load_dataset(sys.argv[1], 'answers', split='train')\n"
-              "print(answers.num_rows, ','.join(answers.column_names))\n"
-              "print(scored.num_rows, verdicts.num_rows, ','.join(scored.column_names))\n")
+    script = (
+        "import datasets, sys\n"
+        "scored = datasets.load_dataset(sys.argv[1])['train']\n"
+        "verdicts = datasets.load_dataset(sys.argv[1], 'verdicts', split='train')\n"
+        "answers = datasets.load_dataset(sys.argv[1], 'answers', split='train')\n"
+        "print(answers.num_rows, ','.join(answers.column_names))\n"
+        "print(scored.num_rows, verdicts.num_rows, ','.join(scored.column_names))\n"
+    )
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
-    proc = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(folder)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     answer_rows, answer_columns, rows, verdict_rows, columns = proc.stdout.split()[-5:]
     assert int(answer_rows) == int(rows) and "response" in answer_columns.split(",")
@@ -130,10 +150,13 @@ def test_mike_versions_on_gh_pages(released):
     for version in ("0.1", "0.2"):  # each version carries its own release's files (all small in the demo)
         sums = (released / "releases" / version / "SHA256SUMS").read_text("utf-8").splitlines()
         names = [line.split("  ", 1)[1] for line in sums] + ["SHA256SUMS"]
-        carried = {f.removeprefix(f"{version}/downloads/files/") for f in tree if f.startswith(f"{version}/downloads/files/")}
+        carried = {
+            f.removeprefix(f"{version}/downloads/files/") for f in tree if f.startswith(f"{version}/downloads/files/")
+        }
         assert carried == {n + ".txt" if n.endswith(".md") else n for n in names}
-        assert git(released, "show", f"gh-pages:{version}/downloads/files/manifest.json") == \
-            (released / "releases" / version / "manifest.json").read_text("utf-8")
+        assert git(released, "show", f"gh-pages:{version}/downloads/files/manifest.json") == (
+            released / "releases" / version / "manifest.json"
+        ).read_text("utf-8")
 
 
 def test_changelog_lists_the_new_run(released):
@@ -164,19 +187,37 @@ def test_release_outside_git_says_what_to_do(tmp_path):
 
 
 def _manifest(version: str, ranks: dict, runs: dict) -> dict:
-    return {"version": version, "released": "2026-01-01",
-            "benchmarks": {"b": {"content_hash": "h", "graders": [], "runs": runs, "ranks": ranks}}}
+    return {
+        "version": version,
+        "released": "2026-01-01",
+        "benchmarks": {"b": {"content_hash": "h", "graders": [], "runs": runs, "ranks": ranks}},
+    }
 
 
 def test_rank_changes_are_significant_only_outside_the_new_interval():
-    before = _manifest("1", {"x": {"answer_key": {"rank": 1, "low": 1, "high": 2}},
-                             "y": {"answer_key": {"rank": 2, "low": 1, "high": 2}},
-                             "z": {"answer_key": {"rank": 5, "low": 4, "high": 6}}},
-                       {"x": {"content_hash": "1"}, "y": {"content_hash": "2"}, "z": {"content_hash": "3"}, "gone": {"content_hash": "4"}})
-    after = _manifest("2", {"x": {"answer_key": {"rank": 2, "low": 1, "high": 3}},
-                            "y": {"answer_key": {"rank": 1, "low": 1, "high": 3}},
-                            "z": {"answer_key": {"rank": 1, "low": 1, "high": 2}}},
-                      {"x": {"content_hash": "1"}, "y": {"content_hash": "changed"}, "z": {"content_hash": "3"}})
+    before = _manifest(
+        "1",
+        {
+            "x": {"answer_key": {"rank": 1, "low": 1, "high": 2}},
+            "y": {"answer_key": {"rank": 2, "low": 1, "high": 2}},
+            "z": {"answer_key": {"rank": 5, "low": 4, "high": 6}},
+        },
+        {
+            "x": {"content_hash": "1"},
+            "y": {"content_hash": "2"},
+            "z": {"content_hash": "3"},
+            "gone": {"content_hash": "4"},
+        },
+    )
+    after = _manifest(
+        "2",
+        {
+            "x": {"answer_key": {"rank": 2, "low": 1, "high": 3}},
+            "y": {"answer_key": {"rank": 1, "low": 1, "high": 3}},
+            "z": {"answer_key": {"rank": 1, "low": 1, "high": 2}},
+        },
+        {"x": {"content_hash": "1"}, "y": {"content_hash": "changed"}, "z": {"content_hash": "3"}},
+    )
     changes = compare(before, after)
     assert changes.removed_runs == [("b", "gone")] and changes.changed_runs == [("b", "y")]
     moves = {c.run_id: c.significant for c in changes.rank_changes}
@@ -207,7 +248,9 @@ def test_documented_duckdb_query_finds_the_answers_the_judge_passed_and_the_key_
     scored = pd.read_parquet(folder / "scored" / "demo.parquet")
     expected = scored[(scored.traditional >= 50) & (scored.answer_key < 50)]
     keys = list(zip(found.run_id, found.question_id, found["round"], strict=True))
-    assert len(keys) > 10 and sorted(keys) == sorted(zip(expected.run_id, expected.question_id, expected["round"], strict=True))
+    assert len(keys) > 10 and sorted(keys) == sorted(
+        zip(expected.run_id, expected.question_id, expected["round"], strict=True)
+    )
     submitted = _submitted_responses(released)
     assert found.response.tolist() == [submitted[k] for k in keys]
 
@@ -216,8 +259,9 @@ def test_released_tables_record_the_store_revision_the_manifest_names(released):
     revisions = []
     for version in ("0.1", "0.2"):
         folder = released / "releases" / version
-        rows = duckdb.sql(f"SELECT decode(value) FROM parquet_kv_metadata('{folder}/*/demo.parquet') "
-                          "WHERE decode(key) = 'dualboard'").fetchall()
+        rows = duckdb.sql(
+            f"SELECT decode(value) FROM parquet_kv_metadata('{folder}/*/demo.parquet') WHERE decode(key) = 'dualboard'"
+        ).fetchall()
         assert sorted(json.loads(v)["table"] for (v,) in rows) == ["answers", "scored", "verdicts"]
         manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
         assert {json.loads(v)["store_revision"] for (v,) in rows} == {manifest["store_revision"]}

@@ -15,14 +15,24 @@ import pytest
 
 from tests.conftest import REPO, TINY_BENCHMARK, TINY_QUESTIONS, write_run
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Dualboard tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
-           "GIT_COMMITTER_NAME": "Dualboard tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid"}
-REASON = 'answers leaked into training data <img src=x onerror=alert(1)>'
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Dualboard tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "Dualboard tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+}
+REASON = "answers leaked into training data <img src=x onerror=alert(1)>"
 
 
 def dualboard(*args: str) -> str:
-    proc = subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=REPO,
-                          env={**os.environ, **GIT_ENV}, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, **GIT_ENV},
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 
@@ -78,11 +88,13 @@ def test_the_next_release_says_removed_and_why(leaderboard):
     dualboard("build", "--root", str(leaderboard), "--no-progress")
     dualboard("release", "0.2", "--root", str(leaderboard), "--date", "2026-11-22")
     manifest = json.loads((leaderboard / "releases" / "0.2" / "manifest.json").read_text("utf-8"))
-    assert manifest["removed"] == {"tiny/run-b": {"date": "2026-11-20", "reason": ""},
-                                   "tiny/run-c": {"date": "2026-11-21", "reason": REASON}}
+    assert manifest["removed"] == {
+        "tiny/run-b": {"date": "2026-11-20", "reason": ""},
+        "tiny/run-c": {"date": "2026-11-21", "reason": REASON},
+    }
     text = _text(leaderboard)
     assert "Since the last release" not in text
-    section = text[text.index("Released 2026-11-22"):text.index("Released 2026-11-01")]
+    section = text[text.index("Released 2026-11-22") : text.index("Released 2026-11-01")]
     assert "Removed tiny/run-b: removed on 2026-11-20 (no reason given)." in section
     assert f"Removed tiny/run-c: removed on 2026-11-21: {REASON}." in section
     assert "<img" not in _raw(leaderboard)

@@ -16,14 +16,23 @@ import pandas as pd
 
 from tests.conftest import tree_bytes, write_run
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
 
 
 def dualboard(root: Path, *args: str) -> subprocess.CompletedProcess:
     """Run the CLI as a user would, in its own process."""
-    return subprocess.run([sys.executable, "-m", "generator", *args, "--root", str(root)], capture_output=True,
-                          text=True, env={**os.environ, **GIT_ENV}, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "dualboard", *args, "--root", str(root)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV},
+        timeout=600,
+    )
 
 
 def test_release_refuses_until_grade_and_stats_have_caught_up_with_the_store(tiny_root: Path) -> None:

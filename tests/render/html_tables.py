@@ -89,4 +89,4 @@ def tables(page: str) -> list[ParsedTable]:
 
 def table_after(page: str, heading: str) -> ParsedTable:
     """The first table after the Markdown heading ``heading`` (e.g. ``## Every question``)."""
-    return tables(page[page.index(heading):])[0]
+    return tables(page[page.index(heading) :])[0]

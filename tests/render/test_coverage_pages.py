@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from generator.intake.models import Benchmark, Run
-from generator.render.leaderboard import coverage_banner, leaderboard_page
-from generator.render.pages import BenchmarkResults, home_page
-from generator.render.run_pages import run_page
-from generator.stats import analyse
+from dualboard.intake.models import Benchmark, Run
+from dualboard.render.leaderboard import coverage_banner, leaderboard_page
+from dualboard.render.pages import BenchmarkResults, home_page
+from dualboard.render.run_pages import run_page
+from dualboard.stats import analyse
 from tests.stats.stats_builders import scored_run
 
 FIX = "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels"
@@ -28,11 +28,18 @@ def _results(missing: dict[str, int]) -> BenchmarkResults:
         trad = 100.0 * (rng.random((50, 2)) < 0.3 + 0.15 * i)
         key = trad.copy()
         key[0, 0] = 100.0 - key[0, 0]  # one disagreement per run
-        key.ravel()[100 - gap:] = np.nan
+        key.ravel()[100 - gap :] = np.nan
         frames.append(scored_run(run_id, trad, key))
     scored = pd.concat(frames, ignore_index=True).assign(answer_key_parse="ok")
-    benchmark = Benchmark(name="b", version="1", title="B", description="A test benchmark.", traditional={},
-                          answer_key=(), questions=tuple({"id": f"q{i:03d}"} for i in range(50)))
+    benchmark = Benchmark(
+        name="b",
+        version="1",
+        title="B",
+        description="A test benchmark.",
+        traditional={},
+        answer_key=(),
+        questions=tuple({"id": f"q{i:03d}"} for i in range(50)),
+    )
     runs = tuple(Run("b", r, {"model": f"model-{r}"}, ()) for r in missing)
     return BenchmarkResults(benchmark, analyse(scored, n_boot=100), scored, pd.DataFrame(), runs)
 
@@ -101,5 +108,6 @@ def test_an_unranked_run_never_leads_the_home_page(one_unranked):
     text = html.unescape(home_page([one_unranked], None).content)
     assert "model-d (" in text
     gappy = _results({"a": 30, "b": 30})
-    assert "none ranked (every run has answer-key verdicts on under 80 % of its answers)" in \
-        html.unescape(home_page([gappy], None).content)
+    assert "none ranked (every run has answer-key verdicts on under 80 % of its answers)" in html.unescape(
+        home_page([gappy], None).content
+    )

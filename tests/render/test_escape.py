@@ -5,11 +5,11 @@ from __future__ import annotations
 import html
 
 import markdown
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from generator.render.escape import escape_slug, escape_text
-from generator.render.html import Cell, table
-
+from dualboard.render.escape import escape_slug, escape_text
+from dualboard.render.html import Cell, table
 
 # html.unescape (like a browser) maps C0/C1 controls and surrogates to other
 # characters, so round-tripping is only defined for displayable text.
@@ -33,8 +33,15 @@ def test_slugs_are_path_safe(text):
     assert slug and "/" not in slug and ".." not in slug and all(c.isascii() for c in slug)
 
 
-PAYLOADS = ["<script>alert(1)</script>", "[x](javascript:alert(1))", "*bold* _it_", "--8<-- \"/etc/passwd\"",
-            "{{ config }}", "</td></tr></table><img src=x onerror=alert(1)>", "\n\n# heading\n\n"]
+PAYLOADS = [
+    "<script>alert(1)</script>",
+    "[x](javascript:alert(1))",
+    "*bold* _it_",
+    '--8<-- "/etc/passwd"',
+    "{{ config }}",
+    "</td></tr></table><img src=x onerror=alert(1)>",
+    "\n\n# heading\n\n",
+]
 
 
 def test_table_cells_survive_markdown_as_text():

@@ -11,36 +11,43 @@ import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from generator.grading import grade_benchmark
-from generator.grading.exact import ExactGrader
-from generator.grading.human import parse_human_labels
-from generator.grading.rules import RulesGrader
-from generator.grading.verdict import Verdict
-from generator.intake.models import GraderSpec
-from generator.render.graders_page import (
+from dualboard.grading import grade_benchmark
+from dualboard.grading.exact import ExactGrader
+from dualboard.grading.human import parse_human_labels
+from dualboard.grading.rules import RulesGrader
+from dualboard.grading.verdict import Verdict
+from dualboard.intake.models import GraderSpec
+from dualboard.render.graders_page import (
     answer_key_choice,
     coverage_rates,
     graders_page,
 )
-from generator.render.pages import BenchmarkResults
-from generator.stats import analyse, read_tables, write_tables
+from dualboard.render.pages import BenchmarkResults
+from dualboard.stats import analyse, read_tables, write_tables
 from tests.grading.grading_fixtures import make_benchmark, make_run
 
 N = 12
 IDS = [f"q{i:02d}" for i in range(N)]
 LABELLED = IDS[:10]
-HUMAN = {"a": [100.0, 0.0, 60.0, 20.0, 100.0, 0.0, 80.0, 0.0, 100.0, 40.0],
-         "b": [0.0, 0.0, 100.0, 60.0, 100.0, 20.0, 0.0, 100.0, 40.0, 100.0]}
-RULES = {"a": [100.0, 0.0, 100.0, None, 100.0, 0.0, 0.0, 0.0, 100.0, 0.0, 0.0, 100.0],
-         "b": [0.0, 0.0, 100.0, 100.0, 100.0, 0.0, None, 100.0, 0.0, 100.0, 0.0, 0.0]}
-EXACT = {"a": [100.0, 0.0, 100.0, 0.0, 100.0, 0.0, 100.0, 0.0, 100.0, 100.0, 0.0, 0.0],
-         "b": [0.0, 0.0, 100.0, 100.0, 100.0, 0.0, 0.0, 100.0, 0.0, 100.0, 0.0, 0.0]}
+HUMAN = {
+    "a": [100.0, 0.0, 60.0, 20.0, 100.0, 0.0, 80.0, 0.0, 100.0, 40.0],
+    "b": [0.0, 0.0, 100.0, 60.0, 100.0, 20.0, 0.0, 100.0, 40.0, 100.0],
+}
+RULES = {
+    "a": [100.0, 0.0, 100.0, None, 100.0, 0.0, 0.0, 0.0, 100.0, 0.0, 0.0, 100.0],
+    "b": [0.0, 0.0, 100.0, 100.0, 100.0, 0.0, None, 100.0, 0.0, 100.0, 0.0, 0.0],
+}
+EXACT = {
+    "a": [100.0, 0.0, 100.0, 0.0, 100.0, 0.0, 100.0, 0.0, 100.0, 100.0, 0.0, 0.0],
+    "b": [0.0, 0.0, 100.0, 100.0, 100.0, 0.0, 0.0, 100.0, 0.0, 100.0, 0.0, 0.0],
+}
 
 
 def _scripted(table: dict[str, list[float | None]]):
     def grade(self, question, prediction):
         score = table[prediction["run"]][IDS.index(question["id"])]
         return Verdict(score, "ok" if score is not None else "none", "scripted")
+
     return grade
 
 
@@ -50,14 +57,33 @@ def page(tmp_path_factory) -> tuple[str, BenchmarkResults]:
     mp = pytest.MonkeyPatch()
     mp.setattr(RulesGrader, "grade", _scripted(RULES))
     mp.setattr(ExactGrader, "grade", _scripted(EXACT))
-    questions = [{"id": q, "category": "Puzzle" if i < 10 else "Spatial", "type": "open", "prompt": "?",
-                  "answer_key": {"answer": "x", "aliases": [], "patterns": [], "numeric": None}}
-                 for i, q in enumerate(IDS)]
+    questions = [
+        {
+            "id": q,
+            "category": "Puzzle" if i < 10 else "Spatial",
+            "type": "open",
+            "prompt": "?",
+            "answer_key": {"answer": "x", "aliases": [], "patterns": [], "numeric": None},
+        }
+        for i, q in enumerate(IDS)
+    ]
     bench = make_benchmark(questions, answer_key=(GraderSpec("human"), GraderSpec("rules"), GraderSpec("exact")))
-    runs = [make_run(r, [{"question_id": q, "response": "x", "run": r, "recorded": {"judge": 60.0 if i % 3 else 0.0}}
-                         for i, q in enumerate(IDS)], model=f"Model {r.upper()}") for r in ("a", "b")]
-    labels = parse_human_labels(pd.DataFrame({"run": np.repeat(["a", "b"], 10), "question": LABELLED * 2,
-                                              "round": 0, "label": HUMAN["a"] + HUMAN["b"]}))
+    runs = [
+        make_run(
+            r,
+            [
+                {"question_id": q, "response": "x", "run": r, "recorded": {"judge": 60.0 if i % 3 else 0.0}}
+                for i, q in enumerate(IDS)
+            ],
+            model=f"Model {r.upper()}",
+        )
+        for r in ("a", "b")
+    ]
+    labels = parse_human_labels(
+        pd.DataFrame(
+            {"run": np.repeat(["a", "b"], 10), "question": LABELLED * 2, "round": 0, "label": HUMAN["a"] + HUMAN["b"]}
+        )
+    )
     graded = grade_benchmark(bench, runs, human_labels=labels)
     mp.undo()
     out = tmp_path_factory.mktemp("stats")
@@ -92,19 +118,19 @@ def test_answer_key_column_names_the_chosen_grader_and_its_kappa(page):
 
 def test_every_grader_is_read_against_people_overall_by_model_and_by_category(page):
     text = _text(page[0])
-    overall = text[text.index("### Overall"):text.index("### By answering model")]
+    overall = text[text.index("### Overall") : text.index("### By answering model")]
     for grader in ("recorded (traditional)", "rules (answer_key)", "exact (answer_key)"):
         assert grader in overall
-    by_model = text[text.index("### By answering model"):text.index("### By category")]
+    by_model = text[text.index("### By answering model") : text.index("### By category")]
     assert "| Model A |" in by_model and "| Model B |" in by_model
-    by_category = text[text.index("### By category"):text.index("## Between graders")]
+    by_category = text[text.index("### By category") : text.index("## Between graders")]
     assert "| Puzzle |" in by_category and "Spatial" not in by_category  # nobody labelled Spatial
     assert "fewer than 10 questions" not in overall
 
 
 def test_rules_coverage_of_the_labelled_answers_and_its_mad_are_shown(page):
     text = _text(page[0])
-    rules = next(line for line in text[text.index("### Overall"):].splitlines() if line.startswith("rules"))
+    rules = next(line for line in text[text.index("### Overall") :].splitlines() if line.startswith("rules"))
     assert "| 18 of 20 (90 %) |" in rules  # rules could not judge two labelled answers
     g = [RULES[r][i] for r in "ab" for i in range(10)]
     h = [HUMAN[r][i] for r in "ab" for i in range(10)]
@@ -132,8 +158,18 @@ def test_coverage_table_separates_no_verdict_from_unreadable(page):
 
 
 def _choice(graders: list[str], scores: dict[str, list[float | None]], chosen: str, agreement=None) -> str:
-    verdicts = pd.concat([pd.DataFrame({"grader": g, "role": "human" if g == "human" else "answer_key",
-                                        "score": pd.array(scores[g], dtype="Float64")}) for g in graders])
+    verdicts = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "grader": g,
+                    "role": "human" if g == "human" else "answer_key",
+                    "score": pd.array(scores[g], dtype="Float64"),
+                }
+            )
+            for g in graders
+        ]
+    )
     scored = pd.DataFrame({"answer_key_grader": [chosen] * len(scores[graders[0]])})
     return answer_key_choice(scored, verdicts, agreement if agreement is not None else pd.DataFrame())
 
@@ -145,15 +181,17 @@ def test_choice_sentence_when_people_marked_everything():
 
 def test_choice_sentence_when_no_grader_qualifies():
     text = _choice(["human", "rules"], {"human": [100.0, None, None], "rules": [100.0, None, None]}, "human")
-    assert text.startswith("Answer-key column: human, the first answer-key grader the benchmark lists "
-                           "(the answers without a label have no answer-key verdict): no grader qualifies")
+    assert text.startswith(
+        "Answer-key column: human, the first answer-key grader the benchmark lists "
+        "(the answers without a label have no answer-key verdict): no grader qualifies"
+    )
     assert text.endswith("1 of 3 answers carry a human label.")
 
 
 def test_each_graders_rule_is_printed_from_its_code(page):
     """The reader sees what `rules` reads and when it abstains, in the words of grading/rules.py."""
-    from generator.grading.rules import RULE, SHORT_MAX_WORDS
-    from generator.render.escape import escape_text
+    from dualboard.grading.rules import RULE, SHORT_MAX_WORDS
+    from dualboard.render.escape import escape_text
 
     content, _ = page
     assert "## How each grader judges" in content

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator import pipeline
-from generator.project import Project
-from generator.release.history import load_releases
-from generator.render.site_content import site_content
-from generator.store import LocalStore
+from dualboard import pipeline
+from dualboard.project import Project
+from dualboard.release.history import load_releases
+from dualboard.render.site_content import site_content
+from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, write_run
 
 HOSTILE_MODEL = "<script>window.__xss=1</script>[x](javascript:alert(1)){{ config }}"
@@ -21,7 +21,7 @@ HOSTILE_MODEL = "<script>window.__xss=1</script>[x](javascript:alert(1)){{ confi
 
 @pytest.fixture
 def tiny_content(tiny_root: Path):
-    write_run(tiny_root, "run-b", metadata=tiny_metadata(model=HOSTILE_MODEL, notes="--8<-- \"/etc/passwd\""))
+    write_run(tiny_root, "run-b", metadata=tiny_metadata(model=HOSTILE_MODEL, notes='--8<-- "/etc/passwd"'))
     project = Project(tiny_root)
     store = LocalStore(project.store_dir)
     pipeline.ingest(project, store)
@@ -35,11 +35,22 @@ def test_every_page_type_is_generated(tiny_content):
     _, _, content = tiny_content
     paths = [p.path for p in content.pages]
     assert len(paths) == len(set(paths))
-    for path in ("index.md", "benchmarks/tiny/index.md", "benchmarks/tiny/runs/run-a.md", "benchmarks/tiny/questions/index.md",
-                 "benchmarks/tiny/questions/q1.md", "benchmarks/tiny/graders.md", "submit.md", "downloads.md", "changelog.md"):
+    for path in (
+        "index.md",
+        "benchmarks/tiny/index.md",
+        "benchmarks/tiny/runs/run-a.md",
+        "benchmarks/tiny/questions/index.md",
+        "benchmarks/tiny/questions/q1.md",
+        "benchmarks/tiny/graders.md",
+        "submit.md",
+        "downloads.md",
+        "changelog.md",
+    ):
         assert path in paths, path
     assert {a.path for a in content.appendices} == {"methodology.md"}
-    assert {"benchmarks/tiny/charts/scores.json", "benchmarks/tiny/charts/pairwise-answer_key.json"} <= set(content.assets)
+    assert {"benchmarks/tiny/charts/scores.json", "benchmarks/tiny/charts/pairwise-answer_key.json"} <= set(
+        content.assets
+    )
 
 
 def test_question_pages_are_out_of_nav_and_search(tiny_content):
@@ -61,7 +72,7 @@ def test_hostile_text_never_reaches_markdown_raw(tiny_content):
 
 
 def test_column_docs_and_schemas_come_from_the_code(tiny_content):
-    from generator.stats import COLUMNS
+    from dualboard.stats import COLUMNS
 
     _, _, content = tiny_content
     methodology = html.unescape(content.appendices[0].content)

@@ -16,21 +16,25 @@ import pandas as pd
 import pytest
 import yaml
 
-from generator import pipeline
-from generator.project import Project
-from generator.release.history import load_releases
-from generator.render.html import safe_url
-from generator.render.leaderboard import COLUMNS
-from generator.render.numbers import format_interval, format_number
-from generator.render.site_content import site_content
-from generator.stats.tables import read_tables
-from generator.store import LocalStore
+from dualboard import pipeline
+from dualboard.project import Project
+from dualboard.release.history import load_releases
+from dualboard.render.html import safe_url
+from dualboard.render.leaderboard import COLUMNS
+from dualboard.render.numbers import format_interval, format_number
+from dualboard.render.site_content import site_content
+from dualboard.stats.tables import read_tables
+from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, write_run
 from tests.render.html_tables import table_after, tables
 
-FACTS = {"parameters_billions": 70, "weights": "open", "model_license": "Apache-2.0",
-         "model_url": "https://example.org/models/shuffler-70b"}
+FACTS = {
+    "parameters_billions": 70,
+    "weights": "open",
+    "model_license": "Apache-2.0",
+    "model_url": "https://example.org/models/shuffler-70b",
+}
 SHUFFLED = {0: ["B", "A", "C", "D"], 1: ["C", "D", "A", "B"]}
 """The option order of q2 (Lyon, Paris, Nice, Lille) in each round of run-c: Paris is A, then D."""
 
@@ -42,8 +46,12 @@ def two_round_predictions() -> list[dict]:
         rows += [
             {"question_id": "q1", "round": round_, "response": "Final answer: 4", "recorded": {"judge": 100}},
             {"question_id": "q2", "round": round_, "response": '{"ANSWER": "A"}', "choice_order": SHUFFLED[round_]},
-            {"question_id": "q3", "round": round_, "response": "Final answer: Pacific" if round_ else "Final answer: Indian",
-             "recorded": {"judge": 60}},
+            {
+                "question_id": "q3",
+                "round": round_,
+                "response": "Final answer: Pacific" if round_ else "Final answer: Indian",
+                "recorded": {"judge": 60},
+            },
         ]
     return rows
 
@@ -82,8 +90,15 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
     scored = pd.read_parquet(project.scored_dir() / "tiny.parquet")
     run = scored[scored.run_id == "run-c"].sort_values(["question_id", "round"])
     listed = table_after(page(content, "benchmarks/tiny/runs/run-c.md"), "## Every question")
-    assert [h.text for h in listed.headers] == ["Question", "Category", "Prompt", "Traditional", "Answer-key",
-                                                "Difference", "Outcome"]
+    assert [h.text for h in listed.headers] == [
+        "Question",
+        "Category",
+        "Prompt",
+        "Traditional",
+        "Answer-key",
+        "Difference",
+        "Outcome",
+    ]
     assert [r[0].text for r in listed.rows] == [q["id"] for q in TINY_QUESTIONS]
     for row, (qid, answers) in zip(listed.rows, run.groupby("question_id"), strict=True):
         question = next(q for q in TINY_QUESTIONS if q["id"] == qid)
@@ -92,7 +107,9 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
         assert question["prompt"].startswith(row[2].text.rstrip("…"))
         for cell, grading in ((row[3], "traditional"), (row[4], "answer_key")):
             assert cell.text == format_number(answers[grading].mean())
-            marks = ["–" if pd.isna(v) else {100.0: "✓", 0.0: "✗"}.get(v, format_number(v, 0)) for v in answers[grading]]
+            marks = [
+                "–" if pd.isna(v) else {100.0: "✓", 0.0: "✗"}.get(v, format_number(v, 0)) for v in answers[grading]
+            ]
             assert cell.note.split(" ") == marks, (qid, grading)
     q2 = listed.rows[1]
     assert (q2[3].text, q2[3].note, q2[6].text) == ("50.0", "✓ ✗", "passes both")  # a mean of 50 counts as a pass
@@ -106,10 +123,16 @@ def test_run_page_question_list_filters_on_category_and_outcome(reader_site):
     listed = table_after(text, "## Every question")
     filters = [h.text for h in listed.headers if h.attrs.get("data-filter") == "select"]
     assert filters == ["Category", "Outcome"]
-    assert 'class="dualboard-table dualboard-sortable dualboard-filterable"' in text[text.index("## Every question"):]
+    assert 'class="dualboard-table dualboard-sortable dualboard-filterable"' in text[text.index("## Every question") :]
     outcomes = {row[6].text for row in listed.rows}
-    assert outcomes <= {"passes both", "fails both", "fails answer-key only", "fails traditional only", "no verdict",
-                        "never run"}
+    assert outcomes <= {
+        "passes both",
+        "fails both",
+        "fails answer-key only",
+        "fails traditional only",
+        "no verdict",
+        "never run",
+    }
 
 
 def test_leaderboard_headers_explain_themselves_on_hover_and_on_the_methodology_page(reader_site):
@@ -149,9 +172,12 @@ def test_leaderboard_shows_the_naive_interval_beside_the_honest_one(reader_site)
         model = models.loc[model_name(row[board.column("Model")])]
         for grading, header in (("traditional", "Traditional [95% CI]"), ("answer_key", "Answer-key [95% CI]")):
             cell = row[board.column(header)]
-            assert cell.text == format_interval(model[f"{grading}_mean"], model[f"{grading}_ci_low"], model[f"{grading}_ci_high"])
-            naive = format_interval(model[f"{grading}_naive_mean"], model[f"{grading}_naive_ci_low"],
-                                    model[f"{grading}_naive_ci_high"])
+            assert cell.text == format_interval(
+                model[f"{grading}_mean"], model[f"{grading}_ci_low"], model[f"{grading}_ci_high"]
+            )
+            naive = format_interval(
+                model[f"{grading}_naive_mean"], model[f"{grading}_naive_ci_low"], model[f"{grading}_naive_ci_high"]
+            )
             assert cell.note.endswith(f"naive {naive}"), (cell.note, naive)
 
 
@@ -194,19 +220,36 @@ def test_questions_index_carries_every_question_text_and_is_searchable(reader_si
         assert "search:\n  exclude: true" in page(content, path), "question pages stay out of the index"
 
 
-@pytest.mark.parametrize("payload", PAYLOADS + ["https://example.org/a b", "https://example.org/\"onmouseover=x",
-                                                 "http://example.org/", "HTTPS://example.org/", "//example.org/x",
-                                                 "https://user@example.org/", "https://example.org/\n", " https://example.org/"])
+@pytest.mark.parametrize(
+    "payload",
+    PAYLOADS
+    + [
+        "https://example.org/a b",
+        'https://example.org/"onmouseover=x',
+        "http://example.org/",
+        "HTTPS://example.org/",
+        "//example.org/x",
+        "https://user@example.org/",
+        "https://example.org/\n",
+        " https://example.org/",
+    ],
+)
 def test_only_plain_https_links_are_made_clickable(payload):
     assert safe_url(payload) is None
 
 
 def test_a_hostile_licence_is_text_and_a_filter_value_escaped():
-    from generator.render.html import table
-    from generator.render.leaderboard import model_facts
+    from dualboard.render.html import table
+    from dualboard.render.leaderboard import model_facts
 
-    cells = model_facts({"model_license": PAYLOADS[1], "weights": "open", "parameters_billions": 0.5,
-                         "model_url": "javascript:alert(1)"})
+    cells = model_facts(
+        {
+            "model_license": PAYLOADS[1],
+            "weights": "open",
+            "parameters_billions": 0.5,
+            "model_url": "javascript:alert(1)",
+        }
+    )
     out = table(["p", "w", "l", "u"], [cells])
     assert "<img" not in out and "javascript:" not in out and "href" not in out
     parsed = tables(out)[0].rows[0]

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.grading.registry import describe_graders
-from generator.intake.benchmark import load_benchmarks
-from generator.intake.example_run import example_run
-from generator.render.answer_formats import ANSWER_FORMATS, APPLIES, grade_example
-from generator.render.reference_pages import EXAMPLE_LINES_SHOWN, SCHEMA_FILES, SCHEMAS, submit_page
-
+from dualboard.grading.registry import describe_graders
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.example_run import example_run
+from dualboard.render.answer_formats import ANSWER_FORMATS, APPLIES, grade_example
+from dualboard.render.reference_pages import EXAMPLE_LINES_SHOWN, SCHEMA_FILES, SCHEMAS, submit_page
 from tests.conftest import REPO
 
 DEMO = REPO / "data" / "benchmarks" / "demo"
@@ -41,8 +40,13 @@ def test_the_example_run_validates(tmp_path: Path, demo_benchmark) -> None:
     run.mkdir(parents=True)
     (run / "metadata.yaml").write_text(example.metadata_yaml, "utf-8")
     (run / "predictions.jsonl").write_text("".join(line + "\n" for line in example.prediction_lines), "utf-8")
-    result = subprocess.run([sys.executable, "-m", "generator", "validate", "--root", str(tmp_path)], capture_output=True,
-                            text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "dualboard", "validate", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"valid: 1 runs, {len(demo_benchmark.questions)} answers" in result.stdout
 
@@ -68,10 +72,12 @@ def test_each_documented_format_is_read_by_the_graders_that_claim_it(example) ->
 
 
 def test_formats_the_page_tells_submitters_to_use_are_examples_every_grader_reads(page: str) -> None:
-    for marker in ('Final answer: …', '{"ANSWER": "…"}', "\\boxed{…}"):
+    for marker in ("Final answer: …", '{"ANSWER": "…"}', "\\boxed{…}"):
         assert marker in page
     open_graders = {g for g, kinds in APPLIES.items() if "open" in kinds}
-    marked = [e for e in ANSWER_FORMATS if e.label in ("Final answer:", "a JSON answer", "\\boxed{…}") and e.kind == "open"]
+    marked = [
+        e for e in ANSWER_FORMATS if e.label in ("Final answer:", "a JSON answer", "\\boxed{…}") and e.kind == "open"
+    ]
     assert len(marked) == 3 and all(set(e.read_by) == open_graders for e in marked)
 
 
@@ -87,7 +93,11 @@ def test_the_page_lists_the_benchmarks_graders_with_their_rules(page: str, demo_
     assert "<th>Format</th><th>Response</th><th>mc_letter</th><th>rules</th></tr>" in page[mc:open_]
     assert "<th>Format</th><th>Response</th><th>rules</th></tr>" in page[open_:]
     assert "<th>exact</th>" not in page  # not a grader of the demo
-    assert "<td>no verdict</td>" in page[open_:] and "<td>pass</td>" in page[open_:] and "<td>unreadable (0)</td>" in page[mc:open_]
+    assert (
+        "<td>no verdict</td>" in page[open_:]
+        and "<td>pass</td>" in page[open_:]
+        and "<td>unreadable (0)</td>" in page[mc:open_]
+    )
 
 
 def test_every_field_of_every_file_says_what_it_means() -> None:
@@ -99,6 +109,13 @@ def test_every_field_of_every_file_says_what_it_means() -> None:
 
 
 def test_the_example_comes_after_the_steps_and_the_schemas_last(page: str) -> None:
-    order = [page.index(h) for h in ("# How to submit a run", "## An example run to copy", "## What the graders read",
-                                     "## Reference: the files and their fields")]
+    order = [
+        page.index(h)
+        for h in (
+            "# How to submit a run",
+            "## An example run to copy",
+            "## What the graders read",
+            "## Reference: the files and their fields",
+        )
+    ]
     assert order == sorted(order)

@@ -9,18 +9,25 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from generator import REQUIREMENT, __version__
-from generator.cli import main
-from generator.intake.benchmark import load_benchmarks
-from generator.scaffold import REQUIREMENT_TOKEN, output_name, template_files
-
+from dualboard import REQUIREMENT, __version__
+from dualboard.cli import main
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.scaffold import REQUIREMENT_TOKEN, output_name, template_files
 
 EXPECTED = {
-    ".github/PULL_REQUEST_TEMPLATE.md", ".github/scripts/preview.py", ".github/scripts/pull_request.py",
+    ".github/PULL_REQUEST_TEMPLATE.md",
+    ".github/scripts/preview.py",
+    ".github/scripts/pull_request.py",
     ".github/workflows/comment.yml",
-    ".github/workflows/publish.yml", ".github/workflows/validate.yml", ".gitignore", "README.md", "mkdocs.yml",
-    "site_src/about.md", "data/benchmarks/road-signs/benchmark.yaml",
-    "data/benchmarks/road-signs/questions.jsonl", "submissions/road-signs/example-run/metadata.yaml",
+    ".github/workflows/publish.yml",
+    ".github/workflows/validate.yml",
+    ".gitignore",
+    "README.md",
+    "mkdocs.yml",
+    "site_src/about.md",
+    "data/benchmarks/road-signs/benchmark.yaml",
+    "data/benchmarks/road-signs/questions.jsonl",
+    "submissions/road-signs/example-run/metadata.yaml",
     "submissions/road-signs/example-run/predictions.jsonl",
 }
 
@@ -51,9 +58,14 @@ def test_init_writes_the_leaderboard_folder(scaffolded):
 
 def test_scaffolded_github_folder_is_the_template_with_the_pin(scaffolded):
     """.github/ is copied as it is, the pinned requirement written in (tests/workflows checks the template)."""
-    template = {output_name(rel): data.replace(REQUIREMENT_TOKEN.encode(), REQUIREMENT.encode())
-                for rel, data in template_files() if rel.startswith("dot-github/")}
-    written = {p.relative_to(scaffolded).as_posix(): p.read_bytes() for p in (scaffolded / ".github").rglob("*") if p.is_file()}
+    template = {
+        output_name(rel): data.replace(REQUIREMENT_TOKEN.encode(), REQUIREMENT.encode())
+        for rel, data in template_files()
+        if rel.startswith("dot-github/")
+    }
+    written = {
+        p.relative_to(scaffolded).as_posix(): p.read_bytes() for p in (scaffolded / ".github").rglob("*") if p.is_file()
+    }
     assert written == template
 
 
@@ -64,8 +76,10 @@ def test_scaffold_installs_the_version_that_made_it_everywhere(scaffolded):
         if path.is_file():
             for found in re.findall(r"pip install (\S+)", path.read_text("utf-8")):
                 installs.setdefault(path.relative_to(scaffolded).as_posix(), set()).add(found)
-    assert installs == {name: {f'"{REQUIREMENT}"'} for name in
-                        (".github/workflows/validate.yml", ".github/workflows/publish.yml", "README.md")}
+    assert installs == {
+        name: {f'"{REQUIREMENT}"'}
+        for name in (".github/workflows/validate.yml", ".github/workflows/publish.yml", "README.md")
+    }
     assert REQUIREMENT == f"dualboard=={__version__}"
 
 

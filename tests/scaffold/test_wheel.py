@@ -27,23 +27,27 @@ from pathlib import Path
 
 import pytest
 
-from generator import REQUIREMENT, __version__
-
+from dualboard import REQUIREMENT, __version__
 from tests.conftest import REPO
 from tests.workflows.job_runner import load_steps, run_job
 from tests.workflows.test_release import RELEASE
 
-PACKAGE = "generator"
-SOURCES = ("pyproject.toml", "README.md", PACKAGE)
+PACKAGE = "dualboard"
+"""The import name, which the wheel installs (pyproject maps it to the folder below)."""
+SOURCE_FOLDER = "generator"
+SOURCES = ("pyproject.toml", "README.md", SOURCE_FOLDER)
 """What the build reads from the checkout (pyproject names README.md as the long description)."""
 NOT_PACKAGED = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
 def checkout_package_files() -> set[str]:
-    """Every file of the package in the checkout, as a path inside the wheel."""
-    root = REPO / PACKAGE
-    return {p.relative_to(REPO).as_posix() for p in root.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+    """Every file of the package in the checkout, as a path relative to the source folder."""
+    root = REPO / SOURCE_FOLDER
+    return {
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +66,12 @@ def dist(tmp_path_factory) -> Path:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
-    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"), str(work / "src")],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"), str(work / "src")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return work / "dist"
 
@@ -80,13 +88,14 @@ def test_wheel_carries_every_package_file(dist):
         metadata = wheel.read(f"dualboard-{__version__}.dist-info/METADATA").decode()
         entry_points = wheel.read(f"dualboard-{__version__}.dist-info/entry_points.txt").decode()
     packaged = {n for n in names if not n.startswith(f"dualboard-{__version__}.dist-info/")}
-    expected = checkout_package_files()
+    expected = {f"{PACKAGE}/{name}" for name in checkout_package_files()}
     assert expected - packaged == set(), "left out of the wheel: add the suffix to [tool.setuptools.package-data]"
     assert packaged - expected == set(), "the wheel holds files the checkout does not"
-    assert any(n.startswith(f"{PACKAGE}/scaffold/template/dot-github/workflows/") for n in packaged), \
+    assert any(n.startswith(f"{PACKAGE}/scaffold/template/dot-github/workflows/") for n in packaged), (
         "the scaffold's workflows are package data (a hidden .github/ would not be)"
+    )
     assert f"\nVersion: {__version__}\n" in metadata
-    assert "dualboard = generator.cli:main" in entry_points
+    assert "dualboard = dualboard.cli:main" in entry_points
 
 
 def test_sdist_carries_every_package_file(dist):
@@ -94,13 +103,15 @@ def test_sdist_carries_every_package_file(dist):
     top = f"dualboard-{__version__}/"
     with tarfile.open(sdist) as archive:
         names = {m.name.removeprefix(top) for m in archive.getmembers() if m.isfile()}
-    assert {n for n in names if n.startswith(f"{PACKAGE}/")} == checkout_package_files()
+    assert {
+        n.removeprefix(f"{SOURCE_FOLDER}/") for n in names if n.startswith(f"{SOURCE_FOLDER}/")
+    } == checkout_package_files()
     assert {"pyproject.toml", "README.md"} <= names
 
 
 def _dependencies(folder: Path) -> Path:
     """Links to every installed package of the test environment except Dualboard (its dist-info, the
-    editable install's hooks, ``generator``); ``.pth`` files are left out, so nothing runs at start-up."""
+    editable install's hooks, ``dualboard``); ``.pth`` files are left out, so nothing runs at start-up."""
     folder.mkdir()
     for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
         ours = entry.name == PACKAGE or entry.name.startswith(("dualboard-", "__editable__"))
@@ -113,8 +124,13 @@ def _dependencies(folder: Path) -> Path:
 def offline_env(dist, tmp_path_factory) -> dict[str, str]:
     """A shell's environment without the checkout: dependencies by PYTHONPATH, pip offline on ``dist``."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    return {**env, "PYTHONPATH": str(_dependencies(tmp_path_factory.mktemp("deps") / "site-packages")),
-            "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(dist), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return {
+        **env,
+        "PYTHONPATH": str(_dependencies(tmp_path_factory.mktemp("deps") / "site-packages")),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(dist),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -130,11 +146,17 @@ def released_board(dist, offline_env, tmp_path_factory) -> Path:
 @pytest.mark.slow
 def test_the_wheel_scaffolds_and_builds_outside_the_checkout(released_board, offline_env):
     python = released_board.parent / "venv" / "bin" / "python"
-    where = _run([str(python), "-c", "import generator; print(generator.__file__)"], released_board, offline_env)
-    assert Path(where.strip()).is_relative_to(released_board.parent / "venv"), "the wheel, not the checkout, is imported"
-    assert _run([str(python.parent / "dualboard"), "--version"], released_board, offline_env).strip() \
+    where = _run([str(python), "-c", "import dualboard; print(dualboard.__file__)"], released_board, offline_env)
+    assert Path(where.strip()).is_relative_to(released_board.parent / "venv"), (
+        "the wheel, not the checkout, is imported"
+    )
+    assert (
+        _run([str(python.parent / "dualboard"), "--version"], released_board, offline_env).strip()
         == f"dualboard, version {__version__}"
-    scaffolded = [p for p in released_board.rglob("*") if p.is_file() and not {"build", "site", ".dualboard"} & set(p.parts)]
+    )
+    scaffolded = [
+        p for p in released_board.rglob("*") if p.is_file() and not {"build", "site", ".dualboard"} & set(p.parts)
+    ]
     installs = {m for p in scaffolded for m in re.findall(r'pip install "([^"]*)"', p.read_text("utf-8"))}
     assert installs == {REQUIREMENT}, "the scaffold installs the version that made it"
     submit = html.unescape((released_board / "site" / "submit" / "index.html").read_text("utf-8"))
@@ -149,7 +171,9 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> str:
 
 def _git(board: Path, *args: str) -> str:
     author = ["-c", "user.name=tests", "-c", "user.email=tests@example.org"]
-    return subprocess.run(["git", "-C", str(board), *author, *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(board), *author, *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture(scope="module")
@@ -170,10 +194,14 @@ def _open_pull_request(board: Path, run_id: str, predictions: bytes) -> dict[str
     (benchmark / run_id / "predictions.jsonl").write_bytes(predictions)
     _git(board, "add", "-A")
     _git(board, "commit", "-q", "-m", f"add {run_id}")
-    return {"github.event.pull_request.base.sha": _git(board, "rev-parse", "main"),
-            "github.event.pull_request.head.sha": _git(board, "rev-parse", "HEAD"),
-            "github.event.pull_request.base.ref": "main", "github.event.pull_request.number": "1",
-            "github.workspace": str(board), "github.repository": "someone/board"}
+    return {
+        "github.event.pull_request.base.sha": _git(board, "rev-parse", "main"),
+        "github.event.pull_request.head.sha": _git(board, "rev-parse", "HEAD"),
+        "github.event.pull_request.base.ref": "main",
+        "github.event.pull_request.number": "1",
+        "github.workspace": str(board),
+        "github.repository": "someone/board",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -187,8 +215,11 @@ def ci_python(offline_env, tmp_path_factory) -> Path:
 def _pull_request_job(board: Path, ci_bin: Path, env: dict[str, str], context: dict[str, str]):
     """The scaffolded validate.yml's job: the checkout is ``board``, setup-python is ``ci_bin`` on PATH."""
     uploaded = []
-    actions = {"actions/checkout": lambda step: None, "actions/setup-python": lambda step: None,
-               "actions/upload-artifact": lambda step: uploaded.append(board / step["with"]["path"])}
+    actions = {
+        "actions/checkout": lambda step: None,
+        "actions/setup-python": lambda step: None,
+        "actions/upload-artifact": lambda step: uploaded.append(board / step["with"]["path"]),
+    }
     job_env = {**env, "PATH": f"{ci_bin}{os.pathsep}{env['PATH']}", "GITHUB_WORKSPACE": str(board), "CI": "true"}
     results = run_job(load_steps(board / ".github" / "workflows" / "validate.yml"), board, job_env, context, actions)
     log = "\n".join(f"--- {r.name} (ran={r.ran}, exit {r.returncode})\n{r.output}" for r in results)

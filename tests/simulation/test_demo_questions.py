@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.intake.benchmark import load_benchmark
-from generator.simulation import load_answer_texts
-from generator.simulation.responses import (
+from dualboard.intake.benchmark import load_benchmark
+from dualboard.simulation import load_answer_texts
+from dualboard.simulation.responses import (
     DEFAULT_EXPLANATIONS,
     EXPLANATIONS,
     HEDGES,

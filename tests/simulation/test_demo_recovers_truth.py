@@ -15,17 +15,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from generator.intake.benchmark import load_benchmark, load_benchmarks
-from generator.intake.validate import find_run_dirs, load_runs
-from generator.simulation import (
+from dualboard.intake.benchmark import load_benchmark, load_benchmarks
+from dualboard.intake.validate import find_run_dirs, load_runs
+from dualboard.simulation import (
     SimulatedModel,
     load_labelled_runs,
     load_simulated_models,
     true_scores,
 )
 
-grading = pytest.importorskip("generator.grading")
-stats = pytest.importorskip("generator.stats")
+grading = pytest.importorskip("dualboard.grading")
+stats = pytest.importorskip("dualboard.stats")
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "benchmarks" / "demo"
@@ -45,8 +45,12 @@ def test_score_intervals_cover_what_the_graders_observe(tables):
     """At 95 % each, at least 12 of the 14 intervals should cover (P(fewer) ≈ 0.4 %)."""
     truth = true_scores(load_simulated_models(MODELS), load_benchmark(DEMO)).query("category == 'all'")
     board = tables.models.set_index("run_id")
-    covered = [board.loc[row.run_id, f"{row.grading}_ci_low"] <= row.observed_mean <= board.loc[row.run_id, f"{row.grading}_ci_high"]
-               for row in truth.itertuples()]
+    covered = [
+        board.loc[row.run_id, f"{row.grading}_ci_low"]
+        <= row.observed_mean
+        <= board.loc[row.run_id, f"{row.grading}_ci_high"]
+        for row in truth.itertuples()
+    ]
     assert len(covered) == 14 and sum(covered) >= 12, truth.assign(covered=covered)
 
 
@@ -82,12 +86,16 @@ def kappa(cells: np.ndarray) -> float:
 def test_kappa_of_rules_against_people_covers_the_configured_error_rates(tables):
     benchmark = load_benchmark(DEMO)
     models = {m.run_id: m for m in load_simulated_models(MODELS)}
-    cells = sum(models[run].rounds * expected_cells(models[run], q)
-                for run in load_labelled_runs(MODELS) for q in benchmark.questions)
+    cells = sum(
+        models[run].rounds * expected_cells(models[run], q)
+        for run in load_labelled_runs(MODELS)
+        for q in benchmark.questions
+    )
     expected = kappa(cells)
     agreement = tables.agreement
-    row = agreement[(agreement["grader_a"] == "rules") & (agreement["grader_b"] == "human")
-                    & (agreement["category"] == "all")].iloc[0]
+    row = agreement[
+        (agreement["grader_a"] == "rules") & (agreement["grader_b"] == "human") & (agreement["category"] == "all")
+    ].iloc[0]
     assert 0.5 < expected < 0.95  # graders and people really disagree, but not wildly
     assert row["kappa_ci_low"] <= expected <= row["kappa_ci_high"], (expected, row.to_dict())
     assert row["accuracy"] < 1 and row["kappa"] < 1

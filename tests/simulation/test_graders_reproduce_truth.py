@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.intake.benchmark import load_benchmark
-from generator.simulation import load_answer_texts, load_simulated_models, simulate_run
+from dualboard.intake.benchmark import load_benchmark
+from dualboard.simulation import load_answer_texts, load_simulated_models, simulate_run
 
-registry = pytest.importorskip("generator.grading.registry")
+registry = pytest.importorskip("dualboard.grading.registry")
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "benchmarks" / "demo"
 BENCHMARK = load_benchmark(DEMO)
@@ -46,8 +46,10 @@ def disagreements(grader_for, rows, column: str) -> list[str]:
     for question, prediction, truth in rows:
         verdict = grader_for(question).grade(question, prediction)
         if (verdict.score or 0.0) != getattr(truth, column):
-            out.append(f"{question['id']}: {prediction['response']!r} {prediction.get('choice_order')} "
-                       f"-> {verdict.score} ({verdict.detail}); truth {getattr(truth, column)}")
+            out.append(
+                f"{question['id']}: {prediction['response']!r} {prediction.get('choice_order')} "
+                f"-> {verdict.score} ({verdict.detail}); truth {getattr(truth, column)}"
+            )
     return out
 
 
@@ -79,7 +81,9 @@ def test_the_graders_really_err(graded):
 def test_rules_fails_every_paraphrase_and_passes_every_key_mention(question_id):
     question = BENCHMARK.question(question_id)
     grader = registry.get_grader(BENCHMARK.answer_key[0])
-    for answer, expected in [*((a, 0.0) for a in TEXTS[question_id].paraphrased),
-                             *((a, 100.0) for a in TEXTS[question_id].key_mentioning)]:
+    for answer, expected in [
+        *((a, 0.0) for a in TEXTS[question_id].paraphrased),
+        *((a, 100.0) for a in TEXTS[question_id].key_mentioning),
+    ]:
         verdict = grader.grade(question, {"response": f"Thinking it through.\nFinal answer: {answer}"})
         assert verdict.score == expected, (answer, verdict.detail)

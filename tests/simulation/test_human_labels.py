@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from generator.errors import DualboardError
-from generator.grading import load_human_labels
-from generator.intake.benchmark import load_benchmark
-from generator.simulation import (
+from dualboard.errors import DualboardError
+from dualboard.grading import load_human_labels
+from dualboard.intake.benchmark import load_benchmark
+from dualboard.simulation import (
     human_labels,
     load_answer_texts,
     load_labelled_runs,

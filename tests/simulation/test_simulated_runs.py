@@ -18,12 +18,12 @@ import pytest
 import yaml
 from scipy import stats
 
-from generator.errors import DualboardError, InvalidInputError
-from generator.intake.benchmark import load_benchmark, load_benchmarks
-from generator.intake.models import Benchmark, GraderSpec, Run
-from generator.intake.validate import find_run_dirs, load_runs
-from generator.names import is_name
-from generator.simulation import (
+from dualboard.errors import DualboardError, InvalidInputError
+from dualboard.intake.benchmark import load_benchmark, load_benchmarks
+from dualboard.intake.models import Benchmark, GraderSpec, Run
+from dualboard.intake.validate import find_run_dirs, load_runs
+from dualboard.names import is_name
+from dualboard.simulation import (
     AnswerTexts,
     SimulatedModel,
     load_answer_texts,
@@ -33,7 +33,7 @@ from generator.simulation import (
     true_scores,
     write_run,
 )
-from generator.simulation.responses import (
+from dualboard.simulation.responses import (
     HEDGES,
     MC_STYLES,
     REFUSAL,
@@ -49,8 +49,18 @@ from tests.simulation.answer_matching import (
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "benchmarks" / "demo"
-METADATA_FIELDS = {"model", "model_revision", "submitter", "date", "benchmark", "benchmark_version",
-                   "decoding", "rounds", "license", "notes"}
+METADATA_FIELDS = {
+    "model",
+    "model_revision",
+    "submitter",
+    "date",
+    "benchmark",
+    "benchmark_version",
+    "decoding",
+    "rounds",
+    "license",
+    "notes",
+}
 MODEL_FACTS = {"parameters_billions", "weights", "model_license", "model_url"}
 """Optional metadata fields the demo gives for some models (shown as leaderboard columns)."""
 
@@ -76,7 +86,14 @@ def synthetic_benchmark(n_questions: int) -> Benchmark:
     """Many MC and open questions in one category, for measuring rates."""
     questions = []
     for i in range(n_questions):
-        key = {"answer": f"answer{i}", "aliases": [f"alias{i}"], "patterns": [], "numeric": None, "reference": "", "notes": ""}
+        key = {
+            "answer": f"answer{i}",
+            "aliases": [f"alias{i}"],
+            "patterns": [],
+            "numeric": None,
+            "reference": "",
+            "notes": "",
+        }
         question = {"id": f"s{i}", "category": "facts", "prompt": "?", "answer_key": key}
         if i % 2:
             question.update(type="open")
@@ -88,19 +105,39 @@ def synthetic_benchmark(n_questions: int) -> Benchmark:
 
 def synthetic_texts(benchmark: Benchmark) -> dict[str, AnswerTexts]:
     """Prepared answers for every open question of a synthetic benchmark."""
-    return {q["id"]: AnswerTexts(wrong=("w1", "w2"), paraphrased=(f"solution number {q['id']}",),
-                                 key_mentioning=(f"not {q['answer_key']['answer']} but w1",))
-            for q in benchmark.questions if q["type"] == "open"}
+    return {
+        q["id"]: AnswerTexts(
+            wrong=("w1", "w2"),
+            paraphrased=(f"solution number {q['id']}",),
+            key_mentioning=(f"not {q['answer_key']['answer']} but w1",),
+        )
+        for q in benchmark.questions
+        if q["type"] == "open"
+    }
 
 
-RATES = {"malformed_rate": 0.05, "unmarked_rate": 0.12, "rules_false_fail_rate": 0.08,
-         "rules_false_pass_rate": 0.2, "judge_false_pass_rate": 0.3, "human_error_rate": 0.05}
+RATES = {
+    "malformed_rate": 0.05,
+    "unmarked_rate": 0.12,
+    "rules_false_fail_rate": 0.08,
+    "rules_false_pass_rate": 0.2,
+    "judge_false_pass_rate": 0.3,
+    "human_error_rate": 0.05,
+}
 """Distinct error rates, so that a rate applied to the wrong answers shows."""
 
 
 def synthetic_model(**overrides) -> SimulatedModel:
-    settings = dict(run_id="sim-lm", model="sim-lm", accuracy={"facts": {"traditional": 0.7, "answer_key": 0.4}},
-                    rounds=3, seed=5, shuffle_choices=True, styles=("json", "json_fenced"), **RATES)
+    settings = dict(
+        run_id="sim-lm",
+        model="sim-lm",
+        accuracy={"facts": {"traditional": 0.7, "answer_key": 0.4}},
+        rounds=3,
+        seed=5,
+        shuffle_choices=True,
+        styles=("json", "json_fenced"),
+        **RATES,
+    )
     return SimulatedModel(**{**settings, **overrides})
 
 
@@ -174,8 +211,11 @@ def test_demo_unmarked_open_answers_come_at_each_models_rate(demo_runs):
     benchmark = load_benchmark(DEMO)
     rates = {m.run_id: m.unmarked_rate for m in load_simulated_models(DEMO / "simulated_models.yaml")}
     for run in demo_runs:
-        readable_open = [p["response"] for p in run.predictions
-                         if benchmark.question(p["question_id"])["type"] == "open" and not is_malformed(p["response"])]
+        readable_open = [
+            p["response"]
+            for p in run.predictions
+            if benchmark.question(p["question_id"])["type"] == "open" and not is_malformed(p["response"])
+        ]
         unmarked = sum(final_answer(r) is None for r in readable_open)
         assert unmarked > 0, run.run_id
         assert stats.binomtest(unmarked, len(readable_open), rates[run.run_id]).pvalue > 0.001, (run.run_id, unmarked)
@@ -242,7 +282,9 @@ def test_error_rates_match_the_configuration():
         "unmarked_rate": eligible_share(~marked, readable_open),
         "rules_false_fail_rate": eligible_share(paraphrased, readable_open & marked & correct),
         "rules_false_pass_rate": eligible_share(mentioning, readable_open & marked & ~correct),
-        "judge_false_pass_rate": eligible_share(judge >= 80, readable_open & (truth["ideal_traditional"] < 80).to_numpy()),
+        "judge_false_pass_rate": eligible_share(
+            judge >= 80, readable_open & (truth["ideal_traditional"] < 80).to_numpy()
+        ),
         "human_error_rate": eligible_share(truth["human"].to_numpy() != truth["ideal_answer_key"].to_numpy(), readable),
     }
     for rate, (hits, n) in counts.items():
@@ -255,7 +297,8 @@ def test_rates_recover_the_true_accuracy():
     model = synthetic_model()
     mc_hits = [
         extracted_letter(p["response"], p.get("choice_order")) == "A"
-        for p in sim.run.predictions if benchmark.question(p["question_id"])["type"] == "multiple_choice"
+        for p in sim.run.predictions
+        if benchmark.question(p["question_id"])["type"] == "multiple_choice"
     ]
     assert np.mean(mc_hits) == pytest.approx(0.7 * (1 - model.malformed_rate), abs=0.05)
     truth = true_scores([model], benchmark).set_index(["grading", "category"])
@@ -270,16 +313,28 @@ def test_true_scores_ideal_and_observed_by_hand():
     benchmark = Benchmark("one", "1", "One", "", {}, (GraderSpec("rules"),), (question,))
     accuracy = {"facts": {"traditional": 0.5, "answer_key": 0.5}}
     exact = SimulatedModel("a", "a", accuracy, rounds=1, seed=1, malformed_rate=0.1)
-    erring = SimulatedModel("b", "b", accuracy, rounds=1, seed=1, malformed_rate=0.1, unmarked_rate=0.5,
-                            rules_false_fail_rate=0.2, rules_false_pass_rate=0.1, judge_false_pass_rate=0.5)
+    erring = SimulatedModel(
+        "b",
+        "b",
+        accuracy,
+        rounds=1,
+        seed=1,
+        malformed_rate=0.1,
+        unmarked_rate=0.5,
+        rules_false_fail_rate=0.2,
+        rules_false_pass_rate=0.1,
+        judge_false_pass_rate=0.5,
+    )
     table = true_scores([exact, erring], benchmark).query("category == 'all'").set_index(["run_id", "grading"])
     assert (table.loc["a", "ideal_mean"] == table.loc["a", "observed_mean"]).all()
     # rules judges the malformed .1 and the marked .9 · .5 = .45, passing .5 · .8 + .5 · .1 of the marked.
     assert table.loc[("b", "answer_key"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(
-        [45, 100 * 0.45 * 0.45 / 0.55])
+        [45, 100 * 0.45 * 0.45 / 0.55]
+    )
     # The judge scores 94 on average for a pass and 14 for a fail, and passes .5 + .5 · .5 = 75 %.
     assert table.loc[("b", "traditional"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(
-        [0.9 * 54, 0.9 * (0.75 * 94 + 0.25 * 14)])
+        [0.9 * 54, 0.9 * (0.75 * 94 + 0.25 * 14)]
+    )
 
 
 def test_malformed_answers_fail_both_gradings():
@@ -328,9 +383,12 @@ def test_true_scores_shape_and_values():
 def test_answer_text_tables_are_used():
     benchmark = load_benchmark(DEMO)
     texts = load_answer_texts(DEMO / "simulated_models.yaml")
-    model = synthetic_model(accuracy={c: {"traditional": 0.0, "answer_key": 0.0} for c in
-                                      {q["category"] for q in benchmark.questions}},
-                            malformed_rate=0.0, unmarked_rate=0.0, rules_false_pass_rate=0.5)
+    model = synthetic_model(
+        accuracy={c: {"traditional": 0.0, "answer_key": 0.0} for c in {q["category"] for q in benchmark.questions}},
+        malformed_rate=0.0,
+        unmarked_rate=0.0,
+        rules_false_pass_rate=0.5,
+    )
     sim = simulate_run(benchmark, model, seed=4, answer_texts=texts)
     open_finals = {final_answer(p["response"]) for p in sim.run.predictions if p["question_id"] in texts}
     wrong = {a for t in texts.values() for a in t.wrong}
@@ -348,15 +406,18 @@ def test_missing_prepared_answers_name_the_table():
     assert simulate_run(synthetic_benchmark(4), honest, seed=0).truth["misleading"].sum() == 0
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"run_id": "../evil"}, "run_id"),
-    ({"rounds": 0}, "rounds"),
-    ({"styles": ["xml"]}, "styles"),
-    ({"accuracy": {"facts": {"traditional": 1.5, "answer_key": 0.5}}}, "accuracy.facts.traditional"),
-    ({"unmarked_rate": 1.5}, "unmarked_rate"),
-    ({"human_error_rate": "often"}, "human_error_rate"),
-    ({"judge_false_pass_rte": 0.1}, "judge_false_pass_rte"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"run_id": "../evil"}, "run_id"),
+        ({"rounds": 0}, "rounds"),
+        ({"styles": ["xml"]}, "styles"),
+        ({"accuracy": {"facts": {"traditional": 1.5, "answer_key": 0.5}}}, "accuracy.facts.traditional"),
+        ({"unmarked_rate": 1.5}, "unmarked_rate"),
+        ({"human_error_rate": "often"}, "human_error_rate"),
+        ({"judge_false_pass_rte": 0.1}, "judge_false_pass_rte"),
+    ],
+)
 def test_bad_model_files_are_rejected_with_the_field(tmp_path, change, field):
     entry = {"run_id": "ok-lm", "rounds": 3, "seed": 1, "accuracy": {"facts": {"traditional": 0.5, "answer_key": 0.5}}}
     path = tmp_path / "simulated_models.yaml"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+
 from tests.stats.stats_builders import simulated_runs
 
 

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from generator.grading import grade_benchmark
-from generator.intake.importers import import_autogenai
-from generator.stats import analyse
+from dualboard.grading import grade_benchmark
+from dualboard.intake.importers import import_autogenai
+from dualboard.stats import analyse
 from tests.importers.import_fixtures import (
     OPEN_RELEASE,
     load_imported,
@@ -28,8 +28,22 @@ from tests.importers.import_fixtures import (
 )
 
 NAME = "easy-problems-open"
-SHOWN = ["grader_a", "run_id", "category", "n", "coverage_a", "accuracy", "kappa", "kappa_ci_low",
-         "kappa_ci_high", "label", "mean_abs_diff", "mean_abs_diff_ci_low", "mean_abs_diff_ci_high", "reason"]
+SHOWN = [
+    "grader_a",
+    "run_id",
+    "category",
+    "n",
+    "coverage_a",
+    "accuracy",
+    "kappa",
+    "kappa_ci_low",
+    "kappa_ci_high",
+    "label",
+    "mean_abs_diff",
+    "mean_abs_diff_ci_low",
+    "mean_abs_diff_ci_high",
+    "reason",
+]
 
 
 def source_marks(folder: Path) -> pd.DataFrame:
@@ -39,8 +53,16 @@ def source_marks(folder: Path) -> pd.DataFrame:
         run_id = path.stem.removeprefix("final_answers-")
         human = json.loads(path.read_text(encoding="utf-8"))
         judge = json.loads((folder / "auto_eval_outputs" / f"auto_eval-{run_id}.json").read_text(encoding="utf-8"))
-        rows += [{"run_id": run_id, "question_id": q, "category": rec["category"], "human": float(rec["score"]),
-                  "judge": float(judge[q]["score"])} for q, rec in human.items()]
+        rows += [
+            {
+                "run_id": run_id,
+                "question_id": q,
+                "category": rec["category"],
+                "human": float(rec["score"]),
+                "judge": float(judge[q]["score"]),
+            }
+            for q, rec in human.items()
+        ]
     return pd.DataFrame(rows)
 
 

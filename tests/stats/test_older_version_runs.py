@@ -23,28 +23,57 @@ from scipy.stats import binomtest
 from tests.conftest import REPO
 
 N_OLD, N_ADDED = 30, 6
-BENCHMARK = {"name": "moving", "version": "2", "previous_versions": ["1"], "title": "Moving", "description": "v2 adds 6.",
-             "graders": {"traditional": {"name": "exact"}, "answer_key": [{"name": "rules"}]}}
-RIGHT_OLD = {i for i in range(N_OLD) if i % 3 != 0}           # 20 of the 30 shared questions
+BENCHMARK = {
+    "name": "moving",
+    "version": "2",
+    "previous_versions": ["1"],
+    "title": "Moving",
+    "description": "v2 adds 6.",
+    "graders": {"traditional": {"name": "exact"}, "answer_key": [{"name": "rules"}]},
+}
+RIGHT_OLD = {i for i in range(N_OLD) if i % 3 != 0}  # 20 of the 30 shared questions
 RIGHT_NEW = {i for i in range(N_OLD + N_ADDED) if i % 5 != 0}  # 24 of 30 shared, and 4 of the 6 new ones
 
 
 def _question(i: int) -> dict:
-    return {"id": f"q{i:02d}", "category": "colours", "prompt": f"Colour number {i}?", "type": "open",
-            "answer_key": {"answer": f"colour{i}", "aliases": [], "patterns": [], "numeric": None,
-                           "reference": "", "notes": ""}}
+    return {
+        "id": f"q{i:02d}",
+        "category": "colours",
+        "prompt": f"Colour number {i}?",
+        "type": "open",
+        "answer_key": {
+            "answer": f"colour{i}",
+            "aliases": [],
+            "patterns": [],
+            "numeric": None,
+            "reference": "",
+            "notes": "",
+        },
+    }
 
 
 def _write_run(root: Path, run_id: str, version: str, n: int, right: set[int], dropped: tuple[str, ...] = ()) -> None:
     """A run answering q00…q(n-1), right on ``right``, plus answers to ``dropped`` questions (gone from the benchmark)."""
     folder = root / "submissions" / "moving" / run_id
     folder.mkdir(parents=True)
-    rows = [{"question_id": f"q{i:02d}", "round": 0,
-             "response": f"Final answer: {'colour' + str(i) if i in right else 'grey'}"} for i in range(n)]
+    rows = [
+        {
+            "question_id": f"q{i:02d}",
+            "round": 0,
+            "response": f"Final answer: {'colour' + str(i) if i in right else 'grey'}",
+        }
+        for i in range(n)
+    ]
     rows += [{"question_id": q, "round": 0, "response": "Final answer: colour"} for q in dropped]
     (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
-    meta = {"model": run_id, "submitter": "tests", "date": "2026-01-02", "benchmark": "moving",
-            "benchmark_version": version, "rounds": 1}
+    meta = {
+        "model": run_id,
+        "submitter": "tests",
+        "date": "2026-01-02",
+        "benchmark": "moving",
+        "benchmark_version": version,
+        "rounds": 1,
+    }
     (folder / "metadata.yaml").write_text(yaml.safe_dump(meta), "utf-8")
 
 
@@ -56,8 +85,14 @@ def _write_benchmark(root: Path, config: dict) -> None:
 
 
 def dualboard(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=REPO,
-                          env=dict(os.environ), timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "dualboard", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=dict(os.environ),
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +109,10 @@ def board(tmp_path_factory) -> Path:
 def test_an_answer_to_a_question_dropped_since_is_a_warning_and_is_not_graded(board):
     proc = dualboard("validate", "--root", str(board))
     assert proc.returncode == 0, proc.stdout
-    assert ("old-run/predictions.jsonl:31: question_id: question 'q-retired' is not in version '2' of moving — "
-            "nothing to do: this answer of an earlier version is left out of grading") in proc.stdout
+    assert (
+        "old-run/predictions.jsonl:31: question_id: question 'q-retired' is not in version '2' of moving — "
+        "nothing to do: this answer of an earlier version is left out of grading"
+    ) in proc.stdout
     scored = pd.read_parquet(board / "build" / "scored" / "moving.parquet")
     assert "q-retired" not in set(scored["question_id"])
 
@@ -107,7 +144,9 @@ def test_the_older_run_stays_marked_with_the_version_it_answered(board):
     assert set(scored.loc[scored.run_id == "old-run", "benchmark_version"]) == {"1"}
     page = html.unescape((board / "site" / "benchmarks" / "moving" / "index.html").read_text("utf-8"))
     assert "answered v1" in page and "30 (6 never run)" in page
-    run_page = html.unescape((board / "site" / "benchmarks" / "moving" / "runs" / "old-run" / "index.html").read_text("utf-8"))
+    run_page = html.unescape(
+        (board / "site" / "benchmarks" / "moving" / "runs" / "old-run" / "index.html").read_text("utf-8")
+    )
     assert "This run answered benchmark version 1 (current: 2)" in run_page
 
 

@@ -8,20 +8,29 @@ import pytest
 import statsmodels.api as sm
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from generator.stats import analyse
-from generator.stats.agreement import agreement_table
-from generator.stats.kappa import kappa_interval, label_span, landis_koch
+from dualboard.stats import analyse
+from dualboard.stats.agreement import agreement_table
+from dualboard.stats.kappa import kappa_interval, label_span, landis_koch
 from tests.stats.stats_builders import scored_run
 
 
 def verdict_frame(human: np.ndarray, grader: np.ndarray, *, categories=None) -> pd.DataFrame:
     """Return long verdicts of a grader and humans on questions × rounds (0/100 scores)."""
     n, k = human.shape
-    base = pd.DataFrame({"run_id": "r", "question_id": np.repeat([f"q{i}" for i in range(n)], k),
-                         "round": np.tile(np.arange(k), n),
-                         "category": np.repeat(categories if categories is not None else ["c"] * n, k)})
-    return pd.concat([base.assign(grader="llm", role="answer_key", score=grader.ravel()),
-                      base.assign(grader="people", role="human", score=human.ravel())])
+    base = pd.DataFrame(
+        {
+            "run_id": "r",
+            "question_id": np.repeat([f"q{i}" for i in range(n)], k),
+            "round": np.tile(np.arange(k), n),
+            "category": np.repeat(categories if categories is not None else ["c"] * n, k),
+        }
+    )
+    return pd.concat(
+        [
+            base.assign(grader="llm", role="answer_key", score=grader.ravel()),
+            base.assign(grader="people", role="human", score=human.ravel()),
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +104,7 @@ def test_bootstrap_declares_ci_not_estimable_when_resamples_lose_a_class():
     assert kappa_interval(counts, n_boot=500, seed=1)[2] == "not_estimable"
 
 
-@pytest.mark.parametrize("low,high,span", [(0.3, 0.7, "fair–substantial"), (0.5, 0.55, "moderate"),
-                                           (np.nan, 0.5, "")])
+@pytest.mark.parametrize("low,high,span", [(0.3, 0.7, "fair–substantial"), (0.5, 0.55, "moderate"), (np.nan, 0.5, "")])
 def test_label_span(low, high, span):
     assert label_span(low, high) == span
 
@@ -114,6 +122,7 @@ def test_without_verdicts_analyse_compares_its_own_two_gradings():
 
 # ---------------------------------------------------------------- graded scale, runs, coverage
 
+
 def two_run_frame(rng: np.random.Generator, n: int = 30) -> pd.DataFrame:
     """Return verdicts of a judge (0–100 in steps of 20), rules (0/100) and human marks, two runs × n questions."""
     frames = []
@@ -122,11 +131,19 @@ def two_run_frame(rng: np.random.Generator, n: int = 30) -> pd.DataFrame:
         judge = np.clip(human + rng.choice([-40.0, -20.0, 0.0, 20.0, 40.0], size=n), 0, 100)
         rules = np.where(rng.random(n) < 0.8, 100.0 * (human >= 50), 100.0 * (human < 50))
         rules[rng.random(n) < 0.1] = np.nan  # rules could not judge these
-        base = pd.DataFrame({"run_id": run, "question_id": [f"q{i}" for i in range(n)], "round": 0,
-                             "category": np.where(np.arange(n) < 12, "big", "small")})
-        frames += [base.assign(grader="judge", role="traditional", score=judge),
-                   base.assign(grader="rules", role="answer_key", score=rules),
-                   base.assign(grader="human", role="human", score=human)]
+        base = pd.DataFrame(
+            {
+                "run_id": run,
+                "question_id": [f"q{i}" for i in range(n)],
+                "round": 0,
+                "category": np.where(np.arange(n) < 12, "big", "small"),
+            }
+        )
+        frames += [
+            base.assign(grader="judge", role="traditional", score=judge),
+            base.assign(grader="rules", role="answer_key", score=rules),
+            base.assign(grader="human", role="human", score=human),
+        ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -137,15 +154,21 @@ def two_runs():
 
 
 def _wide(verdicts: pd.DataFrame) -> pd.DataFrame:
-    return verdicts.pivot_table(index=["run_id", "question_id", "round"], columns="grader", values="score",
-                                dropna=False).reset_index()
+    return verdicts.pivot_table(
+        index=["run_id", "question_id", "round"], columns="grader", values="score", dropna=False
+    ).reset_index()
 
 
 def test_rows_are_overall_per_category_and_per_run(two_runs):
     _, table = two_runs
     pair = table[(table.grader_a == "judge") & (table.grader_b == "human")]
-    assert list(zip(pair.run_id, pair.category)) == [("all", "all"), ("all", "big"), ("all", "small"),
-                                                     ("r1", "all"), ("r2", "all")]
+    assert list(zip(pair.run_id, pair.category)) == [
+        ("all", "all"),
+        ("all", "big"),
+        ("all", "small"),
+        ("r1", "all"),
+        ("r2", "all"),
+    ]
     # the traditional grader is read against humans; answer-key graders against both
     assert set(zip(table.grader_a, table.grader_b)) == {("judge", "human"), ("rules", "human"), ("rules", "judge")}
 
@@ -169,10 +192,12 @@ def test_mean_abs_diff_and_its_interval_match_a_clustered_ols(two_runs):
     verdicts, table = two_runs
     w = _wide(verdicts).dropna(subset=["rules", "human"])
     d = (w["rules"] - w["human"]).abs().to_numpy()
-    fit = sm.OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(w["question_id"])[0]},
-                                       use_t=True)
-    row = table[(table.grader_a == "rules") & (table.grader_b == "human") & (table.run_id == "all")
-                & (table.category == "all")].iloc[0]
+    fit = sm.OLS(d, np.ones_like(d)).fit(
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(w["question_id"])[0]}, use_t=True
+    )
+    row = table[
+        (table.grader_a == "rules") & (table.grader_b == "human") & (table.run_id == "all") & (table.category == "all")
+    ].iloc[0]
     assert row["mean_abs_diff"] == pytest.approx(d.mean(), abs=1e-9)
     assert [row["mean_abs_diff_ci_low"], row["mean_abs_diff_ci_high"]] == pytest.approx(fit.conf_int()[0], abs=1e-9)
 
@@ -180,8 +205,9 @@ def test_mean_abs_diff_and_its_interval_match_a_clustered_ols(two_runs):
 def test_no_verdict_is_left_out_and_coverage_is_against_the_labelled_answers(two_runs):
     verdicts, table = two_runs
     w = _wide(verdicts)
-    row = table[(table.grader_a == "rules") & (table.grader_b == "human") & (table.run_id == "all")
-                & (table.category == "all")].iloc[0]
+    row = table[
+        (table.grader_a == "rules") & (table.grader_b == "human") & (table.run_id == "all") & (table.category == "all")
+    ].iloc[0]
     judged = w["rules"].notna()
     assert row["n_judged_b"] == 60 and row["n"] == judged.sum() < 60
     assert row["coverage_a"] == pytest.approx(judged.mean())
@@ -223,8 +249,9 @@ def test_a_grader_that_never_judges_has_a_row_with_zero_coverage():
 def test_graders_of_different_question_types_are_not_paired():
     human = np.full((12, 1), 100.0)
     frame = verdict_frame(human, human.copy())
-    other = frame[frame.grader == "llm"].assign(grader="mc", role="traditional",
-                                                 question_id=lambda f: "m" + f["question_id"])
+    other = frame[frame.grader == "llm"].assign(
+        grader="mc", role="traditional", question_id=lambda f: "m" + f["question_id"]
+    )
     table = agreement_table(pd.concat([frame, other]), n_boot=50)
     assert ("llm", "mc") not in set(zip(table.grader_a, table.grader_b))
     assert ("mc", "people") not in set(zip(table.grader_a, table.grader_b))

@@ -26,8 +26,9 @@ def _value(rows: list[dict], check: str) -> float:
     return next(r["value"] for r in rows if r["check"] == check)
 
 
-@pytest.mark.parametrize("cell", [Cell(30, 1, 0.8, "clustered"), Cell(100, 3, 0.5, "clustered"),
-                                  Cell(30, 5, 0.95, "unclustered")])
+@pytest.mark.parametrize(
+    "cell", [Cell(30, 1, 0.8, "clustered"), Cell(100, 3, 0.5, "clustered"), Cell(30, 5, 0.95, "unclustered")]
+)
 def test_intervals_cover_the_true_mean(cell):
     rows = calibration.coverage_cell(cell, 300, np.random.default_rng(1))
     assert 0.90 <= _value(rows, "mean: wilson_neff") <= 0.99
@@ -42,9 +43,14 @@ def test_naive_interval_under_covers_with_clustered_rounds():
     assert _value(rows, "mean: wilson_neff") > naive + 0.05
 
 
-@pytest.mark.parametrize("cell,check", [(Cell(30, 1, 0.8, "clustered"), "mcnemar exact"),
-                                        (Cell(30, 3, 0.5, "clustered"), "paired t"),
-                                        (Cell(30, 3, 0.5, "clustered"), "wilcoxon (normal approx.)")])
+@pytest.mark.parametrize(
+    "cell,check",
+    [
+        (Cell(30, 1, 0.8, "clustered"), "mcnemar exact"),
+        (Cell(30, 3, 0.5, "clustered"), "paired t"),
+        (Cell(30, 3, 0.5, "clustered"), "wilcoxon (normal approx.)"),
+    ],
+)
 def test_type_one_error_under_the_null(cell, check):
     rows = calibration.type1_cell(cell, 1000, np.random.default_rng(3))
     assert _value(rows, check) <= 0.075
@@ -66,8 +72,7 @@ def test_gates_are_statistics_md_at_its_sizes_and_scale_with_the_simulations():
     assert (lo, hi) == pytest.approx((0.93, 0.97), abs=0.0015)  # MC SE 0.49 % at 2,000
     assert calibration.TYPE_ONE.bounds(10_000)[1] == pytest.approx(0.055, abs=0.0002)
     assert calibration.TYPE_ONE.bounds(2000)[1] == pytest.approx(0.06, abs=0.0015)
-    widths = [calibration.COVERAGE.bounds(s)[1] - calibration.COVERAGE.bounds(s)[0]
-              for s in (300, 2000, 10_000)]
+    widths = [calibration.COVERAGE.bounds(s)[1] - calibration.COVERAGE.bounds(s)[0] for s in (300, 2000, 10_000)]
     assert widths == sorted(widths, reverse=True)
 
 

@@ -16,8 +16,8 @@ import statsmodels.api as sm
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from generator.stats import analyse
-from generator.stats.scores import MIN_COVERAGE
+from dualboard.stats import analyse
+from dualboard.stats.scores import MIN_COVERAGE
 from tests.stats.stats_builders import scored_run
 
 TOL = 1e-9
@@ -46,13 +46,13 @@ def test_no_verdict_is_left_out_of_the_mean_as_statsmodels_computes_it(partial_c
     y = key[judged] / 100
     # STATISTICS.md §a reference: WLS on the answers, weights 1/r_i, clustered by question.
     fit = sm.WLS(y, np.ones_like(y), weights=1 / judged.sum(axis=1)[question]).fit(
-        cov_type="cluster", cov_kwds={"groups": question}, use_t=True)
+        cov_type="cluster", cov_kwds={"groups": question}, use_t=True
+    )
     low, high = fit.conf_int(0.05)[0]
     assert row["ci_method_answer_key"] == "t"
     assert row["answer_key_mean"] == pytest.approx(100 * fit.params[0], abs=TOL)
     assert row["answer_key_se"] == pytest.approx(100 * fit.bse[0], abs=TOL)
-    assert (row["answer_key_ci_low"], row["answer_key_ci_high"]) == pytest.approx(
-        (100 * low, 100 * high), abs=TOL)
+    assert (row["answer_key_ci_low"], row["answer_key_ci_high"]) == pytest.approx((100 * low, 100 * high), abs=TOL)
     as_zero = np.nan_to_num(key).mean(axis=1).mean()  # the old rule: no verdict counted as 0
     assert abs(row["answer_key_mean"] - as_zero) > 5
 
@@ -118,8 +118,14 @@ def test_a_run_at_79_percent_is_not_ranked_and_one_at_80_is(threshold):
     assert m["ranked_traditional"].all()
     assert m.loc["c", "answer_key_mean"] > m["answer_key_mean"].drop("c").max()  # best, yet unranked
     c = m.loc["c"]
-    for col in ("rank_answer_key", "rank_ci_low_answer_key", "rank_ci_high_answer_key",
-                "bootstrap_rank_answer_key", "rank_ci_low", "rank_ci_high"):
+    for col in (
+        "rank_answer_key",
+        "rank_ci_low_answer_key",
+        "rank_ci_high_answer_key",
+        "bootstrap_rank_answer_key",
+        "rank_ci_low",
+        "rank_ci_high",
+    ):
         assert np.isnan(c[col]), col
     assert pd.isna(c["tied_first_answer_key"])
     assert "not ranked under answer_key grading (coverage under 80%)" in c["note"]
@@ -138,11 +144,9 @@ def test_an_unranked_run_leaves_the_holm_family(threshold):
     assert key.loc[with_c, "note"].str.contains("left out of the Holm family").all()
     family = key[~with_c]
     assert len(family) == 3
-    np.testing.assert_allclose(family["p_holm"], multipletests(family["p_value"], method="holm")[1],
-                               atol=TOL)
+    np.testing.assert_allclose(family["p_holm"], multipletests(family["p_value"], method="holm")[1], atol=TOL)
     trad = pw[pw["grading"] == "traditional"]
-    np.testing.assert_allclose(trad["p_holm"], multipletests(trad["p_value"], method="holm")[1],
-                               atol=TOL)
+    np.testing.assert_allclose(trad["p_holm"], multipletests(trad["p_value"], method="holm")[1], atol=TOL)
 
 
 def test_a_grading_that_judged_nothing_gives_no_number_and_no_rank():

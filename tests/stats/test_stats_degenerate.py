@@ -15,7 +15,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.proportion import proportion_confint
 
-from generator.stats import analyse, estimators, paired, power
+from dualboard.stats import analyse, estimators, paired, power
 from tests.stats.stats_builders import scored_run
 
 P_BAR_30 = 1 - 0.05 ** (1 / 30)  # STATISTICS.md §b: 9.5 % at n = 30
@@ -35,6 +35,7 @@ def wilson_t(successes: float, n: int) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------- difference intervals
+
 
 def test_every_difference_zero_with_rounds_gives_the_pbar_interval():
     x = 100.0 * np.random.default_rng(1).integers(0, 6, (30, 3)) / 5
@@ -92,6 +93,7 @@ def test_pooled_equator_interval_is_not_empty_when_every_difference_is_zero():
 
 # ---------------------------------------------------------------- mean intervals
 
+
 def test_float_noise_se_counts_as_zero_and_uses_n_eff_n():
     # Every question passes 4 of 5 rounds: question means all 0.8.
     trad = np.tile([100.0, 100, 100, 100, 0], (30, 1))
@@ -118,6 +120,7 @@ def test_snap_noise_is_the_one_threshold():
 
 
 # ---------------------------------------------------------------- MDE
+
 
 def _one_discordant_answer(run_id: str, seed: int, flip: bool) -> pd.DataFrame:
     x = 100.0 * (np.random.default_rng(seed).random((30, 10)) < 0.4)
@@ -152,31 +155,38 @@ def test_a_single_discordant_answer_detects_nothing():
 def test_benchmark_mde_is_not_the_median_of_the_few_finite_values():
     # The 2024-09-13 pattern: 12 runs whose gradings agree everywhere, one with one discordant answer.
     scored = pd.concat([_one_discordant_answer(f"r{i:02d}", i, flip=i == 6) for i in range(13)])
-    summary = analyse(scored, n_boot=50).power.query("run_id == 'all' and comparison == "
-                                                     "'answer_key_vs_traditional'").iloc[0]
+    summary = (
+        analyse(scored, n_boot=50).power.query("run_id == 'all' and comparison == 'answer_key_vs_traditional'").iloc[0]
+    )
     # before: mde_points 0.97 with method "paired_t (median)"
     assert summary["mde_status"] == "nothing_detectable" and np.isnan(summary["mde_points"])
     assert (summary["n_comparisons"], summary["n_detectable"]) == (13, 0)
 
 
 def test_summary_median_counts_nothing_detectable_as_infinite():
-    from generator.stats.power_table import summary_row
+    from dualboard.stats.power_table import summary_row
 
-    table = pd.DataFrame({"mde_points": [10.0, 20.0, 30.0, np.nan, np.nan, np.nan],
-                          "mde_status": ["detectable"] * 3 + ["nothing_detectable"] * 2 + ["not_estimable"],
-                          "diff_se": [3.0, 6.0, 9.0, 0.0, 0.0, np.nan], "test": "paired_t",
-                          "n_questions": 30})
+    table = pd.DataFrame(
+        {
+            "mde_points": [10.0, 20.0, 30.0, np.nan, np.nan, np.nan],
+            "mde_status": ["detectable"] * 3 + ["nothing_detectable"] * 2 + ["not_estimable"],
+            "diff_se": [3.0, 6.0, 9.0, 0.0, 0.0, np.nan],
+            "test": "paired_t",
+            "n_questions": 30,
+        }
+    )
     row = summary_row("run_vs_run", "traditional", table, 1)
     assert (row["mde_points"], row["mde_status"]) == (30.0, "detectable")  # median of 10, 20, 30, ∞, ∞
     assert (row["n_comparisons"], row["n_detectable"]) == (6, 3)
     assert row["mde_points_normal"] == pytest.approx((stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 9.0)
 
 
-@pytest.mark.parametrize("discordant,status", [(0, "nothing_detectable"), (1, "nothing_detectable"),
-                                               (3, "nothing_detectable"), (9, "detectable")])
+@pytest.mark.parametrize(
+    "discordant,status",
+    [(0, "nothing_detectable"), (1, "nothing_detectable"), (3, "nothing_detectable"), (9, "detectable")],
+)
 def test_thirty_questions_detect_nothing_at_ten_percent_discordance(discordant, status):
-    mde, got = power.paired_mde(30, binary_k1=True, discordant=discordant, sd_d=0.0,
-                                abs_mean=0.0, abs_sd=0.0)
+    mde, got = power.paired_mde(30, binary_k1=True, discordant=discordant, sd_d=0.0, abs_mean=0.0, abs_sd=0.0)
     assert got == status and np.isfinite(mde) == (status == "detectable")
 
 
@@ -199,6 +209,7 @@ def test_constant_nonzero_difference_mde_is_not_estimable():
 
 
 # ---------------------------------------------------------------- variance, agreement, naive
+
 
 def test_negative_variance_component_is_clipped_and_said():
     # Every question passes one of two rounds: question means all 0.5, rounds vary.

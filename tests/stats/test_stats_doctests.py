@@ -1,4 +1,4 @@
-"""Run the Examples of every generator.stats module, so the docs cannot drift."""
+"""Run the Examples of every dualboard.stats module, so the docs cannot drift."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ import pkgutil
 
 import pytest
 
-import generator.stats
+import dualboard.stats
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(generator.stats.__path__,
-                                                       prefix="generator.stats."))
+MODULES = sorted(m.name for m in pkgutil.iter_modules(dualboard.stats.__path__, prefix="dualboard.stats."))
 
 
 @pytest.mark.parametrize("name", MODULES)

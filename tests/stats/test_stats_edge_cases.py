@@ -8,8 +8,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from generator.errors import InvalidInputError
-from generator.stats import analyse
+from dualboard.errors import InvalidInputError
+from dualboard.stats import analyse
 from tests.stats.stats_builders import scored_run, simulated_runs
 
 RNG = np.random.default_rng(4)
@@ -40,8 +40,11 @@ def unexplained_nans(models: pd.DataFrame) -> list[tuple[str, str]]:
         for col, value in row.items():
             if not pd.isna(value):
                 continue
-            base = col.replace("_traditional", "").replace("_answer_key", "") \
-                if col.startswith(("rank_ci", "tied_first")) else col
+            base = (
+                col.replace("_traditional", "").replace("_answer_key", "")
+                if col.startswith(("rank_ci", "tied_first"))
+                else col
+            )
             rule = explained.get(base) or explained.get(col)
             if base.startswith("tied_first"):
                 rule = explained["rank_ci_low"]
@@ -86,11 +89,14 @@ def test_run_at_zero_or_hundred_percent_gets_a_wilson_interval(value, low, high)
 
 @pytest.mark.parametrize("rounds", [1, 3])
 def test_fewer_than_ten_questions_exact_tests_no_tie_groups(rounds):
-    scored = pd.concat([scored_run("a", _binary(8, .9, rounds), _binary(8, .3, rounds)),
-                        scored_run("b", _binary(8, .2, rounds), _binary(8, .6, rounds))])
+    scored = pd.concat(
+        [
+            scored_run("a", _binary(8, 0.9, rounds), _binary(8, 0.3, rounds)),
+            scored_run("b", _binary(8, 0.2, rounds), _binary(8, 0.6, rounds)),
+        ]
+    )
     tables = analyse(scored, n_boot=100)
-    assert set(tables.models["test"]) <= {"mcnemar_exact", "permutation_exact", "sign_test",
-                                          "all_zero"}
+    assert set(tables.models["test"]) <= {"mcnemar_exact", "permutation_exact", "sign_test", "all_zero"}
     assert tables.models["rank_ci_low"].isna().all()
     assert tables.models["tied_first_answer_key"].isna().all()
     assert all("too few questions" in note for note in tables.models["note"])
@@ -137,8 +143,8 @@ def test_partial_credit_uses_t_interval_and_paired_t():
 
 
 def test_disjoint_question_sets_fall_back_to_unpaired():
-    a = scored_run("a", _binary(20, .7), _binary(20, .5))
-    b = scored_run("b", _binary(20, .4), _binary(20, .3))
+    a = scored_run("a", _binary(20, 0.7), _binary(20, 0.5))
+    b = scored_run("b", _binary(20, 0.4), _binary(20, 0.3))
     b["question_id"] = "other-" + b["question_id"]
     pw = analyse(pd.concat([a, b]), n_boot=100).pairwise
     assert set(pw["test"]) == {"welch_unpaired"}
@@ -146,13 +152,13 @@ def test_disjoint_question_sets_fall_back_to_unpaired():
 
 
 def test_two_runs_need_no_correction():
-    scored = simulated_runs({"a": (.8, .6), "b": (.5, .4)}, 30, 1)
+    scored = simulated_runs({"a": (0.8, 0.6), "b": (0.5, 0.4)}, 30, 1)
     pw = analyse(scored, n_boot=100).pairwise
     np.testing.assert_allclose(pw["p_holm"], pw["p_value"])
 
 
 def test_single_run_is_first_and_has_no_pairs():
-    tables = analyse(simulated_runs({"a": (.8, .6)}, 30, 3), n_boot=100)
+    tables = analyse(simulated_runs({"a": (0.8, 0.6)}, 30, 3), n_boot=100)
     assert tables.pairwise.empty
     row = tables.models.iloc[0]
     assert (row["rank_traditional"], row["rank_ci_low"], row["rank_ci_high"]) == (1, 1, 1)
@@ -160,9 +166,9 @@ def test_single_run_is_first_and_has_no_pairs():
 
 
 SCENARIOS = {
-    "binary K=1": lambda: simulated_runs({"a": (.9, .6), "b": (.6, .6), "c": (.5, .2)}, 30, 1),
-    "binary K=5": lambda: simulated_runs({"a": (.9, .6), "b": (.6, .6)}, 30, 5),
-    "tiny": lambda: simulated_runs({"a": (.9, .6), "b": (.6, .6)}, 5, 2),
+    "binary K=1": lambda: simulated_runs({"a": (0.9, 0.6), "b": (0.6, 0.6), "c": (0.5, 0.2)}, 30, 1),
+    "binary K=5": lambda: simulated_runs({"a": (0.9, 0.6), "b": (0.6, 0.6)}, 30, 5),
+    "tiny": lambda: simulated_runs({"a": (0.9, 0.6), "b": (0.6, 0.6)}, 5, 2),
     "perfect": lambda: scored_run("p", np.full((12, 2), 100.0), np.full((12, 2), 100.0)),
     "zero": lambda: scored_run("z", np.zeros((12, 1)), np.zeros((12, 1))),
 }
@@ -182,11 +188,14 @@ def test_row_order_changes_nothing(three_runs):
     pd.testing.assert_frame_equal(a, b)
 
 
-@pytest.mark.parametrize("mutate,field", [
-    (lambda s: s.drop(columns="answer_key"), "answer_key"),
-    (lambda s: s.assign(traditional=s["traditional"] * 2 + 1), "traditional"),
-    (lambda s: pd.concat([s, s.iloc[:1]]), "run_id/question_id/round"),
-])
+@pytest.mark.parametrize(
+    "mutate,field",
+    [
+        (lambda s: s.drop(columns="answer_key"), "answer_key"),
+        (lambda s: s.assign(traditional=s["traditional"] * 2 + 1), "traditional"),
+        (lambda s: pd.concat([s, s.iloc[:1]]), "run_id/question_id/round"),
+    ],
+)
 def test_bad_input_is_rejected_with_every_problem_named(three_runs, mutate, field):
     with pytest.raises(InvalidInputError) as info:
         analyse(mutate(three_runs))
@@ -195,9 +204,9 @@ def test_bad_input_is_rejected_with_every_problem_named(three_runs, mutate, fiel
 
 @pytest.mark.parametrize("rounds", [1, 3])
 def test_mde_is_in_points_and_matches_the_solver(rounds):
-    from generator.stats import power
+    from dualboard.stats import power
 
-    scored = simulated_runs({"a": (.7, .5)}, 40, rounds, seed=9)
+    scored = simulated_runs({"a": (0.7, 0.5)}, 40, rounds, seed=9)
     row = _only(analyse(scored, n_boot=100))
     if rounds == 1:
         discordant = row["n_discordant_up"] + row["n_discordant_down"]

@@ -6,13 +6,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from generator.stats import scores
-from generator.stats.pairwise import pair_row, pairwise_table
-from generator.stats.ranks import holm_rank_intervals
+from dualboard.stats import scores
+from dualboard.stats.pairwise import pair_row, pairwise_table
+from dualboard.stats.ranks import holm_rank_intervals
 from tests.stats.stats_builders import scored_run
 
-SCALAR = ["n_questions", "diff_mean", "diff_se", "diff_ci_low", "diff_ci_high", "test", "p_value",
-          "effect_dz", "mde_points", "mde_status", "note"]
+SCALAR = [
+    "n_questions",
+    "diff_mean",
+    "diff_se",
+    "diff_ci_low",
+    "diff_ci_high",
+    "test",
+    "p_value",
+    "effect_dz",
+    "mde_points",
+    "mde_status",
+    "note",
+]
 
 
 def mixed_leaderboard(seed: int) -> pd.DataFrame:
@@ -28,8 +39,9 @@ def mixed_leaderboard(seed: int) -> pd.DataFrame:
         scored_run("partial", 20.0 * rng.integers(0, 6, (n, 2)), 20.0 * rng.integers(0, 6, (n, 2))),
     ]
     partial = runs[-1]
-    shifted = partial.assign(run_id="partial-minus", traditional=(partial["traditional"] - 20).clip(0),
-                             answer_key=partial["answer_key"])
+    shifted = partial.assign(
+        run_id="partial-minus", traditional=(partial["traditional"] - 20).clip(0), answer_key=partial["answer_key"]
+    )
     gappy = runs[3].assign(run_id="k3-gaps")
     gappy = gappy[~gappy["question_id"].isin([f"q{i:03d}" for i in range(0, n, 3)])]
     few = runs[0].assign(run_id="few")
@@ -52,8 +64,9 @@ def test_vectorised_pairs_equal_scalar_rules(seed):
             if isinstance(want[col], str):
                 assert got == want[col], (row.run_a, row.run_b, col)
             else:
-                np.testing.assert_allclose(float(got), float(want[col]), rtol=1e-12, atol=1e-12,
-                                           err_msg=f"{row.run_a} vs {row.run_b}: {col}")
+                np.testing.assert_allclose(
+                    float(got), float(want[col]), rtol=1e-12, atol=1e-12, err_msg=f"{row.run_a} vs {row.run_b}: {col}"
+                )
 
 
 def test_pairs_include_degenerate_cases():
@@ -67,8 +80,10 @@ def test_pairs_include_degenerate_cases():
 
 def test_rank_intervals_follow_holm_decisions():
     rng = np.random.default_rng(3)
-    runs = [scored_run(f"r{i}", 100.0 * (rng.random((60, 1)) < p), 100.0 * (rng.random((60, 1)) < p))
-            for i, p in enumerate([0.95, 0.9, 0.3, 0.25])]
+    runs = [
+        scored_run(f"r{i}", 100.0 * (rng.random((60, 1)) < p), 100.0 * (rng.random((60, 1)) < p))
+        for i, p in enumerate([0.95, 0.9, 0.3, 0.25])
+    ]
     qmeans = scores.question_means(pd.concat(runs))
     table = pairwise_table(qmeans)
     means = qmeans[qmeans["grading"] == "traditional"].groupby("run_id")["mean"].mean()
@@ -82,14 +97,17 @@ def test_t_path_equals_pingouin_pairwise_tests_with_holm():
     import pingouin as pg
 
     rng = np.random.default_rng(8)
-    runs = [scored_run(r, 20.0 * rng.integers(0, 6, (30, 2)), 20.0 * rng.integers(0, 6, (30, 2)))
-            for r in ("a", "b", "c", "d")]
+    runs = [
+        scored_run(r, 20.0 * rng.integers(0, 6, (30, 2)), 20.0 * rng.integers(0, 6, (30, 2)))
+        for r in ("a", "b", "c", "d")
+    ]
     qmeans = scores.question_means(pd.concat(runs))
     ours = pairwise_table(qmeans)
     ours = ours[ours["grading"] == "traditional"].set_index(["run_a", "run_b"])
     long = qmeans[qmeans["grading"] == "traditional"].rename(columns={"mean": "score"})
-    ref = pg.pairwise_tests(data=long, dv="score", within="run_id", subject="question_id",
-                            padjust="holm").set_index(["A", "B"])
+    ref = pg.pairwise_tests(data=long, dv="score", within="run_id", subject="question_id", padjust="holm").set_index(
+        ["A", "B"]
+    )
     assert set(ours["test"]) == {"paired_t"}
     for key in ref.index:
         assert ours.loc[key, "p_value"] == pytest.approx(ref.loc[key, "p_unc"], abs=1e-9)

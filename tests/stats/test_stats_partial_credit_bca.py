@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from generator.stats import analyse
+from dualboard.stats import analyse
 from tests.stats.stats_builders import scored_run
 
 

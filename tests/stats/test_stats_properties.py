@@ -7,7 +7,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.stats import analyse
+from dualboard.stats import analyse
 from tests.stats.stats_builders import scored_run
 
 STEPS = {"binary": [0.0, 100.0], "partial": [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]}
@@ -33,8 +33,7 @@ def test_intervals_probabilities_and_ranks_are_coherent(scored):
     tables = analyse(scored, n_boot=50)
     m = tables.models
     for g in ("traditional", "answer_key"):
-        assert ((m[f"{g}_ci_low"] <= m[f"{g}_mean"] + 1e-9)
-                & (m[f"{g}_mean"] <= m[f"{g}_ci_high"] + 1e-9)).all()
+        assert ((m[f"{g}_ci_low"] <= m[f"{g}_mean"] + 1e-9) & (m[f"{g}_mean"] <= m[f"{g}_ci_high"] + 1e-9)).all()
         assert ((m[f"{g}_ci_low"] >= 0) & (m[f"{g}_ci_high"] <= 100)).all()
         ranked = m[f"rank_ci_low_{g}"].notna()
         assert (m.loc[ranked, f"rank_ci_low_{g}"] <= m.loc[ranked, f"rank_{g}"]).all()
@@ -42,8 +41,7 @@ def test_intervals_probabilities_and_ranks_are_coherent(scored):
     assert ((m["diff_ci_low"] <= m["diff_mean"] + 1e-9) & (m["diff_mean"] <= m["diff_ci_high"] + 1e-9)).all()
     _no_interval_collapses(tables)
     _numbers_do_not_mislead(tables)
-    np.testing.assert_allclose(m["diff_mean"], m["answer_key_mean"] - m["traditional_mean"],
-                               atol=1e-9)
+    np.testing.assert_allclose(m["diff_mean"], m["answer_key_mean"] - m["traditional_mean"], atol=1e-9)
     for table in (m, tables.pairwise):
         p = table["p_value"].dropna()
         assert ((p >= 0) & (p <= 1)).all()
@@ -53,8 +51,11 @@ def test_intervals_probabilities_and_ranks_are_coherent(scored):
 def _no_interval_collapses(tables) -> None:
     """STATISTICS.md §b: no interval is ever zero-width (means, differences, run vs run)."""
     m, pw = tables.models, tables.pairwise
-    for lo, hi in [("traditional_ci_low", "traditional_ci_high"),
-                   ("answer_key_ci_low", "answer_key_ci_high"), ("diff_ci_low", "diff_ci_high")]:
+    for lo, hi in [
+        ("traditional_ci_low", "traditional_ci_high"),
+        ("answer_key_ci_low", "answer_key_ci_high"),
+        ("diff_ci_low", "diff_ci_high"),
+    ]:
         assert (m[hi] - m[lo] > 1e-6).all(), m[["run_id", lo, hi]]
     assert (pw["diff_ci_high"] - pw["diff_ci_low"] > 1e-6).all()
 

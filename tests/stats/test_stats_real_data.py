@@ -16,12 +16,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from generator.stats import analyse
+from dualboard.stats import analyse
 
 SOURCE = Path(__file__).resolve().parents[2] / "../shared/data/easy-problems/2024-09-13-Multi-Benchmark"
 pytestmark = pytest.mark.skipif(
     not (SOURCE / "auto_eval_outputs").is_dir(),
-    reason=f"real data not found at {SOURCE.resolve()} (shared data checkout absent)")
+    reason=f"real data not found at {SOURCE.resolve()} (shared data checkout absent)",
+)
 
 
 def load_run(path: Path) -> pd.DataFrame:
@@ -30,27 +31,36 @@ def load_run(path: Path) -> pd.DataFrame:
     raw = raw.assign(order=raw.index.astype(int)).sort_values("order")
     run_id = path.stem.removeprefix("auto_eval-")
     score = raw["score"].astype(float)
-    return pd.DataFrame({
-        "run_id": run_id, "model": run_id, "question_id": raw["index"].astype(str),
-        "category": raw["category"], "round": raw.groupby("index").cumcount(),
-        "traditional": score, "answer_key": score,  # the source has no answer-key grading
-    })
+    return pd.DataFrame(
+        {
+            "run_id": run_id,
+            "model": run_id,
+            "question_id": raw["index"].astype(str),
+            "category": raw["category"],
+            "round": raw.groupby("index").cumcount(),
+            "traditional": score,
+            "answer_key": score,  # the source has no answer-key grading
+        }
+    )
 
 
 @pytest.fixture(scope="module")
 def comparison() -> pd.DataFrame:
-    scored = pd.concat([load_run(p) for p in sorted((SOURCE / "auto_eval_outputs").glob("*.json"))],
-                       ignore_index=True)
+    scored = pd.concat([load_run(p) for p in sorted((SOURCE / "auto_eval_outputs").glob("*.json"))], ignore_index=True)
     models = analyse(scored, n_boot=500).models.set_index("run_id")
     published = pd.read_csv(SOURCE / "tables_and_charts/final_stats.csv").set_index("model")
-    out = pd.DataFrame({
-        "published_mean": published["mean_score"], "mean": models["traditional_mean"],
-        "published_half": published["z_interval_error"],
-        "naive_half": models["traditional_naive_ci_high"] - models["traditional_naive_mean"],
-        "clustered_low": models["traditional_ci_low"],
-        "clustered_high": models["traditional_ci_high"],
-        "n_questions": models["n_questions"], "n_answers": models["n_answers"],
-    })
+    out = pd.DataFrame(
+        {
+            "published_mean": published["mean_score"],
+            "mean": models["traditional_mean"],
+            "published_half": published["z_interval_error"],
+            "naive_half": models["traditional_naive_ci_high"] - models["traditional_naive_mean"],
+            "clustered_low": models["traditional_ci_low"],
+            "clustered_high": models["traditional_ci_high"],
+            "n_questions": models["n_questions"],
+            "n_answers": models["n_answers"],
+        }
+    )
     out["clustered_half"] = (out["clustered_high"] - out["clustered_low"]) / 2
     out["ratio"] = out["clustered_half"] / out["naive_half"]
     with pd.option_context("display.width", 200, "display.max_columns", 20):
@@ -70,8 +80,7 @@ def test_published_means_are_reproduced(comparison):
 
 
 def test_published_naive_half_widths_are_reproduced(comparison):
-    np.testing.assert_allclose(comparison["naive_half"], comparison["published_half"],
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(comparison["naive_half"], comparison["published_half"], rtol=0, atol=1e-9)
 
 
 def test_clustered_interval_is_much_wider_than_the_naive_one(comparison):
@@ -83,11 +92,12 @@ def test_clustered_interval_is_much_wider_than_the_naive_one(comparison):
 
 # ---------------------------------------------------------------- issue 9 §4 on the imported releases
 
+
 @pytest.fixture(scope="module", params=["mc", "open"])
 def imported_tables(request, tmp_path_factory):
     """Import a release with the autogenai importer, grade it and analyse it (as `dualboard build`)."""
-    from generator.grading import grade_benchmark
-    from generator.intake.importers import import_autogenai
+    from dualboard.grading import grade_benchmark
+    from dualboard.intake.importers import import_autogenai
     from tests.importers.import_fixtures import (
         MC_RELEASE,
         OPEN_RELEASE,
@@ -107,8 +117,11 @@ def imported_tables(request, tmp_path_factory):
 def test_no_interval_collapses_on_real_data(imported_tables):
     _, _, tables = imported_tables
     m, pw, eq = tables.models, tables.pairwise, tables.equator
-    for lo, hi in [("traditional_ci_low", "traditional_ci_high"),
-                   ("answer_key_ci_low", "answer_key_ci_high"), ("diff_ci_low", "diff_ci_high")]:
+    for lo, hi in [
+        ("traditional_ci_low", "traditional_ci_high"),
+        ("answer_key_ci_low", "answer_key_ci_high"),
+        ("diff_ci_low", "diff_ci_high"),
+    ]:
         assert (m[hi] - m[lo] > 1).all(), m[["run_id", lo, hi]]
     assert (pw["diff_ci_high"] - pw["diff_ci_low"] > 1).all()
     assert (eq["pooled_ci_high"] - eq["pooled_ci_low"] > 0).all()
@@ -121,8 +134,10 @@ def test_runs_whose_gradings_agree_get_the_honest_interval_and_detect_nothing(im
     agree = scored.groupby("run_id").apply(lambda r: bool((r["traditional"] == r["answer_key"]).all()))
     m = tables.models.set_index("run_id")
     same = m.loc[agree[agree].index]
-    print(f"\n{release}: {len(same)} of {len(m)} runs graded identically; diff intervals "
-          f"{sorted(set(zip(same['diff_ci_low'].round(1), same['diff_ci_high'].round(1))))}")
+    print(
+        f"\n{release}: {len(same)} of {len(m)} runs graded identically; diff intervals "
+        f"{sorted(set(zip(same['diff_ci_low'].round(1), same['diff_ci_high'].round(1))))}"
+    )
     assert len(same) > 0 or release == "open"  # the MC release's gradings agree on 12 of 13 runs
     assert np.allclose(same["diff_ci_low"], -9.5034, atol=1e-4)  # before: [0, 0]
     assert np.allclose(same["diff_ci_high"], 9.5034, atol=1e-4)
@@ -134,8 +149,10 @@ def test_benchmark_mde_reports_what_is_detectable(imported_tables):
     power = tables.power.set_index(["comparison", "grading", "run_id"])
     summary = power.loc[("answer_key_vs_traditional", "answer_key-traditional", "all")]
     runs = tables.models
-    print(f"\n{release}: answer-key − traditional MDE {summary['mde_points']:.1f} ({summary['mde_status']}, "
-          f"{summary['n_detectable']} of {summary['n_comparisons']} runs can detect a difference)")
+    print(
+        f"\n{release}: answer-key − traditional MDE {summary['mde_points']:.1f} ({summary['mde_status']}, "
+        f"{summary['n_detectable']} of {summary['n_comparisons']} runs can detect a difference)"
+    )
     assert summary["n_comparisons"] == len(runs)
     assert summary["n_detectable"] == (runs["mde_status"] == "detectable").sum()
     few = runs["n_discordant_up"] + runs["n_discordant_down"] <= 3  # ≤ 10 % of 30 questions
@@ -153,15 +170,18 @@ def test_agreement_has_one_overall_row_per_grader_pair(imported_tables):
 
 # ---------------------------------------------------------------- issue 9 §2: coverage on the imported releases
 
+
 def test_answer_key_coverage_and_agreement_per_release(imported_tables):
     release, scored, tables = imported_tables
     m = tables.models
     answers, judged = int(m["n_answers"].sum()), float((m["answer_key_coverage"] * m["n_answers"]).sum())
     paired, agree = int(m["n_answers_paired"].sum()), int(m["n_answers_agree"].sum())
-    print(f"\n{release}: answer-key coverage {judged / answers:.1%} of {answers} answers "
-          f"(per run {m['answer_key_coverage'].min():.1%}–{m['answer_key_coverage'].max():.1%}); "
-          f"the gradings agree on {agree} of {paired} answers; "
-          f"{int((~m['ranked_answer_key']).sum())} of {len(m)} runs unranked under answer-key grading")
+    print(
+        f"\n{release}: answer-key coverage {judged / answers:.1%} of {answers} answers "
+        f"(per run {m['answer_key_coverage'].min():.1%}–{m['answer_key_coverage'].max():.1%}); "
+        f"the gradings agree on {agree} of {paired} answers; "
+        f"{int((~m['ranked_answer_key']).sum())} of {len(m)} runs unranked under answer-key grading"
+    )
     assert m["answer_key_coverage"].between(0, 1).all() and (m["traditional_coverage"] == 1).all()
     both = scored[["traditional", "answer_key"]].notna().all(axis=1)
     assert paired == int(both.sum())
@@ -190,7 +210,8 @@ def test_a_synthetic_no_verdict_pattern_on_real_data(imported_tables):
     assert m.drop(first)["answer_key_coverage"].tolist() == pytest.approx([0.9] * (len(m) - 1))
     assert not m.loc[first, "ranked_answer_key"] and np.isnan(m.loc[first, "rank_answer_key"])
     assert sorted(m.drop(first)["rank_answer_key"].dropna()) == sorted(
-        m.drop(first)["answer_key_mean"].rank(ascending=False, method="min"))
+        m.drop(first)["answer_key_mean"].rank(ascending=False, method="min")
+    )
     judged = gappy.dropna(subset=["answer_key"])
     by_hand = judged.groupby(["run_id", "question_id"])["answer_key"].mean().groupby("run_id").mean()
     np.testing.assert_allclose(m["answer_key_mean"], by_hand.reindex(m.index), atol=1e-9)
@@ -200,6 +221,9 @@ def test_a_synthetic_no_verdict_pattern_on_real_data(imported_tables):
     for run_id in m.index[m["test"] == "paired_t"]:
         qk = judged[judged["run_id"] == run_id].groupby("question_id")[["answer_key", "traditional"]].mean()
         assert m.loc[run_id, "p_value"] == pytest.approx(
-            stats.ttest_rel(qk["answer_key"], qk["traditional"]).pvalue, abs=1e-9)
-    print(f"\n{release} with synthetic gaps: {first} answer-key coverage "
-          f"{m.loc[first, 'answer_key_coverage']:.1%} → not ranked; the others, at 90%, are ranked among themselves")
+            stats.ttest_rel(qk["answer_key"], qk["traditional"]).pvalue, abs=1e-9
+        )
+    print(
+        f"\n{release} with synthetic gaps: {first} answer-key coverage "
+        f"{m.loc[first, 'answer_key_coverage']:.1%} → not ranked; the others, at 90%, are ranked among themselves"
+    )

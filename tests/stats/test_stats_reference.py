@@ -21,9 +21,9 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from generator.stats import estimators, kappa, paired, power, scores
-from generator.stats import pingouin_adapter as pga
-from generator.stats.equator import pooled_clustered
+from dualboard.stats import estimators, kappa, paired, power, scores
+from dualboard.stats import pingouin_adapter as pga
+from dualboard.stats.equator import pooled_clustered
 from tests.reference import make_reference
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
@@ -102,8 +102,7 @@ def test_exact_mcnemar_equals_statsmodels_binomtest_pingouin(expected, b, c):
     if b + c:
         assert ours == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, abs=TOL)
         data = pd.DataFrame({"T": [1] * b + [0] * c + [1, 0], "K": [0] * b + [1] * c + [1, 0]})
-        assert ours == pytest.approx(pg.chi2_mcnemar(data, "T", "K")[1]["p_exact"].iloc[0],
-                                     abs=TOL)
+        assert ours == pytest.approx(pg.chi2_mcnemar(data, "T", "K")[1]["p_exact"].iloc[0], abs=TOL)
 
 
 @pytest.mark.parametrize("k,n", make_reference.WILSON_CASES)
@@ -137,7 +136,8 @@ def test_holm_adapter_equals_multipletests(expected):
 def test_power_solvers_agree(expected, n):
     assert power.dz_star(n) == pytest.approx(expected[f"power_dz_{n}"], abs=1e-6)
     assert power.dz_star(n) == pytest.approx(
-        TTestPower().solve_power(effect_size=None, nobs=n, alpha=0.05, power=0.8), abs=1e-6)
+        TTestPower().solve_power(effect_size=None, nobs=n, alpha=0.05, power=0.8), abs=1e-6
+    )
 
 
 def test_dz_star_at_30_is_the_documented_value():
@@ -158,8 +158,7 @@ def test_mcnemar_power_equals_brute_force_enumeration(p_up, p_down, n):
 
 def test_sign_flip_equals_scipy_exact_permutation_test():
     d = np.array([0.3, -0.1, 0.5, 0.2, 0.0, 0.4, -0.2, 0.3])
-    ref = stats.permutation_test((d,), np.mean, permutation_type="samples",
-                                 n_resamples=np.inf).pvalue
+    ref = stats.permutation_test((d,), np.mean, permutation_type="samples", n_resamples=np.inf).pvalue
     assert paired.sign_flip_p(d) == pytest.approx(ref, abs=TOL)
 
 
@@ -195,6 +194,5 @@ def test_cluster_ratio_se_equals_ols_cluster_for_a_ratio():
 def test_critical_counts_equal_the_rejection_region_of_statsmodels_exact_mcnemar(n):
     c = power.critical_counts(n)
     for s in range(n + 1):
-        rejected = [b for b in range(s // 2 + 1)
-                    if mcnemar([[0, b], [s - b, 0]], exact=True).pvalue <= 0.05]
+        rejected = [b for b in range(s // 2 + 1) if mcnemar([[0, b], [s - b, 0]], exact=True).pvalue <= 0.05]
         assert c[s] == max(rejected, default=-1), s

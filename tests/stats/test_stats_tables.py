@@ -7,32 +7,77 @@ import inspect
 import numpy as np
 import pandas as pd
 import pytest
+
+from dualboard.stats import COLUMNS, StatsTablesError, analyse, read_tables, write_tables
+from dualboard.stats.agreement import agreement_table
+from dualboard.stats.equator import equator_table
+from dualboard.stats.models_table import models_table
+from dualboard.stats.pairwise import pairwise_table
+from dualboard.stats.power_table import power_table
+from dualboard.stats.tables import TABLES
 from tests.stats.stats_builders import scored_run
 
-from generator.stats import COLUMNS, StatsTablesError, analyse, read_tables, write_tables
-from generator.stats.agreement import agreement_table
-from generator.stats.equator import equator_table
-from generator.stats.models_table import models_table
-from generator.stats.pairwise import pairwise_table
-from generator.stats.power_table import power_table
-from generator.stats.tables import TABLES
-
-DESIGN_MODELS = ["run_id", "model", "n_questions", "n_answers", "traditional_mean",
-                 "traditional_ci_low", "traditional_ci_high", "answer_key_mean",
-                 "answer_key_ci_low", "answer_key_ci_high", "diff_mean", "diff_ci_low",
-                 "diff_ci_high", "test", "p_value", "p_holm", "effect_dz", "effect_dz_ci_low",
-                 "effect_dz_ci_high", "n_discordant_up", "n_discordant_down", "rank_traditional",
-                 "rank_answer_key", "rank_ci_low", "rank_ci_high"]
-BRIEF_MODELS = ["traditional_naive_ci_low", "traditional_naive_ci_high",
-                "answer_key_naive_ci_low", "answer_key_naive_ci_high", "traditional_coverage",
-                "answer_key_coverage", "ranked_traditional", "ranked_answer_key",
-                "n_questions_paired", "n_answers_paired", "n_answers_agree", "diff_se", "corr_question", "effect_dz_hedges",
-                "ci_method_traditional", "ci_method_answer_key", "mde_points",
-                "rank_ci_low_traditional", "rank_ci_high_traditional", "rank_ci_low_answer_key",
-                "rank_ci_high_answer_key", "tied_first_traditional", "tied_first_answer_key",
-                "bootstrap_rank_traditional", "bootstrap_rank_answer_key"]
-MAKERS = {"models": models_table, "pairwise": pairwise_table, "agreement": agreement_table,
-          "power": power_table, "equator": equator_table}
+DESIGN_MODELS = [
+    "run_id",
+    "model",
+    "n_questions",
+    "n_answers",
+    "traditional_mean",
+    "traditional_ci_low",
+    "traditional_ci_high",
+    "answer_key_mean",
+    "answer_key_ci_low",
+    "answer_key_ci_high",
+    "diff_mean",
+    "diff_ci_low",
+    "diff_ci_high",
+    "test",
+    "p_value",
+    "p_holm",
+    "effect_dz",
+    "effect_dz_ci_low",
+    "effect_dz_ci_high",
+    "n_discordant_up",
+    "n_discordant_down",
+    "rank_traditional",
+    "rank_answer_key",
+    "rank_ci_low",
+    "rank_ci_high",
+]
+BRIEF_MODELS = [
+    "traditional_naive_ci_low",
+    "traditional_naive_ci_high",
+    "answer_key_naive_ci_low",
+    "answer_key_naive_ci_high",
+    "traditional_coverage",
+    "answer_key_coverage",
+    "ranked_traditional",
+    "ranked_answer_key",
+    "n_questions_paired",
+    "n_answers_paired",
+    "n_answers_agree",
+    "diff_se",
+    "corr_question",
+    "effect_dz_hedges",
+    "ci_method_traditional",
+    "ci_method_answer_key",
+    "mde_points",
+    "rank_ci_low_traditional",
+    "rank_ci_high_traditional",
+    "rank_ci_low_answer_key",
+    "rank_ci_high_answer_key",
+    "tied_first_traditional",
+    "tied_first_answer_key",
+    "bootstrap_rank_traditional",
+    "bootstrap_rank_answer_key",
+]
+MAKERS = {
+    "models": models_table,
+    "pairwise": pairwise_table,
+    "agreement": agreement_table,
+    "power": power_table,
+    "equator": equator_table,
+}
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +89,13 @@ def tables(request):
         k = np.where(rng.random((24, 2)) < 0.85, x, 100 - x)
         runs.append(scored_run(f"run-{i}", x, k, categories=["A", "B"] * 12))
     scored = pd.concat(runs)
-    verdicts = pd.concat([
-        scored.assign(grader="mc", role="traditional", score=scored["traditional"]),
-        scored.assign(grader="rules", role="answer_key", score=scored["answer_key"]),
-        scored.assign(grader="human", role="human", score=scored["answer_key"]),
-    ])
+    verdicts = pd.concat(
+        [
+            scored.assign(grader="mc", role="traditional", score=scored["traditional"]),
+            scored.assign(grader="rules", role="answer_key", score=scored["answer_key"]),
+            scored.assign(grader="human", role="human", score=scored["answer_key"]),
+        ]
+    )
     return analyse(scored, verdicts=verdicts, n_boot=200)
 
 
@@ -97,10 +144,10 @@ def test_read_names_the_missing_file_and_the_fix(tmp_path):
 
 def test_same_seed_same_tables_and_the_seed_is_published(tables):
     assert tables.notes[0] == "Bootstrap: B = 200 resamples of questions, seed 20241129."
-    scored = scored_run("r", 100.0 * (np.arange(60).reshape(30, 2) % 3 == 0),
-                        100.0 * (np.arange(60).reshape(30, 2) % 2 == 0))
-    verdicts = pd.concat([scored.assign(grader=g, role=g, score=scored[g])
-                          for g in ("traditional", "answer_key")])
+    scored = scored_run(
+        "r", 100.0 * (np.arange(60).reshape(30, 2) % 3 == 0), 100.0 * (np.arange(60).reshape(30, 2) % 2 == 0)
+    )
+    verdicts = pd.concat([scored.assign(grader=g, role=g, score=scored[g]) for g in ("traditional", "answer_key")])
     first, second = (analyse(scored, verdicts=verdicts, n_boot=300) for _ in range(2))
     for name in TABLES:
         pd.testing.assert_frame_equal(getattr(first, name), getattr(second, name))

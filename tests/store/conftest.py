@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator.store import LocalStore
-from generator.store.hub import Backoff, HubStore
-
+from dualboard.store import LocalStore
+from dualboard.store.hub import Backoff, HubStore
 from tests.store.hub_server import HubServer
 
 TOKEN = "hf_test_token"
@@ -22,8 +21,14 @@ def hub_server():
 
 
 def make_hub_store(server: HubServer, tmp_path, **kwargs) -> HubStore:
-    return HubStore("dualboard/tiny-store", endpoint=server.endpoint, token=TOKEN,
-                    cache_dir=tmp_path / "hub-cache", backoff=FAST, **kwargs)
+    return HubStore(
+        "dualboard/tiny-store",
+        endpoint=server.endpoint,
+        token=TOKEN,
+        cache_dir=tmp_path / "hub-cache",
+        backoff=FAST,
+        **kwargs,
+    )
 
 
 @pytest.fixture(params=["local", "hub"])

@@ -33,7 +33,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -57,7 +57,7 @@ class Commit:
     files: dict[str, bytes]
     title: str
     message: str = ""
-    date: str = field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    date: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
 
 
 @dataclass
@@ -242,8 +242,10 @@ class _Handler(BaseHTTPRequestHandler):
             raise HubError(400, "this test server only holds dataset repos")
         repo_id = f"{payload['organization']}/{payload['name']}" if payload.get("organization") else payload["name"]
         if repo_id in self.hub.repos:  # the Hub's 409 carries the url; create_repo(exist_ok=True) reads it
-            return self._json({"error": "You already created this dataset repo",
-                               "url": f"{self.hub.endpoint}/datasets/{repo_id}"}, 409)
+            return self._json(
+                {"error": "You already created this dataset repo", "url": f"{self.hub.endpoint}/datasets/{repo_id}"},
+                409,
+            )
         repo = self.hub.repos[repo_id] = Repo(repo_id)
         repo.add_commit("main", {".gitattributes": GITATTRIBUTES}, "initial commit")
         return self._json({"url": f"{self.hub.endpoint}/datasets/{repo_id}", "name": repo_id})
@@ -257,8 +259,18 @@ class _Handler(BaseHTTPRequestHandler):
         repo = self._repo(repo_id)
         commit = self._commit(repo, revision)
         siblings = [{"rfilename": p} for p in sorted(commit.files)]
-        return self._json({"id": repo_id, "sha": commit.oid, "private": False, "siblings": siblings,
-                           "lastModified": commit.date, "tags": [], "downloads": 0, "likes": 0})
+        return self._json(
+            {
+                "id": repo_id,
+                "sha": commit.oid,
+                "private": False,
+                "siblings": siblings,
+                "lastModified": commit.date,
+                "tags": [],
+                "downloads": 0,
+                "likes": 0,
+            }
+        )
 
     def refs(self, repo_id, *, query, body):
         repo = self._repo(repo_id)
@@ -270,8 +282,12 @@ class _Handler(BaseHTTPRequestHandler):
         history = self._repo(repo_id).history(revision)
         if not history:
             raise HubError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
-        return self._json([{"id": c.oid, "title": c.title, "message": c.message, "date": c.date,
-                            "authors": [{"user": "tests"}]} for c in history])
+        return self._json(
+            [
+                {"id": c.oid, "title": c.title, "message": c.message, "date": c.date, "authors": [{"user": "tests"}]}
+                for c in history
+            ]
+        )
 
     def tree(self, repo_id, revision, *path, query, body):
         commit = self._commit(self._repo(repo_id), revision)
@@ -281,12 +297,14 @@ class _Handler(BaseHTTPRequestHandler):
         for name, data in sorted(commit.files.items()):
             if prefix and not name.startswith(prefix + "/"):
                 continue
-            rest = name[len(prefix) + 1:] if prefix else name
+            rest = name[len(prefix) + 1 :] if prefix else name
             parts = rest.split("/")
             for depth in range(1, len(parts)):
                 folder = "/".join(([prefix] if prefix else []) + parts[:depth])
                 if recursive or depth == 1:
-                    entries.setdefault(folder, {"type": "directory", "oid": git_blob_sha(folder.encode()), "size": 0, "path": folder})
+                    entries.setdefault(
+                        folder, {"type": "directory", "oid": git_blob_sha(folder.encode()), "size": 0, "path": folder}
+                    )
             if recursive or len(parts) == 1:
                 entries[name] = {"type": "file", "oid": git_blob_sha(data), "size": len(data), "path": name}
         if prefix and not entries:
@@ -299,8 +317,14 @@ class _Handler(BaseHTTPRequestHandler):
         answer = []
         for f in json.loads(body)["files"]:
             existing = commit.files.get(f["path"])
-            answer.append({"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-                           "oid": git_blob_sha(existing) if existing is not None else None})
+            answer.append(
+                {
+                    "path": f["path"],
+                    "uploadMode": "regular",
+                    "shouldIgnore": False,
+                    "oid": git_blob_sha(existing) if existing is not None else None,
+                }
+            )
         return self._json({"files": answer, "commitOid": commit.oid})
 
     def commit(self, repo_id, revision, *, query, body):
@@ -318,8 +342,14 @@ class _Handler(BaseHTTPRequestHandler):
             raise HubError(412, "A commit has happened since. Please refresh and try again.")
         files = _apply_operations(dict(head.files), lines[1:])
         commit = repo.add_commit(revision, files, header["summary"], header.get("description", ""))
-        return self._json({"success": True, "commitOid": commit.oid, "pullRequestUrl": None,
-                           "commitUrl": f"{self.hub.endpoint}/datasets/{repo_id}/commit/{commit.oid}"})
+        return self._json(
+            {
+                "success": True,
+                "commitOid": commit.oid,
+                "pullRequestUrl": None,
+                "commitUrl": f"{self.hub.endpoint}/datasets/{repo_id}/commit/{commit.oid}",
+            }
+        )
 
     def tag(self, repo_id, revision, *, query, body):
         self._require_token()
@@ -337,8 +367,11 @@ class _Handler(BaseHTTPRequestHandler):
         data = commit.files.get(name)
         if data is None:
             raise HubError(404, f"Entry not found: {name}", "EntryNotFound")
-        headers = {"Content-Type": "application/octet-stream", "X-Repo-Commit": commit.oid,
-                   "ETag": f'"{git_blob_sha(data)}"'}
+        headers = {
+            "Content-Type": "application/octet-stream",
+            "X-Repo-Commit": commit.oid,
+            "ETag": f'"{git_blob_sha(data)}"',
+        }
         return 200, headers, data
 
 

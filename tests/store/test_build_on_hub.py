@@ -5,14 +5,22 @@ from __future__ import annotations
 import pandas as pd
 from click.testing import CliRunner
 
-from generator.cli import main
+from dualboard.cli import main
 from tests.store.conftest import TOKEN
 
 
 def test_build_with_hub_store_ingests_and_builds_from_the_hub(tiny_root, hub_server, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", TOKEN)
-    args = ["build", "--root", str(tiny_root), "--no-progress", "--hub", "dualboard/tiny-board",
-            "--hub-endpoint", hub_server.endpoint]
+    args = [
+        "build",
+        "--root",
+        str(tiny_root),
+        "--no-progress",
+        "--hub",
+        "dualboard/tiny-board",
+        "--hub-endpoint",
+        hub_server.endpoint,
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "1 added" in result.output
@@ -27,7 +35,9 @@ def test_build_with_hub_store_ingests_and_builds_from_the_hub(tiny_root, hub_ser
 
 def test_dualboard_yaml_chooses_the_hub_store(tiny_root, hub_server, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", TOKEN)
-    (tiny_root / "dualboard.yaml").write_text(f"store:\n  hub: dualboard/from-config\n  endpoint: {hub_server.endpoint}\n")
+    (tiny_root / "dualboard.yaml").write_text(
+        f"store:\n  hub: dualboard/from-config\n  endpoint: {hub_server.endpoint}\n"
+    )
     result = CliRunner().invoke(main, ["ingest", "--root", str(tiny_root)])
     assert result.exit_code == 0, result.output
     assert "runs/tiny/run-a/metadata.yaml" in hub_server.repos["dualboard/from-config"].resolve("main").files

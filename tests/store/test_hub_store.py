@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from generator.errors import DualboardError, StoreConflictError
-from generator.intake.benchmark import load_benchmarks
-from generator.store.base import StagedFile
-from generator.store.hub import HubUnavailableError
-
+from dualboard.errors import DualboardError, StoreConflictError
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.store.base import StagedFile
+from dualboard.store.hub import HubUnavailableError
 from tests.conftest import tiny_predictions, write_run
 from tests.store.conftest import make_hub_store
 
@@ -33,15 +32,23 @@ def test_one_commit_per_ingest_with_parent_commit(tiny_root, hub_server, tmp_pat
     assert hub_server.calls_to("commit") == commits_before + 1
     assert result.added == ("tiny/run-b", "tiny/run-c") and result.unchanged == ("tiny/run-a",)
     history = hub_server.repos[REPO].history("main")
-    assert [c.title for c in history] == ["Ingest 2 new, 0 replaced run(s)", "Ingest 1 new, 0 replaced run(s)", "initial commit"]
-    assert set(history[0].files) - set(history[1].files) == {f"runs/tiny/run-{x}/{f}" for x in "bc" for f in ("metadata.yaml", "predictions.jsonl")}
+    assert [c.title for c in history] == [
+        "Ingest 2 new, 0 replaced run(s)",
+        "Ingest 1 new, 0 replaced run(s)",
+        "initial commit",
+    ]
+    assert set(history[0].files) - set(history[1].files) == {
+        f"runs/tiny/run-{x}/{f}" for x in "bc" for f in ("metadata.yaml", "predictions.jsonl")
+    }
 
 
 def test_concurrent_change_is_detected_not_overwritten(tiny_root, hub_server, tmp_path):
     store = make_hub_store(hub_server, tmp_path)
     first = _ingest(tiny_root, store, "run-a")
     repo = hub_server.repos[REPO]
-    someone_else = repo.add_commit("main", {**repo.resolve("main").files, "runs/tiny/other/metadata.yaml": b"x"}, "other ingest")
+    someone_else = repo.add_commit(
+        "main", {**repo.resolve("main").files, "runs/tiny/other/metadata.yaml": b"x"}, "other ingest"
+    )
     with pytest.raises(StoreConflictError, match="main moved past .* run the ingest again"):
         store.commit([StagedFile("runs/tiny/run-a/notes.txt", b"late")], "late ingest", parent=first.revision)
     assert _head(hub_server) == someone_else.oid
@@ -84,7 +91,10 @@ def test_commit_always_failing_is_reported_and_changes_nothing(tiny_root, hub_se
     files_before = dict(hub_server.repos[REPO].resolve("main").files)
     write_run(tiny_root, "run-b")
     hub_server.fail("commit", 503, times=-1)
-    with pytest.raises(HubUnavailableError, match=r"commit failed 4 times \(HTTP 503, HTTP 503, HTTP 503, HTTP 503\); nothing was changed"):
+    with pytest.raises(
+        HubUnavailableError,
+        match=r"commit failed 4 times \(HTTP 503, HTTP 503, HTTP 503, HTTP 503\); nothing was changed",
+    ):
         _ingest(tiny_root, store, "run-b")
     assert _head(hub_server) == first.revision
     assert hub_server.repos[REPO].resolve("main").files == files_before
@@ -115,13 +125,16 @@ def test_failing_reads_are_retried_and_snapshots_complete(tiny_root, hub_server,
     snapshot = fresh.snapshot()
     assert fresh.retries == ["resolve main: HTTP 503, retrying in 0.01 s", "resolve main: HTTP 503, retrying in 0.02 s"]
     assert sorted(str(p.relative_to(snapshot)) for p in snapshot.rglob("*") if p.is_file()) == [
-        "benchmarks/tiny/benchmark.yaml", "benchmarks/tiny/questions.jsonl",
-        "runs/tiny/run-a/metadata.yaml", "runs/tiny/run-a/predictions.jsonl"]
+        "benchmarks/tiny/benchmark.yaml",
+        "benchmarks/tiny/questions.jsonl",
+        "runs/tiny/run-a/metadata.yaml",
+        "runs/tiny/run-a/predictions.jsonl",
+    ]
     assert not list(snapshot.parent.glob(".staging-*"))
 
 
 def test_token_comes_from_hf_token_env(tiny_root, hub_server, tmp_path, monkeypatch):
-    from generator.store.hub import HubStore
+    from dualboard.store.hub import HubStore
 
     monkeypatch.setenv("HF_TOKEN", "hf_test_token")
     store = HubStore(REPO, endpoint=hub_server.endpoint, cache_dir=tmp_path / "c")
@@ -157,8 +170,8 @@ def test_missing_dataset_says_how_to_create_it(hub_server, tmp_path):
 def test_cli_ingest_to_the_hub_reports_retries(tiny_root, hub_server, monkeypatch):
     from click.testing import CliRunner
 
-    from generator.cli import main
-    from generator.store import hub
+    from dualboard.cli import main
+    from dualboard.store import hub
 
     waits = []
     monkeypatch.setattr(hub.time, "sleep", waits.append)
@@ -175,8 +188,8 @@ def test_cli_ingest_to_the_hub_reports_retries(tiny_root, hub_server, monkeypatc
 def test_cli_reads_a_pinned_hub_revision(tiny_root, hub_server, tmp_path):
     from click.testing import CliRunner
 
-    from generator.cli import _choose_store, main
-    from generator.project import Project
+    from dualboard.cli import _choose_store, main
+    from dualboard.project import Project
 
     env = {"HF_TOKEN": "hf_test_token", "DUALBOARD_HUB_ENDPOINT": hub_server.endpoint}
     assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", REPO]).exit_code == 0

@@ -1,6 +1,6 @@
 """An ingest killed at any moment leaves the local store as it was, or fully updated.
 
-Each trial starts ``python -m generator ingest`` in a subprocess (all trials
+Each trial starts ``python -m dualboard ingest`` in a subprocess (all trials
 at once, on copies of one leaderboard) and sends it SIGKILL: every other trial
 after a random delay anywhere in the run (interpreter start, validation,
 staging, fsync, the symlink swap), the others within 250 ms after the staging
@@ -24,10 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.intake.benchmark import load_benchmarks
-from generator.project import Project
-from generator.store import LocalStore
-
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.project import Project
+from dualboard.store import LocalStore
 from tests.conftest import REPO, tiny_predictions, tree_bytes, write_run
 
 TRIALS = 10
@@ -38,8 +37,13 @@ NEW_RUNS = 30
 
 
 def _ingest_process(root):
-    return subprocess.Popen([sys.executable, "-m", "generator", "ingest", "--root", str(root)], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONHASHSEED": "0"})
+    return subprocess.Popen(
+        [sys.executable, "-m", "dualboard", "ingest", "--root", str(root)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
 
 
 def _current(root) -> dict[str, bytes]:
@@ -93,8 +97,9 @@ def _kill_on_time(trials: list[Trial], rng: random.Random, timeout: float = 120.
 @pytest.fixture
 def prepared(tiny_root, tmp_path_factory):
     """A leaderboard whose store holds run-a, with NEW_RUNS more runs (one changed) waiting in submissions/."""
-    LocalStore(Project(tiny_root).store_dir).ingest([tiny_root / "submissions" / "tiny" / "run-a"],
-                                                     load_benchmarks(tiny_root / "data"))
+    LocalStore(Project(tiny_root).store_dir).ingest(
+        [tiny_root / "submissions" / "tiny" / "run-a"], load_benchmarks(tiny_root / "data")
+    )
     for i in range(NEW_RUNS):
         write_run(tiny_root, f"run-{i:03d}")
     preds = tiny_predictions()
@@ -126,5 +131,7 @@ def test_killed_ingest_leaves_store_before_or_after(prepared, tmp_path_factory):
         assert rerun.wait(timeout=120) == 0, rerun.stdout.read()
         assert _current(trial.root) == after, "the ingest after a kill must complete the update"
         assert not trial.staging(), "leftovers of the killed ingest are cleaned up"
-    print(f"kill trials: {outcomes.count('before')} before, {outcomes.count('after')} after "
-          f"({outcomes.count('mid-commit')} killed while staging, {len(reruns)} re-ingested)")
+    print(
+        f"kill trials: {outcomes.count('before')} before, {outcomes.count('after')} after "
+        f"({outcomes.count('mid-commit')} killed while staging, {len(reruns)} re-ingested)"
+    )

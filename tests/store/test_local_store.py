@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from generator.errors import InvalidInputError
-from generator.intake.benchmark import load_benchmarks
-from generator.store import LocalStore
-
+from dualboard.errors import InvalidInputError
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.store import LocalStore
 from tests.conftest import tiny_predictions, tree_bytes, write_run
 
 
@@ -24,7 +23,9 @@ def test_ingest_copies_runs_and_benchmark_byte_for_byte(tiny_root):
     src = tiny_root / "submissions" / "tiny" / "run-a"
     for name in ("predictions.jsonl", "metadata.yaml"):
         assert (snap / "runs" / "tiny" / "run-a" / name).read_bytes() == (src / name).read_bytes()
-    assert (snap / "benchmarks" / "tiny" / "questions.jsonl").read_bytes() == (tiny_root / "data/benchmarks/tiny/questions.jsonl").read_bytes()
+    assert (snap / "benchmarks" / "tiny" / "questions.jsonl").read_bytes() == (
+        tiny_root / "data/benchmarks/tiny/questions.jsonl"
+    ).read_bytes()
     assert [p.name for p in store.run_dirs("tiny")] == ["run-a"]
 
 
@@ -59,7 +60,9 @@ def test_replacing_a_run_keeps_old_snapshot_intact(tiny_root):
     write_run(tiny_root, "run-a", preds)
     result = _ingest(tiny_root, store, "run-a")
     assert result.replaced == ("tiny/run-a",) and result.revision == "000002"
-    assert (old / "runs/tiny/run-a/predictions.jsonl").read_bytes() == old_bytes, "hard links must be broken before writing"
+    assert (old / "runs/tiny/run-a/predictions.jsonl").read_bytes() == old_bytes, (
+        "hard links must be broken before writing"
+    )
     assert b"Final answer: 5" in (store.snapshot() / "runs/tiny/run-a/predictions.jsonl").read_bytes()
 
 

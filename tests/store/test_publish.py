@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-
 import httpx
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 from huggingface_hub import snapshot_download
 
-from generator.cli import main
-from generator.errors import DualboardError
-from generator.release.layout import hub_file_url
+from dualboard.cli import main
+from dualboard.errors import DualboardError
+from dualboard.release.layout import hub_file_url
 from tests.conftest import GIT_ENV, git_repository, write_run
 from tests.store.conftest import TOKEN
 
@@ -31,8 +30,9 @@ def release(root, server, version: str):
     """`dualboard release VERSION` from the staged build, without the token (a git repository for mike)."""
     git_repository(root)
     env = {"HF_TOKEN": None, "DUALBOARD_HUB_ENDPOINT": server.endpoint, **GIT_ENV}
-    return CliRunner(env=env).invoke(main, ["release", version, "--root", str(root), "--hub", REPO, "--stage",
-                                            "--date", "2026-12-01"])
+    return CliRunner(env=env).invoke(
+        main, ["release", version, "--root", str(root), "--hub", REPO, "--stage", "--date", "2026-12-01"]
+    )
 
 
 def publish(root, server, *args, make_release: bool = True):
@@ -55,10 +55,19 @@ def test_publish_pushes_runs_verdict_cache_card_and_tag_in_one_commit(tiny_root,
     assert tagged is not None and tagged.oid == repo.branches["main"]
     assert [c.title for c in repo.history("main")] == ["Release 2026.1", "initial commit"]
     folder = tiny_root / "releases" / "2026.1"
-    frozen = {f"releases/2026.1/{p.relative_to(folder).as_posix()}": p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    assert {p: tagged.files[p] for p in tagged.files if p.startswith("releases/")} == frozen, "exactly the frozen folder"
-    assert {"README.md", "releases/2026.1/scored/tiny.parquet", "releases/2026.1/verdicts/tiny.parquet",
-            "benchmarks/tiny/questions.jsonl", "runs/tiny/run-a/predictions.jsonl"} <= set(tagged.files)
+    frozen = {
+        f"releases/2026.1/{p.relative_to(folder).as_posix()}": p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+    assert {p: tagged.files[p] for p in tagged.files if p.startswith("releases/")} == frozen, (
+        "exactly the frozen folder"
+    )
+    assert {
+        "README.md",
+        "releases/2026.1/scored/tiny.parquet",
+        "releases/2026.1/verdicts/tiny.parquet",
+        "benchmarks/tiny/questions.jsonl",
+        "runs/tiny/run-a/predictions.jsonl",
+    } <= set(tagged.files)
     assert any(p.startswith("verdicts/rules/") and p.endswith(".parquet") for p in tagged.files), "the verdict cache"
     assert b"path: releases/2026.1/scored/*.parquet" in tagged.files["README.md"]
     url = hub_file_url(hub_server.endpoint, REPO, "2026.1", "scored/tiny.parquet")  # the Downloads page's link
@@ -72,10 +81,18 @@ def test_release_loads_the_same_from_the_folder_and_from_the_hub(tiny_root, hub_
     datasets = pytest.importorskip("datasets")
     stage(tiny_root, hub_server)
     assert publish(tiny_root, hub_server, "--release", "v1").exit_code == 0
-    hub = snapshot_download(REPO, repo_type="dataset", revision="v1", endpoint=hub_server.endpoint,
-                            token=TOKEN, local_dir=tmp_path / "release")
+    hub = snapshot_download(
+        REPO,
+        repo_type="dataset",
+        revision="v1",
+        endpoint=hub_server.endpoint,
+        token=TOKEN,
+        local_dir=tmp_path / "release",
+    )
     folder = tiny_root / "releases" / "v1"
-    cache = tmp_path / "datasets-cache"  # datasets' shared cache may hold a table of the same path from another test run
+    cache = (
+        tmp_path / "datasets-cache"
+    )  # datasets' shared cache may hold a table of the same path from another test run
     for config in ("scored", "answers", "verdicts"):
         from_folder = datasets.load_dataset(str(folder), config, split="train", cache_dir=cache).to_pandas()
         from_hub = datasets.load_dataset(str(hub), config, split="train", cache_dir=cache).to_pandas()
@@ -110,7 +127,7 @@ def test_publish_without_hub_or_a_staged_build_says_what_to_do(tiny_root, hub_se
 
 
 def test_hub_refusing_the_card_changes_nothing(tiny_root, hub_server, tmp_path):
-    from generator.store.base import StagedFile
+    from dualboard.store.base import StagedFile
     from tests.store.conftest import make_hub_store
 
     store = make_hub_store(hub_server, tmp_path)
@@ -154,5 +171,9 @@ def test_a_release_of_another_store_or_revision_is_refused(tiny_root, hub_server
     write_run(tiny_root, "run-c")
     stage(tiny_root, hub_server)  # the build moved on after v2 froze
     moved = publish(tiny_root, hub_server, "--release", "v2")
-    assert moved.exit_code == 1 and "release v2 froze store revision" in moved.output and "under a new version" in moved.output
+    assert (
+        moved.exit_code == 1
+        and "release v2 froze store revision" in moved.output
+        and "under a new version" in moved.output
+    )
     assert set(hub_server.repos[REPO].tags) == {"v1"}

@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.intake.benchmark import load_benchmarks
-from generator.store import LocalStore
-from generator.store.base import Removal, RunNotStoredError, read_removals
-from generator.store.hub import HubStore
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.store import LocalStore
+from dualboard.store.base import Removal, RunNotStoredError, read_removals
+from dualboard.store.hub import HubStore
 from tests.conftest import GIT_ENV, REPO, git_repository, tree_bytes, write_run
 from tests.store.conftest import TOKEN, make_hub_store
 
@@ -27,8 +27,14 @@ HUB_REPO = "dualboard/tiny-store"
 def dualboard(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run the CLI in a fresh process (it inherits PYTHONPATH, so it runs this checkout)."""
     clean = {k: v for k, v in os.environ.items() if k != "HF_TOKEN"}
-    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=REPO,
-                          env={**clean, **(env or {})}, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "dualboard", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**clean, **(env or {})},
+        timeout=600,
+    )
 
 
 def _ok(proc: subprocess.CompletedProcess) -> str:
@@ -37,13 +43,14 @@ def _ok(proc: subprocess.CompletedProcess) -> str:
 
 
 def _today() -> str:
-    return dt.datetime.now(dt.timezone.utc).date().isoformat()
+    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 def _with_labels(root: Path) -> None:
     """Human labels for run-a and run-b (the labels stay in the file after run-b leaves)."""
-    rows = ["run,question,round,label"] + [f"{r},{q},0,{label}" for r in ("run-a", "run-b")
-                                           for q, label in (("q1", "pass"), ("q3", "fail"))]
+    rows = ["run,question,round,label"] + [
+        f"{r},{q},0,{label}" for r in ("run-a", "run-b") for q, label in (("q1", "pass"), ("q3", "fail"))
+    ]
     (root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_text("\n".join(rows) + "\n", "utf-8")
 
 
@@ -86,18 +93,27 @@ def test_remove_refuses_while_the_folder_exists_then_records_the_reason(tiny_roo
 
     refused = dualboard("remove", "tiny/run-b", "--root", str(tiny_root), "--reason", "leaked")
     assert refused.returncode == 1
-    assert "submissions/tiny/run-b still exists" in refused.stderr and "git rm -r submissions/tiny/run-b" in refused.stderr
+    assert (
+        "submissions/tiny/run-b still exists" in refused.stderr and "git rm -r submissions/tiny/run-b" in refused.stderr
+    )
     assert snapshots() == before, "a refused remove must leave the store as it was"
 
     unknown = dualboard("remove", "tiny/run-z", "--root", str(tiny_root), "--reason", "x")
-    assert unknown.returncode == 1 and "holds no run 'tiny/run-z' (runs of 'tiny': tiny/run-a, tiny/run-b)" in unknown.stderr
+    assert (
+        unknown.returncode == 1
+        and "holds no run 'tiny/run-z' (runs of 'tiny': tiny/run-a, tiny/run-b)" in unknown.stderr
+    )
     for bad in ("../run-b", "tiny/../../etc", "tiny/Run-B", "tiny"):
         usage = dualboard("remove", bad, "--root", str(tiny_root), "--reason", "x")
         assert usage.returncode == 2 and "is not BENCHMARK/RUN_ID" in usage.stderr, bad
     bad_date = dualboard("remove", "tiny/run-b", "--root", str(tiny_root), "--reason", "x", "--date", "2026-02-30")
     assert bad_date.returncode == 2 and "YYYY-MM-DD" in bad_date.stderr
-    for reason, problem in (("", "0 characters"), (" ", "1 characters"), ("x" * 501, "501 characters"),
-                            ("two\nlines", "9 characters with control characters")):
+    for reason, problem in (
+        ("", "0 characters"),
+        (" ", "1 characters"),
+        ("x" * 501, "501 characters"),
+        ("two\nlines", "9 characters with control characters"),
+    ):
         refused = dualboard("remove", "tiny/run-b", "--root", str(tiny_root), "--reason", reason)
         assert refused.returncode == 1 and f"--reason: {problem}" in refused.stderr, reason
     assert snapshots() == before
@@ -119,8 +135,9 @@ def test_a_run_that_comes_back_drops_its_removal_record(tiny_root):
     moved = tiny_root / "elsewhere"
     shutil.move(tiny_root / "submissions" / "tiny" / "run-a", moved)
     assert "1 removed" in _ok(dualboard("ingest", "--root", str(tiny_root)))
-    assert store.run_dirs() == [] and not (store.snapshot() / "benchmarks" / "tiny").exists(), \
+    assert store.run_dirs() == [] and not (store.snapshot() / "benchmarks" / "tiny").exists(), (
         "a benchmark none of whose runs stay leaves with its last run"
+    )
     shutil.move(moved, tiny_root / "submissions" / "tiny" / "run-a")
     assert "1 added" in _ok(dualboard("ingest", "--root", str(tiny_root)))
     assert [p.name for p in store.run_dirs()] == ["run-a"]
@@ -134,11 +151,25 @@ def _hub_files(hub_server) -> dict[str, bytes]:
 def test_remove_on_a_hub_store_without_a_checkout(tiny_root, hub_server, tmp_path):
     write_run(tiny_root, "run-b")
     hub = make_hub_store(hub_server, tmp_path / "feeder")
-    hub.ingest([tiny_root / "submissions" / "tiny" / r for r in ("run-a", "run-b")], load_benchmarks(tiny_root / "data"))
+    hub.ingest(
+        [tiny_root / "submissions" / "tiny" / r for r in ("run-a", "run-b")], load_benchmarks(tiny_root / "data")
+    )
     elsewhere = tmp_path / "no-checkout"
     elsewhere.mkdir()
-    args = ["remove", "tiny/run-b", "--root", str(elsewhere), "--hub", HUB_REPO, "--hub-endpoint", hub_server.endpoint,
-            "--reason", "withdrawn by the submitter", "--date", "2026-11-30"]
+    args = [
+        "remove",
+        "tiny/run-b",
+        "--root",
+        str(elsewhere),
+        "--hub",
+        HUB_REPO,
+        "--hub-endpoint",
+        hub_server.endpoint,
+        "--reason",
+        "withdrawn by the submitter",
+        "--date",
+        "2026-11-30",
+    ]
     before = dict(_hub_files(hub_server))
 
     no_token = dualboard(*args)
@@ -149,10 +180,16 @@ def test_remove_on_a_hub_store_without_a_checkout(tiny_root, hub_server, tmp_pat
     files = _hub_files(hub_server)
     assert not any(p.startswith("runs/tiny/run-b/") for p in files)
     assert "runs/tiny/run-a/predictions.jsonl" in files
-    assert json.loads(files["removed/tiny/run-b.json"]) == {"run": "tiny/run-b", "date": "2026-11-30",
-                                                             "reason": "withdrawn by the submitter", "format": 1}
+    assert json.loads(files["removed/tiny/run-b.json"]) == {
+        "run": "tiny/run-b",
+        "date": "2026-11-30",
+        "reason": "withdrawn by the submitter",
+        "format": 1,
+    }
     assert hub_server.repos[HUB_REPO].history("main")[0].title == "Remove tiny/run-b"
-    assert [p.name for p in HubStore(HUB_REPO, endpoint=hub_server.endpoint, cache_dir=tmp_path / "reader").run_dirs()] == ["run-a"]
+    assert [
+        p.name for p in HubStore(HUB_REPO, endpoint=hub_server.endpoint, cache_dir=tmp_path / "reader").run_dirs()
+    ] == ["run-a"]
 
 
 def test_a_run_deleted_from_submissions_leaves_the_hub_store_directly_and_staged(tiny_root, hub_server):
@@ -190,15 +227,22 @@ def test_every_store_removes_departed_runs_and_withdrawn_ones_the_same_way(tiny_
     store.ingest(list(runs.values()), benchmarks)
 
     result = store.ingest([runs["run-a"]], benchmarks, removal_date=lambda run: "2026-11-30")
-    assert (result.added, result.replaced, result.unchanged, result.removed) == ((), (), ("tiny/run-a",), ("tiny/run-b",))
+    assert (result.added, result.replaced, result.unchanged, result.removed) == (
+        (),
+        (),
+        ("tiny/run-a",),
+        ("tiny/run-b",),
+    )
     assert [p.name for p in store.run_dirs()] == ["run-a"]
     assert read_removals(store.snapshot()) == [Removal("tiny/run-b", "2026-11-30")]
 
     revision = store.remove(Removal("tiny/run-a", "2026-12-01", "withdrawn"))
     assert store.revision() == revision and store.run_dirs() == []
     assert not (store.snapshot() / "benchmarks" / "tiny").exists()
-    assert read_removals(store.snapshot()) == [Removal("tiny/run-a", "2026-12-01", "withdrawn"),
-                                               Removal("tiny/run-b", "2026-11-30")]
+    assert read_removals(store.snapshot()) == [
+        Removal("tiny/run-a", "2026-12-01", "withdrawn"),
+        Removal("tiny/run-b", "2026-11-30"),
+    ]
     with pytest.raises(RunNotStoredError, match="holds no run 'tiny/run-a' \\(runs of 'tiny': none\\)"):
         store.remove(Removal("tiny/run-a", "2026-12-02", "again"))
     assert store.revision() == revision

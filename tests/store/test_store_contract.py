@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator.errors import DualboardError, InvalidInputError
-from generator.intake.benchmark import load_benchmarks
-
+from dualboard.errors import DualboardError, InvalidInputError
+from dualboard.intake.benchmark import load_benchmarks
 from tests.conftest import tiny_predictions, write_run
 
 
@@ -43,7 +42,8 @@ def test_snapshot_holds_plain_files_that_validate(tiny_root, store):
     _ingest(tiny_root, store, "run-a")
     snapshot = store.snapshot()
     assert not any(p.is_symlink() for p in snapshot.rglob("*")), "stored runs must pass the no-symlink check"
-    from generator.intake.validate import load_runs
+    from dualboard.intake.validate import load_runs
+
     [run] = load_runs(store.run_dirs("tiny"), load_benchmarks(snapshot))
     assert run.run_id == "run-a" and len(run.predictions) == 3
 

@@ -16,8 +16,7 @@ import sys
 import pytest
 import yaml
 
-from generator.store.verdicts import VERDICTS
-
+from dualboard.store.verdicts import VERDICTS
 from tests.conftest import GIT_ENV, REPO, TINY_BENCHMARK, git_repository, write_run
 from tests.grading.judge_server import ScriptedJudgeServer, always
 from tests.store.conftest import TOKEN
@@ -43,15 +42,21 @@ def board(tiny_root, judge):
 
 
 def dualboard(root, *args: str, token: str | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m generator COMMAND --root ROOT ARGS`` with HF_TOKEN only when given."""
+    """Run ``python -m dualboard COMMAND --root ROOT ARGS`` with HF_TOKEN only when given."""
     env = {k: v for k, v in os.environ.items() if k not in ("HF_TOKEN", "DUALBOARD_HUB_ENDPOINT")}
     env["PYTHONPATH"] = str(REPO)
     env.update(GIT_ENV)  # `release` commits the site to gh-pages with mike
     if token is not None:
         env["HF_TOKEN"] = token
     command, *rest = args
-    return subprocess.run([sys.executable, "-m", "generator", command, "--root", str(root), *rest],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "dualboard", command, "--root", str(root), *rest],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=600,
+    )
 
 
 def calls(judge, root, *args: str, token: str | None = None, ok: bool = True) -> int:
@@ -78,11 +83,21 @@ def test_staged_builds_publish_and_a_fresh_checkout_call_the_judge_once_per_answ
     assert calls(judge, board, "build", "--no-progress", *stage) == 0, "the second staged build"
     write_run(board, "run-b", metadata=None)
     assert calls(judge, board, "ingest", *stage) == 0
-    assert calls(judge, board, "grade", "--no-progress", *stage) == 0, "run-b answers like run-a: same content, same key"
-    write_run(board, "run-c", [{"question_id": "q1", "round": 0, "response": "Final answer: four", "recorded": {"judge": 100}},
-                               {"question_id": "q2", "round": 0, "response": '{"ANSWER": "B"}'},
-                               {"question_id": "q3", "round": 0, "response": "Final answer: Pacific", "recorded": {"judge": 90}}])
-    assert calls(judge, board, "build", "--no-progress", *stage) == ANSWERS, "re-staged runs keep the verdicts: only run-c is new"
+    assert calls(judge, board, "grade", "--no-progress", *stage) == 0, (
+        "run-b answers like run-a: same content, same key"
+    )
+    write_run(
+        board,
+        "run-c",
+        [
+            {"question_id": "q1", "round": 0, "response": "Final answer: four", "recorded": {"judge": 100}},
+            {"question_id": "q2", "round": 0, "response": '{"ANSWER": "B"}'},
+            {"question_id": "q3", "round": 0, "response": "Final answer: Pacific", "recorded": {"judge": 90}},
+        ],
+    )
+    assert calls(judge, board, "build", "--no-progress", *stage) == ANSWERS, (
+        "re-staged runs keep the verdicts: only run-c is new"
+    )
     assert calls(judge, git_repository(board), "release", "v1", *stage) == 0
     assert calls(judge, board, "publish", *hub(hub_server), "--release", "v1", token=TOKEN) == 0
     published = hub_server.repos[DATASET].resolve("v1").files
@@ -97,7 +112,9 @@ def test_direct_hub_builds_reuse_their_waiting_verdicts_and_publish_pushes_them(
     assert calls(judge, board, "build", "--no-progress", *direct, token=TOKEN) == ANSWERS
     repo = hub_server.repos[DATASET]
     read = repo.branches["main"]
-    assert not [p for p in repo.resolve("main").files if p.startswith(f"{VERDICTS}/")], "grading wrote nothing to the Hub"
+    assert not [p for p in repo.resolve("main").files if p.startswith(f"{VERDICTS}/")], (
+        "grading wrote nothing to the Hub"
+    )
     second = dualboard(board, "build", "--no-progress", *direct, token=TOKEN)
     assert second.returncode == 0, second.stderr
     assert len(judge.requests) == ANSWERS, "the second direct build reads the verdicts waiting in hub-pending/"

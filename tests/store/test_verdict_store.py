@@ -15,14 +15,13 @@ import sys
 import pandas as pd
 import pytest
 
-from generator.grading import VerdictCache
-from generator.grading.rules import RulesGrader
-from generator.grading.verdict import Verdict
-from generator.intake.benchmark import load_benchmarks
-from generator.store import LocalStore
-from generator.store.staged import StagedHubStore
-from generator.store.verdicts import PART_COLUMNS, VerdictPartError, VerdictWriteError, part_folder, part_paths
-
+from dualboard.grading import VerdictCache
+from dualboard.grading.rules import RulesGrader
+from dualboard.grading.verdict import Verdict
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.store import LocalStore
+from dualboard.store.staged import StagedHubStore
+from dualboard.store.verdicts import PART_COLUMNS, VerdictPartError, VerdictWriteError, part_folder, part_paths
 from tests.conftest import REPO, tree_bytes, write_run
 from tests.store.conftest import make_hub_store
 
@@ -60,8 +59,17 @@ def test_parts_are_append_only_and_content_addressed(store):
     path = VerdictCache(store).store(grader, _verdicts(3))
     written = path.read_bytes()
     assert VerdictCache(store).store(grader, _verdicts(3)) is None, "nothing new, nothing written"
-    frame = pd.DataFrame({"key": list(_verdicts(3)), "score": 0.0, "verdict_parse": "none", "detail": "other",
-                          "grader": grader.name, "grader_version": grader.version, "config_hash": grader.config_hash})
+    frame = pd.DataFrame(
+        {
+            "key": list(_verdicts(3)),
+            "score": 0.0,
+            "verdict_parse": "none",
+            "detail": "other",
+            "grader": grader.name,
+            "grader_version": grader.version,
+            "config_hash": grader.config_hash,
+        }
+    )
     assert store.save_verdicts(grader.name, grader.config_hash, frame) is None, "same keys, other verdicts: same part"
     assert path.read_bytes() == written, "a part is never replaced"
     VerdictCache(store).store(grader, _verdicts(2, tag="b"))
@@ -101,11 +109,13 @@ def test_a_second_store_object_on_the_same_folders_reads_what_the_first_saved(ti
     VerdictCache(staged).store(RulesGrader(), _verdicts(4))
     fresh = StagedHubStore(make_hub_store(hub_server, tmp_path), tmp_path / "hub-pending")
     assert len(VerdictCache(fresh).lookup(RulesGrader(), list(_verdicts(4)))) == 4
-    assert [f.path.split("/")[:2] for f in fresh.pending_files() if f.path.startswith("verdicts/")] == [["verdicts", "rules"]]
+    assert [f.path.split("/")[:2] for f in fresh.pending_files() if f.path.startswith("verdicts/")] == [
+        ["verdicts", "rules"]
+    ]
 
 
 def test_restaging_keeps_the_verdicts_for_the_same_dataset_only(tiny_root, hub_server, tmp_path):
-    from generator.store.hub import HubStore
+    from dualboard.store.hub import HubStore
     from tests.store.conftest import FAST
 
     def staged(repo):
@@ -127,10 +137,10 @@ def test_restaging_keeps_the_verdicts_for_the_same_dataset_only(tiny_root, hub_s
 
 WRITER = """
 import sys, pathlib
-from generator.grading import VerdictCache
-from generator.grading.rules import RulesGrader
-from generator.grading.verdict import Verdict
-from generator.store import LocalStore
+from dualboard.grading import VerdictCache
+from dualboard.grading.rules import RulesGrader
+from dualboard.grading.verdict import Verdict
+from dualboard.store import LocalStore
 cache, grader = VerdictCache(LocalStore(pathlib.Path(sys.argv[1]))), RulesGrader()
 print("ready", flush=True)
 for batch in range(10**6):
@@ -166,7 +176,7 @@ def test_a_writer_killed_mid_part_leaves_only_readable_parts(tmp_path):
 def test_publish_pushes_the_staged_verdicts_never_the_local_stores(tiny_root, hub_server):
     from click.testing import CliRunner
 
-    from generator.cli import main
+    from dualboard.cli import main
     from tests.conftest import GIT_ENV, git_repository
     from tests.store.conftest import TOKEN
 
@@ -175,10 +185,16 @@ def test_publish_pushes_the_staged_verdicts_never_the_local_stores(tiny_root, hu
     [local_part] = part_paths(local.verdict_root())
     hub = ["--hub", "dualboard/tiny-published", "--hub-endpoint", hub_server.endpoint]
     git_repository(tiny_root)  # `release` deploys its site with mike
-    for command in (["build", "--stage", "--no-progress"], ["release", "v1", "--stage"], ["publish", "--release", "v1"]):
+    for command in (
+        ["build", "--stage", "--no-progress"],
+        ["release", "v1", "--stage"],
+        ["publish", "--release", "v1"],
+    ):
         env = {"HF_TOKEN": TOKEN if command[0] == "publish" else None, **GIT_ENV}
         result = CliRunner(env=env).invoke(main, [command[0], "--root", str(tiny_root), *hub, *command[1:]])
         assert result.exit_code == 0, result.output
-    published = {p for p in hub_server.repos["dualboard/tiny-published"].resolve("v1").files if p.startswith("verdicts/")}
+    published = {
+        p for p in hub_server.repos["dualboard/tiny-published"].resolve("v1").files if p.startswith("verdicts/")
+    }
     assert {p.split("/")[1] for p in published} == {"mc_letter", "rules"}, "the staged grade's verdicts"
     assert local_part.name not in {p.rsplit("/", 1)[1] for p in published}, "nothing from the local store"

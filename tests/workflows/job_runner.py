@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml
@@ -50,10 +50,19 @@ def load_steps(workflow: Path, job: str | None = None) -> list[dict]:
     return [{**step, "env": {**shared, **(step.get("env") or {})}} for step in spec["steps"]]
 
 
-def run_job(steps: list[dict], cwd: Path, env: dict[str, str], context: dict[str, str],
-            actions: dict[str, Callable[[dict], None]], timeout: float = 600) -> list[StepResult]:
+def run_job(
+    steps: list[dict],
+    cwd: Path,
+    env: dict[str, str],
+    context: dict[str, str],
+    actions: dict[str, Callable[[dict], None]],
+    timeout: float = 600,
+) -> list[StepResult]:
     """Run ``steps`` in ``cwd`` as GitHub would for one job; return what each step did."""
-    files = {name: cwd.parent / f"{cwd.name}.{name.lower()}" for name in ("GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")}
+    files = {
+        name: cwd.parent / f"{cwd.name}.{name.lower()}"
+        for name in ("GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+    }
     for path in files.values():
         path.write_text("", "utf-8")
     results: list[StepResult] = []
@@ -76,8 +85,9 @@ def run_job(steps: list[dict], cwd: Path, env: dict[str, str], context: dict[str
             continue
         step_env = {key: _expand(str(value), context, name) for key, value in (step.get("env") or {}).items()}
         full_env = {**env, **job_env, **step_env, **{k: str(v) for k, v in files.items()}}
-        proc = subprocess.run([*SHELL, "-c", step["run"]], cwd=cwd, env=full_env, capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run(
+            [*SHELL, "-c", step["run"]], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout
+        )
         results.append(StepResult(name, ran=True, returncode=proc.returncode, output=proc.stdout + proc.stderr))
     return results
 
@@ -103,6 +113,7 @@ def _expand(value: str, context: dict[str, str], name: str) -> str:
         if match[1] not in context:
             pytest.fail(f"step {name!r}: give the test a value for ${{{{ {match[1]} }}}} (context=)")
         return context[match[1]]
+
     return EXPRESSION.sub(lookup, value)
 
 

@@ -59,7 +59,7 @@ def test_the_build_reads_without_a_token_and_stages_its_changes(path):
     builds = [run for run in before if "dualboard build" in run]
     assert builds and all("--stage" in run for run in builds), "the build keeps its changes locally"
     assert not any(re.search(r"dualboard (ingest|publish)\b", run) and "--stage" not in run for run in before)
-    after = "\n".join(str(s.get("run", "")) for s in steps[writer + 1:])
+    after = "\n".join(str(s.get("run", "")) for s in steps[writer + 1 :])
     assert not re.search(r"dualboard \w+ .*--hub\b", after), "nothing touches the Hub after the write step"
 
 

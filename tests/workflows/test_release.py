@@ -15,8 +15,7 @@ import subprocess
 import pytest
 import yaml
 
-from generator import __version__
-
+from dualboard import __version__
 from tests.conftest import REPO
 from tests.workflows.test_workflows import _triggers
 
@@ -32,7 +31,9 @@ def workflow() -> dict:
 def _jobs(workflow: dict) -> tuple[dict, dict]:
     """(build job, publish job): the publish job is the one that uses PyPI's action."""
     jobs = workflow["jobs"]
-    [publish] = [name for name, job in jobs.items() if any(PUBLISH_ACTION in str(s.get("uses", "")) for s in job["steps"])]
+    [publish] = [
+        name for name, job in jobs.items() if any(PUBLISH_ACTION in str(s.get("uses", "")) for s in job["steps"])
+    ]
     [build] = [name for name in jobs if name != publish]
     return jobs[build], jobs[publish]
 
@@ -70,7 +71,9 @@ def test_build_job_builds_and_checks_the_wheel(workflow):
     script = "\n".join(str(s.get("run", "")) for s in build["steps"])
     assert "python -m build --outdir dist" in script
     assert "twine check --strict" in script
-    assert "dualboard init" in script and "dualboard build" in script, "the wheel works outside the checkout before it is published"
+    assert "dualboard init" in script and "dualboard build" in script, (
+        "the wheel works outside the checkout before it is published"
+    )
 
 
 @pytest.mark.parametrize(("tag", "ok"), [(f"v{__version__}", True), ("v9.9.9", False), (__version__, False)])
@@ -81,8 +84,13 @@ def test_tag_check_refuses_a_tag_that_is_not_the_version(workflow, tmp_path, tag
     dist.mkdir()
     for name in (f"dualboard-{__version__}.tar.gz", f"dualboard-{__version__}-py3-none-any.whl"):
         (dist / name).write_bytes(b"")
-    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=tmp_path,
-                          env={**os.environ, "GITHUB_REF_NAME": tag}, capture_output=True, text=True)
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=tmp_path,
+        env={**os.environ, "GITHUB_REF_NAME": tag},
+        capture_output=True,
+        text=True,
+    )
     assert (proc.returncode == 0) == ok, proc.stderr
     if not ok:
         assert f"tag {tag} does not match the version built" in proc.stderr

@@ -43,8 +43,10 @@ def _preview_step(path: Path) -> dict:
 def test_the_untrusted_job_runs_dualboard_preview_and_nothing_else(path):
     step = _preview_step(path)
     [command] = [line for line in step["run"].strip().splitlines() if line.strip()]
-    assert command.startswith("dualboard preview --base \"$BASE_SHA\" ")
-    assert "--hub-endpoint https://huggingface.co" in command, "the endpoint is fixed here, never taken from dualboard.yaml"
+    assert command.startswith('dualboard preview --base "$BASE_SHA" ')
+    assert "--hub-endpoint https://huggingface.co" in command, (
+        "the endpoint is fixed here, never taken from dualboard.yaml"
+    )
     assert not re.search(r"[;&|`]|\$\(", command), "one command, no shell logic"
     assert step["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
     [upload] = [s for s in _steps(path) if "actions/upload-artifact" in str(s.get("uses", ""))]
@@ -59,16 +61,35 @@ def _json_path(command: str) -> str:
 def _run_step(checkout: Path, base_sha: str) -> subprocess.CompletedProcess:
     """The preview step in bash, as the runner runs it, with dualboard on PATH."""
     step = _preview_step(REPO / ".github" / "workflows" / "validate.yml")
-    env = {**os.environ, "BASE_SHA": base_sha,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=checkout,
-                          env=env, capture_output=True, text=True, timeout=600, check=False)
+    env = {**os.environ, "BASE_SHA": base_sha, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def _render(checkout: Path, artifact: Path) -> str:
     """comment.yml's render, with the trusted script of this repository."""
-    done = subprocess.run([sys.executable, str(REPO / ".github" / "scripts" / "preview.py"), "render", str(artifact),
-                           "--run-url", RUN_URL], cwd=checkout, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / ".github" / "scripts" / "preview.py"),
+            "render",
+            str(artifact),
+            "--run-url",
+            RUN_URL,
+        ],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.scaffold import REQUIREMENT_TOKEN, output_name, template_files
-
+from dualboard.scaffold import REQUIREMENT_TOKEN, output_name, template_files
 from tests.conftest import REPO
 
-SCAFFOLD_GITHUB = REPO / "generator" / "scaffold" / "template" / "dot-github"  # becomes .github/ (see generator.scaffold)
+SCAFFOLD_GITHUB = (
+    REPO / "generator" / "scaffold" / "template" / "dot-github"
+)  # becomes .github/ (see dualboard.scaffold)
 GITHUB_DIRS = [REPO / ".github", SCAFFOLD_GITHUB]
 WORKFLOWS = sorted(p for d in GITHUB_DIRS for p in (d / "workflows").glob("*.y*ml"))
 REPOSITORY_REQUIREMENT = "."
@@ -105,16 +106,25 @@ def test_comment_runs_only_the_default_branchs_code():
         steps = list(_steps(doc))
         checkouts = [s for s in steps if "actions/checkout" in str(s.get("uses", ""))]
         assert len(checkouts) == 1, "one checkout: the trusted scripts"
-        assert checkouts[0]["with"] == {"ref": "${{ github.event.repository.default_branch }}", "path": "trusted",
-                                        "sparse-checkout": ".github/scripts", "persist-credentials": False}
+        assert checkouts[0]["with"] == {
+            "ref": "${{ github.event.repository.default_branch }}",
+            "path": "trusted",
+            "sparse-checkout": ".github/scripts",
+            "persist-credentials": False,
+        }
         downloads = [s for s in steps if "actions/download-artifact" in str(s.get("uses", ""))]
         assert [s["with"]["path"] for s in downloads] == ["untrusted"], "the artifact lands beside, never in, trusted/"
-        assert not any("setup-python" in str(s.get("uses", "")) for s in steps), "the scripts need the standard library only"
+        assert not any("setup-python" in str(s.get("uses", "")) for s in steps), (
+            "the scripts need the standard library only"
+        )
         script = "\n".join(str(s.get("run", "")) for s in steps)
-        assert re.findall(r"python3? (\S+)", script) == ["trusted/.github/scripts/pull_request.py",
-                                                        "trusted/.github/scripts/preview.py"]
-        assert "untrusted/" not in "".join(str(s.get("run", "")) for s in steps if s.get("id") == "pr"), \
+        assert re.findall(r"python3? (\S+)", script) == [
+            "trusted/.github/scripts/pull_request.py",
+            "trusted/.github/scripts/preview.py",
+        ]
+        assert "untrusted/" not in "".join(str(s.get("run", "")) for s in steps if s.get("id") == "pr"), (
             "the pull request number never comes from the artifact"
+        )
         assert 'gh pr comment "$PR_NUMBER"' in script and "--body-file" in script
         assert "bash " not in script and "source" not in script
 
@@ -132,12 +142,18 @@ def test_publish_runs_on_main_only():
 def test_repository_workflows_equal_the_scaffold():
     """.github/ is the scaffold's, except that this repository installs Dualboard from its checkout."""
     ours = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / ".github").rglob("*") if p.is_file()}
-    scaffold = {output_name(rel): data.replace(REQUIREMENT_TOKEN.encode(), REPOSITORY_REQUIREMENT.encode())
-                for rel, data in template_files() if rel.startswith("dot-github/")}
-    assert {k: ours.get(k) for k in scaffold} == scaffold, \
+    scaffold = {
+        output_name(rel): data.replace(REQUIREMENT_TOKEN.encode(), REPOSITORY_REQUIREMENT.encode())
+        for rel, data in template_files()
+        if rel.startswith("dot-github/")
+    }
+    assert {k: ours.get(k) for k in scaffold} == scaffold, (
         f"copy generator/scaffold/template/dot-github/ to .github/, writing {REPOSITORY_REQUIREMENT} for {REQUIREMENT_TOKEN}"
+    )
     scripts = {k for k in ours if k.startswith(".github/scripts/")}
-    assert scripts <= set(scaffold), "the scaffold's workflows run these scripts too: add them under dot-github/scripts/ (name.py.txt)"
+    assert scripts <= set(scaffold), (
+        "the scaffold's workflows run these scripts too: add them under dot-github/scripts/ (name.py.txt)"
+    )
 
 
 def test_scaffold_installs_only_the_pinned_dualboard():

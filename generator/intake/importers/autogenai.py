@@ -46,15 +46,15 @@ import jsonschema
 import pandas as pd
 import yaml
 
-from generator.errors import DualboardError
-from generator.grading.errors import GradingInputError
-from generator.grading.human import (
+from dualboard.errors import DualboardError
+from dualboard.grading.errors import GradingInputError
+from dualboard.grading.human import (
     LABEL_COLUMNS,
     LABELS_FILE,
     HumanGrader,
     parse_human_labels,
 )
-from generator.names import is_name
+from dualboard.names import is_name
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
 JUDGE_FIELD = "judge"
@@ -169,7 +169,9 @@ def load_release_file(path: Path, schema: str = "autogenai_release") -> dict[str
     error = next(iter(sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "top level"
-        raise ReleaseFormatError(f"{path}: record {where}: {error.message[:200]} — fix or drop that record in a copy of the release")
+        raise ReleaseFormatError(
+            f"{path}: record {where}: {error.message[:200]} — fix or drop that record in a copy of the release"
+        )
     return data
 
 
@@ -247,8 +249,11 @@ def _marked(record: _Record, row: dict[str, Any], path: Path) -> tuple[_Record, 
     if answer == judged:
         return replace(record, fields=fields), None
     # The answer a person marked is the model's output; the auto_eval copy is kept as provenance.
-    fields.update(model_answer=answer, judged_answer=judged,
-                  encoding_repaired=fields["encoding_repaired"] or answer != row["model_answer"])
+    fields.update(
+        model_answer=answer,
+        judged_answer=judged,
+        encoding_repaired=fields["encoding_repaired"] or answer != row["model_answer"],
+    )
     warning = (
         f"question {record.fields['index']} of {record.model} (round {record.round}): the answer in "
         f"{record.path.name} differs from the one in {path.name} that the authors marked; kept the marked answer "
@@ -358,7 +363,9 @@ def published_option_order(src: Path) -> dict[str, list[str]]:
                 rows = rows.values() if isinstance(rows, dict) else rows
                 return {str(row["index"]): [str(c) for c in row["multiple_choice"]] for row in rows}
             except (ValueError, TypeError, KeyError) as exc:
-                raise _fail(path, f"not the published list of questions with index and multiple_choice ({exc})") from exc
+                raise _fail(
+                    path, f"not the published list of questions with index and multiple_choice ({exc})"
+                ) from exc
     return {}
 
 
@@ -664,6 +671,13 @@ def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool =
     kind = json.loads(questions[0])["type"] if questions else "open"
     labels = plan[f"data/benchmarks/{benchmark}"].get(LABELS_FILE, "")
     return ImportSummary(
-        benchmark, str(header["version"]), kind, len(questions), runs, n_predictions, tuple(paths), tuple(warnings),
+        benchmark,
+        str(header["version"]),
+        kind,
+        len(questions),
+        runs,
+        n_predictions,
+        tuple(paths),
+        tuple(warnings),
         n_human_labels=max(len(labels.splitlines()) - 1, 0),
     )
