@@ -14,7 +14,7 @@ from dualboard.stats.equator import equator_table
 from dualboard.stats.models_table import models_table
 from dualboard.stats.pairwise import pairwise_table
 from dualboard.stats.power_table import power_table
-from dualboard.stats.tables import TABLES
+from dualboard.stats.tables import SEED, TABLES
 from tests.stats.stats_builders import scored_run
 
 DESIGN_MODELS = [
@@ -143,7 +143,7 @@ def test_read_names_the_missing_file_and_the_fix(tmp_path):
 
 
 def test_same_seed_same_tables_and_the_seed_is_published(tables):
-    assert tables.notes[0] == "Bootstrap: B = 200 resamples of questions, seed 20241129."
+    assert tables.notes[0] == f"Bootstrap: B = 200 resamples of questions, seed {SEED}."
     scored = scored_run(
         "r", 100.0 * (np.arange(60).reshape(30, 2) % 3 == 0), 100.0 * (np.arange(60).reshape(30, 2) % 2 == 0)
     )
