@@ -32,7 +32,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from dualboard.simulation import simulate_benchmark  # noqa: E402
+from dualboard.simulation import DEMO_SEED, simulate_benchmark  # noqa: E402
 
 CATEGORIES = ("arithmetic", "units", "facts", "reasoning", "language")
 SCENARIOS = {"demo": None, "runs50": (None, 50), "q500": (500, 20), "q2000": (2000, 20)}
@@ -118,7 +118,7 @@ def make_scenario(root: Path, name: str) -> None:
         yaml.safe_dump(models_yaml(n_runs, rounds=1 if n_questions else 3)), "utf-8"
     )
     (bench / "human_labels.csv").unlink(missing_ok=True)
-    simulate_benchmark(root, "demo", seed=7)
+    simulate_benchmark(root, "demo", seed=DEMO_SEED)
 
 
 def folder_bytes(folder: Path) -> int:

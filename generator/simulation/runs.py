@@ -48,6 +48,8 @@ from dualboard.simulation.responses import (
 from dualboard.simulation.truth import draw_truth
 
 HUMAN_LABELS_FILE = "human_labels.csv"
+DEMO_SEED = 7
+"""Seed of the committed demo runs (``submissions/demo/``) and the default of ``dualboard simulate``."""
 FIRST_DATE = dt.date(2026, 1, 1)
 DATE_SPAN_DAYS = 300
 MISLEADING_TEXTS = {"rules_false_fail_rate": "paraphrased", "rules_false_pass_rate": "key_mentioning"}
@@ -255,6 +257,6 @@ def write_human_labels(labels: pd.DataFrame, path: Path) -> Path:
     return atomic_write_text(path, labels.to_csv(index=False, lineterminator="\n"))
 
 
-def simulate_demo(root: Path, *, seed: int = 7) -> list[Path]:
+def simulate_demo(root: Path, *, seed: int = DEMO_SEED) -> list[Path]:
     """Regenerate the bundled demo runs under ``<root>/submissions/demo/``."""
     return simulate_benchmark(root, "demo", seed=seed)

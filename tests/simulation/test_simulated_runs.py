@@ -11,6 +11,8 @@ import itertools
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,7 @@ from dualboard.intake.models import Benchmark, GraderSpec, Run
 from dualboard.intake.validate import find_run_dirs, load_runs
 from dualboard.names import is_name
 from dualboard.simulation import (
+    DEMO_SEED,
     AnswerTexts,
     SimulatedModel,
     load_answer_texts,
@@ -154,20 +157,24 @@ def is_malformed(response: str) -> bool:
 
 
 def test_same_seed_writes_identical_bytes_and_another_seed_differs(demo_root, tmp_path):
-    first = simulate_demo(demo_root, seed=7)
+    first = simulate_demo(demo_root, seed=DEMO_SEED)
     before = files_under(demo_root / "submissions")
-    assert simulate_demo(demo_root, seed=7) == first
+    assert simulate_demo(demo_root, seed=DEMO_SEED) == first
     assert files_under(demo_root / "submissions") == before
-    simulate_demo(demo_root, seed=8)
+    simulate_demo(demo_root, seed=DEMO_SEED + 1)
     after = files_under(demo_root / "submissions")
     assert after.keys() == before.keys()
     assert all(after[name] != before[name] for name in before)
 
 
-def test_committed_demo_runs_are_the_seed_7_output(demo_root):
-    simulate_demo(demo_root, seed=7)
+def test_committed_demo_runs_are_what_dualboard_simulate_writes_by_default(demo_root):
+    done = subprocess.run(
+        [sys.executable, "-m", "dualboard", "simulate", "--root", str(demo_root)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(f"simulated runs for demo (seed {DEMO_SEED})\n"), done.stdout
     assert files_under(demo_root / "submissions" / "demo") == files_under(REPO / "submissions" / "demo"), (
-        "submissions/demo is stale: regenerate it with simulate_demo(Path('.'), seed=7)"
+        "submissions/demo is stale: regenerate it with `dualboard simulate`"
     )
 
 
