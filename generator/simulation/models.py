@@ -68,7 +68,8 @@ class SimulatedModel:
     decoding: dict[str, Any] = field(default_factory=dict)
     """temperature, top_p, max_tokens (the seed is added from ``seed``)."""
     model_facts: dict[str, Any] = field(default_factory=dict)
-    """Optional model metadata written to metadata.yaml as given (parameters_billions, weights, model_license, model_url)."""
+    """Optional model metadata written to metadata.yaml as given
+    (parameters_billions, weights, model_license, model_url)."""
     concentration: float | None = 4.0
     """Beta a + b of per-question probabilities; small means easy/hard questions."""
     rho: float = 0.6

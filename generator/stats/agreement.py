@@ -43,7 +43,8 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     >>> scored = pd.DataFrame({"run_id": "r", "question_id": ["a", "b"], "round": 0,
     ...     "traditional": [100.0, 0.0], "answer_key": [100.0, 100.0]})
     >>> verdicts_from_scored(scored)[["grader", "role", "score"]].to_dict("records")[1:3]
-    [{'grader': 'traditional', 'role': 'traditional', 'score': 0.0}, {'grader': 'answer_key', 'role': 'answer_key', 'score': 100.0}]
+    [{'grader': 'traditional', 'role': 'traditional', 'score': 0.0},
+     {'grader': 'answer_key', 'role': 'answer_key', 'score': 100.0}]
     """
     base = scored.assign(category=scored.get("category"))
     frames = []
@@ -205,8 +206,8 @@ def agreement_table(
         answer-key graders. Rows: run_id = category = "all"; one per category
         (run_id "all"; answers without a category count only in "all"); with
         two runs or more, one per run (category "all"). ``estimable`` is False
-        (κ empty, ``reason`` says why) unless the slice has ≥ 10 questions and
-        both raters used both classes.
+        (κ empty, ``reason`` says why) unless the slice has at least
+        :data:`~dualboard.stats.kappa.MIN_QUESTIONS` questions and both raters used both classes.
     """
     v = to_verdicts(verdicts, threshold)
     roles = v.groupby("grader")["role"].first()

@@ -63,7 +63,8 @@ def analyse(
     ...         traditional=100.0 * df["traditional"], answer_key=100.0 * df["answer_key"]))
     >>> tables = analyse(pd.concat(runs), n_boot=200)
     >>> tables.models[["run_id", "n_questions", "test"]].to_dict("records")
-    [{'run_id': 'run0', 'n_questions': 30, 'test': 'mcnemar_exact'}, {'run_id': 'run1', 'n_questions': 30, 'test': 'mcnemar_exact'}]
+    [{'run_id': 'run0', 'n_questions': 30, 'test': 'mcnemar_exact'},
+     {'run_id': 'run1', 'n_questions': 30, 'test': 'mcnemar_exact'}]
 
     See also
     --------
@@ -100,7 +101,7 @@ def _notes(models: pd.DataFrame, seed: int, n_boot: int) -> tuple[str, ...]:
     for r in models.itertuples():
         if r.n_questions < TOO_FEW_QUESTIONS:
             notes.append(
-                f"{r.run_id}: too few questions ({r.n_questions} < 10): estimates shown, "
+                f"{r.run_id}: too few questions ({r.n_questions} < {TOO_FEW_QUESTIONS}): estimates shown, "
                 "exact tests only, no rank interval or tie group."
             )
         if r.note:

@@ -96,7 +96,7 @@ def pairwise_table(
 
 
 def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Return every pair of one grading: vectorised, with the scalar path where n < 10."""
+    """Return every pair of one grading: vectorised, with the scalar path where n < TOO_FEW_QUESTIONS."""
     runs, values, simple = pair_matrix.wide(sub)
     frames = [pair_matrix.pairs_with(i, runs, values, simple, alpha) for i in range(len(runs) - 1)]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run_a", "run_b", "n_questions"])

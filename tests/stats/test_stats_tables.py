@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import inspect
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from dualboard.stats import COLUMNS, StatsTablesError, analyse, read_tables, write_tables
+from dualboard.stats import tables as stats_tables
 from dualboard.stats.agreement import agreement_table
 from dualboard.stats.equator import equator_table
+from dualboard.stats.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
 from dualboard.stats.models_table import models_table
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.pairwise import pairwise_table
 from dualboard.stats.power_table import power_table
-from dualboard.stats.tables import SEED, TABLES
+from dualboard.stats.tables import LIMITS, SEED, TABLES, fill_limits
 from tests.stats.stats_builders import scored_run
 
 DESIGN_MODELS = [
@@ -103,6 +109,19 @@ def tables(request):
 def test_every_column_is_documented_and_every_documented_column_exists(tables, name):
     assert list(getattr(tables, name).columns) == list(COLUMNS[name])
     assert all(isinstance(v, str) and len(v) > 10 for v in COLUMNS[name].values())
+
+
+def test_column_meanings_state_the_limits_the_code_applies(monkeypatch):
+    raw = yaml.safe_load(Path(stats_tables.__file__).with_name("columns.yaml").read_text(encoding="utf-8"))
+    text = "\n".join(meaning for columns in raw.values() for meaning in columns.values())
+    assert re.findall(r"[<≥] ?\d+ questions|n < \d+", text) == [], "write the limit as a {NAME} of LIMITS"
+    assert set(re.findall(r"\{(\w+)\}", text)) == set(LIMITS)
+    assert not [m for columns in COLUMNS.values() for m in columns.values() if "{" in m]
+    assert f"permutation_exact (n < {TOO_FEW_QUESTIONS})" in COLUMNS["models"]["test"]
+    assert f"empty with < {TOO_FEW_QUESTIONS} questions judged" in COLUMNS["models"]["tied_first_traditional"]
+    assert f"(≥ {KAPPA_MIN_QUESTIONS} questions" in COLUMNS["agreement"]["estimable"]
+    monkeypatch.setitem(LIMITS, "TOO_FEW_QUESTIONS", 12)
+    assert "(n < 12)" in fill_limits(raw["models"]["test"])
 
 
 def test_models_has_design_columns_first_then_the_briefs(tables):
