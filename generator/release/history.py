@@ -17,11 +17,11 @@ from typing import Any
 from dualboard.errors import DualboardError
 from dualboard.names import HUB_REPO_ID, is_run_name
 from dualboard.safe_read import read_regular, untrusted_findings
+from dualboard.scored_files import GRADINGS
 from dualboard.store.base import Removal
 
 MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"
-GRADINGS = ("traditional", "answer_key")
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
 """A release name. It names a folder, a path on the site and a Hub tag, so match it whole (``fullmatch``)."""
 RESERVED = frozenset({"latest", "versions.json", "index.html"})

@@ -18,7 +18,8 @@ from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.yaml_mapping import read_yaml_mapping
 from dualboard.names import is_name
-from dualboard.simulation.outcomes import GRADINGS
+from dualboard.scored_files import GRADINGS
+from dualboard.simulation.outcomes import CONCENTRATION
 from dualboard.simulation.responses import MC_STYLES, AnswerTexts
 
 MODELS_FILE = "simulated_models.yaml"
@@ -70,7 +71,7 @@ class SimulatedModel:
     model_facts: dict[str, Any] = field(default_factory=dict)
     """Optional model metadata written to metadata.yaml as given
     (parameters_billions, weights, model_license, model_url)."""
-    concentration: float | None = 4.0
+    concentration: float | None = CONCENTRATION
     """Beta a + b of per-question probabilities; small means easy/hard questions."""
     rho: float = 0.6
     """Copula correlation between the two gradings' question probabilities."""

@@ -20,15 +20,14 @@ import pandas as pd
 
 from dualboard.stats import estimators, kappa
 from dualboard.stats.paired import constant_difference_interval
-from dualboard.stats.tables import COLUMNS as TABLE_COLUMNS
-from dualboard.stats.tables import SEED, documents
+from dualboard.stats.scores import GRADINGS, POINTS
+from dualboard.stats.tables import COLUMNS, SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
 """Pairs put the later role as grader_b: each grader is read against the traditional grading and humans."""
-COLUMNS = list(TABLE_COLUMNS["agreement"])
 
 
 def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
@@ -48,7 +47,7 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     """
     base = scored.assign(category=scored.get("category"))
     frames = []
-    for role in ("traditional", "answer_key"):
+    for role in GRADINGS:
         name = base.get(f"{role}_grader", role)
         frames.append(base[[*KEYS, "category"]].assign(grader=name, role=role, score=base[role]))
     out = pd.concat(frames, ignore_index=True)
@@ -98,7 +97,7 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     the "no interval is ever zero-width" bound of §b on the 0–100 scale.
     """
     per_q = (
-        joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / 100.0)
+        joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / POINTS)
         .groupby("question_id", sort=True)["d"]
         .agg(["sum", "size"])
     )
@@ -112,7 +111,7 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
         lo, hi = constant_difference_interval(mu, g, alpha, bounds=(0.0, 1.0))
     else:
         lo, hi = estimators.t_interval(mu, se, g - 1, alpha)
-    return 100 * mu, 100 * float(lo), 100 * float(hi)
+    return POINTS * mu, POINTS * float(lo), POINTS * float(hi)
 
 
 def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
@@ -227,7 +226,7 @@ def agreement_table(
                     **pair_stats(part, roles[gb] == "human", n_boot=n_boot, seed=seed, alpha=alpha),
                 }
             )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=list(COLUMNS["agreement"]))
 
 
 def _slices(joined: pd.DataFrame) -> Iterator[tuple[str, str, pd.DataFrame]]:

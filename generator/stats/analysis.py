@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 from dualboard.stats import scores
-from dualboard.stats.agreement import COLUMNS as AGREEMENT_COLUMNS
 from dualboard.stats.agreement import agreement_table, verdicts_from_scored
 from dualboard.stats.equator import equator_table
 from dualboard.stats.models_table import models_table, naive_table
@@ -83,7 +82,7 @@ def analyse(
     agreement = (
         agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
         if len(verdicts)
-        else pd.DataFrame(columns=AGREEMENT_COLUMNS)
+        else pd.DataFrame(columns=list(COLUMNS["agreement"]))
     )
     return StatsTables(
         models=models[list(COLUMNS["models"])],

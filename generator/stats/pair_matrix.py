@@ -17,8 +17,7 @@ from scipy import stats
 
 from dualboard.stats import estimators, paired, power
 from dualboard.stats.comparison import DECIMALS, constant_note
-
-POINTS = 100.0
+from dualboard.stats.scores import POINTS
 
 
 def wide(qmeans: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:

@@ -18,8 +18,10 @@ import numpy as np
 import pandas as pd
 
 from dualboard.errors import Finding, InvalidInputError
+from dualboard.scored_files import GRADINGS
 
-GRADINGS = ("traditional", "answer_key")
+POINTS = 100.0
+"""Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 MIN_COVERAGE = 0.8
 """Least share of answers with a verdict: a grading under it does not rank the run, and an automatic
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column."""
@@ -45,7 +47,7 @@ def _range_findings(scored: pd.DataFrame) -> list[Finding]:
     out = []
     for g in GRADINGS:
         values = pd.to_numeric(scored[g], errors="coerce")
-        bad = values[(values < 0) | (values > 100)]
+        bad = values[(values < 0) | (values > POINTS)]
         if len(bad):
             out.append(
                 Finding(
@@ -102,7 +104,7 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
     long = scored.melt(
         id_vars=["run_id", "question_id", "round"], value_vars=list(GRADINGS), var_name="grading", value_name="score"
     )
-    long["score"] = pd.to_numeric(long["score"], errors="coerce") / 100.0
+    long["score"] = pd.to_numeric(long["score"], errors="coerce") / POINTS
     long = long.dropna(subset=["score"])
     long["is_binary"] = np.isin(long["score"], (0.0, 1.0))
     grouped = long.groupby(["run_id", "grading", "question_id"], sort=True)
