@@ -17,7 +17,7 @@ from typing import Any
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.yaml_mapping import read_yaml_mapping
-from dualboard.names import is_name
+from dualboard.names import RUN_ID_RULE, is_name
 from dualboard.scored_files import GRADINGS
 from dualboard.simulation.outcomes import CONCENTRATION
 from dualboard.simulation.responses import MC_STYLES, AnswerTexts
@@ -50,7 +50,7 @@ class SimulatedModel:
     """
 
     run_id: str
-    """Run folder name, matching ``^[a-z0-9][a-z0-9._-]{0,99}$``."""
+    """Run folder name, a valid name (:data:`dualboard.names.RUN_ID`)."""
     model: str
     """Model name shown on the leaderboard."""
     accuracy: dict[str, dict[str, float]]
@@ -187,7 +187,7 @@ def _model_findings(entry: dict[str, Any], where: str, file: str) -> list[Findin
                 None,
                 f"{where}.run_id",
                 f"{str(entry['run_id'])[:100]!r} is not a valid run id",
-                "use lower-case letters, digits, '.', '_' or '-'",
+                f"use {RUN_ID_RULE}",
             )
         )
     if not isinstance(entry["rounds"], int) or entry["rounds"] < 1:

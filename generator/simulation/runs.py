@@ -29,7 +29,7 @@ from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.intake.models import Benchmark, Run
-from dualboard.names import is_name
+from dualboard.names import RUN_ID_RULE, is_name
 from dualboard.simulation.models import (
     MODELS_FILE,
     TEXT_TABLES,
@@ -189,9 +189,7 @@ def write_run(run: Run, submissions_dir: Path) -> Path:
     """Write ``<submissions_dir>/<benchmark>/<run_id>/`` (predictions + metadata), each file atomically."""
     for name in (run.benchmark, run.run_id):
         if not is_name(name):
-            raise DualboardError(
-                f"{name[:100]!r} is not a valid folder name — use lower-case letters, digits, '.', '_' or '-'"
-            )
+            raise DualboardError(f"{name[:100]!r} is not a valid folder name — use {RUN_ID_RULE}")
     folder = Path(submissions_dir) / run.benchmark / run.run_id
     lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in run.predictions)
     atomic_write_text(folder / "predictions.jsonl", lines)
