@@ -67,7 +67,7 @@ class SimulatedModel:
     license: str = "CC-BY-4.0"
     """License written to metadata.yaml."""
     decoding: dict[str, Any] = field(default_factory=dict)
-    """temperature, top_p, max_tokens (the seed is added from ``seed``)."""
+    """Decoding settings (:data:`~dualboard.simulation.runs.DECODING`; the seed is added from ``seed``)."""
     model_facts: dict[str, Any] = field(default_factory=dict)
     """Optional model metadata written to metadata.yaml as given
     (parameters_billions, weights, model_license, model_url)."""

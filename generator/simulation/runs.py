@@ -29,6 +29,7 @@ from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.intake.models import Benchmark, Run
+from dualboard.intake.schemas import load_schema
 from dualboard.names import RUN_ID_RULE, is_name
 from dualboard.simulation.models import (
     MODELS_FILE,
@@ -52,6 +53,8 @@ DEMO_SEED = 7
 """Seed of the committed demo runs (``submissions/demo/``) and the default of ``dualboard simulate``."""
 FIRST_DATE = dt.date(2026, 1, 1)
 DATE_SPAN_DAYS = 300
+DECODING = tuple(k for k in load_schema("metadata")["properties"]["decoding"]["properties"] if k != "seed")
+"""The metadata contract's decoding settings a simulated model gives (the seed comes from its ``seed``)."""
 MISLEADING_TEXTS = {"rules_false_fail_rate": "paraphrased", "rules_false_pass_rate": "key_mentioning"}
 """Rate of misleading answers → the AnswerTexts field its answers come from."""
 
@@ -155,7 +158,7 @@ def run_metadata(benchmark: Benchmark, model: SimulatedModel, *, seed: int) -> d
     """Build the run's ``metadata.yaml`` content; the date derives from the seeds, not the clock."""
     rng = np.random.default_rng([seed, model.seed, 2])
     date = FIRST_DATE + dt.timedelta(days=int(rng.integers(DATE_SPAN_DAYS)))
-    decoding = {key: model.decoding.get(key) for key in ("temperature", "top_p", "max_tokens")}
+    decoding = {key: model.decoding.get(key) for key in DECODING}
     return {
         "model": model.model,
         "model_revision": model.model_revision or f"{model.model}@simulated",

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.simulation import DEMO_SEED, load_answer_texts, load_simulated_models, simulate_run, write_run
-from tests.conftest import REPO
+from tests.conftest import DEMO, REPO
 
-DEMO = REPO / "data" / "benchmarks" / "demo"
 STORED = sorted(p.name for p in (REPO / "submissions" / "demo").iterdir())
 NEW = "zephyr-ultra-405b"
 

@@ -21,10 +21,10 @@ from dualboard.simulation import (
     simulate_demo,
     simulate_run,
 )
+from dualboard.simulation.models import MODELS_FILE
+from tests.conftest import DEMO
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "data" / "benchmarks" / "demo"
-MODELS = DEMO / "simulated_models.yaml"
+MODELS = DEMO / MODELS_FILE
 
 
 def test_committed_labels_are_the_demo_seed_output(tmp_path: Path) -> None:
