@@ -21,7 +21,7 @@ import pandas as pd
 from dualboard.stats import estimators, kappa
 from dualboard.stats.paired import constant_difference_interval
 from dualboard.stats.scores import GRADINGS, POINTS
-from dualboard.stats.tables import COLUMNS, SEED, documents
+from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
 ALL = "all"
@@ -178,7 +178,7 @@ def agreement_table(
     verdicts: pd.DataFrame,
     *,
     threshold: float = kappa.PASS_MARK,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = SEED,
     alpha: float = 0.05,
 ) -> pd.DataFrame:

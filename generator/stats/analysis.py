@@ -12,7 +12,7 @@ from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.pairwise import pairwise_table
 from dualboard.stats.power_table import power_table
 from dualboard.stats.ranks import add_ranks
-from dualboard.stats.tables import COLUMNS, SEED, StatsTables
+from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, StatsTables
 
 
 def analyse(
@@ -20,7 +20,7 @@ def analyse(
     *,
     verdicts: pd.DataFrame | None = None,
     seed: int = SEED,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     alpha: float = 0.05,
 ) -> StatsTables:
     """Analyse one benchmark's scored answers with paired, question-level statistics.
