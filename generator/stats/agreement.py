@@ -2,7 +2,7 @@
 
 Unit = graded answer; rounds are clustered within questions, so standard
 errors and the κ bootstrap resample questions. Scores become verdicts at
-``threshold`` (default ≥ 50 on 0–100, so partial credit of 60 passes); the
+``threshold`` (default :data:`~dualboard.stats.kappa.PASS_MARK` on 0–100); the
 graded scale is compared by the mean absolute difference in points. A grader
 that could not judge an answer (NaN score: no verdict) leaves that answer out
 of its comparisons, and ``coverage_a`` says how many of grader_b's answers
