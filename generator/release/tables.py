@@ -1,25 +1,7 @@
-"""What a release folder holds, where each of its files is served, and the size limits that decide it.
+"""Write a benchmark's scored tables into a release folder as Parquet and CSV, each file under the shard limit.
 
-``releases/VERSION/`` (written by :mod:`dualboard.release.freeze`)::
-
-    README.md                      the dataset card: configs for ``datasets`` and the Hub viewer
-    manifest.json, SHA256SUMS      what was frozen, and the checksum of every other file
-    <table>/<benchmark>.parquet    one per table of TABLES (scored, answers, verdicts), and the same
-    <table>/<benchmark>.csv        rows as CSV safe to open in a spreadsheet
-    stats/<benchmark>/*.csv        the statistics tables (and notes.json)
-
-A table too large for one file under :data:`SHARD_LIMIT` is written as parts,
-``<benchmark>-00000-of-00003.parquet`` and ``.csv``, holding the same rows.
-
-The same folder is served in three places:
-
-* each file up to :data:`SITE_FILE_LIMIT` is copied into the site version
-  that mike deploys for the release (``/VERSION/downloads/files/``);
-* ``dualboard publish`` uploads the folder unchanged to ``releases/VERSION/``
-  of the Hub dataset (the verdict cache of the store keeps its own
-  ``verdicts/`` at the dataset's root) and tags the commit VERSION;
-* without a Hub dataset, the larger files stay in the release folder, to be
-  attached to the repository's GitHub release.
+Where the files go and the limits that decide their size are in
+:mod:`dualboard.release_files`, which the render stage reads too.
 """
 
 from __future__ import annotations
@@ -31,58 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dualboard import scored_files
-from dualboard.release.csv_download import download_csv
-
-CARD = "README.md"
-TABLES = tuple(t.name for t in scored_files.TABLES)
-"""Tables of a release (scored, answers, verdicts): each is a ``datasets`` config and a folder of the release."""
-STATS = "stats"
-SITE_FILE_LIMIT = 50 * 1000**2
-"""Largest release file (bytes) copied into a site version; GitHub Pages sites should stay small."""
-SHARD_LIMIT = 100 * 1000**2
-"""Every release file stays below this many bytes: GitHub refuses files of 100 MiB in a repository or on Pages."""
-SITE_FOLDER = "files"
-"""Where a site version carries its release's files: this folder next to the Downloads page (``downloads/files/``)."""
-MARKDOWN_SUFFIX = ".md"
-"""MkDocs turns every Markdown file of the docs into a page, so the site carries the card as ``README.md.txt``."""
-
-
-def hub_folder(version: str) -> str:
-    """The folder of release ``version`` inside the Hub dataset."""
-    return f"releases/{version}/"
-
-
-def hub_file_url(endpoint: str, repo_id: str, version: str, name: str) -> str:
-    """Download address of release file ``name`` at the dataset's tag ``version``."""
-    return f"{endpoint.rstrip('/')}/datasets/{repo_id}/resolve/{version}/{hub_folder(version)}{name}"
-
-
-def site_file(name: str) -> str:
-    """Path (under :data:`SITE_FOLDER`) of release file ``name`` in the site: Markdown gets ``.txt``.
-
-    Examples
-    --------
-    >>> site_file("README.md"), site_file("scored/demo.parquet")
-    ('README.md.txt', 'scored/demo.parquet')
-    """
-    return name + ".txt" if name.endswith(MARKDOWN_SUFFIX) else name
-
-
-def carried_in_site(size: int) -> bool:
-    """Whether a release file of ``size`` bytes is copied into its site version."""
-    return size <= SITE_FILE_LIMIT
-
-
-def table_of(name: str) -> str | None:
-    """The table (config) a release file belongs to, for its Parquet files; else None.
-
-    Examples
-    --------
-    >>> table_of("scored/demo-00000-of-00002.parquet"), table_of("scored/demo.csv"), table_of("stats/demo/models.csv")
-    ('scored', None, None)
-    """
-    head, _, rest = name.partition("/")
-    return head if head in TABLES and rest.endswith(".parquet") and "/" not in rest else None
+from dualboard.csv_download import download_csv
+from dualboard.release_files import SHARD_LIMIT
 
 
 def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHARD_LIMIT) -> list[Path]:
@@ -110,7 +42,10 @@ def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHAR
 def _write_parts(
     source: Path, table: pa.Table, folder: Path, benchmark: str, parts: int, limit: int
 ) -> list[Path] | None:
-    """The table as ``parts`` consecutive row ranges of near-equal length; None (nothing left) if a file reaches ``limit``."""
+    """The table as ``parts`` consecutive row ranges of near-equal length.
+
+    Returns None, with nothing left written, when a file would reach ``limit``.
+    """
     bounds = [i * table.num_rows // parts for i in range(parts + 1)]
     written: list[Path] = []
     for i, (start, stop) in enumerate(zip(bounds, bounds[1:])):

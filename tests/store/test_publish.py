@@ -10,7 +10,7 @@ from huggingface_hub import snapshot_download
 
 from dualboard.cli import main
 from dualboard.errors import DualboardError
-from dualboard.release.layout import hub_file_url
+from dualboard.release_files import hub_file_url
 from tests.conftest import GIT_ENV, git_repository, write_run
 from tests.store.conftest import TOKEN
 
