@@ -171,8 +171,8 @@ def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str
 
     ``tables`` has one DataFrame attribute per table, named like it (``scored``,
     ``answers``, ``verdicts``), as the grading stage's ``GradedTables`` has:
-    this module comes before grading in the flow, so it names no grading type. ``revision`` is the store revision graded,
-    recorded in each file's metadata.
+    this module comes before grading in the flow, so it names no grading type.
+    ``revision`` is the store revision graded, recorded in each file's metadata.
     """
     return [write_table(table, getattr(tables, table.name), scored_dir, benchmark, revision) for table in TABLES]
 
