@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import httpx
@@ -188,6 +189,6 @@ def test_a_release_from_a_hub_store_names_the_dataset_on_its_downloads_page(tiny
     assert made.exit_code == 0, made.output
     manifest = json.loads((tiny_root / "releases" / "v1" / "manifest.json").read_text("utf-8"))
     assert (manifest["hub_dataset"], manifest["hub_endpoint"]) == (REPO, hub_server.endpoint)
-    page = (tiny_root / "build" / "docs" / "downloads.md").read_text("utf-8")
+    page = html.unescape((tiny_root / "build" / "docs" / "downloads.md").read_text("utf-8"))
     assert f"is on the Hugging Face Hub dataset `{REPO}`" in page, "the files' place on the Hub"
     assert f'datasets.load_dataset("{REPO}", "scored", revision="v1"' in page, "loading from the Hub tag"
