@@ -206,7 +206,9 @@ def bar_progress(bar: tqdm) -> Progress:
     """Let ``bar`` show the ``(done, total)`` grading reports: grading counts its verdicts, the bar only draws."""
 
     def show(done: int, total: int) -> None:
-        bar.total = total
+        if bar.total != total:  # the first report: draw the length at once, not at the first verdict
+            bar.total = total
+            bar.refresh()
         bar.update(done - bar.n)
 
     return show

@@ -317,7 +317,7 @@ def _answer_rows(
     return rows
 
 
-def _human_labels(
+def _graded_labels(
     benchmark: Benchmark, answers: Sequence[_Answer], labels: pd.DataFrame | None
 ) -> tuple[HumanLabels, tuple[str, ...]]:
     """Return the labels of the graded answers, keyed by answer, and notes on the labels set aside.
@@ -428,7 +428,7 @@ def grade_benchmark(
     verdict_parse_rates : the no-verdict rate per grader.
     """
     answers = _collect_answers(benchmark, runs)
-    labels, notes = _human_labels(benchmark, answers, human_labels)
+    labels, notes = _graded_labels(benchmark, answers, human_labels)
     assignments = _assignments(benchmark, answers, labels)
     tally = _Tally(sum(len(a.positions) for a in assignments), progress)  # one verdict row per graded position
     tally.start()
