@@ -34,8 +34,8 @@ from dualboard import pipeline  # noqa: E402
 from dualboard.grading import VerdictCache, grade_benchmark  # noqa: E402
 from dualboard.grading.llm import LlmGrader  # noqa: E402
 from dualboard.grading.rules import RulesGrader  # noqa: E402
+from dualboard.importers import import_autogenai  # noqa: E402
 from dualboard.intake.benchmark import load_benchmarks  # noqa: E402
-from dualboard.intake.importers import import_autogenai  # noqa: E402
 from dualboard.intake.validate import find_run_dirs, load_runs  # noqa: E402
 from dualboard.store import LocalStore  # noqa: E402
 

@@ -22,6 +22,7 @@ LAYERS = (
         "atomic",
         "csv_download",
         "errors",
+        "kappa",
         "linear_regex",
         "names",
         "release_files",
@@ -34,7 +35,7 @@ LAYERS = (
     ("stats",),
     ("render",),
     ("release",),
-    ("pipeline", "scaffold", "simulation"),
+    ("pipeline", "importers", "scaffold", "simulation"),
     ("preview",),
     ("cli", "__main__"),
 )
@@ -43,10 +44,12 @@ layers before it, never a later one.
 
 1. Foundations any stage may use: names, errors, atomic writes, safe reading, and the files two stages share
    (``scored_files`` between grading and stats, ``release_files`` between render and release, ``csv_download``
-   for every CSV offered to readers). They import only each other.
+   for every CSV offered to readers), and Cohen's κ (``kappa``), by which grading chooses its answer-key grader
+   and stats reports agreement. They import only each other.
 2. The stages, one layer each: intake, store, grading, stats, render, release. ``project`` (the leaderboard
    folder and its ``dualboard.yaml``) sits with intake, whose strict YAML reader it uses.
-3. What drives the stages and nobody imports: ``pipeline`` (runs them in order), ``scaffold`` (writes a new
-   leaderboard folder), ``simulation`` (writes simulated submissions); then ``preview`` (a pull request's board,
+3. What drives the stages and nobody imports: ``pipeline`` (runs them in order), ``importers`` (turn results
+   published elsewhere into a leaderboard folder), ``scaffold`` (writes a new leaderboard folder), ``simulation``
+   (writes simulated submissions); then ``preview`` (a pull request's board,
    built through the pipeline); and last the ``cli``.
 """

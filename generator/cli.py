@@ -19,7 +19,7 @@ from dualboard import __version__, pipeline
 from dualboard import preview as board_preview
 from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError, InvalidInputError
-from dualboard.intake.importers import import_autogenai
+from dualboard.importers import import_autogenai
 from dualboard.intake.validate import Limits, ValidationReport
 from dualboard.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
 from dualboard.project import CONFIG_FILE, Project

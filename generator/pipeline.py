@@ -18,9 +18,10 @@ import pandas as pd
 from tqdm import tqdm
 
 from dualboard.errors import DualboardError, Finding, InvalidInputError
-from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark, load_human_labels
-from dualboard.grading.human import LABELS_FILE
+from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark
+from dualboard.grading.registry import grader_findings
 from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
 from dualboard.project import CONFIG_FILE, Project
@@ -65,11 +66,24 @@ def check_pull_request(
     """
     report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits)
     project_findings = [
+        *_grader_findings(project),
         *site_source_findings(project.root),
         *_settings_findings(project),
         *_committed_output_findings(project),
     ]
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
+
+
+def _grader_findings(project: Project) -> list[Finding]:
+    """Check every grader option benchmark.yaml names by building the grader.
+
+    While a benchmark is broken, validating it already reports why; its graders are checked once it loads.
+    """
+    try:
+        benchmarks = load_benchmarks(project.data_dir)
+    except DualboardError:
+        return []
+    return [f for b in benchmarks.values() for f in grader_findings(b)]
 
 
 def _settings_findings(project: Project) -> list[Finding]:

@@ -125,6 +125,9 @@ ANSWER_COLUMNS = ANSWERS.names
 VERDICT_COLUMNS = VERDICTS.names
 GRADINGS = ("traditional", "answer_key")
 """The two gradings: the score columns of :data:`SCORED` (and grader roles), in the order every stage lists them."""
+MIN_COVERAGE = 0.8
+"""Least share of answers with a verdict: a grading under it does not rank the run (stats), and an automatic
+answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column (grading)."""
 
 
 def typed(table: Table, rows: list[dict]) -> pd.DataFrame:

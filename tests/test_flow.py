@@ -20,23 +20,6 @@ import dualboard
 PACKAGE = Path(dualboard.__path__[0])
 LAYER = {name: i for i, layer in enumerate(dualboard.LAYERS) for name in layer}
 
-KNOWN_BACKWARD = {
-    # intake checks benchmark.yaml's grader configs against the grader registry, and reads
-    # human_labels.csv with the human grader's parser (issue 13: parse labels in intake, check
-    # configs where grading starts); grading is being reworked on another branch meanwhile.
-    ("intake/benchmark.py", "dualboard.grading.errors"),
-    ("intake/benchmark.py", "dualboard.grading.human"),
-    ("intake/benchmark.py", "dualboard.grading.registry"),
-    ("intake/importers/autogenai.py", "dualboard.grading.errors"),
-    ("intake/importers/autogenai.py", "dualboard.grading.human"),
-    # grading picks the primary answer-key grader by Cohen's kappa against people and by coverage,
-    # which the stats stage defines (issue 13: move the choice after stats, or kappa before grading).
-    ("grading/tables.py", "dualboard.stats"),
-    ("grading/tables.py", "dualboard.stats.scores"),
-}
-"""Backward arrows not yet removed, each with why it is there. The list may only shrink: the
-tests fail on any arrow not listed, and on a listed one that is gone (delete it here)."""
-
 
 @dataclass(frozen=True)
 class Arrow:
@@ -120,14 +103,7 @@ def test_the_stages_follow_the_flow_and_sit_between_foundations_and_pipeline():
 
 def test_no_import_points_against_the_flow():
     arrows = backward_imports(PACKAGE)
-    new = [a for a in arrows if (a.module, a.imported) not in KNOWN_BACKWARD]
-    assert not new, "imports against the flow:\n" + "\n".join(map(str, new))
-
-
-def test_the_known_backward_arrows_still_exist():
-    """A removed arrow leaves KNOWN_BACKWARD too, so the list only shrinks."""
-    found = {(a.module, a.imported) for a in backward_imports(PACKAGE)}
-    assert not KNOWN_BACKWARD - found, f"gone, delete from KNOWN_BACKWARD: {sorted(KNOWN_BACKWARD - found)}"
+    assert not arrows, "imports against the flow:\n" + "\n".join(map(str, arrows))
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Mapping
 
+from dualboard.errors import Finding
 from dualboard.grading.embedding import EmbeddingGrader
 from dualboard.grading.errors import GraderConfigError
 from dualboard.grading.exact import ExactGrader, NumericGrader
@@ -18,7 +19,7 @@ from dualboard.grading.mc_letter import McLetterGrader
 from dualboard.grading.recorded import RecordedGrader
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.verdict import Grader
-from dualboard.intake.models import GraderSpec
+from dualboard.intake.models import Benchmark, GraderSpec
 from dualboard.linear_regex import compile_linear
 
 GRADER_CLASSES: tuple[type[Grader], ...] = (
@@ -67,6 +68,25 @@ def get_grader(spec: GraderSpec) -> Grader:
 
 
 _ROLE = compile_linear(r":[a-z]+:`~?(?:[A-Za-z_][A-Za-z0-9_]*\.)*([^`]+)`")
+
+
+def grader_findings(benchmark: Benchmark) -> list[Finding]:
+    """Build every grader ``benchmark.yaml`` names; return a finding for each that refuses its options.
+
+    ``dualboard validate`` reports them, so a bad option fails review rather than grading.
+    """
+    file = str(benchmark.path / "benchmark.yaml") if benchmark.path else "benchmark.yaml"
+    specs: list[GraderSpec] = []
+    for spec in [*benchmark.traditional.values(), *benchmark.answer_key]:
+        if spec not in specs:  # one traditional entry stands for every question type
+            specs.append(spec)
+    findings = []
+    for spec in specs:
+        try:
+            get_grader(spec)
+        except GraderConfigError as exc:
+            findings.append(Finding(file, None, f"graders.{spec.name}", str(exc), "correct the grader's options"))
+    return findings
 
 
 def _description(cls: type[Grader]) -> str:

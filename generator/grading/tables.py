@@ -15,15 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dualboard import kappa
 from dualboard.grading.cache import VerdictCache, question_digest, verdict_key
 from dualboard.grading.errors import GraderConfigError, GradingInputError
-from dualboard.grading.human import AnswerSlot, HumanGrader, HumanLabels, labels_by_slot
+from dualboard.grading.human import HumanGrader
 from dualboard.grading.registry import get_grader
 from dualboard.grading.verdict import Grader, Verdict
+from dualboard.intake.human_labels import AnswerSlot, HumanLabels, labels_by_slot
 from dualboard.intake.models import Benchmark, Run
-from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, typed
-from dualboard.stats import kappa
-from dualboard.stats.scores import MIN_COVERAGE
+from dualboard.scored_files import ANSWERS, MIN_COVERAGE, SCORED, VERDICTS, typed
 
 ALL_TYPES = "*"
 """Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
@@ -393,7 +393,7 @@ def grade_benchmark(
         ``done = 0``, then after each step; ``done`` grows to ``total``, the
         number of rows of ``verdicts`` (cache hits count as done).
     human_labels
-        Output of :func:`load_human_labels`; the ``human`` grader turns each
+        Output of :func:`~dualboard.intake.human_labels.load_human_labels`; the ``human`` grader turns each
         label of a graded answer into a row with role ``human``. Required when
         ``answer_key`` lists ``human``. Labels of runs not in ``runs`` are set
         aside, with a line in ``notes``.
@@ -424,7 +424,7 @@ def grade_benchmark(
     See also
     --------
     dualboard.scored_files.write_scored : write the three tables as Parquet.
-    load_human_labels : read ``human_labels.csv`` for ``human_labels``.
+    dualboard.intake.human_labels.load_human_labels : read ``human_labels.csv`` for ``human_labels``.
     verdict_parse_rates : the no-verdict rate per grader.
     """
     answers = _collect_answers(benchmark, runs)

@@ -9,9 +9,7 @@ from typing import Any
 import pandas as pd
 
 from dualboard.errors import DualboardError, Finding, InvalidInputError
-from dualboard.grading.errors import GraderConfigError, GradingInputError
-from dualboard.grading.human import parse_human_labels
-from dualboard.grading.registry import get_grader
+from dualboard.intake.human_labels import LABELS_FILE, HumanLabelsError, parse_human_labels
 from dualboard.intake.models import Benchmark, GraderSpec
 from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines
@@ -21,8 +19,6 @@ from dualboard.names import RUN_ID_RULE, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, read_regular
 
 QUESTION_TYPES = ("multiple_choice", "open")
-HUMAN_LABELS = "human_labels.csv"
-"""People's marks of submitted answers, read by the human grader."""
 MAX_QUESTIONS_BYTES = 200 * 1024 * 1024
 """Largest questions.jsonl or human_labels.csv read (benchmarks of 10⁵ questions stay far below)."""
 
@@ -69,7 +65,6 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
     config_path = folder / "benchmark.yaml"
     config, lines = read_yaml_fields(config_path, example="data/benchmarks/demo/benchmark.yaml", root=root)
     findings = schema_findings(config, "benchmark", file=str(config_path), lines=lines)
-    findings += _grader_findings(config, str(config_path)) if not findings else []
     if not findings and not (is_name(config["name"]) and config["name"] == folder.name):
         findings.append(
             Finding(
@@ -81,7 +76,7 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
             )
         )
     questions, question_findings = _read_questions(folder / "questions.jsonl", root)
-    findings += question_findings + _human_label_findings(folder / HUMAN_LABELS, root)
+    findings += question_findings + _human_label_findings(folder / LABELS_FILE, root)
     if findings:
         raise InvalidInputError(findings)
     return Benchmark(
@@ -96,19 +91,6 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
         path=folder,
         previous_versions=tuple(str(v) for v in config.get("previous_versions", ())),
     )
-
-
-def _grader_findings(config: dict[str, Any], file: str) -> list[Finding]:
-    """Build every grader benchmark.yaml names, so a bad option fails review rather than grading."""
-    traditional = config["graders"]["traditional"]
-    entries = [traditional] if "name" in traditional else list(traditional.values())
-    findings = []
-    for entry in [*entries, *config["graders"]["answer_key"]]:
-        try:
-            get_grader(_spec(entry))
-        except GraderConfigError as exc:
-            findings.append(Finding(file, None, f"graders.{entry['name']}", str(exc), "correct the grader's options"))
-    return findings
 
 
 def _spec(entry: dict[str, Any]) -> GraderSpec:
@@ -165,7 +147,7 @@ def _human_label_findings(path: Path, root: Path) -> list[Finding]:
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
         parse_human_labels(frame, str(path))
-    except GradingInputError as exc:
+    except HumanLabelsError as exc:
         return [_label_finding(str(exc), str(path))]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         return [

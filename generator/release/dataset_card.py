@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
+from dualboard.kappa import PASS_MARK
 from dualboard.release_files import SHARD_LIMIT, STATS, hub_folder, table_of
 from dualboard.scored_files import SCORED, TABLES
-from dualboard.stats.kappa import PASS_MARK
 from dualboard.store.base import BENCHMARKS, RUNS
 from dualboard.store.verdicts import VERDICTS
 

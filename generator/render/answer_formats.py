@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from dualboard.grading.registry import REGISTRY
 from dualboard.grading.verdict import Verdict
-from dualboard.stats.kappa import PASS_MARK
+from dualboard.kappa import PASS_MARK
 
 SAMPLE_QUESTIONS = {
     "multiple_choice": {

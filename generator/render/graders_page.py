@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dualboard.grading.registry import describe_graders
+from dualboard.kappa import MIN_QUESTIONS, PASS_MARK
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Row, paragraph, table
 from dualboard.render.numbers import (
@@ -22,7 +23,6 @@ from dualboard.render.pages import (
     question_slugs,
     run_slug,
 )
-from dualboard.stats.kappa import MIN_QUESTIONS, PASS_MARK
 from dualboard.stats.scores import MIN_COVERAGE
 
 MAX_LISTED = 300

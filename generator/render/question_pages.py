@@ -16,11 +16,11 @@ import pandas as pd
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.intake.models import Run
+from dualboard.kappa import PASS_MARK
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, Row, paragraph, table
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
-from dualboard.stats.kappa import PASS_MARK
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from dualboard.intake.models import Run
+from dualboard.kappa import PASS_MARK
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, Row, paragraph, table
@@ -40,7 +41,6 @@ from dualboard.render.pages import (
     run_slug,
 )
 from dualboard.render.question_pages import prompt_preview
-from dualboard.stats.kappa import PASS_MARK
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""

@@ -28,6 +28,7 @@ import yaml
 from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
 from dualboard.intake.benchmark import load_benchmark
+from dualboard.intake.human_labels import LABELS_FILE
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.schemas import load_schema
 from dualboard.names import RUN_ID_RULE, is_name
@@ -48,7 +49,6 @@ from dualboard.simulation.responses import (
 )
 from dualboard.simulation.truth import draw_truth
 
-HUMAN_LABELS_FILE = "human_labels.csv"
 DEMO_SEED = 7
 """Seed of the committed demo runs (``submissions/demo/``) and the default of ``dualboard simulate``."""
 FIRST_DATE = dt.date(2026, 1, 1)
@@ -216,7 +216,7 @@ def simulate_benchmark(root: Path, name: str, *, seed: int) -> list[Path]:
     simulated = [simulate_run(benchmark, m, seed=seed, answer_texts=answer_texts) for m in models]
     labelled = load_labelled_runs(folder / MODELS_FILE)
     if labelled:
-        write_human_labels(human_labels(simulated, labelled), folder / HUMAN_LABELS_FILE)
+        write_human_labels(human_labels(simulated, labelled), folder / LABELS_FILE)
     return [write_run(sim.run, Path(root) / "submissions") for sim in simulated]
 
 

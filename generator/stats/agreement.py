@@ -2,7 +2,7 @@
 
 Unit = graded answer; rounds are clustered within questions, so standard
 errors and the κ bootstrap resample questions. Scores become verdicts at
-``threshold`` (default :data:`~dualboard.stats.kappa.PASS_MARK` on 0–100); the
+``threshold`` (default :data:`~dualboard.kappa.PASS_MARK` on 0–100); the
 graded scale is compared by the mean absolute difference in points. A grader
 that could not judge an answer (NaN score: no verdict) leaves that answer out
 of its comparisons, and ``coverage_a`` says how many of grader_b's answers
@@ -18,7 +18,8 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from dualboard.stats import estimators, kappa
+from dualboard import kappa
+from dualboard.stats import estimators
 from dualboard.stats.paired import constant_difference_interval
 from dualboard.stats.scores import GRADINGS, POINTS
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
@@ -206,7 +207,7 @@ def agreement_table(
         (run_id "all"; answers without a category count only in "all"); with
         two runs or more, one per run (category "all"). ``estimable`` is False
         (κ empty, ``reason`` says why) unless the slice has at least
-        :data:`~dualboard.stats.kappa.MIN_QUESTIONS` questions and both raters used both classes.
+        :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both classes.
     """
     v = to_verdicts(verdicts, threshold)
     roles = v.groupby("grader")["role"].first()

@@ -18,13 +18,10 @@ import numpy as np
 import pandas as pd
 
 from dualboard.errors import Finding, InvalidInputError
-from dualboard.scored_files import GRADINGS
+from dualboard.scored_files import GRADINGS, MIN_COVERAGE
 
 POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
-MIN_COVERAGE = 0.8
-"""Least share of answers with a verdict: a grading under it does not rank the run, and an automatic
-answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
 """The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics read."""
 

@@ -17,7 +17,7 @@ import yaml
 
 from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
-from dualboard.stats.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
+from dualboard.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
 
 FORMAT_VERSION = 5

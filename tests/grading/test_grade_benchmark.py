@@ -11,9 +11,9 @@ import pytest
 from dualboard.grading import SCORED_COLUMNS, VERDICT_COLUMNS, VerdictCache, grade_benchmark, write_scored
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.exact import NumericGrader
-from dualboard.grading.human import parse_human_labels
 from dualboard.grading.mc_letter import McLetterGrader
 from dualboard.grading.rules import RulesGrader
+from dualboard.intake.human_labels import parse_human_labels
 from dualboard.intake.models import GraderSpec
 from dualboard.scored_files import ScoredFileError
 from dualboard.store import LocalStore

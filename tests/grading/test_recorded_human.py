@@ -9,8 +9,9 @@ import pytest
 
 from dualboard.grading import grade_benchmark
 from dualboard.grading.errors import GraderConfigError, GradingInputError
-from dualboard.grading.human import HumanGrader, load_human_labels, parse_human_labels
+from dualboard.grading.human import HumanGrader
 from dualboard.grading.recorded import RecordedGrader
+from dualboard.intake.human_labels import HumanLabelsError, load_human_labels, parse_human_labels
 from dualboard.intake.models import GraderSpec
 from tests.grading.grading_fixtures import make_benchmark, make_run
 
@@ -73,7 +74,7 @@ def test_load_human_labels_reads_the_files_scale(tmp_path: Path, labels: list[st
 def test_load_human_labels_reports_the_line_and_the_fix(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "human_labels.csv"
     path.write_text(body)
-    with pytest.raises(GradingInputError, match=message):
+    with pytest.raises(HumanLabelsError, match=message):
         load_human_labels(path)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dualboard.intake.importers import import_autogenai
+from dualboard.importers import import_autogenai
 from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, real_data
 
 

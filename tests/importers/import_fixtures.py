@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dualboard.grading.human import LABELS_FILE, load_human_labels
+from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
 from dualboard.intake.models import Benchmark, GraderSpec, Run
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "easy-problems"

@@ -15,9 +15,9 @@ from pathlib import Path
 import duckdb
 
 from dualboard.grading import grade_benchmark
+from dualboard.kappa import PASS_MARK
 from dualboard.release.dataset_card import ANSWERS_QUERY
 from dualboard.scored_files import ANSWERS, write_scored
-from dualboard.stats.kappa import PASS_MARK
 from tests.importers.import_fixtures import load_imported, load_labels
 
 NAME = "easy-problems-open"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dualboard.errors import DualboardError
-from dualboard.intake.importers import import_autogenai
-from dualboard.intake.importers.autogenai import repair_mojibake, run_id_for
+from dualboard.importers import import_autogenai
+from dualboard.importers.autogenai import repair_mojibake, run_id_for
 from tests.importers.import_fixtures import load_imported, load_labels
 
 

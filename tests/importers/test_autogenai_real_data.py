@@ -12,7 +12,7 @@ import yaml
 
 from dualboard.grading import grade_benchmark
 from dualboard.grading.choices import LETTERS
-from dualboard.intake.importers.autogenai import model_and_deployment
+from dualboard.importers.autogenai import model_and_deployment
 from dualboard.names import is_name
 from tests.importers.import_fixtures import (
     MC_RELEASE,

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from dualboard.errors import DualboardError
-from dualboard.intake.importers.autogenai import plan_import
+from dualboard.importers.autogenai import plan_import
 
 EXAMPLES = 600
 texts = st.text(max_size=30)

@@ -13,9 +13,9 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from dualboard.grading import grade_benchmark
 from dualboard.grading.exact import ExactGrader
-from dualboard.grading.human import parse_human_labels
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.verdict import Verdict
+from dualboard.intake.human_labels import parse_human_labels
 from dualboard.intake.models import GraderSpec
 from dualboard.render.graders_page import (
     answer_key_choice,

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from dualboard.intake.benchmark import load_benchmark, load_benchmarks
+from dualboard.intake.human_labels import load_human_labels
 from dualboard.intake.validate import find_run_dirs, load_runs
 from dualboard.simulation import (
     SimulatedModel,
@@ -35,7 +36,7 @@ def tables():
     """The demo's stats tables, from the committed runs and human labels."""
     benchmark = load_benchmark(DEMO)
     runs = load_runs(find_run_dirs([REPO / "submissions" / "demo"]), load_benchmarks(REPO / "data"))
-    graded = grading.grade_benchmark(benchmark, runs, human_labels=grading.load_human_labels(DEMO / "human_labels.csv"))
+    graded = grading.grade_benchmark(benchmark, runs, human_labels=load_human_labels(DEMO / "human_labels.csv"))
     return stats.analyse(graded.scored, verdicts=graded.verdicts)
 
 

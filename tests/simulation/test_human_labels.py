@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from dualboard.errors import DualboardError
-from dualboard.grading import load_human_labels
 from dualboard.intake.benchmark import load_benchmark
+from dualboard.intake.human_labels import load_human_labels
 from dualboard.simulation import (
     DEMO_SEED,
     human_labels,

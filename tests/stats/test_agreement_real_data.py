@@ -18,7 +18,7 @@ import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from dualboard.grading import grade_benchmark
-from dualboard.intake.importers import import_autogenai
+from dualboard.importers import import_autogenai
 from dualboard.stats import analyse
 from dualboard.stats.scores import MIN_COVERAGE
 from tests.importers.import_fixtures import (

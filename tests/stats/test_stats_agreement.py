@@ -8,9 +8,9 @@ import pytest
 import statsmodels.api as sm
 from statsmodels.stats.inter_rater import cohens_kappa
 
+from dualboard.kappa import kappa_interval, label_span, landis_koch
 from dualboard.stats import analyse
 from dualboard.stats.agreement import agreement_table
-from dualboard.stats.kappa import kappa_interval, label_span, landis_koch
 from tests.stats.stats_builders import scored_run
 
 

@@ -97,7 +97,7 @@ def test_clustered_interval_is_much_wider_than_the_naive_one(comparison):
 def imported_tables(request, tmp_path_factory):
     """Import a release with the autogenai importer, grade it and analyse it (as `dualboard build`)."""
     from dualboard.grading import grade_benchmark
-    from dualboard.intake.importers import import_autogenai
+    from dualboard.importers import import_autogenai
     from tests.importers.import_fixtures import (
         MC_RELEASE,
         OPEN_RELEASE,

@@ -21,7 +21,8 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from dualboard.stats import estimators, kappa, paired, power, scores
+from dualboard import kappa
+from dualboard.stats import estimators, paired, power, scores
 from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.equator import pooled_clustered
 from tests.reference import make_reference

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 import yaml
 
+from dualboard.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
 from dualboard.stats import COLUMNS, StatsTablesError, analyse, read_tables, write_tables
 from dualboard.stats import tables as stats_tables
 from dualboard.stats.agreement import agreement_table
 from dualboard.stats.equator import equator_table
-from dualboard.stats.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
 from dualboard.stats.models_table import models_table
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.pairwise import pairwise_table

@@ -1,5 +1,8 @@
 """Cohen's κ from 2×2 counts, its question-cluster bootstrap CI and Landis–Koch labels.
 
+Two stages read it: grading, to choose the answer-key grader that agrees best with people, and
+stats, for ``agreement.csv``. So it sits among the foundations, before both.
+
 Counts are kept per question as rows (both pass, a only, b only, both fail),
 so a bootstrap resample of questions is a sum of rows and thousands of
 resamples cost one matrix product. The asymptotic CI of statsmodels'

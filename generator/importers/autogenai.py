@@ -47,13 +47,8 @@ import pandas as pd
 import yaml
 
 from dualboard.errors import DualboardError
-from dualboard.grading.errors import GradingInputError
-from dualboard.grading.human import (
-    LABEL_COLUMNS,
-    LABELS_FILE,
-    HumanGrader,
-    parse_human_labels,
-)
+from dualboard.grading.human import HumanGrader
+from dualboard.intake.human_labels import LABEL_COLUMNS, LABELS_FILE, HumanLabelsError, parse_human_labels
 from dualboard.names import RUN_ID_RULE, is_name
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
@@ -530,7 +525,7 @@ def human_labels_csv(runs: dict[str, _RunRecords]) -> str | None:
     frame["label"] = [_label_text(mark) for mark in marks]
     try:
         unchanged = parse_human_labels(frame.astype(str), LABELS_FILE)["score"].tolist() == marks
-    except GradingInputError:
+    except HumanLabelsError:
         unchanged = False
     if not unchanged:
         raise ReleaseFormatError(
