@@ -163,10 +163,17 @@ class DualboardCommands(click.Group):
 
 
 def _message(exc: DualboardError, root: Path | None) -> str:
-    """The text a library error shows: findings relative to the leaderboard folder, no control character."""
-    if isinstance(exc, InvalidInputError) and root is not None:
-        exc = InvalidInputError([f.relative_to(root) for f in exc.findings])
-    return "\n".join(_printable(line) for line in str(exc).split("\n"))
+    """The text a library error shows, with no control character that could drive the terminal.
+
+    Findings name their files relative to the leaderboard folder, one line
+    each: a line break inside one (a folder named by a submitter) is shown as
+    ``\\n`` rather than starting a line that could pass for another finding.
+    """
+    if not isinstance(exc, InvalidInputError):
+        return "\n".join(_printable(line) for line in str(exc).split("\n"))
+    shown = InvalidInputError([f.relative_to(root) for f in exc.findings]) if root is not None else exc
+    head = str(shown).split("\n", 1)[0]
+    return "\n".join([head, *(_printable(str(f)) for f in shown.findings)])
 
 
 @click.group(cls=DualboardCommands, context_settings={"help_option_names": ["-h", "--help"]})

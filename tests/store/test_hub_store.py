@@ -188,6 +188,25 @@ def test_cli_ingest_to_the_hub_reports_retries(tiny_root, hub_server, monkeypatc
     assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", "not a repo"]).exit_code == 2
 
 
+def test_cli_staged_ingest_reports_the_retries_of_its_hub_reads(tiny_root, hub_server, monkeypatch):
+    """A staged store reads through its HubStore: the retries of those reads reach the report too."""
+    from click.testing import CliRunner
+
+    from dualboard.cli import main
+    from dualboard.store import hub
+
+    monkeypatch.setattr(hub.time, "sleep", lambda seconds: None)
+    env = {"HF_TOKEN": "hf_test_token", "DUALBOARD_HUB_ENDPOINT": hub_server.endpoint}
+    assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", REPO]).exit_code == 0
+    write_run(tiny_root, "run-b")
+    hub_server.fail("repo_info", 503, times=1)
+    staged = CliRunner(env={**env, "HF_TOKEN": None}).invoke(
+        main, ["ingest", "--root", str(tiny_root), "--hub", REPO, "--stage"]
+    )
+    assert staged.exit_code == 0, staged.output
+    assert "1 added" in staged.stdout and "retried: resolve main: HTTP 503" in staged.stderr
+
+
 def test_cli_reads_a_pinned_hub_revision(tiny_root, hub_server, tmp_path):
     from click.testing import CliRunner
 
