@@ -21,14 +21,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from dualboard.grading.llm import LlmGrader
+from dualboard.grading.rules import RulesGrader
+from dualboard.intake.importers import import_autogenai
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "grading")]
-
+sys.path[:0] = [str(ROOT / "tests" / "grading")]
+# The loopback judge lives in the checkout's tests/, which `python bench/grading.py` does not put on the
+# path: this import can only come after the line above.
 from judge_server import ScriptedJudgeServer, always  # noqa: E402
-
-from dualboard.grading.llm import LlmGrader  # noqa: E402
-from dualboard.grading.rules import RulesGrader  # noqa: E402
-from dualboard.intake.importers import import_autogenai  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "easy-problems" / "2024-09-13-Multi-Benchmark"
 QUESTION = {
@@ -100,7 +101,8 @@ def bench_llm(n_answers: int, latency: float, concurrency: int) -> None:
     print(f"llm (loopback, {latency * 1000:.0f} ms latency, {n_answers} answers):")
     print(f"  sequential  (max_concurrency=1):  {t_seq:6.2f} s = {sequential:7.1f} answers/s")
     print(
-        f"  concurrent  (max_concurrency={concurrency}): {t_con:6.2f} s = {concurrent:7.1f} answers/s (peak in flight {peak})"
+        f"  concurrent  (max_concurrency={concurrency}): {t_con:6.2f} s = {concurrent:7.1f} answers/s "
+        f"(peak in flight {peak})"
     )
     print(f"  ratio concurrent/sequential: {concurrent / sequential:.1f}x")
 

@@ -29,11 +29,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from dualboard.simulation import simulate_benchmark
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from dualboard.simulation import simulate_benchmark  # noqa: E402
-
 CATEGORIES = ("arithmetic", "units", "facts", "reasoning", "language")
 SCENARIOS = {"demo": None, "runs50": (None, 50), "q500": (500, 20), "q2000": (2000, 20)}
 

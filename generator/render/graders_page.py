@@ -235,7 +235,10 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
     if not chosen:
         return "No answer-key grader."
     if not labels:
-        return f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists (no human labels to choose by)."
+        return (
+            f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists "
+            "(no human labels to choose by)."
+        )
     if chosen == HUMAN and labels == len(scored):
         return f"Answer-key column: human (people marked all {labels} answers)."
     rule = (
@@ -272,7 +275,8 @@ def _overall_against_humans(agreement: pd.DataFrame, grader: str) -> pd.Series |
 
 
 def coverage_rates(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Per grader: ``grader``, ``role``, ``n`` answers given, ``coverage``, ``no_verdict``, ``unreadable``, ``recovered``.
+    """Per grader: ``grader``, ``role``, ``n`` answers given, ``coverage``, ``no_verdict``, ``unreadable``,
+    ``recovered``.
 
     ``no_verdict`` is the share without a score (the grader could not judge),
     ``coverage`` its complement; ``unreadable`` the share scored although no

@@ -64,7 +64,6 @@ def test_ingest_after_a_kill_between_rename_and_swap_recovers(stored):
         [sys.executable, "-c", KILL_AT_SWAP, str(root)],
         cwd=REPO,
         capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=120,
         check=False,
     )

@@ -1,4 +1,5 @@
-"""The release layout: tables in parts under the size limit, one dataset card, and where the Downloads page says each file is."""
+"""The release layout: tables in parts under the size limit, one dataset card, and where the Downloads page
+says each file is."""
 
 from __future__ import annotations
 

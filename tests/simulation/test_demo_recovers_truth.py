@@ -69,7 +69,8 @@ def expected_cells(model: SimulatedModel, question: dict) -> np.ndarray:
 
 
 def _misread(p: float, ff: float, fp: float, h: float) -> np.ndarray:
-    """Change in the cells when rules fails an ``ff`` share of correct answers and passes an ``fp`` share of wrong ones."""
+    """Change in the cells when rules fails an ``ff`` share of correct answers and passes an ``fp`` share of
+    wrong ones."""
     to_fail = p * ff * np.array([-(1 - h), -h, 1 - h, h])
     to_pass = (1 - p) * fp * np.array([h, 1 - h, -h, -(1 - h)])
     return to_fail + to_pass
