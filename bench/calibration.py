@@ -41,13 +41,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from dualboard.simulation import outcomes
 from dualboard.simulation.outcomes import question_probabilities
 from dualboard.stats import estimators, kappa, paired, power
 from dualboard.stats.comparison import DECIMALS
 from dualboard.stats.tables import SEED
 
 ALPHA = 0.05
-CONCENTRATION = {"clustered": 4.0, "unclustered": None}
+CONCENTRATION = {"clustered": outcomes.CONCENTRATION, "unclustered": None}
+"""Beta a + b per setting: the simulator's default spread of questions, or none."""
 Z_GATE = float(stats.norm.ppf(0.99))
 """Monte-Carlo allowance of every gate: a method exactly on target fails it 1 % of the time."""
 

@@ -1,6 +1,6 @@
 """Time ``analyse`` on a synthetic leaderboard: runs × questions × rounds.
 
-Usage: python bench/stats_scale.py [--runs 50] [--questions 1000] [--rounds 3] [--boot 2000]
+Usage: python bench/stats_scale.py [--runs 50] [--questions 1000] [--rounds 3] [--boot B]
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import pandas as pd
 
 from dualboard.simulation.outcomes import simulate_outcomes
 from dualboard.stats import analyse
+from dualboard.stats.tables import N_BOOT
 
 
 def leaderboard(runs: int, questions: int, rounds: int) -> pd.DataFrame:
@@ -41,7 +42,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--boot", type=int, default=2000)
+    parser.add_argument(
+        "--boot", type=int, default=N_BOOT, help="bootstrap resamples B (default: %(default)s, as `dualboard stats`)"
+    )
     args = parser.parse_args()
     scored = leaderboard(args.runs, args.questions, args.rounds)
     started = time.perf_counter()
