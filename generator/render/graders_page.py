@@ -58,8 +58,9 @@ INTRO = (
     "*Accuracy* is raw agreement of those verdicts; *Cohen's κ* corrects it for chance (labels after "
     "Landis and Koch; the label of the interval's ends in brackets); both intervals resample questions, so rounds "
     f"of one question are not counted as independent. κ needs at least {MIN_QUESTIONS} questions and both "
-    "verdicts from both raters; otherwise the note says why it is missing. An answer a grader could not judge (no verdict) is left "
-    "out of its comparisons, and the answers column says how many of the other rater's answers remain.\n\n"
+    "verdicts from both raters; otherwise the note says why it is missing. "
+    "An answer a grader could not judge (no verdict) is left out of its comparisons, "
+    "and the answers column says how many of the other rater's answers remain.\n\n"
 )
 SCALE = (
     "People mark open answers on 0–100 with partial credit, so the verdicts above lose information. The graded "
