@@ -1,12 +1,13 @@
-# The two commands of the README, each doing its own set-up.
+# The commands of the README, each doing its own set-up.
 #   make demo   build the demo leaderboard and serve it on http://127.0.0.1:8000/
 #   make test   run the test suite
+#   make lint   check the code with ruff (lint and format), as CI does before the tests
 VENV ?= .venv
 PY := $(VENV)/bin/python
 EXTRAS ?= test
 PORT ?= 8000
 
-.PHONY: demo test site
+.PHONY: demo test lint site
 
 $(VENV)/.installed-$(EXTRAS): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -22,3 +23,8 @@ demo: site
 
 test: $(VENV)/.installed-$(EXTRAS)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Settings in pyproject.toml ([tool.ruff]). Fix findings with `ruff check --fix` and `ruff format`.
+lint: $(VENV)/.installed-$(EXTRAS)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .

@@ -41,13 +41,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from dualboard.simulation import outcomes  # noqa: E402
-from dualboard.simulation.outcomes import question_probabilities  # noqa: E402
-from dualboard.stats import estimators, kappa, paired, power  # noqa: E402
-from dualboard.stats.comparison import DECIMALS  # noqa: E402
-from dualboard.stats.tables import SEED  # noqa: E402
+from dualboard.simulation import outcomes
+from dualboard.simulation.outcomes import question_probabilities
+from dualboard.stats import estimators, kappa, paired, power
+from dualboard.stats.comparison import DECIMALS
+from dualboard.stats.tables import SEED
 
 ALPHA = 0.05
 CONCENTRATION = {"clustered": outcomes.CONCENTRATION, "unclustered": None}

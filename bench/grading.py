@@ -25,19 +25,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from dualboard import pipeline
+from dualboard.grading import VerdictCache, grade_benchmark
+from dualboard.grading.llm import LlmGrader
+from dualboard.grading.rules import RulesGrader
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.importers import import_autogenai
+from dualboard.intake.validate import find_run_dirs, load_runs
+from dualboard.store import LocalStore
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "grading")]
-
+sys.path[:0] = [str(ROOT / "tests" / "grading")]
+# The loopback judge lives in the checkout's tests/, which `python bench/grading.py` does not put on the
+# path: this import can only come after the line above.
 from judge_server import ScriptedJudgeServer, always  # noqa: E402
-
-from dualboard import pipeline  # noqa: E402
-from dualboard.grading import VerdictCache, grade_benchmark  # noqa: E402
-from dualboard.grading.llm import LlmGrader  # noqa: E402
-from dualboard.grading.rules import RulesGrader  # noqa: E402
-from dualboard.importers import import_autogenai  # noqa: E402
-from dualboard.intake.benchmark import load_benchmarks  # noqa: E402
-from dualboard.intake.validate import find_run_dirs, load_runs  # noqa: E402
-from dualboard.store import LocalStore  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "easy-problems" / "2024-09-13-Multi-Benchmark"
 QUESTION = {

@@ -29,10 +29,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "bench")]
+from synthetic_board import add_runs, make_board, pad_responses  # bench/synthetic_board.py, beside this script
 
-from synthetic_board import add_runs, make_board, pad_responses  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 STAGES = ("validate", "ingest", "grade", "stats", "render")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")

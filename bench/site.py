@@ -25,11 +25,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from synthetic_board import copy_demo, make_board  # bench/synthetic_board.py, beside this script
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "bench")]
-
-from synthetic_board import copy_demo, make_board  # noqa: E402
 
 SCENARIOS = {"demo": None, "runs50": (None, 50), "q500": (500, 20), "q2000": (2000, 20)}
 

@@ -6,18 +6,14 @@ Usage: python bench/stats_scale.py [--runs 50] [--questions 1000] [--rounds 3] [
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from dualboard.simulation.outcomes import simulate_outcomes  # noqa: E402
-from dualboard.stats import analyse  # noqa: E402
-from dualboard.stats.tables import N_BOOT  # noqa: E402
+from dualboard.simulation.outcomes import simulate_outcomes
+from dualboard.stats import analyse
+from dualboard.stats.tables import N_BOOT
 
 
 def leaderboard(runs: int, questions: int, rounds: int) -> pd.DataFrame:

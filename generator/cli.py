@@ -1,7 +1,8 @@
 """The ``dualboard`` command line: thin commands over the pipeline stages.
 
 Each command parses its arguments, calls one library function and reports
-the result. Library errors (DualboardError) become messages, never tracebacks.
+the result. Library errors (DualboardError) become messages, never tracebacks:
+the command group converts them, in one place (:class:`DualboardCommands`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dualboard.stats.tables import SEED
 from dualboard.store import LocalStore, Store
 
 EXIT_INVALID = 1
+"""Exit code of invalid input, a library error included (click's usage errors exit 2)."""
 ROOT_KEY = "dualboard.root"
 """Where ``--root`` is kept in the click context, for showing findings relative to it."""
 HUB_ENDPOINT = "https://huggingface.co"
@@ -46,14 +48,10 @@ def root_option(command):
     )
     @functools.wraps(command)
     def wrapper(root: Path, **kwargs):
-        click.get_current_context().meta[ROOT_KEY] = root.resolve()  # findings are shown relative to it (_run)
+        click.get_current_context().meta[ROOT_KEY] = root.resolve()  # findings are shown relative to it (_message)
         return command(project=Project(root.resolve()), **kwargs)
 
     return wrapper
-
-
-def _store(project: Project) -> LocalStore:
-    return LocalStore(project.store_dir)
 
 
 def hub_options(command):
@@ -63,8 +61,9 @@ def hub_options(command):
         metavar="URL",
         envvar="DUALBOARD_HUB_ENDPOINT",
         default=None,
-        help=f"Hub address (env DUALBOARD_HUB_ENDPOINT; default: store.endpoint in {CONFIG_FILE}, else {HUB_ENDPOINT}). "
-        f"The option wins over {CONFIG_FILE}, which a pull request can edit: CI passes it explicitly.",
+        help=f"Hub address (env DUALBOARD_HUB_ENDPOINT; default: store.endpoint in {CONFIG_FILE}, "
+        f"else {HUB_ENDPOINT}). The option wins over {CONFIG_FILE}, which a pull request can edit: "
+        "CI passes it explicitly.",
     )(command)
     return click.option(
         "--hub",
@@ -72,7 +71,8 @@ def hub_options(command):
         metavar="ORG/NAME",
         callback=_check_repo_id,
         default=None,
-        help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, else the local store).",
+        help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, "
+        "else the local store).",
     )(command)
 
 
@@ -119,14 +119,14 @@ def _check_repo_id(ctx, param, value: str | None) -> str | None:
 def _choose_store(
     project: Project, hub_repo: str | None, endpoint: str | None, revision: str | None, *, stage: bool = False
 ) -> Store:
-    settings = _run(project.store_settings)
+    settings = project.store_settings()
     hub_repo = _check_repo_id(None, None, hub_repo or settings.hub)
     endpoint = endpoint or settings.endpoint or HUB_ENDPOINT
     if hub_repo is None:
         for flag, value in (("--hub-revision", revision), ("--stage", stage)):
             if value:
                 raise click.UsageError(f"{flag} needs --hub ORG/NAME")
-        return _store(project)
+        return LocalStore(project.store_dir)
     from dualboard.store.hub import (
         HubStore,  # imports huggingface_hub only when asked for
     )
@@ -142,19 +142,39 @@ def _choose_store(
     return StagedHubStore(hub, project.hub_pending_dir) if stage else hub
 
 
-def _run(step):
-    """Run one stage; turn library errors into click errors (exit 1, message only)."""
-    try:
-        return step()
-    except InvalidInputError as exc:
-        root = click.get_current_context().meta.get(ROOT_KEY)
-        shown = InvalidInputError([f.relative_to(root) for f in exc.findings]) if root else exc
-        raise click.ClickException(str(shown)) from exc
-    except DualboardError as exc:
-        raise click.ClickException(str(exc)) from exc
+class DualboardCommands(click.Group):
+    """The ``dualboard`` command group; it turns the library errors of every command into messages.
+
+    A DualboardError raised anywhere under a command (by the library, or by
+    the store chosen for it) ends the command with its message and exit code
+    :data:`EXIT_INVALID`, never a traceback. This is the only place that
+    converts them, so commands call the library directly.
+    """
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except DualboardError as exc:
+            error = click.ClickException(_message(exc, ctx.meta.get(ROOT_KEY)))
+            error.exit_code = EXIT_INVALID
+            raise error from exc
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _message(exc: DualboardError, root: Path | None) -> str:
+    """The text a library error shows, with no control character that could drive the terminal.
+
+    Findings name their files relative to the leaderboard folder, one line
+    each: a line break inside one (a folder named by a submitter) is shown as
+    ``\\n`` rather than starting a line that could pass for another finding.
+    """
+    if not isinstance(exc, InvalidInputError):
+        return "\n".join(_printable(line) for line in str(exc).split("\n"))
+    shown = InvalidInputError([f.relative_to(root) for f in exc.findings]) if root is not None else exc
+    head = str(shown).split("\n", 1)[0]
+    return "\n".join([head, *(_printable(str(f)) for f in shown.findings)])
+
+
+@click.group(cls=DualboardCommands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dualboard")
 def main():
     """Dualboard: a static leaderboard for LLM benchmarks, graded twice.
@@ -185,11 +205,11 @@ def build(project: Project, store: Store, seed: int, progress: bool):
     complete). Same inputs and seed give the same scored data and site.
     """
     started = time.perf_counter()
-    click.echo(str(_run(lambda: pipeline.validate(project))))
-    click.echo(str(_run(lambda: pipeline.ingest(project, store, today=_today())[0])))
-    click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
-    click.echo(str(_run(lambda: pipeline.stats(project, seed=seed))))
-    click.echo(str(_run(lambda: pipeline.render(project, store))))
+    click.echo(str(pipeline.validate(project)))
+    _ingest(project, store)
+    click.echo(str(pipeline.grade(project, store, progress=progress)))
+    click.echo(str(pipeline.stats(project, seed=seed)))
+    click.echo(str(pipeline.render(project, store)))
     click.echo(f"Built in {time.perf_counter() - started:.1f} s. Preview with: dualboard serve --root {project.root}")
 
 
@@ -231,7 +251,7 @@ def validate(
     Exit code 0 when valid, 1 when not, 2 on a usage error.
     """
     limits = Limits(predictions_bytes=max_predictions_bytes, response_bytes=max_response_bytes)
-    report = _run(lambda: pipeline.check_pull_request(project, list(paths) or None, limits))
+    report = pipeline.check_pull_request(project, list(paths) or None, limits)
     if output_format == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
@@ -266,8 +286,13 @@ def ingest(project: Project, store: Store):
     the commit that deleted it). Nothing is written unless every run is valid.
     With --hub, one Hub commit holds the whole ingest.
     """
-    summary = _run(lambda: pipeline.ingest(project, store, today=_today())[0])
-    for line in getattr(store, "retries", ()):  # Hub calls that failed once and passed on a retry
+    _ingest(project, store)
+
+
+def _ingest(project: Project, store: Store) -> None:
+    """Ingest submissions/ and report it, with every store call that passed only on a retry (on stderr)."""
+    summary = pipeline.ingest(project, store, today=_today())[0]
+    for line in store.retried_calls():
         click.echo(f"  retried: {line}", err=True)
     click.echo(str(summary))
 
@@ -336,7 +361,7 @@ def remove(
       dualboard remove demo/fjord-3b --reason "answers leaked into training data"
     """
     store = _choose_store(project, hub_repo, hub_endpoint, None)
-    click.echo(str(_run(lambda: pipeline.remove(project, store, run, reason=reason, date=removed or _today()))))
+    click.echo(str(pipeline.remove(project, store, run, reason=reason, date=removed or _today())))
 
 
 @main.command()
@@ -376,7 +401,7 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     if not isinstance(hub, HubStore):
         raise click.UsageError("publish needs --hub ORG/NAME: releases go to a Hugging Face Hub dataset")
     store = StagedHubStore(hub, project.hub_pending_dir)
-    result = _run(lambda: push(store, project.root, project.build_dir, version))
+    result = push(store, project.root, project.build_dir, version)
     click.echo(
         f" publish: {len(result.files)} files, tagged {result.version} at {result.revision[:12]} "
         f"on {store.hub.repo_id} ({store.hub.endpoint})"
@@ -452,7 +477,7 @@ def preview(
         raise click.UsageError(
             "name the runs to preview (RUN_DIR...), or pass --base REV to preview the runs changed since REV"
         )
-    commit, changed = _run(lambda: board_preview.runs_changed_since(project, base)) if base is not None else (None, [])
+    commit, changed = board_preview.runs_changed_since(project, base) if base is not None else (None, [])
     dirs = [d.resolve() for d in run_dirs] or changed
     store = _choose_store(project, hub_repo, hub_endpoint, hub_revision)
     board = {"store": store} if commit is None or not isinstance(store, LocalStore) else {"base_commit": commit}
@@ -460,9 +485,8 @@ def preview(
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(json_path, json.dumps(result.document, indent=1) + "\n")
-    click.echo(
-        board_preview.markdown(result.document), nl=False
-    )  # submitted text in it is inert: no control character survives
+    # Submitted text in it is inert: no control character survives.
+    click.echo(board_preview.markdown(result.document), nl=False)
     if not result.ok:
         raise SystemExit(EXIT_INVALID)
 
@@ -483,7 +507,7 @@ def init(directory: Path, benchmark: str, title: str | None):
     """
     from dualboard.scaffold import scaffold
 
-    files = _run(lambda: scaffold(directory, benchmark, title))
+    files = scaffold(directory, benchmark, title)
     click.echo(f"    init: {len(files)} files written to {directory}. Next: dualboard build --root {directory}")
 
 
@@ -507,7 +531,7 @@ def grade(project: Project, store: Store, progress: bool):
       --hub [--stage]    .dualboard/hub-pending/verdicts/ until `dualboard publish` pushes them
                          (grading itself never writes to the Hub)
     """
-    click.echo(str(_run(lambda: pipeline.grade(project, store, progress=progress))))
+    click.echo(str(pipeline.grade(project, store, progress=progress)))
 
 
 @main.command()
@@ -515,7 +539,7 @@ def grade(project: Project, store: Store, progress: bool):
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap.")
 def stats(project: Project, seed: int):
     """Analyse build/scored/ into build/stats/<benchmark>/*.csv."""
-    click.echo(str(_run(lambda: pipeline.stats(project, seed=seed))))
+    click.echo(str(pipeline.stats(project, seed=seed)))
 
 
 @main.command()
@@ -527,7 +551,7 @@ def render(project: Project, store: Store):
     Refuses when build/scored or build/stats was made from another store
     revision than the current one (run `dualboard build`).
     """
-    click.echo(str(_run(lambda: pipeline.render(project, store))))
+    click.echo(str(pipeline.render(project, store)))
 
 
 @main.command()
@@ -573,7 +597,7 @@ def simulate(project: Project, benchmark: str, seed: int):
     final-answer sentences, several answer styles, a few malformed answers).
     The statistics tests use the same simulator as ground truth.
     """
-    paths = _run(lambda: simulate_benchmark(project.root, benchmark, seed=seed))
+    paths = simulate_benchmark(project.root, benchmark, seed=seed)
     for path in paths:
         click.echo(f"wrote {path}")
     click.echo(f"{len(paths)} simulated runs for {benchmark} (seed {seed})")
@@ -611,7 +635,7 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
       dualboard import autogenai ../shared/data/easy-problems/2024-09-13-Multi-Benchmark \\
           --benchmark easy-problems-mc --dest .
     """
-    summary = _run(lambda: import_autogenai(src, benchmark=benchmark, dest=dest, overwrite=overwrite))
+    summary = import_autogenai(src, benchmark=benchmark, dest=dest, overwrite=overwrite)
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
     labels = f", {summary.n_human_labels} human labels" if summary.n_human_labels else ""
@@ -629,9 +653,10 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
 @click.option(
     "--date",
     "released",
-    default=lambda: dt.date.today().isoformat(),
-    show_default="today",
-    help="Release date written to the manifest and changelog (YYYY-MM-DD).",
+    type=IsoDate(),
+    default=_today,
+    show_default="today in UTC",
+    help="Release date written to the manifest and changelog.",
 )
 def release(project: Project, store: Store, version: str, push: bool, released: str):
     """Freeze the current build as VERSION and deploy it with mike.
@@ -653,7 +678,7 @@ def release(project: Project, store: Store, version: str, push: bool, released: 
       dualboard build && dualboard release 2026.1
       dualboard build --hub ORG/NAME --stage && dualboard release 2026.1 --hub ORG/NAME --stage
     """
-    result = _run(lambda: pipeline.release(project, store, version, released=released, push=push))
+    result = pipeline.release(project, store, version, released=released, push=push)
     click.echo(
         f"release {result.version}: {result.files} files in {result.folder}; site deployed to gh-pages"
         + (" and pushed" if result.pushed else " (not pushed; use --push)")

@@ -91,7 +91,9 @@ def compile_key_pattern(pattern: str) -> re2._Regexp:
     >>> compile_key_pattern(r"(?<!not )true")
     Traceback (most recent call last):
     ...
-    dualboard.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2): invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
+    dualboard.linear_regex.PatternSyntaxError: pattern '(?<!not )true' cannot run in linear time (RE2):
+    invalid perl operator: (?<! — rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!),
+    no backreferences (\1), \z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)
     """
     regex = _compile(pattern, ignore_case=True)
     if regex.programsize > KEY_PATTERN_MAX_SIZE:

@@ -150,6 +150,7 @@ class Project:
         wrong = [key for key, value in store.items() if not isinstance(value, str)]
         if wrong:
             raise DualboardError(
-                f"{path}: store.{wrong[0]}: expected text, got {store[wrong[0]]!r} — write e.g. hub: my-org/my-leaderboard"
+                f"{path}: store.{wrong[0]}: expected text, got {store[wrong[0]]!r} — "
+                "write e.g. hub: my-org/my-leaderboard"
             )
         return StoreSettings(hub=store.get("hub"), endpoint=store.get("endpoint"))

@@ -377,7 +377,8 @@ def _validation_lines(validation: dict | None) -> list[str]:
 
 def _finding_line(finding: dict) -> str:
     where = inert(finding["file"]) + (f":{finding['line']}" if finding["line"] is not None else "")
-    return f"{finding['severity']}: {where}: {inert(finding['field'])}: {inert(finding['problem'])} — {inert(finding['fix'])}"
+    field, problem, fix = (inert(finding[key]) for key in ("field", "problem", "fix"))
+    return f"{finding['severity']}: {where}: {field}: {problem} — {fix}"
 
 
 def _score_lines(doc: dict) -> list[str]:
@@ -433,7 +434,8 @@ def _grading_row(label: str, grading: dict) -> str:
     if grading["rank"] is None:
         rank = f"not ranked (of {grading['ranked_runs']}): too few verdicts"
     else:
-        rank = f"{grading['rank']} of {grading['ranked_runs']} [{_number(grading['rank_ci_low'])}, {_number(grading['rank_ci_high'])}]"
+        interval = f"[{_number(grading['rank_ci_low'])}, {_number(grading['rank_ci_high'])}]"
+        rank = f"{grading['rank']} of {grading['ranked_runs']} {interval}"
     versus = grading["versus"]
     if versus is None:
         difference, p = "– (no other run)", "–"

@@ -58,8 +58,9 @@ INTRO = (
     "*Accuracy* is raw agreement of those verdicts; *Cohen's κ* corrects it for chance (labels after "
     "Landis and Koch; the label of the interval's ends in brackets); both intervals resample questions, so rounds "
     f"of one question are not counted as independent. κ needs at least {MIN_QUESTIONS} questions and both "
-    "verdicts from both raters; otherwise the note says why it is missing. An answer a grader could not judge (no verdict) is left "
-    "out of its comparisons, and the answers column says how many of the other rater's answers remain.\n\n"
+    "verdicts from both raters; otherwise the note says why it is missing. "
+    "An answer a grader could not judge (no verdict) is left out of its comparisons, "
+    "and the answers column says how many of the other rater's answers remain.\n\n"
 )
 SCALE = (
     "People mark open answers on 0–100 with partial credit, so the verdicts above lose information. The graded "
@@ -237,7 +238,10 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
     if not chosen:
         return "No answer-key grader."
     if not labels:
-        return f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists (no human labels to choose by)."
+        return (
+            f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists "
+            "(no human labels to choose by)."
+        )
     if chosen == HUMAN and labels == len(scored):
         return f"Answer-key column: human (people marked all {labels} answers)."
     rule = (
@@ -274,7 +278,8 @@ def _overall_against_humans(agreement: pd.DataFrame, grader: str) -> pd.Series |
 
 
 def coverage_rates(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Per grader: ``grader``, ``role``, ``n`` answers given, ``coverage``, ``no_verdict``, ``unreadable``, ``recovered``.
+    """Per grader: ``grader``, ``role``, ``n`` answers given, ``coverage``, ``no_verdict``, ``unreadable``,
+    ``recovered``.
 
     ``no_verdict`` is the share without a score (the grader could not judge),
     ``coverage`` its complement; ``unreadable`` the share scored although no

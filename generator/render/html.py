@@ -197,7 +197,8 @@ def rank_switch(tables: dict[str, tuple[str, str]]) -> str:
         ident = f"dualboard-rank-{escape_text(key)}"
         checked = " checked" if i == 0 else ""
         inputs.append(
-            f'<input type="radio" name="dualboard-rank" id="{ident}" value="{escape_text(key)}" class="dualboard-switch-input"{checked}>'
+            f'<input type="radio" name="dualboard-rank" id="{ident}" value="{escape_text(key)}" '
+            f'class="dualboard-switch-input"{checked}>'
             f'<label for="{ident}" class="dualboard-switch-label">{escape_text(label)}</label>'
         )
         panes.append(f'<div class="dualboard-switch-pane">{html.strip()}</div>')

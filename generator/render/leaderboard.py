@@ -40,7 +40,8 @@ COLUMNS = [
         title=(
             "Rank under the grading shown (1 = best), and in brackets the rank interval: every rank inside it is "
             "compatible with the data, for all runs at once (simultaneous 95 %, from Holm-adjusted pairwise tests). "
-            "tied 1st: the data cannot separate the run from the leader. Runs a grading judged too little of are not ranked."
+            "tied 1st: the data cannot separate the run from the leader. "
+            "Runs a grading judged too little of are not ranked."
         ),
     ),
     Header(
@@ -61,8 +62,9 @@ COLUMNS = [
         "Answer-key [95% CI]",
         key="answer_key",
         title=(
-            "Mean answer-key score (0–100): strict grading against the human answer key, same interval method; an answer "
-            "the grader could not judge is left out (the share judged is shown when under 100 %). Second line: the naive interval."
+            "Mean answer-key score (0–100): strict grading against the human answer key, same interval method; "
+            "an answer the grader could not judge is left out (the share judged is shown when under 100 %). "
+            "Second line: the naive interval."
         ),
     ),
     Header(
@@ -151,8 +153,9 @@ CAPTIONS = {
     ),
     "pairwise": (
         "Pairwise significance matrix under {grading}: colour is the row run's score minus the column run's, "
-        "over shared questions (blue: the row run scores higher, red: the column run does); ● marks pairs whose difference is "
-        "significant after Holm adjustment over all pairs. Pairs without ● cannot be ordered by this benchmark."
+        "over shared questions (blue: the row run scores higher, red: the column run does); "
+        "● marks pairs whose difference is significant after Holm adjustment over all pairs. "
+        "Pairs without ● cannot be ordered by this benchmark."
     ),
 }
 
@@ -172,13 +175,14 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         + f"Benchmark version {escape_text(b.version)}, {len(b.questions)} questions, {len(models)} runs. "
         "Scores are on 0–100. *Difference* = answer-key − traditional (negative: the run loses points when "
         "graded strictly against the answer key). Intervals are 95 % and clustered by question; under each score "
-        "the *naive* interval, which treats every answer as independent, shows how much too narrow that would be. The rank "
-        "interval is simultaneous: every rank inside it is compatible with the data; **tied 1st** marks runs "
+        "the *naive* interval, which treats every answer as independent, shows how much too narrow that would be. "
+        "The rank interval is simultaneous: every rank inside it is compatible with the data; **tied 1st** marks runs "
         "the data cannot separate from the leader. MDE is the smallest difference this benchmark detects with "
         "80 % power; *nothing detectable* means the two gradings disagree on too few questions for any difference "
-        "to be detected (with 30 questions and one round: on 10 % of them or fewer). When every question difference is equal, the "
-        "interval is not zero-width: it allows for the share of questions that could differ unseen (9.5 % at 30 "
-        "questions), and the cell says on how many answers the two gradings agree. "
+        "to be detected (with 30 questions and one round: on 10 % of them or fewer). "
+        "When every question difference is equal, the interval is not zero-width: it allows for the share of "
+        "questions that could differ unseen (9.5 % at 30 questions), and the cell says on how many answers the two "
+        "gradings agree. "
         + coverage_sentence(models)
         + older_versions_sentence(models, b.version)
         + "Hover a column header for what it means ([all columns](../../methodology.md#leaderboard-columns)); click it "

@@ -158,6 +158,9 @@ def _leader(models: pd.DataFrame, grading: str) -> str:
         return "no runs yet"
     ranked = models[models[f"ranked_{grading}"].map(is_true)]
     if ranked.empty:
-        return f"none ranked (every run has {GRADING_NAMES[grading]} verdicts on under {format_percent(MIN_COVERAGE, 0)} of its answers)"
+        return (
+            f"none ranked (every run has {GRADING_NAMES[grading]} verdicts "
+            f"on under {format_percent(MIN_COVERAGE, 0)} of its answers)"
+        )
     best = ranked.sort_values([f"{grading}_mean", "run_id"], ascending=[False, True]).iloc[0]
     return f"{best['model']} ({format_number(best[f'{grading}_mean'])})"

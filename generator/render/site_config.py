@@ -113,7 +113,9 @@ MARKDOWN_EXTENSIONS = frozenset(
 REFUSED = {
     "INHERIT": "it makes MkDocs read another YAML file, which may lie outside the folder",
     "hooks": "MkDocs runs these Python files at build time",
-    "plugins": "MkDocs runs plugins' Python at build time (mkdocs-macros makes every page a template that can run code)",
+    "plugins": (
+        "MkDocs runs plugins' Python at build time (mkdocs-macros makes every page a template that can run code)"
+    ),
     "docs_dir": "the render lays out the docs folder itself",
     "site_dir": "the render chooses where the site is written",
     "extra_templates": "MkDocs renders these files as Jinja templates, which can reach Python and run code",

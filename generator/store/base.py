@@ -291,6 +291,13 @@ class Store(ABC):
             When the store does not hold that run (nothing is changed).
         """
 
+    def retried_calls(self) -> list[str]:
+        """One line per call to the store that failed and then passed on a retry, for the command's report.
+
+        A local store never retries; a Hub store lists its calls since it was made.
+        """
+        return []
+
     def run_dirs(self, benchmark: str | None = None) -> list[Path]:
         """Stored run folders (of one benchmark, or all), sorted."""
         root = self.snapshot() / RUNS

@@ -158,7 +158,7 @@ class HubStore(Store):
         self.pinned = revision
         """Revision every read uses (a tag or commit); None: the head of main."""
         self.backoff = backoff
-        self.retries: list[str] = []
+        self._retries: list[str] = []
         """One line per retried call, for the report."""
         self._sleep = sleep or (lambda seconds: time.sleep(seconds))
         self._token = token if token is not None else (os.environ.get("HF_TOKEN") or False)
@@ -166,6 +166,9 @@ class HubStore(Store):
 
     def __repr__(self) -> str:
         return f"HubStore({self.repo_id!r}, endpoint={self.endpoint!r})"
+
+    def retried_calls(self) -> list[str]:
+        return list(self._retries)
 
     # -- reading -----------------------------------------------------------
 
@@ -437,8 +440,8 @@ class HubStore(Store):
                         "and run the command again"
                     ) from exc
                 wait = waits.pop(0)
-                self.retries.append(f"{what}: {failures[-1]}, retrying in {wait:g} s")
-                log.warning("%s", self.retries[-1])
+                self._retries.append(f"{what}: {failures[-1]}, retrying in {wait:g} s")
+                log.warning("%s", self._retries[-1])
                 self._sleep(wait)
 
     def _refusal(self, what: str, exc: Exception, passthrough: tuple[int, ...]) -> Exception:

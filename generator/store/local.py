@@ -76,7 +76,8 @@ class LocalStore(Store):
         path = self.root / SNAPSHOTS / revision
         if not path.is_dir():
             raise DualboardError(
-                f"{self.root}: no revision {revision!r} — list {self.root / SNAPSHOTS} for the revisions this store holds"
+                f"{self.root}: no revision {revision!r} — list {self.root / SNAPSHOTS} "
+                "for the revisions this store holds"
             )
         return path
 

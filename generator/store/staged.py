@@ -76,6 +76,9 @@ class StagedHubStore(Store):
     def describe(self) -> str:
         return self.hub.describe()
 
+    def retried_calls(self) -> list[str]:
+        return self.hub.retried_calls()  # every call goes through the Hub store it reads
+
     def pending(self) -> Pending | None:
         """What the overlay holds, or None when nothing is staged.
 

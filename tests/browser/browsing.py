@@ -10,7 +10,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 CHARTS_DRAWN = """
 const charts = [...document.querySelectorAll('div.dualboard-chart')];
-return document.readyState === 'complete' && charts.every(c => c.querySelector('svg.main-svg') || c.dataset.drawn === 'error');
+return document.readyState === 'complete'
+    && charts.every(c => c.querySelector('svg.main-svg') || c.dataset.drawn === 'error');
 """
 
 
@@ -55,10 +56,11 @@ def xss_state(driver) -> dict:
     """What an executed payload would leave behind on the current page."""
     try:
         return driver.execute_script("""
+            const count = selector => document.querySelectorAll(selector).length;
             return {sentinel: typeof window.__xss,
-                    javascript_links: document.querySelectorAll('a[href^="javascript:" i], [src^="javascript:" i]').length,
-                    data_links: document.querySelectorAll('a[href^="data:" i], iframe, object, embed').length,
-                    injected_scripts: [...document.querySelectorAll('article script, article [onerror], article [onload]')].length};
+                    javascript_links: count('a[href^="javascript:" i], [src^="javascript:" i]'),
+                    data_links: count('a[href^="data:" i], iframe, object, embed'),
+                    injected_scripts: count('article script, article [onerror], article [onload]')};
         """)
     except UnexpectedAlertPresentException as exc:  # an alert fired: that is an execution
         return {"alert": str(exc)}

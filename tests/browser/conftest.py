@@ -23,11 +23,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.browser.payloads import PAYLOADS
+from tests.conftest import GIT_ENV
+
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-from tests.browser.payloads import PAYLOADS
-from tests.conftest import GIT_ENV
 
 
 def free_port() -> int:
@@ -83,12 +84,16 @@ def write_xss_run(root: Path) -> None:
     ]
     run = root / "submissions" / "demo" / "xss-probe"
     run.mkdir(parents=True)
+
+    def payload(k: int) -> str:
+        return PAYLOADS[k % len(PAYLOADS)]
+
     lines = []
     for i, q in enumerate(questions):
         row = {
             "question_id": q["id"],
             "round": 0,
-            "response": f"{PAYLOADS[i % len(PAYLOADS)]}\n\n{PAYLOADS[(i + 7) % len(PAYLOADS)]}\nFinal answer: {PAYLOADS[(i + 3) % len(PAYLOADS)]}",
+            "response": f"{payload(i)}\n\n{payload(i + 7)}\nFinal answer: {payload(i + 3)}",
         }
         if q["type"] == "open":
             row["recorded"] = {"judge": 100 if i % 2 else 0}

@@ -133,7 +133,10 @@ def test_grading_and_sort_order_live_in_the_url(driver, demo_site):
 def test_dark_mode_toggle_switches_the_chart_template(driver, demo_site):
     root, server = demo_site
     open_page(driver, server.url + "benchmarks/demo/")
-    fonts = "return [...document.querySelectorAll('div.dualboard-chart')].map(c => [c.dataset.scheme, c._fullLayout.font.color])"
+    fonts = (
+        "return [...document.querySelectorAll('div.dualboard-chart')]"
+        ".map(c => [c.dataset.scheme, c._fullLayout.font.color])"
+    )
     light = driver.execute_script(fonts)
     expected = driver.execute_script(
         "return [dualboardChartTemplates.default.layout.font.color, dualboardChartTemplates.slate.layout.font.color]"

@@ -1,4 +1,5 @@
-"""Two `dualboard release` runs, served from the gh-pages branch (``versions_site``): the version selector lists both."""
+"""Two `dualboard release` runs, served from the gh-pages branch (``versions_site``): the version selector
+lists both."""
 
 from __future__ import annotations
 

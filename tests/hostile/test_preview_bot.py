@@ -300,7 +300,8 @@ def document(findings: list[dict] | None = None, runs: list[dict] | None = None)
 
 
 def test_the_package_renders_with_this_script():
-    """`dualboard preview` prints with the scaffold's copy of the script, which equals .github/scripts (test_workflows)."""
+    """`dualboard preview` prints with the scaffold's copy of the script, which equals .github/scripts
+    (test_workflows)."""
     from dualboard.preview.document import renderer
 
     assert renderer().SCHEMA == preview.SCHEMA
@@ -321,7 +322,8 @@ def _dualboard_preview(root: Path, *args: str) -> tuple[subprocess.CompletedProc
 
 
 def test_the_untrusted_side_writes_what_render_accepts_cut_to_the_caps(tiny_root):
-    """A hostile model name is clipped and stays text; the document passes the trusted check; the terminal shows it inert."""
+    """A hostile model name is clipped and stays text; the document passes the trusted check; the terminal
+    shows it inert."""
     write_run(tiny_root, "run-a", metadata=tiny_metadata(model="@everyone [x](https://evil.example) " + "m" * 150))
     done, doc = _dualboard_preview(tiny_root, "submissions/tiny/run-a")
     assert done.returncode == 0, done.stderr
@@ -578,7 +580,8 @@ def test_identifiers_stay_code_spans(name):
 
 
 def test_the_worst_case_comment_fits_github():
-    """Every text at its cap, all '@' (each grows to two characters), every number at its widest: under 65,536 characters."""
+    """Every text at its cap, all '@' (each grows to two characters), every number at its widest: under 65,536
+    characters."""
     texts = {key: "@" * preview.CAPS[key] for key in ("file", "field", "problem", "fix")}
     widest = {"mean": -1000.0, "ci_low": -1000.0, "ci_high": -1000.0}
     versus = {"run_id": "r" * 100, "role": "runner-up", **widest, "p_value": 0.5, "p_holm": 0.5}

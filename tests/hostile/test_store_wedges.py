@@ -64,7 +64,6 @@ def test_ingest_after_a_kill_between_rename_and_swap_recovers(stored):
         [sys.executable, "-c", KILL_AT_SWAP, str(root)],
         cwd=REPO,
         capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=120,
         check=False,
     )
@@ -151,13 +150,20 @@ def test_full_disk_removes_staging_and_says_what_happened(stored, monkeypatch, w
     assert _ingest(root, store, "run-a", "run-b").revision == "000002", "the next ingest works"
 
 
+class ImpatientLocalStore(LocalStore):
+    """The local store the CLI makes, waiting only 0.1 s for another ingest's lock."""
+
+    def __init__(self, root):
+        super().__init__(root, lock_timeout_s=0.1)
+
+
 def test_cli_reports_full_disk_and_busy_store_without_a_traceback(stored, monkeypatch):
     root, store = stored
     monkeypatch.setattr(Path, "write_bytes", _full_disk)
     full = CliRunner().invoke(cli.main, ["ingest", "--root", str(root)])
     monkeypatch.undo()
     assert full.exit_code == 1 and "No space left on device" in full.output and "free disk space" in full.output
-    monkeypatch.setattr(cli, "_store", lambda project: LocalStore(project.store_dir, lock_timeout_s=0.1))
+    monkeypatch.setattr(cli, "LocalStore", ImpatientLocalStore)
     with exclusive(store.root / local.LOCK, what="ingest"):
         busy = CliRunner().invoke(cli.main, ["ingest", "--root", str(root)])
     assert busy.exit_code == 1 and "another ingest" in busy.output and "run the command again" in busy.output

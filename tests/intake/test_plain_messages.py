@@ -329,7 +329,10 @@ def test_each_keyword_reads_plainly(keyword, name, instance, field, problem, fix
 
 
 def test_yaml_findings_carry_the_line_of_their_field() -> None:
-    text = "model: m\nsubmitter: s\ndate: 2026-01-01\nbenchmark: tiny\nbenchmark_version: '1'\nrounds: 1\ndecoding:\n  seed: 1.5\n"
+    text = (
+        "model: m\nsubmitter: s\ndate: 2026-01-01\nbenchmark: tiny\nbenchmark_version: '1'\nrounds: 1\n"
+        "decoding:\n  seed: 1.5\n"
+    )
     data, _ = parse_yaml(text, "m.yaml")
     data["date"] = str(data["date"])
     [finding] = schema_findings(data, "metadata", file="m.yaml", lines=yaml_field_lines(text))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -38,24 +37,24 @@ EXPECTED = [
     f"{RUN}/metadata.yaml:7: decoding.temperature: -1 is below the smallest allowed value, 0 — use 0 or more",
     f"{RUN}/metadata.yaml:8: colour: is not a field of this file — remove it, or rename it to one of: model,",
     f"{RUN}/predictions.jsonl:2: question_id: duplicate answer for question 'q1' round 0",
-    f"{RUN}/predictions.jsonl:3: question_id: unknown question id 'q9' — use an id from data/benchmarks/tiny/questions.jsonl",
+    f"{RUN}/predictions.jsonl:3: question_id: unknown question id 'q9' — use an id from "
+    "data/benchmarks/tiny/questions.jsonl",
     f"{RUN}/predictions.jsonl:4: round: round 5 but metadata.yaml says rounds: 2",
     f"{RUN}/predictions.jsonl:5: response: 7 is a whole number, not text — write text",
     f"{RUN}/predictions.jsonl:6: answer: is not a field of this file",
-    f"{RUN}/predictions.jsonl: coverage: 3 of 6 answers (question, round) missing: q1 round 1, q2 round 0, q2 round 1 —",
+    f"{RUN}/predictions.jsonl: coverage: 3 of 6 answers (question, round) missing: "
+    "q1 round 1, q2 round 0, q2 round 1 —",
     "submissions/tiny/run_a: run_id: run ids run-a, run_a of tiny name the same run page",
 ]
 
 
 def _validate(root: Path, *args: str) -> subprocess.CompletedProcess:
     """`dualboard validate` as a user runs it, from another folder than the leaderboard's."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
         [sys.executable, "-m", "dualboard", "validate", "--root", str(root), *args],
         capture_output=True,
         text=True,
         cwd=root.parent,
-        env=env,
         timeout=120,
     )
 
@@ -111,13 +110,11 @@ def test_a_fixed_submission_validates(tiny_root: Path) -> None:
 
 def test_ingest_refuses_with_the_same_relative_findings(tiny_root: Path) -> None:
     _submission_with_every_kind_of_mistake(tiny_root)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     result = subprocess.run(
         [sys.executable, "-m", "dualboard", "ingest", "--root", str(tiny_root)],
         capture_output=True,
         text=True,
         cwd=tiny_root.parent,
-        env=env,
         timeout=120,
     )
     assert result.returncode == 1, result.stdout + result.stderr

@@ -137,7 +137,8 @@ def test_metadata_with_wrong_fields_never_raises(workspace, changes, drop):
 
 yaml_snippets = st.sampled_from(
     [
-        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n",
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n",
         "model: &m x\nsubmitter: *m\n",
         "notes: !!python/object/apply:os.system ['echo pwned']\n",
         "date: 2024-02-30\n",

@@ -1,10 +1,10 @@
-"""The How-to-submit page: an example run that validates, answer formats the real graders read, fields that explain themselves."""
+"""The How-to-submit page: an example run that validates, answer formats the real graders read, fields that
+explain themselves."""
 
 from __future__ import annotations
 
 import html
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -42,7 +42,6 @@ def test_the_example_run_validates(tmp_path: Path, demo_benchmark) -> None:
         [sys.executable, "-m", "dualboard", "validate", "--root", str(tmp_path)],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr

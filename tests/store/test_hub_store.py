@@ -80,7 +80,7 @@ def test_commit_failing_twice_is_retried_with_backoff(tiny_root, hub_server, tmp
     result = _ingest(tiny_root, store, "run-a")
     assert hub_server.calls_to("commit") == 3
     assert waits == [0.01, 0.02], "exponential backoff"
-    assert store.retries == ["commit: HTTP 500, retrying in 0.01 s", "commit: HTTP 500, retrying in 0.02 s"]
+    assert store.retried_calls() == ["commit: HTTP 500, retrying in 0.01 s", "commit: HTTP 500, retrying in 0.02 s"]
     assert result.revision == _head(hub_server)
     assert len(hub_server.repos[REPO].history("main")) == 2, "applied exactly once"
 
@@ -104,7 +104,7 @@ def test_rate_limit_429_is_retried(tiny_root, hub_server, tmp_path):
     store = make_hub_store(hub_server, tmp_path, sleep=lambda s: None)
     hub_server.fail("commit", 429, times=1)
     _ingest(tiny_root, store, "run-a")
-    assert store.retries == ["commit: HTTP 429, retrying in 0.01 s"]
+    assert store.retried_calls() == ["commit: HTTP 429, retrying in 0.01 s"]
 
 
 def test_lost_answer_is_recognised_not_applied_twice(tiny_root, hub_server, tmp_path):
@@ -123,7 +123,10 @@ def test_failing_reads_are_retried_and_snapshots_complete(tiny_root, hub_server,
     hub_server.fail("repo_info", 503, times=2)
     hub_server.fail("resolve", 500, times=1)  # huggingface_hub retries file requests itself
     snapshot = fresh.snapshot()
-    assert fresh.retries == ["resolve main: HTTP 503, retrying in 0.01 s", "resolve main: HTTP 503, retrying in 0.02 s"]
+    assert fresh.retried_calls() == [
+        "resolve main: HTTP 503, retrying in 0.01 s",
+        "resolve main: HTTP 503, retrying in 0.02 s",
+    ]
     assert sorted(str(p.relative_to(snapshot)) for p in snapshot.rglob("*") if p.is_file()) == [
         "benchmarks/tiny/benchmark.yaml",
         "benchmarks/tiny/questions.jsonl",
@@ -183,6 +186,25 @@ def test_cli_ingest_to_the_hub_reports_retries(tiny_root, hub_server, monkeypatc
     assert "Fetching" not in result.output, "no progress bars"
     assert waits == [2.0], "the default backoff starts at 2 s"
     assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", "not a repo"]).exit_code == 2
+
+
+def test_cli_staged_ingest_reports_the_retries_of_its_hub_reads(tiny_root, hub_server, monkeypatch):
+    """A staged store reads through its HubStore: the retries of those reads reach the report too."""
+    from click.testing import CliRunner
+
+    from dualboard.cli import main
+    from dualboard.store import hub
+
+    monkeypatch.setattr(hub.time, "sleep", lambda seconds: None)
+    env = {"HF_TOKEN": "hf_test_token", "DUALBOARD_HUB_ENDPOINT": hub_server.endpoint}
+    assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", REPO]).exit_code == 0
+    write_run(tiny_root, "run-b")
+    hub_server.fail("repo_info", 503, times=1)
+    staged = CliRunner(env={**env, "HF_TOKEN": None}).invoke(
+        main, ["ingest", "--root", str(tiny_root), "--hub", REPO, "--stage"]
+    )
+    assert staged.exit_code == 0, staged.output
+    assert "1 added" in staged.stdout and "retried: resolve main: HTTP 503" in staged.stderr
 
 
 def test_cli_reads_a_pinned_hub_revision(tiny_root, hub_server, tmp_path):

@@ -44,7 +44,6 @@ def board(tiny_root, judge):
 def dualboard(root, *args: str, token: str | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m dualboard COMMAND --root ROOT ARGS`` with HF_TOKEN only when given."""
     env = {k: v for k, v in os.environ.items() if k not in ("HF_TOKEN", "DUALBOARD_HUB_ENDPOINT")}
-    env["PYTHONPATH"] = str(REPO)
     env.update(GIT_ENV)  # `release` commits the site to gh-pages with mike
     if token is not None:
         env["HF_TOKEN"] = token

@@ -7,7 +7,6 @@ mid-part runs in a subprocess killed with SIGKILL.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -150,8 +149,7 @@ for batch in range(10**6):
 
 def _kill_at_new_file(root, nth: int) -> None:
     """Start the writer and SIGKILL it the moment the ``nth`` new file name appears under ``root``: mid-write."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(root)], cwd=REPO, env=env, stdout=subprocess.PIPE)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(root)], cwd=REPO, stdout=subprocess.PIPE)
     assert writer.stdout.readline() == b"ready\n"
     seen = {p for p in root.rglob("*") if p.is_file()} if root.exists() else set()
     new: set = set()

@@ -75,7 +75,8 @@ def test_hub_endpoint_is_written_in_the_workflow(path):
 
 @pytest.mark.parametrize("path", PUBLISH, ids=_id)
 def test_github_token_stays_out_of_the_build(path):
-    """A relative link to .git/config must find no token there: the checkout keeps none, only the deploy step has one."""
+    """A relative link to .git/config must find no token there: the checkout keeps none, only the deploy step
+    has one."""
     steps = _steps(path)
     [checkout] = [s for s in steps if str(s.get("uses", "")).startswith("actions/checkout")]
     assert checkout["with"]["persist-credentials"] is False

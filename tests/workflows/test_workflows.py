@@ -148,7 +148,8 @@ def test_repository_workflows_equal_the_scaffold():
         if rel.startswith("dot-github/")
     }
     assert {k: ours.get(k) for k in scaffold} == scaffold, (
-        f"copy generator/scaffold/template/dot-github/ to .github/, writing {REPOSITORY_REQUIREMENT} for {REQUIREMENT_TOKEN}"
+        f"copy generator/scaffold/template/dot-github/ to .github/, "
+        f"writing {REPOSITORY_REQUIREMENT} for {REQUIREMENT_TOKEN}"
     )
     scripts = {k for k in ours if k.startswith(".github/scripts/")}
     assert scripts <= set(scaffold), (
