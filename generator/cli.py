@@ -65,7 +65,8 @@ def hub_options(command):
         metavar="URL",
         envvar="DUALBOARD_HUB_ENDPOINT",
         default=None,
-        help=f"Hub address (env DUALBOARD_HUB_ENDPOINT; default: store.endpoint in {CONFIG_FILE}, else {HUB_ENDPOINT}). "
+        help="Hub address (env DUALBOARD_HUB_ENDPOINT; "
+        f"default: store.endpoint in {CONFIG_FILE}, else {HUB_ENDPOINT}). "
         f"The option wins over {CONFIG_FILE}, which a pull request can edit: CI passes it explicitly.",
     )(command)
     return click.option(
@@ -74,7 +75,8 @@ def hub_options(command):
         metavar="ORG/NAME",
         callback=_check_repo_id,
         default=None,
-        help=f"Use this Hugging Face Hub dataset as the store (default: store.hub in {CONFIG_FILE}, else the local store).",
+        help="Use this Hugging Face Hub dataset as the store "
+        f"(default: store.hub in {CONFIG_FILE}, else the local store).",
     )(command)
 
 
@@ -601,17 +603,21 @@ def import_():
 def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: bool):
     """Import a release of "Easy Problems That LLMs Get Wrong" (autogenai).
 
-    SRC is a release folder such as 2024-09-13-Multi-Benchmark (multiple
-    choice, 10 rounds, shuffled options) or 2024-04-28-Paper-Benchmark (open
-    answers with partial-credit marks). Published scores travel as recorded
-    scores; answer keys come from human_answer (and correct_answer for MC).
-    The authors' own marks of open answers (llm_outputs/final_answers-*.json)
-    become human_labels.csv and, where they cover every answer, the
-    answer-key grading.
+    SRC is a release folder of the benchmark's GitHub repository,
+    autogenai/easy-problems-that-llms-get-wrong, such as
+    2024-09-13-Multi-Benchmark (multiple choice, 10 rounds, shuffled options)
+    or 2024-04-28-Paper-Benchmark (open answers with partial-credit marks).
+    The options' published order comes from linguistic_benchmark_multi_choice.json
+    in that folder or the one above it, as the repository lays them out.
+    Published scores travel as recorded scores; answer keys come from
+    human_answer (and correct_answer for MC). The authors' own marks of open
+    answers (llm_outputs/final_answers-*.json) become human_labels.csv and,
+    where they cover every answer, the answer-key grading.
 
     \b
     Example:
-      dualboard import autogenai ../shared/data/easy-problems/2024-09-13-Multi-Benchmark \\
+      git clone https://github.com/autogenai/easy-problems-that-llms-get-wrong
+      dualboard import autogenai easy-problems-that-llms-get-wrong/2024-09-13-Multi-Benchmark \\
           --benchmark easy-problems-mc --dest .
     """
     summary = _run(lambda: import_autogenai(src, benchmark=benchmark, dest=dest, overwrite=overwrite))

@@ -6,7 +6,7 @@ per question (scores per round as a second line), sortable and filterable by
 category and outcome in the browser (``javascripts/tables.js``), each linking
 to the question page where the answers themselves are. Run pages are linked
 from the leaderboard and kept out of the navigation (a leaderboard may hold
-hundreds of runs; see DESIGN.md, "Rendering").
+hundreds of runs; see docs/architecture.md, "Rendering").
 """
 
 from __future__ import annotations
@@ -138,8 +138,9 @@ def _summary(row: pd.Series) -> str:
             f"{format_share_judged(row['answer_key_coverage'])} of {int(row['n_answers'])} answers"
         )
     )
+    agreement = format_agreement(row["n_answers_agree"], row["n_answers_paired"], row["n_answers"])
     paired = (
-        f"The difference pairs each answer's two verdicts: {format_agreement(row['n_answers_agree'], row['n_answers_paired'], row['n_answers'])}, "
+        f"The difference pairs each answer's two verdicts: {agreement}, "
         f"over {int(row['n_questions_paired'])} of {int(row['n_questions'])} questions. An answer a grader "
         "could not judge is left out of that grading's numbers.\n\n"
     )
@@ -221,7 +222,8 @@ QUESTION_COLUMNS = [
         "Answer-key",
         key="answer_key",
         title=(
-            "Mean answer-key score over the rounds the grader judged (0–100); second line: each round, – where it gave no verdict."
+            "Mean answer-key score over the rounds the grader judged (0–100); "
+            "second line: each round, – where it gave no verdict."
         ),
     ),
     Header("Difference", key="difference", title="Answer-key − traditional of the two means."),
@@ -230,7 +232,8 @@ QUESTION_COLUMNS = [
         key="outcome",
         filter=True,
         title=(
-            "Whether each grading passes the question (mean ≥ 50 counts as a pass); never run: the run was not asked it."
+            "Whether each grading passes the question (mean ≥ 50 counts as a pass); "
+            "never run: the run was not asked it."
         ),
     ),
 ]
