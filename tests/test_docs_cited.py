@@ -1,0 +1,103 @@
+"""Every section the code cites exists, and the docs point only to what a user has.
+
+Docstrings and comments cite the site's methodology page as ``Methodology, §Title``
+and the contributors' architecture as ``docs/architecture.md, "Title"``; each title
+must be a heading of that page, so a renamed section cannot leave a citation behind.
+No user-facing text may point to the team's private workspace.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.test_commands_named import REPO, readable_text, texts
+
+METHODOLOGY = REPO / "generator" / "render" / "site_default" / "site_src" / "methodology.md"
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+
+CITATIONS = {
+    METHODOLOGY: re.compile(r"Methodology(?: page)?,\s+§(?P<title>[^,.;)\n]+(?:\n\s*[^,.;)\n#>]+)?)"),
+    ARCHITECTURE: re.compile(r'docs/architecture\.md,\s+"(?P<title>[^"]+)"'),
+}
+"""How each page is cited; a title may wrap onto the next line of a docstring."""
+
+PRIVATE = re.compile(r"\.\./shared\b|\b(?:DESIGN|STATISTICS|STYLE)\.md\b")
+"""The team's private specification, which users of the published project do not have."""
+
+
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+"""Inline code, whose ``[x](y)`` is an example, not a link."""
+
+
+def headings(page: Path) -> set[str]:
+    """The titles of a Markdown page's headings, without their ``{#anchor}``."""
+    return {
+        re.sub(r"\s*\{#[\w-]+\}\s*$", "", m.group(1)).strip()
+        for m in re.finditer(r"^#{1,6}\s+(.+)$", page.read_text("utf-8"), re.M)
+    }
+
+
+def citations() -> list[tuple[Path, int, Path, str]]:
+    """(file, line, cited page, cited title) of every citation in the files users and contributors read."""
+    found = []
+    for path in texts():
+        text = readable_text(path)
+        for page, pattern in CITATIONS.items():
+            for match in pattern.finditer(text):
+                title = " ".join(match.group("title").replace("#", " ").split())
+                found.append((path, text.count("\n", 0, match.start()) + 1, page, title))
+    return found
+
+
+def test_the_cited_pages_have_the_sections_the_code_relies_on():
+    assert {"Paired tests", "No interval is zero-width", "Grader agreement"} <= headings(METHODOLOGY)
+    assert {"Rendering", "The Hub store", "Files that cross a stage boundary"} <= headings(ARCHITECTURE)
+
+
+def test_every_cited_section_exists():
+    found = citations()
+    assert len(found) >= 15, "the citation patterns found almost nothing: were they renamed?"
+    known = {page: headings(page) for page in CITATIONS}
+    missing = [
+        f"{path.relative_to(REPO)}:{line}: cites {page.relative_to(REPO)} §{title!r}, which has no such heading"
+        f" — cite one of: {', '.join(sorted(known[page]))}"
+        for path, line, page, title in found
+        if title not in known[page]
+    ]
+    assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("(Methodology, §Mean score and its\n    interval). When", "Mean score and its interval"),
+        ("(Methodology, §Grader agreement), hence BCa.", "Grader agreement"),
+    ],
+)
+def test_a_citation_wrapped_in_a_docstring_is_read_whole(text, title):
+    match = CITATIONS[METHODOLOGY].search(text)
+    assert " ".join(match.group("title").split()) == title
+
+
+def test_no_user_facing_text_points_to_the_private_workspace():
+    hits = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in texts()
+        for number, line in enumerate(path.read_text("utf-8").split("\n"), start=1)
+        if PRIVATE.search(line)
+    ]
+    assert not hits, "\n".join(hits)
+
+
+def test_relative_links_of_the_docs_resolve():
+    pages = [REPO / "README.md", *sorted(REPO.glob("*/README.md")), *sorted((REPO / "docs").glob("*.md"))]
+    broken = [
+        f"{page.relative_to(REPO)}: ({target})"
+        for page in pages
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", CODE_SPAN.sub("", page.read_text("utf-8")))
+        if "://" not in target and not (page.parent / target).exists()
+    ]
+    assert not broken, "\n".join(broken)
