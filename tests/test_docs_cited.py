@@ -101,3 +101,24 @@ def test_relative_links_of_the_docs_resolve():
         if "://" not in target and not (page.parent / target).exists()
     ]
     assert not broken, "\n".join(broken)
+
+
+REPO_PATH = re.compile(r"`((?:generator|tests|bench|data|docs|site_src|submissions|\.github)/[\w./-]*)`")
+"""A path in the repository, written as inline code; ones with placeholders (``<run>``, ``*``) do not match."""
+
+
+def test_every_repository_path_the_docs_name_exists():
+    pages = [REPO / "README.md", *sorted(REPO.glob("*/README.md")), *sorted((REPO / "docs").glob("*.md"))]
+    named = [
+        (page, number, path)
+        for page in pages
+        for number, line in enumerate(page.read_text("utf-8").split("\n"), start=1)
+        for path in REPO_PATH.findall(line)
+    ]
+    assert len(named) >= 20, "the path pattern found almost nothing"
+    missing = [
+        f"{page.relative_to(REPO)}:{number}: `{path}` does not exist — correct the path"
+        for page, number, path in named
+        if not (REPO / path).exists() and not (page.parent / path).exists()
+    ]
+    assert not missing, "\n".join(missing)
