@@ -16,7 +16,7 @@ are simulated at once (arrays of simulations × questions) and passed to the
 same vectorised functions the leaderboard uses (``dualboard.stats.estimators``,
 ``dualboard.stats.paired``, ``dualboard.stats.power``).
 
-Gates (the site's Methodology page, §How the methods are checked) scale with the number of simulations
+Gates (Methodology, §How the methods are checked) scale with the number of simulations
 actually run (:class:`Gate`): target ± (tolerance + z·Monte-Carlo SE), with
 z = z₀.₉₉, so a method exactly on target fails a gate 1 % of the time whatever
 the number of simulations. At the page's sizes they are its bounds:

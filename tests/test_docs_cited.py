@@ -1,9 +1,10 @@
 """Every section the code cites exists, and the docs point only to what a user has.
 
-Docstrings and comments cite the site's methodology page as ``Methodology, §Title``
-and the contributors' architecture as ``docs/architecture.md, "Title"``; each title
-must be a heading of that page, so a renamed section cannot leave a citation behind.
-No user-facing text may point to the team's private workspace.
+Docstrings and comments cite a section of the site's methodology page by its title, as in
+(Methodology, §Paired tests), and one of the contributors' architecture page as in
+(docs/architecture.md, "Rendering"), always in parentheses. Each title must be a heading of that page, so a renamed
+section cannot leave a citation behind. No text, the tests' included, may send a reader to
+the team's private specification, which users of the published project do not have.
 """
 
 from __future__ import annotations
@@ -19,13 +20,20 @@ METHODOLOGY = REPO / "generator" / "render" / "site_default" / "site_src" / "met
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 CITATIONS = {
-    METHODOLOGY: re.compile(r"Methodology(?: page)?,\s+§(?P<title>[^,.;)\n]+(?:\n\s*[^,.;)\n#>]+)?)"),
-    ARCHITECTURE: re.compile(r'docs/architecture\.md,\s+"(?P<title>[^"]+)"'),
+    METHODOLOGY: re.compile(r"\(Methodology,\s+§(?P<title>[^)\"'`]+)\)"),
+    ARCHITECTURE: re.compile(r'\(docs/architecture\.md,\s+"(?P<title>[^"]+)"\)'),
 }
-"""How each page is cited; a title may wrap onto the next line of a docstring."""
+"""How each page is cited, always in parentheses; a title may wrap onto the next line."""
 
-PRIVATE = re.compile(r"\.\./shared\b|\b(?:DESIGN|STATISTICS|STYLE)\.md\b")
-"""The team's private specification, which users of the published project do not have."""
+SPECIFICATION = re.compile(r"\b(?:DESIGN|STATISTICS|STYLE)\.md\b")
+"""The team's private specification documents."""
+WORKSPACE = re.compile(r"\.\./shared\b")
+"""The team's workspace beside the checkout (only tests may read its data)."""
+
+
+def suite_sources() -> list[Path]:
+    """The test suite's Python files: contributors read their docstrings and comments too."""
+    return sorted(p for p in (REPO / "tests").rglob("*.py") if "__pycache__" not in p.parts)
 
 
 CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -43,7 +51,7 @@ def headings(page: Path) -> set[str]:
 def citations() -> list[tuple[Path, int, Path, str]]:
     """(file, line, cited page, cited title) of every citation in the files users and contributors read."""
     found = []
-    for path in texts():
+    for path in [*texts(), *suite_sources()]:
         text = readable_text(path)
         for page, pattern in CITATIONS.items():
             for match in pattern.finditer(text):
@@ -73,7 +81,10 @@ def test_every_cited_section_exists():
 @pytest.mark.parametrize(
     ("text", "title"),
     [
-        ("(Methodology, §Mean score and its\n    interval). When", "Mean score and its interval"),
+        (
+            "as for partial credit (Methodology, §Mean score and its" + "\n    interval). When",
+            "Mean score and its interval",
+        ),
         ("(Methodology, §Grader agreement), hence BCa.", "Grader agreement"),
     ],
 )
@@ -82,14 +93,23 @@ def test_a_citation_wrapped_in_a_docstring_is_read_whole(text, title):
     assert " ".join(match.group("title").split()) == title
 
 
-def test_no_user_facing_text_points_to_the_private_workspace():
-    hits = [
+def _lines(paths: list[Path], pattern: re.Pattern) -> list[str]:
+    return [
         f"{path.relative_to(REPO)}:{number}: {line.strip()}"
-        for path in texts()
-        for number, line in enumerate(path.read_text("utf-8").split("\n"), start=1)
-        if PRIVATE.search(line)
+        for path in paths
+        for number, line in enumerate(readable_text(path).split("\n"), start=1)
+        if pattern.search(line)
     ]
-    assert not hits, "\n".join(hits)
+
+
+def test_no_user_facing_text_points_to_the_private_workspace():
+    hits = _lines(texts(), SPECIFICATION) + _lines(texts(), WORKSPACE)
+    assert not hits, "cite the Methodology page or docs/architecture.md instead:\n" + "\n".join(hits)
+
+
+def test_no_test_cites_the_private_specification():
+    hits = _lines(suite_sources(), SPECIFICATION)
+    assert not hits, "cite the Methodology page or docs/architecture.md instead:\n" + "\n".join(hits)
 
 
 def test_relative_links_of_the_docs_resolve():

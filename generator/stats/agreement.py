@@ -94,8 +94,8 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     The pooled mean over answers has a cluster-robust SE and a t(G − 1)
     interval, as for partial-credit scores (Methodology, §Mean score and its
     interval). When every question's mean difference is the same (SE = 0, e.g.
-    perfect agreement), the interval is the bound of Methodology, §No interval
-    is zero-width, on the 0–100 scale.
+    perfect agreement), the interval is the never-zero-width bound on the 0–100
+    scale (Methodology, §No interval is zero-width).
     """
     per_q = (
         joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / 100.0)
