@@ -142,3 +142,9 @@ def test_every_repository_path_the_docs_name_exists():
         if not (REPO / path).exists() and not (page.parent / path).exists()
     ]
     assert not missing, "\n".join(missing)
+
+
+def test_the_bench_readme_names_every_script():
+    readme = (REPO / "bench" / "README.md").read_text("utf-8")
+    unnamed = [p.name for p in sorted((REPO / "bench").glob("*.py")) if f"`{p.name}`" not in readme]
+    assert not unnamed, f"bench/README.md does not say what {', '.join(unnamed)} measure(s) — add a row"
