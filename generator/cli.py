@@ -24,7 +24,7 @@ from dualboard.intake.validate import Limits, ValidationReport
 from dualboard.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
 from dualboard.project import CONFIG_FILE, Project
 from dualboard.render.serve import SiteServer
-from dualboard.simulation import simulate_benchmark
+from dualboard.simulation import DEMO_SEED, simulate_benchmark
 from dualboard.stats.tables import SEED
 from dualboard.store import LocalStore, Store
 
@@ -564,7 +564,9 @@ def serve(project: Project, port: int, open_browser: bool):
     show_default=True,
     help="Benchmark whose data/benchmarks/<name>/simulated_models.yaml describes the models.",
 )
-@click.option("--seed", type=int, default=7, show_default=True, help="Seed; the same seed writes the same bytes.")
+@click.option(
+    "--seed", type=int, default=DEMO_SEED, show_default=True, help="Seed; the same seed writes the same bytes."
+)
 def simulate(project: Project, benchmark: str, seed: int):
     """Write simulated runs with known true accuracies into submissions/.
 

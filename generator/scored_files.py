@@ -123,6 +123,8 @@ _OTHER_STEMS = tuple(t.suffix.removesuffix(SCORED.suffix) for t in TABLES if t i
 SCORED_COLUMNS = SCORED.names
 ANSWER_COLUMNS = ANSWERS.names
 VERDICT_COLUMNS = VERDICTS.names
+GRADINGS = ("traditional", "answer_key")
+"""The two gradings: the score columns of :data:`SCORED` (and grader roles), in the order every stage lists them."""
 
 
 def typed(table: Table, rows: list[dict]) -> pd.DataFrame:

@@ -18,6 +18,7 @@ from dualboard.csv_download import download_csv
 from dualboard.grading.registry import describe_graders
 from dualboard.intake.example_run import example_run
 from dualboard.intake.models import Benchmark
+from dualboard.names import RUN_ID_RULE
 from dualboard.release_files import (
     SITE_FILE_LIMIT,
     SITE_FOLDER,
@@ -155,8 +156,8 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         front_matter("How to submit"),
         "# How to submit a run\n\n",
         "1. Run the model on every question of the benchmark (and every round you report), keeping the raw text.\n"
-        "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is lower-case "
-        "letters, digits, `.`, `_` or `-` (at most 100 characters).\n"
+        "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is "
+        f"{RUN_ID_RULE}.\n"
         "3. Write `metadata.yaml` and `predictions.jsonl` there: copy the example below and change what differs.\n"
         f'4. Check it locally with the Dualboard version that grades this leaderboard: `pip install "{REQUIREMENT}"`, '
         "then `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
