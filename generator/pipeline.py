@@ -18,7 +18,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from dualboard.errors import DualboardError, Finding, InvalidInputError
-from dualboard.grading import VerdictCache, grade_benchmark, load_human_labels, verdict_count
+from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark, load_human_labels
+from dualboard.grading.human import LABELS_FILE
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
@@ -175,11 +176,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     cache = VerdictCache(store)
     total, written, warnings = 0, set(), []
     for name, (benchmark, runs) in stored_benchmarks(store).items():
-        labels = human_labels(benchmark)
-        answers = sum(len(r.predictions) for r in runs)
-        n = verdict_count(benchmark, answers, 0 if labels is None else len(labels))
-        with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
-            tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
+        tables = grade_with_bar(benchmark, runs, cache, progress=progress)
         written.update(write_scored(tables, project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in tables.notes]
         total += len(tables.scored)
@@ -197,9 +194,32 @@ def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
             path.unlink()
 
 
+def grade_with_bar(benchmark: Benchmark, runs: list, cache: VerdictCache, *, progress: bool) -> GradedTables:
+    """Grade one benchmark's runs with its human labels; with ``progress``, a bar counts the verdicts.
+
+    Grading and the preview both grade this way.
+    """
+    with tqdm(desc=f"grade {benchmark.name}", unit="verdict", disable=not progress, leave=False) as bar:
+        return grade_benchmark(
+            benchmark, runs, cache=cache, progress=bar_progress(bar), human_labels=human_labels(benchmark)
+        )
+
+
+def bar_progress(bar: tqdm) -> Progress:
+    """Let ``bar`` show the ``(done, total)`` grading reports: grading counts its verdicts, the bar only draws."""
+
+    def show(done: int, total: int) -> None:
+        if bar.total != total:  # the first report: draw the length at once, not at the first verdict
+            bar.total = total
+            bar.refresh()
+        bar.update(done - bar.n)
+
+    return show
+
+
 def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
-    """The benchmark's human_labels.csv, or None when it has none (grading and the preview read it)."""
-    path = benchmark.path / "human_labels.csv" if benchmark.path else None
+    """The benchmark's human_labels.csv, or None when it has none."""
+    path = benchmark.path / LABELS_FILE if benchmark.path else None
     return load_human_labels(path) if path is not None and path.is_file() else None
 
 
