@@ -16,10 +16,10 @@ are simulated at once (arrays of simulations × questions) and passed to the
 same vectorised functions the leaderboard uses (``dualboard.stats.estimators``,
 ``dualboard.stats.paired``, ``dualboard.stats.power``).
 
-Gates (STATISTICS.md, Validation) scale with the number of simulations
+Gates (Methodology, §How the methods are checked) scale with the number of simulations
 actually run (:class:`Gate`): target ± (tolerance + z·Monte-Carlo SE), with
 z = z₀.₉₉, so a method exactly on target fails a gate 1 % of the time whatever
-the number of simulations. At STATISTICS.md's sizes they are its gates:
+the number of simulations. At the page's sizes they are its bounds:
 coverage of 95 % intervals in [92.9, 97.1] % at 2,000 simulations ([93, 97],
 MC SE 0.49 %; conservative methods: lower bound only); type I ≤ 5.5 % at
 10,000 (≤ 6.1 % at 2,000, ≤ 6.6 % at --quick's 1,000); Holm family-wise
@@ -83,7 +83,7 @@ class Gate:
         return f">= {low:.2%}" if not self.upper else f"[{low:.2%}, {high:.2%}]"
 
 
-COVERAGE = Gate(0.95, 0.01)  # [93, 97] at 2,000 simulations (STATISTICS.md)
+COVERAGE = Gate(0.95, 0.01)  # [93, 97] at 2,000 simulations (Methodology, §How the methods are checked)
 COVERAGE_CONSERVATIVE = Gate(0.95, 0.01, upper=False)  # Bonett–Price, exact McNemar
 TYPE_ONE = Gate(ALPHA, 0.0, lower=False)  # 5.5 % at 10,000 simulations
 POWER = Gate(0.80, 0.005)  # 80 ± 2.6 at 2,000 simulations
@@ -420,7 +420,7 @@ def kappa_cell(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator,
 
 
 def grid(quick: bool) -> list[Cell]:
-    """Return the STATISTICS.md grid (or a small one with --quick)."""
+    """Return the grid of the Methodology page's checks (or a small one with --quick)."""
     ns, ks, means = ((30, 100), (1, 3), (0.5, 0.95)) if quick else ((10, 30, 100, 500), (1, 3, 5), (0.5, 0.8, 0.95))
     return [Cell(n, k, m, c) for n in ns for k in ks for m in means for c in CONCENTRATION]
 

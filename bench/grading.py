@@ -5,7 +5,9 @@ labels) without a verdict cache and with a warm one: the best of ``--repeat``
 runs, in CPU seconds of this process, so other work on the machine moves it little.
 
 ``rules`` runs on the 3,900 real answers of the 2024-09-13 multiple-choice
-release when ``../shared`` is present (else on synthetic answers). ``llm``
+release of "Easy Problems That LLMs Get Wrong" when ``--release`` names its
+folder (the one ``dualboard import autogenai`` reads), else on 3,900 synthetic
+answers. ``llm``
 runs against a scripted OpenAI-compatible server on 127.0.0.1, in a child
 process like a real judge, that answers each request after a fixed latency
 (100 ms by default), first sequentially
@@ -13,7 +15,7 @@ process like a real judge, that answers each request after a fixed latency
 
 Usage::
 
-    python bench/grading.py [--repeat 20] [--answers 64] [--latency 0.1] [--concurrency 16]
+    python bench/grading.py [--release DIR] [--repeat 20] [--answers 64] [--latency 0.1] [--concurrency 16]
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from dualboard import pipeline
 from dualboard.grading import VerdictCache, grade_benchmark
 from dualboard.grading.llm import LlmGrader
 from dualboard.grading.rules import RulesGrader
-from dualboard.intake.benchmark import load_benchmarks
 from dualboard.importers import import_autogenai
+from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.validate import find_run_dirs, load_runs
 from dualboard.store import LocalStore
 
@@ -40,7 +42,6 @@ sys.path[:0] = [str(ROOT / "tests" / "grading")]
 # path: this import can only come after the line above.
 from judge_server import ScriptedJudgeServer, always  # noqa: E402
 
-RELEASE = ROOT.parent / "shared" / "data" / "easy-problems" / "2024-09-13-Multi-Benchmark"
 QUESTION = {
     "id": "capital",
     "type": "open",
@@ -50,9 +51,9 @@ QUESTION = {
 }
 
 
-def real_items() -> list[tuple[dict, dict]]:
+def real_items(release: Path | None) -> list[tuple[dict, dict]]:
     """Return (question, prediction) pairs of the real MC release, or synthetic ones without it."""
-    if not RELEASE.is_dir():
+    if release is None:
         return [
             (QUESTION, {"response": f"Some reasoning {i}.\nFinal answer: {'Paris' if i % 2 else 'Lyon'}"})
             for i in range(3900)
@@ -60,7 +61,7 @@ def real_items() -> list[tuple[dict, dict]]:
     import json
 
     with tempfile.TemporaryDirectory() as dest:
-        import_autogenai(RELEASE, benchmark="bench", dest=Path(dest))
+        import_autogenai(release, benchmark="bench", dest=Path(dest))
         questions = {
             q["id"]: q
             for q in map(json.loads, (Path(dest) / "data/benchmarks/bench/questions.jsonl").read_text().splitlines())
@@ -96,10 +97,10 @@ def rate(grader, items) -> tuple[float, float]:
     return len(items) / seconds, seconds
 
 
-def bench_rules() -> None:
-    items = real_items()
+def bench_rules(release: Path | None) -> None:
+    items = real_items(release)
     per_second, seconds = rate(RulesGrader(), items)
-    source = "real MC release" if RELEASE.is_dir() else "synthetic"
+    source = "synthetic" if release is None else f"real MC release {release.name}"
     print(f"rules: {len(items)} answers ({source}) in {seconds:.2f} s = {per_second:,.0f} answers/s")
 
 
@@ -134,13 +135,21 @@ def bench_llm(n_answers: int, latency: float, concurrency: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--release",
+        type=Path,
+        help="folder of a release of Easy Problems That LLMs Get Wrong (e.g. 2024-09-13-Multi-Benchmark); "
+        "without it the rules grader runs on synthetic answers",
+    )
     parser.add_argument("--repeat", type=int, default=20, help="gradings of the demo to take the best of")
     parser.add_argument("--answers", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
+    if args.release is not None and not args.release.is_dir():
+        parser.error(f"--release {args.release}: no such folder — pass the release folder, or leave --release out")
     bench_demo(args.repeat)
-    bench_rules()
+    bench_rules(args.release)
     bench_llm(args.answers, args.latency, args.concurrency)
 
 

@@ -622,17 +622,21 @@ def import_():
 def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: bool):
     """Import a release of "Easy Problems That LLMs Get Wrong" (autogenai).
 
-    SRC is a release folder such as 2024-09-13-Multi-Benchmark (multiple
-    choice, 10 rounds, shuffled options) or 2024-04-28-Paper-Benchmark (open
-    answers with partial-credit marks). Published scores travel as recorded
-    scores; answer keys come from human_answer (and correct_answer for MC).
-    The authors' own marks of open answers (llm_outputs/final_answers-*.json)
-    become human_labels.csv and, where they cover every answer, the
-    answer-key grading.
+    SRC is a release folder of the benchmark's GitHub repository,
+    autogenai/easy-problems-that-llms-get-wrong, such as
+    2024-09-13-Multi-Benchmark (multiple choice, 10 rounds, shuffled options)
+    or 2024-04-28-Paper-Benchmark (open answers with partial-credit marks).
+    The options' published order comes from linguistic_benchmark_multi_choice.json
+    in that folder or the one above it, as the repository lays them out.
+    Published scores travel as recorded scores; answer keys come from
+    human_answer (and correct_answer for MC). The authors' own marks of open
+    answers (llm_outputs/final_answers-*.json) become human_labels.csv and,
+    where they cover every answer, the answer-key grading.
 
     \b
     Example:
-      dualboard import autogenai ../shared/data/easy-problems/2024-09-13-Multi-Benchmark \\
+      git clone https://github.com/autogenai/easy-problems-that-llms-get-wrong
+      dualboard import autogenai easy-problems-that-llms-get-wrong/2024-09-13-Multi-Benchmark \\
           --benchmark easy-problems-mc --dest .
     """
     summary = import_autogenai(src, benchmark=benchmark, dest=dest, overwrite=overwrite)

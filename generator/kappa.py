@@ -6,7 +6,7 @@ stats, for ``agreement.csv``. So it sits among the foundations, before both.
 Counts are kept per question as rows (both pass, a only, b only, both fail),
 so a bootstrap resample of questions is a sum of rows and thousands of
 resamples cost one matrix product. The asymptotic CI of statsmodels'
-``cohens_kappa`` under-covers at n = 30–100 (STATISTICS.md §d), hence BCa.
+``cohens_kappa`` under-covers at n = 30–100 (Methodology, §Grader agreement), hence BCa.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ UNDEFINED_SHARE = 0.01
 PASS_MARK = 50.0
 """A score (0–100) at or above this reads as a pass, so partial credit of 60 passes."""
 MIN_QUESTIONS = 10
-"""κ is estimable only on at least this many questions (STATISTICS.md §d)."""
+"""κ is estimable only on at least this many questions (Methodology, §Grader agreement)."""
 
 
 def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -66,7 +66,7 @@ def pass_fail_counts(score_a: np.ndarray, score_b: np.ndarray, threshold: float 
 
 
 def not_estimable_reason(counts: np.ndarray, n_questions: int) -> str:
-    """Return why κ is not estimable from pooled counts (STATISTICS.md §d), or '' when it is.
+    """Return why κ is not estimable from pooled counts (Methodology, §Grader agreement), or '' when it is.
 
     Examples
     --------

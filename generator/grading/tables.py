@@ -155,7 +155,7 @@ def _scores(verdicts: Sequence[Verdict]) -> np.ndarray:
 def _kappa_against(candidate: Graded, human: Graded, answers: Sequence[_Answer]) -> float:
     """Return κ of the candidate's pass/fail verdicts against the human marks; NaN if not estimable.
 
-    Estimable as in agreement.csv (STATISTICS.md §d): the answers both judged
+    Estimable as in agreement.csv (Methodology, §Grader agreement): the answers both judged
     span at least 10 questions and both raters used both verdicts.
     """
     mine = dict(zip(candidate[0].positions, _scores(candidate[1]), strict=True))

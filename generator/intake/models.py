@@ -1,4 +1,4 @@
-"""In-memory forms of the input contracts (see DESIGN.md, "Data contracts").
+"""In-memory forms of the input contracts (docs/architecture.md, "Files that cross a stage boundary").
 
 Questions and predictions stay plain dicts with exactly the fields of
 ``questions.jsonl`` / ``predictions.jsonl``: the JSON Schemas in

@@ -2,7 +2,7 @@
 
 Question pages are reachable from links only: kept out of the navigation and
 out of the search index, because mkdocs-material embeds the whole navigation
-in every page (a nav of N pages makes the build O(N²); DESIGN.md, "Rendering").
+in every page (a nav of N pages makes the build O(N²); docs/architecture.md, "Rendering").
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ per question (scores per round as a second line), sortable and filterable by
 category and outcome in the browser (``javascripts/tables.js``), each linking
 to the question page where the answers themselves are. Run pages are linked
 from the leaderboard and kept out of the navigation (a leaderboard may hold
-hundreds of runs; see DESIGN.md, "Rendering").
+hundreds of runs; see docs/architecture.md, "Rendering").
 """
 
 from __future__ import annotations

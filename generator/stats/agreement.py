@@ -93,9 +93,10 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     """Return the mean |score_a − score_b| in points with its question-clustered interval.
 
     The pooled mean over answers has a cluster-robust SE and a t(G − 1)
-    interval (partial credit, STATISTICS.md §a). When every question's mean
-    difference is the same (SE = 0, e.g. perfect agreement), the interval is
-    the "no interval is ever zero-width" bound of §b on the 0–100 scale.
+    interval, as for partial-credit scores (Methodology, §Mean score and its
+    interval). When every question's mean difference is the same (SE = 0, e.g.
+    perfect agreement), the interval is the never-zero-width bound on the 0–100
+    scale (Methodology, §No interval is zero-width).
     """
     per_q = (
         joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / POINTS)

@@ -4,7 +4,7 @@ EQUATOR (arXiv 2501.00257) ran a paired t-test on 13 and 9 *model means*:
 models are the sample, question-level noise is thrown away, and d_z measures
 how consistently the gradings differ across models, so it is inflated. Beside
 it, the defensible pooled effect: stack every (run, question) difference and
-cluster the standard error by question (STATISTICS.md §b).
+cluster the standard error by question (Methodology, §Why not a t-test on model means).
 """
 
 from __future__ import annotations

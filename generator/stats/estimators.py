@@ -16,7 +16,7 @@ SE_FLOAT_NOISE = 1e-12
 """An SE below this (scale [0, 1]) is rounding noise of equal question means and counts as 0.
 
 Thirty question means of 0.8 have sd 2.5e-17, not 0; taken at face value that
-SE skips the n_eff = n fallback and gives "80.0 [80.0, 80.0]" (STATISTICS.md §b)."""
+SE skips the n_eff = n fallback and gives "80.0 [80.0, 80.0]" (Methodology, §Mean score and its interval)."""
 
 
 def snap_noise(se: np.ndarray | float) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Paired comparison of two gradings (or two runs) over the same questions.
 
 The pairing is the question: x_i and y_i are the two question means and
-d_i = x_i - y_i. Which test runs depends on the data (STATISTICS.md §b):
+d_i = x_i - y_i. Which test runs depends on the data (Methodology, §Paired tests):
 
 * one round of 0/1 scores on both sides → exact McNemar with the
   Bonett–Price interval for the difference of proportions;
@@ -72,8 +72,8 @@ def constant_difference_interval(
     No observed question departs from d, so with 1 - alpha confidence at most
     a share p̄ (:func:`departing_share_bound`) of questions does, and each of them
     can move the mean at most to the ends ``bounds`` = (L, U) of the difference
-    scale: [d - p̄(d - L), d + p̄(U - d)] (STATISTICS.md §b, "No interval is ever
-    zero-width"). Vectorised over ``d`` and ``n``.
+    scale: [d - p̄(d - L), d + p̄(U - d)] (Methodology, §No interval is
+    zero-width). Vectorised over ``d`` and ``n``.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Minimum detectable effects (MDE) at 80 % power; never after-the-fact power.
 
-Three solvers (STATISTICS.md §e):
+Three solvers (Methodology, §What a benchmark can detect):
 
 * paired t: MDE = d_z*·SD(d), d_z* from pingouin ``power_ttest`` (= statsmodels
   ``TTestPower().solve_power``), 0.5292 at n = 30;

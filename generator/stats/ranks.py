@@ -4,7 +4,7 @@
   rank_hi(j) = m - #runs Holm-significantly below j. "Statistically tied for
   first" = every run with rank_lo = 1. Runs with fewer than
   :data:`~dualboard.stats.paired.TOO_FEW_QUESTIONS` questions get no rank
-  interval and no tie group (STATISTICS.md §0).
+  interval and no tie group (Methodology, §Small benchmarks).
 * A run whose coverage in a grading is under
   :data:`~dualboard.stats.scores.MIN_COVERAGE` is not ranked there at all:
   no rank, no interval, no tie group, and it is not counted in the others'

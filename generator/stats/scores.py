@@ -1,6 +1,6 @@
 """Check the scored table, reduce it to one mean per (run, grading, question) and count coverage.
 
-Missing answers and missing verdicts differ (STATISTICS.md §0). A model that
+Missing answers and missing verdicts differ (Methodology, §No verdict and coverage). A model that
 gave no readable answer already scores 0 from its grader. A grader that could
 not judge an answer gives no verdict (``NaN``): that answer is left out of
 that grading's question means, and a question none of whose answers has a

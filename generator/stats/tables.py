@@ -116,14 +116,15 @@ def read_tables(out_dir: Path) -> StatsTables:
     missing = [n for n in (*[f"{t}.csv" for t in TABLES], "notes.json") if not (out_dir / n).is_file()]
     if missing:
         raise StatsTablesError(
-            f"{out_dir}: missing {', '.join(missing)} — run `dualboard analyse` to write the statistics tables"
+            f"{out_dir}: missing {', '.join(missing)} — run `dualboard stats` (or `dualboard build`) "
+            "to write the statistics tables"
         )
     meta = json.loads((out_dir / "notes.json").read_text(encoding="utf-8"))
     if meta.get("format_version") != FORMAT_VERSION:
         raise StatsTablesError(
             f"{out_dir}/notes.json: format_version "
             f"{meta.get('format_version')!r}, expected {FORMAT_VERSION} — "
-            "re-run `dualboard analyse`"
+            "run `dualboard stats` again to rewrite the tables in this format"
         )
     frames = {
         t: pd.read_csv(

@@ -1,7 +1,7 @@
 """A store in a Hugging Face Hub dataset repository (``--hub ORG/NAME``).
 
 The repository holds the same logical tree as :class:`~dualboard.store.LocalStore`
-(benchmarks/, runs/, verdicts/) plus a dataset card. Rules (DESIGN.md, "Hub facts"):
+(benchmarks/, runs/, verdicts/) plus a dataset card. Rules (docs/architecture.md, "The Hub store"):
 
 - always ``repo_type="dataset"`` and an explicit ``endpoint`` (huggingface_hub
   reads ``HF_ENDPOINT`` once, at import time);

@@ -123,7 +123,7 @@ def test_when_no_grader_qualifies_the_first_listed_stays(monkeypatch) -> None:
 
 def test_a_grader_of_one_class_on_the_sample_has_no_kappa_and_is_not_chosen(monkeypatch) -> None:
     # rules passes everything: κ = 0 by the formula, which would tie with numeric's 0 and win
-    # by the listed order, but a one-class rater's κ is not estimable (STATISTICS.md §d).
+    # by the listed order, but a one-class rater's κ is not estimable (Methodology, §Grader agreement).
     script(monkeypatch, {"rules": [100.0] * N, "numeric": flip(HUMAN, [0, 1, 2, 3, 4])})
     tables = graded(["rules", "numeric"], SAMPLE)
     assert set(tables.scored.answer_key_grader) == {"numeric"}

@@ -24,7 +24,6 @@ EXPECTED = {
     ".gitignore",
     "README.md",
     "mkdocs.yml",
-    "site_src/about.md",
     "data/benchmarks/road-signs/benchmark.yaml",
     "data/benchmarks/road-signs/questions.jsonl",
     "submissions/road-signs/example-run/metadata.yaml",

@@ -1,7 +1,8 @@
 """A fast, seeded version of bench/calibration.py: known truth from the demo simulator.
 
 Loose gates (300–1,000 simulations, Monte-Carlo SE ≈ 1.3 %); the full grid with
-STATISTICS.md's gates runs in ``python bench/calibration.py``.
+the bounds of the site's methodology page (Methodology, §How the methods are checked) runs in
+``python bench/calibration.py``.
 """
 
 from __future__ import annotations

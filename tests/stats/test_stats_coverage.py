@@ -1,6 +1,6 @@
 """No verdict is not a 0: coverage, means over judged answers, answer-level pairing, the 80 % rule.
 
-STATISTICS.md §0: a grader that cannot judge an answer gives no verdict (NaN);
+A grader that cannot judge an answer gives no verdict, NaN (Methodology, §No verdict and coverage):
 the answer is left out of that grading's mean and of every paired analysis
 that needs the verdict, the grading's coverage is reported, and a run under
 80 % coverage in a grading is not ranked there. Every test here fails on the
@@ -44,7 +44,8 @@ def test_no_verdict_is_left_out_of_the_mean_as_statsmodels_computes_it(partial_c
     judged = ~np.isnan(key)
     question = np.nonzero(judged)[0]  # the question of each judged answer; q000 has none
     y = key[judged] / 100
-    # STATISTICS.md §a reference: WLS on the answers, weights 1/r_i, clustered by question.
+    # The reference (Methodology, §Mean score and its interval): WLS on the answers, weights 1/r_i,
+    # clustered by question.
     fit = sm.WLS(y, np.ones_like(y), weights=1 / judged.sum(axis=1)[question]).fit(
         cov_type="cluster", cov_kwds={"groups": question}, use_t=True
     )

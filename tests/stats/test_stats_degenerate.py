@@ -18,7 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 from dualboard.stats import analyse, estimators, paired, power
 from tests.stats.stats_builders import scored_run
 
-P_BAR_30 = 1 - 0.05 ** (1 / 30)  # STATISTICS.md §b: 9.5 % at n = 30
+P_BAR_30 = 1 - 0.05 ** (1 / 30)  # 9.5 % at n = 30 (Methodology, §No interval is zero-width)
 
 
 def _row(scored: pd.DataFrame) -> pd.Series:

@@ -1,4 +1,4 @@
-"""Edge cases of issue 4 and STATISTICS.md: each behaves, and no NaN is left unexplained."""
+"""Edge cases of issue 4 and of the Methodology page: each behaves, and no NaN is left unexplained."""
 
 from __future__ import annotations
 

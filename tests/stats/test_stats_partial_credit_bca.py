@@ -1,7 +1,7 @@
 """Partial-credit scores: the t interval on question means, cross-checked with a BCa bootstrap.
 
-STATISTICS.md (a): partial-credit scores get mean ± t·SE, "cross-checked with
-scipy.stats.bootstrap((qmeans,), np.mean, method='BCa')". With 60 questions the
+Partial-credit scores get mean ± t·SE (Methodology, §Mean score and its interval),
+cross-checked with scipy.stats.bootstrap((qmeans,), np.mean, method='BCa'). With 60 questions the
 two intervals must agree to within a fraction of their width; a t interval that
 used the wrong SE (e.g. over answers, not questions) would miss by far more.
 """

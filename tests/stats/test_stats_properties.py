@@ -49,7 +49,7 @@ def test_intervals_probabilities_and_ranks_are_coherent(scored):
 
 
 def _no_interval_collapses(tables) -> None:
-    """STATISTICS.md §b: no interval is ever zero-width (means, differences, run vs run)."""
+    """No interval is ever zero-width: means, differences, run vs run (Methodology, §No interval is zero-width)."""
     m, pw = tables.models, tables.pairwise
     for lo, hi in [
         ("traditional_ci_low", "traditional_ci_high"),

@@ -157,7 +157,14 @@ def test_write_then_read_round_trips(tables, tmp_path):
 
 
 def test_read_names_the_missing_file_and_the_fix(tmp_path):
-    with pytest.raises(StatsTablesError, match="models.csv.*dualboard analyse"):
+    with pytest.raises(StatsTablesError, match=r"models.csv.*run `dualboard stats` \(or `dualboard build`\)"):
+        read_tables(tmp_path)
+
+
+def test_read_refuses_another_format_and_names_the_command(tables, tmp_path):
+    write_tables(tables, tmp_path)
+    (tmp_path / "notes.json").write_text('{"format_version": 0, "notes": []}', encoding="utf-8")
+    with pytest.raises(StatsTablesError, match=r"notes.json: format_version 0, .* run `dualboard stats` again"):
         read_tables(tmp_path)
 
 

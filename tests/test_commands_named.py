@@ -1,0 +1,174 @@
+"""Every ``dualboard WORD`` a user can read names a real command of ``dualboard.cli.main``.
+
+Read as text: the READMEs, ``docs/``, the site sources, the scaffold template, the
+workflows, and the strings and comments of every Python file of ``generator/`` and
+``bench/`` (messages, help texts, docstrings; ``from dualboard import x`` is code, not
+text). The rule: a lower-case ``dualboard`` that stands alone (not ``dualboard.yaml``,
+``dualboard==1.0``, ``dualboard[embed]`` or ``dualboard-preview/2``) and is followed on
+its line by a lower-case word is a command line, so that word must be a command, and
+after a command group (``dualboard import``) the next lower-case word one of its
+subcommands. Prose names the project with a capital: "the Dualboard package".
+Upper-case words (``dualboard COMMAND``) are placeholders; options (``--help``), paths
+and the end of a code span end the check.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import click
+import pytest
+
+from dualboard.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+READ = ["generator", "docs", "site_src", "bench", "data", "submissions", ".github", "tests"]
+"""Folders whose user-facing text is checked (``tests`` only for its README)."""
+
+SUFFIXES = {".py", ".md", ".yml", ".yaml", ".txt", ".js", ".html", ".toml"}
+
+MENTION = re.compile(r"(?<![\w.\-/])dualboard(?P<rest>(?:[ \t]+[^\s`'\"]+)*)")
+"""``dualboard`` standing alone, then the words that follow it on the same line."""
+
+COMMAND_WORD = re.compile(r"[a-z][a-z0-9_-]*")
+"""A word in a command's place that must name one (not a placeholder, option or path)."""
+
+
+def texts() -> list[Path]:
+    """Every text file a user reads: the listed folders (tests: READMEs only) and the top-level files."""
+    files = [REPO / "README.md", REPO / "Makefile", REPO / "mkdocs.yml", REPO / "pyproject.toml"]
+    for folder in READ:
+        for path in sorted((REPO / folder).rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            if folder == "tests" and path.name != "README.md":
+                continue
+            if path.suffix in SUFFIXES or path.name == "README.md":
+                files.append(path)
+    return files
+
+
+PYTHON_TEXT = {tokenize.STRING, tokenize.COMMENT, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+"""Python tokens that hold text a person reads (``FSTRING_MIDDLE``: f-string text from Python 3.12 on)."""
+
+
+def readable_text(path: Path) -> str:
+    """The file's text; of Python sources only the strings and comments, each on its own line."""
+    text = path.read_text("utf-8")
+    if not path.name.endswith((".py", ".py.txt")):
+        return text
+    lines = [""] * (text.count("\n") + 2)
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type in PYTHON_TEXT:
+            for offset, piece in enumerate(token.string.split("\n")):
+                lines[token.start[0] - 1 + offset] += " " + piece
+    return "\n".join(lines)
+
+
+def command_mentions(text: str) -> list[tuple[int, list[str]]]:
+    """(line number, words after ``dualboard``) of each mention that reads as a command."""
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        for match in MENTION.finditer(line):
+            words = match.group("rest").split()
+            if words:
+                found.append((number, words))
+    return found
+
+
+def unknown_command(words: list[str], group: click.Group = main) -> str | None:
+    """The command path up to the first word in a command's place that names none; ``None`` when all are real."""
+    path = []
+    for word in words:
+        if not COMMAND_WORD.fullmatch(word):
+            return None
+        command = group.commands.get(word)
+        if command is None:
+            return " ".join([*path, word])
+        path.append(word)
+        if not isinstance(command, click.Group):
+            return None
+        group = command
+    return None
+
+
+def test_the_scan_reads_the_places_users_read():
+    names = {p.relative_to(REPO).as_posix() for p in texts()}
+    assert {"README.md", "generator/cli.py", "generator/stats/tables.py", "docs/architecture.md"} <= names
+    assert any(n.startswith("generator/render/site_default/site_src/") for n in names)
+    assert any(n.startswith("generator/scaffold/template/") for n in names)
+
+
+@pytest.mark.parametrize(
+    ("text", "bad"),
+    [
+        ("`dualboard analyse`", "analyse"),
+        ("  dualboard analyse --root x", "analyse"),
+        ("$ dualboard import hub SRC", "import hub"),
+        ("HF_TOKEN=... dualboard publsh --hub o/n", "publsh"),
+        ("python -m dualboard serv", "serv"),
+    ],
+)
+def test_a_misnamed_command_is_caught(text, bad):
+    [(_, words)] = command_mentions(text)
+    assert unknown_command(words) == bad
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the Dualboard package",
+        "Generated by Dualboard from plotly's templates",
+        "pip install dualboard  # from PyPI",
+        "write it in dualboard.yaml or dualboard==1.0 or dualboard[embed]",
+        "`dualboard COMMAND --help`",
+        "`dualboard --help`",
+    ],
+)
+def test_prose_names_and_placeholders_are_no_command(text):
+    assert all(unknown_command(words) is None for _, words in command_mentions(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("run `dualboard build --root X`; the Dualboard package", [(1, ["build", "--root", "X"])]),
+        ("x\n  │ dualboard validate     precise errors", [(2, ["validate", "precise", "errors"])]),
+        ("python -m dualboard import autogenai SRC\nimport dualboard.cli", [(1, ["import", "autogenai", "SRC"])]),
+        ("`dualboard import` reads a release", [(1, ["import"])]),
+    ],
+)
+def test_commands_are_read_with_their_line(text, words):
+    assert command_mentions(text) == words
+    assert all(unknown_command(w) is None for _, w in words)
+
+
+def test_python_code_is_skipped_but_its_messages_are_read(tmp_path):
+    source = tmp_path / "module.py"
+    source.write_text(
+        "from dualboard import pipeline\n"
+        "import dualboard\n"
+        "def f(x):\n"
+        '    """Docstring: run\n    ``dualboard analyse``."""\n'
+        "    raise ValueError(f'{x}: run `dualboard serv` first')  # or dualboard stat\n",
+        "utf-8",
+    )
+    mentions = command_mentions(readable_text(source))
+    assert [(n, unknown_command(w)) for n, w in mentions] == [(5, "analyse"), (6, "serv"), (6, "stat")]
+
+
+def test_every_named_command_exists():
+    problems = []
+    for path in texts():
+        for number, words in command_mentions(readable_text(path)):
+            bad = unknown_command(words)
+            if bad is not None:
+                problems.append(
+                    f"{path.relative_to(REPO)}:{number}: `dualboard {bad}` is not a command — name one of "
+                    f"{', '.join(sorted(main.commands))} (see `dualboard --help`), or write Dualboard for the project"
+                )
+    assert not problems, "\n".join(problems)
