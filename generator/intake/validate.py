@@ -25,8 +25,9 @@ from typing import Any
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.models import Benchmark, Run
+from dualboard.intake.prediction_decoder import confirmed_row
 from dualboard.intake.schemas import schema_findings
-from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_yaml, yaml_field_lines
+from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
 
@@ -469,6 +470,11 @@ def _read_predictions(
 ) -> _Answers:
     """Check predictions.jsonl line by line, every check on every line.
 
+    A line the fast decoder confirms (:mod:`~dualboard.intake.prediction_decoder`)
+    skips the strict parser and the schema; any other line goes through them,
+    so every finding keeps their wording. The checks beyond the schema run on
+    every line either way.
+
     Streaming keeps a rejected million-line file from costing a million
     parsed rows of memory: after the first error only findings are counted
     (and the (question, round) keys every check of duplicates keeps anyway).
@@ -484,16 +490,24 @@ def _read_predictions(
     except UnsafeFileError as exc:
         answers.findings.append(exc.finding())
         return answers
-    findings, answers.read = _FindingCap(str(path)), True
+    findings, answers.read, file = _FindingCap(str(path)), True, str(path)
     with handle:
-        for number, row, problem in iter_json_lines(handle, str(path)):
-            row, problems = (
-                (None, [problem])
-                if problem
-                else _check_prediction(row, number, str(path), benchmark, rounds, limits, answers.answered, older)
-            )
-            answers.unreadable += row is None
-            findings.extend(problems)
+        for number, raw in enumerate(handle, start=1):
+            row = confirmed_row(raw)  # the fast path: schema-valid for sure, or None
+            if row is not None:
+                problems = _semantic_findings(row, number, file, benchmark, rounds, limits, answers.answered, older)
+            elif not raw.strip():
+                continue  # blank lines are allowed, as iter_json_lines skips them
+            else:  # the exact path words what is wrong
+                value, problem = parse_json_line(raw, file, number)
+                row, problems = (
+                    (None, [problem])
+                    if problem
+                    else _check_prediction(value, number, file, benchmark, rounds, limits, answers.answered, older)
+                )
+                answers.unreadable += row is None
+            if problems:
+                findings.extend(problems)
             if findings.errors == 0:
                 answers.rows.append(row)
     if findings.errors:
@@ -542,7 +556,7 @@ def _semantic_findings(
     """The checks beyond the schema, on the fields of ``row`` that passed it (``older``: the run answered one of
     the benchmark's previous versions)."""
     problems = []
-    if "response" in row and len(row["response"].encode("utf-8")) > limits.response_bytes:
+    if "response" in row and _utf8_longer_than(row["response"], limits.response_bytes):
         problems.append(
             Finding(
                 file,
@@ -579,6 +593,16 @@ def _semantic_findings(
         )
     seen.add(key)
     return problems
+
+
+def _utf8_longer_than(text: str, limit: int) -> bool:
+    """Whether ``text`` takes more than ``limit`` bytes in UTF-8; encodes only when its length leaves doubt.
+
+    A character takes 1 to 4 bytes, so a text of at most ``limit // 4``
+    characters fits whatever it holds: most responses are decided without
+    a copy.
+    """
+    return len(text) > limit // 4 and len(text.encode("utf-8")) > limit
 
 
 def _unknown_question(row: dict[str, Any], number: int, file: str, benchmark: Benchmark, older: bool) -> Finding:
@@ -621,10 +645,11 @@ def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, roun
     """Questions and rounds no line answers; lines that could not be read may hold some of them."""
     if not answers.read or (answers.unreadable and not answers.answered):
         return []  # nothing readable to compare: the findings about the file say what to fix first
-    expected = {(q["id"], r) for q in benchmark.questions for r in range(rounds)}
-    missing = sorted(expected - answers.answered)
-    if not missing:
-        return []
+    known = benchmark._by_id
+    expected = len(known) * rounds
+    if sum(r < rounds and q in known for q, r in answers.answered) == expected:
+        return []  # every (question, round) answered: no need to build the million pairs expected
+    missing = sorted({(q["id"], r) for q in benchmark.questions for r in range(rounds)} - answers.answered)
     severity = "warning" if benchmark.allow_incomplete else "error"
     shown = ", ".join(f"{q} round {r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
     unread = (
@@ -637,7 +662,7 @@ def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, roun
             str(path),
             None,
             "coverage",
-            f"{len(missing)} of {len(expected)} answers (question, round) missing: {shown}{unread}",
+            f"{len(missing)} of {expected} answers (question, round) missing: {shown}{unread}",
             "answer every question in every round (missing answers would silently lower the score)",
             severity,
         )
