@@ -38,11 +38,10 @@ class _Prediction(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _DECODER = msgspec.json.Decoder(_Prediction)
-_QUOTED_FIELDS = {name: f'"{name}"'.encode() for name in _Prediction.__struct_fields__}
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 """Keys the duplicate check can vouch for: JSON can spell them otherwise only with a ``\\u00XX`` escape."""
-_ESCAPED_PLAIN_CHARACTER = re.compile(rb"\\u00[2-7][0-9A-Fa-f]")
-"""``\\u0072`` spells ``r``: such a key is written differently from its name (json.dumps never does it)."""
+_ESCAPED_PLAIN_CHARACTER = re.compile(rb"\\u00(?:2[dDeE]|3[0-9]|[4-6][0-9A-Fa-f]|7[0-9aA])")
+"""An escape of a character of :data:`_PLAIN_KEY` (``\\u0072`` spells ``r``), which json.dumps never writes."""
 
 
 def confirmed_row(raw: bytes) -> dict[str, Any] | None:
@@ -89,12 +88,12 @@ def _keys_given_once(raw: bytes, line: _Prediction) -> bool:
     """
     if b"\\u00" in raw and _ESCAPED_PLAIN_CHARACTER.search(raw):
         return False
-    quoted = [_QUOTED_FIELDS["question_id"], _QUOTED_FIELDS["response"], _QUOTED_FIELDS["round"]]
-    if line.choice_order is not UNSET:
-        quoted.append(_QUOTED_FIELDS["choice_order"])
-    if line.recorded is not UNSET:
-        if not all(_PLAIN_KEY.fullmatch(key) for key in line.recorded):
-            return False
-        quoted += [f'"{key}"'.encode() for key in line.recorded]
-        quoted.append(_QUOTED_FIELDS["recorded"])
-    return all(raw.count(name) <= 1 for name in quoted)
+    if raw.count(b'"question_id"') > 1 or raw.count(b'"response"') > 1 or raw.count(b'"round"') > 1:
+        return False
+    if line.choice_order is not UNSET and raw.count(b'"choice_order"') > 1:
+        return False
+    if line.recorded is UNSET:
+        return True
+    if raw.count(b'"recorded"') > 1 or not all(_PLAIN_KEY.fullmatch(key) for key in line.recorded):
+        return False
+    return all(raw.count(f'"{key}"'.encode()) <= 1 for key in line.recorded)

@@ -30,7 +30,7 @@ from dualboard.errors import Finding
 
 MAX_YAML_DEPTH = 10
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
-_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89abAB]")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 """An escaped UTF-16 surrogate; only then can a decoded string hold a lone one."""
 
 
