@@ -20,7 +20,7 @@ from unittest import mock
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from dualboard.intake.benchmark import load_benchmarks
@@ -158,6 +158,9 @@ valid_rows = st.fixed_dictionaries(
 @settings(max_examples=1500, **SETTINGS)
 @given(row=valid_rows, ascii_only=st.booleans(), separators=st.sampled_from([(", ", ": "), (",", ":")]))
 def test_valid_lines_written_by_json_dumps_take_the_fast_path(row, ascii_only, separators):
+    recorded = set(row.get("recorded", {}))
+    # a value spelt like a key ("response": "round") puts the name twice in the line: the exact path takes it
+    assume(not (set(row) | recorded) & {row["question_id"], row["response"]} and not set(row) & recorded)
     raw = json.dumps(row, ensure_ascii=ascii_only, separators=separators).encode() + b"\n"
     assert typed(confirmed_row(raw)) == typed(exact_row(raw)) == typed({**row, "round": row.get("round", 0)})
 
@@ -220,6 +223,8 @@ known_answers = st.fixed_dictionaries(
     lines=st.lists(valid_lines | known_answers | hostile_lines() | st.just(b"  "), min_size=1, max_size=8),
     response_bytes=st.sampled_from([3, 40, 2_000]),
 )
+@example(lines=[b'{"question_id": "q1", "response": "\\udc00x"}'], response_bytes=3)  # crashed the size check
+@example(lines=[b'{"question_id": "q1", "extra": ' + b"[" * 900 + b'"\\udc00"' + b"]" * 900 + b"}"], response_bytes=3)
 def test_files_give_the_same_findings_and_rows_either_way(workspace, lines, response_bytes):
     limits = Limits(predictions_bytes=200_000, response_bytes=response_bytes)
     (fast_run, fast_findings), (exact_run, exact_findings) = both_ways(
