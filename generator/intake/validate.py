@@ -39,6 +39,10 @@ PROVENANCE = "provenance.jsonl"
 RUN_FILES = (METADATA, PREDICTIONS, PROVENANCE)
 """Files a run folder may hold; everything else is reported."""
 MAX_REPORTED_PER_FILE = 50
+FAST_PATH_PATIENCE = 64
+"""After this many lines in a row the fast decoder could not confirm, it is tried on one line in this many
+only, until it confirms one again: a refused line costs it a raised exception, and a file broken on every
+line would be slower than without it. Results never depend on it (a line it skips takes the exact path)."""
 
 
 @dataclass(frozen=True)
@@ -494,10 +498,12 @@ def _read_predictions(
         answers.findings.append(exc.finding())
         return answers
     rules = _AnswerRules(str(path), benchmark, rounds, limits.response_bytes, older, answers.answered)
-    findings, answers.read = _FindingCap(str(path)), True
+    findings, answers.read, misses = _FindingCap(str(path)), True, 0
     with handle:
         for number, raw in enumerate(handle, start=1):
-            row = confirmed_row(raw)  # the fast path: schema-valid for sure, or None
+            tried = misses < FAST_PATH_PATIENCE or number % FAST_PATH_PATIENCE == 0
+            row = confirmed_row(raw) if tried else None  # the fast path: schema-valid for sure, or None
+            misses = 0 if row is not None else misses + 1
             if row is not None:
                 problems = rules.findings(row, number)
             elif not raw.strip():
@@ -690,7 +696,8 @@ class _FindingCap:
         """Count ``findings`` (and, apart, the errors) and keep them while under the cap."""
         self.count += len(findings)
         self.errors += sum(f.severity == "error" for f in findings)
-        self._kept += findings[: max(0, MAX_REPORTED_PER_FILE - len(self._kept))]
+        if len(self._kept) < MAX_REPORTED_PER_FILE:
+            self._kept += findings[: MAX_REPORTED_PER_FILE - len(self._kept)]
 
     def list(self) -> list[Finding]:
         """The kept findings, and one more saying how many were not shown."""

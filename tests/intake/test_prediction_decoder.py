@@ -28,7 +28,7 @@ from dualboard.intake.importers import import_autogenai
 from dualboard.intake.prediction_decoder import _Prediction, confirmed_row
 from dualboard.intake.schemas import load_schema, schema_findings
 from dualboard.intake.untrusted import parse_json_line
-from dualboard.intake.validate import PREDICTIONS, Limits, check_run
+from dualboard.intake.validate import FAST_PATH_PATIENCE, PREDICTIONS, Limits, check_run
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, tiny_predictions
 from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, real_data
 
@@ -234,6 +234,22 @@ def test_files_give_the_same_findings_and_rows_either_way(workspace, lines, resp
     assert (fast_run is None) == (exact_run is None)
     if fast_run is not None:
         assert [typed(p) for p in fast_run.predictions] == [typed(p) for p in exact_run.predictions]
+
+
+def test_a_pause_of_the_fast_path_changes_no_finding(workspace):
+    """Past FAST_PATH_PATIENCE unconfirmed lines the fast path is tried on one line in that many: same results."""
+    valid = [json.dumps(p).encode() for p in tiny_predictions()]
+    lines = [b"{" + valid[0]] * (FAST_PATH_PATIENCE * 2 + 5) + valid * 40 + [b'{"question_id": "q1"}'] * 70 + valid
+    (fast_run, fast_findings), (exact_run, exact_findings) = both_ways(
+        workspace, b"\n".join(lines) + b"\n", Limits(predictions_bytes=200_000)
+    )
+    assert fast_findings == exact_findings and fast_run is None and exact_run is None
+    assert fast_findings[-1].problem.endswith("more problems not shown")
+    root, run, benchmarks = workspace
+    with mock.patch("dualboard.intake.validate.confirmed_row", wraps=confirmed_row) as fast_path:
+        check_run(run, benchmarks, Limits(predictions_bytes=200_000), submissions_root=root / "submissions")
+    # it paused within the broken lines, and resumed on the valid ones after them
+    assert 2 * FAST_PATH_PATIENCE < fast_path.call_count < len(lines) - FAST_PATH_PATIENCE
 
 
 @pytest.mark.parametrize("release,benchmark", [(MC_RELEASE, "easy-problems-mc"), (OPEN_RELEASE, "easy-problems-open")])
