@@ -43,13 +43,15 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dualboard.simulation import outcomes  # noqa: E402
 from dualboard.simulation.outcomes import question_probabilities  # noqa: E402
 from dualboard.stats import estimators, kappa, paired, power  # noqa: E402
 from dualboard.stats.comparison import DECIMALS  # noqa: E402
 from dualboard.stats.tables import SEED  # noqa: E402
 
 ALPHA = 0.05
-CONCENTRATION = {"clustered": 4.0, "unclustered": None}
+CONCENTRATION = {"clustered": outcomes.CONCENTRATION, "unclustered": None}
+"""Beta a + b per setting: the simulator's default spread of questions, or none."""
 Z_GATE = float(stats.norm.ppf(0.99))
 """Monte-Carlo allowance of every gate: a method exactly on target fails it 1 % of the time."""
 

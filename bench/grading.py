@@ -1,4 +1,8 @@
-"""Benchmark the grading stage: answers per second for ``rules`` and for ``llm``.
+"""Benchmark the grading stage: the demo board, and answers per second for ``rules`` and for ``llm``.
+
+``demo`` times :func:`grade_benchmark` on the bundled demo (its runs and human
+labels) without a verdict cache and with a warm one: the best of ``--repeat``
+runs, in CPU seconds of this process, so other work on the machine moves it little.
 
 ``rules`` runs on the 3,900 real answers of the 2024-09-13 multiple-choice
 release when ``../shared`` is present (else on synthetic answers). ``llm``
@@ -9,7 +13,7 @@ process like a real judge, that answers each request after a fixed latency
 
 Usage::
 
-    python bench/grading.py [--answers 64] [--latency 0.1] [--concurrency 16]
+    python bench/grading.py [--repeat 20] [--answers 64] [--latency 0.1] [--concurrency 16]
 """
 
 from __future__ import annotations
@@ -26,9 +30,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "grading")]
 
 from judge_server import ScriptedJudgeServer, always  # noqa: E402
 
+from dualboard import pipeline  # noqa: E402
+from dualboard.grading import VerdictCache, grade_benchmark  # noqa: E402
 from dualboard.grading.llm import LlmGrader  # noqa: E402
 from dualboard.grading.rules import RulesGrader  # noqa: E402
+from dualboard.intake.benchmark import load_benchmarks  # noqa: E402
 from dualboard.intake.importers import import_autogenai  # noqa: E402
+from dualboard.intake.validate import find_run_dirs, load_runs  # noqa: E402
+from dualboard.store import LocalStore  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "easy-problems" / "2024-09-13-Multi-Benchmark"
 QUESTION = {
@@ -60,6 +69,22 @@ def real_items() -> list[tuple[dict, dict]]:
             for prediction in map(json.loads, predictions.read_text().splitlines()):
                 items.append((questions[prediction["question_id"]], prediction))
     return items
+
+
+def bench_demo(repeat: int) -> None:
+    """Time grading the demo board, cold and from a warm verdict cache (best of ``repeat``, CPU seconds)."""
+    benchmarks = load_benchmarks(ROOT / "data")
+    benchmark, labels = benchmarks["demo"], pipeline.human_labels(benchmarks["demo"])
+    runs = load_runs(find_run_dirs([ROOT / "submissions" / "demo"]), benchmarks)
+    with tempfile.TemporaryDirectory() as store:
+        grade_benchmark(benchmark, runs, cache=VerdictCache(LocalStore(Path(store))), human_labels=labels)
+        for name, cache in (("no cache", lambda: None), ("warm cache", lambda: VerdictCache(LocalStore(Path(store))))):
+            seconds = []
+            for _ in range(repeat):
+                start = time.process_time()
+                tables = grade_benchmark(benchmark, runs, cache=cache(), human_labels=labels)
+                seconds.append(time.process_time() - start)
+            print(f"demo ({len(tables.verdicts):,} verdicts, {name}): best {min(seconds):.3f} s of {repeat}")
 
 
 def rate(grader, items) -> tuple[float, float]:
@@ -100,17 +125,20 @@ def bench_llm(n_answers: int, latency: float, concurrency: int) -> None:
     print(f"llm (loopback, {latency * 1000:.0f} ms latency, {n_answers} answers):")
     print(f"  sequential  (max_concurrency=1):  {t_seq:6.2f} s = {sequential:7.1f} answers/s")
     print(
-        f"  concurrent  (max_concurrency={concurrency}): {t_con:6.2f} s = {concurrent:7.1f} answers/s (peak in flight {peak})"
+        f"  concurrent  (max_concurrency={concurrency}): {t_con:6.2f} s = {concurrent:7.1f} answers/s "
+        f"(peak in flight {peak})"
     )
     print(f"  ratio concurrent/sequential: {concurrent / sequential:.1f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20, help="gradings of the demo to take the best of")
     parser.add_argument("--answers", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
+    bench_demo(args.repeat)
     bench_rules()
     bench_llm(args.answers, args.latency, args.concurrency)
 

@@ -1,6 +1,6 @@
 """Time ``analyse`` on a synthetic leaderboard: runs × questions × rounds.
 
-Usage: python bench/stats_scale.py [--runs 50] [--questions 1000] [--rounds 3] [--boot 2000]
+Usage: python bench/stats_scale.py [--runs 50] [--questions 1000] [--rounds 3] [--boot B]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dualboard.simulation.outcomes import simulate_outcomes  # noqa: E402
 from dualboard.stats import analyse  # noqa: E402
+from dualboard.stats.tables import N_BOOT  # noqa: E402
 
 
 def leaderboard(runs: int, questions: int, rounds: int) -> pd.DataFrame:
@@ -45,7 +46,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--boot", type=int, default=2000)
+    parser.add_argument(
+        "--boot", type=int, default=N_BOOT, help="bootstrap resamples B (default: %(default)s, as `dualboard stats`)"
+    )
     args = parser.parse_args()
     scored = leaderboard(args.runs, args.questions, args.rounds)
     started = time.perf_counter()

@@ -2,7 +2,9 @@
 
 ``dualboard build`` calls them in order; each CLI stage command calls one.
 Every stage reads what the previous one wrote (the store, build/scored,
-build/stats), never reaches back, and reports a one-line summary.
+build/stats), never reaches back, and reports a one-line summary. This module
+sits above the stage packages (:data:`dualboard.LAYERS`): it calls them, and
+none of them calls it.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ import pandas as pd
 from tqdm import tqdm
 
 from dualboard.errors import DualboardError, Finding, InvalidInputError
-from dualboard.grading import VerdictCache, grade_benchmark, load_human_labels, verdict_count
+from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark, load_human_labels
+from dualboard.grading.human import LABELS_FILE
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.release.history import load_releases
+from dualboard.release import freeze
+from dualboard.release_files import load_releases
 from dualboard.render.pages import BenchmarkResults
-from dualboard.render.site import build_site, compose_docs, site_source_findings
+from dualboard.render.site import build_site, compose_docs, deploy_site, site_source_findings
 from dualboard.render.site_content import site_content
 from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
 from dualboard.stats import analyse, read_tables, write_tables
@@ -172,11 +176,7 @@ def grade(project: Project, store: Store, *, progress: bool = True) -> StageSumm
     cache = VerdictCache(store)
     total, written, warnings = 0, set(), []
     for name, (benchmark, runs) in stored_benchmarks(store).items():
-        labels = human_labels(benchmark)
-        answers = sum(len(r.predictions) for r in runs)
-        n = verdict_count(benchmark, answers, 0 if labels is None else len(labels))
-        with tqdm(total=n, desc=f"grade {name}", unit="verdict", disable=not progress, leave=False) as bar:
-            tables = grade_benchmark(benchmark, runs, cache=cache, progress=bar.update, human_labels=labels)
+        tables = grade_with_bar(benchmark, runs, cache, progress=progress)
         written.update(write_scored(tables, project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in tables.notes]
         total += len(tables.scored)
@@ -194,9 +194,32 @@ def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
             path.unlink()
 
 
+def grade_with_bar(benchmark: Benchmark, runs: list, cache: VerdictCache, *, progress: bool) -> GradedTables:
+    """Grade one benchmark's runs with its human labels; with ``progress``, a bar counts the verdicts.
+
+    Grading and the preview both grade this way.
+    """
+    with tqdm(desc=f"grade {benchmark.name}", unit="verdict", disable=not progress, leave=False) as bar:
+        return grade_benchmark(
+            benchmark, runs, cache=cache, progress=bar_progress(bar), human_labels=human_labels(benchmark)
+        )
+
+
+def bar_progress(bar: tqdm) -> Progress:
+    """Let ``bar`` show the ``(done, total)`` grading reports: grading counts its verdicts, the bar only draws."""
+
+    def show(done: int, total: int) -> None:
+        if bar.total != total:  # the first report: draw the length at once, not at the first verdict
+            bar.total = total
+            bar.refresh()
+        bar.update(done - bar.n)
+
+    return show
+
+
 def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
-    """The benchmark's human_labels.csv, or None when it has none (grading and the preview read it)."""
-    path = benchmark.path / "human_labels.csv" if benchmark.path else None
+    """The benchmark's human_labels.csv, or None when it has none."""
+    path = benchmark.path / LABELS_FILE if benchmark.path else None
     return load_human_labels(path) if path is not None and path.is_file() else None
 
 
@@ -279,3 +302,22 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         verdicts=read_verdicts(project.scored_dir(), benchmark.name),
         runs=tuple(runs),
     )
+
+
+def release(project: Project, store: Store, version: str, *, released: str, push: bool = False) -> freeze.ReleaseResult:
+    """Freeze the current build as ``version``, render the site for it and deploy it with mike.
+
+    Refuses, before writing anything, a version name that is taken or
+    malformed, a folder outside git, and a build that is missing or was not
+    made from the store's current revision (:func:`check_current`), so a
+    manifest never names runs its scored data lacks. ``push`` pushes the
+    ``gh-pages`` branch to the remote.
+    """
+    freeze.check_release(project.root, version)
+    stored = {name: benchmark for name, (benchmark, _runs) in stored_benchmarks(store).items()}
+    freeze.check_built(project, list(stored))
+    check_current(project, store, list(stored))
+    folder = freeze.freeze(project, store, version, stored, released=released)
+    render(project, store, release=version)
+    deploy_site(project.build_dir / "mkdocs.yml", project.root, version, push=push)
+    return freeze.ReleaseResult(version, folder, sum(1 for p in folder.rglob("*") if p.is_file()), push)

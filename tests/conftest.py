@@ -12,6 +12,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data" / "easy-problems"
+DEMO = REPO / "data" / "benchmarks" / "demo"
+"""The bundled demo benchmark: its questions and the simulated models behind submissions/demo/."""
 
 TINY_QUESTIONS = [
     {

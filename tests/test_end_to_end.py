@@ -12,48 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from dualboard.scored_files import SCORED_COLUMNS
+from dualboard.stats import COLUMNS
 from tests.conftest import REPO, tree_bytes
-
-SCORED_COLUMNS = [
-    "benchmark",
-    "run_id",
-    "model",
-    "question_id",
-    "category",
-    "round",
-    "traditional",
-    "answer_key",
-    "traditional_grader",
-    "answer_key_grader",
-    "verdict_parse",
-]
-MODELS_COLUMNS = [
-    "run_id",
-    "model",
-    "n_questions",
-    "n_answers",
-    "traditional_mean",
-    "traditional_ci_low",
-    "traditional_ci_high",
-    "answer_key_mean",
-    "answer_key_ci_low",
-    "answer_key_ci_high",
-    "diff_mean",
-    "diff_ci_low",
-    "diff_ci_high",
-    "test",
-    "p_value",
-    "p_holm",
-    "effect_dz",
-    "effect_dz_ci_low",
-    "effect_dz_ci_high",
-    "n_discordant_up",
-    "n_discordant_down",
-    "rank_traditional",
-    "rank_answer_key",
-    "rank_ci_low",
-    "rank_ci_high",
-]
 
 
 def dualboard(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -84,7 +45,7 @@ def _answers(root: Path) -> int:
 
 def test_scored_parquet_has_one_row_per_answer(built):
     scored = pd.read_parquet(built / "build" / "scored" / "demo.parquet")
-    assert set(SCORED_COLUMNS) <= set(scored.columns), set(SCORED_COLUMNS) - set(scored.columns)
+    assert list(scored.columns) == list(SCORED_COLUMNS)
     assert len(scored) == _answers(built)
     assert not scored.duplicated(["run_id", "question_id", "round"]).any()
     assert scored["traditional"].between(0, 100).all()
@@ -96,7 +57,7 @@ def test_models_csv_has_one_row_per_run(built):
     models = pd.read_csv(built / "build" / "stats" / "demo" / "models.csv")
     runs = sorted(p.name for p in (built / "submissions" / "demo").iterdir() if p.is_dir())
     assert sorted(models["run_id"]) == runs
-    assert set(MODELS_COLUMNS) <= set(models.columns), set(MODELS_COLUMNS) - set(models.columns)
+    assert list(models.columns) == list(COLUMNS["models"])
     assert (models["traditional_ci_low"] <= models["traditional_mean"]).all()
     assert (models["answer_key_mean"] <= models["answer_key_ci_high"]).all()
 

@@ -129,7 +129,7 @@ def text(cap: int):
 def identifier(value, where) -> None:
     """Check: a run id or benchmark name (lower-case letters, digits, '.', '_', '-')."""
     if not (isinstance(value, str) and IDENTIFIER.fullmatch(value)):
-        raise _fail(where, "an identifier matching [a-z0-9][a-z0-9._-]{0,99}", value)
+        raise _fail(where, f"an identifier matching {IDENTIFIER.pattern}", value)
 
 
 def count(low: int):

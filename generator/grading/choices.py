@@ -99,7 +99,8 @@ def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[
         return choices
     if any(not isinstance(letter, str) or letter not in LETTERS[: len(choices)] for letter in order):
         raise GradingInputError(
-            f"question {question.get('id')!r}: choice_order {order!r} names options outside the {len(choices)} choices — "
+            f"question {question.get('id')!r}: choice_order {order!r} names options outside the "
+            f"{len(choices)} choices — "
             "list the canonical letters of questions.jsonl's choices (A, B, ...) in the order shown"
         )
     return [choices[LETTERS.index(letter)] for letter in order]

@@ -10,6 +10,7 @@ pass or one point.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,14 +30,20 @@ MAX_MARK = 100.0
 """Top of the 0–100 scale that marks, and every score, are on."""
 
 
+AnswerSlot = tuple[str, str, int]
+"""Where an answer sits: ``(run_id, question_id, round)``, the key of a human label."""
+HumanLabels = Mapping[AnswerSlot, float]
+"""People's scores on 0–100 by answer: what :meth:`HumanGrader.grade_labels` reads."""
+
+
 @dataclass(frozen=True)
 class HumanGrader(Grader):
-    """Turn a human label carried by the prediction (``human_label``) into a verdict.
+    """Turn the label people gave an answer into a verdict.
 
     The label is already a score on 0–100 (see :func:`load_human_labels`);
-    partial credit passes through unchanged.
-    :func:`dualboard.grading.tables.grade_benchmark` attaches the labels from
-    ``human_labels.csv``; answers without a label get no human verdict row.
+    partial credit passes through unchanged. Only the answers that
+    ``human_labels.csv`` labels (by run, question and round) get a human
+    verdict row.
     Labels on every answer are the answer-key grading; labels on a sample
     choose the automatic answer-key grader that fills that column (the rule is
     in :func:`~dualboard.grading.tables.grade_benchmark`).
@@ -47,11 +54,31 @@ class HumanGrader(Grader):
     default_role: ClassVar[str] = "human"
     cached: ClassVar[bool] = False
 
+    def grade_labels(self, labels: HumanLabels, slots: Sequence[AnswerSlot]) -> list[Verdict]:
+        """Return the verdict on each answer of ``slots``: its label, or no verdict where it has none.
+
+        Examples
+        --------
+        >>> [v.detail for v in HumanGrader().grade_labels({("r1", "q1", 0): 60.0}, [("r1", "q1", 0), ("r1", "q2", 0)])]
+        ['human label 60', 'no human label']
+        """
+        return [_label_verdict(labels.get(slot)) for slot in slots]
+
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
-        score = prediction.get("human_label")
-        if score is None:
-            return Verdict(None, "none", "no human label")
-        return Verdict(float(score), "ok", f"human label {score:g}")
+        """Refuse: labels belong to a run's answer, which a (question, prediction) pair does not name."""
+        raise GradingInputError(
+            "the human grader reads labels by (run, question, round), not responses — call grade_labels "
+            "(grade_benchmark does, given human_labels)"
+        )
+
+
+def _label_verdict(score: float | None) -> Verdict:
+    """A label as a verdict; an answer without one gets no verdict."""
+    return (
+        Verdict(None, "none", "no human label")
+        if score is None
+        else Verdict(float(score), "ok", f"human label {score:g}")
+    )
 
 
 def _first(mask: pd.Series) -> int:
@@ -135,3 +162,16 @@ def load_human_labels(path: Path) -> pd.DataFrame:
     """
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     return parse_human_labels(frame, str(path))
+
+
+def labels_by_slot(labels: pd.DataFrame) -> dict[AnswerSlot, float]:
+    """Key the scores of :func:`load_human_labels` by the answer they label.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"run_id": ["r1"], "question_id": ["q1"], "round": [0], "score": [100.0]})
+    >>> labels_by_slot(frame)
+    {('r1', 'q1', 0): 100.0}
+    """
+    columns = labels[["run_id", "question_id", "round", "score"]]
+    return {(str(r), str(q), int(n)): float(s) for r, q, n, s in columns.itertuples(index=False, name=None)}

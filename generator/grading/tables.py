@@ -17,7 +17,7 @@ import pandas as pd
 
 from dualboard.grading.cache import VerdictCache, question_digest, verdict_key
 from dualboard.grading.errors import GraderConfigError, GradingInputError
-from dualboard.grading.human import HumanGrader
+from dualboard.grading.human import AnswerSlot, HumanGrader, HumanLabels, labels_by_slot
 from dualboard.grading.registry import get_grader
 from dualboard.grading.verdict import Grader, Verdict
 from dualboard.intake.models import Benchmark, Run
@@ -30,6 +30,10 @@ ALL_TYPES = "*"
 
 BATCH_SIZE = 256
 """Answers handed to one ``grade_many`` call (progress is reported per batch)."""
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)``: verdicts done so far (cache hits included) of the ``total`` that
+:func:`grade_benchmark` produces, one per row of its ``verdicts`` table."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,11 @@ class _Answer:
     @property
     def round(self) -> int:
         return int(self.prediction.get("round", 0) or 0)
+
+    @property
+    def slot(self) -> AnswerSlot:
+        """``(run_id, question_id, round)``: the answer's place, which no other answer of the benchmark shares."""
+        return self.run.run_id, self.question["id"], self.round
 
 
 @dataclass(frozen=True)
@@ -87,12 +96,11 @@ def _collect_answers(benchmark: Benchmark, runs: Sequence[Run]) -> list[_Answer]
                     "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
                 ) from None
             answer = _Answer(run, question, prediction)
-            slot = (run.run_id, question_id, answer.round)
-            if slot in seen:
+            if answer.slot in seen:
                 raise GradingInputError(
                     f"run {run.run_id!r} answers question {question_id!r} round {answer.round} twice — keep one line"
                 )
-            seen.add(slot)
+            seen.add(answer.slot)
             answers.append(answer)
     order = {q["id"]: i for i, q in enumerate(benchmark.questions)}
     return sorted(answers, key=lambda a: (a.run.run_id, order[a.question["id"]], a.round))
@@ -117,14 +125,14 @@ def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -
     return [_Assignment(g, "traditional", tuple(p)) for g, p in by_hash.values()]
 
 
-def _assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
+def _assignments(benchmark: Benchmark, answers: Sequence[_Answer], labels: HumanLabels) -> list[_Assignment]:
     """List every (grader, role, answers) the benchmark asks for, answer-key graders in listed order.
 
     People's labels play the role ``human`` wherever they are listed, so that
     every grader is compared with them; ``human`` grades the labelled answers only.
     """
     everyone = tuple(range(len(answers)))
-    labelled = tuple(i for i, a in enumerate(answers) if a.prediction.get("human_label") is not None)
+    labelled = tuple(i for i, a in enumerate(answers) if a.slot in labels)
     assignments = _traditional_assignments(benchmark, answers)
     for index, spec in enumerate(benchmark.answer_key):
         grader = get_grader(spec)
@@ -180,21 +188,41 @@ def _choose_answer_key(graded: Sequence[Graded], answers: Sequence[_Answer]) -> 
     return listed[0] if listed else None
 
 
-def verdict_count(benchmark: Benchmark, n_answers: int, n_labels: int) -> int:
-    """Return how many verdicts :func:`grade_benchmark` reports through ``progress``.
+@dataclass
+class _Tally:
+    """Counts the verdicts done and reports each step as ``(done, total)``."""
 
-    One per answer from the traditional grader and from each automatic
-    answer-key grader, plus one per human label.
-    """
-    automatic = sum(spec.name != HumanGrader.name for spec in benchmark.answer_key)
-    return n_answers * (1 + automatic) + n_labels
+    total: int
+    report: Progress | None
+    done: int = 0
+
+    def start(self) -> None:
+        """Report the total before any work, so that a progress bar knows its length."""
+        if self.report is not None:
+            self.report(self.done, self.total)
+
+    def advance(self, n: int) -> None:
+        """Count ``n`` more verdicts done (computed or read from the cache) and report."""
+        self.done += n
+        if self.report is not None and n:
+            self.report(self.done, self.total)
+
+
+def _verdicts(
+    assignment: _Assignment, answers: Sequence[_Answer], labels: HumanLabels, cache: VerdictCache | None, tally: _Tally
+) -> list[Verdict]:
+    """Return one verdict per answer of the assignment, counting them on ``tally``."""
+    grader = assignment.grader
+    if not isinstance(grader, HumanGrader):
+        return _grade_assignment(assignment, answers, cache, tally)
+    # people judged these answers already: their labels are read, not graded or cached
+    verdicts = grader.grade_labels(labels, [answers[p].slot for p in assignment.positions])
+    tally.advance(len(verdicts))
+    return verdicts
 
 
 def _grade_assignment(
-    assignment: _Assignment,
-    answers: Sequence[_Answer],
-    cache: VerdictCache | None,
-    progress: Callable[[int], None] | None,
+    assignment: _Assignment, answers: Sequence[_Answer], cache: VerdictCache | None, tally: _Tally
 ) -> list[Verdict]:
     """Grade one assignment's answers, reading and filling the cache."""
     grader = assignment.grader
@@ -205,15 +233,13 @@ def _grade_assignment(
     keys = [verdict_key(grader, q, pred, digests[q["id"]]) for q, pred in items] if use_cache else []
     known = cache.lookup(grader, keys) if use_cache else {}
     todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
-    if progress is not None and len(items) > len(todo):
-        progress(len(items) - len(todo))
+    tally.advance(len(items) - len(todo))
     fresh: dict[int, Verdict] = {}
     try:
         for start in range(0, len(todo), BATCH_SIZE):
             batch = todo[start : start + BATCH_SIZE]
             fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
-            if progress is not None:
-                progress(len(batch))
+            tally.advance(len(batch))
     finally:  # keep what was graded, so a build stopped by a failing endpoint resumes where it stopped
         if use_cache:
             cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
@@ -291,19 +317,26 @@ def _answer_rows(
     return rows
 
 
-def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> tuple[list[_Answer], tuple[str, ...]]:
-    """Attach each human label to its answer as ``prediction["human_label"]``; return the answers and notes.
+def _graded_labels(
+    benchmark: Benchmark, answers: Sequence[_Answer], labels: pd.DataFrame | None
+) -> tuple[HumanLabels, tuple[str, ...]]:
+    """Return the labels of the graded answers, keyed by answer, and notes on the labels set aside.
 
     Labels of a run that is not graded (it left the store, or a preview left
     it out) stay in the file and are set aside with a note: the run may come
     back. A label naming a graded run's answer that does not exist is a typo,
     and refused.
     """
-    lookup = {
-        (r, q, int(n)): s for r, q, n, s in labels[["run_id", "question_id", "round", "score"]].itertuples(index=False)
-    }
-    known = {(a.run.run_id, a.question["id"], a.round) for a in answers}
+    if labels is None:
+        if any(spec.name == HumanGrader.name for spec in benchmark.answer_key):
+            raise GraderConfigError(
+                f"benchmark {benchmark.name!r} lists grader 'human' under graders.answer_key but has no human labels "
+                f"— add data/benchmarks/{benchmark.name}/human_labels.csv or remove 'human' from benchmark.yaml"
+            )
+        return {}, ()
+    lookup = labels_by_slot(labels)
     graded = {a.run.run_id for a in answers}
+    known = {a.slot for a in answers}
     stray = sorted(k for k in set(lookup) - known if k[0] in graded)
     if stray:
         raise GradingInputError(
@@ -320,12 +353,7 @@ def _with_human_labels(answers: list[_Answer], labels: pd.DataFrame) -> tuple[li
             "in the file",
         )
     )
-    return [
-        _Answer(
-            a.run, a.question, {**a.prediction, "human_label": lookup.get((a.run.run_id, a.question["id"], a.round))}
-        )
-        for a in answers
-    ], notes
+    return {slot: score for slot, score in lookup.items() if slot[0] in graded}, notes
 
 
 def grade_benchmark(
@@ -333,7 +361,7 @@ def grade_benchmark(
     runs: list[Run],
     *,
     cache: VerdictCache | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
     human_labels: pd.DataFrame | None = None,
 ) -> GradedTables:
     """Grade every answer of ``runs`` with the benchmark's graders.
@@ -361,12 +389,14 @@ def grade_benchmark(
     cache
         Verdict cache; verdicts found there are not graded again, new ones are added.
     progress
-        Called with the number of verdicts just completed (cache hits included);
-        the total is :func:`verdict_count`.
+        Called as ``progress(done, total)`` (:data:`Progress`): first with
+        ``done = 0``, then after each step; ``done`` grows to ``total``, the
+        number of rows of ``verdicts`` (cache hits count as done).
     human_labels
-        Output of :func:`load_human_labels`; adds rows with role ``human``.
-        Required when ``answer_key`` lists ``human``. Labels of runs not in
-        ``runs`` are set aside, with a line in ``notes``.
+        Output of :func:`load_human_labels`; the ``human`` grader turns each
+        label of a graded answer into a row with role ``human``. Required when
+        ``answer_key`` lists ``human``. Labels of runs not in ``runs`` are set
+        aside, with a line in ``notes``.
 
     Returns
     -------
@@ -397,15 +427,12 @@ def grade_benchmark(
     load_human_labels : read ``human_labels.csv`` for ``human_labels``.
     verdict_parse_rates : the no-verdict rate per grader.
     """
-    answers, notes = _collect_answers(benchmark, runs), ()
-    if human_labels is not None:
-        answers, notes = _with_human_labels(answers, human_labels)
-    elif any(spec.name == HumanGrader.name for spec in benchmark.answer_key):
-        raise GraderConfigError(
-            f"benchmark {benchmark.name!r} lists grader 'human' under graders.answer_key but has no human labels — "
-            f"add data/benchmarks/{benchmark.name}/human_labels.csv or remove 'human' from benchmark.yaml"
-        )
-    graded = [(a, _grade_assignment(a, answers, cache, progress)) for a in _assignments(benchmark, answers)]
+    answers = _collect_answers(benchmark, runs)
+    labels, notes = _graded_labels(benchmark, answers, human_labels)
+    assignments = _assignments(benchmark, answers, labels)
+    tally = _Tally(sum(len(a.positions) for a in assignments), progress)  # one verdict row per graded position
+    tally.start()
+    graded = [(a, _verdicts(a, answers, labels, cache, tally)) for a in assignments]
     rows = [row for assignment, verdicts in graded for row in _verdict_rows(assignment, answers, verdicts)]
     per_answer = _answer_rows(benchmark, answers, graded)
     return GradedTables(

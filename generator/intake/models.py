@@ -72,7 +72,7 @@ class Run:
     benchmark: str
     """Benchmark name the run answers."""
     run_id: str
-    """Folder name, matching ``^[a-z0-9][a-z0-9._-]{0,99}$``."""
+    """Folder name, a valid name (:data:`dualboard.names.RUN_ID`)."""
     metadata: dict[str, Any]
     """Parsed ``metadata.yaml`` (model, submitter, date, decoding, rounds, ...)."""
     predictions: tuple[dict[str, Any], ...]

@@ -16,13 +16,13 @@ from typing import Any
 
 from jsonschema import ValidationError
 
-from dualboard.names import RUN_ID_RULE
+from dualboard.names import RUN_ID, RUN_ID_RULE
 
 Problem = tuple[str, str, str]
 """``(field, problem, fix)`` of one finding."""
 
 PATTERN_WORDS = {
-    "^[a-z0-9][a-z0-9._-]{0,99}$": (f"a name of {RUN_ID_RULE}", "easy-problems"),
+    f"^{RUN_ID.pattern}$": (f"a name of {RUN_ID_RULE}", "easy-problems"),
     "^\\d{4}-\\d{2}-\\d{2}$": ("a date in the form YYYY-MM-DD", "2026-03-01"),
     "^[A-Z]$": ("one capital letter, A to Z", "B"),
     "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%!&()*+,;=:@/?#-]*)?$": (

@@ -9,15 +9,13 @@ for this preview, so the store is never written.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
-from tqdm import tqdm
 
 from dualboard import pipeline
 from dualboard.errors import DualboardError, InvalidInputError
-from dualboard.grading import VerdictCache, grade_benchmark, verdict_count
+from dualboard.grading import VerdictCache
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.validate import load_runs
 from dualboard.preview.board import Board
@@ -73,7 +71,8 @@ def place_runs(
     for name in sorted({run.benchmark for run in previewed}):
         mine = sorted((r for r in previewed if r.benchmark == name), key=lambda r: r.run_id)
         runs = sorted([*_stored_runs(board, benchmarks, name, {r.run_id for r in mine}), *mine], key=lambda r: r.run_id)
-        tables = _grade(benchmarks[name], runs, cache, progress)
+        # labels of runs not on this board are set aside by grading
+        tables = pipeline.grade_with_bar(benchmarks[name], runs, cache, progress=progress)
         placements.append(
             Placement(
                 name,
@@ -98,11 +97,3 @@ def _stored_runs(board: Board, benchmarks: dict[str, Benchmark], name: str, repl
             "request changes the benchmark in a way the runs already on the board do not fit; "
             "run `dualboard build` on it to see every finding"
         ) from exc
-
-
-def _grade(benchmark: Benchmark, runs: list[Run], cache: VerdictCache, progress: bool):
-    labels = pipeline.human_labels(benchmark)  # labels of runs not on this board are set aside by grading
-    total = verdict_count(benchmark, sum(len(r.predictions) for r in runs), 0 if labels is None else len(labels))
-    with tqdm(total=total, desc=f"grade {benchmark.name}", unit="verdict", disable=not progress, leave=False) as bar:
-        update: Callable[[int], object] = bar.update
-        return grade_benchmark(benchmark, runs, cache=cache, progress=update, human_labels=labels)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from dualboard.grading.registry import REGISTRY
 from dualboard.grading.verdict import Verdict
+from dualboard.stats.kappa import PASS_MARK
 
 SAMPLE_QUESTIONS = {
     "multiple_choice": {
@@ -110,4 +111,4 @@ def outcome(verdict: Verdict | None) -> str:
     if verdict.verdict_parse == "none":
         return f"unreadable ({verdict.score:.0f})"
     how = " (fallback)" if verdict.verdict_parse == "recovered" else ""
-    return f"{'pass' if verdict.score >= 50 else 'fail'}{how}"
+    return f"{'pass' if verdict.score >= PASS_MARK else 'fail'}{how}"

@@ -20,7 +20,8 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
 
-GRADINGS = ("traditional", "answer_key")
+from dualboard.scored_files import GRADINGS
+
 GRADING_LABELS = {"traditional": "Traditional grading", "answer_key": "Answer-key grading"}
 GRADING_COLORS = {"traditional": "#7986cb", "answer_key": "#e65100"}
 LAYOUT = {"margin": {"l": 10, "r": 10, "t": 30, "b": 10}}

@@ -22,6 +22,7 @@ from dualboard.render.pages import (
     question_slugs,
     run_slug,
 )
+from dualboard.stats.kappa import MIN_QUESTIONS, PASS_MARK
 from dualboard.stats.scores import MIN_COVERAGE
 
 MAX_LISTED = 300
@@ -52,11 +53,12 @@ PAIR_HEADERS = [
     "Note",
 ]
 INTRO = (
-    "A grader is only as good as its agreement with people. Each score becomes a verdict at 50 (a mark of 60 "
-    "passes). *Accuracy* is raw agreement of those verdicts; *Cohen's κ* corrects it for chance (labels after "
+    "A grader is only as good as its agreement with people. "
+    f"Each score becomes a verdict at {PASS_MARK:g} (a mark of {PASS_MARK + 10:g} passes). "
+    "*Accuracy* is raw agreement of those verdicts; *Cohen's κ* corrects it for chance (labels after "
     "Landis and Koch; the label of the interval's ends in brackets); both intervals resample questions, so rounds "
-    "of one question are not counted as independent. κ needs at least 10 questions and both verdicts from both "
-    "raters; otherwise the note says why it is missing. An answer a grader could not judge (no verdict) is left "
+    f"of one question are not counted as independent. κ needs at least {MIN_QUESTIONS} questions and both "
+    "verdicts from both raters; otherwise the note says why it is missing. An answer a grader could not judge (no verdict) is left "
     "out of its comparisons, and the answers column says how many of the other rater's answers remain.\n\n"
 )
 SCALE = (

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from dualboard import REQUIREMENT
 from dualboard.errors import DualboardError
-from dualboard.names import is_name
+from dualboard.names import RUN_ID_RULE, is_name
 
 TEMPLATE = "template"
 
@@ -76,10 +76,7 @@ def output_name(relative: str) -> str:
 
 def _check(target: Path, benchmark: str, title: str) -> None:
     if not is_name(benchmark):
-        raise DualboardError(
-            f"benchmark name {benchmark!r} is not valid — use lower-case letters, digits, '.', '_' "
-            "or '-' (at most 100, starting with a letter or digit)"
-        )
+        raise DualboardError(f"benchmark name {benchmark!r} is not valid — use {RUN_ID_RULE}")
     if any(c in title for c in '"\\\n\r') or not title.isprintable():
         raise DualboardError(f"title {title!r} contains quotes, backslashes or control characters — write plain text")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):

@@ -30,6 +30,7 @@ from dualboard.simulation.responses import (
     simulate_answer,
 )
 from dualboard.simulation.runs import (
+    DEMO_SEED,
     SimulatedRun,
     human_labels,
     simulate_benchmark,
@@ -41,6 +42,7 @@ from dualboard.simulation.runs import (
 from dualboard.simulation.truth import draw_truth, true_scores
 
 __all__ = [
+    "DEMO_SEED",
     "AnswerTexts",
     "Outcome",
     "SimulatedAnswer",

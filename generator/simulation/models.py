@@ -17,8 +17,9 @@ from typing import Any
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.yaml_mapping import read_yaml_mapping
-from dualboard.names import is_name
-from dualboard.simulation.outcomes import GRADINGS
+from dualboard.names import RUN_ID_RULE, is_name
+from dualboard.scored_files import GRADINGS
+from dualboard.simulation.outcomes import CONCENTRATION
 from dualboard.simulation.responses import MC_STYLES, AnswerTexts
 
 MODELS_FILE = "simulated_models.yaml"
@@ -49,7 +50,7 @@ class SimulatedModel:
     """
 
     run_id: str
-    """Run folder name, matching ``^[a-z0-9][a-z0-9._-]{0,99}$``."""
+    """Run folder name, a valid name (:data:`dualboard.names.RUN_ID`)."""
     model: str
     """Model name shown on the leaderboard."""
     accuracy: dict[str, dict[str, float]]
@@ -66,10 +67,11 @@ class SimulatedModel:
     license: str = "CC-BY-4.0"
     """License written to metadata.yaml."""
     decoding: dict[str, Any] = field(default_factory=dict)
-    """temperature, top_p, max_tokens (the seed is added from ``seed``)."""
+    """Decoding settings (:data:`~dualboard.simulation.runs.DECODING`; the seed is added from ``seed``)."""
     model_facts: dict[str, Any] = field(default_factory=dict)
-    """Optional model metadata written to metadata.yaml as given (parameters_billions, weights, model_license, model_url)."""
-    concentration: float | None = 4.0
+    """Optional model metadata written to metadata.yaml as given
+    (parameters_billions, weights, model_license, model_url)."""
+    concentration: float | None = CONCENTRATION
     """Beta a + b of per-question probabilities; small means easy/hard questions."""
     rho: float = 0.6
     """Copula correlation between the two gradings' question probabilities."""
@@ -185,7 +187,7 @@ def _model_findings(entry: dict[str, Any], where: str, file: str) -> list[Findin
                 None,
                 f"{where}.run_id",
                 f"{str(entry['run_id'])[:100]!r} is not a valid run id",
-                "use lower-case letters, digits, '.', '_' or '-'",
+                f"use {RUN_ID_RULE}",
             )
         )
     if not isinstance(entry["rounds"], int) or entry["rounds"] < 1:

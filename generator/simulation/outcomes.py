@@ -19,7 +19,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-GRADINGS = ("traditional", "answer_key")
+from dualboard.scored_files import GRADINGS
+
+CONCENTRATION = 4.0
+"""Default Beta a + b of question probabilities: questions spread between easy and hard, as on real benchmarks."""
 
 
 def question_probabilities(
@@ -103,7 +106,7 @@ def simulate_outcomes(
     rounds: int,
     means: dict[str, float],
     *,
-    concentration: float | None = 4.0,
+    concentration: float | None = CONCENTRATION,
     rho: float = 0.5,
     seed: int | np.random.Generator = 0,
 ) -> pd.DataFrame:

@@ -29,7 +29,8 @@ from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.intake.models import Benchmark, Run
-from dualboard.names import is_name
+from dualboard.intake.schemas import load_schema
+from dualboard.names import RUN_ID_RULE, is_name
 from dualboard.simulation.models import (
     MODELS_FILE,
     TEXT_TABLES,
@@ -48,8 +49,12 @@ from dualboard.simulation.responses import (
 from dualboard.simulation.truth import draw_truth
 
 HUMAN_LABELS_FILE = "human_labels.csv"
+DEMO_SEED = 7
+"""Seed of the committed demo runs (``submissions/demo/``) and the default of ``dualboard simulate``."""
 FIRST_DATE = dt.date(2026, 1, 1)
 DATE_SPAN_DAYS = 300
+DECODING = tuple(k for k in load_schema("metadata")["properties"]["decoding"]["properties"] if k != "seed")
+"""The metadata contract's decoding settings a simulated model gives (the seed comes from its ``seed``)."""
 MISLEADING_TEXTS = {"rules_false_fail_rate": "paraphrased", "rules_false_pass_rate": "key_mentioning"}
 """Rate of misleading answers → the AnswerTexts field its answers come from."""
 
@@ -153,7 +158,7 @@ def run_metadata(benchmark: Benchmark, model: SimulatedModel, *, seed: int) -> d
     """Build the run's ``metadata.yaml`` content; the date derives from the seeds, not the clock."""
     rng = np.random.default_rng([seed, model.seed, 2])
     date = FIRST_DATE + dt.timedelta(days=int(rng.integers(DATE_SPAN_DAYS)))
-    decoding = {key: model.decoding.get(key) for key in ("temperature", "top_p", "max_tokens")}
+    decoding = {key: model.decoding.get(key) for key in DECODING}
     return {
         "model": model.model,
         "model_revision": model.model_revision or f"{model.model}@simulated",
@@ -187,9 +192,7 @@ def write_run(run: Run, submissions_dir: Path) -> Path:
     """Write ``<submissions_dir>/<benchmark>/<run_id>/`` (predictions + metadata), each file atomically."""
     for name in (run.benchmark, run.run_id):
         if not is_name(name):
-            raise DualboardError(
-                f"{name[:100]!r} is not a valid folder name — use lower-case letters, digits, '.', '_' or '-'"
-            )
+            raise DualboardError(f"{name[:100]!r} is not a valid folder name — use {RUN_ID_RULE}")
     folder = Path(submissions_dir) / run.benchmark / run.run_id
     lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in run.predictions)
     atomic_write_text(folder / "predictions.jsonl", lines)
@@ -255,6 +258,6 @@ def write_human_labels(labels: pd.DataFrame, path: Path) -> Path:
     return atomic_write_text(path, labels.to_csv(index=False, lineterminator="\n"))
 
 
-def simulate_demo(root: Path, *, seed: int = 7) -> list[Path]:
+def simulate_demo(root: Path, *, seed: int = DEMO_SEED) -> list[Path]:
     """Regenerate the bundled demo runs under ``<root>/submissions/demo/``."""
     return simulate_benchmark(root, "demo", seed=seed)

@@ -31,8 +31,9 @@ import numpy as np
 import pandas as pd
 
 from dualboard.intake.models import Benchmark
+from dualboard.scored_files import GRADINGS
 from dualboard.simulation.models import SimulatedModel, check_categories
-from dualboard.simulation.outcomes import GRADINGS, draw_rounds, question_probabilities
+from dualboard.simulation.outcomes import draw_rounds, question_probabilities
 from dualboard.simulation.responses import expected_judge_score, judge_scores
 
 TRUTH_COLUMNS = (

@@ -2,7 +2,7 @@
 
 Unit = graded answer; rounds are clustered within questions, so standard
 errors and the κ bootstrap resample questions. Scores become verdicts at
-``threshold`` (default ≥ 50 on 0–100, so partial credit of 60 passes); the
+``threshold`` (default :data:`~dualboard.stats.kappa.PASS_MARK` on 0–100); the
 graded scale is compared by the mean absolute difference in points. A grader
 that could not judge an answer (NaN score: no verdict) leaves that answer out
 of its comparisons, and ``coverage_a`` says how many of grader_b's answers
@@ -20,15 +20,14 @@ import pandas as pd
 
 from dualboard.stats import estimators, kappa
 from dualboard.stats.paired import constant_difference_interval
-from dualboard.stats.tables import COLUMNS as TABLE_COLUMNS
-from dualboard.stats.tables import SEED, documents
+from dualboard.stats.scores import GRADINGS, POINTS
+from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
 KEYS = ["run_id", "question_id", "round"]
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
 """Pairs put the later role as grader_b: each grader is read against the traditional grading and humans."""
-COLUMNS = list(TABLE_COLUMNS["agreement"])
 
 
 def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
@@ -43,11 +42,12 @@ def verdicts_from_scored(scored: pd.DataFrame) -> pd.DataFrame:
     >>> scored = pd.DataFrame({"run_id": "r", "question_id": ["a", "b"], "round": 0,
     ...     "traditional": [100.0, 0.0], "answer_key": [100.0, 100.0]})
     >>> verdicts_from_scored(scored)[["grader", "role", "score"]].to_dict("records")[1:3]
-    [{'grader': 'traditional', 'role': 'traditional', 'score': 0.0}, {'grader': 'answer_key', 'role': 'answer_key', 'score': 100.0}]
+    [{'grader': 'traditional', 'role': 'traditional', 'score': 0.0},
+     {'grader': 'answer_key', 'role': 'answer_key', 'score': 100.0}]
     """
     base = scored.assign(category=scored.get("category"))
     frames = []
-    for role in ("traditional", "answer_key"):
+    for role in GRADINGS:
         name = base.get(f"{role}_grader", role)
         frames.append(base[[*KEYS, "category"]].assign(grader=name, role=role, score=base[role]))
     out = pd.concat(frames, ignore_index=True)
@@ -97,7 +97,7 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     the "no interval is ever zero-width" bound of §b on the 0–100 scale.
     """
     per_q = (
-        joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / 100.0)
+        joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / POINTS)
         .groupby("question_id", sort=True)["d"]
         .agg(["sum", "size"])
     )
@@ -111,7 +111,7 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
         lo, hi = constant_difference_interval(mu, g, alpha, bounds=(0.0, 1.0))
     else:
         lo, hi = estimators.t_interval(mu, se, g - 1, alpha)
-    return 100 * mu, 100 * float(lo), 100 * float(hi)
+    return POINTS * mu, POINTS * float(lo), POINTS * float(hi)
 
 
 def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
@@ -178,7 +178,7 @@ def agreement_table(
     verdicts: pd.DataFrame,
     *,
     threshold: float = kappa.PASS_MARK,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = SEED,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
@@ -205,8 +205,8 @@ def agreement_table(
         answer-key graders. Rows: run_id = category = "all"; one per category
         (run_id "all"; answers without a category count only in "all"); with
         two runs or more, one per run (category "all"). ``estimable`` is False
-        (κ empty, ``reason`` says why) unless the slice has ≥ 10 questions and
-        both raters used both classes.
+        (κ empty, ``reason`` says why) unless the slice has at least
+        :data:`~dualboard.stats.kappa.MIN_QUESTIONS` questions and both raters used both classes.
     """
     v = to_verdicts(verdicts, threshold)
     roles = v.groupby("grader")["role"].first()
@@ -226,7 +226,7 @@ def agreement_table(
                     **pair_stats(part, roles[gb] == "human", n_boot=n_boot, seed=seed, alpha=alpha),
                 }
             )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=list(COLUMNS["agreement"]))
 
 
 def _slices(joined: pd.DataFrame) -> Iterator[tuple[str, str, pd.DataFrame]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 from dualboard.stats import scores
-from dualboard.stats.agreement import COLUMNS as AGREEMENT_COLUMNS
 from dualboard.stats.agreement import agreement_table, verdicts_from_scored
 from dualboard.stats.equator import equator_table
 from dualboard.stats.models_table import models_table, naive_table
@@ -13,7 +12,7 @@ from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.pairwise import pairwise_table
 from dualboard.stats.power_table import power_table
 from dualboard.stats.ranks import add_ranks
-from dualboard.stats.tables import COLUMNS, SEED, StatsTables
+from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, StatsTables
 
 
 def analyse(
@@ -21,7 +20,7 @@ def analyse(
     *,
     verdicts: pd.DataFrame | None = None,
     seed: int = SEED,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     alpha: float = 0.05,
 ) -> StatsTables:
     """Analyse one benchmark's scored answers with paired, question-level statistics.
@@ -63,7 +62,8 @@ def analyse(
     ...         traditional=100.0 * df["traditional"], answer_key=100.0 * df["answer_key"]))
     >>> tables = analyse(pd.concat(runs), n_boot=200)
     >>> tables.models[["run_id", "n_questions", "test"]].to_dict("records")
-    [{'run_id': 'run0', 'n_questions': 30, 'test': 'mcnemar_exact'}, {'run_id': 'run1', 'n_questions': 30, 'test': 'mcnemar_exact'}]
+    [{'run_id': 'run0', 'n_questions': 30, 'test': 'mcnemar_exact'},
+     {'run_id': 'run1', 'n_questions': 30, 'test': 'mcnemar_exact'}]
 
     See also
     --------
@@ -82,7 +82,7 @@ def analyse(
     agreement = (
         agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
         if len(verdicts)
-        else pd.DataFrame(columns=AGREEMENT_COLUMNS)
+        else pd.DataFrame(columns=list(COLUMNS["agreement"]))
     )
     return StatsTables(
         models=models[list(COLUMNS["models"])],
@@ -100,7 +100,7 @@ def _notes(models: pd.DataFrame, seed: int, n_boot: int) -> tuple[str, ...]:
     for r in models.itertuples():
         if r.n_questions < TOO_FEW_QUESTIONS:
             notes.append(
-                f"{r.run_id}: too few questions ({r.n_questions} < 10): estimates shown, "
+                f"{r.run_id}: too few questions ({r.n_questions} < {TOO_FEW_QUESTIONS}): estimates shown, "
                 "exact tests only, no rank interval or tie group."
             )
         if r.note:

@@ -107,7 +107,9 @@ def compare(
     else:
         rec.update(_continuous(d, alpha, detail))
     if len(d) < paired.TOO_FEW_QUESTIONS:
-        rec["note"] = join_notes(rec["note"], f"too few questions (n={len(d)} < 10): exact test only")
+        rec["note"] = join_notes(
+            rec["note"], f"too few questions (n={len(d)} < {paired.TOO_FEW_QUESTIONS}): exact test only"
+        )
     return rec
 
 
@@ -144,7 +146,7 @@ def _mcnemar(up: int, down: int, n: int, alpha: float) -> dict[str, object]:
 
 
 def _continuous(d: np.ndarray, alpha: float, detail: bool) -> dict[str, object]:
-    """Return the paired t path, or its exact replacements when t is undefined or n < 10."""
+    """Return the paired t path, or its exact replacements when t is undefined or n < TOO_FEW_QUESTIONS."""
     n = len(d)
     if np.all(d == d[0]):
         test = "all_zero" if d[0] == 0 else "sign_test"

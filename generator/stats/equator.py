@@ -15,9 +15,8 @@ import statsmodels.api as sm
 
 from dualboard.stats import paired
 from dualboard.stats.comparison import DECIMALS
-from dualboard.stats.scores import GRADINGS
-
-POINTS = 100.0
+from dualboard.stats.scores import GRADINGS, POINTS
+from dualboard.stats.tables import COLUMNS, documents
 
 
 def run_means_ttest(models: pd.DataFrame) -> dict[str, float]:
@@ -87,20 +86,16 @@ def pooled_clustered(qmeans: pd.DataFrame, alpha: float = 0.05) -> dict[str, flo
     return out
 
 
+@documents("equator")
 def equator_table(models: pd.DataFrame, qmeans: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Return the one-row table contrasting the flawed run-means t with the clustered pooled effect.
 
-    ``qmeans`` are the question means over the answers both gradings judged.
-
-    Columns: ``label``, ``n_runs``, ``flawed_diff_mean``, ``flawed_t``,
-    ``flawed_df``, ``flawed_p_value``, ``flawed_effect_dz`` (the inflated d of
-    the run-means t) and ``pooled_n_questions``, ``pooled_diff_mean``,
-    ``pooled_se``, ``pooled_ci_low``, ``pooled_ci_high``, ``pooled_p_value``
-    (all differences answer_key - traditional, points); see ``COLUMNS["equator"]``.
+    ``qmeans`` are the question means over the answers both gradings judged;
+    every difference is answer_key - traditional, in points.
     """
     row = {
         "label": "flawed: paired t on run means (EQUATOR); compare the clustered pooled effect",
         **run_means_ttest(models),
         **pooled_clustered(qmeans, alpha),
     }
-    return pd.DataFrame([row])
+    return pd.DataFrame([row], columns=list(COLUMNS["equator"]))

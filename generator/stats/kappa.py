@@ -116,7 +116,11 @@ def kappa_interval(
     if total[1] + total[2] == 0:
         return _perfect_lower_bound(total, len(per_question), alpha), 1.0, "one_sided_perfect"
     idx = np.arange(len(per_question))
-    stat = lambda i, axis=-1: kappa_from_counts(per_question[i].sum(axis=-2))
+
+    def stat(i: np.ndarray, axis: int = -1) -> np.ndarray:
+        # scipy passes axis, the last of i; in per_question[i] the resampled questions are axis -2.
+        return kappa_from_counts(per_question[i].sum(axis=-2))
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = stats.bootstrap(

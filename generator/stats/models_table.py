@@ -8,10 +8,8 @@ import pandas as pd
 from dualboard.stats import estimators
 from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.comparison import compare, join_notes
-from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, coverage_percent, is_ranked
+from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS, coverage_percent, is_ranked
 from dualboard.stats.tables import documents
-
-POINTS = 100.0
 
 
 def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:

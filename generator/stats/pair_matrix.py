@@ -4,8 +4,9 @@ Leaderboards hold hundreds of runs, so m(m-1)/2 pairs must not each cost a
 pandas round trip. Run i is compared with every later run in one array
 operation over a questions × runs matrix. The rules are those of
 :func:`dualboard.stats.comparison.compare` (a test checks both agree on every
-pair); pairs with fewer than 10 shared questions (exact permutation test) or
-none (unpaired comparison) are left to that scalar path.
+pair); pairs with fewer than :data:`~dualboard.stats.paired.TOO_FEW_QUESTIONS`
+shared questions (exact permutation test) or none (unpaired comparison) are
+left to that scalar path.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from scipy import stats
 
 from dualboard.stats import estimators, paired, power
 from dualboard.stats.comparison import DECIMALS, constant_note
-
-POINTS = 100.0
+from dualboard.stats.scores import POINTS
 
 
 def wide(qmeans: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:

@@ -10,7 +10,7 @@ d_i = x_i - y_i. Which test runs depends on the data (STATISTICS.md §b):
 * every d_i equal and non-zero → exact sign test (t would be infinite);
 * every d_i equal (zero or not) → the interval of :func:`constant_difference_interval`,
   never a zero-width one;
-* fewer than 10 questions → only exact tests: the sign-flip permutation test.
+* fewer than :data:`TOO_FEW_QUESTIONS` questions → only exact tests: the sign-flip permutation test.
 
 The low-level functions are vectorised over leading axes so the calibration
 bench can call them on thousands of simulated benchmarks at once.
@@ -26,6 +26,7 @@ from scipy import optimize, stats
 from dualboard.stats.estimators import t_quantile
 
 TOO_FEW_QUESTIONS = 10
+"""Under this many questions a comparison runs only exact tests, and a run gets no rank interval."""
 
 
 def mcnemar_exact_p(b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -147,7 +148,7 @@ def sign_test_p(d: np.ndarray) -> float:
 
 
 def sign_flip_p(d: np.ndarray) -> float:
-    """Return the exact sign-flip permutation p-value of mean(d) (for n < 10 questions)."""
+    """Return the exact sign-flip permutation p-value of mean(d) (for n < TOO_FEW_QUESTIONS)."""
     d = np.asarray(d, dtype=float)
     signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(d))))
     null = np.abs(signs @ d)

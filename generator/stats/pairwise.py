@@ -11,10 +11,10 @@ from scipy import stats
 from dualboard.stats import estimators, pair_matrix
 from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.comparison import compare, join_notes
-from dualboard.stats.models_table import POINTS, single_round_binary
+from dualboard.stats.models_table import single_round_binary
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
-from dualboard.stats.scores import GRADINGS, MIN_COVERAGE
-from dualboard.stats.tables import COLUMNS
+from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS
+from dualboard.stats.tables import COLUMNS, documents
 
 OUT_OF_FAMILY = (
     f"not ranked: a run's coverage in this grading is under {100 * MIN_COVERAGE:.0f}%, "
@@ -63,17 +63,11 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object
     return rec
 
 
+@documents("pairwise")
 def pairwise_table(
     qmeans: pd.DataFrame, alpha: float = 0.05, unranked: Collection[tuple[str, str]] = ()
 ) -> pd.DataFrame:
     """Return every pair of runs within each grading, with Holm-adjusted p-values.
-
-    Columns: ``grading``, ``run_a``, ``run_b``, ``n_questions`` (shared),
-    ``diff_mean`` (run_a - run_b, points), ``diff_se``, ``diff_ci_low``,
-    ``diff_ci_high``, ``test``, ``p_value``, ``p_holm`` (Holm over the
-    m(m-1)/2 pairs of the grading's ranked runs), ``significant`` (Holm
-    rejects at alpha), ``effect_dz``, ``mde_points``, ``mde_status``,
-    ``note``; see ``COLUMNS["pairwise"]``.
 
     ``unranked`` lists the (run_id, grading) pairs not ranked there (coverage
     under :data:`dualboard.stats.scores.MIN_COVERAGE`): their pairs keep
@@ -96,7 +90,7 @@ def pairwise_table(
 
 
 def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Return every pair of one grading: vectorised, with the scalar path where n < 10."""
+    """Return every pair of one grading: vectorised, with the scalar path where n < TOO_FEW_QUESTIONS."""
     runs, values, simple = pair_matrix.wide(sub)
     frames = [pair_matrix.pairs_with(i, runs, values, simple, alpha) for i in range(len(runs) - 1)]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run_a", "run_b", "n_questions"])

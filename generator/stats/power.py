@@ -153,15 +153,10 @@ def mde_mcnemar(discordance: float, n: int, power: float = 0.8, alpha: float = 0
     >>> round(mde_mcnemar(0.3, 2000), 4)
     0.0348
     """
-    gap = lambda delta: (
-        mcnemar_power(
-            (discordance + delta) / 2,  # noqa: E731
-            (discordance - delta) / 2,
-            n,
-            alpha,
-        )
-        - power
-    )
+
+    def gap(delta: float) -> float:
+        return mcnemar_power((discordance + delta) / 2, (discordance - delta) / 2, n, alpha) - power
+
     if discordance <= 0 or gap(discordance) < 0:
         return float("nan")
     return float(optimize.brentq(gap, 0.0, discordance, xtol=1e-9))

@@ -2,8 +2,9 @@
 
 * Simultaneous (primary): rank_lo(j) = 1 + #runs Holm-significantly above j,
   rank_hi(j) = m - #runs Holm-significantly below j. "Statistically tied for
-  first" = every run with rank_lo = 1. Runs with fewer than 10 questions get
-  no rank interval and no tie group (STATISTICS.md §0).
+  first" = every run with rank_lo = 1. Runs with fewer than
+  :data:`~dualboard.stats.paired.TOO_FEW_QUESTIONS` questions get no rank
+  interval and no tie group (STATISTICS.md §0).
 * A run whose coverage in a grading is under
   :data:`~dualboard.stats.scores.MIN_COVERAGE` is not ranked there at all:
   no rank, no interval, no tie group, and it is not counted in the others'

@@ -18,8 +18,10 @@ import numpy as np
 import pandas as pd
 
 from dualboard.errors import Finding, InvalidInputError
+from dualboard.scored_files import GRADINGS
 
-GRADINGS = ("traditional", "answer_key")
+POINTS = 100.0
+"""Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 MIN_COVERAGE = 0.8
 """Least share of answers with a verdict: a grading under it does not rank the run, and an automatic
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column."""
@@ -45,7 +47,7 @@ def _range_findings(scored: pd.DataFrame) -> list[Finding]:
     out = []
     for g in GRADINGS:
         values = pd.to_numeric(scored[g], errors="coerce")
-        bad = values[(values < 0) | (values > 100)]
+        bad = values[(values < 0) | (values > POINTS)]
         if len(bad):
             out.append(
                 Finding(
@@ -95,12 +97,14 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
     >>> scored = pd.DataFrame({"run_id": ["r"] * 3, "model": "m", "question_id": ["a", "a", "b"],
     ...     "round": [0, 1, 0], "traditional": [100, 0, 100.0], "answer_key": [100, None, None]})
     >>> question_means(scored)[["grading", "question_id", "n_rounds", "mean"]].to_dict("records")
-    [{'grading': 'traditional', 'question_id': 'a', 'n_rounds': 2, 'mean': 0.5}, {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0}, {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
+    [{'grading': 'traditional', 'question_id': 'a', 'n_rounds': 2, 'mean': 0.5},
+     {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0},
+     {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
     long = scored.melt(
         id_vars=["run_id", "question_id", "round"], value_vars=list(GRADINGS), var_name="grading", value_name="score"
     )
-    long["score"] = pd.to_numeric(long["score"], errors="coerce") / 100.0
+    long["score"] = pd.to_numeric(long["score"], errors="coerce") / POINTS
     long = long.dropna(subset=["score"])
     long["is_binary"] = np.isin(long["score"], (0.0, 1.0))
     grouped = long.groupby(["run_id", "grading", "question_id"], sort=True)
@@ -179,7 +183,9 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     >>> scored = pd.DataFrame({"run_id": "r", "model": "m", "question_id": ["a", "b", "c", "d"],
     ...     "traditional": [100.0, 0, 100, 0], "answer_key": [100, 100, None, 0]})
     >>> run_counts(scored).iloc[0].to_dict()
-    {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0, 'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2, 'n_never_run': 0, 'benchmark_version': ''}
+    {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0,
+     'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2, 'n_never_run': 0,
+     'benchmark_version': ''}
     """
     v = _verdicts(scored)
     frame = scored[["run_id", "model", "question_id"]].assign(

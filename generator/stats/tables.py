@@ -17,13 +17,35 @@ import yaml
 
 from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
+from dualboard.stats.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
 
 FORMAT_VERSION = 5
 SEED = 20241129
 """Default seed of every bootstrap and of the calibration bench; published in notes.json."""
-COLUMNS: dict[str, dict[str, str]] = yaml.safe_load(
-    (Path(__file__).with_name("columns.yaml")).read_text(encoding="utf-8")
-)
+N_BOOT = 2000
+"""Default number B of bootstrap resamples of questions (rank intervals, κ); published in notes.json."""
+LIMITS = {"TOO_FEW_QUESTIONS": TOO_FEW_QUESTIONS, "KAPPA_MIN_QUESTIONS": KAPPA_MIN_QUESTIONS}
+"""Limits that column meanings name as ``{NAME}``: filled in from the code, so the text states the limit in force."""
+
+
+def fill_limits(text: str) -> str:
+    """Replace each ``{NAME}`` of :data:`LIMITS` in ``text`` by its value.
+
+    Examples
+    --------
+    >>> fill_limits("exact tests only (n < {TOO_FEW_QUESTIONS})")
+    'exact tests only (n < 10)'
+    """
+    for name, value in LIMITS.items():
+        text = text.replace(f"{{{name}}}", str(value))
+    return text
+
+
+COLUMNS: dict[str, dict[str, str]] = {
+    table: {name: fill_limits(text) for name, text in columns.items()}
+    for table, columns in yaml.safe_load(Path(__file__).with_name("columns.yaml").read_text(encoding="utf-8")).items()
+}
 
 
 def documents(table: str):

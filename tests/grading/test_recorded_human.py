@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dualboard.grading import grade_benchmark, verdict_count
+from dualboard.grading import grade_benchmark
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader, load_human_labels, parse_human_labels
 from dualboard.grading.recorded import RecordedGrader
@@ -78,9 +78,15 @@ def test_load_human_labels_reports_the_line_and_the_fix(tmp_path: Path, body: st
 
 
 def test_human_grader_passes_partial_credit_through() -> None:
-    verdict = HumanGrader().grade({"id": "q"}, {"response": "x", "human_label": 60.0})
-    assert (verdict.score, verdict.verdict_parse, verdict.detail) == (60.0, "ok", "human label 60")
-    assert HumanGrader().grade({"id": "q"}, {"response": "x"}).score is None
+    labelled, unlabelled = HumanGrader().grade_labels({("a", "q", 1): 60.0}, [("a", "q", 1), ("a", "q", 0)])
+    assert (labelled.score, labelled.verdict_parse, labelled.detail) == (60.0, "ok", "human label 60")
+    assert (unlabelled.score, unlabelled.verdict_parse) == (None, "none")
+
+
+def test_human_grader_does_not_grade_a_response() -> None:
+    """A label belongs to one run's answer; a (question, prediction) pair does not say which."""
+    with pytest.raises(GradingInputError, match=r"by \(run, question, round\), not responses"):
+        HumanGrader().grade({"id": "q"}, {"response": "x"})
 
 
 def test_parse_keeps_string_question_ids() -> None:
@@ -109,9 +115,9 @@ def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, op
     assert set(scored.answer_key_grader) == {"human"} and set(scored.answer_key_parse) == {"ok"}
     roles = tables.verdicts.groupby("grader")["role"].agg(list).to_dict()
     assert roles == {"human": ["human"] * 2, "recorded": ["traditional"] * 2, "rules": ["answer_key"] * 2}
-    seen: list[int] = []
-    grade_benchmark(benchmark, open_runs, human_labels=labels, progress=seen.append)
-    assert sum(seen) == verdict_count(benchmark, n_answers=2, n_labels=2) == 6
+    seen: list[tuple[int, int]] = []
+    grade_benchmark(benchmark, open_runs, human_labels=labels, progress=lambda *report: seen.append(report))
+    assert seen[-1] == (len(tables.verdicts), len(tables.verdicts)) == (6, 6)
 
 
 def test_an_unlabelled_answer_has_no_answer_key_verdict_when_people_grade(open_question, open_runs) -> None:

@@ -9,10 +9,9 @@ import subprocess
 from pathlib import Path
 
 from dualboard.intake.benchmark import load_benchmark
-from dualboard.simulation import load_answer_texts, load_simulated_models, simulate_run, write_run
-from tests.conftest import REPO
+from dualboard.simulation import DEMO_SEED, load_answer_texts, load_simulated_models, simulate_run, write_run
+from tests.conftest import DEMO, REPO
 
-DEMO = REPO / "data" / "benchmarks" / "demo"
 STORED = sorted(p.name for p in (REPO / "submissions" / "demo").iterdir())
 NEW = "zephyr-ultra-405b"
 
@@ -39,7 +38,7 @@ def add_strong_run(root: Path) -> Path:
     sim = simulate_run(
         load_benchmark(root / "data" / "benchmarks" / "demo"),
         strong,
-        seed=7,
+        seed=DEMO_SEED,
         answer_texts=load_answer_texts(DEMO / "simulated_models.yaml"),
     )
     return write_run(sim.run, root / "submissions")

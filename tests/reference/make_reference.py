@@ -26,9 +26,12 @@ WILSON_CASES = [(0, 30), (30, 30), (21, 30), (57, 100), (1, 10)]
 KAPPA_TABLES = [[[20, 5], [10, 15]], [[45, 3], [2, 50]], [[10, 10], [10, 10]], [[1, 9], [0, 90]]]
 HOLM_P = [0.001, 0.04, 0.03, 0.5, 0.012, 0.2, 0.049]
 POWER_N = [10, 30, 100, 500]
+INPUTS_SEED = 40
+"""Seed of the committed ``inputs.csv``: data, not the bootstrap default ``dualboard.stats.tables.SEED``,
+so that changing that default leaves the reference inputs and values as they are."""
 
 
-def make_inputs(seed: int = 20241129) -> pd.DataFrame:
+def make_inputs(seed: int = INPUTS_SEED) -> pd.DataFrame:
     """Return a scored table with unequal rounds and partial-credit traditional scores."""
     rng = np.random.default_rng(seed)
     rows = []

@@ -17,9 +17,7 @@ from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.example_run import example_run
 from dualboard.render.answer_formats import ANSWER_FORMATS, APPLIES, grade_example
 from dualboard.render.reference_pages import EXAMPLE_LINES_SHOWN, SCHEMA_FILES, SCHEMAS, submit_page
-from tests.conftest import REPO
-
-DEMO = REPO / "data" / "benchmarks" / "demo"
+from tests.conftest import DEMO, REPO
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.simulation import load_answer_texts
+from dualboard.simulation.models import MODELS_FILE
 from dualboard.simulation.responses import (
     DEFAULT_EXPLANATIONS,
     EXPLANATIONS,
@@ -18,13 +18,13 @@ from dualboard.simulation.responses import (
     PROSE,
     REFUSAL,
 )
+from tests.conftest import DEMO
 from tests.simulation.answer_matching import NUMBER, mentions_key, normalize, states_key
 
-DEMO = Path(__file__).resolve().parents[2] / "data" / "benchmarks" / "demo"
 QUESTIONS = [json.loads(line) for line in (DEMO / "questions.jsonl").read_text("utf-8").splitlines()]
 MC = [q for q in QUESTIONS if q["type"] == "multiple_choice"]
 OPEN = [q for q in QUESTIONS if q["type"] == "open"]
-TEXTS = load_answer_texts(DEMO / "simulated_models.yaml")
+TEXTS = load_answer_texts(DEMO / MODELS_FILE)
 FIELDS = {"id", "category", "prompt", "type", "choices", "correct_choice", "answer_key"}
 KEY_FIELDS = {"answer", "aliases", "patterns", "numeric", "reference", "notes"}
 

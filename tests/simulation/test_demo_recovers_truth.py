@@ -9,8 +9,6 @@ the human labels that the configured error rates imply.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -23,13 +21,13 @@ from dualboard.simulation import (
     load_simulated_models,
     true_scores,
 )
+from dualboard.simulation.models import MODELS_FILE
+from tests.conftest import DEMO, REPO
 
 grading = pytest.importorskip("dualboard.grading")
 stats = pytest.importorskip("dualboard.stats")
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "data" / "benchmarks" / "demo"
-MODELS = DEMO / "simulated_models.yaml"
+MODELS = DEMO / MODELS_FILE
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +67,8 @@ def expected_cells(model: SimulatedModel, question: dict) -> np.ndarray:
 
 
 def _misread(p: float, ff: float, fp: float, h: float) -> np.ndarray:
-    """Change in the cells when rules fails an ``ff`` share of correct answers and passes an ``fp`` share of wrong ones."""
+    """Change in the cells when rules fails an ``ff`` share of correct answers
+    and passes an ``fp`` share of wrong ones."""
     to_fail = p * ff * np.array([-(1 - h), -h, 1 - h, h])
     to_pass = (1 - p) * fp * np.array([h, 1 - h, -h, -(1 - h)])
     return to_fail + to_pass

@@ -14,24 +14,23 @@ Skipped until the grading package is present.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.simulation import load_answer_texts, load_simulated_models, simulate_run
+from dualboard.simulation.models import MODELS_FILE
+from tests.conftest import DEMO
 
 registry = pytest.importorskip("dualboard.grading.registry")
 
-DEMO = Path(__file__).resolve().parents[2] / "data" / "benchmarks" / "demo"
 BENCHMARK = load_benchmark(DEMO)
-TEXTS = load_answer_texts(DEMO / "simulated_models.yaml")
+TEXTS = load_answer_texts(DEMO / MODELS_FILE)
 
 
 @pytest.fixture(scope="module")
 def graded():
     """(question, prediction, truth row) for every demo answer under two seeds."""
-    models = load_simulated_models(DEMO / "simulated_models.yaml")
+    models = load_simulated_models(DEMO / MODELS_FILE)
     rows = []
     for seed in (7, 8):
         for model in models:

@@ -13,6 +13,7 @@ from dualboard.errors import DualboardError
 from dualboard.grading import load_human_labels
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.simulation import (
+    DEMO_SEED,
     human_labels,
     load_answer_texts,
     load_labelled_runs,
@@ -20,16 +21,16 @@ from dualboard.simulation import (
     simulate_demo,
     simulate_run,
 )
+from dualboard.simulation.models import MODELS_FILE
+from tests.conftest import DEMO
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "data" / "benchmarks" / "demo"
-MODELS = DEMO / "simulated_models.yaml"
+MODELS = DEMO / MODELS_FILE
 
 
-def test_committed_labels_are_seed_7_output(tmp_path: Path) -> None:
+def test_committed_labels_are_the_demo_seed_output(tmp_path: Path) -> None:
     shutil.copytree(DEMO, tmp_path / "data" / "benchmarks" / "demo")
     (tmp_path / "data" / "benchmarks" / "demo" / "human_labels.csv").unlink()
-    simulate_demo(tmp_path, seed=7)
+    simulate_demo(tmp_path)
     written = (tmp_path / "data" / "benchmarks" / "demo" / "human_labels.csv").read_bytes()
     assert written == (DEMO / "human_labels.csv").read_bytes(), "regenerate with `dualboard simulate`"
 
@@ -49,7 +50,7 @@ def test_labels_disagree_with_the_key_at_the_labellers_error_rate() -> None:
     models = {m.run_id: m for m in load_simulated_models(MODELS)}
     labels = pd.read_csv(DEMO / "human_labels.csv")
     for run_id, written in labels.groupby("run", sort=False):
-        truth = simulate_run(benchmark, models[run_id], seed=7, answer_texts=load_answer_texts(MODELS)).truth
+        truth = simulate_run(benchmark, models[run_id], seed=DEMO_SEED, answer_texts=load_answer_texts(MODELS)).truth
         assert written["label"].tolist() == (truth["human"] == 100).astype(int).tolist()
         readable = truth[~truth["malformed"]]
         wrong = int((readable["human"] != readable["ideal_answer_key"]).sum())

@@ -11,6 +11,8 @@ import itertools
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +23,11 @@ from scipy import stats
 from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.intake.benchmark import load_benchmark, load_benchmarks
 from dualboard.intake.models import Benchmark, GraderSpec, Run
+from dualboard.intake.schemas import load_schema
 from dualboard.intake.validate import find_run_dirs, load_runs
 from dualboard.names import is_name
 from dualboard.simulation import (
+    DEMO_SEED,
     AnswerTexts,
     SimulatedModel,
     load_answer_texts,
@@ -33,6 +37,7 @@ from dualboard.simulation import (
     true_scores,
     write_run,
 )
+from dualboard.simulation.models import MODELS_FILE
 from dualboard.simulation.responses import (
     HEDGES,
     MC_STYLES,
@@ -40,6 +45,7 @@ from dualboard.simulation.responses import (
     Outcome,
     simulate_answer,
 )
+from tests.conftest import DEMO, REPO, tree_bytes
 from tests.simulation.answer_matching import (
     extracted_letter,
     final_answer,
@@ -47,26 +53,11 @@ from tests.simulation.answer_matching import (
     states_key,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "data" / "benchmarks" / "demo"
-METADATA_FIELDS = {
-    "model",
-    "model_revision",
-    "submitter",
-    "date",
-    "benchmark",
-    "benchmark_version",
-    "decoding",
-    "rounds",
-    "license",
-    "notes",
-}
+METADATA = load_schema("metadata")["properties"]
 MODEL_FACTS = {"parameters_billions", "weights", "model_license", "model_url"}
 """Optional metadata fields the demo gives for some models (shown as leaderboard columns)."""
-
-
-def files_under(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+METADATA_FIELDS = set(METADATA) - MODEL_FACTS - {"deployment"}
+"""Every field of the metadata contract but the model facts and the serving deployment (a simulated model has none)."""
 
 
 @pytest.fixture
@@ -154,25 +145,29 @@ def is_malformed(response: str) -> bool:
 
 
 def test_same_seed_writes_identical_bytes_and_another_seed_differs(demo_root, tmp_path):
-    first = simulate_demo(demo_root, seed=7)
-    before = files_under(demo_root / "submissions")
-    assert simulate_demo(demo_root, seed=7) == first
-    assert files_under(demo_root / "submissions") == before
-    simulate_demo(demo_root, seed=8)
-    after = files_under(demo_root / "submissions")
+    first = simulate_demo(demo_root, seed=DEMO_SEED)
+    before = tree_bytes(demo_root / "submissions")
+    assert simulate_demo(demo_root, seed=DEMO_SEED) == first
+    assert tree_bytes(demo_root / "submissions") == before
+    simulate_demo(demo_root, seed=DEMO_SEED + 1)
+    after = tree_bytes(demo_root / "submissions")
     assert after.keys() == before.keys()
     assert all(after[name] != before[name] for name in before)
 
 
-def test_committed_demo_runs_are_the_seed_7_output(demo_root):
-    simulate_demo(demo_root, seed=7)
-    assert files_under(demo_root / "submissions" / "demo") == files_under(REPO / "submissions" / "demo"), (
-        "submissions/demo is stale: regenerate it with simulate_demo(Path('.'), seed=7)"
+def test_committed_demo_runs_are_what_dualboard_simulate_writes_by_default(demo_root):
+    done = subprocess.run(
+        [sys.executable, "-m", "dualboard", "simulate", "--root", str(demo_root)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(f"simulated runs for demo (seed {DEMO_SEED})\n"), done.stdout
+    assert tree_bytes(demo_root / "submissions" / "demo") == tree_bytes(REPO / "submissions" / "demo"), (
+        "submissions/demo is stale: regenerate it with `dualboard simulate`"
     )
 
 
 def test_demo_runs_pass_intake_validation_with_valid_ids(demo_runs):
-    models = load_simulated_models(DEMO / "simulated_models.yaml")
+    models = load_simulated_models(DEMO / MODELS_FILE)
     assert 6 <= len(demo_runs) <= 8
     assert sorted(r.run_id for r in demo_runs) == sorted(m.run_id for m in models)
     for run in demo_runs:
@@ -183,7 +178,7 @@ def test_demo_runs_pass_intake_validation_with_valid_ids(demo_runs):
 def test_demo_metadata_has_every_contract_field(demo_runs):
     for run in demo_runs:
         assert set(run.metadata) - MODEL_FACTS == METADATA_FIELDS
-        assert set(run.metadata["decoding"]) == {"temperature", "top_p", "max_tokens", "seed"}
+        assert set(run.metadata["decoding"]) == set(METADATA["decoding"]["properties"])
         assert run.metadata["benchmark"] == "demo" and run.metadata["benchmark_version"] == "1.0"
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run.metadata["date"])
         assert "simulated" in run.metadata["notes"].lower()
@@ -209,7 +204,7 @@ def test_demo_has_malformed_answers_and_every_readable_answer_has_explanation_an
 def test_demo_unmarked_open_answers_come_at_each_models_rate(demo_runs):
     """Free-prose answers (no ``Final answer:``) are as frequent as simulated_models.yaml says."""
     benchmark = load_benchmark(DEMO)
-    rates = {m.run_id: m.unmarked_rate for m in load_simulated_models(DEMO / "simulated_models.yaml")}
+    rates = {m.run_id: m.unmarked_rate for m in load_simulated_models(DEMO / MODELS_FILE)}
     for run in demo_runs:
         readable_open = [
             p["response"]
@@ -364,7 +359,7 @@ def test_every_style_and_outcome_reads_back(style, outcome, shuffle):
 
 def test_true_scores_shape_and_values():
     benchmark = load_benchmark(DEMO)
-    models = load_simulated_models(DEMO / "simulated_models.yaml")
+    models = load_simulated_models(DEMO / MODELS_FILE)
     truth = true_scores(models, benchmark)
     assert list(truth.columns) == ["run_id", "grading", "category", "ideal_mean", "observed_mean"]
     categories = {q["category"] for q in benchmark.questions} | {"all"}
@@ -382,7 +377,7 @@ def test_true_scores_shape_and_values():
 
 def test_answer_text_tables_are_used():
     benchmark = load_benchmark(DEMO)
-    texts = load_answer_texts(DEMO / "simulated_models.yaml")
+    texts = load_answer_texts(DEMO / MODELS_FILE)
     model = synthetic_model(
         accuracy={c: {"traditional": 0.0, "answer_key": 0.0} for c in {q["category"] for q in benchmark.questions}},
         malformed_rate=0.0,

@@ -20,6 +20,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from dualboard.grading import grade_benchmark
 from dualboard.intake.importers import import_autogenai
 from dualboard.stats import analyse
+from dualboard.stats.scores import MIN_COVERAGE
 from tests.importers.import_fixtures import (
     OPEN_RELEASE,
     load_imported,
@@ -133,5 +134,5 @@ def test_full_human_marks_are_the_answer_key_and_a_sample_hands_it_to_a_qualifie
     sample = labels[labels["question_id"].astype(int) <= 15]
     chosen = set(grade_benchmark(benchmark, runs, human_labels=sample).scored["answer_key_grader"])
     rules = graded.verdicts[graded.verdicts.grader == "rules"]
-    qualifies = rules["score"].notna().mean() >= 0.8  # its κ on 105 labelled answers is estimable here
+    qualifies = rules["score"].notna().mean() >= MIN_COVERAGE  # its κ on 105 labelled answers is estimable here
     assert chosen == ({"rules"} if qualifies else {"human"})

@@ -53,7 +53,8 @@ def _question(i: int) -> dict:
 
 
 def _write_run(root: Path, run_id: str, version: str, n: int, right: set[int], dropped: tuple[str, ...] = ()) -> None:
-    """A run answering q00…q(n-1), right on ``right``, plus answers to ``dropped`` questions (gone from the benchmark)."""
+    """A run answering q00…q(n-1), right on ``right``, plus answers to ``dropped`` questions
+    (gone from the benchmark)."""
     folder = root / "submissions" / "moving" / run_id
     folder.mkdir(parents=True)
     rows = [

@@ -10,6 +10,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from dualboard.errors import InvalidInputError
 from dualboard.stats import analyse
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from tests.stats.stats_builders import scored_run, simulated_runs
 
 RNG = np.random.default_rng(4)
@@ -32,8 +33,8 @@ def unexplained_nans(models: pd.DataFrame) -> list[tuple[str, str]]:
         "traditional_var_within": lambda r: r["n_answers"] == r["n_questions"],
         "answer_key_var_within": lambda r: r["n_answers"] == r["n_questions"],
         "mde_points": lambda r: r["mde_status"] != "detectable",  # mde_status says why
-        "rank_ci_low": lambda r: r["n_questions"] < 10,
-        "rank_ci_high": lambda r: r["n_questions"] < 10,
+        "rank_ci_low": lambda r: r["n_questions"] < TOO_FEW_QUESTIONS,
+        "rank_ci_high": lambda r: r["n_questions"] < TOO_FEW_QUESTIONS,
     }
     out = []
     for _, row in models.iterrows():
@@ -88,19 +89,28 @@ def test_run_at_zero_or_hundred_percent_gets_a_wilson_interval(value, low, high)
 
 
 @pytest.mark.parametrize("rounds", [1, 3])
-def test_fewer_than_ten_questions_exact_tests_no_tie_groups(rounds):
+def test_too_few_questions_exact_tests_no_tie_groups(rounds):
+    n = TOO_FEW_QUESTIONS - 2
     scored = pd.concat(
         [
-            scored_run("a", _binary(8, 0.9, rounds), _binary(8, 0.3, rounds)),
-            scored_run("b", _binary(8, 0.2, rounds), _binary(8, 0.6, rounds)),
+            scored_run("a", _binary(n, 0.9, rounds), _binary(n, 0.3, rounds)),
+            scored_run("b", _binary(n, 0.2, rounds), _binary(n, 0.6, rounds)),
         ]
     )
     tables = analyse(scored, n_boot=100)
     assert set(tables.models["test"]) <= {"mcnemar_exact", "permutation_exact", "sign_test", "all_zero"}
     assert tables.models["rank_ci_low"].isna().all()
     assert tables.models["tied_first_answer_key"].isna().all()
-    assert all("too few questions" in note for note in tables.models["note"])
-    assert any("too few questions" in note for note in tables.notes)
+    assert all(f"too few questions (n={n} < {TOO_FEW_QUESTIONS})" in note for note in tables.models["note"])
+    assert f"a: too few questions ({n} < {TOO_FEW_QUESTIONS}): estimates shown, " in " ".join(tables.notes)
+
+
+def test_at_the_limit_the_questions_are_enough():
+    n = TOO_FEW_QUESTIONS
+    scored = pd.concat([scored_run(r, _binary(n, 0.9), _binary(n, 0.5)) for r in ("a", "b")])
+    tables = analyse(scored, n_boot=100)
+    assert not any("too few questions" in note for note in [*tables.models["note"], *tables.notes])
+    assert tables.models["rank_ci_low"].notna().all()
 
 
 def test_missing_verdicts_are_left_out_and_reported():

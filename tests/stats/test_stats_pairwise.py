@@ -6,24 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dualboard.stats import scores
+from dualboard.stats import COLUMNS, scores
 from dualboard.stats.pairwise import pair_row, pairwise_table
 from dualboard.stats.ranks import holm_rank_intervals
 from tests.stats.stats_builders import scored_run
 
-SCALAR = [
-    "n_questions",
-    "diff_mean",
-    "diff_se",
-    "diff_ci_low",
-    "diff_ci_high",
-    "test",
-    "p_value",
-    "effect_dz",
-    "mde_points",
-    "mde_status",
-    "note",
-]
+SCALAR = [c for c in COLUMNS["pairwise"] if c not in ("grading", "run_a", "run_b", "p_holm", "significant")]
+"""The columns one pair decides alone: all but the pair's names and the Holm family's decisions."""
 
 
 def mixed_leaderboard(seed: int) -> pd.DataFrame:

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import inspect
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from dualboard.stats import COLUMNS, StatsTablesError, analyse, read_tables, write_tables
+from dualboard.stats import tables as stats_tables
 from dualboard.stats.agreement import agreement_table
 from dualboard.stats.equator import equator_table
+from dualboard.stats.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
 from dualboard.stats.models_table import models_table
+from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.pairwise import pairwise_table
 from dualboard.stats.power_table import power_table
-from dualboard.stats.tables import TABLES
+from dualboard.stats.tables import LIMITS, SEED, TABLES, fill_limits
 from tests.stats.stats_builders import scored_run
 
 DESIGN_MODELS = [
@@ -105,6 +111,19 @@ def test_every_column_is_documented_and_every_documented_column_exists(tables, n
     assert all(isinstance(v, str) and len(v) > 10 for v in COLUMNS[name].values())
 
 
+def test_column_meanings_state_the_limits_the_code_applies(monkeypatch):
+    raw = yaml.safe_load(Path(stats_tables.__file__).with_name("columns.yaml").read_text(encoding="utf-8"))
+    text = "\n".join(meaning for columns in raw.values() for meaning in columns.values())
+    assert re.findall(r"[<≥] ?\d+ questions|n < \d+", text) == [], "write the limit as a {NAME} of LIMITS"
+    assert set(re.findall(r"\{(\w+)\}", text)) == set(LIMITS)
+    assert not [m for columns in COLUMNS.values() for m in columns.values() if "{" in m]
+    assert f"permutation_exact (n < {TOO_FEW_QUESTIONS})" in COLUMNS["models"]["test"]
+    assert f"empty with < {TOO_FEW_QUESTIONS} questions judged" in COLUMNS["models"]["tied_first_traditional"]
+    assert f"(≥ {KAPPA_MIN_QUESTIONS} questions" in COLUMNS["agreement"]["estimable"]
+    monkeypatch.setitem(LIMITS, "TOO_FEW_QUESTIONS", 12)
+    assert "(n < 12)" in fill_limits(raw["models"]["test"])
+
+
 def test_models_has_design_columns_first_then_the_briefs(tables):
     cols = list(tables.models.columns)
     assert cols[: len(DESIGN_MODELS)] == DESIGN_MODELS
@@ -143,7 +162,7 @@ def test_read_names_the_missing_file_and_the_fix(tmp_path):
 
 
 def test_same_seed_same_tables_and_the_seed_is_published(tables):
-    assert tables.notes[0] == "Bootstrap: B = 200 resamples of questions, seed 20241129."
+    assert tables.notes[0] == f"Bootstrap: B = 200 resamples of questions, seed {SEED}."
     scored = scored_run(
         "r", 100.0 * (np.arange(60).reshape(30, 2) % 3 == 0), 100.0 * (np.arange(60).reshape(30, 2) % 2 == 0)
     )

@@ -54,7 +54,7 @@ from dualboard.grading.human import (
     HumanGrader,
     parse_human_labels,
 )
-from dualboard.names import is_name
+from dualboard.names import RUN_ID_RULE, is_name
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
 JUDGE_FIELD = "judge"
@@ -657,9 +657,7 @@ def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool =
     ImportSummary
     """
     if not is_name(benchmark):
-        raise ReleaseFormatError(
-            f"benchmark name {benchmark!r} is not a safe folder name — use lower-case letters, digits, '.', '_', '-'"
-        )
+        raise ReleaseFormatError(f"benchmark name {benchmark!r} is not a safe folder name — use {RUN_ID_RULE}")
     plan, warnings = plan_import(Path(src), benchmark)
     paths = _write_plan(plan, Path(dest), overwrite)
     header = yaml.safe_load(plan[f"data/benchmarks/{benchmark}"]["benchmark.yaml"])
