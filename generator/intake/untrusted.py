@@ -30,7 +30,7 @@ from dualboard.errors import Finding
 
 MAX_YAML_DEPTH = 10
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, 10x faster
-_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89abAB]")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 """An escaped UTF-16 surrogate; only then can a decoded string hold a lone one."""
 
 
@@ -109,16 +109,19 @@ def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | No
 
 
 def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
+    """Whether a string anywhere in ``value`` holds a lone surrogate; a loop, so any depth the parser took is fine."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            stack += item
     return False
 
 

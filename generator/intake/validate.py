@@ -19,14 +19,16 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.models import Benchmark, Run
+from dualboard.intake.prediction_decoder import confirmed_row
 from dualboard.intake.schemas import schema_findings
-from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_yaml, yaml_field_lines
+from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
 
@@ -37,6 +39,10 @@ PROVENANCE = "provenance.jsonl"
 RUN_FILES = (METADATA, PREDICTIONS, PROVENANCE)
 """Files a run folder may hold; everything else is reported."""
 MAX_REPORTED_PER_FILE = 50
+FAST_PATH_PATIENCE = 64
+"""After this many lines in a row the fast decoder could not confirm, it is tried on one line in this many
+only, until it confirms one again: a refused line costs it a raised exception, and a file broken on every
+line would be slower than without it. Results never depend on it (a line it skips takes the exact path)."""
 
 
 @dataclass(frozen=True)
@@ -457,6 +463,8 @@ class _Answers:
     """Every row with its round filled in; emptied at the first finding (a rejected file keeps no rows)."""
     answered: set[tuple[str, int]] = field(default_factory=set)
     """(question_id, round) of every line that names both readably, errors elsewhere or not."""
+    covered: int = 0
+    """How many of ``answered`` the benchmark asks for (a known question, a round below ``rounds``)."""
     unreadable: int = 0
     """Lines whose question or round could not be read."""
     read: bool = False
@@ -468,6 +476,11 @@ def _read_predictions(
     path: Path, benchmark: Benchmark | None, rounds: int | None, limits: Limits, *, older: bool = False
 ) -> _Answers:
     """Check predictions.jsonl line by line, every check on every line.
+
+    A line the fast decoder confirms (:mod:`~dualboard.intake.prediction_decoder`)
+    skips the strict parser and the schema; any other line goes through them,
+    so every finding keeps their wording. The checks beyond the schema run on
+    every line either way.
 
     Streaming keeps a rejected million-line file from costing a million
     parsed rows of memory: after the first error only findings are counted
@@ -484,40 +497,38 @@ def _read_predictions(
     except UnsafeFileError as exc:
         answers.findings.append(exc.finding())
         return answers
-    findings, answers.read = _FindingCap(str(path)), True
+    rules = _AnswerRules(str(path), benchmark, rounds, limits.response_bytes, older, answers.answered)
+    findings, answers.read, misses = _FindingCap(str(path)), True, 0
     with handle:
-        for number, row, problem in iter_json_lines(handle, str(path)):
-            row, problems = (
-                (None, [problem])
-                if problem
-                else _check_prediction(row, number, str(path), benchmark, rounds, limits, answers.answered, older)
-            )
-            answers.unreadable += row is None
-            findings.extend(problems)
+        for number, raw in enumerate(handle, start=1):
+            tried = misses < FAST_PATH_PATIENCE or number % FAST_PATH_PATIENCE == 0
+            row = confirmed_row(raw) if tried else None  # the fast path: schema-valid for sure, or None
+            misses = 0 if row is not None else misses + 1
+            if row is not None:
+                problems = rules.findings(row, number)
+            elif not raw.strip():
+                continue  # blank lines are allowed, as iter_json_lines skips them
+            else:  # the exact path words what is wrong
+                value, problem = parse_json_line(raw, rules.file, number)
+                row, problems = (None, [problem]) if problem else _check_prediction(value, number, rules)
+                answers.unreadable += row is None
+            if problems:
+                findings.extend(problems)
             if findings.errors == 0:
                 answers.rows.append(row)
     if findings.errors:
         answers.rows.clear()
-    answers.findings = findings.list()
+    answers.findings, answers.covered = findings.list(), rules.covered
     return answers
 
 
-def _check_prediction(
-    row: Any,
-    number: int,
-    file: str,
-    benchmark: Benchmark | None,
-    rounds: int | None,
-    limits: Limits,
-    seen: set,
-    older: bool,
-) -> tuple[dict[str, Any] | None, list[Finding]]:
+def _check_prediction(row: Any, number: int, rules: _AnswerRules) -> tuple[dict[str, Any] | None, list[Finding]]:
     """The row with its round filled in (the contract's default 0), and its findings.
 
     The row is None when its question or round cannot be read. The checks
     of the other fields still run on a row with a wrong field.
     """
-    problems = _schema_findings(row, "prediction", file, number)
+    problems = _schema_findings(row, "prediction", rules.file, number)
     wrong = _wrong_fields(problems) if problems else set()
     if "-" in wrong or not isinstance(row, dict):
         return None, problems
@@ -525,60 +536,91 @@ def _check_prediction(
         row = {k: v for k, v in row.items() if k not in wrong}
     if "round" not in wrong:
         row = {**row, "round": row.get("round", 0)}
-    problems += _semantic_findings(row, number, file, benchmark, rounds, limits, seen, older)
+    problems += rules.findings(row, number)
     return (row if "question_id" in row and "round" in row else None), problems
 
 
-def _semantic_findings(
-    row: dict[str, Any],
-    number: int,
-    file: str,
-    benchmark: Benchmark | None,
-    rounds: int | None,
-    limits: Limits,
-    seen: set,
-    older: bool,
-) -> list[Finding]:
-    """The checks beyond the schema, on the fields of ``row`` that passed it (``older``: the run answered one of
-    the benchmark's previous versions)."""
-    problems = []
-    if "response" in row and len(row["response"].encode("utf-8")) > limits.response_bytes:
-        problems.append(
-            Finding(
-                file,
-                number,
-                "response",
-                f"response is over the {limits.response_bytes}-byte limit",
-                "truncate the response or raise --max-response-bytes",
+@dataclass
+class _AnswerRules:
+    """The checks beyond the schema for one predictions.jsonl, run on every line that can be read.
+
+    They look at the fields of a row that passed the schema; what they need
+    (the benchmark's question ids, the rounds) is set once per file, so a
+    line costs a few lookups.
+    """
+
+    file: str
+    benchmark: Benchmark | None
+    rounds: int | None
+    """``rounds`` of metadata.yaml, when it is valid."""
+    response_bytes: int
+    older: bool
+    """Whether the run answered one of the benchmark's previous versions."""
+    seen: set[tuple[str, int]]
+    """(question_id, round) of every line so far: the duplicate check adds to it."""
+    known: dict[str, Any] | None = field(init=False)
+    """The benchmark's questions by id."""
+    covered: int = field(init=False, default=0)
+    """How many of :attr:`seen` are a question of the benchmark and a round below ``rounds``: the coverage
+    check compares it with questions × rounds instead of building the million pairs expected."""
+
+    def __post_init__(self) -> None:
+        self.known = None if self.benchmark is None else self.benchmark._by_id
+
+    def findings(self, row: dict[str, Any], number: int) -> list[Finding]:
+        """The findings of one row (only the fields that passed the schema are in it)."""
+        problems = []
+        question, round_, response = row.get("question_id"), row.get("round"), row.get("response")
+        if response is not None and _utf8_longer_than(response, self.response_bytes):
+            problems.append(
+                Finding(
+                    self.file,
+                    number,
+                    "response",
+                    f"response is over the {self.response_bytes}-byte limit",
+                    "truncate the response or raise --max-response-bytes",
+                )
             )
-        )
-    if benchmark is not None and "question_id" in row and row["question_id"] not in benchmark._by_id:
-        problems.append(_unknown_question(row, number, file, benchmark, older))
-    if rounds is not None and "round" in row and row["round"] >= rounds:
-        problems.append(
-            Finding(
-                file,
-                number,
-                "round",
-                f"round {row['round']} but metadata.yaml says rounds: {rounds}",
-                "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml",
+        unknown = question is not None and self.known is not None and question not in self.known
+        if unknown:
+            problems.append(_unknown_question(row, number, self.file, self.benchmark, self.older))
+        beyond = round_ is not None and self.rounds is not None and round_ >= self.rounds
+        if beyond:
+            problems.append(
+                Finding(
+                    self.file,
+                    number,
+                    "round",
+                    f"round {round_} but metadata.yaml says rounds: {self.rounds}",
+                    "number rounds from 0 to rounds-1, or correct rounds in metadata.yaml",
+                )
             )
-        )
-    if "question_id" not in row or "round" not in row:
+        if question is None or round_ is None:
+            return problems
+        if (question, round_) in self.seen:
+            problems.append(
+                Finding(
+                    self.file,
+                    number,
+                    "question_id",
+                    f"duplicate answer for question {question[:100]!r} round {round_}",
+                    "keep one answer per (question_id, round)",
+                )
+            )
+        else:
+            self.seen.add((question, round_))
+            self.covered += not (unknown or beyond)
         return problems
-    key = (row["question_id"], row["round"])
-    if key in seen:
-        problems.append(
-            Finding(
-                file,
-                number,
-                "question_id",
-                f"duplicate answer for question {key[0][:100]!r} round {key[1]}",
-                "keep one answer per (question_id, round)",
-            )
-        )
-    seen.add(key)
-    return problems
+
+
+def _utf8_longer_than(text: str, limit: int) -> bool:
+    """Whether ``text`` takes more than ``limit`` bytes in UTF-8; encodes only when its length leaves doubt.
+
+    A character takes 1 to 4 bytes, so a text of at most ``limit // 4``
+    characters fits whatever it holds: most responses are decided without
+    a copy.
+    """
+    return len(text) > limit // 4 and len(text.encode("utf-8")) > limit
 
 
 def _unknown_question(row: dict[str, Any], number: int, file: str, benchmark: Benchmark, older: bool) -> Finding:
@@ -621,10 +663,10 @@ def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, roun
     """Questions and rounds no line answers; lines that could not be read may hold some of them."""
     if not answers.read or (answers.unreadable and not answers.answered):
         return []  # nothing readable to compare: the findings about the file say what to fix first
-    expected = {(q["id"], r) for q in benchmark.questions for r in range(rounds)}
-    missing = sorted(expected - answers.answered)
-    if not missing:
+    expected = len(benchmark._by_id) * rounds
+    if answers.covered == expected:
         return []
+    missing = sorted(set(product(benchmark._by_id, range(rounds))) - answers.answered)
     severity = "warning" if benchmark.allow_incomplete else "error"
     shown = ", ".join(f"{q} round {r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
     unread = (
@@ -637,7 +679,7 @@ def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, roun
             str(path),
             None,
             "coverage",
-            f"{len(missing)} of {len(expected)} answers (question, round) missing: {shown}{unread}",
+            f"{len(missing)} of {expected} answers (question, round) missing: {shown}{unread}",
             "answer every question in every round (missing answers would silently lower the score)",
             severity,
         )
@@ -654,7 +696,8 @@ class _FindingCap:
         """Count ``findings`` (and, apart, the errors) and keep them while under the cap."""
         self.count += len(findings)
         self.errors += sum(f.severity == "error" for f in findings)
-        self._kept += findings[: max(0, MAX_REPORTED_PER_FILE - len(self._kept))]
+        if len(self._kept) < MAX_REPORTED_PER_FILE:
+            self._kept += findings[: MAX_REPORTED_PER_FILE - len(self._kept)]
 
     def list(self) -> list[Finding]:
         """The kept findings, and one more saying how many were not shown."""

@@ -1,0 +1,99 @@
+"""Confirm valid lines of predictions.jsonl fast; every other line gets the exact, worded checks.
+
+A million-line predictions file cannot afford Python's ``json`` with a hook
+per object and a JSON Schema call per line. Here one compiled msgspec decoder
+parses a line and checks its types in C, against :class:`_Prediction`, a copy
+of ``schemas/prediction.schema.json`` (the documented contract; a test keeps
+the two alike). The fast path only ever says "valid": a line it cannot
+confirm returns ``None`` and goes through
+:func:`~dualboard.intake.untrusted.parse_json_line` and the schema, which word
+the finding. So the fast path decides speed, never a message.
+
+msgspec is strict where the contract is (no ``NaN``, no ``1.0`` for an
+integer, no ``true`` for a number, no lone surrogate, no invalid UTF-8), with
+one exception: like every JSON library it keeps the last of two equal keys,
+where the contract refuses the line (a reviewer would read one ``response``,
+the grader another). :func:`_keys_given_once` closes that gap.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+_Score = Annotated[int, Meta(ge=0, le=100)] | Annotated[float, Meta(ge=0, le=100)]
+
+
+class _Prediction(msgspec.Struct, forbid_unknown_fields=True):
+    """One line of predictions.jsonl, as ``prediction.schema.json`` defines it."""
+
+    question_id: Annotated[str, Meta(min_length=1, max_length=200)]
+    response: str
+    round: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+    choice_order: list[Annotated[str, Meta(pattern="^[A-Z]$")]] | UnsetType = UNSET
+    recorded: dict[str, _Score] | UnsetType = UNSET
+
+
+_DECODER = msgspec.json.Decoder(_Prediction)
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]+")
+"""Keys the duplicate check can vouch for: JSON can spell them otherwise only with a ``\\u00XX`` escape."""
+_ESCAPED_PLAIN_CHARACTER = re.compile(rb"\\u00(?:2[dDeE]|3[0-9]|[4-6][0-9A-Fa-f]|7[0-9aA])")
+"""An escape of a character of :data:`_PLAIN_KEY` (``\\u0072`` spells ``r``), which json.dumps never writes."""
+
+
+def confirmed_row(raw: bytes) -> dict[str, Any] | None:
+    """The row of a line that surely passes the strict parser and the schema; ``None`` when unsure.
+
+    The row is what the exact path would give: the line's fields, ``round``
+    filled in with the contract's default 0.
+
+    Examples
+    --------
+    >>> confirmed_row(b'{"question_id": "q1", "response": "4"}\\n')
+    {'question_id': 'q1', 'round': 0, 'response': '4'}
+    >>> confirmed_row(b'{"question_id": "q1", "response": "4", "response": "5"}') is None  # duplicate key
+    True
+    >>> confirmed_row(b'{"question_id": "q1", "response": "4", "round": 1.0}') is None  # not an integer
+    True
+    """
+    try:
+        line = _DECODER.decode(raw)
+    except (msgspec.DecodeError, UnicodeDecodeError):  # not JSON, not the contract, or not UTF-8
+        return None
+    if not _keys_given_once(raw, line):
+        return None
+    row = {
+        "question_id": line.question_id,
+        "round": 0 if line.round is UNSET else line.round,
+        "response": line.response,
+    }
+    if line.choice_order is not UNSET:
+        row["choice_order"] = line.choice_order
+    if line.recorded is not UNSET:
+        row["recorded"] = line.recorded
+    return row
+
+
+def _keys_given_once(raw: bytes, line: _Prediction) -> bool:
+    """True only when no key of ``raw`` is given twice (msgspec keeps the last one silently).
+
+    Every key is a plain name, spelt in ``raw`` as ``"name"`` unless written
+    with a ``\\u00XX`` escape, and a line holding such an escape is not
+    vouched for. So a key given twice leaves ``"name"`` twice in ``raw``, and
+    counting it is enough. A count above one that comes from inside a string
+    (``say \\"round"``) only sends the line to the exact check.
+    """
+    if b"\\u00" in raw and _ESCAPED_PLAIN_CHARACTER.search(raw):
+        return False
+    if raw.count(b'"question_id"') > 1 or raw.count(b'"response"') > 1 or raw.count(b'"round"') > 1:
+        return False
+    if line.choice_order is not UNSET and raw.count(b'"choice_order"') > 1:
+        return False
+    if line.recorded is UNSET:
+        return True
+    if raw.count(b'"recorded"') > 1 or not all(_PLAIN_KEY.fullmatch(key) for key in line.recorded):
+        return False
+    return all(raw.count(f'"{key}"'.encode()) <= 1 for key in line.recorded)
