@@ -31,6 +31,10 @@ class Reply:
 Script = Callable[[dict[str, Any], int], Reply]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # the default 5 drops connections when hundreds open at once
+
+
 class ScriptedJudgeServer:
     """Run the scripted server in a daemon thread; use as a context manager."""
 
@@ -41,7 +45,7 @@ class ScriptedJudgeServer:
         self.in_flight = 0
         self.peak_in_flight = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
