@@ -19,6 +19,8 @@ import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
 
@@ -78,6 +80,17 @@ class RequestPacer:
             await asyncio.sleep(start - now)
 
 
+def env_proxy(url: str) -> str | None:
+    """The proxy that ``HTTP_PROXY``/``HTTPS_PROXY`` name for ``url`` (None under ``NO_PROXY``, or unset).
+
+    Read once per grade rather than per request (aiohttp's ``trust_env`` looks it
+    up for every request in a thread, and would also send ``~/.netrc``
+    credentials to whatever ``base_url`` a pull request chose).
+    """
+    parts = urlsplit(url)
+    return None if proxy_bypass(parts.hostname or "") else getproxies().get(parts.scheme)
+
+
 def retry_after(headers: Any) -> float:
     """Return the seconds a 429/503 reply asks us to wait (0 when it does not say).
 
@@ -102,6 +115,7 @@ class JudgeClient:
         self._options = options
         self._url = options["base_url"].rstrip("/") + "/chat/completions"
         self._headers = headers
+        self._proxy = env_proxy(self._url)
 
     def map(
         self,
@@ -123,9 +137,7 @@ class JudgeClient:
         limit = int(self._options["max_concurrency"])
         connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0)
         timeout = aiohttp.ClientTimeout(total=float(self._options["timeout_s"]))
-        async with aiohttp.ClientSession(
-            connector=connector, timeout=timeout, headers=self._headers, trust_env=True
-        ) as session:
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout, headers=self._headers) as session:
 
             async def ask(body: dict[str, Any]) -> str | NoReply:
                 return await self._post(session, pacer, body)
@@ -150,7 +162,7 @@ class JudgeClient:
                 await asyncio.sleep(max(wait, float(self._options["backoff_s"]) * 2 ** (attempt - 1)))
             await pacer.wait()
             try:
-                async with session.post(self._url, json=body) as answer:
+                async with session.post(self._url, json=body, proxy=self._proxy) as answer:
                     if answer.status in RETRY_STATUS:
                         problem, wait = f"HTTP {answer.status}", retry_after(answer.headers)
                         continue

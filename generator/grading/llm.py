@@ -175,6 +175,12 @@ class LlmGrader(Grader):
         options = {k: v for k, v in self.options.items() if k not in OPERATIONAL_OPTIONS}
         return {"name": self.name, "version": self.version, "options": options, "prompt_template": self.template}
 
+    @property
+    def batch_size(self) -> int:  # type: ignore[override]
+        """Sixteen waves of ``max_concurrency`` requests, at least the default: each ``grade_many`` call
+        waits for its slowest reply, so a batch far larger than the concurrency keeps the judge busy."""
+        return max(Grader.batch_size, 16 * self.options["max_concurrency"])
+
     def request_body(self, question: dict[str, Any], response: str) -> dict[str, Any]:
         """Return the JSON body sent for one answer."""
         return {
