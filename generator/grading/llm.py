@@ -132,7 +132,7 @@ def _check_options(options: dict[str, Any]) -> None:
     for name, (valid, must_be, example) in _RULES.items():
         if not valid(options[name]):
             raise GraderConfigError(
-                f"llm grader: options.{name} must be {must_be}, got {str(options[name])[:40]!r} — write e.g. {example}"
+                f"llm grader: options.{name} must be {must_be}, got {repr(options[name])[:40]} — write e.g. {example}"
             )
 
 

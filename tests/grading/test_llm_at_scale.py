@@ -94,7 +94,7 @@ def test_a_rejecting_endpoint_stops_every_worker(judge, open_question) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"max_concurrency": 0}, "options.max_concurrency must be an integer from 1 to 1024, got '0'"),
+        ({"max_concurrency": 0}, "options.max_concurrency must be an integer from 1 to 1024, got 0"),
         ({"max_concurrency": 5000}, "max_concurrency must be an integer from 1 to 1024"),
         ({"max_concurrency": True}, "max_concurrency must be an integer"),
         ({"max_concurrency": 8.5}, "max_concurrency must be an integer"),
@@ -114,6 +114,24 @@ def test_each_bad_option_is_named_with_the_fix(options, message) -> None:
     with pytest.raises(GraderConfigError) as refused:
         LlmGrader({"base_url": "http://127.0.0.1:9/v1", "model": "m", **options})
     assert message in str(refused.value) and " — " in str(refused.value)  # what is wrong — what to write
+
+
+def test_validate_names_the_file_the_grader_and_the_option(tiny_root: Path) -> None:
+    judge = {"name": "llm", "options": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "requests_per_minute": -5}}
+    benchmark = {**TINY_BENCHMARK, "graders": {**TINY_BENCHMARK["graders"], "answer_key": [judge]}}
+    (tiny_root / "data" / "benchmarks" / "tiny" / "benchmark.yaml").write_text(yaml.safe_dump(benchmark), "utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "dualboard", "validate", "--root", str(tiny_root)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (
+        "data/benchmarks/tiny/benchmark.yaml: graders.llm: llm grader: options.requests_per_minute must be a "
+        "number > 0, or null for no limit, got -5 — write e.g. requests_per_minute: 600"
+    ) in result.stdout
 
 
 def test_operational_options_leave_the_config_hash_alone(judge) -> None:
