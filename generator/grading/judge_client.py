@@ -57,12 +57,13 @@ class RequestPacer:
     ...     begin, out = loop.time(), []
     ...     for _ in range(n):
     ...         await pacer.wait()
-    ...         out.append(round(loop.time() - begin, 1))
+    ...         out.append(loop.time() - begin)
     ...     return out
-    >>> asyncio.run(starts(RequestPacer(600), 3))  # 10 a second
-    [0.0, 0.1, 0.2]
-    >>> asyncio.run(starts(RequestPacer(None), 3))
-    [0.0, 0.0, 0.0]
+    >>> times = asyncio.run(starts(RequestPacer(600), 4))  # 10 a second: the k-th starts at k × 0.1 s or later
+    >>> [t > k * 0.1 - 0.001 for k, t in enumerate(times)]
+    [True, True, True, True]
+    >>> max(asyncio.run(starts(RequestPacer(None), 4))) < 0.05
+    True
     """
 
     def __init__(self, per_minute: float | None):
