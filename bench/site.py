@@ -18,8 +18,6 @@ The leaderboard transfer size is its HTML plus its chart JSON files
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,14 +25,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
-from dualboard.simulation import simulate_benchmark  # noqa: E402
+from synthetic_board import copy_demo, make_board  # noqa: E402
 
-CATEGORIES = ("arithmetic", "units", "facts", "reasoning", "language")
 SCENARIOS = {"demo": None, "runs50": (None, 50), "q500": (500, 20), "q2000": (2000, 20)}
 
 
@@ -48,77 +44,12 @@ def dualboard(root: Path, *args: str) -> float:
     return time.perf_counter() - started
 
 
-def copy_demo(root: Path) -> None:
-    for name in ("data", "submissions", "site_src"):
-        shutil.copytree(REPO / name, root / name)
-    shutil.copyfile(REPO / "mkdocs.yml", root / "mkdocs.yml")
-
-
-def synthetic_questions(n: int) -> list[dict]:
-    """n questions, half multiple choice, spread over five categories, each with a one-word key."""
-    questions = []
-    for i in range(n):
-        key = {
-            "answer": f"answer{i}",
-            "aliases": [f"alias{i}"],
-            "patterns": [],
-            "numeric": None,
-            "reference": f"The reference answer is answer{i}.",
-            "notes": "",
-        }
-        q = {"id": f"q{i:05d}", "category": CATEGORIES[i % 5], "prompt": f"Synthetic question {i}?", "answer_key": key}
-        if i % 2:
-            q["type"] = "open"
-        else:
-            q.update(type="multiple_choice", choices=[f"answer{i}", "w1", "w2", "w3"], correct_choice="A")
-        questions.append(q)
-    return questions
-
-
-def models_yaml(n_runs: int, rounds: int, seed: int = 11) -> dict:
-    """n_runs simulated models with random true accuracies per category."""
-    rng = np.random.default_rng(seed)
-    models = []
-    for i in range(n_runs):
-        base = rng.uniform(0.35, 0.9)
-        drop = rng.uniform(0.0, 0.3)
-        models.append(
-            {
-                "run_id": f"sim-{i:03d}",
-                "model": f"sim-model-{i:03d}",
-                "rounds": rounds,
-                "seed": 1000 + i,
-                "accuracy": {
-                    c: {"traditional": round(float(base), 3), "answer_key": round(float(max(base - drop, 0.05)), 3)}
-                    for c in CATEGORIES
-                },
-            }
-        )
-    return {
-        "format": 1,
-        "defaults": {"decoding": {"temperature": 0.7, "top_p": 0.95, "max_tokens": 512}},
-        "models": models,
-    }
-
-
 def make_scenario(root: Path, name: str) -> None:
     if SCENARIOS[name] is None:
         copy_demo(root)
         return
     n_questions, n_runs = SCENARIOS[name]
-    copy_demo(root)
-    shutil.rmtree(root / "submissions")
-    bench = root / "data" / "benchmarks" / "demo"
-    if n_questions is not None:
-        (bench / "questions.jsonl").write_text(
-            "".join(json.dumps(q) + "\n" for q in synthetic_questions(n_questions)), "utf-8"
-        )
-        (bench / "human_labels.csv").unlink(missing_ok=True)
-    (bench / "simulated_models.yaml").write_text(
-        yaml.safe_dump(models_yaml(n_runs, rounds=1 if n_questions else 3)), "utf-8"
-    )
-    (bench / "human_labels.csv").unlink(missing_ok=True)
-    simulate_benchmark(root, "demo", seed=7)
+    make_board(root, n_questions, n_runs, rounds=1 if n_questions else 3)
 
 
 def folder_bytes(folder: Path) -> int:

@@ -1,0 +1,164 @@
+"""The scale yardstick: build a synthetic leaderboard stage by stage and print one table.
+
+For each size RUNSxQUESTIONSxROUNDS (``--sizes``), a board is simulated (answers padded to
+``--answer-chars`` characters, like real ones) and then measured with Dualboard's own commands,
+each in a child process:
+
+* ``validate``, ``ingest``, ``grade``, ``stats``, ``render``: the full build, one stage at a time;
+* ``+1 run``: ``dualboard build`` after one more run is added;
+* ``no change``: ``dualboard build`` again with nothing changed.
+
+Peak RSS is sampled from /proc every 50 ms and summed over the child's whole process tree (a
+pool's workers count). The site's size and page count are read from ``site/``. Setting up the board
+is not timed. Figures depend on the machine: quote them with its core count.
+
+Usage::
+
+    python bench/scale.py [--sizes 10x2000x5,30x2000x5,100x2000x5,100x10000x1] [--answer-chars 300-2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "bench")]
+
+from synthetic_board import add_runs, make_board, pad_responses  # noqa: E402
+
+STAGES = ("validate", "ingest", "grade", "stats", "render")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One measured command: wall seconds and peak RSS of its process tree in bytes."""
+
+    seconds: float
+    peak_rss: int
+
+
+def _children() -> dict[int, list[int]]:
+    """Every live process's children, read from /proc."""
+    tree: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            tree.setdefault(ppid, []).append(int(entry.name))
+    return tree
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and all its descendants now."""
+    tree, total, todo = _children(), 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            total += int(Path(f"/proc/{current}/statm").read_text().split()[1]) * PAGE_SIZE
+        except (OSError, IndexError, ValueError):
+            pass
+        todo.extend(tree.get(current, ()))
+    return total
+
+
+def run(root: Path, *args: str) -> Step:
+    """Run ``dualboard ARGS --root ROOT``; stop the script with its output if it fails."""
+    command = [sys.executable, "-m", "dualboard", *args, "--root", str(root)]
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.05):
+            peak = max(peak, _tree_rss(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = proc.communicate()
+    done.set()
+    sampler.join()
+    if proc.returncode != 0:
+        sys.exit(f"dualboard {' '.join(args)} failed ({proc.returncode}):\n{output[-4000:]}")
+    return Step(time.perf_counter() - started, peak)
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of every file under ``folder``."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def measure(runs: int, questions: int, rounds: int, chars: tuple[int, int]) -> dict[str, object]:
+    """Simulate one board and measure every stage, the site, and the two rebuilds."""
+    with tempfile.TemporaryDirectory(prefix="dualboard-scale-") as tmp:
+        root = make_board(Path(tmp), questions, runs, rounds)
+        jsonl = pad_responses(sorted((root / "submissions").glob("*/*")), *chars)
+        steps = {stage: run(root, stage) for stage in STAGES}
+        site = root / "site"
+        pages = sum(1 for _ in site.rglob("index.html"))
+        site_bytes = folder_bytes(site)
+        added = add_runs(root, 1, rounds, first=runs)
+        pad_responses(added, *chars)
+        steps["+1 run"] = run(root, "build", "--no-progress")
+        steps["no change"] = run(root, "build", "--no-progress")
+        return {
+            "answers": runs * questions * rounds,
+            "jsonl": jsonl,
+            "steps": steps,
+            "pages": pages,
+            "site": site_bytes,
+        }
+
+
+def print_row(size: str, m: dict[str, object]) -> None:
+    """One line of the table: times per stage, build total, peak RSS, site, rebuilds."""
+    steps: dict[str, Step] = m["steps"]  # type: ignore[assignment]
+    full = sum(steps[s].seconds for s in STAGES)
+    peak = max(steps[s].peak_rss for s in STAGES)
+    cells = [f"{steps[s].seconds:7.1f}" for s in STAGES]
+    print(
+        f"{size:<13} {m['answers']:>9,} {m['jsonl'] / 1e6:>7.0f} "
+        + " ".join(cells)
+        + f" {full:>7.1f} {peak / 1e9:>6.2f} {m['site'] / 1e6:>8.0f} {m['pages']:>6}"
+        + f" {steps['+1 run'].seconds:>7.1f} {steps['no change'].seconds:>7.1f}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--sizes", default="10x2000x5,30x2000x5,100x2000x5,100x10000x1", help="comma-separated RUNSxQUESTIONSxROUNDS"
+    )
+    parser.add_argument("--answer-chars", default="300-2000", help="answer length range MIN-MAX in characters")
+    args = parser.parse_args()
+    low, high = (int(x) for x in args.answer_chars.split("-"))
+    print(
+        f"{os.cpu_count()} cores; answers {low}-{high} characters; seconds per stage, peak RSS of the "
+        "largest stage (summed over its process tree)"
+    )
+    print(
+        f"{'size':<13} {'answers':>9} {'JSONL MB':>7} "
+        + " ".join(f"{s:>7}" for s in STAGES)
+        + f" {'build s':>7} {'RSS GB':>6} {'site MB':>8} {'pages':>6} {'+1 run':>7} {'no chg':>7}"
+    )
+    for size in args.sizes.split(","):
+        runs, questions, rounds = (int(x) for x in size.split("x"))
+        print_row(size, measure(runs, questions, rounds, (low, high)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Synthetic leaderboards for the speed and memory scripts: the demo's graders over any size.
+
+A board is the bundled demo (its ``benchmark.yaml``, graders and site sources) with
+``n_questions`` synthetic questions (half multiple choice, five categories, one-word keys) and
+``n_runs`` simulated models, each answering every question ``rounds`` times, written by the seeded
+simulator. ``pad_responses`` then lengthens every response with generic reasoning prose (no digit,
+no standalone letter, no answer), so the graders read the same verdicts as before and the answers
+weigh what real ones do.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from dualboard.simulation import simulate_benchmark
+
+REPO = Path(__file__).resolve().parents[1]
+BENCHMARK = "demo"
+CATEGORIES = ("arithmetic", "units", "facts", "reasoning", "language")
+SIMULATION_SEED = 7
+FILLER = (
+    "First restate what the question asks and which quantities matter. ",
+    "Then set aside the options that cannot hold, because they contradict the premise. ",
+    "Checking the remaining reasoning once more keeps small slips out of the result. ",
+    "The wording of the question suggests the most direct reading is intended here. ",
+    "Nothing in the question calls for an unusual interpretation of its terms. ",
+)
+"""Sentences without digits, standalone capital letters or answers: padding no grader reads as one."""
+
+
+def copy_demo(root: Path) -> None:
+    """Copy the bundled demo board (data/, submissions/, site_src/, mkdocs.yml) into ``root``."""
+    for name in ("data", "submissions", "site_src"):
+        shutil.copytree(REPO / name, root / name)
+    shutil.copyfile(REPO / "mkdocs.yml", root / "mkdocs.yml")
+
+
+def synthetic_questions(n: int) -> list[dict]:
+    """n questions, half multiple choice, spread over five categories, each with a one-word key."""
+    questions = []
+    for i in range(n):
+        key = {
+            "answer": f"answer{i}",
+            "aliases": [f"alias{i}"],
+            "patterns": [],
+            "numeric": None,
+            "reference": f"The reference answer is answer{i}.",
+            "notes": "",
+        }
+        q = {"id": f"q{i:05d}", "category": CATEGORIES[i % 5], "prompt": f"Synthetic question {i}?", "answer_key": key}
+        if i % 2:
+            q["type"] = "open"
+        else:
+            q.update(type="multiple_choice", choices=[f"answer{i}", "w1", "w2", "w3"], correct_choice="A")
+        questions.append(q)
+    return questions
+
+
+def models_yaml(n_runs: int, rounds: int, seed: int = 11, first: int = 0) -> dict:
+    """Simulated models ``first`` … ``first + n_runs - 1`` with random true accuracies per category."""
+    rng = np.random.default_rng([seed, first])
+    models = []
+    for i in range(first, first + n_runs):
+        base = rng.uniform(0.35, 0.9)
+        drop = rng.uniform(0.0, 0.3)
+        accuracy = {"traditional": round(float(base), 3), "answer_key": round(float(max(base - drop, 0.05)), 3)}
+        models.append(
+            {
+                "run_id": f"sim-{i:03d}",
+                "model": f"sim-model-{i:03d}",
+                "rounds": rounds,
+                "seed": 1000 + i,
+                "accuracy": {c: dict(accuracy) for c in CATEGORIES},
+            }
+        )
+    return {
+        "format": 1,
+        "defaults": {"decoding": {"temperature": 0.7, "top_p": 0.95, "max_tokens": 512}},
+        "models": models,
+    }
+
+
+def make_board(root: Path, n_questions: int | None, n_runs: int, rounds: int) -> Path:
+    """Write a synthetic board into ``root`` (``n_questions=None`` keeps the demo's 48 questions)."""
+    copy_demo(root)
+    shutil.rmtree(root / "submissions")
+    bench = root / "data" / "benchmarks" / BENCHMARK
+    if n_questions is not None:
+        lines = "".join(json.dumps(q) + "\n" for q in synthetic_questions(n_questions))
+        (bench / "questions.jsonl").write_text(lines, "utf-8")
+    (bench / "human_labels.csv").unlink(missing_ok=True)
+    add_runs(root, n_runs, rounds)
+    return root
+
+
+def add_runs(root: Path, n_runs: int, rounds: int, first: int = 0) -> list[Path]:
+    """Simulate runs ``first`` … ``first + n_runs - 1`` into ``submissions/`` (other runs stay)."""
+    bench = root / "data" / "benchmarks" / BENCHMARK
+    (bench / "simulated_models.yaml").write_text(yaml.safe_dump(models_yaml(n_runs, rounds, first=first)), "utf-8")
+    return simulate_benchmark(root, BENCHMARK, seed=SIMULATION_SEED)
+
+
+def pad_responses(run_dirs: list[Path], min_chars: int, max_chars: int, seed: int = 3) -> int:
+    """Lengthen each response to a length drawn uniformly from [min_chars, max_chars]; return bytes written."""
+    written = 0
+    for run_dir in run_dirs:
+        rng = np.random.default_rng([seed, *run_dir.name.encode()])
+        path = run_dir / "predictions.jsonl"
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+        targets = rng.integers(min_chars, max_chars + 1, size=len(rows))
+        for row, target in zip(rows, targets):
+            need = int(target) - len(row["response"])
+            if need > 0:
+                order = rng.permutation(len(FILLER))
+                text = "".join(FILLER[i] for i in order)
+                padding = (text * (need // len(text) + 1))[:need].rstrip() + "\n"
+                row["response"] = padding + row["response"]
+        data = "".join(json.dumps(row) + "\n" for row in rows)
+        path.write_text(data, "utf-8")
+        written += len(data.encode())
+    return written
