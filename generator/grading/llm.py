@@ -4,14 +4,16 @@ Works with Ollama, vLLM, llama.cpp's server and hosted APIs: it POSTs to
 ``<base_url>/chat/completions`` with temperature 0 and a fixed seed, fills a
 versioned prompt template (a data file in ``generator/grading/prompts/``,
 hashed into the config), and reads the reply with
-:func:`dualboard.grading.judge_replies.parse_judge_reply`.
+:func:`dualboard.grading.judge_replies.parse_judge_reply`. How requests go
+out (how many in flight, how often, retries) is
+:mod:`dualboard.grading.judge_client`'s job.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, ClassVar
@@ -206,8 +208,9 @@ class LlmGrader(Grader):
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
         return self.grade_many([(question, prediction)])[0]
 
-    def grade_many(self, items: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[Verdict]:
-        """Grade answers concurrently: at most ``max_concurrency`` requests in flight, none queued beyond them."""
+    def grade_many(self, items: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> list[Verdict]:
+        """Grade answers concurrently: at most ``max_concurrency`` requests in flight, and ``items`` (any
+        iterable) drawn only as requests go out."""
         client = JudgeClient(self.options, self._headers())
         return client.map(items, lambda ask, item: self._grade_one(ask, *item))
 
