@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import http.server
 import json
-import socketserver
 import time
 import webbrowser
 from pathlib import Path
@@ -25,7 +23,7 @@ from dualboard.intake.importers import import_autogenai
 from dualboard.intake.validate import Limits, ValidationReport
 from dualboard.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.release.freeze import release as freeze_release
+from dualboard.render.serve import SiteServer
 from dualboard.simulation import simulate_benchmark
 from dualboard.stats.tables import SEED
 from dualboard.store import LocalStore, Store
@@ -370,8 +368,8 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     release froze: if the dataset moved on since, the Hub refuses the commit
     and nothing is written. The commit is tagged VERSION.
     """
+    from dualboard.release.publish import publish as push
     from dualboard.store.hub import HubStore
-    from dualboard.store.publish import publish as push
     from dualboard.store.staged import StagedHubStore
 
     hub = _choose_store(project, hub_repo, hub_endpoint, None)
@@ -548,17 +546,14 @@ def serve(project: Project, port: int, open_browser: bool):
         raise click.ClickException(
             f"{project.site_dir} has no built site — run `dualboard build --root {project.root}` first"
         )
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(project.site_dir))
-    socketserver.ThreadingTCPServer.allow_reuse_address = True
     try:
-        server = socketserver.ThreadingTCPServer(("127.0.0.1", port), handler)
+        server = SiteServer(project.site_dir, port)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}) — pass another --port") from exc
     with server:
-        url = f"http://127.0.0.1:{port}/"
-        click.echo(f"Serving {project.site_dir} at {url} (Ctrl-C to stop)")
+        click.echo(f"Serving {project.site_dir} at {server.url} (Ctrl-C to stop)")
         if open_browser:
-            webbrowser.open(url)
+            webbrowser.open(server.url)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
@@ -662,7 +657,7 @@ def release(project: Project, store: Store, version: str, push: bool, released: 
       dualboard build && dualboard release 2026.1
       dualboard build --hub ORG/NAME --stage && dualboard release 2026.1 --hub ORG/NAME --stage
     """
-    result = _run(lambda: freeze_release(project, store, version, released=released, push=push))
+    result = _run(lambda: pipeline.release(project, store, version, released=released, push=push))
     click.echo(
         f"release {result.version}: {result.files} files in {result.folder}; site deployed to gh-pages"
         + (" and pushed" if result.pushed else " (not pushed; use --push)")

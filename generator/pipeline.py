@@ -2,7 +2,9 @@
 
 ``dualboard build`` calls them in order; each CLI stage command calls one.
 Every stage reads what the previous one wrote (the store, build/scored,
-build/stats), never reaches back, and reports a one-line summary.
+build/stats), never reaches back, and reports a one-line summary. This module
+sits above the stage packages (:data:`dualboard.LAYERS`): it calls them, and
+none of them calls it.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.release.history import load_releases
+from dualboard.release import freeze
+from dualboard.release_files import load_releases
 from dualboard.render.pages import BenchmarkResults
-from dualboard.render.site import build_site, compose_docs, site_source_findings
+from dualboard.render.site import build_site, compose_docs, deploy_site, site_source_findings
 from dualboard.render.site_content import site_content
 from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
 from dualboard.stats import analyse, read_tables, write_tables
@@ -279,3 +282,22 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         verdicts=read_verdicts(project.scored_dir(), benchmark.name),
         runs=tuple(runs),
     )
+
+
+def release(project: Project, store: Store, version: str, *, released: str, push: bool = False) -> freeze.ReleaseResult:
+    """Freeze the current build as ``version``, render the site for it and deploy it with mike.
+
+    Refuses, before writing anything, a version name that is taken or
+    malformed, a folder outside git, and a build that is missing or was not
+    made from the store's current revision (:func:`check_current`), so a
+    manifest never names runs its scored data lacks. ``push`` pushes the
+    ``gh-pages`` branch to the remote.
+    """
+    freeze.check_release(project.root, version)
+    stored = {name: benchmark for name, (benchmark, _runs) in stored_benchmarks(store).items()}
+    freeze.check_built(project, list(stored))
+    check_current(project, store, list(stored))
+    folder = freeze.freeze(project, store, version, stored, released=released)
+    render(project, store, release=version)
+    deploy_site(project.build_dir / "mkdocs.yml", project.root, version, push=push)
+    return freeze.ReleaseResult(version, folder, sum(1 for p in folder.rglob("*") if p.is_file()), push)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
@@ -37,9 +36,6 @@ import yaml
 from dualboard.atomic import atomic_path
 from dualboard.errors import DualboardError
 from dualboard.names import RUN_ID_RULE, is_name
-
-if TYPE_CHECKING:
-    from dualboard.grading.tables import GradedTables
 
 FORMAT_VERSION = 1
 """Layout of the three tables; a file of another version is refused with the command that rewrites it."""
@@ -170,12 +166,13 @@ def benchmark_names(scored_dir: Path) -> list[str]:
     return sorted(s for s in stems if is_name(s) and not s.endswith(_OTHER_STEMS))
 
 
-def write_scored(tables: GradedTables, scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
+def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
     """Write the three tables of ``benchmark`` into ``scored_dir`` atomically; return their paths.
 
-    ``tables`` has one DataFrame per table, named like it (``scored``,
-    ``answers``, ``verdicts``). ``revision`` is the store revision graded,
-    recorded in each file's metadata.
+    ``tables`` has one DataFrame attribute per table, named like it (``scored``,
+    ``answers``, ``verdicts``), as the grading stage's ``GradedTables`` has:
+    this module comes before grading in the flow, so it names no grading type.
+    ``revision`` is the store revision graded, recorded in each file's metadata.
     """
     return [write_table(table, getattr(tables, table.name), scored_dir, benchmark, revision) for table in TABLES]
 

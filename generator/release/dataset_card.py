@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from dualboard.release.layout import SHARD_LIMIT, STATS, hub_folder, table_of
+from dualboard.release_files import SHARD_LIMIT, STATS, hub_folder, table_of
 from dualboard.scored_files import SCORED, TABLES
 from dualboard.stats.kappa import PASS_MARK
 from dualboard.store.base import BENCHMARKS, RUNS

@@ -1,19 +1,16 @@
-"""``dualboard release VERSION``: freeze the current build as a version.
+"""Freeze the current build as ``releases/VERSION/``, the files a release publishes.
 
-It refuses a build that was not made from the store's current revision
-(:func:`dualboard.pipeline.check_current`), so a manifest never names runs
-its scored data lacks. Steps, each reading what the previous wrote:
+``dualboard release VERSION`` (:func:`dualboard.pipeline.release`) checks the
+version name and the build, calls :func:`freeze`, renders the site for the
+release and deploys it with mike (:func:`dualboard.render.site.deploy_site`).
+Freezing writes, each step reading what the previous wrote:
 
 1. the manifest (content hashes of benchmarks and runs from the store, graders
    from the verdicts, ranks from models.csv);
-2. ``releases/VERSION/`` (laid out as :mod:`dualboard.release.layout` says):
+2. ``releases/VERSION/`` (laid out as :mod:`dualboard.release_files` says):
    scored answers, the answers with their text and the verdicts as Parquet +
    CSV, stats tables, manifest, dataset card and ``SHA256SUMS``, written in a
-   staging folder and moved into place in one step;
-3. the site rendered again with the new changelog, the version selector and
-   a Downloads page that carries the release's small files;
-4. ``mike deploy --update-aliases VERSION latest`` to the ``gh-pages`` branch
-   of the leaderboard folder's git repository (``--push`` optional).
+   staging folder and moved into place in one step.
 """
 
 from __future__ import annotations
@@ -21,29 +18,34 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from dualboard import pipeline
 from dualboard.atomic import atomic_write_text
+from dualboard.csv_download import download_csv
+from dualboard.intake.models import Benchmark
 from dualboard.project import Project
-from dualboard.release.csv_download import download_csv
 from dualboard.release.dataset_card import dataset_card
-from dualboard.release.history import CHECKSUMS, MANIFEST, ReleaseError, check_version_name, load_releases, releases_dir
-from dualboard.release.layout import CARD, STATS, write_table
 from dualboard.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
+from dualboard.release.tables import write_table
+from dualboard.release_files import (
+    CARD,
+    CHECKSUMS,
+    MANIFEST,
+    STATS,
+    ReleaseError,
+    check_version_name,
+    load_releases,
+    releases_dir,
+)
 from dualboard.scored_files import SCORED, TABLES, read_verdicts, table_revision
 from dualboard.stats.tables import TABLES as STATS_TABLES
 from dualboard.stats.tables import read_tables, write_tables
 from dualboard.store import Store
 from dualboard.store.base import read_removals
-
-# -P: mike runs in the leaderboard folder, whose files must not shadow Python modules (see render.site.build_site).
-MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 
 
 @dataclass(frozen=True)
@@ -60,34 +62,13 @@ class ReleaseResult:
     """Whether gh-pages was pushed to the remote."""
 
 
-def release(project: Project, store: Store, version: str, *, released: str, push: bool = False) -> ReleaseResult:
-    """Freeze the current build as ``version``; see the module docstring for the steps.
-
-    With a Hub store the manifest names the dataset, so the Downloads page
-    links the files too large for the site at the dataset's tag ``version``
-    (``dualboard publish --release VERSION`` puts them there).
-    """
-    check_version(project, version)
-    _check_git(project.root)
-    previous = load_releases(project.root)
-    data = _manifest(project, store, version, released=released, sequence=len(previous) + 1)
-    folder = write_release(project, data)
-    pipeline.render(project, store, release=version)
-    deploy(project.build_dir / "mkdocs.yml", project.root, version, push=push)
-    return ReleaseResult(version, folder, sum(1 for p in folder.rglob("*") if p.is_file()), push)
-
-
-def check_version(project: Project, version: str) -> None:
-    """Reject a version name that is malformed, reserved or already released."""
+def check_release(root: Path, version: str) -> None:
+    """Refuse a version name that is malformed, reserved or already released, and a folder mike cannot deploy from."""
     check_version_name(version)
-    if (releases_dir(project.root) / version).exists():
+    if (releases_dir(root) / version).exists():
         raise ReleaseError(
-            f"release {version} already exists in {releases_dir(project.root)} — a release is frozen; "
-            "choose a new version name"
+            f"release {version} already exists in {releases_dir(root)} — a release is frozen; choose a new version name"
         )
-
-
-def _check_git(root: Path) -> None:
     proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"], capture_output=True, text=True)
     if proc.returncode != 0:
         raise ReleaseError(
@@ -96,33 +77,50 @@ def _check_git(root: Path) -> None:
         )
 
 
-def _manifest(project: Project, store: Store, version: str, *, released: str, sequence: int) -> dict:
-    benchmarks = {}
-    snapshot = store.snapshot()
-    stored = pipeline.stored_benchmarks(store)
-    for name in stored:
+def check_built(project: Project, names: list[str]) -> None:
+    """Refuse when a benchmark of ``names`` has no scored table or no statistics in build/."""
+    for name in names:
         scored = SCORED.path(project.scored_dir(), name)
         if not scored.is_file() or not (project.stats_dir(name) / "models.csv").is_file():
             raise ReleaseError(f"no build output for benchmark {name!r} ({scored}) — run `dualboard build` first")
-    pipeline.check_current(project, store, list(stored))
-    for name, (benchmark, _runs) in stored.items():
-        verdicts = read_verdicts(project.scored_dir(), name)
-        models = pd.read_csv(project.stats_dir(name) / "models.csv")
-        benchmarks[name] = benchmark_entry(
-            snapshot / "benchmarks" / name, store.run_dirs(name), models, verdicts, benchmark.version
-        )
-    if not benchmarks:
+    if not names:
         raise ReleaseError("the store holds no benchmark — run `dualboard build` first")
+
+
+def freeze(project: Project, store: Store, version: str, benchmarks: dict[str, Benchmark], *, released: str) -> Path:
+    """Write ``releases/VERSION/`` for the stored ``benchmarks``, whose build the caller checked is current.
+
+    With a Hub store the manifest names the dataset, so the Downloads page
+    links the files too large for the site at the dataset's tag ``version``
+    (``dualboard publish --release VERSION`` puts them there).
+    """
+    sequence = len(load_releases(project.root)) + 1
+    return write_release(project, _manifest(project, store, version, benchmarks, released=released, sequence=sequence))
+
+
+def _manifest(
+    project: Project, store: Store, version: str, benchmarks: dict[str, Benchmark], *, released: str, sequence: int
+) -> dict:
+    snapshot = store.snapshot()
+    entries = {
+        name: benchmark_entry(
+            snapshot / "benchmarks" / name,
+            store.run_dirs(name),
+            pd.read_csv(project.stats_dir(name) / "models.csv"),
+            read_verdicts(project.scored_dir(), name),
+            benchmark.version,
+        )
+        for name, benchmark in benchmarks.items()
+    }
     hub = getattr(store, "hub", store)  # a staged Hub store reads through its HubStore
-    repo_id, endpoint = getattr(hub, "repo_id", None), getattr(hub, "endpoint", None)
     return manifest(
         version,
         released=released,
         sequence=sequence,
         store_revision=store.revision(),
-        benchmarks=benchmarks,
-        hub_dataset=repo_id,
-        hub_endpoint=endpoint,
+        benchmarks=entries,
+        hub_dataset=getattr(hub, "repo_id", None),
+        hub_endpoint=getattr(hub, "endpoint", None),
         removed=read_removals(snapshot),
     )
 
@@ -169,25 +167,3 @@ def checksums(folder: Path) -> str:
     """``sha256sum``-format lines for every file of a folder but SHA256SUMS itself, sorted by path."""
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != CHECKSUMS)
     return "".join(f"{file_sha256(p)}  {p.relative_to(folder).as_posix()}\n" for p in files)
-
-
-def deploy(config: Path, root: Path, version: str, *, push: bool) -> None:
-    """Deploy the site as ``version`` with mike, move ``latest`` to it, and make ``latest`` the default."""
-    env = {
-        **os.environ,
-        "NO_MKDOCS_2_WARNING": "1",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-    extra = ["--push"] if push else []
-    for args in (
-        ["deploy", "--config-file", str(config), "--update-aliases", "-m", f"Release {version}", version, "latest"],
-        ["set-default", "--config-file", str(config), "-m", "Default version: latest", "latest"],
-    ):
-        proc = subprocess.run(MIKE + args + extra, cwd=root, capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
-            raise ReleaseError(
-                f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
-                "The release folder was written; fix the problem above (git identity, remote for "
-                f"--push) and deploy again with: mike deploy --config-file {config} "
-                f"--update-aliases {version} latest"
-            )

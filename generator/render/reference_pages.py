@@ -1,4 +1,4 @@
-"""Reference pages generated from the code: methodology appendix, how to submit, downloads, changelog.
+"""Reference pages generated from the code: methodology appendix, how to submit, downloads.
 
 Nothing here is copied by hand: column meanings come from
 :data:`dualboard.stats.COLUMNS`, the submission formats from the JSON Schemas
@@ -14,13 +14,21 @@ from importlib import resources
 import pandas as pd
 
 from dualboard import REQUIREMENT
+from dualboard.csv_download import download_csv
 from dualboard.grading.registry import describe_graders
 from dualboard.intake.example_run import example_run
 from dualboard.intake.models import Benchmark
-from dualboard.release.csv_download import download_csv
-from dualboard.release.history import ReleaseChanges, ReleaseError, ReleaseRecord
-from dualboard.release.layout import SITE_FILE_LIMIT, SITE_FOLDER, carried_in_site, hub_file_url, hub_folder, site_file
-from dualboard.release.layout import TABLES as RELEASE_TABLES
+from dualboard.release_files import (
+    SITE_FILE_LIMIT,
+    SITE_FOLDER,
+    ReleaseError,
+    ReleaseRecord,
+    carried_in_site,
+    hub_file_url,
+    hub_folder,
+    site_file,
+)
+from dualboard.release_files import TABLES as RELEASE_TABLES
 from dualboard.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, code_block, link, table
@@ -29,7 +37,6 @@ from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matte
 from dualboard.stats import COLUMNS
 from dualboard.stats.scores import MIN_COVERAGE
 from dualboard.stats.tables import TABLES
-from dualboard.store.base import Removal
 
 SCHEMAS = resources.files("dualboard.intake").joinpath("schemas")
 SCHEMA_FILES = {
@@ -342,7 +349,7 @@ def _release_downloads(record: ReleaseRecord) -> tuple[str, dict[str, str | byte
         else:
             cell, where = Cell(name), "release assets"
         rows.append([cell, Cell(str(size), sort=size), Cell(where), Cell(digest, css_class="dualboard-hash")])
-    # the version matches history.VERSION (letters, digits, . _ -), so it is safe inside a code span
+    # the version matches release_files.VERSION (letters, digits, . _ -), so it is safe inside a code span
     text = (
         f"## Release `{version}`\n\nReleased {escape_text(record.manifest.get('released', ''))}. Every file of "
         "this release, with its size and SHA-256 (`sha256sum -c SHA256SUMS` checks the files you downloaded, "
@@ -363,7 +370,8 @@ def _where_text(record: ReleaseRecord, *, all_here: bool) -> str:
         return f"Every file is part of this site (files up to {limit} are)."
     if record.hub is not None:
         endpoint, repo_id = record.hub
-        # code spans show their text literally, so only names the manifest checks go in them (history.load_release)
+        # code spans show their text literally, so only names the manifest checks go in them
+        # (release_files.load_release)
         return (
             f"Files up to {limit} are part of this site. Every file, the larger ones included, is on the Hugging "
             f"Face Hub dataset `{repo_id}` at {escape_text(endpoint)}, tag `{record.version}`, "
@@ -420,67 +428,3 @@ def _other_releases(records: list[ReleaseRecord], *, linked: bool) -> str:
         )
         items.append(f"- `{r.version}` ({released}): {where}\n")
     return f"\n## {'Other releases' if linked else 'Releases'}\n\n" + "".join(items)
-
-
-def changelog_page(changes: list[ReleaseChanges], unreleased: list[Removal] = ()) -> Page:
-    """What each release changed: runs added, removed (and why), resubmitted, and rank moves the data support.
-
-    ``unreleased``: runs removed from the store since the last release, listed first.
-    """
-    parts = [
-        front_matter("Changelog"),
-        "# Changelog\n\n",
-        "A rank move is **significant** when the run's previous rank lies outside its new simultaneous 95 % rank "
-        "interval; other moves are within what the data cannot tell apart.\n\n",
-    ]
-    if unreleased:
-        parts.append("## Since the last release\n\n")
-        parts += [f"- Removed `{r.run}`: {_why(r)}\n" for r in unreleased]  # run names are checked names
-        parts.append("\n")
-    if not changes:
-        parts.append("No release yet.\n")
-    for c in changes:
-        parts.append(_release_changes(c))
-    return Page("changelog.md", "".join(parts))
-
-
-def _why(removal: Removal) -> str:
-    """``removed on DATE: reason`` (the reason is escaped: it is whatever ``dualboard remove --reason`` was given)."""
-    reason = f": {escape_text(removal.reason)}" if removal.reason else " (no reason given)"
-    return f"removed on {escape_text(removal.date)}{reason}."
-
-
-def _release_changes(c: ReleaseChanges) -> str:
-    against = f"compared with {escape_text(c.previous)}" if c.previous else "first release"
-    lines = [f"## {escape_text(c.version)}\n\n", f"Released {escape_text(c.released)}, {against}.\n\n"]
-    for label, items in (("New runs", c.new_runs), ("Resubmitted runs", c.changed_runs)):
-        if items:
-            lines.append(f"- {label}: " + ", ".join(f"`{b}/{r}`" for b, r in items) + "\n")
-    for b, r in c.removed_runs:
-        why = _why(c.removals[(b, r)]) if (b, r) in c.removals else "removed."
-        lines.append(f"- Removed `{b}/{r}`: {why}\n")
-    if c.changed_benchmarks:
-        lines.append(
-            "- Benchmarks with changed questions or graders: "
-            + ", ".join(f"`{b}`" for b in c.changed_benchmarks)
-            + "\n"
-        )
-    if c.rank_changes:
-        rows = [
-            [
-                Cell(ch.benchmark),
-                Cell(ch.run_id),
-                Cell(ch.grading),
-                Cell(str(ch.before), sort=ch.before),
-                Cell(str(ch.after), sort=ch.after),
-                Cell(f"{ch.interval[0]}–{ch.interval[1]}" if ch.interval else "—"),
-                Cell("significant" if ch.significant else "not significant"),
-            ]
-            for ch in c.rank_changes
-        ]
-        lines.append(
-            "\n" + table(["Benchmark", "Run", "Grading", "Rank before", "Rank now", "Rank interval now", "Move"], rows)
-        )
-    elif c.previous:
-        lines.append("- No rank changed.\n")
-    return "".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""Assemble the MkDocs project and build the static site.
+"""Assemble the MkDocs project, build the static site and deploy it as a version with mike.
 
 The docs folder is composed in ``build/docs/`` from three layers, later ones
 winning: the package's default ``site_src/``, the leaderboard folder's own
@@ -7,7 +7,8 @@ winning: the package's default ``site_src/``, the leaderboard folder's own
 ``mkdocs.yml`` may change (:mod:`dualboard.render.site_config`) and the
 generated navigation written over it.
 
-This module and ``site_config`` are the only ones that know about MkDocs.
+This module and ``site_config`` are the only ones that know about MkDocs (and
+mike, its versioning tool): the release stage calls :func:`deploy_site`.
 """
 
 from __future__ import annotations
@@ -34,10 +35,16 @@ DEFAULTS = resources.files("dualboard.render").joinpath("site_default")
 DEFAULT_CONFIG = "mkdocs.default.yml"
 SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
 """What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
+MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
+"""mike, run as :func:`build_site` runs mkdocs: ``-P`` keeps the leaderboard folder's files from shadowing modules."""
 
 
 class SiteBuildError(DualboardError):
     """mkdocs build failed; the message carries its output."""
+
+
+class SiteDeployError(DualboardError):
+    """mike could not deploy the built site; the message carries its output and the command to run again."""
 
 
 def site_source_findings(root: Path) -> list[Finding]:
@@ -170,7 +177,7 @@ def build_site(config: Path, site_dir: Path) -> Path:
     # -P: the current folder (often the leaderboard, which a pull request fills) is not put on sys.path,
     # so a committed yaml.py or markdown.py cannot stand in for the real module.
     cmd = [sys.executable, "-P", "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(staging)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_mkdocs_env())
     if proc.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         raise SiteBuildError(
@@ -181,3 +188,30 @@ def build_site(config: Path, site_dir: Path) -> Path:
         shutil.rmtree(site_dir)
     os.replace(staging, site_dir)
     return site_dir
+
+
+def deploy_site(config: Path, root: Path, version: str, *, push: bool) -> None:
+    """Deploy the site built from ``config`` as ``version`` with mike; ``latest`` moves to it and is the default.
+
+    mike commits to the ``gh-pages`` branch of the git repository at
+    ``root``; ``push`` also pushes that branch to the remote.
+    """
+    env = {**_mkdocs_env(), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    extra = ["--push"] if push else []
+    for args in (
+        ["deploy", "--config-file", str(config), "--update-aliases", "-m", f"Release {version}", version, "latest"],
+        ["set-default", "--config-file", str(config), "-m", "Default version: latest", "latest"],
+    ):
+        proc = subprocess.run(MIKE + args + extra, cwd=root, capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise SiteDeployError(
+                f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
+                "The release folder was written; fix the problem above (git identity, remote for "
+                f"--push) and deploy again with: mike deploy --config-file {config} "
+                f"--update-aliases {version} latest"
+            )
+
+
+def _mkdocs_env() -> dict[str, str]:
+    """The environment for mkdocs and mike: mkdocs-material's banner about MkDocs 2.0 is silenced."""
+    return {**os.environ, "NO_MKDOCS_2_WARNING": "1"}

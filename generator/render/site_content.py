@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dualboard.release.history import ReleaseRecord, history, removed_since
+from dualboard.release_files import ReleaseRecord
 from dualboard.render import charts
+from dualboard.render.changelog import changelog_page, history, removed_since
 from dualboard.render.escape import escape_text
 from dualboard.render.graders_page import graders_page
 from dualboard.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
 from dualboard.render.question_pages import question_pages
-from dualboard.render.reference_pages import changelog_page, downloads_page, methodology_appendix, submit_page
+from dualboard.render.reference_pages import downloads_page, methodology_appendix, submit_page
 from dualboard.render.run_pages import run_pages
 from dualboard.store.base import Removal
 

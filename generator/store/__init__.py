@@ -2,8 +2,8 @@
 
 ``LocalStore`` (here) is the embedded default; ``dualboard.store.hub.HubStore``
 keeps the same tree in a Hugging Face Hub dataset (imported only when asked
-for, since it loads huggingface_hub), and ``dualboard.store.publish`` pushes
-releases to it.
+for, since it loads huggingface_hub); the release stage
+(``dualboard.release.publish``) pushes releases to it.
 
 Both stores hold the same logical tree::
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from dualboard.cli import main
-from dualboard.release.csv_download import FORMULA_TRIGGERS, download_csv, neutralise_formulas
+from dualboard.csv_download import FORMULA_TRIGGERS, download_csv, neutralise_formulas
 from tests.conftest import TINY_QUESTIONS, tiny_metadata, write_run
 
 HOSTILE = [

@@ -21,9 +21,9 @@ from click.testing import CliRunner
 
 from dualboard.cli import main
 from dualboard.errors import DualboardError
-from dualboard.release.history import ReleaseError, load_release, load_releases
+from dualboard.release.publish import upload_files
+from dualboard.release_files import ReleaseError, load_release, load_releases
 from dualboard.safe_read import UnsafeFileError
-from dualboard.store.publish import release_files
 
 
 def _git(root: Path, *args: str) -> None:
@@ -113,7 +113,7 @@ def _release_folder(root: Path) -> Path:
 def test_publish_never_follows_a_link_into_the_upload(tmp_path: Path) -> None:
     folder = _release_folder(tmp_path)
     record = load_release(folder)
-    assert [f.path for f in release_files(record)] == [
+    assert [f.path for f in upload_files(record)] == [
         "releases/1.0/SHA256SUMS",
         "releases/1.0/manifest.json",
         "releases/1.0/scored/tiny.parquet",
@@ -122,7 +122,7 @@ def test_publish_never_follows_a_link_into_the_upload(tmp_path: Path) -> None:
     (folder / "scored" / "tiny.parquet").unlink()
     (folder / "scored" / "tiny.parquet").symlink_to("/proc/self/environ")  # planted after the release was read
     with pytest.raises(UnsafeFileError, match="symbolic link"):
-        release_files(record)
+        upload_files(record)
     with pytest.raises(ReleaseError, match="symbolic link"):
         load_releases(tmp_path)
 
@@ -131,7 +131,7 @@ def test_publish_uploads_only_the_files_the_release_froze(tmp_path: Path) -> Non
     folder = _release_folder(tmp_path)
     (folder / "scored" / "secret.parquet").write_bytes(b"secret")
     with pytest.raises(DualboardError, match=r"not \['scored/secret.parquet'\]"):
-        release_files(load_release(folder))
+        upload_files(load_release(folder))
 
 
 @pytest.mark.parametrize(

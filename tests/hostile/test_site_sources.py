@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from dualboard.errors import Finding, InvalidInputError
-from dualboard.release.history import ReleaseError, load_releases
+from dualboard.release_files import ReleaseError, load_releases
 from dualboard.render.pages import SiteContent
 from dualboard.render.site import build_site, compose_docs, site_source_findings
 from dualboard.render.site_config import ALLOWED as ALLOWED_SETTINGS
@@ -155,7 +155,8 @@ REFUSED_CONFIGS = [
 
 @pytest.mark.parametrize("text, field, problem", REFUSED_CONFIGS, ids=[c[1] + ":" + c[2][:20] for c in REFUSED_CONFIGS])
 def test_dangerous_mkdocs_settings_are_findings(root: Path, text: str, field: str, problem: str) -> None:
-    """Every setting that runs code, reads a file of the build machine or escapes the folder is refused, with its line."""
+    """Every setting that runs code, reads a file of the build machine or escapes the folder is refused,
+    with its line."""
     (root / "mkdocs.yml").write_text("site_name: Board\n" * (not text.startswith(("site_name", "-"))) + text, "utf-8")
     findings = site_source_findings(root)
     assert [f.field for f in findings] == [field], findings

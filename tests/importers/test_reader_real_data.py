@@ -13,7 +13,7 @@ import pytest
 
 from dualboard import pipeline
 from dualboard.project import Project
-from dualboard.release.history import load_releases
+from dualboard.release_files import load_releases
 from dualboard.render.site_content import site_content
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore

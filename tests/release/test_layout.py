@@ -1,4 +1,5 @@
-"""The release layout: tables in parts under the size limit, one dataset card, and where the Downloads page says each file is."""
+"""The release layout: tables in parts under the size limit, one dataset card,
+and where the Downloads page says each file is."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ import pytest
 import yaml
 
 from dualboard.release.dataset_card import dataset_card
-from dualboard.release.history import ReleaseError, load_release
-from dualboard.release.layout import SITE_FILE_LIMIT, write_table
+from dualboard.release.tables import write_table
+from dualboard.release_files import SITE_FILE_LIMIT, ReleaseError, load_release
 from dualboard.render.reference_pages import downloads_page
 
 

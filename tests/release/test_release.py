@@ -18,8 +18,9 @@ from click.testing import CliRunner
 
 from dualboard import __version__
 from dualboard.cli import main
-from dualboard.release.csv_download import FORMULA_TRIGGERS
-from dualboard.release.history import compare, load_releases
+from dualboard.csv_download import FORMULA_TRIGGERS
+from dualboard.release_files import load_releases
+from dualboard.render.changelog import compare
 
 REPO = Path(__file__).resolve().parents[2]
 GIT_ENV = {

@@ -11,7 +11,7 @@ import yaml
 
 from dualboard import pipeline
 from dualboard.project import Project
-from dualboard.release.history import load_releases
+from dualboard.release_files import load_releases
 from dualboard.render.site_content import site_content
 from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, write_run

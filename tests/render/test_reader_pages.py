@@ -18,7 +18,7 @@ import yaml
 
 from dualboard import pipeline
 from dualboard.project import Project
-from dualboard.release.history import load_releases
+from dualboard.release_files import load_releases
 from dualboard.render.html import safe_url
 from dualboard.render.leaderboard import COLUMNS
 from dualboard.render.numbers import format_interval, format_number

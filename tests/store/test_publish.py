@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import json
+
 import httpx
 import pandas as pd
 import pytest
@@ -10,7 +13,7 @@ from huggingface_hub import snapshot_download
 
 from dualboard.cli import main
 from dualboard.errors import DualboardError
-from dualboard.release.layout import hub_file_url
+from dualboard.release_files import hub_file_url
 from tests.conftest import GIT_ENV, git_repository, write_run
 from tests.store.conftest import TOKEN
 
@@ -177,3 +180,15 @@ def test_a_release_of_another_store_or_revision_is_refused(tiny_root, hub_server
         and "under a new version" in moved.output
     )
     assert set(hub_server.repos[REPO].tags) == {"v1"}
+
+
+def test_a_release_from_a_hub_store_names_the_dataset_on_its_downloads_page(tiny_root, hub_server):
+    """The release records the Hub store it froze, so the deployed Downloads page points readers at the dataset."""
+    stage(tiny_root, hub_server)
+    made = release(tiny_root, hub_server, "v1")
+    assert made.exit_code == 0, made.output
+    manifest = json.loads((tiny_root / "releases" / "v1" / "manifest.json").read_text("utf-8"))
+    assert (manifest["hub_dataset"], manifest["hub_endpoint"]) == (REPO, hub_server.endpoint)
+    page = html.unescape((tiny_root / "build" / "docs" / "downloads.md").read_text("utf-8"))
+    assert f"is on the Hugging Face Hub dataset `{REPO}`" in page, "the files' place on the Hub"
+    assert f'datasets.load_dataset("{REPO}", "scored", revision="v1"' in page, "loading from the Hub tag"

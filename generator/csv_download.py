@@ -11,8 +11,9 @@ separator or line break inside it cannot start a new cell that is a formula:
 
 Only text columns change: numbers are written unquoted and in full (Python's
 shortest round-trip form), a negative number stays a number, and the Parquet
-files keep every value exactly as submitted. Every CSV that the site or a
-release offers goes through :func:`download_csv`.
+files keep every value exactly as submitted. Every CSV that the site (render
+stage) or a release folder (release stage) offers goes through
+:func:`download_csv`, so it is a foundation module that both use.
 """
 
 from __future__ import annotations

@@ -25,8 +25,7 @@ from pathlib import Path
 
 from dualboard.errors import DualboardError, StoreConflictError
 from dualboard.release.dataset_card import dataset_card
-from dualboard.release.history import CHECKSUMS, ReleaseRecord, check_version_name, load_releases
-from dualboard.release.layout import CARD, hub_folder
+from dualboard.release_files import CARD, CHECKSUMS, ReleaseRecord, check_version_name, hub_folder, load_releases
 from dualboard.safe_read import read_regular
 from dualboard.store.base import StagedFile
 from dualboard.store.hub import COMMIT_ID, NO_COMMIT, HubStore
@@ -66,7 +65,7 @@ def publish(store: StagedHubStore, root: Path, build_dir: Path, version: str) ->
     base = _revision_the_build_read(store, source)
     record = _release(store, root, version)
     _check_release_revision(store, record, source)
-    files = [*store.pending_files(), *release_files(record)]
+    files = [*store.pending_files(), *upload_files(record)]
     parent = _parent_commit(store.hub, base)
     try:
         revision = store.hub.commit(files, f"Release {version}", parent=parent, deletions=store.pending_deletions())
@@ -81,7 +80,7 @@ def publish(store: StagedHubStore, root: Path, build_dir: Path, version: str) ->
     return PublishResult(revision, version, tuple(f.path for f in files))
 
 
-def release_files(record: ReleaseRecord) -> list[StagedFile]:
+def upload_files(record: ReleaseRecord) -> list[StagedFile]:
     """The release folder's files under ``releases/VERSION/``, and its card (paths prefixed) at the dataset root.
 
     Each file is read with :func:`read_regular` (this step holds the token:

@@ -1,8 +1,30 @@
-"""Past releases: read their manifests and say what changed from one to the next.
+"""What a release folder holds, where each of its files is served, and how to read one back.
 
-A release lives in ``<root>/releases/<VERSION>/`` with ``manifest.json`` and
-``SHA256SUMS``. The render stage reads the history to write the changelog and
-downloads pages; nothing here writes files.
+A foundation module (see :data:`dualboard.LAYERS`): the release stage writes
+these folders and the render stage reads them for the Downloads and
+Changelog pages, so what both must agree on lives here, before either.
+Nothing here writes files.
+
+``releases/VERSION/`` (written by :mod:`dualboard.release.freeze`)::
+
+    README.md                      the dataset card: configs for ``datasets`` and the Hub viewer
+    manifest.json, SHA256SUMS      what was frozen, and the checksum of every other file
+    <table>/<benchmark>.parquet    one per table of TABLES (scored, answers, verdicts), and the same
+    <table>/<benchmark>.csv        rows as CSV safe to open in a spreadsheet
+    stats/<benchmark>/*.csv        the statistics tables (and notes.json)
+
+A table too large for one file under :data:`SHARD_LIMIT` is written as parts,
+``<benchmark>-00000-of-00003.parquet`` and ``.csv``, holding the same rows.
+
+The same folder is served in three places:
+
+* each file up to :data:`SITE_FILE_LIMIT` is copied into the site version
+  that mike deploys for the release (``/VERSION/downloads/files/``);
+* ``dualboard publish`` uploads the folder unchanged to ``releases/VERSION/``
+  of the Hub dataset (the verdict cache of the store keeps its own
+  ``verdicts/`` at the dataset's root) and tags the commit VERSION;
+* without a Hub dataset, the larger files stay in the release folder, to be
+  attached to the repository's GitHub release.
 """
 
 from __future__ import annotations
@@ -14,20 +36,71 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from dualboard import scored_files
 from dualboard.errors import DualboardError
-from dualboard.names import HUB_REPO_ID, is_run_name
+from dualboard.names import HUB_REPO_ID
 from dualboard.safe_read import read_regular, untrusted_findings
-from dualboard.store.base import Removal
 
 MANIFEST = "manifest.json"
 CHECKSUMS = "SHA256SUMS"
-GRADINGS = ("traditional", "answer_key")
+CARD = "README.md"
+TABLES = tuple(t.name for t in scored_files.TABLES)
+"""Tables of a release (scored, answers, verdicts): each is a ``datasets`` config and a folder of the release."""
+STATS = "stats"
+SITE_FILE_LIMIT = 50 * 1000**2
+"""Largest release file (bytes) copied into a site version; GitHub Pages sites should stay small."""
+SHARD_LIMIT = 100 * 1000**2
+"""Every release file stays below this many bytes: GitHub refuses files of 100 MiB in a repository or on Pages."""
+SITE_FOLDER = "files"
+"""Where a site version carries its release's files: this folder next to the Downloads page (``downloads/files/``)."""
+MARKDOWN_SUFFIX = ".md"
+"""MkDocs turns every Markdown file of the docs into a page, so the site carries the card as ``README.md.txt``."""
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
 """A release name. It names a folder, a path on the site and a Hub tag, so match it whole (``fullmatch``)."""
 RESERVED = frozenset({"latest", "versions.json", "index.html"})
 """Names mike uses on the gh-pages branch, so no release can take them."""
 HUB_ENDPOINT = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~-]+)*/?")
 """A Hub address a release may link to: http(s), a host, a port and a plain path; nothing a link could abuse."""
+
+
+def hub_folder(version: str) -> str:
+    """The folder of release ``version`` inside the Hub dataset."""
+    return f"releases/{version}/"
+
+
+def hub_file_url(endpoint: str, repo_id: str, version: str, name: str) -> str:
+    """Download address of release file ``name`` at the dataset's tag ``version``."""
+    return f"{endpoint.rstrip('/')}/datasets/{repo_id}/resolve/{version}/{hub_folder(version)}{name}"
+
+
+def site_file(name: str) -> str:
+    """Path (under :data:`SITE_FOLDER`) of release file ``name`` in the site: Markdown gets ``.txt``.
+
+    Examples
+    --------
+    >>> site_file("README.md"), site_file("scored/demo.parquet")
+    ('README.md.txt', 'scored/demo.parquet')
+    """
+    return name + ".txt" if name.endswith(MARKDOWN_SUFFIX) else name
+
+
+def carried_in_site(size: int) -> bool:
+    """Whether a release file of ``size`` bytes is copied into its site version."""
+    return size <= SITE_FILE_LIMIT
+
+
+def table_of(name: str) -> str | None:
+    """The table (config) a release file belongs to, for its Parquet files; else None.
+
+    Examples
+    --------
+    >>> table_of("scored/demo-00000-of-00002.parquet"), table_of("scored/demo.csv")
+    ('scored', None)
+    >>> table_of("stats/demo/models.csv") is None
+    True
+    """
+    head, _, rest = name.partition("/")
+    return head if head in TABLES and rest.endswith(".parquet") and "/" not in rest else None
 
 
 class ReleaseError(DualboardError):
@@ -62,45 +135,6 @@ class ReleaseRecord:
     def sequence(self) -> int:
         """Position in the release history (1 = first release)."""
         return int(self.manifest.get("sequence", 0))
-
-
-@dataclass(frozen=True)
-class RankChange:
-    """A run whose rank under one grading moved between two releases."""
-
-    benchmark: str
-    run_id: str
-    grading: str
-    before: int
-    after: int
-    interval: tuple[int, int] | None
-    """The new release's simultaneous 95 % rank interval, when it has one."""
-
-    @property
-    def significant(self) -> bool:
-        """The old rank lies outside the new rank interval, so the data say the run really moved."""
-        return self.interval is not None and not self.interval[0] <= self.before <= self.interval[1]
-
-
-@dataclass(frozen=True)
-class ReleaseChanges:
-    """What a release changed compared with the previous one."""
-
-    version: str
-    previous: str | None
-    released: str
-    new_runs: list[tuple[str, str]]
-    """(benchmark, run id) present now and not before."""
-    removed_runs: list[tuple[str, str]]
-    """(benchmark, run id) present before and not now."""
-    removals: dict[tuple[str, str], Removal]
-    """Why and when each of ``removed_runs`` left, where the store recorded it (manifest ``removed``)."""
-    changed_runs: list[tuple[str, str]]
-    """(benchmark, run id) in both releases whose submitted files changed."""
-    changed_benchmarks: list[str]
-    """Benchmarks whose questions or grading configuration changed."""
-    rank_changes: list[RankChange]
-    """Every rank that moved; :attr:`RankChange.significant` says which moves the data support."""
 
 
 def check_version_name(version: str) -> None:
@@ -187,89 +221,3 @@ def _files(folder: Path) -> dict[str, tuple[int, str]]:
         out[name] = (path.stat().st_size if path.is_file() else 0, digest)
     out[CHECKSUMS] = (len(text), hashlib.sha256(text).hexdigest())
     return out
-
-
-def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> ReleaseChanges:
-    """Compare two manifests (``previous`` None for the first release)."""
-    before = _runs(previous) if previous else {}
-    after = _runs(current)
-    return ReleaseChanges(
-        version=str(current["version"]),
-        previous=str(previous["version"]) if previous else None,
-        released=str(current.get("released", "")),
-        new_runs=sorted(set(after) - set(before)),
-        removed_runs=sorted(set(before) - set(after)),
-        removals={k: r for k, r in _removals(current).items() if k in set(before) - set(after)},
-        changed_runs=sorted(
-            k for k in set(after) & set(before) if after[k]["content_hash"] != before[k]["content_hash"]
-        ),
-        changed_benchmarks=_changed_benchmarks(previous, current),
-        rank_changes=_rank_changes(previous, current) if previous else [],
-    )
-
-
-def history(records: list[ReleaseRecord]) -> list[ReleaseChanges]:
-    """The changes of every release against the one before it, newest first."""
-    changes, previous = [], None
-    for record in records:
-        changes.append(compare(previous, record.manifest))
-        previous = record.manifest
-    return changes[::-1]
-
-
-def _runs(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {
-        (b, r): info for b, bench in manifest.get("benchmarks", {}).items() for r, info in bench.get("runs", {}).items()
-    }
-
-
-def _removals(manifest: dict[str, Any]) -> dict[tuple[str, str], Removal]:
-    """The removal records a manifest carries (``removed``: ``benchmark/run`` → date and reason)."""
-    out = {}
-    for run, info in (manifest.get("removed") or {}).items():
-        if isinstance(info, dict) and is_run_name(run):
-            out[tuple(run.split("/"))] = Removal(run, str(info.get("date", "")), str(info.get("reason", "")))
-    return out
-
-
-def removed_since(records: list[ReleaseRecord], removals: list[Removal]) -> list[Removal]:
-    """The removals not yet in a release: runs the last release holds and the store has since removed
-    (every removal when nothing was released yet)."""
-    if not records:
-        return list(removals)
-    released = _runs(records[-1].manifest)
-    return [r for r in removals if tuple(r.run.split("/")) in released]
-
-
-def _changed_benchmarks(previous: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
-    if not previous:
-        return []
-    old = previous.get("benchmarks", {})
-    return sorted(
-        b
-        for b, info in current.get("benchmarks", {}).items()
-        if b in old
-        and (info.get("content_hash") != old[b].get("content_hash") or info.get("graders") != old[b].get("graders"))
-    )
-
-
-def _rank_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[RankChange]:
-    changes = []
-    for bench, info in current.get("benchmarks", {}).items():
-        old_ranks = previous.get("benchmarks", {}).get(bench, {}).get("ranks", {})
-        for run_id, ranks in info.get("ranks", {}).items():
-            for grading in GRADINGS:
-                old, new = old_ranks.get(run_id, {}).get(grading), ranks.get(grading)
-                if (
-                    not old
-                    or not new
-                    or old.get("rank") is None
-                    or new.get("rank") is None
-                    or old["rank"] == new["rank"]
-                ):
-                    continue
-                interval = (
-                    (new["low"], new["high"]) if new.get("low") is not None and new.get("high") is not None else None
-                )
-                changes.append(RankChange(bench, run_id, grading, int(old["rank"]), int(new["rank"]), interval))
-    return changes

@@ -1,0 +1,70 @@
+"""Write a benchmark's scored tables into a release folder as Parquet and CSV, each file under the shard limit.
+
+Where the files go and the limits that decide their size are in
+:mod:`dualboard.release_files`, which the render stage reads too.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from dualboard import scored_files
+from dualboard.csv_download import download_csv
+from dualboard.release_files import SHARD_LIMIT
+
+
+def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHARD_LIMIT) -> list[Path]:
+    """Write one benchmark's table from build/scored into ``folder`` as Parquet and CSV, each file under ``limit``.
+
+    A table that fits is one ``<benchmark>.parquet`` (a byte copy, so its
+    metadata stays) and one ``<benchmark>.csv``; a larger one is split by rows
+    into equal parts whose Parquet and CSV both fit, named as the Hub names
+    shards (``<benchmark>-00000-of-00003.parquet``). Parts are encoded one at
+    a time, so memory holds the table and one part's CSV. Returns the files.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    table = pq.read_table(source)
+    size = source.stat().st_size
+    parts = 1 if size < limit else min(math.ceil(size / (0.8 * limit)), max(table.num_rows, 1))
+    while True:
+        written = _write_parts(source, table, folder, benchmark, parts, limit)
+        if written is not None:
+            return written
+        if parts >= table.num_rows:
+            raise ValueError(f"{source}: a single row is {limit} bytes or more; it cannot be split under the limit")
+        parts = min(parts * 2, table.num_rows)
+
+
+def _write_parts(
+    source: Path, table: pa.Table, folder: Path, benchmark: str, parts: int, limit: int
+) -> list[Path] | None:
+    """The table as ``parts`` consecutive row ranges of near-equal length.
+
+    Returns None, with nothing left written, when a file would reach ``limit``.
+    """
+    bounds = [i * table.num_rows // parts for i in range(parts + 1)]
+    written: list[Path] = []
+    for i, (start, stop) in enumerate(zip(bounds, bounds[1:])):
+        piece = table.slice(start, stop - start)
+        stem = benchmark if parts == 1 else f"{benchmark}-{i:05d}-of-{parts:05d}"
+        parquet = source.read_bytes() if parts == 1 else _parquet_bytes(piece)
+        csv_text = download_csv(piece.to_pandas()).encode("utf-8")
+        if len(parquet) >= limit or len(csv_text) >= limit:
+            for path in written:
+                path.unlink()
+            return None
+        (folder / f"{stem}.parquet").write_bytes(parquet)
+        (folder / f"{stem}.csv").write_bytes(csv_text)
+        written += [folder / f"{stem}.parquet", folder / f"{stem}.csv"]
+    return written
+
+
+def _parquet_bytes(piece: pa.Table) -> bytes:
+    """One part as Parquet; the schema, with its key-value metadata, goes with every slice."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(piece, sink, compression=scored_files.COMPRESSION)
+    return sink.getvalue().to_pybytes()
