@@ -12,6 +12,7 @@ runs against a scripted OpenAI-compatible server on 127.0.0.1, in a child
 process like a real judge, that answers each request after a fixed latency
 (100 ms by default), first sequentially
 (``max_concurrency=1``), then concurrently; the ratio is the point.
+``bench/judge.py`` measures the llm grader at 16 to 256 requests in flight.
 
 Usage::
 
@@ -21,7 +22,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 import tempfile
 import time
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests" / "grading")]
 # The loopback judge lives in the checkout's tests/, which `python bench/grading.py` does not put on the
 # path: this import can only come after the line above.
-from judge_server import ScriptedJudgeServer, always  # noqa: E402
+from judge_server import judge_process  # noqa: E402
 
 QUESTION = {
     "id": "capital",
@@ -104,26 +104,15 @@ def bench_rules(release: Path | None) -> None:
     print(f"rules: {len(items)} answers ({source}) in {seconds:.2f} s = {per_second:,.0f} answers/s")
 
 
-def serve_judge(latency: float, connection) -> None:
-    """Run the scripted judge in this (child) process until told to stop; report the peak in flight."""
-    with ScriptedJudgeServer(always("The answer agrees.\nVerdict: pass", delay_s=latency)) as server:
-        connection.send(server.base_url)
-        connection.recv()
-        connection.send(server.peak_in_flight)
-
-
 def bench_llm(n_answers: int, latency: float, concurrency: int) -> None:
     """Time the llm grader against a judge in another process (as a real server would be)."""
     items = [(QUESTION, {"response": f"Final answer: Paris ({i})"}) for i in range(n_answers)]
-    ours, theirs = multiprocessing.Pipe()
-    judge = multiprocessing.get_context("fork").Process(target=serve_judge, args=(latency, theirs), daemon=True)
-    judge.start()
-    options = {"base_url": ours.recv(), "model": "bench-judge", "timeout_s": 30}
-    sequential, t_seq = rate(LlmGrader({**options, "max_concurrency": 1}), items)
-    concurrent, t_con = rate(LlmGrader({**options, "max_concurrency": concurrency}), items)
-    ours.send("stop")
-    peak = ours.recv()
-    judge.join(timeout=5)
+    with judge_process(latency) as (url, counts):
+        options = {"base_url": url, "model": "bench-judge", "timeout_s": 30}
+        sequential, t_seq = rate(LlmGrader({**options, "max_concurrency": 1}), items)
+        counts()  # the peak below is the concurrent run's
+        concurrent, t_con = rate(LlmGrader({**options, "max_concurrency": concurrency}), items)
+        _, peak = counts()
     print(f"llm (loopback, {latency * 1000:.0f} ms latency, {n_answers} answers):")
     print(f"  sequential  (max_concurrency=1):  {t_seq:6.2f} s = {sequential:7.1f} answers/s")
     print(

@@ -530,6 +530,12 @@ def grade(project: Project, store: Store, progress: bool):
       local store        .dualboard/store/verdicts/
       --hub [--stage]    .dualboard/hub-pending/verdicts/ until `dualboard publish` pushes them
                          (grading itself never writes to the Hub)
+
+    New verdicts are saved every 5 s, so a grade that is killed keeps what
+    it received and the next one asks an LLM judge only for the rest. How
+    many requests an llm grader keeps in flight and how many it may start
+    per minute are its options in benchmark.yaml (max_concurrency,
+    requests_per_minute; README: "An LLM judge").
     """
     click.echo(str(pipeline.grade(project, store, progress=progress)))
 

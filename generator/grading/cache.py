@@ -7,11 +7,16 @@ grader may read). The store keeps them (``Store.load_verdicts`` and
 they travel with it (and the Hub dataset) and anyone can rebuild a release
 without calling a model. Changing a grader's options or prompt changes its
 config hash, which invalidates exactly that grader's verdicts.
+
+Verdicts received during a grade are saved as they come, one part every
+:data:`SAVE_EVERY_S` seconds (:meth:`VerdictCache.checkpoint`): a grade that
+is killed keeps them, and the next one asks the judge only for the rest.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +26,10 @@ from dualboard.grading.verdict import Grader, Verdict, canonical_json, sha256_te
 
 if TYPE_CHECKING:  # the store imports grading (graders are checked when benchmarks load)
     from dualboard.store import Store
+
+SAVE_EVERY_S = 5.0
+"""Seconds between two saves of the verdicts a grade receives: what a killed grade can lose at most.
+Longer means fewer parts (one per interval per grader), shorter less judge work asked twice."""
 
 
 def question_digest(question: dict[str, Any]) -> str:
@@ -48,6 +57,9 @@ def verdict_key(grader: Grader, question: dict[str, Any], prediction: dict[str, 
 class VerdictCache:
     """The verdicts of every grader that a store holds, read once per grader configuration.
 
+    ``save_every_s`` is the interval of :meth:`checkpoint`'s saves, measured
+    by ``clock`` (monotonic seconds; a test may pass its own).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -60,9 +72,14 @@ class VerdictCache:
     {'k1': Verdict(score=100.0, verdict_parse='ok', detail="equals 'x'", transient=False)}
     """
 
-    def __init__(self, store: Store):
+    def __init__(
+        self, store: Store, *, save_every_s: float = SAVE_EVERY_S, clock: Callable[[], float] = time.monotonic
+    ):
         self._store = store
         self._loaded: dict[tuple[str, str], dict[str, Verdict]] = {}
+        self._waiting: dict[tuple[str, str], dict[str, Verdict]] = {}  # received since the last save
+        self._saved_at: dict[tuple[str, str], float] = {}
+        self._save_every_s, self._clock = save_every_s, clock
 
     def _entries(self, grader: Grader) -> dict[str, Verdict]:
         slot = (grader.name, grader.config_hash)
@@ -81,11 +98,26 @@ class VerdictCache:
         entries = self._entries(grader)
         return {key: entries[key] for key in keys if key in entries}
 
-    def store(self, grader: Grader, verdicts: Mapping[str, Verdict]) -> Path | None:
-        """Save the verdicts not cached yet through the store, as one part; transient verdicts are skipped.
+    def checkpoint(self, grader: Grader, verdicts: Mapping[str, Verdict]) -> Path | None:
+        """Keep verdicts just received; save all kept as one part when ``save_every_s`` passed since the last save.
 
-        Returns the part's path, or None if nothing was new.
+        The grading loop calls it after every batch, and :meth:`store` at the
+        end: a grade killed in between loses at most the last interval's verdicts.
+        Returns the part's path when one was saved.
         """
+        slot = (grader.name, grader.config_hash)
+        self._waiting.setdefault(slot, {}).update(verdicts)
+        saved_at = self._saved_at.setdefault(slot, self._clock())  # the first interval starts with the grade
+        return self.store(grader, {}) if self._clock() - saved_at >= self._save_every_s else None
+
+    def store(self, grader: Grader, verdicts: Mapping[str, Verdict]) -> Path | None:
+        """Save ``verdicts`` and those kept by :meth:`checkpoint` that are not cached yet, as one part.
+
+        Transient verdicts are skipped. Returns the part's path, or None if nothing was new.
+        """
+        slot = (grader.name, grader.config_hash)
+        verdicts = {**self._waiting.pop(slot, {}), **verdicts}
+        self._saved_at[slot] = self._clock()
         entries = self._entries(grader)
         new = {k: v for k, v in sorted(verdicts.items()) if not v.transient and k not in entries}
         if not new:

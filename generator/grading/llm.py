@@ -4,27 +4,27 @@ Works with Ollama, vLLM, llama.cpp's server and hosted APIs: it POSTs to
 ``<base_url>/chat/completions`` with temperature 0 and a fixed seed, fills a
 versioned prompt template (a data file in ``generator/grading/prompts/``,
 hashed into the config), and reads the reply with
-:func:`dualboard.grading.judge_replies.parse_judge_reply`.
+:func:`dualboard.grading.judge_replies.parse_judge_reply`. How requests go
+out (how many in flight, how often, retries) is
+:mod:`dualboard.grading.judge_client`'s job.
 """
 
 from __future__ import annotations
 
+import math
 import os
-import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, ClassVar
 
-import httpx
-
 from dualboard.grading.errors import GraderConfigError, GraderUnavailableError
+from dualboard.grading.judge_client import JudgeClient, NoReply
 from dualboard.grading.judge_replies import parse_judge_reply
 from dualboard.grading.verdict import Grader, Verdict
 from dualboard.linear_regex import compile_linear
 
-OPERATIONAL_OPTIONS = ("max_concurrency", "timeout_s", "max_retries", "backoff_s")
+OPERATIONAL_OPTIONS = ("max_concurrency", "requests_per_minute", "timeout_s", "max_retries", "backoff_s")
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""
 
 DEFAULTS: dict[str, Any] = {
@@ -33,28 +33,22 @@ DEFAULTS: dict[str, Any] = {
     "max_tokens": 256,
     "api_key_env": None,
     "max_concurrency": 8,
+    "requests_per_minute": None,
     "timeout_s": 60.0,
     "max_retries": 3,
     "backoff_s": 1.0,
 }
+MAX_CONCURRENCY = 1024
+"""Most requests one grade holds in flight (each is an open connection: a file descriptor)."""
 KEY_VARIABLE = compile_linear(r"DUALBOARD_JUDGE_[A-Z0-9_]{1,64}")
 """Names ``api_key_env`` may take. benchmark.yaml arrives by pull request: any other name
 (``HF_TOKEN``, ``GITHUB_TOKEN``) would let it send a secret of the build to a URL it chooses."""
 _PLACEHOLDER = compile_linear(r"\{(question|answer|aliases|reference|response)\}")
 _PROMPT_NAME = compile_linear(r"[a-z0-9_]+")
-_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-
-
-MAX_RETRY_AFTER_S = 60.0
-"""Longest server-requested wait (``Retry-After``) honoured before a retry."""
-
-
-def _retry_after(answer: httpx.Response) -> float:
-    """Return the seconds a 429/503 reply asks us to wait (0 when it does not say)."""
-    try:
-        return min(max(float(answer.headers.get("Retry-After", 0)), 0.0), MAX_RETRY_AFTER_S)
-    except ValueError:
-        return 0.0  # an HTTP date: fall back to our own backoff
+_EXAMPLE = (
+    "{name: llm, options: {base_url: 'http://localhost:11434/v1', model: 'llama3.1:8b', "
+    "api_key_env: DUALBOARD_JUDGE_KEY}}"
+)
 
 
 def load_prompt(name: str) -> str:
@@ -64,7 +58,7 @@ def load_prompt(name: str) -> str:
     if not _PROMPT_NAME.fullmatch(name) or not path.is_file():
         known = sorted(p.name.removesuffix(".txt") for p in folder.iterdir() if p.name.endswith(".txt"))
         raise GraderConfigError(
-            f"llm grader: unknown prompt {name!r} — use one of {known} (files in generator/grading/prompts/)"
+            f"llm grader: unknown prompt {name[:80]!r} — use one of {known} (files in generator/grading/prompts/)"
         )
     return path.read_text(encoding="utf-8")
 
@@ -82,13 +76,54 @@ def fill_prompt(template: str, question: dict[str, Any], response: str) -> str:
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
+def _integer(value: Any, low: int, high: int | None = None) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high)
+
+
+def _number(value: Any, low: float, *, above: bool = False) -> bool:
+    """A finite int or float, at least ``low`` (strictly above it when ``above``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return False
+    return value > low if above else value >= low
+
+
+_RULES: dict[str, tuple[Callable[[Any], bool], str, str]] = {
+    "prompt": (lambda v: isinstance(v, str), "the name of a prompt template", "prompt: judge_v1"),
+    "seed": (lambda v: _integer(v, 0), "an integer ≥ 0", "seed: 0"),
+    "max_tokens": (lambda v: _integer(v, 1), "an integer ≥ 1", "max_tokens: 256"),
+    "max_concurrency": (
+        lambda v: _integer(v, 1, MAX_CONCURRENCY),
+        f"an integer from 1 to {MAX_CONCURRENCY}",
+        "max_concurrency: 64 (what the server runs at once: e.g. vLLM's --max-num-seqs × replicas)",
+    ),
+    "requests_per_minute": (
+        lambda v: v is None or _number(v, 0, above=True),
+        "a number > 0, or null for no limit",
+        "requests_per_minute: 600 (the API's rate limit)",
+    ),
+    "timeout_s": (lambda v: _number(v, 0, above=True), "a number of seconds > 0", "timeout_s: 60"),
+    "max_retries": (lambda v: _integer(v, 0, 20), "an integer from 0 to 20", "max_retries: 3"),
+    "backoff_s": (lambda v: _number(v, 0), "a number of seconds ≥ 0", "backoff_s: 1"),
+}
+"""Each numeric option: its test, what it must be, and an example line for benchmark.yaml."""
+
+
 def _check_options(options: dict[str, Any]) -> None:
+    """Refuse options the grader cannot use, naming the option and the fix."""
+    unknown = sorted(set(options) - set(DEFAULTS) - {"base_url", "model"})
+    if unknown:
+        raise GraderConfigError(
+            f"llm grader: unknown option(s) {', '.join(repr(str(k)[:40]) for k in unknown[:5])} — "
+            f"use only {', '.join(['base_url', 'model', *DEFAULTS])} (check the spelling)"
+        )
     for required in ("base_url", "model"):
         if not isinstance(options.get(required), str) or not options[required]:
-            raise GraderConfigError(
-                f"llm grader needs options.{required} — write e.g. "
-                "{name: llm, options: {base_url: 'http://localhost:11434/v1', model: 'llama3.1:8b', api_key_env: DUALBOARD_JUDGE_KEY}}"
-            )
+            raise GraderConfigError(f"llm grader needs options.{required} — write e.g. {_EXAMPLE}")
+    if not options["base_url"].startswith(("http://", "https://")):
+        raise GraderConfigError(
+            f"llm grader: options.base_url {options['base_url'][:80]!r} is not an http(s) URL — write the "
+            "server's OpenAI-compatible address, e.g. http://localhost:8000/v1"
+        )
     variable = options.get("api_key_env")
     if variable is not None and not (isinstance(variable, str) and KEY_VARIABLE.fullmatch(variable)):
         raise GraderConfigError(
@@ -96,10 +131,11 @@ def _check_options(options: dict[str, Any]) -> None:
             "DUALBOARD_JUDGE_ (e.g. DUALBOARD_JUDGE_KEY) and export the judge's key in it; other names could "
             "hand the build's own secrets to the endpoint"
         )
-    if not isinstance(options["max_concurrency"], int) or options["max_concurrency"] < 1:
-        raise GraderConfigError(
-            f"llm grader: max_concurrency must be an integer ≥ 1, got {options['max_concurrency']!r}"
-        )
+    for name, (valid, must_be, example) in _RULES.items():
+        if not valid(options[name]):
+            raise GraderConfigError(
+                f"llm grader: options.{name} must be {must_be}, got {repr(options[name])[:40]} — write e.g. {example}"
+            )
 
 
 @dataclass(frozen=True)
@@ -111,14 +147,16 @@ class LlmGrader(Grader):
     The key goes to ``base_url``, which a pull request can change in
     benchmark.yaml: export a judge key only for builds of reviewed main); ``prompt``
     (template name, default ``judge_v1``); ``seed`` (0); ``max_tokens`` (256);
-    and, left out of the config hash, ``max_concurrency`` (8), ``timeout_s``
-    (60), ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a
-    longer ``Retry-After`` from the server is honoured, up to 60 s).
+    and, left out of the config hash, ``max_concurrency`` (8 requests in flight
+    at most), ``requests_per_minute`` (no limit; retries count), ``timeout_s`` (60),
+    ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a longer
+    ``Retry-After`` from the server is honoured, up to 60 s).
 
-    Empty responses fail without a request. 429/5xx replies and timeouts are
-    retried with backoff; if they persist the answer gets a transient no-verdict
-    (not cached, so the next build asks again). An endpoint that cannot be
-    reached, or that rejects the request (4xx), stops grading with a clear error.
+    Empty responses fail without a request. 429/5xx replies, timeouts and
+    dropped connections are retried with backoff; if they persist the answer
+    gets a transient no-verdict (not cached, so the next build asks again). An
+    endpoint that cannot be reached after the retries, or that rejects the
+    request (4xx), stops grading with a clear error.
     """
 
     name: ClassVar[str] = "llm"
@@ -139,6 +177,12 @@ class LlmGrader(Grader):
         options = {k: v for k, v in self.options.items() if k not in OPERATIONAL_OPTIONS}
         return {"name": self.name, "version": self.version, "options": options, "prompt_template": self.template}
 
+    @property
+    def batch_size(self) -> int:  # type: ignore[override]
+        """Sixteen waves of ``max_concurrency`` requests, at least the default: each ``grade_many`` call
+        waits for its slowest reply, so a batch far larger than the concurrency keeps the judge busy."""
+        return max(Grader.batch_size, 16 * self.options["max_concurrency"])
+
     def request_body(self, question: dict[str, Any], response: str) -> dict[str, Any]:
         """Return the JSON body sent for one answer."""
         return {
@@ -156,71 +200,31 @@ class LlmGrader(Grader):
         key = os.environ.get(variable)
         if not key:
             raise GraderUnavailableError(
-                f"llm grader: environment variable {variable} (options.api_key_env) is not set — export it with the API key"
+                f"llm grader: environment variable {variable} (options.api_key_env) is not set — "
+                "export it with the API key"
             )
         return {"Authorization": f"Bearer {key}"}
-
-    def _client(self) -> httpx.Client:
-        limit = self.options["max_concurrency"]
-        return httpx.Client(
-            base_url=self.options["base_url"].rstrip("/") + "/",
-            timeout=httpx.Timeout(float(self.options["timeout_s"])),
-            limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
-            headers=self._headers(),
-        )
 
     def grade(self, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
         return self.grade_many([(question, prediction)])[0]
 
-    def grade_many(self, items: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[Verdict]:
-        """Grade answers concurrently (at most ``max_concurrency`` requests in flight)."""
-        with self._client() as client, ThreadPoolExecutor(self.options["max_concurrency"]) as pool:
-            return list(pool.map(lambda item: self._grade_one(client, *item), items))
+    def grade_many(self, items: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> list[Verdict]:
+        """Grade answers concurrently: at most ``max_concurrency`` requests in flight, and ``items`` (any
+        iterable) drawn only as requests go out."""
+        client = JudgeClient(self.options, self._headers())
+        return client.map(items, lambda ask, item: self._grade_one(ask, *item))
 
-    def _grade_one(self, client: httpx.Client, question: dict[str, Any], prediction: dict[str, Any]) -> Verdict:
+    async def _grade_one(
+        self,
+        ask: Callable[[dict[str, Any]], Awaitable[str | NoReply]],
+        question: dict[str, Any],
+        prediction: dict[str, Any],
+    ) -> Verdict:
         response = str(prediction.get("response") or "")
         if not response.strip():
             return Verdict(0.0, "none", "empty response (not sent to the judge)")
-        reply = self._post(client, self.request_body(question, response))
-        if isinstance(reply, Verdict):
-            return reply
+        reply = await ask(self.request_body(question, response))
+        if isinstance(reply, NoReply):
+            return Verdict(None, "none", f"no reply: {reply.problem}", transient=True)
         score, parse, detail = parse_judge_reply(reply)
         return Verdict(score, parse, detail[:300])
-
-    def _post(self, client: httpx.Client, body: dict[str, Any]) -> str | Verdict:
-        """POST one request with retries; return the reply text or a transient verdict."""
-        problem, wait = "", 0.0
-        for attempt in range(int(self.options["max_retries"]) + 1):
-            if attempt:
-                time.sleep(max(wait, float(self.options["backoff_s"]) * 2 ** (attempt - 1)))
-            try:
-                answer = client.post("chat/completions", json=body)
-            except httpx.TransportError as error:
-                problem = self._transport_problem(error)
-                continue
-            if answer.status_code in _RETRY_STATUS:
-                problem, wait = f"HTTP {answer.status_code}", _retry_after(answer)
-                continue
-            return self._reply_text(answer)
-        return Verdict(None, "none", f"no reply: {problem} after {attempt + 1} tries", transient=True)
-
-    def _transport_problem(self, error: httpx.TransportError) -> str:
-        if isinstance(error, httpx.TimeoutException):
-            return f"timeout after {self.options['timeout_s']} s"
-        if isinstance(error, httpx.ConnectError | httpx.UnsupportedProtocol):
-            raise GraderUnavailableError(
-                f"llm grader: cannot reach {self.options['base_url']} ({error}) — start the server "
-                "(e.g. `ollama serve`, `vllm serve MODEL`) or fix options.base_url in benchmark.yaml"
-            ) from error
-        return f"transport error {type(error).__name__}"
-
-    def _reply_text(self, answer: httpx.Response) -> str:
-        if answer.status_code >= 400:
-            raise GraderUnavailableError(
-                f"llm grader: {self.options['base_url']} answered HTTP {answer.status_code}: {answer.text[:200]!r} — "
-                "check options.model, the API key variable and the base URL (it should end in /v1)"
-            )
-        try:
-            return str(answer.json()["choices"][0]["message"]["content"] or "")
-        except (ValueError, KeyError, IndexError, TypeError):
-            return ""

@@ -28,9 +28,6 @@ from dualboard.scored_files import ANSWERS, MIN_COVERAGE, SCORED, VERDICTS, type
 ALL_TYPES = "*"
 """Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
 
-BATCH_SIZE = 256
-"""Answers handed to one ``grade_many`` call (progress is reported per batch)."""
-
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)``: verdicts done so far (cache hits included) of the ``total`` that
 :func:`grade_benchmark` produces, one per row of its ``verdicts`` table."""
@@ -236,9 +233,11 @@ def _grade_assignment(
     tally.advance(len(items) - len(todo))
     fresh: dict[int, Verdict] = {}
     try:
-        for start in range(0, len(todo), BATCH_SIZE):
-            batch = todo[start : start + BATCH_SIZE]
+        for start in range(0, len(todo), grader.batch_size):
+            batch = todo[start : start + grader.batch_size]
             fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
+            if use_cache:  # saved every few seconds, so a killed grade keeps what the grader returned
+                cache.checkpoint(grader, {keys[i]: fresh[i] for i in batch})
             tally.advance(len(batch))
     finally:  # keep what was graded, so a build stopped by a failing endpoint resumes where it stopped
         if use_cache:

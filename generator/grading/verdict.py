@@ -57,6 +57,9 @@ class Grader:
     default_role: ClassVar[str] = "answer_key"
     rule: ClassVar[str] = ""
     """The grading rule in full, as the site prints it; empty: the docstring's description stands for it."""
+    batch_size: ClassVar[int] = 256
+    """Answers the grading loop hands to one :meth:`grade_many` call; it reports progress and saves
+    verdicts between calls."""
     cached: ClassVar[bool] = True
     """Whether verdicts go through the verdict cache (False for graders that
     only read a value carried by the input, such as ``recorded``)."""

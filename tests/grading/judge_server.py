@@ -3,15 +3,19 @@
 ``ScriptedJudgeServer(script)`` serves ``POST /v1/chat/completions``; ``script``
 maps the parsed request body (and the 0-based number of the request) to a
 :class:`Reply`. Every request body is recorded, and the peak number of requests
-in flight is tracked so tests can check bounded concurrency.
+in flight is tracked so tests can check bounded concurrency, and the time each
+request arrived so they can check pacing. :func:`judge_process` runs one in a
+child process, as a real judge would be, for the benches.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,6 +35,10 @@ class Reply:
 Script = Callable[[dict[str, Any], int], Reply]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # the default 5 drops connections when hundreds open at once
+
+
 class ScriptedJudgeServer:
     """Run the scripted server in a daemon thread; use as a context manager."""
 
@@ -38,10 +46,12 @@ class ScriptedJudgeServer:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.arrivals: list[float] = []
+        """``time.monotonic()`` when each request arrived."""
         self.in_flight = 0
         self.peak_in_flight = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
@@ -62,10 +72,17 @@ class ScriptedJudgeServer:
         with self._lock:
             number = len(self.requests)
             self.requests.append(body)
+            self.arrivals.append(time.monotonic())
             self.headers.append(headers)
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
             return number
+
+    def reset_peak(self) -> int:
+        """Return the peak in flight so far and start counting it again from now."""
+        with self._lock:
+            peak, self.peak_in_flight = self.peak_in_flight, self.in_flight
+            return peak
 
     def _leave(self) -> None:
         with self._lock:
@@ -116,3 +133,30 @@ class ScriptedJudgeServer:
 def always(content: str, delay_s: float = 0.0) -> Script:
     """Script that answers every request with the same content."""
     return lambda body, number: Reply(content=content, delay_s=delay_s)
+
+
+def _serve(latency_s: float, connection) -> None:
+    """Child process: serve "Verdict: pass" after ``latency_s`` until told to stop; send back the counts."""
+    with ScriptedJudgeServer(always("The answer agrees.\nVerdict: pass", delay_s=latency_s)) as server:
+        connection.send(server.base_url)
+        while connection.recv() == "counts":
+            connection.send((len(server.requests), server.reset_peak()))
+
+
+@contextmanager
+def judge_process(latency_s: float) -> Iterator[tuple[str, Callable[[], tuple[int, int]]]]:
+    """Run the scripted judge in a child process; yield its base URL and a function returning
+    (requests so far, peak in flight since the last call)."""
+    ours, theirs = multiprocessing.Pipe()
+    child = multiprocessing.get_context("fork").Process(target=_serve, args=(latency_s, theirs), daemon=True)
+    child.start()
+
+    def counts() -> tuple[int, int]:
+        ours.send("counts")
+        return ours.recv()
+
+    try:
+        yield ours.recv(), counts
+    finally:
+        ours.send("stop")
+        child.join(timeout=5)

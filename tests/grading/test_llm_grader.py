@@ -208,9 +208,7 @@ def test_retry_after_is_honoured(judge, open_question) -> None:
 
 
 def test_verdicts_graded_before_the_endpoint_fails_are_kept(judge, open_question, tmp_path: Path, monkeypatch) -> None:
-    import dualboard.grading.tables as tables
-
-    monkeypatch.setattr(tables, "BATCH_SIZE", 2)
+    monkeypatch.setattr(LlmGrader, "batch_size", 2)
     spec = GraderSpec("llm", {"base_url": judge.base_url, "model": "m", "max_concurrency": 1})
     bench = make_benchmark([open_question], answer_key=(spec,))
     runs = [
