@@ -41,9 +41,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from dualboard import kappa
 from dualboard.simulation import outcomes
 from dualboard.simulation.outcomes import question_probabilities
-from dualboard.stats import estimators, kappa, paired, power
+from dualboard.stats import estimators, paired, power
 from dualboard.stats.comparison import DECIMALS
 from dualboard.stats.tables import SEED
 

@@ -291,7 +291,7 @@ def _never_run_row(question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row
             Cell(str(question.get("category", ""))),
             Cell(prompt_preview(question), css_class="dualboard-wrap"),
             *[Cell("—", sort=sort_key(None)) for _ in range(3)],
-            Cell("never run"),
+            Cell(NEVER_RUN),
         ]
     )
 
@@ -301,17 +301,23 @@ def _per_round(scores: pd.Series) -> str:
     return " ".join("–" if is_missing(v) else ROUND_MARKS.get(float(v), format_number(v, 0)) for v in scores)
 
 
+PASSES = {
+    (True, True): "passes both",
+    (False, False): "fails both",
+    (True, False): "fails answer-key only",
+    (False, True): "fails traditional only",
+}
+"""The outcome of a question by (traditional passes, answer-key passes)."""
+NO_VERDICT, NEVER_RUN = "no verdict", "never run"
+OUTCOMES = (*PASSES.values(), NO_VERDICT, NEVER_RUN)
+"""Every word the Outcome column (and its filter) can show."""
+
+
 def _outcome(traditional: float, answer_key: float) -> str:
     """Which grading passes the question (mean ≥ 50), in words a filter can offer."""
     if is_missing(traditional) or is_missing(answer_key):
-        return "no verdict"
-    passes = (traditional >= PASS_MARK, answer_key >= PASS_MARK)
-    return {
-        (True, True): "passes both",
-        (False, False): "fails both",
-        (True, False): "fails answer-key only",
-        (False, True): "fails traditional only",
-    }[passes]
+        return NO_VERDICT
+    return PASSES[(traditional >= PASS_MARK, answer_key >= PASS_MARK)]
 
 
 def disagreements(scored: pd.DataFrame) -> pd.DataFrame:

@@ -13,9 +13,6 @@ rows must be identical.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -23,13 +20,12 @@ import yaml
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from dualboard.intake.benchmark import load_benchmarks
-from dualboard.intake.importers import import_autogenai
+from dualboard.importers import import_autogenai
 from dualboard.intake.prediction_decoder import _Prediction, confirmed_row
 from dualboard.intake.schemas import load_schema, schema_findings
 from dualboard.intake.untrusted import parse_json_line
 from dualboard.intake.validate import FAST_PATH_PATIENCE, PREDICTIONS, Limits, check_run
-from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, tiny_predictions
+from tests.conftest import tiny_metadata, tiny_predictions
 from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, real_data
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -187,19 +183,11 @@ def test_the_struct_copies_the_schema():
 
 
 @pytest.fixture(scope="module")
-def workspace():
-    """One leaderboard folder reused by every example."""
-    memory = Path("/dev/shm")
-    root = Path(tempfile.mkdtemp(prefix="dualboard-decoder-", dir=memory if memory.is_dir() else None))
-    bench = root / "data" / "benchmarks" / "tiny"
-    bench.mkdir(parents=True)
-    (bench / "benchmark.yaml").write_text(yaml.safe_dump(TINY_BENCHMARK), "utf-8")
-    (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
-    run = root / "submissions" / "tiny" / "run-x"
-    run.mkdir(parents=True)
+def workspace(workspace):
+    """The intake tests' workspace with the tiny run's metadata written once: these examples vary only lines."""
+    root, run, benchmarks = workspace
     (run / "metadata.yaml").write_text(yaml.safe_dump(tiny_metadata()), "utf-8")
-    yield root, run, load_benchmarks(root / "data")
-    shutil.rmtree(root)
+    return workspace
 
 
 def both_ways(workspace, predictions: bytes, limits: Limits):

@@ -9,39 +9,19 @@ Every rejection must be a Finding naming the file, the field and a fix.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from pathlib import Path
 
-import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.validate import Limits, check_run
-from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, tiny_predictions
+from tests.conftest import tiny_metadata, tiny_predictions
 
 EXAMPLES = {"bytes": 1500, "json": 900, "nesting": 500, "metadata": 800, "yaml": 1400}
 LIMITS = Limits(predictions_bytes=200_000, response_bytes=2_000, metadata_bytes=8_000)
 CHECKED = {"submissions": 0}
 """How many generated submissions check_run saw in this session."""
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-@pytest.fixture(scope="module")
-def workspace():
-    """One leaderboard folder reused by every example (hypothesis runs many examples per test)."""
-    memory = Path("/dev/shm")  # thousands of small writes: a RAM disk keeps the suite fast
-    root = Path(tempfile.mkdtemp(prefix="dualboard-props-", dir=memory if memory.is_dir() else None))
-    bench = root / "data" / "benchmarks" / "tiny"
-    bench.mkdir(parents=True)
-    (bench / "benchmark.yaml").write_text(yaml.safe_dump(TINY_BENCHMARK), "utf-8")
-    (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
-    run = root / "submissions" / "tiny" / "run-x"
-    run.mkdir(parents=True)
-    yield root, run, load_benchmarks(root / "data")
-    shutil.rmtree(root)
 
 
 def _check(workspace, predictions: bytes | None = None, metadata: bytes | None = None):
