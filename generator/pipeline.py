@@ -28,7 +28,7 @@ from dualboard.project import CONFIG_FILE, Project
 from dualboard.release import freeze
 from dualboard.release_files import load_releases
 from dualboard.render.pages import BenchmarkResults
-from dualboard.render.site import build_site, compose_docs, deploy_site, site_source_findings
+from dualboard.render.site import build_site, check_deployable, compose_docs, deploy_site, site_source_findings
 from dualboard.render.site_content import site_content
 from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
 from dualboard.stats import analyse, read_tables, write_tables
@@ -328,6 +328,7 @@ def release(project: Project, store: Store, version: str, *, released: str, push
     ``gh-pages`` branch to the remote.
     """
     freeze.check_release(project.root, version)
+    check_deployable(project.root)
     stored = {name: benchmark for name, (benchmark, _runs) in stored_benchmarks(store).items()}
     freeze.check_built(project, list(stored))
     check_current(project, store, list(stored))

@@ -125,6 +125,8 @@ ANSWER_COLUMNS = ANSWERS.names
 VERDICT_COLUMNS = VERDICTS.names
 GRADINGS = ("traditional", "answer_key")
 """The two gradings: the score columns of :data:`SCORED` (and grader roles), in the order every stage lists them."""
+ANSWER_SLOT = ("run_id", "question_id", "round")
+"""The columns that name one answer: a row of the scored table, a human label, a key of the verdicts."""
 MIN_COVERAGE = 0.8
 """Least share of answers with a verdict: a grading under it does not rank the run (stats), and an automatic
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column (grading)."""
@@ -238,8 +240,3 @@ def read_scored(scored_dir: Path, benchmark: str) -> pd.DataFrame:
 def read_verdicts(scored_dir: Path, benchmark: str) -> pd.DataFrame:
     """The verdicts table of ``benchmark``: one row per answer × grader, columns :data:`VERDICT_COLUMNS`."""
     return read_table(VERDICTS, scored_dir, benchmark)
-
-
-def read_answers(scored_dir: Path, benchmark: str) -> pd.DataFrame:
-    """The answers table of ``benchmark``: the scored columns with prompt, key answer and response."""
-    return read_table(ANSWERS, scored_dir, benchmark)

@@ -153,7 +153,7 @@ def _kappa_against(candidate: Graded, human: Graded, answers: Sequence[_Answer])
     """Return κ of the candidate's pass/fail verdicts against the human marks; NaN if not estimable.
 
     Estimable as in agreement.csv (Methodology, §Grader agreement): the answers both judged
-    span at least 10 questions and both raters used both verdicts.
+    span at least :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both verdicts.
     """
     mine = dict(zip(candidate[0].positions, _scores(candidate[1]), strict=True))
     theirs, marks = np.array([mine.get(p, np.nan) for p in human[0].positions]), _scores(human[1])

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from dualboard.errors import DualboardError
+from dualboard.scored_files import ANSWER_SLOT
 
 LABELS_FILE = "human_labels.csv"
 """File name of the labels, in ``data/benchmarks/<benchmark>/``."""
@@ -99,7 +100,7 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
             "score": _label_scores(frame["label"], source),
         }
     )
-    duplicated = out.duplicated(["run_id", "question_id", "round"])
+    duplicated = out.duplicated(list(ANSWER_SLOT))
     if duplicated.any():
         line = int(duplicated.to_numpy().argmax()) + 2
         raise HumanLabelsError(f"{source}:{line}: a second label for the same run, question and round — keep one")
@@ -130,5 +131,5 @@ def labels_by_slot(labels: pd.DataFrame) -> dict[AnswerSlot, float]:
     >>> labels_by_slot(frame)
     {('r1', 'q1', 0): 100.0}
     """
-    columns = labels[["run_id", "question_id", "round", "score"]]
+    columns = labels[[*ANSWER_SLOT, "score"]]
     return {(str(r), str(q), int(n)): float(s) for r, q, n, s in columns.itertuples(index=False, name=None)}

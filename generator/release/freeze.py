@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,17 +62,11 @@ class ReleaseResult:
 
 
 def check_release(root: Path, version: str) -> None:
-    """Refuse a version name that is malformed, reserved or already released, and a folder mike cannot deploy from."""
+    """Refuse a version name that is malformed, reserved or already released."""
     check_version_name(version)
     if (releases_dir(root) / version).exists():
         raise ReleaseError(
             f"release {version} already exists in {releases_dir(root)} — a release is frozen; choose a new version name"
-        )
-    proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise ReleaseError(
-            f"{root} is not in a git repository; mike deploys the site to its gh-pages branch — "
-            "run `git init` there (and commit) first"
         )
 
 
@@ -112,15 +105,15 @@ def _manifest(
         )
         for name, benchmark in benchmarks.items()
     }
-    hub = getattr(store, "hub", store)  # a staged Hub store reads through its HubStore
+    hub = store.hub_dataset()
     return manifest(
         version,
         released=released,
         sequence=sequence,
         store_revision=store.revision(),
         benchmarks=entries,
-        hub_dataset=getattr(hub, "repo_id", None),
-        hub_endpoint=getattr(hub, "endpoint", None),
+        hub_dataset=hub.repo_id if hub else None,
+        hub_endpoint=hub.endpoint if hub else None,
         removed=read_removals(snapshot),
     )
 

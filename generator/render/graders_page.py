@@ -23,6 +23,7 @@ from dualboard.render.pages import (
     question_slugs,
     run_slug,
 )
+from dualboard.scored_files import ANSWER_SLOT
 from dualboard.stats.scores import MIN_COVERAGE
 
 MAX_LISTED = 300
@@ -330,7 +331,7 @@ def grader_disagreements(verdicts: pd.DataFrame) -> pd.DataFrame:
     human label. Without: answers where the answer-key graders disagree. A
     missing verdict is no disagreement.
     """
-    keys = ["run_id", "question_id", "round"]
+    keys = list(ANSWER_SLOT)
     humans = verdicts["role"].eq(HUMAN)
     pool = verdicts[
         verdicts["role"].isin(["answer_key", HUMAN] if not humans.any() else ["traditional", "answer_key", HUMAN])

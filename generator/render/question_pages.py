@@ -21,6 +21,7 @@ from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, Row, paragraph, table
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from dualboard.scored_files import ANSWER_SLOT
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
@@ -42,7 +43,7 @@ def question_pages(result: BenchmarkResults) -> list[Page]:
 
 def _verdict_table(verdicts: pd.DataFrame) -> pd.DataFrame:
     """One row per answer, a score and a detail column per grader (``score:<grader>``, ``detail:<grader>``)."""
-    keys = ["run_id", "question_id", "round"]
+    keys = list(ANSWER_SLOT)
     if verdicts.empty:
         return pd.DataFrame(columns=keys)
     wide = (

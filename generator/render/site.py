@@ -8,7 +8,8 @@ winning: the package's default ``site_src/``, the leaderboard folder's own
 generated navigation written over it.
 
 This module and ``site_config`` are the only ones that know about MkDocs (and
-mike, its versioning tool): the release stage calls :func:`deploy_site`.
+mike, its versioning tool): :func:`dualboard.pipeline.release` checks the folder with
+:func:`check_deployable` before it freezes anything, and calls :func:`deploy_site` last.
 """
 
 from __future__ import annotations
@@ -188,6 +189,16 @@ def build_site(config: Path, site_dir: Path) -> Path:
         shutil.rmtree(site_dir)
     os.replace(staging, site_dir)
     return site_dir
+
+
+def check_deployable(root: Path) -> None:
+    """Refuse a leaderboard folder outside git: mike deploys the site to its ``gh-pages`` branch."""
+    proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SiteDeployError(
+            f"{root} is not in a git repository; mike deploys the site to its gh-pages branch — "
+            "run `git init` there (and commit) first"
+        )
 
 
 def deploy_site(config: Path, root: Path, version: str, *, push: bool) -> None:

@@ -19,12 +19,13 @@ import numpy as np
 import pandas as pd
 
 from dualboard import kappa
+from dualboard.scored_files import ANSWER_SLOT
 from dualboard.stats import estimators
 from dualboard.stats.paired import constant_difference_interval
 from dualboard.stats.scores import GRADINGS, POINTS
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
-KEYS = ["run_id", "question_id", "round"]
+KEYS = list(ANSWER_SLOT)
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dualboard.errors import Finding, InvalidInputError
-from dualboard.scored_files import GRADINGS, MIN_COVERAGE
+from dualboard.scored_files import ANSWER_SLOT, GRADINGS, MIN_COVERAGE
 
 POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
@@ -60,10 +60,10 @@ def _range_findings(scored: pd.DataFrame) -> list[Finding]:
 
 def _duplicate_findings(scored: pd.DataFrame) -> list[Finding]:
     """List repeated (run_id, question_id, round) rows."""
-    dup = scored.duplicated(["run_id", "question_id", "round"])
+    dup = scored.duplicated(list(ANSWER_SLOT))
     if not dup.any():
         return []
-    first = scored.loc[dup, ["run_id", "question_id", "round"]].iloc[0].tolist()
+    first = scored.loc[dup, list(ANSWER_SLOT)].iloc[0].tolist()
     return [
         Finding(
             "scored",
@@ -98,9 +98,7 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
      {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0},
      {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
-    long = scored.melt(
-        id_vars=["run_id", "question_id", "round"], value_vars=list(GRADINGS), var_name="grading", value_name="score"
-    )
+    long = scored.melt(id_vars=list(ANSWER_SLOT), value_vars=list(GRADINGS), var_name="grading", value_name="score")
     long["score"] = pd.to_numeric(long["score"], errors="coerce") / POINTS
     long = long.dropna(subset=["score"])
     long["is_binary"] = np.isin(long["score"], (0.0, 1.0))

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -250,6 +251,13 @@ def check_stored(base: Path, run: str, where: str) -> None:
         )
 
 
+class HubDataset(NamedTuple):
+    """Where a Hub store lives: the dataset ``ORG/NAME`` and the Hub's address."""
+
+    repo_id: str
+    endpoint: str
+
+
 class Store(ABC):
     """A place that holds accepted runs, readable as a local folder."""
 
@@ -290,6 +298,10 @@ class Store(ABC):
         RunNotStoredError
             When the store does not hold that run (nothing is changed).
         """
+
+    def hub_dataset(self) -> HubDataset | None:
+        """The Hugging Face Hub dataset this store reads, which a release names; None for a local store."""
+        return None
 
     def retried_calls(self) -> list[str]:
         """One line per call to the store that failed and then passed on a retry, for the command's report.

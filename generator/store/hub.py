@@ -54,6 +54,7 @@ from dualboard.store.base import (
     BENCHMARKS,
     REMOVED,
     RUNS,
+    HubDataset,
     IngestResult,
     Removal,
     StagedFile,
@@ -169,6 +170,9 @@ class HubStore(Store):
 
     def retried_calls(self) -> list[str]:
         return list(self._retries)
+
+    def hub_dataset(self) -> HubDataset:
+        return HubDataset(self.repo_id, self.endpoint)
 
     # -- reading -----------------------------------------------------------
 

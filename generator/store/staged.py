@@ -32,6 +32,7 @@ from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
 from dualboard.safe_read import read_regular
 from dualboard.store.base import (
+    HubDataset,
     IngestResult,
     Removal,
     StagedFile,
@@ -78,6 +79,9 @@ class StagedHubStore(Store):
 
     def retried_calls(self) -> list[str]:
         return self.hub.retried_calls()  # every call goes through the Hub store it reads
+
+    def hub_dataset(self) -> HubDataset:
+        return self.hub.hub_dataset()
 
     def pending(self) -> Pending | None:
         """What the overlay holds, or None when nothing is staged.

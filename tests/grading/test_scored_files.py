@@ -22,7 +22,6 @@ from dualboard.scored_files import (
     VERDICTS,
     ScoredFileError,
     benchmark_names,
-    read_answers,
     read_scored,
     read_table,
     read_verdicts,
@@ -87,7 +86,7 @@ def test_files_round_trip_with_their_revision_and_format_version(graded, tmp_pat
         assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
     pd.testing.assert_frame_equal(read_scored(tmp_path, "demo"), tables.scored, check_dtype=False)
     pd.testing.assert_frame_equal(read_verdicts(tmp_path, "demo"), tables.verdicts, check_dtype=False)
-    answers = read_answers(tmp_path, "demo")
+    answers = read_table(ANSWERS, tmp_path, "demo")
     assert answers.response.tolist() == tables.answers.response.tolist()  # Parquet keeps the raw text
     assert read_table(ANSWERS, tmp_path, "demo", columns=["run_id", "response"]).columns.tolist() == [
         "run_id",

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
+import dualboard.render
 from dualboard.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
 from dualboard.stats import COLUMNS, StatsTablesError, analyse, read_tables, write_tables
 from dualboard.stats import tables as stats_tables
@@ -20,8 +21,10 @@ from dualboard.stats.models_table import models_table
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.pairwise import pairwise_table
 from dualboard.stats.power_table import power_table
-from dualboard.stats.tables import LIMITS, SEED, TABLES, fill_limits
+from dualboard.stats.tables import LIMITS, N_BOOT, SEED, TABLES, fill_limits
 from tests.stats.stats_builders import scored_run
+
+METHODOLOGY = Path(dualboard.render.__file__).with_name("site_default") / "site_src" / "methodology.md"
 
 DESIGN_MODELS = [
     "run_id",
@@ -122,6 +125,18 @@ def test_column_meanings_state_the_limits_the_code_applies(monkeypatch):
     assert f"(≥ {KAPPA_MIN_QUESTIONS} questions" in COLUMNS["agreement"]["estimable"]
     monkeypatch.setitem(LIMITS, "TOO_FEW_QUESTIONS", 12)
     assert "(n < 12)" in fill_limits(raw["models"]["test"])
+
+
+def test_the_methodology_page_states_the_limits_the_code_applies():
+    """The page is prose a reader trusts: each limit it states is the one the statistics use."""
+    page = " ".join(METHODOLOGY.read_text(encoding="utf-8").split())
+    for sentence in (
+        f"Under **{TOO_FEW_QUESTIONS} questions**, estimates and intervals are still shown",
+        f"With under {TOO_FEW_QUESTIONS} questions there are no rank intervals",
+        f"κ is reported only on at least {KAPPA_MIN_QUESTIONS} questions",
+        f"Every bootstrap uses B = {N_BOOT:,} resamples of questions",
+    ):
+        assert sentence in page, f"methodology.md should say: {sentence}"
 
 
 def test_models_has_design_columns_first_then_the_briefs(tables):
