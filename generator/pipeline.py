@@ -296,15 +296,20 @@ def render(project: Project, store: Store, *, release: str | None = None) -> Sta
     deployed: its Downloads page carries that release's files, and the mike
     version selector is on.
     """
-    shown = {name: entry for name, entry in stored_benchmarks(store).items() if project.stats_dir(name).is_dir()}
-    check_current(project, store, list(shown))
-    results = [benchmark_results(project, b, runs) for b, runs in shown.values()]
+    results = analysed_results(project, store)
     content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
     config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(config, project.site_dir)
     return StageSummary(
         "render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}"
     )
+
+
+def analysed_results(project: Project, store: Store) -> list[BenchmarkResults]:
+    """What the render shows of each stored benchmark that has statistics, refusing any built from another revision."""
+    shown = {name: entry for name, entry in stored_benchmarks(store).items() if project.stats_dir(name).is_dir()}
+    check_current(project, store, list(shown))
+    return [benchmark_results(project, b, runs) for b, runs in shown.values()]
 
 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:

@@ -31,7 +31,7 @@ def real_board(imported_mc: Path, tmp_path_factory):
     pipeline.ingest(project, store)
     pipeline.grade(project, store, progress=False)
     pipeline.stats(project)
-    results = [pipeline.benchmark_results(project, b, runs) for b, runs in pipeline.stored_benchmarks(store).values()]
+    results = pipeline.analysed_results(project, store)
     content = site_content(results, load_releases(root))
     return project, {p.path: p.content for p in content.pages}
 

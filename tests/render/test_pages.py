@@ -27,7 +27,7 @@ def tiny_content(tiny_root: Path):
     pipeline.ingest(project, store)
     pipeline.grade(project, store, progress=False)
     pipeline.stats(project)
-    results = [pipeline.benchmark_results(project, b, runs) for b, runs in pipeline.stored_benchmarks(store).values()]
+    results = pipeline.analysed_results(project, store)
     return project, store, site_content(results, load_releases(tiny_root))
 
 

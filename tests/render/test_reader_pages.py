@@ -73,7 +73,7 @@ def reader_site(tmp_path_factory):
     pipeline.ingest(project, store)
     pipeline.grade(project, store, progress=False)
     pipeline.stats(project)
-    results = [pipeline.benchmark_results(project, b, runs) for b, runs in pipeline.stored_benchmarks(store).values()]
+    results = pipeline.analysed_results(project, store)
     return project, site_content(results, load_releases(root))
 
 
