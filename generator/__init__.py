@@ -20,6 +20,7 @@ LAYERS = (
     (
         "__init__",
         "atomic",
+        "build_cache",
         "csv_download",
         "errors",
         "kappa",
@@ -42,7 +43,8 @@ LAYERS = (
 """Every top-level module and subpackage of ``dualboard``, in flow order: each may import its own layer and the
 layers before it, never a later one.
 
-1. Foundations any stage may use: names, errors, atomic writes, safe reading, and the files two stages share
+1. Foundations any stage may use: names, errors, atomic writes, safe reading, the content hashes that let a
+   build skip work it already did (``build_cache``), and the files two stages share
    (``scored_files`` between grading and stats, ``release_files`` between render and release, ``csv_download``
    for every CSV offered to readers), and Cohen's κ (``kappa``), by which grading chooses its answer-key grader
    and stats reports agreement. They import only each other.

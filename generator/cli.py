@@ -19,6 +19,7 @@ import click
 from dualboard import __version__, pipeline
 from dualboard import preview as board_preview
 from dualboard.atomic import atomic_write_text
+from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.importers import import_autogenai
 from dualboard.intake.validate import Limits, ValidationReport
@@ -198,18 +199,36 @@ def main():
     "--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap, published on the site."
 )
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
-def build(project: Project, store: Store, seed: int, progress: bool):
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Redo every stage and validate every run, even what is unchanged since the last build.",
+)
+def build(project: Project, store: Store, seed: int, progress: bool, force: bool):
     """Run every stage: validate → ingest → grade → stats → render.
 
     The site is written to site/ (the previous one stays until the new one is
     complete). Same inputs and seed give the same scored data and site.
+
+    \b
+    Only what changed is redone. Every stage compares content hashes (sha256)
+    of what it reads with those of its last success, kept in
+    .dualboard/build-cache.json, and prints a line for what it skipped:
+      validate   a run with the same files, benchmark and code is not read again
+      ingest     a store that holds every file already is not written
+      grade      skipped while the store's content is what it graded
+      stats      skipped while build/scored and the seed are unchanged
+      render     skipped while its inputs are unchanged and site/ is intact
+    A stage whose outputs were changed or deleted runs again. --force
+    ignores the cache (a deleted or corrupt cache file is ignored too).
     """
     started = time.perf_counter()
-    click.echo(str(pipeline.validate(project)))
-    _ingest(project, store)
-    click.echo(str(pipeline.grade(project, store, progress=progress)))
-    click.echo(str(pipeline.stats(project, seed=seed)))
-    click.echo(str(pipeline.render(project, store)))
+    cache = pipeline.open_cache(project, force=force)
+    click.echo(str(pipeline.validate(project, cache=cache)))
+    _ingest(project, store, cache)
+    click.echo(str(pipeline.grade_stage(project, store, progress=progress, cache=cache)))
+    click.echo(str(pipeline.stats(project, seed=seed, cache=cache)))
+    click.echo(str(pipeline.render(project, store, cache=cache)))
     click.echo(f"Built in {time.perf_counter() - started:.1f} s. Preview with: dualboard serve --root {project.root}")
 
 
@@ -248,10 +267,14 @@ def validate(
     listed in one pass, in plain words, as file:line: field: problem — fix,
     with files relative to the leaderboard folder (--root).
 
-    Exit code 0 when valid, 1 when not, 2 on a usage error.
+    Exit code 0 when valid, 1 when not, 2 on a usage error. Runs that passed
+    before without a finding, byte for byte, are not read again (the only file
+    written is that record, .dualboard/build-cache.json).
     """
     limits = Limits(predictions_bytes=max_predictions_bytes, response_bytes=max_response_bytes)
-    report = pipeline.check_pull_request(project, list(paths) or None, limits)
+    cache = pipeline.open_cache(project)
+    report = pipeline.check_pull_request(project, list(paths) or None, limits, cache=cache)
+    cache.save()
     if output_format == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
@@ -289,9 +312,9 @@ def ingest(project: Project, store: Store):
     _ingest(project, store)
 
 
-def _ingest(project: Project, store: Store) -> None:
+def _ingest(project: Project, store: Store, cache: BuildCache | None = None) -> None:
     """Ingest submissions/ and report it, with every store call that passed only on a retry (on stderr)."""
-    summary = pipeline.ingest(project, store, today=_today())[0]
+    summary = pipeline.ingest(project, store, today=_today(), cache=cache)[0]
     for line in store.retried_calls():
         click.echo(f"  retried: {line}", err=True)
     click.echo(str(summary))
@@ -537,7 +560,7 @@ def grade(project: Project, store: Store, progress: bool):
     per minute are its options in benchmark.yaml (max_concurrency,
     requests_per_minute; README: "An LLM judge").
     """
-    click.echo(str(pipeline.grade(project, store, progress=progress)))
+    click.echo(str(pipeline.grade_stage(project, store, progress=progress)))
 
 
 @main.command()

@@ -11,31 +11,48 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 from tqdm import tqdm
 
+from dualboard.build_cache import BuildCache, code_digest, digest, listing_digest, short
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark
 from dualboard.grading.registry import grader_findings
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
 from dualboard.intake.models import Benchmark
-from dualboard.intake.validate import Limits, ValidationReport, find_run_dirs, load_runs, validate_submissions
+from dualboard.intake.validate import (
+    DeferredPredictions,
+    Limits,
+    ValidationReport,
+    find_run_dirs,
+    load_runs,
+    validate_submissions,
+)
 from dualboard.project import CONFIG_FILE, Project
 from dualboard.release import freeze
 from dualboard.release_files import load_releases
 from dualboard.render.pages import BenchmarkResults
-from dualboard.render.site import build_site, check_deployable, compose_docs, deploy_site, site_source_findings
+from dualboard.render.site import (
+    SITE_SOURCES,
+    build_site,
+    check_deployable,
+    compose_docs,
+    deploy_site,
+    site_source_findings,
+)
 from dualboard.render.site_content import site_content
 from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
 from dualboard.stats import analyse, read_tables, write_tables
 from dualboard.stats.tables import SEED
 from dualboard.store import IngestResult, Store
 from dualboard.store.base import MAX_REASON_CHARS, Removal, read_removals
-from dualboard.store.records import read_source, record_source
+from dualboard.store.records import SOURCE_FILE, read_source, record_source
 
 
 @dataclass(frozen=True)
@@ -53,8 +70,14 @@ class StageSummary:
         return "\n".join([f"{self.stage:>8}: {self.line}", *(f"{'warning':>8}: {w}" for w in self.warnings)])
 
 
+def open_cache(project: Project, *, force: bool = False) -> BuildCache:
+    """The build cache of ``project`` (:mod:`dualboard.build_cache`); ``force``: an empty one, every stage redone."""
+    path = project.build_cache_file
+    return BuildCache.empty(path) if force else BuildCache.load(path)
+
+
 def check_pull_request(
-    project: Project, paths: list[Path] | None = None, limits: Limits = Limits()
+    project: Project, paths: list[Path] | None = None, limits: Limits = Limits(), *, cache: BuildCache | None = None
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -62,9 +85,12 @@ def check_pull_request(
     of ``data/`` and ``submissions/``, the site sources the render would read
     (``site_src/``, ``mkdocs.yml``, ``releases/``), ``dualboard.yaml``, and any
     generated file (build/, site/, .dualboard/) committed to the repository.
-    Findings name files relative to the leaderboard folder.
+    Findings name files relative to the leaderboard folder. With a ``cache``,
+    runs validated before, byte for byte, are not read again.
     """
-    report = validate_submissions(project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits)
+    report = validate_submissions(
+        project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits, cache=cache
+    )
     project_findings = [
         *_grader_findings(project),
         *site_source_findings(project.root),
@@ -113,35 +139,51 @@ def _committed_output_findings(project: Project) -> list[Finding]:
     ]
 
 
-def validate(project: Project, paths: list[Path] | None = None) -> StageSummary:
-    """Check what :func:`check_pull_request` checks; raise InvalidInputError on any problem."""
-    report = check_pull_request(project, paths)
+def validate(project: Project, paths: list[Path] | None = None, *, cache: BuildCache | None = None) -> StageSummary:
+    """Check what :func:`check_pull_request` checks; raise InvalidInputError on any problem.
+
+    Runs that passed before with the same bytes (``cache``) are counted, not read again, and the line says so.
+    """
+    cache = cache or open_cache(project)
+    report = check_pull_request(project, paths, cache=cache)
+    cache.save()
     if not report.ok:
         raise InvalidInputError(list(report.findings))
     answers = sum(len(r.predictions) for r in report.runs)
     benchmarks = len({r.benchmark for r in report.runs})
-    return StageSummary("validate", f"{len(report.runs)} runs, {answers} answers valid across {benchmarks} benchmarks")
+    line = f"{len(report.runs)} runs, {answers} answers valid across {benchmarks} benchmarks"
+    known = [r for r in report.runs if isinstance(r.predictions, DeferredPredictions)]
+    if known:
+        hashed = cache.tree_digest([r.predictions.path.parent for r in known], project.root)
+        line += f"; {len(known)} of them unchanged, skipped (hash {short(hashed)})"
+    return StageSummary("validate", line)
 
 
-def ingest(project: Project, store: Store, *, today: str | None = None) -> tuple[StageSummary, IngestResult]:
+def ingest(
+    project: Project, store: Store, *, today: str | None = None, cache: BuildCache | None = None
+) -> tuple[StageSummary, IngestResult]:
     """Make the store hold exactly the runs of ``submissions/``, in one atomic step.
 
     Every submission is validated and added; a stored run whose folder is
     gone leaves the store, recorded as removed on the date of the commit that
     deleted the folder (while that is not committed: ``today``, ``YYYY-MM-DD``,
-    default the current UTC date).
+    default the current UTC date). When the store already holds every
+    file (compared by content hash, ``cache``), nothing is copied or written.
     """
+    cache = cache or open_cache(project)
     benchmarks = load_benchmarks(project.data_dir)
     today = today or dt.datetime.now(dt.UTC).date().isoformat()
+    run_dirs = find_run_dirs([project.submissions_dir])
     result = store.ingest(
-        find_run_dirs([project.submissions_dir]),
-        benchmarks,
-        removal_date=lambda run: project.deletion_date(run) or today,
+        run_dirs, benchmarks, removal_date=lambda run: project.deletion_date(run) or today, cache=cache
     )
+    cache.save()
     line = (
         f"store revision {result.revision}: {len(result.added)} added, "
         f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged, {len(result.removed)} removed"
     )
+    if not (result.added or result.replaced or result.removed):
+        line = f"unchanged, skipped (hash {short(cache.tree_digest(run_dirs, project.root))}): {line}"
     return StageSummary("ingest", line), result
 
 
@@ -170,26 +212,63 @@ def remove(project: Project, store: Store, run: str, *, reason: str, date: str) 
     return StageSummary("remove", f"store revision {revision}: {run} removed ({reason})")
 
 
-def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
-    """Benchmarks in the store with their runs, as the grading stage reads them."""
+def stored_benchmarks(store: Store, cache: BuildCache | None = None) -> dict[str, tuple[Benchmark, list]]:
+    """Benchmarks in the store with their runs, as the grading stage reads them (``cache``: see load_runs)."""
     snapshot = store.snapshot()
     if not (snapshot / "benchmarks").is_dir():
         return {}
     benchmarks = load_benchmarks(snapshot)
-    return {name: (b, load_runs(store.run_dirs(name), benchmarks)) for name, b in benchmarks.items()}
+    return {name: (b, load_runs(store.run_dirs(name), benchmarks, cache=cache)) for name, b in benchmarks.items()}
 
 
-def grade(project: Project, store: Store, *, progress: bool = True) -> StageSummary:
+def unless_done(
+    cache: BuildCache, stage: str, key: str, outputs: Callable[[], str], work: Callable[[], StageSummary]
+) -> StageSummary:
+    """Run ``work`` unless ``stage`` last succeeded with ``key`` and its outputs (digest ``outputs()``) are intact.
+
+    A stage that warned is not remembered: what it could not do (a judge
+    that did not answer) is tried again next time.
+    """
+    if cache.stage_done(stage, key, outputs()):
+        return StageSummary(stage, f"unchanged, skipped (hash {short(key)})")
+    summary = work()
+    if not summary.warnings:
+        cache.record_stage(stage, key, outputs())
+    return summary
+
+
+def grade_stage(
+    project: Project, store: Store, *, progress: bool = True, cache: BuildCache | None = None
+) -> StageSummary:
+    """:func:`grade`, skipped when the code, the store and the snapshot's content are those it last graded."""
+    cache = cache or open_cache(project)
+    snapshot = store.snapshot()
+    key = digest("grade", code_digest(), store.describe(), store.revision(), cache.tree_digest([snapshot], snapshot))
+    outputs = [project.scored_dir(), project.build_dir / SOURCE_FILE]
+    return unless_done(
+        cache,
+        "grade",
+        key,
+        lambda: cache.tree_digest(outputs, project.root),
+        lambda: grade(project, store, progress=progress, build_cache=cache),
+    )
+
+
+def grade(
+    project: Project, store: Store, *, progress: bool = True, build_cache: BuildCache | None = None
+) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
     Verdicts are read from and saved through the store, never into the
     snapshot it reads, and never change its revision. Records in build/ which
-    store revision it read: publish commits on exactly that one.
+    store revision it read: publish commits on exactly that one. Runs found
+    in ``build_cache`` are not validated again (:func:`grade_stage` skips the
+    whole grade when nothing changed).
     """
     revision = store.revision()
     cache = VerdictCache(store)
     total, written, warnings = 0, set(), []
-    for name, (benchmark, runs) in stored_benchmarks(store).items():
+    for name, (benchmark, runs) in stored_benchmarks(store, build_cache).items():
         tables = grade_with_bar(benchmark, runs, cache, progress=progress)
         written.update(write_scored(tables, project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in tables.notes]
@@ -237,12 +316,28 @@ def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
     return load_human_labels(path) if path is not None and path.is_file() else None
 
 
-def stats(project: Project, *, seed: int = SEED) -> StageSummary:
+def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None) -> StageSummary:
     """Analyse every scored benchmark into build/stats/<benchmark>/*.csv.
 
     Each stats folder also records (``store-source.json``) the store revision
     its scored table was graded from, so that a release can tell stale tables.
+    Skipped when the scored and verdict tables, the seed and the code are
+    those of the last stats and its tables are as it left them (``cache``).
     """
+    cache = cache or open_cache(project)
+    inputs = [project.scored_dir(), project.build_dir / SOURCE_FILE]
+    key = digest("stats", code_digest(), str(seed), cache.tree_digest(inputs, project.root))
+    outputs = project.stats_root()
+    return unless_done(
+        cache,
+        "stats",
+        key,
+        lambda: cache.tree_digest([outputs], project.root),
+        lambda: _analyse_all(project, seed),
+    )
+
+
+def _analyse_all(project: Project, seed: int) -> StageSummary:
     names = []
     scored_dir, graded = project.scored_dir(), read_source(project.build_dir)
     for name in benchmark_names(scored_dir):
@@ -289,14 +384,44 @@ def _shown(project: Project, path: Path) -> str:
     return path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
 
 
-def render(project: Project, store: Store, *, release: str | None = None) -> StageSummary:
+def render(
+    project: Project, store: Store, *, release: str | None = None, cache: BuildCache | None = None
+) -> StageSummary:
     """Write the pages and charts, then build the static site into site/.
 
     ``release`` (set by ``dualboard release``) names the version being
     deployed: its Downloads page carries that release's files, and the mike
-    version selector is on.
+    version selector is on. Skipped when every input (build/stats,
+    build/scored, the site sources, the store's snapshot, the code and
+    MkDocs' version) is what the last render read and site/ is as it left it
+    (``cache``).
+
+    ``mkdocs build --dirty`` is not used: it leaves pages it does not rebuild
+    with a stale navigation, and mkdocs-material's search index then holds
+    only the rebuilt pages (squidfunk/mkdocs-material#7638).
     """
-    results = analysed_results(project, store)
+    cache = cache or open_cache(project)
+    snapshot = store.snapshot()
+    inputs = [project.stats_root(), project.scored_dir(), *(project.root / name for name in SITE_SOURCES)]
+    tools = [f"{name} {metadata.version(name)}" for name in ("mkdocs", "mkdocs-material")]
+    key = digest(
+        "render",
+        code_digest(),
+        *tools,
+        release or "",
+        store.describe(),
+        store.revision(),
+        cache.tree_digest(inputs, project.root),
+        cache.tree_digest([snapshot], snapshot),
+    )
+    site = project.site_dir
+    return unless_done(
+        cache, "render", key, lambda: listing_digest(site), lambda: _render(project, store, release, cache)
+    )
+
+
+def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
+    results = analysed_results(project, store, cache)
     content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
     config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(config, project.site_dir)
@@ -305,9 +430,10 @@ def render(project: Project, store: Store, *, release: str | None = None) -> Sta
     )
 
 
-def analysed_results(project: Project, store: Store) -> list[BenchmarkResults]:
+def analysed_results(project: Project, store: Store, cache: BuildCache | None = None) -> list[BenchmarkResults]:
     """What the render shows of each stored benchmark that has statistics, refusing any built from another revision."""
-    shown = {name: entry for name, entry in stored_benchmarks(store).items() if project.stats_dir(name).is_dir()}
+    stored = stored_benchmarks(store, cache)
+    shown = {name: entry for name, entry in stored.items() if project.stats_dir(name).is_dir()}
     check_current(project, store, list(shown))
     return [benchmark_results(project, b, runs) for b, runs in shown.values()]
 
@@ -338,6 +464,6 @@ def release(project: Project, store: Store, version: str, *, released: str, push
     freeze.check_built(project, list(stored))
     check_current(project, store, list(stored))
     folder = freeze.freeze(project, store, version, stored, released=released)
-    render(project, store, release=version)
+    render(project, store, release=version, cache=BuildCache.empty(None))  # mike deploys what it writes: always write
     deploy_site(project.build_dir / "mkdocs.yml", project.root, version, push=push)
     return freeze.ReleaseResult(version, folder, sum(1 for p in folder.rglob("*") if p.is_file()), push)

@@ -60,6 +60,11 @@ class Project:
         return self.root / STATE_DIR / "hub-pending"
 
     @property
+    def build_cache_file(self) -> Path:
+        """What the last builds did, by content hash (:mod:`dualboard.build_cache`): the work a build may skip."""
+        return self.root / STATE_DIR / "build-cache.json"
+
+    @property
     def build_dir(self) -> Path:
         """Intermediate files: scored/, stats/, docs/."""
         return self.root / "build"
@@ -73,9 +78,13 @@ class Project:
         """``build/scored/``: one Parquet file per benchmark."""
         return self.build_dir / "scored"
 
+    def stats_root(self) -> Path:
+        """``build/stats/``: one folder per benchmark."""
+        return self.build_dir / "stats"
+
     def stats_dir(self, benchmark: str) -> Path:
         """``build/stats/<benchmark>/``: the stats tables as CSV."""
-        return self.build_dir / "stats" / benchmark
+        return self.stats_root() / benchmark
 
     def generated_dirs(self) -> tuple[Path, ...]:
         """Folders the build writes itself (build/, site/, .dualboard/); never committed."""

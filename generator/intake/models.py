@@ -7,6 +7,7 @@ Questions and predictions stay plain dicts with exactly the fields of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,9 @@ class Run:
     """Folder name, a valid name (:data:`dualboard.names.RUN_ID`)."""
     metadata: dict[str, Any]
     """Parsed ``metadata.yaml`` (model, submitter, date, decoding, rounds, ...)."""
-    predictions: tuple[dict[str, Any], ...]
-    """Rows of ``predictions.jsonl`` with ``round`` filled in (default 0)."""
+    predictions: Sequence[dict[str, Any]]
+    """Rows of ``predictions.jsonl`` with ``round`` filled in (default 0): a tuple, or for a run validated by an
+    earlier build a sequence that reads them on first use (``dualboard.intake.validate.DeferredPredictions``)."""
 
     @property
     def model(self) -> str:

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import product
 from pathlib import Path
 from typing import Any
 
+from dualboard.build_cache import BuildCache, code_digest, digest
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.models import Benchmark, Run
@@ -137,6 +140,7 @@ def check_runs(
     limits: Limits = Limits(),
     *,
     submissions_root: Path | None = None,
+    cache: BuildCache | None = None,
 ) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
@@ -144,14 +148,26 @@ def check_runs(
     (``<benchmark>/<run_id>/`` directly under it). Runs are compared with each
     other whether or not they have errors of their own, so a clash of run ids
     is reported together with everything else.
+
+    With a ``cache``, a run whose files, benchmark definitions, limits and
+    validating code are those of a run that passed before without a finding
+    is not read again (:func:`_run_key`): its predictions are read on first
+    use (:class:`DeferredPredictions`), and the checks of its folder's place
+    and of clashing ids still run.
     """
-    checks = [_check_run(run_dir, benchmarks, limits, submissions_root) for run_dir in run_dirs]
+    benchmarks_key = _benchmarks_key(benchmarks, cache) if cache is not None else None
+    checks = [_check_run(run_dir, benchmarks, limits, submissions_root, cache, benchmarks_key) for run_dir in run_dirs]
     findings = [f for check in checks for f in check.findings] + _duplicate_findings(checks)
     return ValidationReport(tuple(c.run for c in checks if c.run is not None), tuple(findings))
 
 
 def validate_submissions(
-    data_dir: Path, paths: list[Path], submissions_root: Path, limits: Limits = Limits()
+    data_dir: Path,
+    paths: list[Path],
+    submissions_root: Path,
+    limits: Limits = Limits(),
+    *,
+    cache: BuildCache | None = None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -159,7 +175,7 @@ def validate_submissions(
     ``submissions/``: a link anywhere in them is a finding, and so is a run
     folder at the wrong depth (it would be silently skipped). A broken
     benchmark definition comes back as findings too, so ``--format json``
-    always prints one JSON document.
+    always prints one JSON document. ``cache``: see :func:`check_runs`.
     """
     findings = [
         *untrusted_findings(data_dir),
@@ -170,7 +186,7 @@ def validate_submissions(
         benchmarks = load_benchmarks(data_dir)
     except InvalidInputError as exc:
         return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
-    report = check_runs(find_run_dirs(paths), benchmarks, limits, submissions_root=submissions_root)
+    report = check_runs(find_run_dirs(paths), benchmarks, limits, submissions_root=submissions_root, cache=cache)
     return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
 
 
@@ -199,9 +215,10 @@ def load_runs(
     limits: Limits = Limits(),
     *,
     submissions_root: Path | None = None,
+    cache: BuildCache | None = None,
 ) -> list[Run]:
-    """Check every run folder; return the runs, or raise once with every finding."""
-    report = check_runs(run_dirs, benchmarks, limits, submissions_root=submissions_root)
+    """Check every run folder; return the runs, or raise once with every finding (``cache``: see check_runs)."""
+    report = check_runs(run_dirs, benchmarks, limits, submissions_root=submissions_root, cache=cache)
     if not report.ok:
         raise InvalidInputError(list(report.findings))
     return list(report.runs)
@@ -252,12 +269,17 @@ def check_run(
     Bad input never raises: every problem, however the file is broken, comes
     back as a Finding naming the file, the field and the fix.
     """
-    check = _check_run(run_dir, benchmarks, limits, submissions_root)
+    check = _check_run(run_dir, benchmarks, limits, submissions_root, None, None)
     return check.run, list(check.findings)
 
 
 def _check_run(
-    run_dir: Path, benchmarks: dict[str, Benchmark], limits: Limits, submissions_root: Path | None
+    run_dir: Path,
+    benchmarks: dict[str, Benchmark],
+    limits: Limits,
+    submissions_root: Path | None,
+    cache: BuildCache | None,
+    benchmarks_key: str | None,
 ) -> _RunCheck:
     """Every check of one run in one pass: a wrong field never hides the checks that do not depend on it.
 
@@ -269,11 +291,17 @@ def _check_run(
     findings = _check_run_id(run_dir) + _location_findings(run_dir, submissions_root)
     if any(f.field == "path" and f.severity == "error" for f in findings):
         return _RunCheck(run_dir, None, None, tuple(findings))  # never read through a link or outside submissions/
+    key = _run_key(run_dir, benchmarks_key, limits, cache) if cache is not None and benchmarks_key else None
     metadata = _read_metadata(run_dir / METADATA, limits)
     findings += metadata.findings
     benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
     rounds = metadata.fields.get("rounds")
     older = benchmark is not None and benchmark.answers_older_version(metadata.fields)
+    known = cache.validated(key) if cache is not None and key is not None else None
+    if known is not None and benchmark is not None and not findings:
+        predictions = DeferredPredictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older, known)
+        run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=predictions)
+        return _RunCheck(run_dir, run, benchmark.name, ())
     answers = _read_predictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older=older)
     findings += answers.findings + _provenance_findings(run_dir / PROVENANCE, limits)
     if (
@@ -284,7 +312,105 @@ def _check_run(
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata.findings:
         return _RunCheck(run_dir, None, name, tuple(findings))
     run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=tuple(answers.rows))
+    if (
+        cache is not None
+        and key is not None
+        and not findings
+        and key == _run_key(run_dir, benchmarks_key, limits, cache)
+    ):
+        cache.add_validated(key, len(answers.rows))  # the bytes read are the bytes hashed: unchanged since the key
     return _RunCheck(run_dir, run, name, tuple(findings))
+
+
+def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str | None:
+    """Digest of every benchmark definition's folder (a run is checked against them); None when one has no folder."""
+    if any(b.path is None for b in benchmarks.values()):
+        return None
+    try:
+        return digest(*(f"{n}\0{cache.tree_digest([b.path], b.path)}" for n, b in sorted(benchmarks.items())))
+    except OSError:
+        return None
+
+
+def _run_key(run_dir: Path, benchmarks_key: str, limits: Limits, cache: BuildCache) -> str | None:
+    """What a run's validation depends on: the code, the benchmarks, the limits, the folder's names and bytes.
+
+    None — validate in full, and remember nothing — for any folder the full
+    check could refuse without reading: an entry that is not a regular file
+    (a link could point at a FIFO), a file it does not expect, one over its
+    size limit.
+    """
+    sizes = {
+        METADATA: limits.metadata_bytes,
+        PREDICTIONS: limits.predictions_bytes,
+        PROVENANCE: limits.provenance_bytes,
+    }
+    parts = [code_digest(), benchmarks_key, repr(limits), run_dir.parent.name, run_dir.name]
+    try:
+        with os.scandir(run_dir) as found:
+            entries = sorted(found, key=lambda e: e.name)
+        for entry in entries:
+            if not entry.is_file(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_size > sizes.get(
+                entry.name, -1
+            ):
+                return None
+            parts += [entry.name, cache.file_digest(Path(entry.path))]
+    except OSError:
+        return None
+    return digest(*parts)
+
+
+@dataclass(frozen=True, eq=False)
+class DeferredPredictions(Sequence):
+    """The rows of a predictions.jsonl that passed validation before, read when first used.
+
+    A no-change build never needs them (its stages are skipped), so a run
+    found in the validation cache costs a hash, not a parse. Reading checks
+    the file again, every check, and raises if it no longer passes (it was
+    changed after the build hashed it).
+    """
+
+    path: Path
+    benchmark: Benchmark
+    rounds: int
+    limits: Limits
+    older: bool
+    count: int
+    """Answers the file held when it was validated: ``len()`` without reading it."""
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index):
+        return self.rows[index]
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @cached_property
+    def rows(self) -> tuple[dict[str, Any], ...]:
+        """The rows, as a full validation returns them."""
+        answers = _read_predictions(self.path, self.benchmark, self.rounds, self.limits, older=self.older)
+        errors = [f for f in answers.findings if f.severity == "error"]
+        if errors or len(answers.rows) != self.count:
+            raise InvalidInputError(
+                errors
+                or [
+                    Finding(
+                        str(self.path),
+                        None,
+                        "-",
+                        f"holds {len(answers.rows)} answers, {self.count} when it was validated in this build",
+                        "do not edit submissions while a build runs; build again",
+                    )
+                ]
+            )
+        return tuple(answers.rows)
 
 
 def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Finding]:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import RUN_FILES
@@ -162,25 +163,29 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
     anywhere on the way (``human_labels.csv -> /proc/self/environ``) raises
     instead of putting what it points at into the store.
     """
-    files: list[StagedFile] = []
-    used = sorted({d.parent.name for d in run_dirs})
-    for name in used:
+    return [
+        StagedFile(logical, read_regular(source, root=source.parent.parent.parent))
+        for logical, source in staged_sources(run_dirs, benchmarks)
+    ]
+
+
+def staged_sources(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list[tuple[str, Path]]:
+    """The files of :func:`staged_files` as (logical path, file to read), read nothing.
+
+    A file that exists counts, a link included (reading it is refused).
+    """
+    sources: list[tuple[str, Path]] = []
+    for name in sorted({d.parent.name for d in run_dirs}):
         folder = benchmarks[name].path
         if folder is not None:
-            files += _read_present(folder, BENCHMARK_FILES, f"{BENCHMARKS}/{name}")
+            sources += _present(folder, BENCHMARK_FILES, f"{BENCHMARKS}/{name}")
     for run_dir in run_dirs:
-        files += _read_present(run_dir, RUN_FILES, f"{RUNS}/{run_dir.parent.name}/{run_dir.name}")
-    return files
+        sources += _present(run_dir, RUN_FILES, f"{RUNS}/{run_dir.parent.name}/{run_dir.name}")
+    return sources
 
 
-def _read_present(folder: Path, names: tuple[str, ...], logical: str) -> list[StagedFile]:
-    """Read the files of ``names`` that exist in ``folder`` (a link counts as existing, and is refused)."""
-    root = folder.parent.parent
-    return [
-        StagedFile(f"{logical}/{name}", read_regular(folder / name, root=root))
-        for name in names
-        if os.path.lexists(folder / name)
-    ]
+def _present(folder: Path, names: tuple[str, ...], logical: str) -> list[tuple[str, Path]]:
+    return [(f"{logical}/{name}", folder / name) for name in names if os.path.lexists(folder / name)]
 
 
 def check_logical_path(path: str, where: str) -> str:
@@ -280,13 +285,15 @@ class Store(ABC):
         benchmarks: dict[str, Benchmark],
         *,
         removal_date: Callable[[str], str] | None = None,
+        cache: BuildCache | None = None,
     ) -> IngestResult:
         """Validate and add runs in one atomic step; raise and change nothing on any problem.
 
         With ``removal_date``, ``run_dirs`` is every run there is
         (``submissions/`` is the source of truth): stored runs not among them
         leave in the same step, recorded as removed on
-        ``removal_date("benchmark/run_id")`` (``YYYY-MM-DD``).
+        ``removal_date("benchmark/run_id")`` (``YYYY-MM-DD``). With a ``cache``,
+        runs validated before are not read again (:func:`dualboard.intake.validate.check_runs`).
         """
 
     @abstractmethod

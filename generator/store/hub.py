@@ -47,6 +47,7 @@ from huggingface_hub.errors import (
 )
 from tqdm.auto import tqdm
 
+from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError, StoreConflictError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
@@ -280,8 +281,9 @@ class HubStore(Store):
         benchmarks: dict[str, Benchmark],
         *,
         removal_date: Callable[[str], str] | None = None,
+        cache: BuildCache | None = None,
     ) -> IngestResult:
-        load_runs(run_dirs, benchmarks)
+        load_runs(run_dirs, benchmarks, cache=cache)
         wanted = staged_files(run_dirs, benchmarks)
         head = self.head(create=True)
         base = self.snapshot(head)

@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
@@ -41,6 +42,7 @@ from dualboard.store.base import (
     leaving_paths,
     same_bytes,
     staged_files,
+    staged_sources,
 )
 from dualboard.store.lock import LOCK_TIMEOUT_S, exclusive
 from dualboard.store.tree import build_tree, write_failed
@@ -90,12 +92,17 @@ class LocalStore(Store):
         benchmarks: dict[str, Benchmark],
         *,
         removal_date: Callable[[str], str] | None = None,
+        cache: BuildCache | None = None,
     ) -> IngestResult:
-        load_runs(run_dirs, benchmarks)
-        wanted = staged_files(run_dirs, benchmarks)
+        load_runs(run_dirs, benchmarks, cache=cache)
         with exclusive(self.root / LOCK, what="ingest", timeout_s=self.lock_timeout_s):
             self._recover()
             base = self.snapshot()
+            if cache is not None and _holds(base, run_dirs, benchmarks, cache, removal_date):
+                return IngestResult(
+                    self.revision(), (), (), tuple(sorted(f"{d.parent.name}/{d.name}" for d in run_dirs))
+                )
+            wanted = staged_files(run_dirs, benchmarks)
             added, replaced, unchanged = classify(base, wanted)
             gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
             if not added and not replaced and not gone and all(same_bytes(base, f) for f in wanted):
@@ -148,6 +155,29 @@ class LocalStore(Store):
         older = sorted(p for p in (self.root / SNAPSHOTS).iterdir() if p.name.isdigit() and p.name < current)
         for old in older[: max(0, len(older) - (KEEP_SNAPSHOTS - 1))]:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _holds(
+    base: Path,
+    run_dirs: list[Path],
+    benchmarks: dict[str, Benchmark],
+    cache: BuildCache,
+    removal_date: Callable[[str], str] | None,
+) -> bool:
+    """Whether the snapshot at ``base`` already holds these runs' files (by content hash) and no run leaves.
+
+    Then the ingest is a no-op found without reading a file into memory: the
+    digests of unchanged files are remembered (:class:`BuildCache`). Any
+    doubt (a file that is not a regular one) answers no, and the full ingest
+    decides.
+    """
+    try:
+        for logical, source in staged_sources(run_dirs, benchmarks):
+            if cache.file_digest(base / logical) != cache.file_digest(source):
+                return False
+    except OSError:
+        return False
+    return removal_date is None or not departures(base, run_dirs, removal_date)
 
 
 def _swap_symlink(link: Path, target: str) -> None:

@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
@@ -122,6 +123,7 @@ class StagedHubStore(Store):
         benchmarks: dict[str, Benchmark],
         *,
         removal_date: Callable[[str], str] | None = None,
+        cache: BuildCache | None = None,
     ) -> IngestResult:
         """Stage the runs the Hub's base commit lacks (and, with ``removal_date``, the removal of
         those ``run_dirs`` lacks); the Hub itself is only read.
@@ -129,7 +131,7 @@ class StagedHubStore(Store):
         An overlay already holding exactly these changes on the same base is
         kept; the saved verdicts are kept in any case.
         """
-        load_runs(run_dirs, benchmarks)
+        load_runs(run_dirs, benchmarks, cache=cache)
         wanted = staged_files(run_dirs, benchmarks)
         base_commit = self.hub.base_commit()
         base = self.hub.snapshot(base_commit)

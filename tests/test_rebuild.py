@@ -1,0 +1,214 @@
+"""Rebuilds redo only what changed: `dualboard build` as a subprocess, each cache proven both ways.
+
+An unchanged input skips the stage (its line says so, and its outputs keep
+their modification times); a one-byte change to a prediction, benchmark.yaml,
+a site_src page or the seed redoes exactly the stages that read it, and the
+result equals a build from scratch of the same inputs, read back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dualboard.build_cache import BuildCache
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.validate import DeferredPredictions, check_runs, find_run_dirs
+from dualboard.project import Project
+from tests.conftest import git_repository, tree_bytes, write_run
+
+STAGES = ("ingest", "grade", "stats", "render")
+INPUTS = ("data", "submissions", "site_src", "mkdocs.yml")
+
+
+def build(root: Path, *args: str) -> str:
+    """Run `dualboard build` on ``root``; return its output (it must succeed)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", "build", "--root", str(root), "--no-progress", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def skipped(output: str) -> set[str]:
+    """The stages whose line says they were skipped."""
+    return {
+        s
+        for s in STAGES
+        if any(line.strip().startswith(f"{s}: unchanged, skipped (hash ") for line in output.splitlines())
+    }
+
+
+def outputs_mtimes(root: Path) -> dict[str, int]:
+    """Modification times of everything the stages write (store snapshots, build/, site/)."""
+    folders = [
+        root / ".dualboard" / "store" / "snapshots",
+        root / "build" / "scored",
+        root / "build" / "stats",
+        root / "site",
+    ]
+    return {str(p): p.stat().st_mtime_ns for folder in folders for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def assert_same_build(root: Path, scratch: Path) -> None:
+    """build/scored (read back), build/stats and site/ of ``root`` equal those of ``scratch``."""
+    for path in sorted((scratch / "build" / "scored").glob("*.parquet")):
+        pd.testing.assert_frame_equal(pd.read_parquet(root / "build" / "scored" / path.name), pd.read_parquet(path))
+    assert tree_bytes(root / "build" / "stats") == tree_bytes(scratch / "build" / "stats")
+    site, fresh = tree_bytes(root / "site"), tree_bytes(scratch / "site")
+    site = {k: v for k, v in site.items() if not k.endswith(".gz")}  # gzip headers carry the time written
+    assert site == {k: v for k, v in fresh.items() if not k.endswith(".gz")}
+
+
+def from_scratch(root: Path, dest: Path, *args: str) -> Path:
+    """A fresh folder with the inputs of ``root``, built from nothing."""
+    dest.mkdir()
+    for name in INPUTS:
+        if (root / name).is_dir():
+            shutil.copytree(root / name, dest / name)
+        elif (root / name).is_file():
+            shutil.copyfile(root / name, dest / name)
+    build(dest, *args)
+    return dest
+
+
+@pytest.fixture
+def board(tiny_root: Path) -> Path:
+    """The tiny board with a site_src page of its own, built once."""
+    (tiny_root / "site_src").mkdir()
+    (tiny_root / "site_src" / "about.md").write_text("# About\n\nA board for the rebuild tests.\n", "utf-8")
+    write_run(tiny_root, "run-b")
+    build(tiny_root)
+    return tiny_root
+
+
+def test_no_change_build_skips_every_stage_and_writes_nothing(board):
+    before = outputs_mtimes(board)
+    output = build(board)
+    assert skipped(output) == set(STAGES), output
+    assert "2 of them unchanged, skipped (hash " in output
+    assert outputs_mtimes(board) == before
+
+
+def test_force_redoes_every_stage(board):
+    output = build(board, "--force")
+    assert skipped(output) == {"ingest"}, output  # a store that holds every file is never rewritten, forced or not
+    assert "unchanged" not in output.splitlines()[0]
+
+
+def test_a_deleted_page_or_table_redoes_its_stage(board, tmp_path):
+    (board / "site" / "about" / "index.html").unlink()
+    (board / "build" / "stats" / "tiny" / "models.csv").unlink()
+    output = build(board)
+    assert skipped(output) == {"ingest", "grade"}, output
+    assert_same_build(board, from_scratch(board, tmp_path / "scratch"))
+
+
+@pytest.mark.parametrize("garbage", [b"{not json", b'{"format": 1, "stages": [1], "files": {"x": 3}}'])
+def test_a_corrupt_cache_means_full_work_and_the_same_result(board, tmp_path, garbage):
+    Project(board).build_cache_file.write_bytes(garbage)
+    output = build(board)
+    assert skipped(output) == {"ingest"}, output  # the store compares by content: holding the runs is no cache
+    assert_same_build(board, from_scratch(board, tmp_path / "scratch"))
+
+
+def _edit(path: Path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert data.count(old) == 1, (path, old)
+    path.write_bytes(data.replace(old, new))
+
+
+CHANGES = {
+    # what changes: (edit of the board, extra build arguments, stages that must be skipped)
+    "prediction": (
+        lambda r: _edit(r / "submissions/tiny/run-b/predictions.jsonl", b'"judge": 40', b'"judge": 41'),
+        (),
+        set(),
+    ),
+    "benchmark.yaml": (
+        lambda r: _edit(r / "data/benchmarks/tiny/benchmark.yaml", b"Three questions.", b"Three questions!"),
+        (),
+        set(),
+    ),
+    "site_src page": (
+        lambda r: _edit(r / "site_src/about.md", b"rebuild tests.", b"rebuild tests!"),
+        (),
+        {"ingest", "grade", "stats"},
+    ),
+    "seed": (lambda r: None, ("--seed", "8"), {"ingest", "grade"}),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_one_byte_change_redoes_what_reads_it_and_equals_a_fresh_build(board, tmp_path, change):
+    edit, args, still_skipped = CHANGES[change]
+    edit(board)
+    output = build(board, *args)
+    assert skipped(output) == still_skipped, output
+    assert_same_build(board, from_scratch(board, tmp_path / "scratch", *args))
+    assert skipped(build(board, *args)) == set(STAGES)  # and the new state is remembered
+
+
+def test_a_committed_cache_file_is_refused_by_validate(board):
+    git_repository(board)
+    subprocess.run(["git", "-C", str(board), "add", "-f", ".dualboard/build-cache.json"], check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", "validate", "--root", str(board)], capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    assert ".dualboard/build-cache.json: path: is a generated file committed to the repository" in proc.stdout
+
+
+# -- the validation cache, through the library ------------------------------------------------------------------
+
+
+def _check(root: Path, cache: BuildCache):
+    benchmarks = load_benchmarks(root / "data")
+    return check_runs(find_run_dirs([root / "submissions"]), benchmarks, cache=cache)
+
+
+def test_a_run_validated_before_is_not_read_again_and_gives_the_same_rows(tiny_root):
+    cache = BuildCache(None)
+    first = _check(tiny_root, cache)
+    again = _check(tiny_root, cache)
+    assert not isinstance(first.runs[0].predictions, DeferredPredictions)
+    assert isinstance(again.runs[0].predictions, DeferredPredictions)
+    assert again.runs == first.runs
+    assert again.runs[0].predictions == first.runs[0].predictions
+
+
+def test_an_invalid_run_is_never_remembered(tiny_root):
+    bad = write_run(tiny_root, "run-bad", raw_lines=[b"{not json"])
+    cache = BuildCache(None)
+    for _ in range(2):
+        report = _check(tiny_root, cache)
+        assert any(f.file == str(bad / "predictions.jsonl") for f in report.errors)
+
+
+def test_a_file_changed_after_validation_is_checked_when_read(tiny_root):
+    cache = BuildCache(None)
+    _check(tiny_root, cache)
+    run = _check(tiny_root, cache).runs[0]
+    path = tiny_root / "submissions" / "tiny" / "run-a" / "predictions.jsonl"
+    path.write_bytes(path.read_bytes() + b"{not json\n")
+    with pytest.raises(Exception, match="invalid JSON"):
+        list(run.predictions)
+
+
+def test_a_file_rewritten_with_the_same_size_and_mtime_is_hashed_again(tmp_path):
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"one")
+    cache = BuildCache(None)
+    first = cache.file_digest(path)
+    stamp = path.stat()
+    path.write_bytes(b"two")  # same size, possibly the same mtime tick
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert cache.file_digest(path) != first
