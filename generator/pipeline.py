@@ -174,6 +174,7 @@ def ingest(
     benchmarks = load_benchmarks(project.data_dir)
     today = today or dt.datetime.now(dt.UTC).date().isoformat()
     run_dirs = find_run_dirs([project.submissions_dir])
+    before = store.revision()
     result = store.ingest(
         run_dirs, benchmarks, removal_date=lambda run: project.deletion_date(run) or today, cache=cache
     )
@@ -182,7 +183,7 @@ def ingest(
         f"store revision {result.revision}: {len(result.added)} added, "
         f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged, {len(result.removed)} removed"
     )
-    if not (result.added or result.replaced or result.removed):
+    if result.revision == before:  # nothing new: not a file was written
         line = f"unchanged, skipped (hash {short(cache.tree_digest(run_dirs, project.root))}): {line}"
     return StageSummary("ingest", line), result
 

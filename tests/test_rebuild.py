@@ -62,7 +62,10 @@ def assert_same_build(root: Path, scratch: Path) -> None:
     """build/scored (read back), build/stats and site/ of ``root`` equal those of ``scratch``."""
     for path in sorted((scratch / "build" / "scored").glob("*.parquet")):
         pd.testing.assert_frame_equal(pd.read_parquet(root / "build" / "scored" / path.name), pd.read_parquet(path))
-    assert tree_bytes(root / "build" / "stats") == tree_bytes(scratch / "build" / "stats")
+    stats, fresh_stats = tree_bytes(root / "build" / "stats"), tree_bytes(scratch / "build" / "stats")
+    for tables in (stats, fresh_stats):  # it names the store by its folder, which differs
+        del tables["tiny/store-source.json"]
+    assert stats == fresh_stats
     site, fresh = tree_bytes(root / "site"), tree_bytes(scratch / "site")
     site = {k: v for k, v in site.items() if not k.endswith(".gz")}  # gzip headers carry the time written
     assert site == {k: v for k, v in fresh.items() if not k.endswith(".gz")}
