@@ -19,6 +19,8 @@ from dualboard.names import RUN_ID_RULE, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, read_regular
 
 QUESTION_TYPES = ("multiple_choice", "open")
+DEFINITION_FILES = ("benchmark.yaml", "questions.jsonl", LABELS_FILE)
+"""The files of ``data/benchmarks/<name>/`` that define a benchmark: what the loader reads and the store keeps."""
 MAX_QUESTIONS_BYTES = 200 * 1024 * 1024
 """Largest questions.jsonl or human_labels.csv read (benchmarks of 10⁵ questions stay far below)."""
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from dualboard.build_cache import BuildCache, code_digest, digest
 from dualboard.errors import Finding, InvalidInputError
-from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.benchmark import DEFINITION_FILES, load_benchmarks
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.prediction_decoder import confirmed_row
 from dualboard.intake.schemas import schema_findings
@@ -323,11 +323,16 @@ def _check_run(
 
 
 def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str | None:
-    """Digest of every benchmark definition's folder (a run is checked against them); None when one has no folder."""
+    """Digest of every benchmark's definition files (runs are checked against them); None when one has no folder."""
     if any(b.path is None for b in benchmarks.values()):
         return None
     try:
-        return digest(*(f"{n}\0{cache.tree_digest([b.path], b.path)}" for n, b in sorted(benchmarks.items())))
+        return digest(
+            *(
+                f"{name}\0{cache.tree_digest([b.path / file for file in DEFINITION_FILES], b.path)}"
+                for name, b in sorted(benchmarks.items())
+            )
+        )
     except OSError:
         return None
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError
+from dualboard.intake.benchmark import DEFINITION_FILES
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import RUN_FILES
 from dualboard.names import is_run_name
@@ -28,7 +29,6 @@ REMOVED = "removed"
 REMOVAL_FORMAT = 1
 MAX_REASON_CHARS = 500
 """Longest removal reason: one or two sentences on the changelog."""
-BENCHMARK_FILES = ("benchmark.yaml", "questions.jsonl", "human_labels.csv")
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ def staged_sources(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> li
     for name in sorted({d.parent.name for d in run_dirs}):
         folder = benchmarks[name].path
         if folder is not None:
-            sources += _present(folder, BENCHMARK_FILES, f"{BENCHMARKS}/{name}")
+            sources += _present(folder, DEFINITION_FILES, f"{BENCHMARKS}/{name}")
     for run_dir in run_dirs:
         sources += _present(run_dir, RUN_FILES, f"{RUNS}/{run_dir.parent.name}/{run_dir.name}")
     return sources
