@@ -174,7 +174,6 @@ def ingest(
     benchmarks = load_benchmarks(project.data_dir)
     today = today or dt.datetime.now(dt.UTC).date().isoformat()
     run_dirs = find_run_dirs([project.submissions_dir])
-    before = store.revision()
     result = store.ingest(
         run_dirs, benchmarks, removal_date=lambda run: project.deletion_date(run) or today, cache=cache
     )
@@ -183,7 +182,7 @@ def ingest(
         f"store revision {result.revision}: {len(result.added)} added, "
         f"{len(result.replaced)} replaced, {len(result.unchanged)} unchanged, {len(result.removed)} removed"
     )
-    if result.revision == before:  # nothing new: not a file was written
+    if result.skipped:
         line = f"unchanged, skipped (hash {short(cache.tree_digest(run_dirs, project.root))}): {line}"
     return StageSummary("ingest", line), result
 
@@ -246,13 +245,15 @@ def grade_stage(
     snapshot = store.snapshot()
     key = digest("grade", code_digest(), store.describe(), store.revision(), cache.tree_digest([snapshot], snapshot))
     outputs = [project.scored_dir(), project.build_dir / SOURCE_FILE]
-    return unless_done(
+    summary = unless_done(
         cache,
         "grade",
         key,
         lambda: cache.tree_digest(outputs, project.root),
         lambda: grade(project, store, progress=progress, build_cache=cache),
     )
+    skipped = summary.line.startswith("unchanged")
+    return StageSummary("grade", summary.line + _waiting(store)) if skipped else summary
 
 
 def grade(
@@ -276,9 +277,15 @@ def grade(
         total += len(tables.scored)
     _remove_stale(project.scored_dir(), written)
     record_source(project.build_dir, store.describe(), revision)
+    return StageSummary(
+        "grade", f"{total} answers graded into {project.scored_dir()}{_waiting(store)}", tuple(warnings)
+    )
+
+
+def _waiting(store: Store) -> str:
+    """The end of the grade line: how many saved verdict parts still wait for publish, if any."""
     waiting = len(store.waiting_verdicts())
-    note = f"; {waiting} verdict part(s) wait in {store.verdict_root()} for `dualboard publish`" if waiting else ""
-    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}{note}", tuple(warnings))
+    return f"; {waiting} verdict part(s) wait in {store.verdict_root()} for `dualboard publish`" if waiting else ""
 
 
 def _remove_stale(scored_dir: Path, written: set[Path]) -> None:

@@ -45,6 +45,8 @@ class IngestResult:
     """Runs already stored byte for byte."""
     removed: tuple[str, ...] = ()
     """Runs that left the store (their folder is gone from ``submissions/``)."""
+    skipped: bool = False
+    """True when the store held every file already, compared by content hash: nothing was copied or written."""
 
 
 @dataclass(frozen=True)

@@ -99,9 +99,8 @@ class LocalStore(Store):
             self._recover()
             base = self.snapshot()
             if cache is not None and _holds(base, run_dirs, benchmarks, cache, removal_date):
-                return IngestResult(
-                    self.revision(), (), (), tuple(sorted(f"{d.parent.name}/{d.name}" for d in run_dirs))
-                )
+                runs = tuple(sorted(f"{d.parent.name}/{d.name}" for d in run_dirs))
+                return IngestResult(self.revision(), (), (), runs, skipped=True)
             wanted = staged_files(run_dirs, benchmarks)
             added, replaced, unchanged = classify(base, wanted)
             gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
