@@ -25,6 +25,7 @@ revision it is about to name (:func:`table_revision`); DuckDB shows it with
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,13 +133,15 @@ MIN_COVERAGE = 0.8
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column (grading)."""
 
 
-def typed(table: Table, rows: list[dict]) -> pd.DataFrame:
-    """A DataFrame of ``rows`` with the table's columns in order, numbers and flags in their dtypes.
+def typed(table: Table, rows: list[dict], names: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of ``rows`` with the table's columns (or those of ``names``) in order, numbers and flags
+    in their dtypes.
 
     Text columns keep pandas' default dtype; the Arrow schema fixes them on write.
     """
-    frame = pd.DataFrame(rows, columns=list(table.names))
-    return frame.astype({c.name: c.dtype for c in table.columns if c.dtype != "string"})
+    names = table.names if names is None else tuple(names)
+    frame = pd.DataFrame(rows, columns=list(names))
+    return frame.astype({c.name: c.dtype for c in table.columns if c.name in names and c.dtype != "string"})
 
 
 def checked_name(benchmark: str) -> str:
