@@ -76,6 +76,15 @@ def hub_options(command):
     )(command)
 
 
+jobs_option = click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes that grade runs side by side (default: one per core). Results are the same for any number.",
+)
+"""``--jobs N`` of the commands that grade (grade, build)."""
+
+
 def store_option(command):
     """Add ``--hub``, ``--hub-endpoint``, ``--hub-revision`` and ``--stage``; pass the chosen Store.
 
@@ -198,7 +207,8 @@ def main():
     "--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap, published on the site."
 )
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
-def build(project: Project, store: Store, seed: int, progress: bool):
+@jobs_option
+def build(project: Project, store: Store, seed: int, progress: bool, jobs: int | None):
     """Run every stage: validate → ingest → grade → stats → render.
 
     The site is written to site/ (the previous one stays until the new one is
@@ -207,7 +217,7 @@ def build(project: Project, store: Store, seed: int, progress: bool):
     started = time.perf_counter()
     click.echo(str(pipeline.validate(project)))
     _ingest(project, store)
-    click.echo(str(pipeline.grade(project, store, progress=progress)))
+    click.echo(str(pipeline.grade(project, store, progress=progress, jobs=jobs)))
     click.echo(str(pipeline.stats(project, seed=seed)))
     click.echo(str(pipeline.render(project, store)))
     click.echo(f"Built in {time.perf_counter() - started:.1f} s. Preview with: dualboard serve --root {project.root}")
@@ -515,7 +525,8 @@ def init(directory: Path, benchmark: str, title: str | None):
 @root_option
 @store_option
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
-def grade(project: Project, store: Store, progress: bool):
+@jobs_option
+def grade(project: Project, store: Store, progress: bool, jobs: int | None):
     """Grade stored runs into build/scored/, three Parquet files per benchmark.
 
     <benchmark>.parquet holds both scores per run × question × round (what
@@ -536,8 +547,14 @@ def grade(project: Project, store: Store, progress: bool):
     many requests an llm grader keeps in flight and how many it may start
     per minute are its options in benchmark.yaml (max_concurrency,
     requests_per_minute; README: "An LLM judge").
+
+    Each run's grades are kept in build/graded/<benchmark>/ under a hash of
+    the run's files, the benchmark's questions and graders, the run's human
+    labels and the grading code: a run already graded is not graded again,
+    so adding one run grades that run only. Runs to grade are spread over
+    --jobs processes.
     """
-    click.echo(str(pipeline.grade(project, store, progress=progress)))
+    click.echo(str(pipeline.grade(project, store, progress=progress, jobs=jobs)))
 
 
 @main.command()

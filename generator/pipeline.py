@@ -19,7 +19,10 @@ from tqdm import tqdm
 
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark
+from dualboard.grading.by_run import default_jobs, grade_stored
+from dualboard.grading.cache import VerdictFolders
 from dualboard.grading.registry import grader_findings
+from dualboard.grading.run_cache import GRADED_DIR, RunCache
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
 from dualboard.intake.models import Benchmark
@@ -30,7 +33,14 @@ from dualboard.release_files import load_releases
 from dualboard.render.pages import BenchmarkResults
 from dualboard.render.site import build_site, check_deployable, compose_docs, deploy_site, site_source_findings
 from dualboard.render.site_content import site_content
-from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
+from dualboard.scored_files import (
+    SCORED,
+    benchmark_names,
+    read_scored,
+    read_verdicts,
+    table_revision,
+    write_scored_parts,
+)
 from dualboard.stats import analyse, read_tables, write_tables
 from dualboard.stats.tables import SEED
 from dualboard.store import IngestResult, Store
@@ -171,34 +181,57 @@ def remove(project: Project, store: Store, run: str, *, reason: str, date: str) 
 
 
 def stored_benchmarks(store: Store) -> dict[str, tuple[Benchmark, list]]:
-    """Benchmarks in the store with their runs, as the grading stage reads them."""
+    """Benchmarks in the store with their runs, loaded and checked (every run in memory)."""
+    stored = stored_run_dirs(store)
+    benchmarks = {name: benchmark for name, (benchmark, _dirs) in stored.items()}
+    return {name: (b, load_runs(dirs, benchmarks)) for name, (b, dirs) in stored.items()}
+
+
+def stored_run_dirs(store: Store) -> dict[str, tuple[Benchmark, list[Path]]]:
+    """Benchmarks in the store with their run folders, as the grading stage reads them (one run at a time)."""
     snapshot = store.snapshot()
     if not (snapshot / "benchmarks").is_dir():
         return {}
     benchmarks = load_benchmarks(snapshot)
-    return {name: (b, load_runs(store.run_dirs(name), benchmarks)) for name, b in benchmarks.items()}
+    return {name: (b, store.run_dirs(name)) for name, b in benchmarks.items()}
 
 
-def grade(project: Project, store: Store, *, progress: bool = True) -> StageSummary:
+def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | None = None) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
-    Verdicts are read from and saved through the store, never into the
-    snapshot it reads, and never change its revision. Records in build/ which
-    store revision it read: publish commits on exactly that one.
+    Each run's grades are kept in build/graded/<benchmark>/ under a hash of
+    everything that can change them (dualboard.grading.run_cache): only runs
+    without one are loaded and graded, over ``jobs`` processes (default: one
+    per core), and the tables are written one run at a time. Verdicts are read
+    from and saved through the store, never into the snapshot it reads, and
+    never change its revision. Records in build/ which store revision it read:
+    publish commits on exactly that one.
     """
     revision = store.revision()
-    cache = VerdictCache(store)
-    total, written, warnings = 0, set(), []
-    for name, (benchmark, runs) in stored_benchmarks(store).items():
-        tables = grade_with_bar(benchmark, runs, cache, progress=progress)
-        written.update(write_scored(tables, project.scored_dir(), name, revision))
-        warnings += [f"{name}: {note}" for note in tables.notes]
-        total += len(tables.scored)
+    verdicts = VerdictCache(VerdictFolders.of(store))
+    total, regraded, runs, written, warnings = 0, 0, 0, set(), []
+    benchmarks = stored_run_dirs(store)
+    for name, (benchmark, run_dirs) in benchmarks.items():
+        with tqdm(desc=f"grade {name}", total=len(run_dirs), unit="run", disable=not progress, leave=False) as bar:
+            graded = grade_stored(
+                benchmark,
+                run_dirs,
+                RunCache(project.build_dir / GRADED_DIR / name),
+                verdicts,
+                human_labels=human_labels(benchmark),
+                jobs=jobs or default_jobs(),
+                on_run=bar.update,
+            )
+        written.update(write_scored_parts(graded.parts(), project.scored_dir(), name, revision))
+        warnings += [f"{name}: {note}" for note in graded.notes]
+        total, regraded, runs = total + graded.answers, regraded + graded.graded, runs + len(run_dirs)
     _remove_stale(project.scored_dir(), written)
+    _remove_stale_fragments(project.build_dir / GRADED_DIR, set(benchmarks))
     record_source(project.build_dir, store.describe(), revision)
     waiting = len(store.waiting_verdicts())
     note = f"; {waiting} verdict part(s) wait in {store.verdict_root()} for `dualboard publish`" if waiting else ""
-    return StageSummary("grade", f"{total} answers graded into {project.scored_dir()}{note}", tuple(warnings))
+    line = f"{total} answers graded into {project.scored_dir()} ({regraded} of {runs} runs graded again){note}"
+    return StageSummary("grade", line, tuple(warnings))
 
 
 def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
@@ -206,6 +239,14 @@ def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
     for path in scored_dir.glob("*") if scored_dir.is_dir() else ():
         if path not in written and (path.is_symlink() or path.is_file()):
             path.unlink()
+
+
+def _remove_stale_fragments(graded_dir: Path, benchmarks: set[str]) -> None:
+    """Drop the run grades kept for benchmarks that left the store."""
+    for folder in graded_dir.iterdir() if graded_dir.is_dir() else ():
+        if folder.name not in benchmarks and folder.is_dir() and not folder.is_symlink():
+            RunCache(folder).keep_only(set())
+            folder.rmdir()
 
 
 def grade_with_bar(benchmark: Benchmark, runs: list, cache: VerdictCache, *, progress: bool) -> GradedTables:

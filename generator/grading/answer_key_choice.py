@@ -22,6 +22,8 @@ from dualboard.grading.run_grades import RunGrades
 from dualboard.intake.models import Benchmark
 from dualboard.scored_files import ANSWER_SLOT, ANSWERS, MIN_COVERAGE
 
+CHOICE_COLUMNS = [*ANSWER_SLOT, "role", "config_hash", "score"]
+"""The columns of the verdicts table that the choice reads."""
 HUMAN = HumanGrader.name
 """The role (and grader name) of people's labels."""
 
@@ -57,10 +59,10 @@ class ChoiceEvidence:
     labelled: list[pd.DataFrame] = field(default_factory=list)
     """Per run: its verdict rows, of the answer-key graders and people, at the answers people labelled."""
 
-    def add(self, grades: RunGrades) -> None:
-        """Count one run's answers and verdicts in."""
-        verdicts = grades.verdicts
-        self.answers += len(grades.answers)
+    def add(self, answers: int, verdicts: pd.DataFrame) -> None:
+        """Count one run's answers and verdicts in (``verdicts``: at least the columns the choice reads,
+        :data:`CHOICE_COLUMNS`)."""
+        self.answers += answers
         keys = verdicts[verdicts.role == "answer_key"]
         for config_hash, scores in keys.groupby("config_hash", sort=False).score:
             counts = self.judged.setdefault(str(config_hash), [0, 0])

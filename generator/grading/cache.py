@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,34 @@ if TYPE_CHECKING:  # the store imports grading (graders are checked when benchma
 SAVE_EVERY_S = 5.0
 """Seconds between two saves of the verdicts a grade receives: what a killed grade can lose at most.
 Longer means fewer parts (one per interval per grader), shorter less judge work asked twice."""
+
+
+@dataclass(frozen=True)
+class VerdictFolders:
+    """Where a store's verdicts are read and saved, resolved once: a grade's worker processes use it in place
+    of the store (it is picklable and asks no network), reading and saving exactly what the store would."""
+
+    read: tuple[Path, ...]
+    """Folders read, in order (the store's snapshot, then its verdict root)."""
+    save: Path
+    """Folder new parts are saved under (the store's verdict root)."""
+
+    @classmethod
+    def of(cls, store: Store) -> VerdictFolders:
+        """The folders of ``store``'s :meth:`~dualboard.store.Store.load_verdicts` and ``save_verdicts``."""
+        return cls((store.snapshot(), store.verdict_root()), store.verdict_root())
+
+    def load_verdicts(self, grader: str, config_hash: str) -> pd.DataFrame:
+        """Every cached verdict of one grader configuration (as ``Store.load_verdicts``)."""
+        from dualboard.store.verdicts import read_parts  # the store imports grading: import when used
+
+        return read_parts(self.read, grader, config_hash)
+
+    def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> Path | None:
+        """Save new verdicts as one part (as ``Store.save_verdicts``)."""
+        from dualboard.store.verdicts import write_part
+
+        return write_part(self.save, grader, config_hash, frame)
 
 
 def question_digest(question: dict[str, Any]) -> str:
@@ -73,13 +102,22 @@ class VerdictCache:
     """
 
     def __init__(
-        self, store: Store, *, save_every_s: float = SAVE_EVERY_S, clock: Callable[[], float] = time.monotonic
+        self,
+        store: Store | VerdictFolders,
+        *,
+        save_every_s: float = SAVE_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self._store = store
         self._loaded: dict[tuple[str, str], dict[str, Verdict]] = {}
         self._waiting: dict[tuple[str, str], dict[str, Verdict]] = {}  # received since the last save
         self._saved_at: dict[tuple[str, str], float] = {}
         self._save_every_s, self._clock = save_every_s, clock
+
+    @property
+    def source(self) -> Store | VerdictFolders:
+        """Where the verdicts are read and saved."""
+        return self._store
 
     def _entries(self, grader: Grader) -> dict[str, Verdict]:
         slot = (grader.name, grader.config_hash)

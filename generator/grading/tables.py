@@ -89,7 +89,7 @@ def assemble(benchmark: Benchmark, runs: Sequence[RunGrades], notes: tuple[str, 
     """Choose the ``answer_key`` grader over ``runs`` and put their grades together, run after run."""
     evidence = ChoiceEvidence()
     for grades in runs:
-        evidence.add(grades)
+        evidence.add(len(grades.answers), grades.verdicts)
     choice = choose_answer_key(benchmark, evidence)
     answers = [with_answer_key(grades, choice) for grades in runs]
     answers_frame = pd.concat(answers, ignore_index=True) if answers else typed(ANSWERS, [])
