@@ -31,6 +31,7 @@ from dualboard.grading.answer_key_choice import (
     with_answer_key,
 )
 from dualboard.grading.cache import VerdictCache, VerdictFolders
+from dualboard.grading.registry import get_grader
 from dualboard.grading.run_cache import RunCache, benchmark_digest, run_key
 from dualboard.grading.run_grades import RunGrades, grade_run, plan_run
 from dualboard.grading.tables import GradedTables, benchmark_labels, check_run_labels, label_notes, run_labels
@@ -79,7 +80,9 @@ def grade_stored(
     ``verdicts`` is the store's verdict cache, used as
     :func:`~dualboard.grading.grade_benchmark` uses it; workers read and save
     the same folders (:class:`VerdictFolders`). ``jobs`` is the most worker
-    processes to use (1: grade in this process). ``on_run(n)`` reports ``n``
+    processes to use (1: grade in this process); a benchmark with a grader that
+    is not :attr:`~dualboard.grading.verdict.Grader.cpu_bound` (an LLM judge) is
+    graded in this process. ``on_run(n)`` reports ``n``
     more runs done, graded or found. Fragments of runs no longer stored are deleted.
     """
     labels = benchmark_labels(benchmark, human_labels)
@@ -89,6 +92,8 @@ def grade_stored(
     todo = [i for i, key in enumerate(keys) if not cache.has(key)]
     names = dict(enumerate(keys))
     _report(on_run, len(dirs) - len(todo))
+    if not all(get_grader(spec).cpu_bound for spec in [*benchmark.traditional.values(), *benchmark.answer_key]):
+        jobs = 1  # a judge's limits and a model's memory are per process
     tasks = [_Task(benchmark, dirs[i], run_labels(labels, dirs[i].name), cache.folder, keys[i]) for i in todo]
     for i, name in zip(todo, _grade_all(tasks, verdicts, jobs, on_run), strict=True):
         names[i] = name
