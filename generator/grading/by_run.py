@@ -82,32 +82,40 @@ def grade_stored(
     the same folders (:class:`VerdictFolders`). ``jobs`` is the most worker
     processes to use (1: grade in this process); a benchmark with a grader that
     is not :attr:`~dualboard.grading.verdict.Grader.cpu_bound` (an LLM judge) is
-    graded in this process. ``on_run(n)`` reports ``n``
-    more runs done, graded or found. Fragments of runs no longer stored are deleted.
+    graded in this process. ``on_run(n)`` reports ``n`` more runs done, graded
+    or found. Fragments of runs no longer stored are deleted.
     """
     labels = benchmark_labels(benchmark, human_labels)
     digest = benchmark_digest(benchmark)
     dirs = sorted(run_dirs, key=lambda d: d.name)
-    keys = [run_key(d, digest, run_labels(labels, d.name)) for d in dirs]
-    todo = [i for i, key in enumerate(keys) if not cache.has(key)]
-    names = dict(enumerate(keys))
+    names = [run_key(d, digest, run_labels(labels, d.name)) for d in dirs]
+    todo = [i for i, key in enumerate(names) if not cache.has(key)]
     _report(on_run, len(dirs) - len(todo))
-    if not all(get_grader(spec).cpu_bound for spec in [*benchmark.traditional.values(), *benchmark.answer_key]):
-        jobs = 1  # a judge's limits and a model's memory are per process
-    tasks = [_Task(benchmark, dirs[i], run_labels(labels, dirs[i].name), cache.folder, keys[i]) for i in todo]
-    for i, name in zip(todo, _grade_all(tasks, verdicts, jobs, on_run), strict=True):
-        names[i] = name
-    fragments = tuple(names[i] for i in range(len(dirs)))
-    cache.keep_only(set(fragments))
-    evidence = ChoiceEvidence()
-    graded = set()
-    for directory, name in zip(dirs, fragments, strict=True):
+    tasks = [_Task(benchmark, dirs[i], run_labels(labels, dirs[i].name), cache.folder, names[i]) for i in todo]
+    for i, name in zip(todo, _grade_all(tasks, verdicts, _jobs(benchmark, jobs), on_run), strict=True):
+        names[i] = name  # a run with a verdict that may not repeat has a fragment of its own
+    cache.keep_only(set(names))
+    evidence, graded = _evidence(cache, dirs, names)
+    choice = choose_answer_key(benchmark, evidence)
+    return GradedRuns(cache, tuple(names), choice, label_notes(labels, graded), len(todo), evidence.answers)
+
+
+def _jobs(benchmark: Benchmark, jobs: int) -> int:
+    """``jobs``, or 1 when a grader of ``benchmark`` is not cpu_bound: a judge's limits and a model's memory
+    hold per process."""
+    specs = [*benchmark.traditional.values(), *benchmark.answer_key]
+    return jobs if all(get_grader(spec).cpu_bound for spec in specs) else 1
+
+
+def _evidence(cache: RunCache, dirs: Sequence[Path], names: Sequence[str]) -> tuple[ChoiceEvidence, set[str]]:
+    """What the choice of the answer-key grader needs, from every run's fragment; and the runs with an answer."""
+    evidence, graded = ChoiceEvidence(), set()
+    for directory, name in zip(dirs, names, strict=True):
         count = cache.answer_count(name)
         evidence.add(count, cache.verdicts(name, CHOICE_COLUMNS))
         if count:
             graded.add(directory.name)
-    choice = choose_answer_key(benchmark, evidence)
-    return GradedRuns(cache, fragments, choice, label_notes(labels, graded), len(todo), evidence.answers)
+    return evidence, graded
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,8 @@ def grade_benchmark(
         from the answer-key grader chosen above), their graders and how each
         verdict was read (``verdict_parse``, ``answer_key_parse``);
         ``answers``: the same rows with ``prompt``, ``key_answer`` and
-        ``response``; ``verdicts``: one row per grader per answer (``human``:
+        ``response``; ``verdicts``: one row per grader per answer, run after
+        run (in run id order), grader by grader within a run (``human``:
         per labelled answer). Every column, with its type and meaning, is
         listed in ``generator/scored_columns.yaml``.
 
