@@ -51,7 +51,7 @@ def code_digest() -> str:
     package = Path(__file__).parent
     sources = [
         *sorted(package.glob("*.py")),
-        *sorted((package / "prompts").glob("*")),
+        *sorted(p for p in (package / "prompts").glob("*") if p.is_file()),
         package.parent / "scored_files.py",
     ]
     sources.append(package.parent / "scored_columns.yaml")
