@@ -21,6 +21,7 @@ from dualboard.kappa import PASS_MARK
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, Row, paragraph, table
+from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number
 from dualboard.render.numbers import (
     format_agreement,
     format_interval,
@@ -46,13 +47,17 @@ MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
 
 
-def run_pages(result: BenchmarkResults) -> list[Page]:
-    """One page per stored run of the benchmark."""
+def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[list[Page], dict[str, bytes]]:
+    """One page per stored run of the benchmark, and the data files of their disagreements.
+
+    ``versioned``: the site is a release (its pages find ``shared/`` beside the version folder).
+    """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
-    return [
-        run_page(
+    pages, data = [], {}
+    for run in result.runs:
+        page, lazy = run_page(
             result.name,
             run,
             models.loc[run.run_id] if run.run_id in models.index else None,
@@ -60,9 +65,12 @@ def run_pages(result: BenchmarkResults) -> list[Page]:
             slugs,
             result.benchmark.questions,
             current_version=result.benchmark.version,
+            versioned=versioned,
         )
-        for run in result.runs
-    ]
+        pages.append(page)
+        if lazy is not None:
+            data[lazy.path] = lazy.data
+    return pages, data
 
 
 def run_page(
@@ -74,12 +82,17 @@ def run_page(
     questions: Sequence[Mapping[str, Any]] = (),
     *,
     current_version: str | None = None,
-) -> Page:
-    """The page of one run: metadata, scores per category, every question, disagreements between the gradings.
+    versioned: bool = False,
+) -> tuple[Page, LazyTable | None]:
+    """The page of one run (metadata, scores per category, every question), and the data file of its disagreements.
 
+    The answers the two gradings disagree on are loaded by the page from the
+    data file (None when there are none), so the page carries no response.
     ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
     questions it was never asked.
     """
+    path = f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md"
+    intro, lazy = _disagreements(path, run, scored, slugs, versioned=versioned)
     text = (
         front_matter(f"Run {run.run_id}")
         + f"<h1>{escape_text(run.model)}</h1>\n\n"
@@ -92,11 +105,12 @@ def run_page(
         + "\n## Every question\n\n"
         + question_table(scored, questions, slugs)
         + "\n## Answers the gradings disagree on\n\n"
-        + _disagreements(run, scored, slugs)
+        + intro
+        + (lazy.html if lazy is not None else "")
         + "\n## Submission\n\n"
         + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
     )
-    return Page(f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md", text)
+    return Page(path, text), lazy
 
 
 def _older_version(row: pd.Series, current: str | None) -> str:
@@ -250,7 +264,7 @@ def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]],
     if scored.empty:
         return "This run has no scored answers.\n"
     by_id = {str(q["id"]): q for q in questions}
-    answered = {str(qid): rows for qid, rows in scored.sort_values("round", kind="stable").groupby("question_id")}
+    answered = _per_question(scored)
     order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
     rows = [
         _question_row(qid, answered[qid], by_id.get(qid, {}), slugs)
@@ -265,16 +279,34 @@ def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]],
     )
 
 
-def _question_row(question_id: str, rows: pd.DataFrame, question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
-    means = {g: rows[g].mean() for g in GRADINGS}  # NaN-skipping: an answer without a verdict is left out
+def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Each question a run answered: its category, each grading's mean over the rounds and its per-round line.
+
+    One grouping of the whole run (not one per question: a run of 2,000 questions took seconds that way).
+    """
+    ordered = scored.sort_values("round", kind="stable")
+    question_ids = ordered["question_id"].astype(str)
+    grouped = ordered.groupby(question_ids, sort=False)
+    summary = grouped[list(GRADINGS)].mean()  # NaN-skipping: an answer without a verdict is left out
+    summary["category"] = grouped["category"].first()
+    for g in GRADINGS:
+        summary[f"rounds:{g}"] = ordered[g].map(_round_mark).groupby(question_ids, sort=False).agg(" ".join)
+    return summary.to_dict("index")
+
+
+def _question_row(
+    question_id: str, answered: Mapping[str, Any], question: Mapping[str, Any], slugs: Mapping[str, str]
+) -> Row:
+    """One question the run answered: ``answered`` is its entry of :func:`_per_question`."""
+    means = {g: answered[g] for g in GRADINGS}
     difference = means["answer_key"] - means["traditional"]
     outcome = _outcome(means["traditional"], means["answer_key"])
     return Row(
         [
             Cell(question_id, href=f"../../questions/{slugs.get(question_id, 'x')}/"),
-            Cell(str(rows["category"].iloc[0])),
+            Cell(str(answered["category"])),
             Cell(prompt_preview(question), css_class="dualboard-wrap"),
-            *[Cell(format_number(means[g]), sort=sort_key(means[g]), note=_per_round(rows[g])) for g in GRADINGS],
+            *[Cell(format_number(means[g]), sort=sort_key(means[g]), note=answered[f"rounds:{g}"]) for g in GRADINGS],
             Cell(format_number(difference), sort=sort_key(difference)),
             Cell(outcome),
         ],
@@ -296,9 +328,15 @@ def _never_run_row(question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row
     )
 
 
-def _per_round(scores: pd.Series) -> str:
-    """Each round's score in round order: ✓/✗ for pass/fail, the number for partial credit, – for no verdict."""
-    return " ".join("–" if is_missing(v) else ROUND_MARKS.get(float(v), format_number(v, 0)) for v in scores)
+def _round_mark(score: float | None) -> str:
+    """One round's score in the per-round line: ✓/✗ for pass/fail, the number for partial credit, – for no verdict.
+
+    Examples
+    --------
+    >>> [_round_mark(v) for v in (100.0, 0.0, 60.0, float("nan"))]
+    ['✓', '✗', '60', '–']
+    """
+    return "–" if is_missing(score) else ROUND_MARKS.get(float(score), format_number(score, 0))
 
 
 PASSES = {
@@ -330,41 +368,52 @@ def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
     return scored[both & ((scored["traditional"] >= PASS_MARK) != (scored["answer_key"] >= PASS_MARK))]
 
 
-def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> str:
+DISAGREEMENT_COLUMNS = (
+    Column("Question", "link"),
+    Column("Round", "number"),
+    Column("Category", "text"),
+    Column("Traditional", "verdict"),
+    Column("Answer-key", "verdict"),
+    Column("Verdict parse", "text"),
+    Column("Response", "response"),
+)
+"""Columns of a run page's disagreements (loaded from its data file)."""
+
+
+def _disagreements(
+    page: str, run: Run, scored: pd.DataFrame, slugs: Mapping[str, str], *, versioned: bool
+) -> tuple[str, LazyTable | None]:
+    """What the run page says about the answers the gradings disagree on, and the lazy table listing them."""
     found = disagreements(scored)
     judged = int(scored[list(GRADINGS)].notna().all(axis=1).sum())
     if found.empty:
-        return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n"
-    responses = {(p["question_id"], p["round"]): p.get("response", "") for p in run.predictions}
+        return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n", None
+    listed = found.head(MAX_LISTED)
+    responses = {(p["question_id"], int(p.get("round", 0))): p.get("response", "") for p in run.predictions}
+    questions = list(dict.fromkeys(str(q) for q in listed["question_id"]))
+    index = {qid: i for i, qid in enumerate(questions)}
     rows = [
-        Row(
-            [
-                Cell(str(r.question_id), href=f"../../questions/{slugs.get(r.question_id, 'x')}/"),
-                Cell(str(r.round), sort=int(r.round)),
-                Cell(str(r.category)),
-                Cell(format_number(r.traditional, 0), sort=sort_key(r.traditional)),
-                Cell(format_number(r.answer_key, 0), sort=sort_key(r.answer_key)),
-                Cell(str(r.answer_key_parse)),
-                Cell(responses.get((r.question_id, int(r.round)), ""), css_class="dualboard-response"),
-            ],
-            css_class="dualboard-disagree",
-        )
-        for r in found.head(MAX_LISTED).itertuples(index=False)
+        [
+            index[str(r.question_id)],
+            int(r.round),
+            str(r.category),
+            [number(r.traditional), format_number(r.traditional, 0)],
+            [number(r.answer_key), format_number(r.answer_key, 0)],
+            str(r.answer_key_parse),
+            responses.get((r.question_id, int(r.round)), ""),
+        ]
+        for r in listed.itertuples(index=False)
     ]
-    note = (
-        paragraph(
-            f"Showing the first {MAX_LISTED} of {len(found)}; every answer is on its question page "
-            "and in the downloads."
-        )
+    links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in questions]
+    lazy = lazy_table(page, DISAGREEMENT_COLUMNS, rows, links, noun="answers", versioned=versioned)
+    shown = (
+        f"The first {MAX_LISTED} are listed; every answer is on its question page and in the downloads. "
         if len(found) > MAX_LISTED
         else ""
     )
     intro = (
         f"{len(found)} of the {judged} answers both gradings judged pass one and fail the other "
-        "(≥ 50 counts as a pass). Open a question to see every grader's verdict.\n\n"
+        f"(≥ {format_number(PASS_MARK, 0)} counts as a pass). {shown}"
+        "Open a question to see every grader's verdict.\n\n"
     )
-    return (
-        intro
-        + table(["Question", "Round", "Category", "Traditional", "Answer-key", "Verdict parse", "Response"], rows)
-        + note
-    )
+    return intro, lazy

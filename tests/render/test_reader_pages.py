@@ -28,7 +28,7 @@ from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, write_run
-from tests.render.html_tables import table_after, tables
+from tests.render.html_tables import lazy_table_after, table_after, tables
 
 FACTS = {
     "parameters_billions": 70,
@@ -188,8 +188,9 @@ def test_the_notes_are_on_the_board(reader_site):
 
 def test_question_page_shows_each_rounds_option_order(reader_site):
     _, content = reader_site
-    q2 = page(content, "benchmarks/tiny/questions/q2.md")
-    answers = table_after(q2, "## Answers and verdicts")
+    path = "benchmarks/tiny/questions/q2.md"
+    q2 = page(content, path)
+    answers, _ = lazy_table_after(path, q2, "## Answers and verdicts", content.assets)
     assert answers.headers[2].text == "Options as shown"
     run_c = [r for r in answers.rows if r[0].text == "shuffler-70b"]
     assert [(r[1].text, r[2].text, r[2].note) for r in run_c] == [
