@@ -38,10 +38,12 @@ KINDS = {
     "link": "index into ``links``: a [text, href] pair, shown as a link to a page of the site",
     "number": "a number, shown as written and sorted numerically",
     "text": "a string",
+    "wrap": "a string that wraps (a prompt)",
+    "value": "[number or null, text]: the text, sorted by the number",
     "options": "[options as shown, note] or null (a multiple-choice answer's option order)",
     "response": "a model's response, shown whole in a scrolling cell",
-    "verdict": "[score or null, label]: a grader's verdict; a row whose scores fall on both sides of "
-    "``pass_mark`` is highlighted",
+    "verdict": "[score or null, text, note?]: a score and how it came about; a row whose scores fall on both "
+    "sides of ``pass_mark`` is highlighted",
 }
 """What a cell of each column kind holds."""
 SUFFIX = ".json.gz"
@@ -80,10 +82,12 @@ def lazy_table(
     *,
     noun: str,
     versioned: bool,
+    filterable: bool = False,
 ) -> LazyTable:
     """A lazy table for the page built from docs path ``page``, holding ``rows`` (cells by column kind).
 
-    ``noun`` names what a row is, for the status line ("answers").
+    ``noun`` names what a row is, for the status line ("answers"); ``filterable`` puts the filters of
+    ``tables.js`` above it once its rows are in.
     ``versioned``: the site is a release, which finds ``shared/`` beside its version folder.
     """
     unknown = {c.kind for c in columns} - set(KINDS)
@@ -106,7 +110,7 @@ def lazy_table(
         "could not be loaded.</span> Every answer and verdict is also in the scored data of each release, "
         f"listed on the {link(DOWNLOADS, 'Downloads')} page.</p>"
     )
-    block = table([c.header for c in columns], [])
+    block = table([c.header for c in columns], [], filterable=filterable)
     return LazyTable(
         html=(
             f'<div class="dualboard-lazy" data-src="{escape_text(href)}" data-noun="{escape_text(noun)}">'

@@ -20,7 +20,7 @@ from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
-from dualboard.render.html import Cell, Header, Row, paragraph, table
+from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number
 from dualboard.render.numbers import (
     format_agreement,
@@ -57,7 +57,7 @@ def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[lis
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
     pages, data = [], {}
     for run in result.runs:
-        page, lazy = run_page(
+        page, tables = run_page(
             result.name,
             run,
             models.loc[run.run_id] if run.run_id in models.index else None,
@@ -68,8 +68,7 @@ def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[lis
             versioned=versioned,
         )
         pages.append(page)
-        if lazy is not None:
-            data[lazy.path] = lazy.data
+        data.update((t.path, t.data) for t in tables)
     return pages, data
 
 
@@ -83,15 +82,17 @@ def run_page(
     *,
     current_version: str | None = None,
     versioned: bool = False,
-) -> tuple[Page, LazyTable | None]:
-    """The page of one run (metadata, scores per category, every question), and the data file of its disagreements.
+) -> tuple[Page, list[LazyTable]]:
+    """The page of one run (metadata, scores per category) and the data files of its two lazy tables.
 
-    The answers the two gradings disagree on are loaded by the page from the
-    data file (None when there are none), so the page carries no response.
+    Its list of questions and the answers the two gradings disagree on are
+    loaded by the page from data files, so the page carries no response and
+    does not grow with the run's answers.
     ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
     questions it was never asked.
     """
     path = f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md"
+    listing, listed = question_table(path, scored, questions, slugs, versioned=versioned)
     intro, lazy = _disagreements(path, run, scored, slugs, versioned=versioned)
     text = (
         front_matter(f"Run {run.run_id}")
@@ -103,14 +104,15 @@ def run_page(
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
         + _category_table(scored)
         + "\n## Every question\n\n"
-        + question_table(scored, questions, slugs)
+        + listing
+        + (listed.html if listed is not None else "")
         + "\n## Answers the gradings disagree on\n\n"
         + intro
         + (lazy.html if lazy is not None else "")
         + "\n## Submission\n\n"
         + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
     )
-    return Page(path, text), lazy
+    return Page(path, text), [t for t in (listed, lazy) if t is not None]
 
 
 def _older_version(row: pd.Series, current: str | None) -> str:
@@ -221,62 +223,86 @@ def _category_table(scored: pd.DataFrame) -> str:
     return table(["Category", "Traditional", "Answer-key", "Answer-key − traditional"], rows)
 
 
-QUESTION_COLUMNS = [
-    Header(
-        "Question", key="question", title="Opens the question page: every run's answers and every grader's verdict."
-    ),
-    Header("Category", key="category", filter=True),
-    Header("Prompt", key="prompt", title="The start of the question's text."),
-    Header(
-        "Traditional",
-        key="traditional",
-        title=("Mean traditional score over the question's rounds (0–100); second line: the score of each round."),
-    ),
-    Header(
-        "Answer-key",
-        key="answer_key",
-        title=(
-            "Mean answer-key score over the rounds the grader judged (0–100); "
-            "second line: each round, – where it gave no verdict."
+QUESTION_COLUMNS = (
+    Column(
+        Header(
+            "Question",
+            key="question",
+            title="Opens the question page: every run's answers and every grader's verdict.",
         ),
+        "link",
     ),
-    Header("Difference", key="difference", title="Answer-key − traditional of the two means."),
-    Header(
-        "Outcome",
-        key="outcome",
-        filter=True,
-        title=(
-            "Whether each grading passes the question (mean ≥ 50 counts as a pass); "
-            "never run: the run was not asked it."
+    Column(Header("Category", key="category", filter=True), "text"),
+    Column(Header("Prompt", key="prompt", title="The start of the question's text."), "wrap"),
+    Column(
+        Header(
+            "Traditional",
+            key="traditional",
+            title="Mean traditional score over the question's rounds (0–100); second line: the score of each round.",
         ),
+        "verdict",
     ),
-]
+    Column(
+        Header(
+            "Answer-key",
+            key="answer_key",
+            title=(
+                "Mean answer-key score over the rounds the grader judged (0–100); "
+                "second line: each round, – where it gave no verdict."
+            ),
+        ),
+        "verdict",
+    ),
+    Column(Header("Difference", key="difference", title="Answer-key − traditional of the two means."), "value"),
+    Column(
+        Header(
+            "Outcome",
+            key="outcome",
+            filter=True,
+            title=(
+                f"Whether each grading passes the question (mean ≥ {format_number(PASS_MARK, 0)} counts as a pass); "
+                "never run: the run was not asked it."
+            ),
+        ),
+        "text",
+    ),
+)
 """Columns of a run page's list of questions."""
 ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
 """How a pass/fail score of one round is written in the per-round line (partial credit stays a number)."""
 
 
-def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]], slugs: Mapping[str, str]) -> str:
+def question_table(
+    page: str,
+    scored: pd.DataFrame,
+    questions: Sequence[Mapping[str, Any]],
+    slugs: Mapping[str, str],
+    *,
+    versioned: bool = False,
+) -> tuple[str, LazyTable | None]:
     """Every question of the benchmark, one row each: category, both gradings per round and on average, outcome.
 
-    A question the run never answered (added after the version it answered) is listed as never run.
+    The rows are a lazy table's data file (the page ``page`` loads it), so the page does not grow with the
+    run's answers. A question the run never answered (added after the version it answered) is listed as
+    never run. Returns the text before the table and the table (None when the run has no scored answer).
     """
     if scored.empty:
-        return "This run has no scored answers.\n"
+        return "This run has no scored answers.\n", None
     by_id = {str(q["id"]): q for q in questions}
     answered = _per_question(scored)
     order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
     rows = [
-        _question_row(qid, answered[qid], by_id.get(qid, {}), slugs)
-        if qid in answered
-        else _never_run_row(by_id[qid], slugs)
-        for qid in order
+        _question_row(i, answered[qid], by_id.get(qid, {})) if qid in answered else _never_run_row(i, by_id[qid])
+        for i, qid in enumerate(order)
     ]
-    return (
+    links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in order]
+    lazy = lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", versioned=versioned, filterable=True)
+    intro = (
         "One row per question: the mean score of its rounds under each grading, and under it each round's score "
         "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
-        "to read the answers.\n\n" + table(QUESTION_COLUMNS, rows, filterable=True)
+        "to read the answers. Highlighted questions pass one grading and fail the other.\n\n"
     )
+    return intro, lazy
 
 
 def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -294,38 +320,30 @@ def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return summary.to_dict("index")
 
 
-def _question_row(
-    question_id: str, answered: Mapping[str, Any], question: Mapping[str, Any], slugs: Mapping[str, str]
-) -> Row:
-    """One question the run answered: ``answered`` is its entry of :func:`_per_question`."""
+def _question_row(link: int, answered: Mapping[str, Any], question: Mapping[str, Any]) -> list[Any]:
+    """The data row of a question the run answered: ``answered`` is its entry of :func:`_per_question`."""
     means = {g: answered[g] for g in GRADINGS}
     difference = means["answer_key"] - means["traditional"]
-    outcome = _outcome(means["traditional"], means["answer_key"])
-    return Row(
-        [
-            Cell(question_id, href=f"../../questions/{slugs.get(question_id, 'x')}/"),
-            Cell(str(answered["category"])),
-            Cell(prompt_preview(question), css_class="dualboard-wrap"),
-            *[Cell(format_number(means[g]), sort=sort_key(means[g]), note=answered[f"rounds:{g}"]) for g in GRADINGS],
-            Cell(format_number(difference), sort=sort_key(difference)),
-            Cell(outcome),
-        ],
-        css_class="dualboard-disagree" if outcome.endswith("only") else None,
-    )
+    return [
+        link,
+        str(answered["category"]),
+        prompt_preview(question),
+        # Means as verdicts: on both sides of the pass mark, the row is highlighted (fails one grading only).
+        *[[number(means[g]), format_number(means[g]), answered[f"rounds:{g}"]] for g in GRADINGS],
+        [number(difference), format_number(difference)],
+        _outcome(means["traditional"], means["answer_key"]),
+    ]
 
 
-def _never_run_row(question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
-    """A question the run was never asked (added after the benchmark version it answered)."""
-    qid = str(question["id"])
-    return Row(
-        [
-            Cell(qid, href=f"../../questions/{slugs.get(qid, 'x')}/"),
-            Cell(str(question.get("category", ""))),
-            Cell(prompt_preview(question), css_class="dualboard-wrap"),
-            *[Cell("—", sort=sort_key(None)) for _ in range(3)],
-            Cell(NEVER_RUN),
-        ]
-    )
+def _never_run_row(link: int, question: Mapping[str, Any]) -> list[Any]:
+    """The data row of a question the run was never asked (added after the benchmark version it answered)."""
+    return [
+        link,
+        str(question.get("category", "")),
+        prompt_preview(question),
+        *[[None, format_number(None)] for _ in range(3)],
+        NEVER_RUN,
+    ]
 
 
 def _round_mark(score: float | None) -> str:

@@ -17,7 +17,7 @@ from dualboard.release_files import load_releases
 from dualboard.render.site_content import site_content
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
-from tests.render.html_tables import lazy_table_after, table_after, tables
+from tests.render.html_tables import lazy_table_after, tables
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,9 @@ def test_naive_interval_is_narrower_than_the_clustered_one_with_ten_rounds(real_
 
 
 def test_run_page_lists_all_30_questions_with_10_rounds_each(real_board):
-    project, pages, _ = real_board
-    listed = table_after(pages["benchmarks/easy-problems-mc/runs/o1-preview.md"], "## Every question")
+    project, pages, assets = real_board
+    path = "benchmarks/easy-problems-mc/runs/o1-preview.md"
+    listed, _ = lazy_table_after(path, pages[path], "## Every question", assets)
     scored = pd.read_parquet(project.scored_dir() / "easy-problems-mc.parquet")
     run = scored[scored.run_id == "o1-preview"]
     assert len(listed.rows) == 30

@@ -127,6 +127,7 @@ def _lazy_cell(kind: str, value, data: dict) -> ParsedCell:
         return ParsedCell(text=text, links=[{"href": href}])
     if kind == "options":
         return ParsedCell(text=value[0], note=value[1] or "") if value else ParsedCell(text="—")
-    if kind == "verdict":
-        return ParsedCell(text=value[1], attrs={"data-sort": "" if value[0] is None else str(value[0])})
+    if kind in ("verdict", "value"):
+        note = value[2] if len(value) > 2 and value[2] is not None else ""
+        return ParsedCell(text=value[1], attrs={"data-sort": "" if value[0] is None else str(value[0])}, note=note)
     return ParsedCell(text="" if value is None else str(value))

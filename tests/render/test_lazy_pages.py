@@ -99,7 +99,7 @@ def test_each_question_file_holds_every_answer_and_verdict(board, question):
 def test_the_data_file_is_named_by_its_content_and_reproducible(board, tmp_path):
     project, content = board
     files = {p: d for p, d in content.assets.items() if p.startswith(f"{SHARED_DIR}/")}
-    assert len(files) == len(QUESTIONS) + 1, "one file per question, one for run-b's disagreement"
+    assert len(files) == len(QUESTIONS) + 2 + 1, "one per question, one per run's questions, run-b's disagreement"
     for path, data in files.items():
         assert path.endswith(".json.gz") and data[:2] == b"\x1f\x8b"
         assert json.loads(gzip.decompress(data)) == read_data(data)

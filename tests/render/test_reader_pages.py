@@ -28,7 +28,7 @@ from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, write_run
-from tests.render.html_tables import lazy_table_after, table_after, tables
+from tests.render.html_tables import lazy_table_after, tables
 
 FACTS = {
     "parameters_billions": 70,
@@ -90,7 +90,8 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
     project, content = reader_site
     scored = pd.read_parquet(project.scored_dir() / "tiny.parquet")
     run = scored[scored.run_id == "run-c"].sort_values(["question_id", "round"])
-    listed = table_after(page(content, "benchmarks/tiny/runs/run-c.md"), "## Every question")
+    path = "benchmarks/tiny/runs/run-c.md"
+    listed, _ = lazy_table_after(path, page(content, path), "## Every question", content.assets)
     assert [h.text for h in listed.headers] == [
         "Question",
         "Category",
@@ -120,8 +121,9 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
 
 def test_run_page_question_list_filters_on_category_and_outcome(reader_site):
     _, content = reader_site
-    text = page(content, "benchmarks/tiny/runs/run-c.md")
-    listed = table_after(text, "## Every question")
+    path = "benchmarks/tiny/runs/run-c.md"
+    text = page(content, path)
+    listed, _ = lazy_table_after(path, text, "## Every question", content.assets)
     filters = [h.text for h in listed.headers if h.attrs.get("data-filter") == "select"]
     assert filters == ["Category", "Outcome"]
     assert 'class="dualboard-table dualboard-sortable dualboard-filterable"' in text[text.index("## Every question") :]

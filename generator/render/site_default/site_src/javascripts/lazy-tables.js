@@ -5,8 +5,9 @@
 // (generator/render/lazy_tables.py) is JSON, gzip-compressed at rest:
 //   {"format": 1, "pass_mark": P, "kinds": [...], "links": [[text, href], ...], "rows": [[cell, ...], ...]}
 // Every cell is written with textContent, never innerHTML: submitted text stays text. A row whose
-// verdicts fall on both sides of pass_mark gets the class dualboard-disagree. Sorting is tables.js's
-// (tablesort reads the rows when a header is clicked); cells carry data-sort where text would sort wrong.
+// verdicts fall on both sides of pass_mark gets the class dualboard-disagree. Sorting and filters are
+// tables.js's: tablesort reads the rows when a header is clicked (cells carry data-sort where text would
+// sort wrong), and the filters of a .dualboard-filterable table are wired once its rows are in.
 (function () {
   var FORMAT = 1;
   var MISSING = "-1000000000000";  // sorts a missing score below every real one, as the site's HTML tables do
@@ -65,14 +66,15 @@
       } else if (kind === "options") {
         text(td, value ? value[0] : "—");
         if (value) { note(td, value[1]); }
-      } else if (kind === "response") {
-        td.className = "dualboard-response";
+      } else if (kind === "response" || kind === "wrap") {
+        td.className = kind === "response" ? "dualboard-response" : "dualboard-wrap";
         text(td, value);
-      } else if (kind === "verdict") {
+      } else if (kind === "value" || kind === "verdict") {
         var score = value ? value[0] : null;
         text(td, value ? value[1] : "—");
+        if (value) { note(td, value[2]); }
         td.setAttribute("data-sort", score === null ? MISSING : String(score));
-        if (score !== null) { passes[score >= data.pass_mark] = true; }
+        if (kind === "verdict" && score !== null) { passes[score >= data.pass_mark] = true; }
       } else {
         text(td, value);
       }
@@ -112,6 +114,7 @@
         .then(function (data) {
           var highlighted = fill(el, data);
           el.dataset.state = "done";
+          if (window.dualboardTables) { window.dualboardTables.wire(el); }  // filters read the rows now in
           message(el, data.rows.length + " " + noun + ", " + highlighted + " highlighted.");
         })
         .catch(function (err) {
