@@ -32,8 +32,10 @@ def scored_tables(root):
     return (pd.read_parquet(folder / f"demo{suffix}.parquet") for suffix in ("", ".answers", ".verdicts"))
 
 
-def answers_table(driver):
-    return driver.find_element(By.CSS_SELECTOR, "div.dualboard-lazy table")
+def answers_table(driver, heading: str = "answers-and-verdicts"):
+    """The lazy table under the heading of id ``heading``."""
+    section = driver.find_element(By.ID, heading)
+    return section.find_element(By.XPATH, "following::div[contains(@class,'dualboard-lazy')][1]//table")
 
 
 def rows(table) -> list:
@@ -127,7 +129,7 @@ def test_a_run_page_lists_its_disagreements_from_the_data_file(driver, xss_site)
     scored, answers, _ = scored_tables(root)
     found = disagreements(scored[scored.run_id == "xss-probe"])
     open_page(driver, server.url + "benchmarks/demo/runs/xss-probe/")
-    table = answers_table(driver)
+    table = answers_table(driver, "answers-the-gradings-disagree-on")
     assert len(rows(table)) == min(len(found), MAX_LISTED) > 0
     assert all("dualboard-disagree" in r.get_attribute("class") for r in rows(table))
     questions = [r.find_element(By.CSS_SELECTOR, "td a") for r in rows(table)]
