@@ -4,7 +4,10 @@ two gradings disagree on.
 The list of questions answers "what does this model fail": one compact row
 per question (scores per round as a second line), sortable and filterable by
 category and outcome in the browser (``javascripts/tables.js``), each linking
-to the question page where the answers themselves are. Run pages are linked
+to the question page where the answers themselves are. That list and the
+disagreements are lazy tables (:mod:`dualboard.render.lazy_tables`): their rows
+are in data files the page loads, so a run page weighs the same however many
+questions and rounds the run answered. Run pages are linked
 from the leaderboard and kept out of the navigation (a leaderboard may hold
 hundreds of runs; see docs/architecture.md, "Rendering").
 """
@@ -48,7 +51,7 @@ MAX_LISTED = 200
 
 
 def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[list[Page], dict[str, bytes]]:
-    """One page per stored run of the benchmark, and the data files of their disagreements.
+    """One page per stored run of the benchmark, and the data files of their lazy tables.
 
     ``versioned``: the site is a release (its pages find ``shared/`` beside the version folder).
     """
