@@ -215,38 +215,38 @@ def deploy_site(config: Path, root: Path, version: str, *, push: bool) -> None:
     page that loads it, so a deploy that stops halfway leaves every deployed
     page whole. ``push`` then pushes the branch to ``origin``.
     """
-    docs = config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
+    retry = f"then delete releases/{version}/ and run `dualboard release {version}` again"
     try:
         gh_pages.follow_upstream(root)
+        docs = config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
         gh_pages.add_shared_files(root, docs / SHARED_DIR, f"Shared data files of release {version}")
     except gh_pages.GitError as e:
-        raise SiteDeployError(
-            f"{e}\nThe release folder was written but nothing was deployed: fix the problem above (git identity: "
-            f"git config user.name/user.email), then delete releases/{version}/ and run `dualboard release "
-            f"{version}` again"
-        ) from e
-    env = {**_mkdocs_env(), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        raise SiteDeployError(f"{e}\nThe release folder was written; fix the problem above, {retry}") from e
     for args in (
         ["deploy", "--config-file", str(config), "--update-aliases", "-m", f"Release {version}", version, "latest"],
         ["set-default", "--config-file", str(config), "-m", "Default version: latest", "latest"],
     ):
-        proc = subprocess.run(MIKE + args, cwd=root, capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
-            raise SiteDeployError(
-                f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
-                "The release folder was written; fix the problem above (git identity, a gh-pages branch "
-                f"that diverged from {gh_pages.REMOTE}'s), then delete releases/{version}/ and run "
-                f"`dualboard release {version}` again"
-            )
+        _mike(root, args, retry)
     if push:
         try:
             gh_pages.push(root)
         except gh_pages.GitError as e:
             raise SiteDeployError(
                 f"{e}\n{version} is deployed on the local {gh_pages.BRANCH} branch; fix the problem above (the "
-                f"remote {gh_pages.REMOTE}, its credentials) and push it with: git push {gh_pages.REMOTE} "
-                f"{gh_pages.BRANCH}"
+                f"remote, its credentials) and push it with: git push {gh_pages.REMOTE} {gh_pages.BRANCH}"
             ) from e
+
+
+def _mike(root: Path, args: list[str], retry: str) -> None:
+    """Run ``mike ARGS`` on the git repository at ``root``; ``retry`` says how to deploy again if it fails."""
+    env = {**_mkdocs_env(), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(MIKE + args, cwd=root, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise SiteDeployError(
+            f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
+            "The release folder was written; fix the problem above (git identity, a gh-pages branch that "
+            f"diverged from {gh_pages.REMOTE}'s), {retry}"
+        )
 
 
 def _mkdocs_env() -> dict[str, str]:

@@ -14,6 +14,7 @@ import pytest
 from dualboard.release_files import RESERVED
 from dualboard.render import gh_pages
 from dualboard.render.shared_files import SHARED_DIR
+from dualboard.render.site import SiteDeployError, deploy_site
 from tests.conftest import GIT_ENV, PROBE_PAGE, write_shared_probe, write_tiny_board
 
 GIT = {**os.environ, **GIT_ENV}
@@ -190,3 +191,14 @@ def test_the_branch_follows_its_upstream_when_behind_and_stays_when_diverged(rep
     diverged = git(repo, "rev-parse", "gh-pages").strip()
     gh_pages.follow_upstream(repo)
     assert git(repo, "rev-parse", "gh-pages").strip() == diverged
+
+
+def test_a_deploy_refused_before_mike_says_how_to_release_again_and_leaves_the_branch(repo, tmp_path):
+    build = tmp_path / "build"
+    (build / "docs" / SHARED_DIR).mkdir(parents=True)
+    (build / "docs" / SHARED_DIR / "env.json").symlink_to("/proc/self/environ")
+    (build / "mkdocs.yml").write_text("docs_dir: docs\n", "utf-8")
+    with pytest.raises(SiteDeployError) as error:
+        deploy_site(build / "mkdocs.yml", repo, "1.0", push=False)
+    assert "env.json" in str(error.value) and "delete releases/1.0/ and run `dualboard release 1.0`" in str(error.value)
+    assert gh_pages.branch_tip(repo) is None
