@@ -76,7 +76,7 @@ def largest_folders(root: Path, version: str, depth: int = 3, top: int = 8) -> l
     for line in git(root, "ls-tree", "-r", "-l", "-z", "gh-pages", f"{version}/").split("\0"):
         if line:
             meta, path = line.split("\t", 1)
-            sizes["/".join(path.split("/")[1 : depth + 1][:-1]) or "(root files)"] += int(meta.split()[3])
+            sizes["/".join(path.split("/")[1:-1][:depth]) or "(root files)"] += int(meta.split()[3])
     return sizes.most_common(top)
 
 
