@@ -10,7 +10,8 @@ each in a child process:
 
 Peak RSS is sampled from /proc every 50 ms and summed over the child's whole process tree (a
 pool's workers count). The site's size and page count are read from ``site/``. Setting up the board
-is not timed. Figures depend on the machine: quote them with its core count.
+is not timed. Figures depend on the machine: quote them with its core count. A row of 1M answers
+is followed by the issue's targets (:data:`TARGETS`), each said met or not.
 
 Usage::
 
@@ -35,6 +36,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 STAGES = ("validate", "ingest", "grade", "stats", "render")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+TARGET_ANSWERS = 1_000_000
+"""The size the issue's targets are set at; rows of other sizes are printed without a verdict."""
+TARGETS = {
+    "full build s": 120,
+    "peak RSS GB": 2,
+    "validation lines/s": 200_000,
+    "+1 run s": 15,
+    "no change s": 5,
+    "site MB": 300,
+}
+"""The scale targets at 1M answers on two cores: lines/s is a floor, every other figure a ceiling."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +149,30 @@ def print_row(size: str, m: dict[str, object]) -> None:
     )
 
 
+def verdicts(m: dict[str, object]) -> dict[str, tuple[float, bool]]:
+    """Each target's measured figure and whether it is met."""
+    steps: dict[str, Step] = m["steps"]  # type: ignore[assignment]
+    figures = {
+        "full build s": sum(steps[s].seconds for s in STAGES),
+        "peak RSS GB": max(steps[s].peak_rss for s in STAGES) / 1e9,
+        "validation lines/s": m["answers"] / steps["validate"].seconds,  # type: ignore[operator]
+        "+1 run s": steps["+1 run"].seconds,
+        "no change s": steps["no change"].seconds,
+        "site MB": m["site"] / 1e6,  # type: ignore[operator]
+    }
+    return {
+        name: (value, value >= TARGETS[name] if name == "validation lines/s" else value <= TARGETS[name])
+        for name, value in figures.items()
+    }
+
+
+def print_verdicts(size: str, m: dict[str, object]) -> None:
+    """One line per target for a row at the target size: the figure, the target, met or not."""
+    for name, (value, met) in verdicts(m).items():
+        bound = "≥" if name == "validation lines/s" else "≤"
+        print(f"  {size} {name:<19} {value:>12,.1f}  target {bound} {TARGETS[name]:,}  {'met' if met else 'NOT MET'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -156,7 +192,10 @@ def main() -> None:
     )
     for size in args.sizes.split(","):
         runs, questions, rounds = (int(x) for x in size.split("x"))
-        print_row(size, measure(runs, questions, rounds, (low, high)))
+        measured = measure(runs, questions, rounds, (low, high))
+        print_row(size, measured)
+        if measured["answers"] == TARGET_ANSWERS:
+            print_verdicts(size, measured)
 
 
 if __name__ == "__main__":
