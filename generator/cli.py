@@ -693,7 +693,8 @@ def release(project: Project, store: Store, version: str, push: bool, released: 
     (Parquet and spreadsheet-safe CSV per benchmark, in parts under 100 MB
     when large) and stats/. Then renders the site with the changelog against
     the previous release and deploys it to the gh-pages branch as VERSION with
-    the `latest` alias. That version's Downloads page carries every release
+    the `latest` alias; the data files its pages load are stored once, in
+    gh-pages/shared/ beside the versions. That version's Downloads page carries every release
     file up to 50 MB and links the larger ones: at the Hub dataset's tag
     VERSION when the store is a Hub dataset (pass the same --hub options as
     the build; `dualboard publish --release VERSION` uploads the folder
