@@ -77,6 +77,15 @@ def hub_options(command):
     )(command)
 
 
+jobs_option = click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes that grade runs side by side (default: one per core). Results are the same for any number.",
+)
+"""``--jobs N`` of the commands that grade (grade, build)."""
+
+
 def store_option(command):
     """Add ``--hub``, ``--hub-endpoint``, ``--hub-revision`` and ``--stage``; pass the chosen Store.
 
@@ -199,12 +208,13 @@ def main():
     "--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap, published on the site."
 )
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
+@jobs_option
 @click.option(
     "--force",
     is_flag=True,
     help="Redo every stage and validate every run, even what is unchanged since the last build.",
 )
-def build(project: Project, store: Store, seed: int, progress: bool, force: bool):
+def build(project: Project, store: Store, seed: int, progress: bool, jobs: int | None, force: bool):
     """Run every stage: validate → ingest → grade → stats → render.
 
     The site is written to site/ (the previous one stays until the new one is
@@ -226,7 +236,7 @@ def build(project: Project, store: Store, seed: int, progress: bool, force: bool
     cache = pipeline.open_cache(project, force=force)
     click.echo(str(pipeline.validate(project, cache=cache)))
     _ingest(project, store, cache)
-    click.echo(str(pipeline.grade_stage(project, store, progress=progress, cache=cache)))
+    click.echo(str(pipeline.grade_stage(project, store, progress=progress, jobs=jobs, cache=cache)))
     click.echo(str(pipeline.stats(project, seed=seed, cache=cache)))
     click.echo(str(pipeline.render(project, store, cache=cache)))
     click.echo(f"Built in {time.perf_counter() - started:.1f} s. Preview with: dualboard serve --root {project.root}")
@@ -538,7 +548,8 @@ def init(directory: Path, benchmark: str, title: str | None):
 @root_option
 @store_option
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
-def grade(project: Project, store: Store, progress: bool):
+@jobs_option
+def grade(project: Project, store: Store, progress: bool, jobs: int | None):
     """Grade stored runs into build/scored/, three Parquet files per benchmark.
 
     <benchmark>.parquet holds both scores per run × question × round (what
@@ -559,8 +570,14 @@ def grade(project: Project, store: Store, progress: bool):
     many requests an llm grader keeps in flight and how many it may start
     per minute are its options in benchmark.yaml (max_concurrency,
     requests_per_minute; README: "An LLM judge").
+
+    Each run's grades are kept in build/graded/<benchmark>/ under a hash of
+    the run's files, the benchmark's questions and graders, the run's human
+    labels and the grading code: a run already graded is not graded again,
+    so adding one run grades that run only. Runs to grade are spread over
+    --jobs processes.
     """
-    click.echo(str(pipeline.grade_stage(project, store, progress=progress)))
+    click.echo(str(pipeline.grade_stage(project, store, progress=progress, jobs=jobs)))
 
 
 @main.command()
@@ -699,7 +716,8 @@ def release(project: Project, store: Store, version: str, push: bool, released: 
     (Parquet and spreadsheet-safe CSV per benchmark, in parts under 100 MB
     when large) and stats/. Then renders the site with the changelog against
     the previous release and deploys it to the gh-pages branch as VERSION with
-    the `latest` alias. That version's Downloads page carries every release
+    the `latest` alias; the data files its pages load are stored once, in
+    gh-pages/shared/ beside the versions. That version's Downloads page carries every release
     file up to 50 MB and links the larger ones: at the Hub dataset's tag
     VERSION when the store is a Hub dataset (pass the same --hub options as
     the build; `dualboard publish --release VERSION` uploads the folder

@@ -22,7 +22,10 @@ from tqdm import tqdm
 from dualboard.build_cache import BuildCache, code_digest, digest, listing_digest, short
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark
+from dualboard.grading.by_run import default_jobs, grade_stored
+from dualboard.grading.cache import VerdictFolders
 from dualboard.grading.registry import grader_findings
+from dualboard.grading.run_cache import GRADED_DIR, RunCache
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
 from dualboard.intake.models import Benchmark
@@ -47,7 +50,14 @@ from dualboard.render.site import (
     site_source_findings,
 )
 from dualboard.render.site_content import site_content
-from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision, write_scored
+from dualboard.scored_files import (
+    SCORED,
+    benchmark_names,
+    read_scored,
+    read_verdicts,
+    table_revision,
+    write_scored_parts,
+)
 from dualboard.stats import analyse, read_tables, write_tables
 from dualboard.stats.tables import SEED
 from dualboard.store import IngestResult, Store
@@ -213,12 +223,19 @@ def remove(project: Project, store: Store, run: str, *, reason: str, date: str) 
 
 
 def stored_benchmarks(store: Store, cache: BuildCache | None = None) -> dict[str, tuple[Benchmark, list]]:
-    """Benchmarks in the store with their runs, as the grading stage reads them (``cache``: see load_runs)."""
+    """Benchmarks in the store with their runs, loaded and checked (every run in memory; ``cache``: see load_runs)."""
+    stored = stored_run_dirs(store)
+    benchmarks = {name: benchmark for name, (benchmark, _dirs) in stored.items()}
+    return {name: (b, load_runs(dirs, benchmarks, cache=cache)) for name, (b, dirs) in stored.items()}
+
+
+def stored_run_dirs(store: Store) -> dict[str, tuple[Benchmark, list[Path]]]:
+    """Benchmarks in the store with their run folders, as the grading stage reads them (one run at a time)."""
     snapshot = store.snapshot()
     if not (snapshot / "benchmarks").is_dir():
         return {}
     benchmarks = load_benchmarks(snapshot)
-    return {name: (b, load_runs(store.run_dirs(name), benchmarks, cache=cache)) for name, b in benchmarks.items()}
+    return {name: (b, store.run_dirs(name)) for name, b in benchmarks.items()}
 
 
 def unless_done(
@@ -238,7 +255,7 @@ def unless_done(
 
 
 def grade_stage(
-    project: Project, store: Store, *, progress: bool = True, cache: BuildCache | None = None
+    project: Project, store: Store, *, progress: bool = True, jobs: int | None = None, cache: BuildCache | None = None
 ) -> StageSummary:
     """:func:`grade`, skipped when the code, the store and the snapshot's content are those it last graded."""
     cache = cache or open_cache(project)
@@ -250,36 +267,46 @@ def grade_stage(
         "grade",
         key,
         lambda: cache.tree_digest(outputs, project.root),
-        lambda: grade(project, store, progress=progress, build_cache=cache),
+        lambda: grade(project, store, progress=progress, jobs=jobs),
     )
     skipped = summary.line.startswith("unchanged")
     return StageSummary("grade", summary.line + _waiting(store)) if skipped else summary
 
 
-def grade(
-    project: Project, store: Store, *, progress: bool = True, build_cache: BuildCache | None = None
-) -> StageSummary:
+def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | None = None) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
-    Verdicts are read from and saved through the store, never into the
-    snapshot it reads, and never change its revision. Records in build/ which
-    store revision it read: publish commits on exactly that one. Runs found
-    in ``build_cache`` are not validated again (:func:`grade_stage` skips the
-    whole grade when nothing changed).
+    Each run's grades are kept in build/graded/<benchmark>/ under a hash of
+    everything that can change them (dualboard.grading.run_cache): only runs
+    without one are loaded and graded, over ``jobs`` processes (default: one
+    per core), and the tables are written one run at a time. Verdicts are read
+    from and saved through the store, never into the snapshot it reads, and
+    never change its revision. Records in build/ which store revision it read:
+    publish commits on exactly that one.
     """
     revision = store.revision()
-    cache = VerdictCache(store)
-    total, written, warnings = 0, set(), []
-    for name, (benchmark, runs) in stored_benchmarks(store, build_cache).items():
-        tables = grade_with_bar(benchmark, runs, cache, progress=progress)
-        written.update(write_scored(tables, project.scored_dir(), name, revision))
-        warnings += [f"{name}: {note}" for note in tables.notes]
-        total += len(tables.scored)
+    verdicts = VerdictCache(VerdictFolders.of(store))
+    total, regraded, runs, written, warnings = 0, 0, 0, set(), []
+    benchmarks = stored_run_dirs(store)
+    for name, (benchmark, run_dirs) in benchmarks.items():
+        with tqdm(desc=f"grade {name}", total=len(run_dirs), unit="run", disable=not progress, leave=False) as bar:
+            graded = grade_stored(
+                benchmark,
+                run_dirs,
+                RunCache(project.build_dir / GRADED_DIR / name),
+                verdicts,
+                human_labels=human_labels(benchmark),
+                jobs=jobs or default_jobs(),
+                on_run=bar.update,
+            )
+        written.update(write_scored_parts(graded.parts(), project.scored_dir(), name, revision))
+        warnings += [f"{name}: {note}" for note in graded.notes]
+        total, regraded, runs = total + graded.answers, regraded + graded.graded, runs + len(run_dirs)
     _remove_stale(project.scored_dir(), written)
+    _remove_stale_fragments(project.build_dir / GRADED_DIR, set(benchmarks))
     record_source(project.build_dir, store.describe(), revision)
-    return StageSummary(
-        "grade", f"{total} answers graded into {project.scored_dir()}{_waiting(store)}", tuple(warnings)
-    )
+    line = f"{total} answers graded into {project.scored_dir()} ({regraded} of {runs} runs graded again)"
+    return StageSummary("grade", line + _waiting(store), tuple(warnings))
 
 
 def _waiting(store: Store) -> str:
@@ -293,6 +320,14 @@ def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
     for path in scored_dir.glob("*") if scored_dir.is_dir() else ():
         if path not in written and (path.is_symlink() or path.is_file()):
             path.unlink()
+
+
+def _remove_stale_fragments(graded_dir: Path, benchmarks: set[str]) -> None:
+    """Drop the run grades kept for benchmarks that left the store."""
+    for folder in graded_dir.iterdir() if graded_dir.is_dir() else ():
+        if folder.name not in benchmarks and folder.is_dir() and not folder.is_symlink():
+            RunCache(folder).keep_only(set())
+            folder.rmdir()
 
 
 def grade_with_bar(benchmark: Benchmark, runs: list, cache: VerdictCache, *, progress: bool) -> GradedTables:

@@ -57,8 +57,9 @@ MARKDOWN_SUFFIX = ".md"
 """MkDocs turns every Markdown file of the docs into a page, so the site carries the card as ``README.md.txt``."""
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
 """A release name. It names a folder, a path on the site and a Hub tag, so match it whole (``fullmatch``)."""
-RESERVED = frozenset({"latest", "versions.json", "index.html"})
-"""Names mike uses on the gh-pages branch, so no release can take them."""
+RESERVED = frozenset({"latest", "versions.json", "index.html", "shared"})
+"""Names mike and the shared data files (``render.shared_files.SHARED_DIR``) use on the gh-pages branch, so no
+release can take them."""
 HUB_ENDPOINT = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~-]+)*/?")
 """A Hub address a release may link to: http(s), a host, a port and a plain path; nothing a link could abuse."""
 

@@ -25,6 +25,8 @@ revision it is about to name (:func:`table_revision`); DuckDB shows it with
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,13 +134,15 @@ MIN_COVERAGE = 0.8
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column (grading)."""
 
 
-def typed(table: Table, rows: list[dict]) -> pd.DataFrame:
-    """A DataFrame of ``rows`` with the table's columns in order, numbers and flags in their dtypes.
+def typed(table: Table, rows: list[dict], names: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of ``rows`` with the table's columns (or those of ``names``) in order, numbers and flags
+    in their dtypes.
 
     Text columns keep pandas' default dtype; the Arrow schema fixes them on write.
     """
-    frame = pd.DataFrame(rows, columns=list(table.names))
-    return frame.astype({c.name: c.dtype for c in table.columns if c.dtype != "string"})
+    names = table.names if names is None else tuple(names)
+    frame = pd.DataFrame(rows, columns=list(names))
+    return frame.astype({c.name: c.dtype for c in table.columns if c.name in names and c.dtype != "string"})
 
 
 def checked_name(benchmark: str) -> str:
@@ -181,20 +185,37 @@ def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str
     this module comes before grading in the flow, so it names no grading type.
     ``revision`` is the store revision graded, recorded in each file's metadata.
     """
-    return [write_table(table, getattr(tables, table.name), scored_dir, benchmark, revision) for table in TABLES]
+    return write_scored_parts([tables], scored_dir, benchmark, revision)
 
 
-def write_table(table: Table, frame: pd.DataFrame, scored_dir: Path, benchmark: str, revision: str) -> Path:
-    """Write one table with its schema and metadata to a temporary name, then move it into place."""
-    path = table.path(scored_dir, benchmark)
-    arrow = pa.Table.from_pandas(frame[list(table.names)], schema=table.schema, preserve_index=False)
+def write_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
+    """Write the three tables of ``benchmark`` from ``parts``, one after the other; return their paths.
+
+    Each part is like :func:`write_scored`'s ``tables`` (the grading stage
+    yields one per run); the files hold the parts' rows in order, and only one
+    part is in memory at a time. Each file is written to a temporary name and
+    moved into place once complete.
+    """
+    paths = [table.path(scored_dir, benchmark) for table in TABLES]
+    with ExitStack() as stack:
+        writers = [
+            stack.enter_context(_table_writer(table, stack.enter_context(atomic_path(path)), benchmark, revision))
+            for table, path in zip(TABLES, paths, strict=True)
+        ]
+        for part in parts:
+            for table, writer in zip(TABLES, writers, strict=True):
+                frame = getattr(part, table.name)[list(table.names)]
+                writer.write_table(pa.Table.from_pandas(frame, schema=writer.schema, preserve_index=False))
+    return paths
+
+
+def _table_writer(table: Table, tmp: Path, benchmark: str, revision: str) -> pq.ParquetWriter:
+    """A Parquet writer of ``table``'s schema and metadata into ``tmp`` (closed, and so complete, on exit)."""
     # The revision only: a local store's description holds a path of the build machine, which
     # must neither reach published files nor make two builds of the same store differ.
     about = {"table": table.name, "format_version": FORMAT_VERSION, "benchmark": benchmark, "store_revision": revision}
-    arrow = arrow.replace_schema_metadata({METADATA_KEY: json.dumps(about, sort_keys=True).encode()})
-    with atomic_path(path) as tmp:
-        pq.write_table(arrow, tmp, compression=COMPRESSION)
-    return path
+    schema = table.schema.with_metadata({METADATA_KEY: json.dumps(about, sort_keys=True).encode()})
+    return pq.ParquetWriter(tmp, schema, compression=COMPRESSION)
 
 
 def _about(path: Path, table: Table) -> dict:

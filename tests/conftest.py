@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from dualboard.render.shared_files import shared_href, shared_name
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data" / "easy-problems"
 DEMO = REPO / "data" / "benchmarks" / "demo"
@@ -117,15 +119,20 @@ def write_run(
     return run
 
 
-@pytest.fixture
-def tiny_root(tmp_path: Path) -> Path:
-    """A leaderboard folder with the tiny benchmark and one valid run."""
-    bench = tmp_path / "data" / "benchmarks" / "tiny"
+def write_tiny_board(root: Path) -> Path:
+    """Write the tiny benchmark and one valid run into the leaderboard folder ``root``."""
+    bench = root / "data" / "benchmarks" / "tiny"
     bench.mkdir(parents=True)
     (bench / "benchmark.yaml").write_text(yaml.safe_dump(TINY_BENCHMARK), "utf-8")
     (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
-    write_run(tmp_path, "run-a")
-    return tmp_path
+    write_run(root, "run-a")
+    return root
+
+
+@pytest.fixture
+def tiny_root(tmp_path: Path) -> Path:
+    """A leaderboard folder with the tiny benchmark and one valid run."""
+    return write_tiny_board(tmp_path)
 
 
 GIT_ENV = {
@@ -157,3 +164,24 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         elif p.is_file():
             out[rel] = p.read_bytes()
     return out
+
+
+PROBE_PAGE = "probe/data.md"
+"""A hand-written page (site_src) that shows shared files, as the question pages load their data."""
+
+
+def write_shared_probe(root: Path, widths: list[int]) -> list[str]:
+    """Put one shared file per width (an SVG that wide, named by its content) and PROBE_PAGE showing them all
+    into ``root``'s site_src/, as a release's pages reference them (``versioned``); return their docs paths."""
+    names, images = [], []
+    for width in widths:
+        data = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="1"></svg>'.encode()
+        name = shared_name(data, ".svg")
+        (root / "site_src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "site_src" / name).write_bytes(data)
+        names.append(name)
+        images.append(f'<img class="shared-probe" alt="" src="{shared_href(PROBE_PAGE, name, versioned=True)}">')
+    page = root / "site_src" / PROBE_PAGE
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text("# Shared files\n\n" + "\n".join(images) + "\n", "utf-8")
+    return names

@@ -27,8 +27,9 @@ CITATIONS = {
 
 SPECIFICATION = re.compile(r"\b(?:DESIGN|STATISTICS|STYLE)\.md\b")
 """The team's private specification documents."""
-WORKSPACE = re.compile(r"\.\./shared\b")
-"""The team's workspace beside the checkout (only tests may read its data)."""
+WORKSPACE = re.compile(r"\.\./shared(?:/(?:data|hooks)\b|(?![/\w]))")
+"""The team's workspace beside the checkout (only tests may read its data); ``../shared/<file>`` is a site's
+shared data files (render/shared_files.py), not the workspace."""
 
 
 def suite_sources() -> list[Path]:

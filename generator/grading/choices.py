@@ -12,6 +12,7 @@ extraction records the ambiguity.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +83,14 @@ def normalize_text(text: str) -> str:
     return " ".join("".join(kept).replace("'", "").split())
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def normalize_question_text(text: str) -> str:
+    """:func:`normalize_text` of a question's own text (an option, the correct choice, a key's answer or
+    alias), remembered: every answer to the question reads it again, several times. Never for a response,
+    whose texts are each read once (the cache would hold them for nothing)."""
+    return normalize_text(text)
+
+
 def _touches_digit(text: str, at: int) -> bool:
     """Whether the character at ``at`` has a digit on either side (the point of 3.5, the comma of 1,000)."""
     return text[at - 1 : at].isdecimal() or text[at + 1 : at + 2].isdecimal()
@@ -119,8 +128,8 @@ def correct_index(question: dict[str, Any], shown: Sequence[str]) -> int | None:
     elif isinstance(correct, str) and correct not in choices and len(correct) == 1:
         position = LETTERS.find(correct.upper())
         correct = choices[position] if 0 <= position < len(choices) else correct
-    wanted = normalize_text(str(correct))
-    matches = [i for i, text in enumerate(shown) if normalize_text(text) == wanted]
+    wanted = normalize_question_text(str(correct))
+    matches = [i for i, text in enumerate(shown) if normalize_question_text(text) == wanted]
     return matches[0] if matches else None
 
 
@@ -131,7 +140,7 @@ def _value_to_index(value: str, shown: Sequence[str], allow_lower: bool) -> int 
     if match and LETTERS.index(match.group(1)) < len(shown):
         return LETTERS.index(match.group(1))
     wanted = normalize_text(value)
-    hits = [i for i, text in enumerate(shown) if wanted and normalize_text(text) == wanted]
+    hits = [i for i, text in enumerate(shown) if wanted and normalize_question_text(text) == wanted]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -179,7 +188,9 @@ def _letter_positions(matches: Iterable[re2._Match], n_options: int) -> list[int
 
 def _phrase_positions(response: str, shown: Sequence[str]) -> list[int]:
     """Find "Answer: C"-style commitments; "the answer is A pound of feathers" names an option's text."""
-    several_words = [(i, normalize_text(text) + " ") for i, text in enumerate(shown) if " " in normalize_text(text)]
+    several_words = [
+        (i, normalize_question_text(text) + " ") for i, text in enumerate(shown) if " " in normalize_question_text(text)
+    ]
     positions = []
     for match in _PHRASE_ANSWER.finditer(response):
         tail = normalize_text(response[match.start(1) : match.start(1) + 300]) + " " if several_words else ""
@@ -202,7 +213,7 @@ def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
     last = lines[-1]
     tails = {last, last.rsplit(":", 1)[-1], _ANSWER_IS.split(last)[-1]}
     wanted = {normalize_text(tail) for tail in tails} - {""}
-    return [i for i, text in enumerate(shown) if normalize_text(text) in wanted][:1]
+    return [i for i, text in enumerate(shown) if normalize_question_text(text) in wanted][:1]
 
 
 def extract_choice(response: str, shown: Sequence[str], json_answer: str = "last") -> ChoiceExtraction:

@@ -71,6 +71,7 @@ class EmbeddingGrader(Grader):
     name: ClassVar[str] = "embedding"
     version: ClassVar[str] = "2"
     default_role: ClassVar[str] = "answer_key"
+    cpu_bound: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", {"compare": "final_answer", "use_reference": True, **self.options})

@@ -162,6 +162,7 @@ class LlmGrader(Grader):
     name: ClassVar[str] = "llm"
     version: ClassVar[str] = "1"
     default_role: ClassVar[str] = "answer_key"
+    cpu_bound: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", {**DEFAULTS, **self.options})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dualboard.grading.choices import normalize_text
+from dualboard.grading.choices import normalize_question_text, normalize_text
 from dualboard.grading.final_answer import find_numbers
 from dualboard.linear_regex import compile_key_pattern
 
@@ -17,7 +17,7 @@ def key_texts(question: dict[str, Any]) -> list[str]:
     """Return the key's answer and aliases, normalized, without empties."""
     key = question.get("answer_key") or {}
     texts = [key.get("answer") or "", *(key.get("aliases") or [])]
-    return [t for t in (normalize_text(str(text)) for text in texts) if t]
+    return [t for t in (normalize_question_text(str(text)) for text in texts) if t]
 
 
 def numeric_key(question: dict[str, Any], tolerance: float | None = None) -> tuple[float, float] | None:

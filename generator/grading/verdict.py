@@ -60,6 +60,10 @@ class Grader:
     batch_size: ClassVar[int] = 256
     """Answers the grading loop hands to one :meth:`grade_many` call; it reports progress and saves
     verdicts between calls."""
+    cpu_bound: ClassVar[bool] = True
+    """Whether grading only computes on this machine's CPU, so that several processes may grade a benchmark's
+    runs side by side. False for a grader that calls a service (its concurrency and rate limits hold per
+    process) or holds a model in memory (one copy, not one per process)."""
     cached: ClassVar[bool] = True
     """Whether verdicts go through the verdict cache (False for graders that
     only read a value carried by the input, such as ``recorded``)."""

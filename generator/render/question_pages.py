@@ -8,17 +8,17 @@ in every page (a nav of N pages makes the build O(N²); docs/architecture.md, "R
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
-from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.escape import escape_text
-from dualboard.render.html import Cell, Header, Row, paragraph, table
+from dualboard.render.html import Cell, Header, paragraph, table
+from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
 from dualboard.scored_files import ANSWER_SLOT
@@ -27,18 +27,68 @@ PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
 
 
-def question_pages(result: BenchmarkResults) -> list[Page]:
-    """The question list (in the navigation) and one page per question (out of it)."""
+def question_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[list[Page], dict[str, bytes]]:
+    """The question list (in the navigation), one page per question (out of it), and their answers' data files.
+
+    ``versioned``: the site is a release (its pages find ``shared/`` beside the version folder).
+    """
     slugs = question_slugs(result.benchmark)
-    verdicts = _verdict_table(result.verdicts)
-    answers = _answers(result.runs)
-    models = dict(zip(result.models["run_id"], result.models["model"]))
-    by_question = {qid: rows for qid, rows in verdicts.groupby("question_id", sort=False)}
-    pages = [question_list(result, slugs)]
+    by_question = _answers_by_question(_answer_table(result))
+    runs = _run_links(result)
+    pages, data = [question_list(result, slugs)], {}
     for question in result.benchmark.questions:
-        rows = by_question.get(question["id"], verdicts.iloc[0:0])
-        pages.append(question_page(result.name, question, slugs[question["id"]], rows, answers, models))
-    return pages
+        answers = by_question.get(question["id"], {})
+        page, lazy = question_page(result.name, question, slugs[question["id"]], answers, runs, versioned=versioned)
+        pages.append(page)
+        data[lazy.path] = lazy.data
+    return pages, data
+
+
+def _answer_table(result: BenchmarkResults) -> pd.DataFrame:
+    """One row per graded answer: its slot, response and option order, and each grader's score and detail.
+
+    Built once for the benchmark and grouped by question, so a page never looks an answer up in a dict of
+    every prediction.
+    """
+    verdicts = _verdict_table(result.verdicts)
+    predictions = pd.DataFrame(
+        [
+            (run.run_id, p["question_id"], int(p.get("round", 0)), p.get("response", ""), p.get("choice_order"))
+            for run in result.runs
+            for p in run.predictions
+        ],
+        columns=[*ANSWER_SLOT, "response", "choice_order"],
+    )
+    if verdicts.empty:
+        return predictions.iloc[0:0]
+    return verdicts.merge(predictions, on=list(ANSWER_SLOT), how="left", sort=False)
+
+
+def _answers_by_question(table: pd.DataFrame) -> dict[str, dict[str, list[Any]]]:
+    """Each question's answers as columns of plain values (column name → one value per answer), by run and round.
+
+    The table is turned into lists once and cut by question: slicing a DataFrame 2,000 times took longer
+    than writing every page.
+    """
+    table = table.sort_values(["question_id", "run_id", "round"], kind="stable")
+    columns = {c: table[c].tolist() for c in table.columns}
+    question_ids = columns.get("question_id", [])
+    out, start = {}, 0
+    for end in range(1, len(question_ids) + 1):
+        if end == len(question_ids) or question_ids[end] != question_ids[start]:
+            out[question_ids[start]] = {c: values[start:end] for c, values in columns.items()}
+            start = end
+    return out
+
+
+def _run_links(result: BenchmarkResults) -> dict[str, tuple[int, tuple[str, str]]]:
+    """Each run's (index, (model, run page link)), in the benchmark's run order, for the answers' data."""
+    models = dict(zip(result.models["run_id"], result.models["model"]))
+    run_ids = list(dict.fromkeys([run.run_id for run in result.runs] + sorted(set(result.verdicts["run_id"]))))
+    return {
+        run_id: (i, (str(models.get(run_id, run_id)), f"../../runs/{run_slug(run_id)}/"))
+        for i, run_id in enumerate(run_ids)
+    }
 
 
 def _verdict_table(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -59,11 +109,6 @@ def _grader_order(verdicts: pd.DataFrame) -> list[str]:
     rank = {"traditional": 0, "answer_key": 1, "human": 2}
     pairs = verdicts[["grader", "role"]].drop_duplicates()
     return [g for g, _ in sorted(zip(pairs["grader"], pairs["role"]), key=lambda p: (rank.get(p[1], 3), p[0]))]
-
-
-def _answers(runs: tuple[Run, ...]) -> dict[tuple[str, str, int], Mapping[str, Any]]:
-    """Every prediction row (response, choice order) by (run, question, round)."""
-    return {(run.run_id, p["question_id"], int(p.get("round", 0))): p for run in runs for p in run.predictions}
 
 
 def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
@@ -114,21 +159,38 @@ def question_page(
     benchmark: str,
     question: Mapping[str, Any],
     slug: str,
-    verdicts: pd.DataFrame,
-    answers: Mapping[tuple[str, str, int], Mapping[str, Any]],
-    models: Mapping[str, str],
-) -> Page:
-    """The page of one question: prompt, answer key, every answer with every verdict.
+    answers: Mapping[str, Sequence[Any]],
+    runs: Mapping[str, tuple[int, tuple[str, str]]],
+    *,
+    versioned: bool = False,
+) -> tuple[Page, LazyTable]:
+    """The page of one question (prompt, answer key) and the data file of its answers with every verdict.
+
+    ``answers``: this question's answers by column (slot, response,
+    ``choice_order``, ``score:<grader>`` and ``detail:<grader>``); ``runs``: each
+    run's index and (model, link) in the data file. The page's HTML does not
+    grow with the answers: they are in the data file, which the page loads.
 
     On a multiple-choice question each answer shows the options in the order
     that round showed them, with the correct one's letter in that order: a
     grader's "chose C … correct D" is in that order, not the answer key's.
     """
-    graders = [c.split(":", 1)[1] for c in verdicts.columns if c.startswith("score:") and verdicts[c].notna().any()]
+    graders = [
+        c.split(":", 1)[1]
+        for c in answers
+        if c.startswith("score:") and any(number(score) is not None for score in answers[c])
+    ]
     choices = bool(question.get("choices"))
-    headers = ["Run", "Round", *(["Options as shown"] if choices else []), "Response", *graders]
-    rows = [_answer_row(r, question, graders, answers, models) for r in verdicts.to_dict("records")]
-    n_disagree = sum(1 for r in rows if r.css_class)
+    columns = [
+        Column("Run", "link"),
+        Column("Round", "number"),
+        *([Column("Options as shown", "options")] if choices else []),
+        Column("Response", "response"),
+        *[Column(g, "verdict") for g in graders],
+    ]
+    path = f"benchmarks/{benchmark}/questions/{slug}.md"
+    rows = _answer_rows(answers, question, graders, runs)
+    lazy = lazy_table(path, columns, rows, [link for _, link in runs.values()], noun="answers", versioned=versioned)
     text = (
         front_matter(f"Question {slug}", search=False, hide=("toc",))
         + f"<h1>Question {escape_text(question['id'])}</h1>\n\n"
@@ -142,10 +204,43 @@ def question_page(
             if choices
             else ""
         )
-        + f"{n_disagree} answers are highlighted: their graders disagree on pass/fail (≥ 50 counts as a pass).\n\n"
-        + table(headers, rows)
+        + "Highlighted answers are those whose graders disagree on pass/fail "
+        f"(≥ {format_number(PASS_MARK, 0)} counts as a pass).\n\n" + lazy.html
     )
-    return Page(f"benchmarks/{benchmark}/questions/{slug}.md", text)
+    return Page(path, text), lazy
+
+
+def _answer_rows(
+    answers: Mapping[str, Sequence[Any]],
+    question: Mapping[str, Any],
+    graders: list[str],
+    runs: Mapping[str, tuple[int, tuple[str, str]]],
+) -> list[list[Any]]:
+    """The data rows of a question's answers: run, round, options as shown (MC), response, each verdict."""
+    choices = bool(question.get("choices"))
+    shown: dict[Any, list[Any]] = {}  # a question has few option orders: each is worked out once
+    columns = [answers.get(c, ()) for c in ("run_id", "round", "response", "choice_order")]
+    verdicts = [(answers[f"score:{g}"], answers[f"detail:{g}"]) for g in graders]
+    rows = []
+    for i, (run_id, round_, response, order) in enumerate(zip(*columns)):
+        row: list[Any] = [runs[run_id][0], int(round_)]
+        if choices:
+            key = tuple(order) if isinstance(order, (list, tuple)) else None
+            if key not in shown:
+                shown[key] = list(options_as_shown(question, {"choice_order": list(key) if key else None}))
+            row.append(shown[key])
+        row.append("" if not isinstance(response, str) else response)
+        row += [_verdict(scores[i], details[i]) for scores, details in verdicts]
+        rows.append(row)
+    return rows
+
+
+def _verdict(score: Any, detail: Any) -> list[Any]:
+    """A grader's verdict as the data holds it: [score or null, "score: how it decided"] ("—": no verdict)."""
+    value = number(score)
+    if value is None:
+        return [None, "—"]
+    return [value, f"{format_number(value, 0)}: {detail if isinstance(detail, str) else ''}"]
 
 
 def _question_block(question: Mapping[str, Any]) -> str:
@@ -190,45 +285,19 @@ def _correct_choice(question: Mapping[str, Any]) -> str | None:
     return f"{correct} (in the order listed above; each answer below shows the order its round used)"
 
 
-def options_as_shown(question: Mapping[str, Any], prediction: Mapping[str, Any]) -> Cell:
+def options_as_shown(question: Mapping[str, Any], prediction: Mapping[str, Any]) -> tuple[str, str | None]:
     """The options in the order one answer saw them, and the correct option's letter in that order.
 
     Examples
     --------
     >>> q = {"id": "q", "choices": ["96", "102", "112"], "correct_choice": "B"}
-    >>> cell = options_as_shown(q, {"choice_order": ["C", "B", "A"]})
-    >>> cell.text, cell.note
+    >>> options_as_shown(q, {"choice_order": ["C", "B", "A"]})
     ('A. 112  B. 102  C. 96', 'correct here: B')
     """
     try:
         shown = shown_options(dict(question), dict(prediction))
     except GradingInputError:  # validation refuses such an order; never fail the page over it
-        return Cell("—")
+        return "—", None
     correct = correct_index(dict(question), shown)
     letters = "  ".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(shown))
-    return Cell(letters, note=f"correct here: {LETTERS[correct]}" if correct is not None else None)
-
-
-def _answer_row(
-    record: Mapping[str, Any],
-    question: Mapping[str, Any],
-    graders: list[str],
-    answers: Mapping[tuple[str, str, int], Mapping[str, Any]],
-    models: Mapping[str, str],
-) -> Row:
-    run_id, round_ = record["run_id"], int(record["round"])
-    prediction = answers.get((run_id, record["question_id"], round_), {})
-    cells = [
-        Cell(str(models.get(run_id, run_id)), href=f"../../runs/{run_slug(run_id)}/"),
-        Cell(str(round_), sort=round_),
-        *([options_as_shown(question, prediction)] if question.get("choices") else []),
-        Cell(str(prediction.get("response", "")), css_class="dualboard-response"),
-    ]
-    passes = set()
-    for grader in graders:
-        score, detail = record.get(f"score:{grader}"), record.get(f"detail:{grader}")
-        if score is not None and score == score:
-            passes.add(score >= PASS_MARK)
-        text = "—" if score is None or score != score else f"{format_number(score, 0)}: {detail or ''}"
-        cells.append(Cell(text, sort=sort_key(score)))
-    return Row(cells, css_class="dualboard-disagree" if len(passes) > 1 else None)
+    return letters, (f"correct here: {LETTERS[correct]}" if correct is not None else None)

@@ -4,7 +4,10 @@ two gradings disagree on.
 The list of questions answers "what does this model fail": one compact row
 per question (scores per round as a second line), sortable and filterable by
 category and outcome in the browser (``javascripts/tables.js``), each linking
-to the question page where the answers themselves are. Run pages are linked
+to the question page where the answers themselves are. That list and the
+disagreements are lazy tables (:mod:`dualboard.render.lazy_tables`): their rows
+are in data files the page loads, so a run page weighs the same however many
+questions and rounds the run answered. Run pages are linked
 from the leaderboard and kept out of the navigation (a leaderboard may hold
 hundreds of runs; see docs/architecture.md, "Rendering").
 """
@@ -20,7 +23,8 @@ from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
-from dualboard.render.html import Cell, Header, Row, paragraph, table
+from dualboard.render.html import Cell, Header, paragraph, table
+from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number
 from dualboard.render.numbers import (
     format_agreement,
     format_interval,
@@ -46,13 +50,17 @@ MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
 
 
-def run_pages(result: BenchmarkResults) -> list[Page]:
-    """One page per stored run of the benchmark."""
+def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[list[Page], dict[str, bytes]]:
+    """One page per stored run of the benchmark, and the data files of their lazy tables.
+
+    ``versioned``: the site is a release (its pages find ``shared/`` beside the version folder).
+    """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
-    return [
-        run_page(
+    pages, data = [], {}
+    for run in result.runs:
+        page, tables = run_page(
             result.name,
             run,
             models.loc[run.run_id] if run.run_id in models.index else None,
@@ -60,9 +68,11 @@ def run_pages(result: BenchmarkResults) -> list[Page]:
             slugs,
             result.benchmark.questions,
             current_version=result.benchmark.version,
+            versioned=versioned,
         )
-        for run in result.runs
-    ]
+        pages.append(page)
+        data.update((t.path, t.data) for t in tables)
+    return pages, data
 
 
 def run_page(
@@ -74,12 +84,19 @@ def run_page(
     questions: Sequence[Mapping[str, Any]] = (),
     *,
     current_version: str | None = None,
-) -> Page:
-    """The page of one run: metadata, scores per category, every question, disagreements between the gradings.
+    versioned: bool = False,
+) -> tuple[Page, list[LazyTable]]:
+    """The page of one run (metadata, scores per category) and the data files of its two lazy tables.
 
+    Its list of questions and the answers the two gradings disagree on are
+    loaded by the page from data files, so the page carries no response and
+    does not grow with the run's answers.
     ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
     questions it was never asked.
     """
+    path = f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md"
+    listing, listed = question_table(path, scored, questions, slugs, versioned=versioned)
+    intro, lazy = _disagreements(path, run, scored, slugs, versioned=versioned)
     text = (
         front_matter(f"Run {run.run_id}")
         + f"<h1>{escape_text(run.model)}</h1>\n\n"
@@ -90,13 +107,15 @@ def run_page(
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
         + _category_table(scored)
         + "\n## Every question\n\n"
-        + question_table(scored, questions, slugs)
+        + listing
+        + (listed.html if listed is not None else "")
         + "\n## Answers the gradings disagree on\n\n"
-        + _disagreements(run, scored, slugs)
+        + intro
+        + (lazy.html if lazy is not None else "")
         + "\n## Submission\n\n"
         + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
     )
-    return Page(f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md", text)
+    return Page(path, text), [t for t in (listed, lazy) if t is not None]
 
 
 def _older_version(row: pd.Series, current: str | None) -> str:
@@ -207,98 +226,138 @@ def _category_table(scored: pd.DataFrame) -> str:
     return table(["Category", "Traditional", "Answer-key", "Answer-key − traditional"], rows)
 
 
-QUESTION_COLUMNS = [
-    Header(
-        "Question", key="question", title="Opens the question page: every run's answers and every grader's verdict."
-    ),
-    Header("Category", key="category", filter=True),
-    Header("Prompt", key="prompt", title="The start of the question's text."),
-    Header(
-        "Traditional",
-        key="traditional",
-        title=("Mean traditional score over the question's rounds (0–100); second line: the score of each round."),
-    ),
-    Header(
-        "Answer-key",
-        key="answer_key",
-        title=(
-            "Mean answer-key score over the rounds the grader judged (0–100); "
-            "second line: each round, – where it gave no verdict."
+QUESTION_COLUMNS = (
+    Column(
+        Header(
+            "Question",
+            key="question",
+            title="Opens the question page: every run's answers and every grader's verdict.",
         ),
+        "link",
     ),
-    Header("Difference", key="difference", title="Answer-key − traditional of the two means."),
-    Header(
-        "Outcome",
-        key="outcome",
-        filter=True,
-        title=(
-            "Whether each grading passes the question (mean ≥ 50 counts as a pass); "
-            "never run: the run was not asked it."
+    Column(Header("Category", key="category", filter=True), "text"),
+    Column(Header("Prompt", key="prompt", title="The start of the question's text."), "wrap"),
+    Column(
+        Header(
+            "Traditional",
+            key="traditional",
+            title="Mean traditional score over the question's rounds (0–100); second line: the score of each round.",
         ),
+        "verdict",
     ),
-]
+    Column(
+        Header(
+            "Answer-key",
+            key="answer_key",
+            title=(
+                "Mean answer-key score over the rounds the grader judged (0–100); "
+                "second line: each round, – where it gave no verdict."
+            ),
+        ),
+        "verdict",
+    ),
+    Column(Header("Difference", key="difference", title="Answer-key − traditional of the two means."), "value"),
+    Column(
+        Header(
+            "Outcome",
+            key="outcome",
+            filter=True,
+            title=(
+                f"Whether each grading passes the question (mean ≥ {format_number(PASS_MARK, 0)} counts as a pass); "
+                "never run: the run was not asked it."
+            ),
+        ),
+        "text",
+    ),
+)
 """Columns of a run page's list of questions."""
 ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
 """How a pass/fail score of one round is written in the per-round line (partial credit stays a number)."""
 
 
-def question_table(scored: pd.DataFrame, questions: Sequence[Mapping[str, Any]], slugs: Mapping[str, str]) -> str:
+def question_table(
+    page: str,
+    scored: pd.DataFrame,
+    questions: Sequence[Mapping[str, Any]],
+    slugs: Mapping[str, str],
+    *,
+    versioned: bool = False,
+) -> tuple[str, LazyTable | None]:
     """Every question of the benchmark, one row each: category, both gradings per round and on average, outcome.
 
-    A question the run never answered (added after the version it answered) is listed as never run.
+    The rows are a lazy table's data file (the page ``page`` loads it), so the page does not grow with the
+    run's answers. A question the run never answered (added after the version it answered) is listed as
+    never run. Returns the text before the table and the table (None when the run has no scored answer).
     """
     if scored.empty:
-        return "This run has no scored answers.\n"
+        return "This run has no scored answers.\n", None
     by_id = {str(q["id"]): q for q in questions}
-    answered = {str(qid): rows for qid, rows in scored.sort_values("round", kind="stable").groupby("question_id")}
+    answered = _per_question(scored)
     order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
     rows = [
-        _question_row(qid, answered[qid], by_id.get(qid, {}), slugs)
-        if qid in answered
-        else _never_run_row(by_id[qid], slugs)
-        for qid in order
+        _question_row(i, answered[qid], by_id.get(qid, {})) if qid in answered else _never_run_row(i, by_id[qid])
+        for i, qid in enumerate(order)
     ]
-    return (
+    links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in order]
+    lazy = lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", versioned=versioned, filterable=True)
+    intro = (
         "One row per question: the mean score of its rounds under each grading, and under it each round's score "
         "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
-        "to read the answers.\n\n" + table(QUESTION_COLUMNS, rows, filterable=True)
+        "to read the answers. Highlighted questions pass one grading and fail the other.\n\n"
     )
+    return intro, lazy
 
 
-def _question_row(question_id: str, rows: pd.DataFrame, question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
-    means = {g: rows[g].mean() for g in GRADINGS}  # NaN-skipping: an answer without a verdict is left out
+def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Each question a run answered: its category, each grading's mean over the rounds and its per-round line.
+
+    One grouping of the whole run (not one per question: a run of 2,000 questions took seconds that way).
+    """
+    ordered = scored.sort_values("round", kind="stable")
+    question_ids = ordered["question_id"].astype(str)
+    grouped = ordered.groupby(question_ids, sort=False)
+    summary = grouped[list(GRADINGS)].mean()  # NaN-skipping: an answer without a verdict is left out
+    summary["category"] = grouped["category"].first()
+    for g in GRADINGS:
+        summary[f"rounds:{g}"] = ordered[g].map(_round_mark).groupby(question_ids, sort=False).agg(" ".join)
+    return summary.to_dict("index")
+
+
+def _question_row(link: int, answered: Mapping[str, Any], question: Mapping[str, Any]) -> list[Any]:
+    """The data row of a question the run answered: ``answered`` is its entry of :func:`_per_question`."""
+    means = {g: answered[g] for g in GRADINGS}
     difference = means["answer_key"] - means["traditional"]
-    outcome = _outcome(means["traditional"], means["answer_key"])
-    return Row(
-        [
-            Cell(question_id, href=f"../../questions/{slugs.get(question_id, 'x')}/"),
-            Cell(str(rows["category"].iloc[0])),
-            Cell(prompt_preview(question), css_class="dualboard-wrap"),
-            *[Cell(format_number(means[g]), sort=sort_key(means[g]), note=_per_round(rows[g])) for g in GRADINGS],
-            Cell(format_number(difference), sort=sort_key(difference)),
-            Cell(outcome),
-        ],
-        css_class="dualboard-disagree" if outcome.endswith("only") else None,
-    )
+    return [
+        link,
+        str(answered["category"]),
+        prompt_preview(question),
+        # Means as verdicts: on both sides of the pass mark, the row is highlighted (fails one grading only).
+        *[[number(means[g]), format_number(means[g]), answered[f"rounds:{g}"]] for g in GRADINGS],
+        [number(difference), format_number(difference)],
+        _outcome(means["traditional"], means["answer_key"]),
+    ]
 
 
-def _never_run_row(question: Mapping[str, Any], slugs: Mapping[str, str]) -> Row:
-    """A question the run was never asked (added after the benchmark version it answered)."""
-    qid = str(question["id"])
-    return Row(
-        [
-            Cell(qid, href=f"../../questions/{slugs.get(qid, 'x')}/"),
-            Cell(str(question.get("category", ""))),
-            Cell(prompt_preview(question), css_class="dualboard-wrap"),
-            *[Cell("—", sort=sort_key(None)) for _ in range(3)],
-            Cell(NEVER_RUN),
-        ]
-    )
+def _never_run_row(link: int, question: Mapping[str, Any]) -> list[Any]:
+    """The data row of a question the run was never asked (added after the benchmark version it answered)."""
+    return [
+        link,
+        str(question.get("category", "")),
+        prompt_preview(question),
+        *[[None, format_number(None)] for _ in range(3)],
+        NEVER_RUN,
+    ]
 
 
-def _per_round(scores: pd.Series) -> str:
-    """Each round's score in round order: ✓/✗ for pass/fail, the number for partial credit, – for no verdict."""
-    return " ".join("–" if is_missing(v) else ROUND_MARKS.get(float(v), format_number(v, 0)) for v in scores)
+def _round_mark(score: float | None) -> str:
+    """One round's score in the per-round line: ✓/✗ for pass/fail, the number for partial credit, – for no verdict.
+
+    Examples
+    --------
+    >>> [_round_mark(v) for v in (100.0, 0.0, 60.0, float("nan"))]
+    ['✓', '✗', '60', '–']
+    """
+    return "–" if is_missing(score) else ROUND_MARKS.get(float(score), format_number(score, 0))
 
 
 PASSES = {
@@ -330,41 +389,52 @@ def disagreements(scored: pd.DataFrame) -> pd.DataFrame:
     return scored[both & ((scored["traditional"] >= PASS_MARK) != (scored["answer_key"] >= PASS_MARK))]
 
 
-def _disagreements(run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> str:
+DISAGREEMENT_COLUMNS = (
+    Column("Question", "link"),
+    Column("Round", "number"),
+    Column("Category", "text"),
+    Column("Traditional", "verdict"),
+    Column("Answer-key", "verdict"),
+    Column("Verdict parse", "text"),
+    Column("Response", "response"),
+)
+"""Columns of a run page's disagreements (loaded from its data file)."""
+
+
+def _disagreements(
+    page: str, run: Run, scored: pd.DataFrame, slugs: Mapping[str, str], *, versioned: bool
+) -> tuple[str, LazyTable | None]:
+    """What the run page says about the answers the gradings disagree on, and the lazy table listing them."""
     found = disagreements(scored)
     judged = int(scored[list(GRADINGS)].notna().all(axis=1).sum())
     if found.empty:
-        return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n"
-    responses = {(p["question_id"], p["round"]): p.get("response", "") for p in run.predictions}
+        return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n", None
+    listed = found.head(MAX_LISTED)
+    responses = {(p["question_id"], int(p.get("round", 0))): p.get("response", "") for p in run.predictions}
+    questions = list(dict.fromkeys(str(q) for q in listed["question_id"]))
+    index = {qid: i for i, qid in enumerate(questions)}
     rows = [
-        Row(
-            [
-                Cell(str(r.question_id), href=f"../../questions/{slugs.get(r.question_id, 'x')}/"),
-                Cell(str(r.round), sort=int(r.round)),
-                Cell(str(r.category)),
-                Cell(format_number(r.traditional, 0), sort=sort_key(r.traditional)),
-                Cell(format_number(r.answer_key, 0), sort=sort_key(r.answer_key)),
-                Cell(str(r.answer_key_parse)),
-                Cell(responses.get((r.question_id, int(r.round)), ""), css_class="dualboard-response"),
-            ],
-            css_class="dualboard-disagree",
-        )
-        for r in found.head(MAX_LISTED).itertuples(index=False)
+        [
+            index[str(r.question_id)],
+            int(r.round),
+            str(r.category),
+            [number(r.traditional), format_number(r.traditional, 0)],
+            [number(r.answer_key), format_number(r.answer_key, 0)],
+            str(r.answer_key_parse),
+            responses.get((r.question_id, int(r.round)), ""),
+        ]
+        for r in listed.itertuples(index=False)
     ]
-    note = (
-        paragraph(
-            f"Showing the first {MAX_LISTED} of {len(found)}; every answer is on its question page "
-            "and in the downloads."
-        )
+    links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in questions]
+    lazy = lazy_table(page, DISAGREEMENT_COLUMNS, rows, links, noun="answers", versioned=versioned)
+    shown = (
+        f"The first {MAX_LISTED} are listed; every answer is on its question page and in the downloads. "
         if len(found) > MAX_LISTED
         else ""
     )
     intro = (
         f"{len(found)} of the {judged} answers both gradings judged pass one and fail the other "
-        "(≥ 50 counts as a pass). Open a question to see every grader's verdict.\n\n"
+        f"(≥ {format_number(PASS_MARK, 0)} counts as a pass). {shown}"
+        "Open a question to see every grader's verdict.\n\n"
     )
-    return (
-        intro
-        + table(["Question", "Round", "Category", "Traditional", "Answer-key", "Verdict parse", "Response"], rows)
-        + note
-    )
+    return intro, lazy

@@ -27,7 +27,9 @@ import yaml
 
 from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError, Finding, InvalidInputError
+from dualboard.render import gh_pages
 from dualboard.render.pages import SiteContent
+from dualboard.render.shared_files import SHARED_DIR
 from dualboard.render.site_config import CONFIG_NAME, effective_settings, read_site_config
 from dualboard.render.site_content import NOT_IN_NAV
 from dualboard.safe_read import untrusted_findings
@@ -140,6 +142,8 @@ def _generated_config(default: dict, own: dict, content: SiteContent, docs: Path
         config["nav"] = content.nav + _extra_pages(docs, content.nav)
     if versioned:
         config["extra"] = {**own.get("extra", {}), "version": {"provider": "mike", "default": "latest"}}
+        # A release's shared files go beside the versions (deploy_site), not into each version folder.
+        config["exclude_docs"] = f"/{SHARED_DIR}/"
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 
@@ -204,23 +208,45 @@ def check_deployable(root: Path) -> None:
 def deploy_site(config: Path, root: Path, version: str, *, push: bool) -> None:
     """Deploy the site built from ``config`` as ``version`` with mike; ``latest`` moves to it and is the default.
 
-    mike commits to the ``gh-pages`` branch of the git repository at
-    ``root``; ``push`` also pushes that branch to the remote.
+    First the docs' ``shared/`` files that the ``gh-pages`` branch lacks are
+    committed to ``gh-pages/shared/``, beside the version folders
+    (:mod:`dualboard.render.gh_pages`); then mike commits the version, which
+    a versioned config builds without them. The data is in place before any
+    page that loads it, so a deploy that stops halfway leaves every deployed
+    page whole. ``push`` then pushes the branch to ``origin``.
     """
-    env = {**_mkdocs_env(), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    extra = ["--push"] if push else []
+    retry = f"then delete releases/{version}/ and run `dualboard release {version}` again"
+    try:
+        gh_pages.follow_upstream(root)
+        docs = config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
+        gh_pages.add_shared_files(root, docs / SHARED_DIR, f"Shared data files of release {version}")
+    except gh_pages.GitError as e:
+        raise SiteDeployError(f"{e}\nThe release folder was written; fix the problem above, {retry}") from e
     for args in (
         ["deploy", "--config-file", str(config), "--update-aliases", "-m", f"Release {version}", version, "latest"],
         ["set-default", "--config-file", str(config), "-m", "Default version: latest", "latest"],
     ):
-        proc = subprocess.run(MIKE + args + extra, cwd=root, capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
+        _mike(root, args, retry)
+    if push:
+        try:
+            gh_pages.push(root)
+        except gh_pages.GitError as e:
             raise SiteDeployError(
-                f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
-                "The release folder was written; fix the problem above (git identity, remote for "
-                f"--push) and deploy again with: mike deploy --config-file {config} "
-                f"--update-aliases {version} latest"
-            )
+                f"{e}\n{version} is deployed on the local {gh_pages.BRANCH} branch; fix the problem above (the "
+                f"remote, its credentials) and push it with: git push {gh_pages.REMOTE} {gh_pages.BRANCH}"
+            ) from e
+
+
+def _mike(root: Path, args: list[str], retry: str) -> None:
+    """Run ``mike ARGS`` on the git repository at ``root``; ``retry`` says how to deploy again if it fails."""
+    env = {**_mkdocs_env(), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(MIKE + args, cwd=root, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise SiteDeployError(
+            f"mike {args[0]} failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
+            "The release folder was written; fix the problem above (git identity, a gh-pages branch that "
+            f"diverged from {gh_pages.REMOTE}'s), {retry}"
+        )
 
 
 def _mkdocs_env() -> dict[str, str]:

@@ -36,7 +36,10 @@ def site_content(
         page, assets = leaderboard_page(result)
         content.pages.append(page)
         content.assets.update(assets)
-        content.pages.extend(run_pages(result) + question_pages(result) + [graders_page(result)])
+        runs, run_data = run_pages(result, versioned=release is not None)
+        questions, question_data = question_pages(result, versioned=release is not None)
+        content.pages.extend(runs + questions + [graders_page(result)])
+        content.assets.update(run_data | question_data)  # the answers those pages load (shared/)
     downloads, files = downloads_page(results, releases, release)
     content.pages.extend(
         [

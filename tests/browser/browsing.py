@@ -8,20 +8,22 @@ import time
 from selenium.common.exceptions import NoAlertPresentException, UnexpectedAlertPresentException
 from selenium.webdriver.support.ui import WebDriverWait
 
-CHARTS_DRAWN = """
+PAGE_READY = """
 const charts = [...document.querySelectorAll('div.dualboard-chart')];
+const tables = [...document.querySelectorAll('div.dualboard-lazy')];
 return document.readyState === 'complete'
-    && charts.every(c => c.querySelector('svg.main-svg') || c.dataset.drawn === 'error');
+    && charts.every(c => c.querySelector('svg.main-svg') || c.dataset.drawn === 'error')
+    && tables.every(t => t.dataset.state === 'done' || t.dataset.state === 'error');
 """
 
 
 def wait_for_charts(driver, timeout: float = 20) -> None:
-    """Wait until the page is loaded and every chart has drawn (or failed)."""
-    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(CHARTS_DRAWN))
+    """Wait until the page is loaded, every chart has drawn (or failed) and every lazy table is filled (or failed)."""
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(PAGE_READY))
 
 
 def open_page(driver, url: str) -> None:
-    """Load a URL in a fresh document and wait for its charts."""
+    """Load a URL in a fresh document and wait for its charts and lazy tables."""
     driver.get(url)
     wait_for_charts(driver)
 

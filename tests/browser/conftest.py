@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from tests.browser.payloads import PAYLOADS
-from tests.conftest import GIT_ENV
+from tests.conftest import GIT_ENV, write_shared_probe
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -157,11 +157,16 @@ class VersionedSite:
 
     url: str
     releases: Path
+    shared: dict[str, list[str]]
+    """Each version's shared files (docs paths), which its PROBE_PAGE shows."""
 
 
 @pytest.fixture(scope="session")
 def versions_site(demo_site, tmp_path_factory) -> Iterator[VersionedSite]:
-    """Release 1.0 and 1.1 of the demo build, then serve the gh-pages branch as GitHub Pages would."""
+    """Release 1.0 and 1.1 of the demo build, then serve the gh-pages branch as GitHub Pages would.
+
+    Each release carries a page of shared files (``write_shared_probe``): 1.0 one, 1.1 the same and one more.
+    """
     port = free_port()
     built, _ = demo_site
     root = tmp_path_factory.mktemp("versioned") / "leaderboard"
@@ -172,7 +177,9 @@ def versions_site(demo_site, tmp_path_factory) -> Iterator[VersionedSite]:
     git(root, "add", "data", "submissions", "site_src", "mkdocs.yml")
     git(root, "commit", "-qm", "leaderboard")
     os.environ.update({k: os.environ.get(k, v) for k, v in GIT_ENV.items()})
-    for version in ("1.0", "1.1"):
+    shared = {}
+    for version, widths in (("1.0", [3]), ("1.1", [3, 5])):
+        shared[version] = write_shared_probe(root, widths)
         dualboard("release", version, "--root", str(root), "--date", "2026-11-29")
     pages = tmp_path_factory.mktemp("gh-pages")
     archive = git(root, "archive", "--format=tar", "gh-pages").stdout
@@ -180,7 +187,7 @@ def versions_site(demo_site, tmp_path_factory) -> Iterator[VersionedSite]:
     with tarfile.open(pages / "gh-pages.tar") as tar:
         tar.extractall(pages / "site", filter="fully_trusted")
     server = Server(pages / "site", port)
-    yield VersionedSite(server.url, root / "releases")
+    yield VersionedSite(server.url, root / "releases", shared)
     server.close()
 
 

@@ -16,10 +16,10 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from dualboard.grading import GradedTables, grade_benchmark
 from dualboard.grading.exact import ExactGrader, NumericGrader
 from dualboard.grading.rules import RulesGrader
-from dualboard.grading.tables import MIN_COVERAGE
 from dualboard.grading.verdict import Verdict
 from dualboard.intake.human_labels import parse_human_labels
 from dualboard.intake.models import GraderSpec
+from dualboard.scored_files import MIN_COVERAGE
 from dualboard.stats.agreement import agreement_table
 from tests.grading.grading_fixtures import make_benchmark, make_run
 

@@ -17,12 +17,12 @@ from dualboard.release_files import load_releases
 from dualboard.render.site_content import site_content
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
-from tests.render.html_tables import table_after, tables
+from tests.render.html_tables import lazy_table_after, tables
 
 
 @pytest.fixture(scope="module")
 def real_board(imported_mc: Path, tmp_path_factory):
-    """(project, pages by path) of the imported release, graded and analysed in a private copy."""
+    """(project, pages by path, data files by path) of the imported release, graded and analysed in a private copy."""
     root = tmp_path_factory.mktemp("real-board")
     for name in ("data", "submissions"):
         shutil.copytree(imported_mc / name, root / name)
@@ -33,11 +33,11 @@ def real_board(imported_mc: Path, tmp_path_factory):
     pipeline.stats(project)
     results = pipeline.analysed_results(project, store)
     content = site_content(results, load_releases(root))
-    return project, {p.path: p.content for p in content.pages}
+    return project, {p.path: p.content for p in content.pages}, content.assets
 
 
 def test_the_board_shows_models_not_deployments(real_board):
-    _, pages = real_board
+    _, pages, _ = real_board
     board = html.unescape(pages["benchmarks/easy-problems-mc/index.md"])
     assert "azure" not in board
     models = [row[1].text for row in tables(pages["benchmarks/easy-problems-mc/index.md"])[0].rows]
@@ -50,7 +50,7 @@ def test_the_board_shows_models_not_deployments(real_board):
 
 def test_naive_interval_is_narrower_than_the_clustered_one_with_ten_rounds(real_board):
     """Ten correlated rounds per question: treating 300 answers as independent shrinks every interval."""
-    project, _ = real_board
+    project, _, _ = real_board
     models = read_tables(project.stats_dir("easy-problems-mc")).models
     for grading in ("traditional", "answer_key"):
         naive = models[f"{grading}_naive_ci_high"] - models[f"{grading}_naive_ci_low"]
@@ -59,8 +59,9 @@ def test_naive_interval_is_narrower_than_the_clustered_one_with_ten_rounds(real_
 
 
 def test_run_page_lists_all_30_questions_with_10_rounds_each(real_board):
-    project, pages = real_board
-    listed = table_after(pages["benchmarks/easy-problems-mc/runs/o1-preview.md"], "## Every question")
+    project, pages, assets = real_board
+    path = "benchmarks/easy-problems-mc/runs/o1-preview.md"
+    listed, _ = lazy_table_after(path, pages[path], "## Every question", assets)
     scored = pd.read_parquet(project.scored_dir() / "easy-problems-mc.parquet")
     run = scored[scored.run_id == "o1-preview"]
     assert len(listed.rows) == 30
@@ -71,8 +72,9 @@ def test_run_page_lists_all_30_questions_with_10_rounds_each(real_board):
 
 
 def test_question_page_shows_the_order_of_each_round(real_board):
-    _, pages = real_board
-    answers = table_after(pages["benchmarks/easy-problems-mc/questions/1.md"], "## Answers and verdicts")
+    _, pages, assets = real_board
+    path = "benchmarks/easy-problems-mc/questions/1.md"
+    answers, _ = lazy_table_after(path, pages[path], "## Answers and verdicts", assets)
     assert answers.headers[2].text == "Options as shown"
     assert len(answers.rows) == 130
     orders = {row[2].text for row in answers.rows}

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import html
+import posixpath
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+
+from dualboard.render.lazy_tables import read_data
 
 
 @dataclass
@@ -90,3 +95,39 @@ def tables(page: str) -> list[ParsedTable]:
 def table_after(page: str, heading: str) -> ParsedTable:
     """The first table after the Markdown heading ``heading`` (e.g. ``## Every question``)."""
     return tables(page[page.index(heading) :])[0]
+
+
+def lazy_source(page_path: str, page: str, heading: str) -> str:
+    """Docs path of the data file that the lazy table after ``heading`` loads (its ``data-src``, resolved).
+
+    MkDocs serves ``a/b.md`` at ``a/b/`` (directory URLs), so the link is relative to that folder.
+    """
+    match = re.search(r'<div class="dualboard-lazy" data-src="([^"]+)"', page[page.index(heading) :])
+    assert match, f"no lazy table after {heading!r}"
+    folder = posixpath.splitext(page_path)[0] + "/"
+    return posixpath.normpath(posixpath.join(folder, html.unescape(match.group(1))))
+
+
+def lazy_table_after(page_path: str, page: str, heading: str, assets: dict) -> tuple[ParsedTable, dict]:
+    """The lazy table after ``heading`` as a reader sees it once its data file is loaded, and the data itself.
+
+    Cells are read from the data file by kind, as ``javascripts/lazy-tables.js`` writes them
+    (the browser tests check the script against the same files).
+    """
+    data = read_data(assets[lazy_source(page_path, page, heading)])
+    parsed = table_after(page, heading)
+    assert parsed.rows == [], "a lazy table's rows are in its data file, not in the page"
+    parsed.rows = [[_lazy_cell(kind, value, data) for kind, value in zip(data["kinds"], row)] for row in data["rows"]]
+    return parsed, data
+
+
+def _lazy_cell(kind: str, value, data: dict) -> ParsedCell:
+    if kind == "link":
+        text, href = data["links"][value]
+        return ParsedCell(text=text, links=[{"href": href}])
+    if kind == "options":
+        return ParsedCell(text=value[0], note=value[1] or "") if value else ParsedCell(text="—")
+    if kind in ("verdict", "value"):
+        note = value[2] if len(value) > 2 and value[2] is not None else ""
+        return ParsedCell(text=value[1], attrs={"data-sort": "" if value[0] is None else str(value[0])}, note=note)
+    return ParsedCell(text="" if value is None else str(value))

@@ -94,7 +94,7 @@ def test_the_difference_says_on_how_many_answers_the_gradings_agree(one_unranked
 
 def test_the_run_page_gives_coverage_the_n_used_and_why_unranked(one_unranked):
     models = one_unranked.models.set_index("run_id")
-    page = run_page("b", one_unranked.runs[2], models.loc["c"], one_unranked.scored.query("run_id == 'c'"), {})
+    page, _ = run_page("b", one_unranked.runs[2], models.loc["c"], one_unranked.scored.query("run_id == 'c'"), {})
     text = html.unescape(page.content)
     assert "traditional 100 %, answer-key 79 % of 100 answers" in text
     assert "not ranked: answer-key verdicts on 79 % of answers (under 80 %)" in text

@@ -28,7 +28,7 @@ from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, write_run
-from tests.render.html_tables import table_after, tables
+from tests.render.html_tables import lazy_table_after, tables
 
 FACTS = {
     "parameters_billions": 70,
@@ -90,7 +90,8 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
     project, content = reader_site
     scored = pd.read_parquet(project.scored_dir() / "tiny.parquet")
     run = scored[scored.run_id == "run-c"].sort_values(["question_id", "round"])
-    listed = table_after(page(content, "benchmarks/tiny/runs/run-c.md"), "## Every question")
+    path = "benchmarks/tiny/runs/run-c.md"
+    listed, _ = lazy_table_after(path, page(content, path), "## Every question", content.assets)
     assert [h.text for h in listed.headers] == [
         "Question",
         "Category",
@@ -120,8 +121,9 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
 
 def test_run_page_question_list_filters_on_category_and_outcome(reader_site):
     _, content = reader_site
-    text = page(content, "benchmarks/tiny/runs/run-c.md")
-    listed = table_after(text, "## Every question")
+    path = "benchmarks/tiny/runs/run-c.md"
+    text = page(content, path)
+    listed, _ = lazy_table_after(path, text, "## Every question", content.assets)
     filters = [h.text for h in listed.headers if h.attrs.get("data-filter") == "select"]
     assert filters == ["Category", "Outcome"]
     assert 'class="dualboard-table dualboard-sortable dualboard-filterable"' in text[text.index("## Every question") :]
@@ -188,8 +190,9 @@ def test_the_notes_are_on_the_board(reader_site):
 
 def test_question_page_shows_each_rounds_option_order(reader_site):
     _, content = reader_site
-    q2 = page(content, "benchmarks/tiny/questions/q2.md")
-    answers = table_after(q2, "## Answers and verdicts")
+    path = "benchmarks/tiny/questions/q2.md"
+    q2 = page(content, path)
+    answers, _ = lazy_table_after(path, q2, "## Answers and verdicts", content.assets)
     assert answers.headers[2].text == "Options as shown"
     run_c = [r for r in answers.rows if r[0].text == "shuffler-70b"]
     assert [(r[1].text, r[2].text, r[2].note) for r in run_c] == [

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 
+from dualboard.render.lazy_tables import Column, lazy_table, read_data
 from dualboard.render.serve import SiteServer
 
 
@@ -101,3 +102,16 @@ def test_a_busy_port_is_a_message_not_a_traceback(tmp_path):
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "pass another --port" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_data_file_is_served_as_its_gzip_bytes(tmp_path):
+    """No Content-Encoding: the page's script gets the gzip bytes and decompresses them itself."""
+    site = _site(tmp_path)
+    lazy = lazy_table(
+        "benchmarks/b/questions/q.md", [Column("Round", "number")], [[0], [1]], [], noun="answers", versioned=False
+    )
+    (site / lazy.path).parent.mkdir(parents=True)
+    (site / lazy.path).write_bytes(lazy.data)
+    response = _get_once(SiteServer(site, 0), lazy.path)
+    assert response.status_code == 200 and "content-encoding" not in response.headers
+    assert response.content == lazy.data and read_data(response.content)["rows"] == [[0], [1]]

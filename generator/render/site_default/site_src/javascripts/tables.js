@@ -5,7 +5,8 @@
 // * Every table inside .dualboard-sortable sorts by clicking a header.
 // * Every .dualboard-filterable table gets a text filter, and a drop-down per
 //   header marked data-filter="select" (a cell's data-filter, else its text);
-//   the tables of one grading switch share their filters.
+//   the tables of one grading switch share their filters. A table whose rows load from a data file
+//   (lazy-tables.js) is wired once they are in: lazy-tables.js calls window.dualboardTables.wire.
 // * The view lives in the query string so a link shares it:
 //   ?grading=KEY (the checked .dualboard-switch-input's value),
 //   &sort=KEY&order=ascending|descending (the sorted header's data-key).
@@ -76,6 +77,8 @@
     root.querySelectorAll(".dualboard-filterable").forEach(function (wrapper) {
       var table = wrapper.querySelector("table");
       if (!table || wrapper.dataset.filtered === "1") { return; }
+      var lazy = wrapper.closest(".dualboard-lazy");
+      if (lazy && lazy.dataset.state !== "done") { return; }  // lazy-tables.js wires it once its rows are in
       wrapper.dataset.filtered = "1";
       var rows = Array.prototype.slice.call(table.tBodies[0].rows);
       var bar = document.createElement("div");
@@ -155,6 +158,7 @@
     restoreView(root);
   }
 
+  window.dualboardTables = { wire: wire };  // for lazy-tables.js, whose rows arrive after the page
   if (typeof document$ !== "undefined") {
     document$.subscribe(function () { wire(document); });
   } else {

@@ -1,0 +1,136 @@
+"""Which grader fills the scored table's ``answer_key`` column, chosen over every run of a benchmark.
+
+The rule is :func:`~dualboard.grading.grade_benchmark`'s. It needs, of all
+runs together, each answer-key grader's coverage and its agreement with the
+human labels; runs are graded one at a time, so :class:`ChoiceEvidence`
+gathers just that from each run's verdicts (:meth:`ChoiceEvidence.add`), and
+:func:`choose_answer_key` decides once every run is in. :func:`with_answer_key`
+then fills the column of each run's answers from the chosen grader's verdicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from dualboard import kappa
+from dualboard.grading.human import HumanGrader
+from dualboard.grading.registry import get_grader
+from dualboard.grading.run_grades import RunGrades
+from dualboard.intake.models import Benchmark
+from dualboard.scored_files import ANSWER_SLOT, ANSWERS, MIN_COVERAGE
+
+CHOICE_COLUMNS = [*ANSWER_SLOT, "role", "config_hash", "score"]
+"""The columns of the verdicts table that the choice reads."""
+HUMAN = HumanGrader.name
+"""The role (and grader name) of people's labels."""
+
+
+@dataclass(frozen=True)
+class AnswerKeyChoice:
+    """The grader whose verdicts fill the ``answer_key`` column."""
+
+    grader: str
+    """Its name, written in ``answer_key_grader``."""
+    role: str
+    """``answer_key``, or ``human`` for people's labels."""
+    config_hash: str | None
+    """Its configuration (None for ``human``: one set of labels per benchmark)."""
+
+    def rows(self, verdicts: pd.DataFrame) -> pd.DataFrame:
+        """This grader's rows of a verdicts table, one per answer."""
+        mine = verdicts.role == self.role
+        if self.config_hash is not None:
+            mine &= verdicts.config_hash == self.config_hash
+        # a grader listed twice under the same options gives each answer two equal rows
+        return verdicts[mine].drop_duplicates(list(ANSWER_SLOT))
+
+
+@dataclass
+class ChoiceEvidence:
+    """What the choice needs from the verdicts of the runs graded so far."""
+
+    answers: int = 0
+    """Answers graded (the ``answer_key`` graders grade each once)."""
+    judged: dict[str, list[int]] = field(default_factory=dict)
+    """Per answer-key grader configuration: ``[verdict rows, rows with a verdict]``."""
+    labelled: list[pd.DataFrame] = field(default_factory=list)
+    """Per run: its verdict rows, of the answer-key graders and people, at the answers people labelled."""
+
+    def add(self, answers: int, verdicts: pd.DataFrame) -> None:
+        """Count one run's answers and verdicts in (``verdicts``: at least the columns the choice reads,
+        :data:`CHOICE_COLUMNS`)."""
+        self.answers += answers
+        keys = verdicts[verdicts.role == "answer_key"]
+        for config_hash, scores in keys.groupby("config_hash", sort=False).score:
+            counts = self.judged.setdefault(str(config_hash), [0, 0])
+            counts[0] += len(scores)
+            counts[1] += int(scores.notna().sum())
+        human = verdicts[verdicts.role == HUMAN]
+        if len(human):
+            rows = verdicts[verdicts.role.isin(["answer_key", HUMAN])]
+            at_labels = rows.merge(human[list(ANSWER_SLOT)].drop_duplicates(), on=list(ANSWER_SLOT))
+            self.labelled.append(at_labels[[*ANSWER_SLOT, "role", "config_hash", "score"]])
+
+
+def choose_answer_key(benchmark: Benchmark, evidence: ChoiceEvidence) -> AnswerKeyChoice | None:
+    """Return the grader whose verdicts fill the ``answer_key`` column (rule: ``grade_benchmark``)."""
+    listed = [get_grader(spec) for spec in benchmark.answer_key]
+    labelled = pd.concat(evidence.labelled, ignore_index=True) if evidence.labelled else None
+    marks = labelled[labelled.role == HUMAN].drop_duplicates(list(ANSWER_SLOT)) if labelled is not None else None
+    n_labels = int(marks.score.notna().sum()) if marks is not None else 0
+    if n_labels and n_labels == evidence.answers:
+        return AnswerKeyChoice(HUMAN, HUMAN, None)
+    if n_labels:
+        eligible = []
+        for grader in listed:
+            rows, judged = evidence.judged.get(grader.config_hash, (0, 0))
+            if isinstance(grader, HumanGrader) or not rows or judged / rows < MIN_COVERAGE:
+                continue
+            k = _kappa_against(labelled, marks, grader.config_hash)
+            if np.isfinite(k):
+                eligible.append((round(k, 12), AnswerKeyChoice(grader.name, "answer_key", grader.config_hash)))
+        if eligible:  # max keeps the first of equal κ: ties go to the benchmark's order
+            return max(eligible, key=lambda e: e[0])[1]
+    if not listed:
+        return None
+    first = listed[0]
+    human = isinstance(first, HumanGrader)
+    return AnswerKeyChoice(first.name, HUMAN if human else "answer_key", None if human else first.config_hash)
+
+
+def _kappa_against(labelled: pd.DataFrame, marks: pd.DataFrame, config_hash: str) -> float:
+    """Return κ of one grader's pass/fail verdicts against the human marks; NaN if not estimable.
+
+    Estimable as in agreement.csv (Methodology, §Grader agreement): the answers both judged
+    span at least :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both verdicts.
+    """
+    candidate = AnswerKeyChoice("", "answer_key", config_hash).rows(labelled)
+    paired = marks[[*ANSWER_SLOT, "score"]].merge(
+        candidate[[*ANSWER_SLOT, "score"]], on=list(ANSWER_SLOT), how="left", suffixes=("_human", "")
+    )
+    theirs, human = paired.score.to_numpy(float), paired.score_human.to_numpy(float)
+    both = ~(np.isnan(theirs) | np.isnan(human))
+    questions = set(paired.question_id[both])
+    counts = kappa.pass_fail_counts(theirs, human)
+    return (
+        float("nan") if kappa.not_estimable_reason(counts, len(questions)) else float(kappa.kappa_from_counts(counts))
+    )
+
+
+def with_answer_key(grades: RunGrades, choice: AnswerKeyChoice | None) -> pd.DataFrame:
+    """One run's answers with the ``answer_key`` columns filled from ``choice``; columns ``scored_files.ANSWERS``.
+
+    Only ``human`` grades a subset: the answers nobody labelled have no verdict.
+    """
+    answers = grades.answers
+    if choice is None:
+        score, parse = np.full(len(answers), np.nan), "none"
+    else:
+        chosen = choice.rows(grades.verdicts)[[*ANSWER_SLOT[1:], "score", "verdict_parse"]]
+        filled = answers[list(ANSWER_SLOT[1:])].merge(chosen, on=list(ANSWER_SLOT[1:]), how="left")
+        score, parse = filled.score.to_numpy(float), filled.verdict_parse.fillna("none").to_numpy(object)
+    full = answers.assign(answer_key=score, answer_key_grader=choice.grader if choice else "", answer_key_parse=parse)
+    return full[list(ANSWERS.names)]

@@ -1,0 +1,138 @@
+"""Each run's grades kept on disk, keyed by everything that can change them.
+
+A run's key (:func:`run_key`) is the sha256 of the run's id and stored files, the
+benchmark's questions and grader configurations (:func:`benchmark_digest`),
+the human labels of the run's answers, and the grading code itself
+(:func:`code_digest`). The grading stage keeps one *fragment* per key in
+``build/graded/<benchmark>/`` (:class:`RunCache`): a run whose key has a
+fragment is not loaded or graded again, so adding one run grades that run only,
+and a changed question, grader option, label or Dualboard grades every run again.
+
+A fragment is two Parquet files, ``<key>.answers.parquet`` and
+``<key>.verdicts.parquet`` (a :class:`~dualboard.grading.run_grades.RunGrades`),
+each written atomically, answers last: a fragment is whole when both exist.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import dualboard
+from dualboard.atomic import atomic_path
+from dualboard.grading.registry import get_grader
+from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades
+from dualboard.grading.verdict import canonical_json, sha256_text
+from dualboard.intake.human_labels import AnswerSlot
+from dualboard.intake.models import Benchmark
+from dualboard.safe_read import open_regular
+from dualboard.scored_files import ANSWERS, COMPRESSION, VERDICTS
+
+GRADED_DIR = "graded"
+"""The folder of the build holding one folder of fragments per benchmark."""
+ONCE = ".once"
+"""Ends the key of a fragment holding a verdict that may not repeat (a judge's timeout): written so that this
+grade can read it back, never found by a later one (:meth:`RunCache.save`)."""
+_CHUNK = 1 << 20
+
+
+@functools.cache
+def code_digest() -> str:
+    """sha256 of Dualboard's version and the source of the grading package and the scored columns.
+
+    Editing a grader without raising its version must not leave grades of the old code behind.
+    """
+    package = Path(__file__).parent
+    sources = [
+        *sorted(package.glob("*.py")),
+        *sorted(p for p in (package / "prompts").glob("*") if p.is_file()),
+        package.parent / "scored_files.py",
+    ]
+    sources.append(package.parent / "scored_columns.yaml")
+    digest = hashlib.sha256(dualboard.__version__.encode())
+    for path in sources:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def benchmark_digest(benchmark: Benchmark) -> str:
+    """sha256 of what of a benchmark a grade reads: questions, versions and each grader's configuration."""
+    material = {
+        "name": benchmark.name,
+        "version": benchmark.version,
+        "previous_versions": list(benchmark.previous_versions),
+        "questions": list(benchmark.questions),
+        "traditional": {kind: get_grader(spec).config_hash for kind, spec in sorted(benchmark.traditional.items())},
+        "answer_key": [get_grader(spec).config_hash for spec in benchmark.answer_key],
+    }
+    return sha256_text(canonical_json(material))
+
+
+def run_key(run_dir: Path, benchmark: str, labels: Mapping[AnswerSlot, float]) -> str:
+    """The content address of one stored run's grades (``benchmark``: :func:`benchmark_digest`).
+
+    The run id (the folder's name: the rows carry it) counts, and every regular file of the folder, by
+    name and bytes; links are refused (:func:`open_regular`).
+    """
+    material = [code_digest(), benchmark, Path(run_dir).name, sorted(labels.items())]
+    digest = hashlib.sha256(canonical_json(material).encode())
+    for path in sorted(p for p in Path(run_dir).iterdir()):
+        digest.update(f"\0{path.name}\0".encode())
+        with open_regular(path, root=run_dir) as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+class RunCache:
+    """The fragments of one benchmark's runs, in ``folder`` (``build/graded/<benchmark>``)."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    def _paths(self, name: str) -> tuple[Path, Path]:
+        return self.folder / f"{name}.answers.parquet", self.folder / f"{name}.verdicts.parquet"
+
+    def has(self, name: str) -> bool:
+        """Whether the fragment ``name`` is whole on disk."""
+        return all(path.is_file() and not path.is_symlink() for path in self._paths(name))
+
+    def save(self, key: str, grades: RunGrades) -> str:
+        """Write ``grades`` as the fragment of ``key``; return its name (``key``, or ``key`` + :data:`ONCE`)."""
+        name = key + (ONCE if grades.transient else "")
+        answers, verdicts = self._paths(name)
+        _write(grades.verdicts, verdicts, VERDICTS.schema)
+        _write(grades.answers, answers, pa.schema([ANSWERS.schema.field(c) for c in RUN_ANSWER_COLUMNS]))
+        return name
+
+    def load(self, name: str) -> RunGrades:
+        """The grades of fragment ``name``."""
+        answers, verdicts = self._paths(name)
+        return RunGrades(pq.read_table(answers).to_pandas(), pq.read_table(verdicts).to_pandas(), name.endswith(ONCE))
+
+    def answer_count(self, name: str) -> int:
+        """How many answers fragment ``name`` holds (read from the file's footer)."""
+        return pq.ParquetFile(self._paths(name)[0]).metadata.num_rows
+
+    def verdicts(self, name: str, columns: list[str]) -> pd.DataFrame:
+        """Some columns of the verdicts of fragment ``name``."""
+        return pq.read_table(self._paths(name)[1], columns=columns).to_pandas()
+
+    def keep_only(self, names: set[str]) -> None:
+        """Delete every file of the folder that is not part of a fragment in ``names`` (runs gone or changed)."""
+        wanted = {path.name for name in names for path in self._paths(name)}
+        for path in self.folder.iterdir() if self.folder.is_dir() else ():
+            if path.name not in wanted and (path.is_file() or path.is_symlink()):
+                path.unlink()
+
+
+def _write(frame: pd.DataFrame, path: Path, schema: pa.Schema) -> None:
+    arrow = pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
+    with atomic_path(path) as tmp:
+        pq.write_table(arrow, tmp, compression=COMPRESSION)

@@ -1,0 +1,290 @@
+"""Grade one run: every grader the benchmark names, on every answer of the run.
+
+Grading works run by run (:func:`plan_run`, then :func:`grade_run`): a verdict
+depends on the question, the grader and the answer alone, so a run's verdicts
+come out the same whichever runs are graded with it. What does depend on the
+other runs (which grader fills the ``answer_key`` column, notes on human
+labels) is decided afterwards, over every run's :class:`RunGrades`
+(:mod:`dualboard.grading.answer_key_choice`, :mod:`dualboard.grading.tables`).
+Grading one run at a time lets the grading stage cache each run's grades by
+content, hold one run in memory, and spread runs over processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from dualboard.grading.cache import VerdictCache, question_digest, verdict_key
+from dualboard.grading.errors import GraderConfigError, GradingInputError
+from dualboard.grading.human import HumanGrader
+from dualboard.grading.registry import get_grader
+from dualboard.grading.verdict import Grader, Verdict
+from dualboard.intake.human_labels import AnswerSlot, HumanLabels
+from dualboard.intake.models import Benchmark, Run
+from dualboard.scored_files import ANSWERS, VERDICTS, typed
+
+ALL_TYPES = "*"
+"""Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
+
+ANSWER_KEY_COLUMNS = ("answer_key", "answer_key_grader", "answer_key_parse")
+"""The columns of the scored table filled once every run is graded: which grader fills them is chosen over all runs."""
+RUN_ANSWER_COLUMNS = tuple(c for c in ANSWERS.names if c not in ANSWER_KEY_COLUMNS)
+"""The columns of :attr:`RunGrades.answers`: the answers table without :data:`ANSWER_KEY_COLUMNS`."""
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)``: verdicts done so far (cache hits included) of the ``total`` that
+:func:`~dualboard.grading.grade_benchmark` produces, one per row of its ``verdicts`` table."""
+
+
+@dataclass(frozen=True)
+class RunGrades:
+    """One run's grades, before the benchmark-wide choice of the ``answer_key`` column."""
+
+    answers: pd.DataFrame
+    """One row per answer in question order, then round; columns :data:`RUN_ANSWER_COLUMNS`."""
+    verdicts: pd.DataFrame
+    """One row per (answer, grader), grader by grader; columns ``scored_files.VERDICTS``."""
+    transient: bool = False
+    """Whether a verdict came from a failure that may not repeat (a judge's timeout): such grades are
+    used once, never cached, so the next grade asks again."""
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One prediction with the question it answers."""
+
+    question: dict[str, Any]
+    prediction: dict[str, Any]
+
+    @property
+    def round(self) -> int:
+        return int(self.prediction.get("round", 0) or 0)
+
+
+@dataclass(frozen=True)
+class _Assignment:
+    """A grader, the role it plays, and the answers it grades (by position)."""
+
+    grader: Grader
+    role: str
+    positions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A run's answers paired with their questions, and which grader grades which of them."""
+
+    benchmark: Benchmark
+    run: Run
+    answers: tuple[_Answer, ...]
+    assignments: tuple[_Assignment, ...]
+    labels: HumanLabels
+    """The human labels of this run's answers."""
+
+    @property
+    def verdict_rows(self) -> int:
+        """How many verdicts grading this plan gives: one per assignment per position."""
+        return sum(len(a.positions) for a in self.assignments)
+
+    def slot(self, answer: _Answer) -> AnswerSlot:
+        """``(run_id, question_id, round)``: the answer's place, which no other answer of the benchmark shares."""
+        return self.run.run_id, answer.question["id"], answer.round
+
+
+def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
+    """Pair each prediction with its question, refusing unknown questions (except in a run of an earlier
+    version, which may answer questions dropped since) and duplicates; sort by question order, then round."""
+    answers, seen = [], set()
+    for prediction in run.predictions:
+        question_id = str(prediction.get("question_id"))
+        try:
+            question = benchmark.question(question_id)
+        except KeyError:
+            if benchmark.answers_older_version(run.metadata):
+                continue  # a question its version had and the current one dropped: nothing to grade it against
+            raise GradingInputError(
+                f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
+                "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
+            ) from None
+        answer = _Answer(question, prediction)
+        if (question_id, answer.round) in seen:
+            raise GradingInputError(
+                f"run {run.run_id!r} answers question {question_id!r} round {answer.round} twice — keep one line"
+            )
+        seen.add((question_id, answer.round))
+        answers.append(answer)
+    order = {q["id"]: i for i, q in enumerate(benchmark.questions)}
+    return sorted(answers, key=lambda a: (order[a.question["id"]], a.round))
+
+
+def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
+    """Give each answer the traditional grader chosen for its question type."""
+    graders: dict[str, Grader] = {}
+    by_hash: dict[str, tuple[Grader, list[int]]] = {}
+    for position, answer in enumerate(answers):
+        kind = answer.question.get("type", "open")
+        if kind not in graders:
+            spec = benchmark.traditional.get(kind) or benchmark.traditional.get(ALL_TYPES)
+            if spec is None:
+                raise GraderConfigError(
+                    f"benchmark {benchmark.name!r} has {kind!r} questions but no traditional grader for them — "
+                    f"add graders.traditional.{kind} to benchmark.yaml"
+                )
+            graders[kind] = get_grader(spec)
+        grader = graders[kind]
+        by_hash.setdefault(grader.config_hash, (grader, []))[1].append(position)
+    return [_Assignment(g, "traditional", tuple(p)) for g, p in by_hash.values()]
+
+
+def plan_run(benchmark: Benchmark, run: Run, labels: HumanLabels) -> RunPlan:
+    """List every (grader, role, answers) the benchmark asks for on ``run``, answer-key graders in listed order.
+
+    People's labels play the role ``human`` wherever they are listed, so that
+    every grader is compared with them; ``human`` grades the labelled answers
+    only. ``labels`` are the labels of this run's answers.
+    """
+    answers = _collect_answers(benchmark, run)
+    everyone = tuple(range(len(answers)))
+    labelled = tuple(i for i, a in enumerate(answers) if (run.run_id, a.question["id"], a.round) in labels)
+    assignments = _traditional_assignments(benchmark, answers)
+    for spec in benchmark.answer_key:
+        grader = get_grader(spec)
+        human = isinstance(grader, HumanGrader)
+        assignments.append(_Assignment(grader, "human" if human else "answer_key", labelled if human else everyone))
+    if labelled and not any(a.role == "human" for a in assignments):
+        assignments.append(_Assignment(HumanGrader(), "human", labelled))
+    return RunPlan(benchmark, run, tuple(answers), tuple(assignments), labels)
+
+
+@dataclass
+class Tally:
+    """Counts the verdicts done and reports each step as ``(done, total)``."""
+
+    total: int
+    report: Progress | None
+    done: int = 0
+
+    def start(self) -> None:
+        """Report the total before any work, so that a progress bar knows its length."""
+        if self.report is not None:
+            self.report(self.done, self.total)
+
+    def advance(self, n: int) -> None:
+        """Count ``n`` more verdicts done (computed or read from the cache) and report."""
+        self.done += n
+        if self.report is not None and n:
+            self.report(self.done, self.total)
+
+
+def grade_run(plan: RunPlan, cache: VerdictCache | None = None, tally: Tally | None = None) -> RunGrades:
+    """Grade every assignment of ``plan``: the run's answers rows and verdict rows.
+
+    Verdicts found in ``cache`` are not graded again, new ones are added;
+    ``tally`` counts every verdict done.
+    """
+    tally = tally or Tally(plan.verdict_rows, None)
+    graded = [(a, _verdicts(plan, a, cache, tally)) for a in plan.assignments]
+    rows = [row for assignment, verdicts in graded for row in _verdict_rows(plan, assignment, verdicts)]
+    transient = any(v.transient for _, verdicts in graded for v in verdicts)
+    return RunGrades(_answer_rows(plan, graded), typed(VERDICTS, rows), transient)
+
+
+def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
+    """Return one verdict per answer of the assignment, counting them on ``tally``."""
+    grader = assignment.grader
+    if not isinstance(grader, HumanGrader):
+        return _grade_assignment(assignment, plan.answers, cache, tally)
+    # people judged these answers already: their labels are read, not graded or cached
+    verdicts = grader.grade_labels(plan.labels, [plan.slot(plan.answers[p]) for p in assignment.positions])
+    tally.advance(len(verdicts))
+    return verdicts
+
+
+def _grade_assignment(
+    assignment: _Assignment, answers: Sequence[_Answer], cache: VerdictCache | None, tally: Tally
+) -> list[Verdict]:
+    """Grade one assignment's answers, reading and filling the cache."""
+    grader = assignment.grader
+    items = [(answers[p].question, answers[p].prediction) for p in assignment.positions]
+    use_cache = cache is not None and grader.cached
+    unique = {q["id"]: q for q, _ in items} if use_cache else {}
+    digests = {question_id: question_digest(q) for question_id, q in unique.items()}
+    keys = [verdict_key(grader, q, pred, digests[q["id"]]) for q, pred in items] if use_cache else []
+    known = cache.lookup(grader, keys) if use_cache else {}
+    todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
+    tally.advance(len(items) - len(todo))
+    fresh: dict[int, Verdict] = {}
+    try:
+        for start in range(0, len(todo), grader.batch_size):
+            batch = todo[start : start + grader.batch_size]
+            fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
+            if use_cache:  # saved every few seconds, so a killed grade keeps what the grader returned
+                cache.checkpoint(grader, {keys[i]: fresh[i] for i in batch})
+            tally.advance(len(batch))
+    finally:  # keep what was graded, so a build stopped by a failing endpoint resumes where it stopped
+        if use_cache:
+            cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
+    return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
+
+
+def _verdict_rows(plan: RunPlan, assignment: _Assignment, verdicts: Sequence[Verdict]) -> list[dict]:
+    grader = assignment.grader
+    rows = []
+    for position, verdict in zip(assignment.positions, verdicts, strict=True):
+        answer = plan.answers[position]
+        rows.append(
+            {
+                "run_id": plan.run.run_id,
+                "question_id": answer.question["id"],
+                "round": answer.round,
+                "category": answer.question.get("category", ""),
+                "grader": grader.name,
+                "grader_version": grader.version,
+                "config_hash": grader.config_hash,
+                "role": assignment.role,
+                "score": verdict.score,
+                "verdict_parse": verdict.verdict_parse,
+                "detail": verdict.detail,
+            }
+        )
+    return rows
+
+
+def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
+    """One row per answer: the traditional verdict, with the text it judged (columns :data:`RUN_ANSWER_COLUMNS`)."""
+    traditional: dict[int, tuple[str, Verdict]] = {}
+    for assignment, verdicts in graded:
+        if assignment.role == "traditional":
+            traditional.update(
+                (p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True)
+            )
+    run, benchmark = plan.run, plan.benchmark
+    version = str(run.metadata.get("benchmark_version", benchmark.version))
+    rows = []
+    for position, answer in enumerate(plan.answers):
+        trad_name, trad = traditional[position]
+        response = answer.prediction.get("response")
+        rows.append(
+            {
+                "benchmark": benchmark.name,
+                "run_id": run.run_id,
+                "model": run.model,
+                "question_id": answer.question["id"],
+                "category": answer.question.get("category", ""),
+                "question_type": answer.question.get("type", "open"),
+                "round": answer.round,
+                "traditional": trad.score,
+                "traditional_grader": trad_name,
+                "verdict_parse": trad.verdict_parse,
+                "missing": not str(response or "").strip(),
+                "benchmark_version": version,
+                "prompt": answer.question.get("prompt", ""),
+                "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),
+                "response": response if isinstance(response, str) else None,
+            }
+        )
+    return typed(ANSWERS, rows, RUN_ANSWER_COLUMNS)

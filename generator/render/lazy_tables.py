@@ -1,0 +1,139 @@
+"""Tables whose rows a page loads from a data file: a question's answers, a run's disagreements.
+
+A page that carried every answer as HTML grew with the number of runs (571 KB per
+question page at a million answers, most of it escaped model text), and mkdocs
+parsed all of it. Here the page holds the table's header and a status line; the
+rows are a compact, column-typed JSON document, gzip-compressed, written once
+under ``shared/`` and named by its content (:mod:`dualboard.render.shared_files`).
+``javascripts/lazy-tables.js`` fetches it, builds the rows with ``textContent``
+(never ``innerHTML``, so submitted text stays text) and marks the answers whose
+verdicts disagree on pass/fail. With scripts off, or the file missing, the
+status line says so and links the Downloads page.
+
+The data document (``FORMAT`` 1)::
+
+    {"format": 1, "pass_mark": 50, "kinds": ["link", "number", ...],
+     "links": [[text, href], ...], "rows": [[cell, ...], ...]}
+
+One cell per column, by its kind (:data:`KINDS`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any
+
+from dualboard.kappa import PASS_MARK
+from dualboard.render.escape import escape_text
+from dualboard.render.html import Header, link, table
+from dualboard.render.shared_files import shared_href, shared_name
+
+FORMAT = 1
+"""Version of the data document; ``lazy-tables.js`` refuses any other."""
+KINDS = {
+    "link": "index into ``links``: a [text, href] pair, shown as a link to a page of the site",
+    "number": "a number, shown as written and sorted numerically",
+    "text": "a string",
+    "wrap": "a string that wraps (a prompt)",
+    "value": "[number or null, text]: the text, sorted by the number",
+    "options": "[options as shown, note] or null (a multiple-choice answer's option order)",
+    "response": "a model's response, shown whole in a scrolling cell",
+    "verdict": "[score or null, text, note?]: a score and how it came about; a row whose scores fall on both "
+    "sides of ``pass_mark`` is highlighted",
+}
+"""What a cell of each column kind holds."""
+SUFFIX = ".json.gz"
+"""Data files are gzip-compressed at rest: answers to one question repeat each other and compress 5–10×."""
+DOWNLOADS = "../../../../downloads/"
+"""The Downloads page from a run or question page (``benchmarks/B/runs/R/`` is four folders deep)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a lazy table: its header in the page and the kind of its cells in the data."""
+
+    header: str | Header
+    """The header (our own words)."""
+    kind: str
+    """One of :data:`KINDS`."""
+
+
+@dataclass(frozen=True)
+class LazyTable:
+    """What a page needs for a lazy table: the HTML block, and the data file it loads."""
+
+    html: str
+    """The status line and the empty table, referencing the data file."""
+    path: str
+    """Docs-relative path of the data file (``shared/<sha256>.json.gz``)."""
+    data: bytes
+    """The gzip-compressed data document."""
+
+
+def lazy_table(
+    page: str,
+    columns: Sequence[Column],
+    rows: list[list[Any]],
+    links: list[tuple[str, str]],
+    *,
+    noun: str,
+    versioned: bool,
+    filterable: bool = False,
+) -> LazyTable:
+    """A lazy table for the page built from docs path ``page``, holding ``rows`` (cells by column kind).
+
+    ``noun`` names what a row is, for the status line ("answers"); ``filterable`` puts the filters of
+    ``tables.js`` above it once its rows are in.
+    ``versioned``: the site is a release, which finds ``shared/`` beside its version folder.
+    """
+    unknown = {c.kind for c in columns} - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown column kinds {sorted(unknown)}; use one of {sorted(KINDS)}")
+    document = {
+        "format": FORMAT,
+        "pass_mark": PASS_MARK,
+        "kinds": [c.kind for c in columns],
+        "links": [list(pair) for pair in links],
+        "rows": rows,
+    }
+    raw = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    # Named by the JSON, not by the gzip bytes, which differ between zlib builds for the same JSON.
+    path = shared_name(raw, SUFFIX)
+    href = shared_href(page, path, versioned=versioned)
+    status = (
+        f'<p class="dualboard-lazy-status"><span class="dualboard-lazy-message">The {escape_text(noun)} are '
+        "loaded from a data file by a script: if this line stays, scripts are off in this browser or the file "
+        "could not be loaded.</span> Every answer and verdict is also in the scored data of each release, "
+        f"listed on the {link(DOWNLOADS, 'Downloads')} page.</p>"
+    )
+    block = table([c.header for c in columns], [], filterable=filterable)
+    return LazyTable(
+        html=(
+            f'<div class="dualboard-lazy" data-src="{escape_text(href)}" data-noun="{escape_text(noun)}">'
+            f"{status}{block.rstrip()}</div>\n"
+        ),
+        path=path,
+        data=gzip.compress(raw, compresslevel=6, mtime=0),
+    )
+
+
+def read_data(data: bytes) -> dict[str, Any]:
+    """The data document of a lazy table's file (what the browser reads), for tests and tools."""
+    return json.loads(gzip.decompress(data))
+
+
+def number(value: Any) -> float | int | None:
+    """A JSON number, or None for a missing one (NaN is not JSON).
+
+    Examples
+    --------
+    >>> number(float("nan")), number(2), number(61.5)
+    (None, 2, 61.5)
+    """
+    if value is None or value != value:
+        return None
+    return int(value) if isinstance(value, Integral) else float(value)

@@ -1,0 +1,132 @@
+// Dualboard lazy tables: fill a table's rows from its data file (a question's answers, a run's disagreements).
+// Subscribed to mkdocs-material's document$ so pages reached by instant navigation are filled too.
+//
+// Each div.dualboard-lazy[data-src] holds a status line and a table whose body is empty. The data file
+// (generator/render/lazy_tables.py) is JSON, gzip-compressed at rest:
+//   {"format": 1, "pass_mark": P, "kinds": [...], "links": [[text, href], ...], "rows": [[cell, ...], ...]}
+// Every cell is written with textContent, never innerHTML: submitted text stays text. A row whose
+// verdicts fall on both sides of pass_mark gets the class dualboard-disagree. Sorting and filters are
+// tables.js's: tablesort reads the rows when a header is clicked (cells carry data-sort where text would
+// sort wrong), and the filters of a .dualboard-filterable table are wired once its rows are in.
+(function () {
+  var FORMAT = 1;
+  var MISSING = "-1000000000000";  // sorts a missing score below every real one, as the site's HTML tables do
+
+  // The file's text: gzip at rest, unless the server already decoded it (Content-Encoding).
+  function load(url) {
+    return fetch(url)
+      .then(function (response) {
+        if (!response.ok) { throw new Error(response.status + " " + response.statusText); }
+        return response.arrayBuffer();
+      })
+      .then(function (buffer) {
+        var bytes = new Uint8Array(buffer);
+        if (bytes.length > 1 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+          var stream = new Blob([buffer]).stream().pipeThrough(new DecompressionStream("gzip"));
+          return new Response(stream).text();
+        }
+        return new TextDecoder().decode(bytes);
+      })
+      .then(JSON.parse);
+  }
+
+  function text(td, value) {
+    td.textContent = value === null || value === undefined ? "" : String(value);
+  }
+
+  function note(td, value) {
+    if (value === null || value === undefined) { return; }
+    var span = document.createElement("span");
+    span.className = "dualboard-cell-note";
+    span.textContent = String(value);
+    td.appendChild(span);
+  }
+
+  // Links come from the site itself (pages of the same site, relative); anything else is shown as text.
+  function linkCell(td, pair) {
+    if (!pair) { return; }
+    if (!/^\.\.\/[A-Za-z0-9_.\/-]*$/.test(pair[1])) { text(td, pair[0]); return; }
+    var a = document.createElement("a");
+    a.setAttribute("href", pair[1]);
+    a.textContent = String(pair[0]);
+    td.appendChild(a);
+  }
+
+  // One row; returns whether its verdicts disagree on pass/fail.
+  function fillRow(tr, row, data) {
+    var passes = {};
+    data.kinds.forEach(function (kind, i) {
+      var value = row[i];
+      var td = document.createElement("td");
+      if (kind === "link") {
+        linkCell(td, data.links[value]);
+      } else if (kind === "number") {
+        text(td, value);
+        td.setAttribute("data-sort", value === null ? MISSING : String(value));
+      } else if (kind === "options") {
+        text(td, value ? value[0] : "—");
+        if (value) { note(td, value[1]); }
+      } else if (kind === "response" || kind === "wrap") {
+        td.className = kind === "response" ? "dualboard-response" : "dualboard-wrap";
+        text(td, value);
+      } else if (kind === "value" || kind === "verdict") {
+        var score = value ? value[0] : null;
+        text(td, value ? value[1] : "—");
+        if (value) { note(td, value[2]); }
+        td.setAttribute("data-sort", score === null ? MISSING : String(score));
+        if (kind === "verdict" && score !== null) { passes[score >= data.pass_mark] = true; }
+      } else {
+        text(td, value);
+      }
+      tr.appendChild(td);
+    });
+    return Object.keys(passes).length > 1;
+  }
+
+  function fill(el, data) {
+    if (data.format !== FORMAT) { throw new Error("data format " + data.format + ", expected " + FORMAT); }
+    var body = el.querySelector("tbody");
+    var rows = document.createDocumentFragment();
+    var highlighted = 0;
+    data.rows.forEach(function (row) {
+      var tr = document.createElement("tr");
+      if (fillRow(tr, row, data)) {
+        tr.className = "dualboard-disagree";
+        highlighted += 1;
+      }
+      rows.appendChild(tr);
+    });
+    body.appendChild(rows);
+    return highlighted;
+  }
+
+  function message(el, words) {
+    el.querySelector(".dualboard-lazy-message").textContent = words;
+  }
+
+  function loadAll(root) {
+    root.querySelectorAll("div.dualboard-lazy[data-src]").forEach(function (el) {
+      if (el.dataset.state) { return; }
+      el.dataset.state = "loading";
+      var noun = el.dataset.noun || "rows";
+      message(el, "Loading the " + noun + "…");
+      load(el.dataset.src)
+        .then(function (data) {
+          var highlighted = fill(el, data);
+          el.dataset.state = "done";
+          if (window.dualboardTables) { window.dualboardTables.wire(el); }  // filters read the rows now in
+          message(el, data.rows.length + " " + noun + ", " + highlighted + " highlighted.");
+        })
+        .catch(function (err) {
+          el.dataset.state = "error";
+          message(el, "The " + noun + " could not be loaded (" + err.message + ").");
+        });
+    });
+  }
+
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(function () { loadAll(document); });
+  } else {
+    document.addEventListener("DOMContentLoaded", function () { loadAll(document); });
+  }
+})();

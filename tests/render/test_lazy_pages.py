@@ -1,0 +1,161 @@
+"""Question and run pages carry no answer: the answers are in data files under shared/, read back here
+and checked against the scored Parquet tables; a page's HTML does not grow when the runs double.
+
+Built in-process from the tiny leaderboard (tests/conftest.py) graded and analysed for real.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from dualboard import pipeline
+from dualboard.kappa import PASS_MARK
+from dualboard.project import Project
+from dualboard.release_files import load_releases
+from dualboard.render.lazy_tables import FORMAT, read_data
+from dualboard.render.pages import run_slug
+from dualboard.render.question_pages import question_pages
+from dualboard.render.run_pages import disagreements
+from dualboard.render.shared_files import SHARED_DIR
+from dualboard.render.site_content import site_content
+from dualboard.store import LocalStore
+from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, tiny_predictions, write_run
+from tests.render.html_tables import lazy_source, lazy_table_after
+
+QUESTIONS = ("q1", "q2", "q3")
+
+
+def second_run() -> list[dict]:
+    """run-b: right on q1 under both gradings, q3 passed by its judge (60) but wrong under the answer key."""
+    rows = tiny_predictions()
+    rows[2] = {"question_id": "q3", "round": 0, "response": "Final answer: Indian", "recorded": {"judge": 60}}
+    return rows
+
+
+def build(root: Path):
+    """Ingest, grade and analyse the folder; return its project and site content."""
+    project = Project(root)
+    store = LocalStore(project.store_dir)
+    pipeline.ingest(project, store)
+    pipeline.grade(project, store, progress=False)
+    pipeline.stats(project)
+    return project, site_content(pipeline.analysed_results(project, store), load_releases(root))
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    """(project, content) of the tiny leaderboard with run-a and run-b."""
+    root = tmp_path_factory.mktemp("lazy")
+    bench = root / "data" / "benchmarks" / "tiny"
+    bench.mkdir(parents=True)
+    (bench / "benchmark.yaml").write_text(yaml.safe_dump(TINY_BENCHMARK), "utf-8")
+    (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
+    write_run(root, "run-a")
+    write_run(root, "run-b", second_run(), tiny_metadata(model="second-model"))
+    return build(root)
+
+
+def page(content, path: str) -> str:
+    return next(p.content for p in content.pages if p.path == path)
+
+
+def scored_tables(project: Project):
+    folder = project.scored_dir()
+    return (pd.read_parquet(folder / f"tiny{suffix}.parquet") for suffix in ("", ".answers", ".verdicts"))
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_each_question_file_holds_every_answer_and_verdict(board, question):
+    project, content = board
+    scored, answers, verdicts = scored_tables(project)
+    path = f"benchmarks/tiny/questions/{question}.md"
+    table, data = lazy_table_after(path, page(content, path), "## Answers and verdicts", content.assets)
+    assert data["format"] == FORMAT and data["pass_mark"] == PASS_MARK
+    mine = verdicts[verdicts.question_id == question]
+    headers = [h.text for h in table.headers]
+    graders = headers[headers.index("Response") + 1 :]
+    assert set(graders) == set(mine.dropna(subset=["score"]).grader)
+    expected = scored[scored.question_id == question].sort_values(["run_id", "round"])
+    assert len(table.rows) == len(expected)
+    responses = answers.set_index(["run_id", "question_id", "round"])["response"]
+    for row, answer in zip(table.rows, expected.itertuples()):
+        assert row[0].text == answer.model
+        assert row[0].links == [{"href": f"../../runs/{run_slug(answer.run_id)}/"}]
+        assert row[1].text == str(answer.round)
+        assert row[headers.index("Response")].text == responses[(answer.run_id, question, answer.round)]
+        for grader in graders:
+            verdict = mine[(mine.run_id == answer.run_id) & (mine["round"] == answer.round) & (mine.grader == grader)]
+            assert row[headers.index(grader)].text == f"{verdict.score.iloc[0]:.0f}: {verdict.detail.iloc[0]}"
+
+
+def test_the_data_file_is_named_by_its_content_and_reproducible(board, tmp_path):
+    project, content = board
+    files = {p: d for p, d in content.assets.items() if p.startswith(f"{SHARED_DIR}/")}
+    assert len(files) == len(QUESTIONS) + 2 + 1, "one per question, one per run's questions, run-b's disagreement"
+    for path, data in files.items():
+        assert path.endswith(".json.gz") and data[:2] == b"\x1f\x8b"
+        assert json.loads(gzip.decompress(data)) == read_data(data)
+    _, again = build(project.root)
+    assert {p: d for p, d in again.assets.items() if p.startswith(f"{SHARED_DIR}/")} == files
+
+
+def test_pages_carry_no_answer_and_say_how_to_get_them_without_scripts(board):
+    project, content = board
+    _, answers, _ = scored_tables(project)
+    for path in [f"benchmarks/tiny/questions/{q}.md" for q in QUESTIONS] + ["benchmarks/tiny/runs/run-b.md"]:
+        text = html.unescape(page(content, path))
+        assert not any(response in text for response in answers.response), path
+        assert "if this line stays, scripts are off in this browser or the file could not be loaded" in text
+        assert '<a href="../../../../downloads/">Downloads</a>' in text
+    assert "(≥ 50 counts as a pass)" in html.unescape(page(content, "benchmarks/tiny/questions/q3.md"))
+
+
+def test_a_run_page_loads_its_disagreements(board):
+    project, content = board
+    scored, answers, _ = scored_tables(project)
+    path = "benchmarks/tiny/runs/run-b.md"
+    table, data = lazy_table_after(path, page(content, path), "## Answers the gradings disagree on", content.assets)
+    found = disagreements(scored[scored.run_id == "run-b"])
+    assert [row[0].text for row in table.rows] == list(found.question_id) == ["q3"]
+    (row,) = table.rows
+    assert row[0].links == [{"href": "../../questions/q3/"}]
+    assert [c.text for c in row[1:6]] == ["0", "geography", "60", "0", "ok"]
+    assert row[6].text == "Final answer: Indian"
+    assert "None: each of the" in page(content, "benchmarks/tiny/runs/run-a.md"), "run-a's gradings agree"
+
+
+def test_a_release_page_finds_the_shared_files_beside_its_version_folder(board):
+    project, content = board
+    results = pipeline.analysed_results(project, LocalStore(project.store_dir))
+    pages, data = question_pages(results[0], versioned=True)
+    path = "benchmarks/tiny/questions/q1.md"
+    released = next(p.content for p in pages if p.path == path)
+    plain = lazy_source(path, page(content, path), "## Answers")
+    assert lazy_source(path, released, "## Answers") == f"../{plain}", "gh-pages/shared/, beside gh-pages/VERSION/"
+    assert data[plain] == content.assets[plain]
+
+
+def test_question_page_html_does_not_grow_when_the_runs_double(board, tmp_path):
+    project, content = board
+    root = tmp_path / "doubled"
+    shutil.copytree(project.root / "data", root / "data")
+    for run in ("run-a", "run-b"):
+        copy = root / "submissions" / "tiny" / f"{run}-again"
+        shutil.copytree(project.root / "submissions" / "tiny" / run, copy)
+        shutil.copytree(project.root / "submissions" / "tiny" / run, root / "submissions" / "tiny" / run)
+    _, doubled = build(root)
+    for question in QUESTIONS:
+        path = f"benchmarks/tiny/questions/{question}.md"
+        before, after = page(content, path), page(doubled, path)
+        assert len(after.encode()) == len(before.encode()), question
+        assert lazy_source(path, after, "## Answers") != lazy_source(path, before, "## Answers")
+        rows = read_data(doubled.assets[lazy_source(path, after, "## Answers")])["rows"]
+        assert len(rows) == 2 * len(read_data(content.assets[lazy_source(path, before, "## Answers")])["rows"])
