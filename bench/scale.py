@@ -194,6 +194,8 @@ def main() -> None:
         runs, questions, rounds = (int(x) for x in size.split("x"))
         measured = measure(runs, questions, rounds, (low, high))
         print_row(size, measured)
+        steps: dict[str, Step] = measured["steps"]  # type: ignore[assignment]
+        print(f"  {size} peak RSS GB by stage: " + ", ".join(f"{n} {st.peak_rss / 1e9:.2f}" for n, st in steps.items()))
         if measured["answers"] == TARGET_ANSWERS:
             print_verdicts(size, measured)
 
