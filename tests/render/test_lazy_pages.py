@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from dualboard import pipeline
 from dualboard.kappa import PASS_MARK
@@ -27,7 +26,7 @@ from dualboard.render.run_pages import disagreements
 from dualboard.render.shared_files import SHARED_DIR
 from dualboard.render.site_content import site_content
 from dualboard.store import LocalStore
-from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, tiny_predictions, write_run
+from tests.conftest import tiny_metadata, tiny_predictions, write_run, write_tiny_board
 from tests.render.html_tables import lazy_source, lazy_table_after
 
 QUESTIONS = ("q1", "q2", "q3")
@@ -53,12 +52,7 @@ def build(root: Path):
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):
     """(project, content) of the tiny leaderboard with run-a and run-b."""
-    root = tmp_path_factory.mktemp("lazy")
-    bench = root / "data" / "benchmarks" / "tiny"
-    bench.mkdir(parents=True)
-    (bench / "benchmark.yaml").write_text(yaml.safe_dump(TINY_BENCHMARK), "utf-8")
-    (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
-    write_run(root, "run-a")
+    root = write_tiny_board(tmp_path_factory.mktemp("lazy"))
     write_run(root, "run-b", second_run(), tiny_metadata(model="second-model"))
     return build(root)
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from dualboard import pipeline
 from dualboard.project import Project
@@ -27,7 +26,7 @@ from dualboard.render.site_content import site_content
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
-from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, write_run
+from tests.conftest import TINY_QUESTIONS, tiny_metadata, write_run, write_tiny_board
 from tests.render.html_tables import lazy_table_after, tables
 
 FACTS = {
@@ -60,12 +59,7 @@ def two_round_predictions() -> list[dict]:
 @pytest.fixture(scope="module")
 def reader_site(tmp_path_factory):
     """(project, content) of the tiny leaderboard with run-a (no model metadata) and run-c (two rounds, metadata)."""
-    root = tmp_path_factory.mktemp("reader")
-    bench = root / "data" / "benchmarks" / "tiny"
-    bench.mkdir(parents=True)
-    (bench / "benchmark.yaml").write_text(yaml.safe_dump(TINY_BENCHMARK), "utf-8")
-    (bench / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in TINY_QUESTIONS), "utf-8")
-    write_run(root, "run-a")
+    root = write_tiny_board(tmp_path_factory.mktemp("reader"))
     write_run(root, "run-c", two_round_predictions(), tiny_metadata(model="shuffler-70b", rounds=2, **FACTS))
     project = Project(root)
     store = LocalStore(project.store_dir)
