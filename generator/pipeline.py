@@ -75,6 +75,8 @@ class StageSummary:
     """What it did, in numbers."""
     warnings: tuple[str, ...] = ()
     """What it set aside or could not do, one line each (printed after the summary)."""
+    skipped: bool = False
+    """Whether the build cache found the stage's work already done (:func:`unless_done`)."""
 
     def __str__(self) -> str:
         return "\n".join([f"{self.stage:>8}: {self.line}", *(f"{'warning':>8}: {w}" for w in self.warnings)])
@@ -247,7 +249,7 @@ def unless_done(
     that did not answer) is tried again next time.
     """
     if cache.stage_done(stage, key, outputs()):
-        return StageSummary(stage, f"unchanged, skipped (hash {short(key)})")
+        return StageSummary(stage, f"unchanged, skipped (hash {short(key)})", skipped=True)
     summary = work()
     if not summary.warnings:
         cache.record_stage(stage, key, outputs())
@@ -269,8 +271,7 @@ def grade_stage(
         lambda: cache.tree_digest(outputs, project.root),
         lambda: grade(project, store, progress=progress, jobs=jobs),
     )
-    skipped = summary.line.startswith("unchanged")
-    return StageSummary("grade", summary.line + _waiting(store)) if skipped else summary
+    return StageSummary("grade", summary.line + _waiting(store), skipped=True) if summary.skipped else summary
 
 
 def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | None = None) -> StageSummary:
