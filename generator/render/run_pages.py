@@ -50,15 +50,12 @@ MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
 
 
-def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[list[Page], dict[str, bytes]]:
-    """One page per stored run of the benchmark, and the data files of their lazy tables.
-
-    ``versioned``: the site is a release (its pages find ``shared/`` beside the version folder).
-    """
+def run_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
+    """One page per stored run of the benchmark, and their lazy tables."""
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
-    pages, data = [], {}
+    pages, lazy_tables = [], []
     for run in result.runs:
         page, tables = run_page(
             result.name,
@@ -68,11 +65,10 @@ def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[lis
             slugs,
             result.benchmark.questions,
             current_version=result.benchmark.version,
-            versioned=versioned,
         )
         pages.append(page)
-        data.update((t.path, t.data) for t in tables)
-    return pages, data
+        lazy_tables += tables
+    return pages, lazy_tables
 
 
 def run_page(
@@ -84,7 +80,6 @@ def run_page(
     questions: Sequence[Mapping[str, Any]] = (),
     *,
     current_version: str | None = None,
-    versioned: bool = False,
 ) -> tuple[Page, list[LazyTable]]:
     """The page of one run (metadata, scores per category) and the data files of its two lazy tables.
 
@@ -95,8 +90,8 @@ def run_page(
     questions it was never asked.
     """
     path = f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md"
-    listing, listed = question_table(path, scored, questions, slugs, versioned=versioned)
-    intro, lazy = _disagreements(path, run, scored, slugs, versioned=versioned)
+    listing, listed = question_table(path, scored, questions, slugs)
+    intro, lazy = _disagreements(path, run, scored, slugs)
     text = (
         front_matter(f"Run {run.run_id}")
         + f"<h1>{escape_text(run.model)}</h1>\n\n"
@@ -280,8 +275,6 @@ def question_table(
     scored: pd.DataFrame,
     questions: Sequence[Mapping[str, Any]],
     slugs: Mapping[str, str],
-    *,
-    versioned: bool = False,
 ) -> tuple[str, LazyTable | None]:
     """Every question of the benchmark, one row each: category, both gradings per round and on average, outcome.
 
@@ -299,7 +292,7 @@ def question_table(
         for i, qid in enumerate(order)
     ]
     links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in order]
-    lazy = lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", versioned=versioned, filterable=True)
+    lazy = lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", filterable=True)
     intro = (
         "One row per question: the mean score of its rounds under each grading, and under it each round's score "
         "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
@@ -401,9 +394,7 @@ DISAGREEMENT_COLUMNS = (
 """Columns of a run page's disagreements (loaded from its data file)."""
 
 
-def _disagreements(
-    page: str, run: Run, scored: pd.DataFrame, slugs: Mapping[str, str], *, versioned: bool
-) -> tuple[str, LazyTable | None]:
+def _disagreements(page: str, run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> tuple[str, LazyTable | None]:
     """What the run page says about the answers the gradings disagree on, and the lazy table listing them."""
     found = disagreements(scored)
     judged = int(scored[list(GRADINGS)].notna().all(axis=1).sum())
@@ -426,7 +417,7 @@ def _disagreements(
         for r in listed.itertuples(index=False)
     ]
     links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in questions]
-    lazy = lazy_table(page, DISAGREEMENT_COLUMNS, rows, links, noun="answers", versioned=versioned)
+    lazy = lazy_table(page, DISAGREEMENT_COLUMNS, rows, links, noun="answers")
     shown = (
         f"The first {MAX_LISTED} are listed; every answer is on its question page and in the downloads. "
         if len(found) > MAX_LISTED
