@@ -13,7 +13,6 @@ import datetime as dt
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
@@ -42,12 +41,15 @@ from dualboard.release import freeze
 from dualboard.release_files import load_releases
 from dualboard.render.pages import BenchmarkResults
 from dualboard.render.site import (
+    KEPT_SITE,
     SITE_SOURCES,
+    ComposedDocs,
     build_site,
     check_deployable,
     compose_docs,
     deploy_site,
     site_source_findings,
+    tool_versions,
 )
 from dualboard.render.site_content import site_content
 from dualboard.scored_files import (
@@ -440,18 +442,22 @@ def render(
     MkDocs' version) is what the last render read and site/ is as it left it
     (``cache``).
 
-    ``mkdocs build --dirty`` is not used: it leaves pages it does not rebuild
-    with a stale navigation, and mkdocs-material's search index then holds
-    only the rebuilt pages (squidfunk/mkdocs-material#7638).
+    Otherwise the site is built incrementally when it can be: MkDocs keeps its
+    output in build/mkdocs-site/ and, with ``--dirty``, rebuilds only the pages
+    whose text changed, while :mod:`dualboard.render.mkdocs_hooks` repairs what
+    ``--dirty`` alone gets wrong (the search index held only the rebuilt pages,
+    squidfunk/mkdocs-material#7638; removed pages stayed; the navigation of
+    pages not rebuilt). A question or run page names its data file through an
+    index, so adding a run rewrites few pages. See :func:`_build_site` for when
+    the build is full instead.
     """
     cache = cache or open_cache(project)
     snapshot = store.snapshot()
     inputs = [project.stats_root(), project.scored_dir(), *(project.root / name for name in SITE_SOURCES)]
-    tools = [f"{name} {metadata.version(name)}" for name in ("mkdocs", "mkdocs-material")]
     key = digest(
         "render",
         code_digest(),
-        *tools,
+        *tool_versions(),
         release or "",
         store.describe(),
         store.revision(),
@@ -467,11 +473,29 @@ def render(
 def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
     results = analysed_results(project, store, cache)
     content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
-    config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
-    build_site(config, project.site_dir)
+    docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
+    how = _build_site(project, docs, cache)
     return StageSummary(
-        "render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}"
+        "render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir} ({how})"
     )
+
+
+def _build_site(project: Project, docs: ComposedDocs, cache: BuildCache) -> str:
+    """Build the site from ``docs``, incrementally when nothing but page texts changed; say which way.
+
+    The build is full unless build/mkdocs-site/ is as the last successful
+    build left it (a listing of names, sizes and times, remembered in the
+    cache) and that build had the same layout (configuration, navigation,
+    site sources' other files), code and tools.
+    """
+    kept = project.build_dir / KEPT_SITE
+    key = digest("site", code_digest(), *tool_versions(), docs.layout)
+    dirty = cache.stage_done("site", key, listing_digest(kept))
+    build_site(docs.config, project.site_dir, kept=kept, dirty=dirty)
+    cache.record_stage("site", key, listing_digest(kept))
+    if not dirty:
+        return "full site build"
+    return f"incremental site build: {docs.pages(docs.changed)} changed and {docs.pages(docs.removed)} removed pages"
 
 
 def analysed_results(project: Project, store: Store, cache: BuildCache | None = None) -> list[BenchmarkResults]:
