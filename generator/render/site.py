@@ -7,7 +7,11 @@ winning: the package's default ``site_src/``, the leaderboard folder's own
 ``mkdocs.yml`` may change (:mod:`dualboard.render.site_config`) and the
 generated navigation written over it.
 
-This module and ``site_config`` are the only ones that know about MkDocs (and
+MkDocs keeps the site it builds (``build/mkdocs-site/``) and :func:`build_site`
+publishes a copy to ``site/``; when only page texts changed, MkDocs rebuilds
+just those pages there (``--dirty``, put right by :mod:`dualboard.render.mkdocs_hooks`).
+
+This module, ``site_config`` and ``mkdocs_hooks`` are the only ones that know about MkDocs (and
 mike, its versioning tool): :func:`dualboard.pipeline.release` checks the folder with
 :func:`check_deployable` before it freezes anything, and calls :func:`deploy_site` last.
 """
