@@ -19,7 +19,13 @@ three things wrong, which these hooks put right:
 
 MkDocs also warns that a dirty build "will likely lead to inaccurate
 navigation", which ``--strict`` would count as an error: that one warning is
-dropped, since the hooks fix what it warns about. Everything else a dirty build
+dropped, since the hooks fix what it warns about.
+
+And MkDocs writes a file in place, truncating it, while the published site
+shares the output folder's files (hard links, so that publishing copies no
+byte): every output this build will write (pages and files newer than their
+output, the search index, the theme's 404 page and sitemap) is unlinked first,
+so MkDocs writes a new file and the published one stays as it was. Everything else a dirty build
 relies on (the same configuration, navigation and tools as the build that wrote
 the folder, and sources rewritten only when their bytes change) is the caller's
 to ensure (:func:`dualboard.render.site.build_site`). Without ``--dirty`` the
@@ -44,6 +50,8 @@ from mkdocs.plugins import event_priority
 
 SEARCH_INDEX = os.path.join("search", "search_index.json")
 """Where mkdocs-material's search plugin writes its index, inside the output folder."""
+SITEMAP = "sitemap.xml"
+"""The theme template that MkDocs also writes gzip-compressed (``sitemap.xml.gz``)."""
 DIRTY_WARNING = "A 'dirty' build is being performed"
 """The start of MkDocs' warning about dirty builds (mkdocs/commands/build.py)."""
 MTIME_SLACK_S = 0.05
@@ -93,6 +101,17 @@ def on_pre_build(config) -> None:
             f"{path}: the search index of the previous build cannot be read ({e}) — a dirty build needs it; "
             "build the site in full (dualboard build --force)"
         ) from e
+    templates = [*config.theme.static_templates, *(f"{t}.gz" for t in config.theme.static_templates if t == SITEMAP)]
+    for name in [SEARCH_INDEX, *templates]:  # written by every build
+        _unlink(os.path.join(config.site_dir, name))
+
+
+def on_files(files, config):
+    if _BUILD.dirty:
+        for file in files:
+            if file.inclusion.is_included() and os.path.isfile(file.abs_dest_path) and file.is_modified():
+                _unlink(file.abs_dest_path)  # MkDocs writes it again
+    return files
 
 
 def on_nav(nav, config, files):
@@ -102,9 +121,7 @@ def on_nav(nav, config, files):
     _BUILD.pages = ["" if file.url in (".", "./") else file.url for file in files.documentation_pages()]
     _BUILD.outputs = {os.path.normpath(f.abs_dest_path) for f in files if f.inclusion.is_included()}
     for page in nav.pages:
-        # No output: MkDocs reads and rebuilds the page, so its title is known to the navigation.
-        if os.path.isfile(page.file.abs_dest_path):
-            os.unlink(page.file.abs_dest_path)
+        _unlink(page.file.abs_dest_path)  # no output: MkDocs reads and rebuilds the page, so its title is known
     return nav
 
 
@@ -150,6 +167,11 @@ def merged_entries(
 
 def _page(entry: dict[str, Any]) -> str:
     return str(entry.get("location", "")).split("#", 1)[0]
+
+
+def _unlink(path: str) -> None:
+    if os.path.isfile(path):
+        os.unlink(path)
 
 
 def _remove_stale(site_dir: str, outputs: set[str], started: float) -> None:

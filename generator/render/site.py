@@ -224,12 +224,13 @@ def _write_if_changed(docs: Path, name: str, data: bytes) -> bool:
     """Write ``data`` to ``docs/name`` unless the file already holds it; return whether it was written.
 
     A file under ``shared/`` is named by the digest of its content, so one of the right size holds it.
+    The file is written anew, never over the old one, which MkDocs' output may share (:func:`build_site`).
     """
     path = docs / name
     if path.is_file() and not path.is_symlink() and path.stat().st_size == len(data):
         if name.startswith(f"{SHARED_DIR}/") or path.read_bytes() == data:
             return False
-    if path.is_symlink():
+    if path.is_symlink() or path.exists():
         path.unlink()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
@@ -299,30 +300,69 @@ def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty:
     """Run ``mkdocs build --strict`` and publish to ``site_dir``; the old site stays until the new one is complete.
 
     ``kept``: a folder that keeps the site as mkdocs built it, so that the next
-    build can be incremental; ``site_dir`` gets a copy of it. With ``dirty``,
-    mkdocs rebuilds there only the pages whose source is newer than their
-    output (``--dirty``), and :mod:`dualboard.render.mkdocs_hooks` repairs what
-    that leaves wrong. That is sound only when everything but the pages'
-    sources is as it was when ``kept`` was built (the configuration and
-    navigation, the code, the tools: :attr:`ComposedDocs.layout`), ``kept`` is
-    as that build left it, and the docs were laid out by :func:`compose_docs`;
-    the caller checks. Without ``kept`` mkdocs builds straight into a new
-    ``site_dir``.
+    build can be incremental; ``site_dir`` is published from it as hard links
+    (a copy where the file system has none), so publishing writes no byte. With
+    ``dirty``, mkdocs rebuilds there only the pages whose source is newer than
+    their output (``--dirty``), and :mod:`dualboard.render.mkdocs_hooks`
+    repairs what that leaves wrong and unlinks each output before it is
+    written again, so the published site never changes under its readers. That
+    is sound only when everything but the pages' sources is as it was when
+    ``kept`` was built (the configuration and navigation, the code, the tools:
+    :attr:`ComposedDocs.layout`), ``kept`` is as that build left it, and the
+    docs were laid out by :func:`compose_docs`; the caller checks. Without
+    ``kept`` mkdocs builds straight into a new ``site_dir``.
     """
     if kept is None:
         _swap_in(_full_build(config, site_dir), site_dir)
         return
     if dirty:
+        _link_new_files(_docs_dir(config) / SHARED_DIR, kept / SHARED_DIR)
         _mkdocs(config, kept, dirty=True)
     else:
         _swap_in(_full_build(config, kept), kept)
     staging = _staging(site_dir)
     try:
-        shutil.copytree(kept, staging)
+        _link_tree(kept, staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _swap_in(staging, site_dir)
+
+
+def _docs_dir(config: Path) -> Path:
+    """The docs folder that the effective config ``config`` names."""
+    return config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
+
+
+def _link_new_files(source: Path, target: Path) -> None:
+    """Hard-link each file of ``source`` that ``target`` lacks into ``target`` (nothing where links fail).
+
+    For the content-addressed data files: MkDocs then finds their output no
+    older than their source and copies nothing, and one file on disk serves the
+    docs, MkDocs' output and the site.
+    """
+    if not source.is_dir():
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    have = {p.name for p in target.iterdir()}
+    for path in source.iterdir():
+        if path.name not in have and path.is_file() and not path.is_symlink():
+            try:
+                os.link(path, target / path.name)
+            except OSError:
+                return  # MkDocs copies them instead
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    """Make ``target`` a tree of hard links to the files of ``source`` (copies where links fail)."""
+    for parent, _dirs, names in os.walk(source):
+        folder = target / Path(parent).relative_to(source)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            try:
+                os.link(Path(parent, name), folder / name)
+            except OSError:
+                shutil.copy2(Path(parent, name), folder / name)
 
 
 def _full_build(config: Path, target: Path) -> Path:
@@ -387,8 +427,7 @@ def deploy_site(config: Path, root: Path, version: str, *, push: bool) -> None:
     retry = f"then delete releases/{version}/ and run `dualboard release {version}` again"
     try:
         gh_pages.follow_upstream(root)
-        docs = config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
-        gh_pages.add_shared_files(root, docs / SHARED_DIR, f"Shared data files of release {version}")
+        gh_pages.add_shared_files(root, _docs_dir(config) / SHARED_DIR, f"Shared data files of release {version}")
     except gh_pages.GitError as e:
         raise SiteDeployError(f"{e}\nThe release folder was written; fix the problem above, {retry}") from e
     for args in (
