@@ -167,7 +167,7 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
     text = _generated_config(default, own, content, files, versioned)
     config = build_dir / "mkdocs.yml"
     atomic_write_text(config, text)
-    return ComposedDocs(config, changed, removed, _layout(text, yaml.safe_load(text), sources))
+    return ComposedDocs(config, changed, removed, _layout(text, yaml.safe_load(text), sources, files))
 
 
 def _tree_bytes(folder: Path) -> dict[str, bytes]:
@@ -237,11 +237,14 @@ def _write_if_changed(docs: Path, name: str, data: bytes) -> bool:
     return True
 
 
-def _layout(text: str, config: dict, sources: dict[str, bytes]) -> str:
-    """:attr:`ComposedDocs.layout` of the effective config ``text`` (parsed: ``config``) and the site ``sources``."""
-    untitled = [p for p in _untitled_pages(config.get("nav", [])) if p in sources]
+def _layout(text: str, config: dict, sources: dict[str, bytes], files: dict[str, bytes]) -> str:
+    """:attr:`ComposedDocs.layout` of the effective config ``text`` (parsed: ``config``).
+
+    ``sources``: the site sources (their files other than pages count); ``files``: every file of the docs.
+    """
+    untitled = [p for p in _untitled_pages(config.get("nav", [])) if p in files]
     other = [p for p in sources if not p.endswith(".md")]
-    return digest(text, *(f"{p}\0{hashlib.sha256(sources[p]).hexdigest()}" for p in sorted({*untitled, *other})))
+    return digest(text, *(f"{p}\0{hashlib.sha256(files[p]).hexdigest()}" for p in sorted({*untitled, *other})))
 
 
 def _untitled_pages(nav) -> list[str]:
