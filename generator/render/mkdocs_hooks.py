@@ -25,7 +25,11 @@ And MkDocs writes a file in place, truncating it, while the published site
 shares the output folder's files (hard links, so that publishing copies no
 byte): every output this build will write (pages and files newer than their
 output, the search index, the theme's 404 page and sitemap) is unlinked first,
-so MkDocs writes a new file and the published one stays as it was. Everything else a dirty build
+so MkDocs writes a new file and the published one stays as it was. In every
+build, full or not, the output of a file of the docs folder (a data file, a
+script) is a hard link to it rather than a copy: the data files of ``shared/``
+change by thousands when a run is added, and writing or deleting a file costs
+more than linking it. Everything else a dirty build
 relies on (the same configuration, navigation and tools as the build that wrote
 the folder, and sources rewritten only when their bytes change) is the caller's
 to ensure (:func:`dualboard.render.site.build_site`). Without ``--dirty`` the
@@ -107,11 +111,31 @@ def on_pre_build(config) -> None:
 
 
 def on_files(files, config):
-    if _BUILD.dirty:
-        for file in files:
-            if file.inclusion.is_included() and os.path.isfile(file.abs_dest_path) and file.is_modified():
-                _unlink(file.abs_dest_path)  # MkDocs writes it again
+    for file in files:
+        if not file.inclusion.is_included():
+            continue
+        if _BUILD.dirty and os.path.isfile(file.abs_dest_path) and file.is_modified():
+            _unlink(file.abs_dest_path)  # MkDocs writes it again
+        if not file.is_documentation_page():
+            _link_from_docs(file, config.docs_dir)
     return files
+
+
+def _link_from_docs(file, docs_dir: str) -> None:
+    """Make the output of a file of the docs folder a hard link to it, so MkDocs copies no byte.
+
+    MkDocs copies a file onto itself by doing nothing (it catches ``SameFileError``), and with ``--dirty``
+    skips an output no older than its source. The docs folder is written anew file by file, never in place
+    (:func:`dualboard.render.site.compose_docs`), so the link never sees a change it should not.
+    """
+    source, dest = file.abs_src_path, file.abs_dest_path
+    if source is None or os.path.lexists(dest) or not os.path.abspath(source).startswith(docs_dir + os.sep):
+        return
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    try:
+        os.link(source, dest)
+    except OSError:
+        pass  # no links here (another file system): MkDocs copies it
 
 
 def on_nav(nav, config, files):

@@ -319,7 +319,6 @@ def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty:
         _swap_in(_full_build(config, site_dir), site_dir)
         return
     if dirty:
-        _link_new_files(_docs_dir(config) / SHARED_DIR, kept / SHARED_DIR)
         _mkdocs(config, kept, dirty=True)
     else:
         _swap_in(_full_build(config, kept), kept)
@@ -335,25 +334,6 @@ def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty:
 def _docs_dir(config: Path) -> Path:
     """The docs folder that the effective config ``config`` names."""
     return config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
-
-
-def _link_new_files(source: Path, target: Path) -> None:
-    """Hard-link each file of ``source`` that ``target`` lacks into ``target`` (nothing where links fail).
-
-    For the content-addressed data files: MkDocs then finds their output no
-    older than their source and copies nothing, and one file on disk serves the
-    docs, MkDocs' output and the site.
-    """
-    if not source.is_dir():
-        return
-    target.mkdir(parents=True, exist_ok=True)
-    have = {p.name for p in target.iterdir()}
-    for path in source.iterdir():
-        if path.name not in have and path.is_file() and not path.is_symlink():
-            try:
-                os.link(path, target / path.name)
-            except OSError:
-                return  # MkDocs copies them instead
 
 
 def _link_tree(source: Path, target: Path) -> None:
