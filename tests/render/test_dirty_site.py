@@ -65,20 +65,23 @@ def assert_same_as_from_scratch(root: Path, scratch: Path) -> None:
     assert different == []
 
 
-def by_inode(site: Path) -> dict[int, bytes]:
-    """The bytes of every file of a site, by inode."""
-    return {p.stat().st_ino: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+def witnesses(root: Path, folder: Path) -> dict[Path, bytes]:
+    """A hard link in ``folder`` to every file of MkDocs' output, with its bytes: the files the site is made of.
 
-
-def assert_no_file_changed_in_place(before: dict[int, bytes], root: Path) -> None:
-    """A file of MkDocs' output or of the site that is a file of the last output (same inode) holds the same bytes.
-
-    The published site is hard links to that output, and the build unlinks what it writes again, so the site
-    being read is never written to.
+    Holding them keeps each file alive (its inode cannot be reused by a new file), so a later look shows
+    whether anything wrote into them.
     """
-    now = by_inode(root / "build" / KEPT_SITE) | by_inode(root / "site")
-    kept = {ino: data for ino, data in now.items() if ino in before}
-    assert kept and all(data == before[ino] for ino, data in kept.items())
+    folder.mkdir()
+    kept, found = root / "build" / KEPT_SITE, {}
+    for i, path in enumerate(sorted(p for p in kept.rglob("*") if p.is_file())):
+        os.link(path, folder / str(i))
+        found[folder / str(i)] = path.read_bytes()
+    return found
+
+
+def assert_no_file_changed_in_place(witnessed: dict[Path, bytes]) -> None:
+    """The build unlinks what it writes again, so the files the published site is made of never change."""
+    assert [link for link, data in witnessed.items() if link.read_bytes() != data] == []
 
 
 def kept_times(root: Path) -> dict[str, int]:
@@ -112,11 +115,11 @@ def board(built, tmp_path) -> Path:
 
 
 def test_adding_a_run_rebuilds_few_pages_and_equals_a_full_build(board, tmp_path):
-    before, published = kept_times(board), by_inode(board / "build" / KEPT_SITE)
+    before, published = kept_times(board), witnesses(board, tmp_path / "witnesses")
     write_run(board, "run-c", other_answers(), tiny_metadata(model="model-c"))
     assert "(incremental site build: " in build(board)
     after = kept_times(board)
-    assert_no_file_changed_in_place(published, board)
+    assert_no_file_changed_in_place(published)
     assert all(after[page] == before[page] for page in QUESTION_PAGES), "their text does not name the answers"
     assert after["benchmarks/tiny/index.html"] != before["benchmarks/tiny/index.html"]
     assert "benchmarks/tiny/runs/run-c/index.html" in after
