@@ -59,6 +59,7 @@ from dualboard.scored_files import (
     write_scored_parts,
 )
 from dualboard.stats import analyse, read_tables, write_tables
+from dualboard.stats.pieces import PIECES_DIR, Pieces
 from dualboard.stats.tables import SEED
 from dualboard.store import IngestResult, Store
 from dualboard.store.base import MAX_REASON_CHARS, Removal, read_removals
@@ -382,18 +383,28 @@ def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None
 
 
 def _analyse_all(project: Project, seed: int) -> StageSummary:
-    names = []
+    """Analyse every scored benchmark, computing again only the per-run pieces of new or changed runs."""
+    names, reused, asked = [], 0, 0
     scored_dir, graded = project.scored_dir(), read_source(project.build_dir)
-    for name in benchmark_names(scored_dir):
-        tables = analyse(read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed)
+    pieces_dir = project.build_dir / PIECES_DIR
+    benchmarks = benchmark_names(scored_dir)
+    for name in benchmarks:
+        pieces = Pieces.load(pieces_dir / f"{name}.json")
+        tables = analyse(
+            read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed, pieces=pieces
+        )
         write_tables(tables, project.stats_dir(name))
+        pieces.save()
+        reused, asked = reused + pieces.reused, asked + pieces.asked
         record_source(
             project.stats_dir(name),
             graded.store if graded else "an unknown store",
             table_revision(SCORED, scored_dir, name),
         )
         names.append(f"{name} ({len(tables.models)} runs)")
-    return StageSummary("stats", f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})")
+    _remove_stale(pieces_dir, {pieces_dir / f"{name}.json" for name in benchmarks})
+    line = f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})"
+    return StageSummary("stats", f"{line}; {reused} of {asked} per-run results reused" if reused else line)
 
 
 def check_current(project: Project, store: Store, names: list[str]) -> None:
