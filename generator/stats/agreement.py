@@ -30,7 +30,8 @@ KEYS = list(ANSWER_SLOT)
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 PAIR_STATS_COLUMNS = ["question_id", "verdict_a", "verdict_b", "score_a", "score_b"]
-"""What :func:`pair_stats` reads of a slice: a per-run row is kept under a hash of these (:mod:`~dualboard.stats.pieces`)."""
+"""What :func:`pair_stats` reads of a slice: a per-run row is kept under a hash of these
+(:mod:`~dualboard.stats.pieces`)."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
 """Pairs put the later role as grader_b: each grader is read against the traditional grading and humans."""
 
@@ -231,7 +232,7 @@ def agreement_table(
         human = bool(roles[gb] == "human")
         for run_id, category, part in _slices(joined):
 
-            def stats_of(part: pd.DataFrame = part) -> dict[str, object]:
+            def stats_of(part: pd.DataFrame = part, human: bool = human) -> dict[str, object]:
                 return pair_stats(part, human, n_boot=n_boot, seed=seed, alpha=alpha)
 
             if run_id == ALL:  # pooled over every run: recomputed whenever any run changes
