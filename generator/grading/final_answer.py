@@ -24,9 +24,7 @@ def _screened(pattern: str, word: str) -> Screened:
 _MARKERS = (
     (
         "json",
-        _screened(
-            r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", "answer"
-        ),
+        _screened(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", "answer"),
     ),
     ("boxed", Screened(compile_linear(r"\\boxed\{([^{}\n]{1,500})\}"), ("\\boxed{",))),
     # "is" must end its word: either the non-word characters after it, or the answer starts with one.
