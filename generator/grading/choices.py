@@ -226,8 +226,14 @@ def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
     return [i for i, text in enumerate(shown) if normalize_question_text(text) in wanted][:1]
 
 
+CHOICES_REMEMBERED = 1 << 14
+"""Readings :func:`extract_choice` remembers. ``mc_letter`` and ``rules`` both read every multiple-choice
+answer, one grader over a whole run, then the other: remembering a run's readings (up to this many answers)
+reads each answer once. The memory held is the references to responses already in memory, and the results."""
+
+
 def extract_choice(response: str, shown: Sequence[str], json_answer: str = "last") -> ChoiceExtraction:
-    """Return the option the response committed to, and how it was found.
+    """Return the option the response committed to, and how it was found (remembered: :data:`CHOICES_REMEMBERED`).
 
     Parameters
     ----------
@@ -248,6 +254,12 @@ def extract_choice(response: str, shown: Sequence[str], json_answer: str = "last
     >>> extract_choice('{"ANSWER": "A"} or rather {"ANSWER": "B"}', ["x", "y"], json_answer="first").index
     0
     """
+    return _extract_choice(response, tuple(shown), json_answer)
+
+
+@functools.lru_cache(maxsize=CHOICES_REMEMBERED)
+def _extract_choice(response: str, shown: tuple[str, ...], json_answer: str) -> ChoiceExtraction:
+    """:func:`extract_choice`, computed (its result is a frozen value, safe to hand out twice)."""
     n_options = min(len(shown), len(LETTERS))
     core = response.strip().strip("*_`\"'").strip("().").strip()
     if len(core) == 1 and core.upper() in LETTERS[:n_options]:

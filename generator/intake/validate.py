@@ -36,6 +36,7 @@ from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
+from dualboard.workers import default_jobs
 
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
@@ -402,7 +403,7 @@ def _read_all(runs: list[_ToRead], limits: Limits, jobs: int | None) -> list[_An
     The run's rows become a :class:`DeferredPredictions`, read (and checked
     again) on first use; ``dualboard validate`` and ingest never use them.
     """
-    workers = min(jobs or os.cpu_count() or 1, len(runs))
+    workers = min(jobs or default_jobs(), len(runs))
     if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES:
         return [run.read(limits) for run in runs]
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no lock or thread inherited mid-use
