@@ -228,12 +228,15 @@ class Screened:
 
     Every match of ``pattern`` contains one of the literal words ``needs``
     (lower case when ``ignore_case``); a text without any of them has no match,
-    so the search, and the trip into RE2 (the text encoded to UTF-8 again for
-    each pattern), is skipped. Grading runs a dozen patterns over each of a
+    so the search is skipped. Grading runs a dozen patterns over each of a
     million answers, most of which hold none of their words. A text that is
     not ASCII is always searched: RE2 folds case over Unicode ("ſ" is an "s"
     to it), which ``str.lower`` does not follow, and the screen must never say
     no where RE2 would say yes.
+
+    An ASCII text is searched as its bytes (:class:`AsciiMatch`): the same
+    bytes RE2 searches for a ``str``, without the wrapper mapping every
+    offset between bytes and characters (a third of the time on a 2 KB answer).
 
     Examples
     --------
@@ -245,7 +248,7 @@ class Screened:
     """
 
     pattern: Any
-    """A compiled RE2 pattern or a :class:`ContextPattern`."""
+    """A compiled RE2 pattern or a :class:`ContextPattern` (which searches bytes itself)."""
     needs: tuple[str, ...]
     ignore_case: bool = False
 
@@ -260,8 +263,46 @@ class Screened:
 
     def finditer(self, text: str) -> Iterator[Any]:
         """The pattern's matches in ``text``, as its own ``finditer`` yields them."""
-        return self.pattern.finditer(text) if self.might_match(text) else iter(())
+        if not self.might_match(text):
+            return iter(())
+        if text.isascii() and not isinstance(self.pattern, ContextPattern):
+            return map(AsciiMatch, self.pattern.finditer(text.encode("ascii")))
+        return self.pattern.finditer(text)
 
     def search(self, text: str) -> Any:
         """The pattern's first match in ``text``, or None."""
-        return self.pattern.search(text) if self.might_match(text) else None
+        if not self.might_match(text):
+            return None
+        if text.isascii() and not isinstance(self.pattern, ContextPattern):
+            found = self.pattern.search(text.encode("ascii"))
+            return None if found is None else AsciiMatch(found)
+        return self.pattern.search(text)
+
+
+class AsciiMatch:
+    """A match in the bytes of an ASCII text, read as the match in the text: byte and character offsets agree.
+
+    Offers what grading reads of a match: :meth:`group`, :meth:`groups`, :meth:`start`, :meth:`end`.
+    """
+
+    __slots__ = ("_match",)
+
+    def __init__(self, match: Any):
+        self._match = match
+
+    def group(self, *groups: int) -> Any:
+        value = self._match.group(*groups)
+        return tuple(map(_ascii_text, value)) if isinstance(value, tuple) else _ascii_text(value)
+
+    def groups(self) -> tuple[str | None, ...]:
+        return tuple(map(_ascii_text, self._match.groups()))
+
+    def start(self, group: int = 0) -> int:
+        return self._match.start(group)
+
+    def end(self, group: int = 0) -> int:
+        return self._match.end(group)
+
+
+def _ascii_text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("ascii")

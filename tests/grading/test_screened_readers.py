@@ -1,8 +1,8 @@
 """The readers' screens change no verdict: graded with and without them, the tables are equal frame by frame.
 
 Grading's patterns sit behind :class:`~dualboard.linear_regex.Screened`, which
-skips a text holding none of the words every match contains. The per-answer
-path without a screen is what it replaced: here the same runs are graded both
+skips a text holding none of the words every match contains and searches an
+ASCII text as bytes. Searching every text as a ``str`` is what it replaced: here the same runs are graded both
 ways — the real published runs of "Easy Problems That LLMs Get Wrong" (both
 releases), the bundled demo, and hostile answers written to slip past a screen
 (Unicode case folds, markers split by odd spaces, empty and huge answers) —
@@ -63,8 +63,9 @@ HOSTILE = [
 
 
 def _unscreened(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every screen says 'may match': each pattern searches every text, as before the screens."""
-    monkeypatch.setattr(Screened, "might_match", lambda self, text: True)
+    """Every pattern searches every text, as a ``str``: the per-answer path before the screens."""
+    monkeypatch.setattr(Screened, "finditer", lambda self, text: self.pattern.finditer(text))
+    monkeypatch.setattr(Screened, "search", lambda self, text: self.pattern.search(text))
 
 
 def _both_ways(monkeypatch: pytest.MonkeyPatch, grade) -> None:
