@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from dualboard import pipeline
 from dualboard.grading import grade_benchmark
-from dualboard.grading.choices import normalize_text
+from dualboard.grading.choices import _extract_choice, normalize_text
 from dualboard.importers import import_autogenai
 from dualboard.linear_regex import Screened
 from dualboard.project import Project
@@ -58,6 +58,10 @@ HOSTILE = [
     "Answer: Paris\nAnswer: Lyon",
     "1,000 or 3.5 or seven",
     "\x00Final answer: four\x00",
+    "{answer: Bx}",  # a bare letter must end its word: the character after the match decides
+    "{ANSWER: B}",
+    "See (B)x, then x(C) and (D).",
+    "(A)",
 ]
 """Answers that a screen must not misjudge: every one is graded by each grader of the tiny benchmark."""
 
@@ -69,10 +73,15 @@ def _unscreened(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _both_ways(monkeypatch: pytest.MonkeyPatch, grade) -> None:
-    """Grade with the screens, then without; every table must be equal, row for row."""
+    """Grade with the screens, then without; every table must be equal, row for row.
+
+    extract_choice's memory is emptied before each: the second grade must read every answer again.
+    """
+    _extract_choice.cache_clear()
     screened = grade()
     with monkeypatch.context() as patch:
         _unscreened(patch)
+        _extract_choice.cache_clear()
         unscreened = grade()
     for name in ("scored", "answers", "verdicts"):
         pd.testing.assert_frame_equal(getattr(screened, name), getattr(unscreened, name), obj=name)
