@@ -258,7 +258,7 @@ class Screened:
             return any(word in text for word in self.needs)
         if not text.isascii():
             return True
-        lowered = text.lower()
+        lowered = _lowered(text)
         return any(word in lowered for word in self.needs)
 
     def finditer(self, text: str) -> Iterator[Any]:
@@ -277,6 +277,12 @@ class Screened:
             found = self.pattern.search(text.encode("ascii"))
             return None if found is None else AsciiMatch(found)
         return self.pattern.search(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _lowered(text: str) -> str:
+    """``text.lower()``, remembered for the last few texts: every screen of one answer reads the same copy."""
+    return text.lower()
 
 
 class AsciiMatch:
