@@ -22,7 +22,7 @@ from tqdm import tqdm
 from dualboard.build_cache import BuildCache, code_digest, digest, listing_digest, short
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark
-from dualboard.grading.by_run import default_jobs, grade_stored
+from dualboard.grading.by_run import grade_stored
 from dualboard.grading.cache import VerdictFolders
 from dualboard.grading.registry import grader_findings
 from dualboard.grading.run_cache import GRADED_DIR, RunCache
@@ -63,6 +63,7 @@ from dualboard.stats.tables import SEED
 from dualboard.store import IngestResult, Store
 from dualboard.store.base import MAX_REASON_CHARS, Removal, read_removals
 from dualboard.store.records import SOURCE_FILE, read_source, record_source
+from dualboard.workers import default_jobs
 
 
 @dataclass(frozen=True)
