@@ -1,8 +1,9 @@
 """Render stage at scale: peak RSS and the seconds of its own Python work, apart from ``mkdocs build``.
 
-For each built leaderboard folder given (validated, ingested, graded and stats'd, e.g. by
-``bench/scale.py``'s boards or ``dualboard build``), the render stage runs in a child process, as
-``dualboard release`` runs it (never skipped by the build cache), and this prints one line:
+For each built leaderboard folder given (e.g. by ``dualboard build``), the render stage runs in a
+child process as ``dualboard render`` runs it after ``dualboard validate`` (run first, untimed): with
+the folder's build cache, runs validated before by this code are not read again. The folder's
+``site/`` is deleted first, so the stage is not skipped. One line per folder:
 
 * ``render s``: the whole stage; ``mkdocs s``: the ``mkdocs build`` subprocess alone;
   ``python s``: the difference, the stage's own work (reading, pages, data files, the docs folder);
@@ -23,6 +24,7 @@ import argparse
 import cProfile
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import threading
@@ -35,11 +37,11 @@ from scale import _tree_rss  # bench/scale.py, beside this script
 def render_once(root: Path, profile: str | None) -> dict[str, float]:
     """Run the render stage of the board at ``root`` in this process; its seconds and peak RSS."""
     from dualboard import pipeline
-    from dualboard.build_cache import BuildCache
     from dualboard.project import Project
     from dualboard.store.local import LocalStore
 
     project = Project(root)
+    shutil.rmtree(project.site_dir, ignore_errors=True)  # else the build cache skips the stage
     mkdocs = 0.0
     build_site = pipeline.build_site
 
@@ -56,7 +58,7 @@ def render_once(root: Path, profile: str | None) -> dict[str, float]:
     started = time.perf_counter()
     if profiler:
         profiler.enable()
-    pipeline.render(project, LocalStore(project.store_dir), cache=BuildCache.empty(None))
+    pipeline.render(project, LocalStore(project.store_dir))
     if profiler:
         profiler.disable()
         profiler.dump_stats(profile)
@@ -71,6 +73,8 @@ def render_once(root: Path, profile: str | None) -> dict[str, float]:
 
 def measure(root: Path, profile: str | None) -> dict[str, float]:
     """Render ``root`` in a child process, sampling its process tree's RSS; the child's figures and the peak."""
+    validate = [sys.executable, "-m", "dualboard", "validate", "--root", str(root)]
+    subprocess.run(validate, check=True, stdout=subprocess.DEVNULL)  # as a build does before: runs known valid
     command = [sys.executable, __file__, "--child", str(root)] + (["--profile", profile] if profile else [])
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0
@@ -94,15 +98,15 @@ def measure(root: Path, profile: str | None) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("boards", nargs="+", type=Path, help="built leaderboard folders")
-    parser.add_argument("--profile", help="write a cProfile of the (last) board's render here")
+    parser.add_argument("--profile", help="write a cProfile of the last board's render here (it slows the render)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(render_once(args.boards[0].resolve(), args.profile)))
         return
     print(f"{'board':<28} {'render s':>8} {'mkdocs s':>8} {'python s':>8} {'RSS GB':>6} {'python GB':>9}")
-    for board in args.boards:
-        m = measure(board.resolve(), args.profile)
+    for i, board in enumerate(args.boards):
+        m = measure(board.resolve(), args.profile if i == len(args.boards) - 1 else None)
         print(
             f"{str(board):<28} {m['render']:>8.1f} {m['mkdocs']:>8.1f} {m['python']:>8.1f} "
             f"{m['tree_rss'] / 1e9:>6.2f} {m['python_rss'] / 1e9:>9.2f}",
