@@ -342,9 +342,10 @@ def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
     for g in GRADINGS:
         marks = _round_marks(ordered[g].to_numpy(dtype=float))
         summary[f"rounds:{g}"] = [" ".join(marks[end - n : end]) for n, end in zip(size, ends)]
+    columns = {c: summary[c].tolist() for c in summary.columns}  # DataFrame.to_dict("index") took seconds
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for (run_id, question_id), entry in summary.to_dict("index").items():
-        out.setdefault(run_id, {})[question_id] = entry
+    for i, (run_id, question_id) in enumerate(summary.index):
+        out.setdefault(run_id, {})[question_id] = {c: values[i] for c, values in columns.items()}
     return out
 
 
