@@ -7,6 +7,8 @@ the folder's build cache, runs validated before by this code are not read again.
 
 * ``render s``: the whole stage; ``mkdocs s``: the ``mkdocs build`` subprocess alone;
   ``python s``: the difference, the stage's own work (reading, pages, data files, the docs folder);
+  ``python cpu s``: the CPU seconds of that process (mkdocs excluded), steadier than wall time on a
+  shared machine;
 * ``RSS GB``: the peak resident memory of the stage's process tree (sampled every 50 ms, the child
   and mkdocs together); ``python GB``: the peak of the Python process alone (``ru_maxrss``).
 
@@ -63,11 +65,13 @@ def render_once(root: Path, profile: str | None) -> dict[str, float]:
         profiler.disable()
         profiler.dump_stats(profile)
     total = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
         "render": total,
         "mkdocs": mkdocs,
         "python": total - mkdocs,
-        "python_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "python_cpu": usage.ru_utime + usage.ru_stime,
+        "python_rss": usage.ru_maxrss * 1024,
     }
 
 
@@ -104,11 +108,14 @@ def main() -> None:
     if args.child:
         print(json.dumps(render_once(args.boards[0].resolve(), args.profile)))
         return
-    print(f"{'board':<28} {'render s':>8} {'mkdocs s':>8} {'python s':>8} {'RSS GB':>6} {'python GB':>9}")
+    print(
+        f"{'board':<28} {'render s':>8} {'mkdocs s':>8} {'python s':>8} {'python cpu s':>12} {'RSS GB':>6} "
+        f"{'python GB':>9}"
+    )
     for i, board in enumerate(args.boards):
         m = measure(board.resolve(), args.profile if i == len(args.boards) - 1 else None)
         print(
-            f"{str(board):<28} {m['render']:>8.1f} {m['mkdocs']:>8.1f} {m['python']:>8.1f} "
+            f"{str(board):<28} {m['render']:>8.1f} {m['mkdocs']:>8.1f} {m['python']:>8.1f} {m['python_cpu']:>12.1f} "
             f"{m['tree_rss'] / 1e9:>6.2f} {m['python_rss'] / 1e9:>9.2f}",
             flush=True,
         )
