@@ -51,8 +51,10 @@ from dualboard.render.site import (
 )
 from dualboard.render.site_content import site_content
 from dualboard.scored_files import (
+    ANSWERS,
     SCORED,
     benchmark_names,
+    checked_path,
     read_scored,
     read_verdicts,
     table_revision,
@@ -491,6 +493,7 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         scored=read_scored(project.scored_dir(), benchmark.name),
         verdicts=read_verdicts(project.scored_dir(), benchmark.name),
         runs=tuple(runs),
+        answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
     )
 
 
