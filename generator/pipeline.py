@@ -35,6 +35,7 @@ from dualboard.stats.defaults import SEED
 from dualboard.store import IngestResult, Store
 from dualboard.store.base import MAX_REASON_CHARS, Removal
 from dualboard.store.records import SOURCE_FILE, read_source, record_source
+from dualboard.workers import default_jobs
 
 # Grading, statistics, rendering and releasing import scipy, statsmodels, plotly, MkDocs…: seconds of
 # start-up that a build finding every stage done must not pay. Each is imported in the function that
@@ -295,7 +296,7 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
     from tqdm import tqdm
 
     from dualboard.grading import VerdictCache
-    from dualboard.grading.by_run import default_jobs, grade_stored
+    from dualboard.grading.by_run import grade_stored
     from dualboard.grading.cache import VerdictFolders
     from dualboard.grading.run_cache import GRADED_DIR, RunCache
     from dualboard.scored_files import write_scored_parts
@@ -529,7 +530,7 @@ def analysed_results(project: Project, store: Store, cache: BuildCache | None = 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
     from dualboard.render.pages import BenchmarkResults
-    from dualboard.scored_files import read_scored, read_verdicts
+    from dualboard.scored_files import ANSWERS, checked_path, read_scored, read_verdicts
     from dualboard.stats import read_tables
 
     return BenchmarkResults(
@@ -538,6 +539,7 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         scored=read_scored(project.scored_dir(), benchmark.name),
         verdicts=read_verdicts(project.scored_dir(), benchmark.name),
         runs=tuple(runs),
+        answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
     )
 
 
