@@ -30,14 +30,12 @@ from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.render import gh_pages
 from dualboard.render.pages import SiteContent
 from dualboard.render.shared_files import SHARED_DIR
-from dualboard.render.site_config import CONFIG_NAME, effective_settings, read_site_config
+from dualboard.render.site_config import CONFIG_NAME, SITE_SOURCES, effective_settings, read_site_config
 from dualboard.render.site_content import NOT_IN_NAV
 from dualboard.safe_read import untrusted_findings
 
 DEFAULTS = resources.files("dualboard.render").joinpath("site_default")
 DEFAULT_CONFIG = "mkdocs.default.yml"
-SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
-"""What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 """mike, run as :func:`build_site` runs mkdocs: ``-P`` keeps the leaderboard folder's files from shadowing modules."""
 

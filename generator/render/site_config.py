@@ -23,6 +23,8 @@ from dualboard.errors import Finding
 from dualboard.safe_read import UnsafeFileError, read_regular
 
 CONFIG_NAME = "mkdocs.yml"
+SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
+"""What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
 CONFIG_LIMIT = 1 << 20
 """Bytes; a site configuration is a few hundred lines, so more is a mistake or an attack."""
 
