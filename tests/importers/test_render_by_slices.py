@@ -22,7 +22,7 @@ from dualboard.project import Project
 from dualboard.render import answer_texts, question_pages, run_pages
 from dualboard.render.charts import GRADINGS
 from dualboard.render.pages import BenchmarkResults, question_slugs
-from dualboard.scored_files import ANSWER_SLOT
+from dualboard.scored_files import ANSWER_SLOT, ANSWERS, checked_path
 from dualboard.store import LocalStore
 
 
@@ -127,7 +127,7 @@ def test_run_pages_from_one_grouping_are_byte_identical(graded, deferred):
 
 
 def test_the_slices_hold_every_answer_once_in_question_order(graded):
-    path = pipeline.checked_path(pipeline.ANSWERS, graded.scored_dir(), "easy-problems-mc")
+    path = checked_path(ANSWERS, graded.scored_dir(), "easy-problems-mc")
     table = pq.read_table(path, columns=answer_texts.TEXT_COLUMNS).to_pandas()
     questions = list(dict.fromkeys(table["question_id"]))
     slices = answer_texts.question_slices(questions, table["question_id"].value_counts().to_dict(), limit=300)
