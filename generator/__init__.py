@@ -29,6 +29,7 @@ LAYERS = (
         "release_files",
         "safe_read",
         "scored_files",
+        "workers",
     ),
     ("intake", "project"),
     ("store",),
@@ -47,7 +48,8 @@ layers before it, never a later one.
    build skip work it already did (``build_cache``), and the files two stages share
    (``scored_files`` between grading and stats, ``release_files`` between render and release, ``csv_download``
    for every CSV offered to readers), and Cohen's κ (``kappa``), by which grading chooses its answer-key grader
-   and stats reports agreement. They import only each other.
+   and stats reports agreement, and how many worker processes a stage spreads its work over (``workers``).
+   They import only each other.
 2. The stages, one layer each: intake, store, grading, stats, render, release. ``project`` (the leaderboard
    folder and its ``dualboard.yaml``) sits with intake, whose strict YAML reader it uses.
 3. What drives the stages and nobody imports: ``pipeline`` (runs them in order), ``importers`` (turn results

@@ -17,18 +17,17 @@ from pathlib import Path
 import click
 
 from dualboard import __version__, pipeline
-from dualboard import preview as board_preview
 from dualboard.atomic import atomic_write_text
 from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError, InvalidInputError
-from dualboard.importers import import_autogenai
 from dualboard.intake.validate import Limits, ValidationReport
 from dualboard.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.render.serve import SiteServer
-from dualboard.simulation import DEMO_SEED, simulate_benchmark
-from dualboard.stats.tables import SEED
+from dualboard.stats.defaults import SEED
 from dualboard.store import LocalStore, Store
+
+# Commands that preview, import, serve or simulate import what they need when they run, so that
+# `dualboard build` with every stage done starts in a fraction of the time (pipeline does the same).
 
 EXIT_INVALID = 1
 """Exit code of invalid input, a library error included (click's usage errors exit 2)."""
@@ -510,6 +509,8 @@ def preview(
         raise click.UsageError(
             "name the runs to preview (RUN_DIR...), or pass --base REV to preview the runs changed since REV"
         )
+    from dualboard import preview as board_preview
+
     commit, changed = board_preview.runs_changed_since(project, base) if base is not None else (None, [])
     dirs = [d.resolve() for d in run_dirs] or changed
     store = _choose_store(project, hub_repo, hub_endpoint, hub_revision)
@@ -610,6 +611,8 @@ def serve(project: Project, port: int, open_browser: bool):
         raise click.ClickException(
             f"{project.site_dir} has no built site — run `dualboard build --root {project.root}` first"
         )
+    from dualboard.render.serve import SiteServer
+
     try:
         server = SiteServer(project.site_dir, port)
     except OSError as exc:
@@ -633,9 +636,12 @@ def serve(project: Project, port: int, open_browser: bool):
     help="Benchmark whose data/benchmarks/<name>/simulated_models.yaml describes the models.",
 )
 @click.option(
-    "--seed", type=int, default=DEMO_SEED, show_default=True, help="Seed; the same seed writes the same bytes."
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed; the same seed writes the same bytes (default: the demo's, printed at the end).",
 )
-def simulate(project: Project, benchmark: str, seed: int):
+def simulate(project: Project, benchmark: str, seed: int | None):
     """Write simulated runs with known true accuracies into submissions/.
 
     Each model in simulated_models.yaml has a true accuracy per grading and
@@ -643,6 +649,9 @@ def simulate(project: Project, benchmark: str, seed: int):
     final-answer sentences, several answer styles, a few malformed answers).
     The statistics tests use the same simulator as ground truth.
     """
+    from dualboard.simulation import DEMO_SEED, simulate_benchmark
+
+    seed = DEMO_SEED if seed is None else seed
     paths = simulate_benchmark(project.root, benchmark, seed=seed)
     for path in paths:
         click.echo(f"wrote {path}")
@@ -685,6 +694,8 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
       dualboard import autogenai easy-problems-that-llms-get-wrong/2024-09-13-Multi-Benchmark \\
           --benchmark easy-problems-mc --dest .
     """
+    from dualboard.importers import import_autogenai
+
     summary = import_autogenai(src, benchmark=benchmark, dest=dest, overwrite=overwrite)
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)

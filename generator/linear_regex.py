@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 
@@ -219,3 +220,95 @@ def _char_boundary(data: bytes, offset: int, step: int) -> int:
     while 0 < offset < len(data) and data[offset] & 0xC0 == 0x80:
         offset += step
     return offset
+
+
+@dataclass(frozen=True)
+class Screened:
+    """A linear pattern behind a test in C that skips, unsearched, the texts it cannot match.
+
+    Every match of ``pattern`` contains one of the literal words ``needs``
+    (lower case when ``ignore_case``); a text without any of them has no match,
+    so the search is skipped. Grading runs a dozen patterns over each of a
+    million answers, most of which hold none of their words. A text that is
+    not ASCII is always searched: RE2 folds case over Unicode ("ſ" is an "s"
+    to it), which ``str.lower`` does not follow, and the screen must never say
+    no where RE2 would say yes.
+
+    An ASCII text is searched as its bytes (:class:`AsciiMatch`): the same
+    bytes RE2 searches for a ``str``, without the wrapper mapping every
+    offset between bytes and characters (a third of the time on a 2 KB answer).
+
+    Examples
+    --------
+    >>> answer = Screened(compile_linear(r"answer: (\\w)", ignore_case=True), ("answer",), ignore_case=True)
+    >>> [m.group(1) for m in answer.finditer("ANSWER: B")], answer.might_match("no letter here")
+    (['B'], False)
+    >>> answer.might_match("anſwer: B")  # not ASCII: searched
+    True
+    """
+
+    pattern: Any
+    """A compiled RE2 pattern or a :class:`ContextPattern` (which searches bytes itself)."""
+    needs: tuple[str, ...]
+    ignore_case: bool = False
+
+    def might_match(self, text: str) -> bool:
+        """False only when ``text`` holds none of :attr:`needs`, so the pattern cannot match it."""
+        if not self.ignore_case:
+            return any(word in text for word in self.needs)
+        if not text.isascii():
+            return True
+        lowered = _lowered(text)
+        return any(word in lowered for word in self.needs)
+
+    def finditer(self, text: str) -> Iterator[Any]:
+        """The pattern's matches in ``text``, as its own ``finditer`` yields them."""
+        if not self.might_match(text):
+            return iter(())
+        if text.isascii() and not isinstance(self.pattern, ContextPattern):
+            return map(AsciiMatch, self.pattern.finditer(text.encode("ascii")))
+        return self.pattern.finditer(text)
+
+    def search(self, text: str) -> Any:
+        """The pattern's first match in ``text``, or None."""
+        if not self.might_match(text):
+            return None
+        if text.isascii() and not isinstance(self.pattern, ContextPattern):
+            found = self.pattern.search(text.encode("ascii"))
+            return None if found is None else AsciiMatch(found)
+        return self.pattern.search(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _lowered(text: str) -> str:
+    """``text.lower()``, remembered for the last few texts: every screen of one answer reads the same copy."""
+    return text.lower()
+
+
+class AsciiMatch:
+    """A match in the bytes of an ASCII text, read as the match in the text: byte and character offsets agree.
+
+    Offers what grading reads of a match: :meth:`group`, :meth:`groups`, :meth:`start`, :meth:`end`.
+    """
+
+    __slots__ = ("_match",)
+
+    def __init__(self, match: Any):
+        self._match = match
+
+    def group(self, *groups: int) -> Any:
+        value = self._match.group(*groups)
+        return tuple(map(_ascii_text, value)) if isinstance(value, tuple) else _ascii_text(value)
+
+    def groups(self) -> tuple[str | None, ...]:
+        return tuple(map(_ascii_text, self._match.groups()))
+
+    def start(self, group: int = 0) -> int:
+        return self._match.start(group)
+
+    def end(self, group: int = 0) -> int:
+        return self._match.end(group)
+
+
+def _ascii_text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("ascii")

@@ -14,19 +14,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
 from dualboard.build_cache import BuildCache, code_digest, digest, listing_digest, short
 from dualboard.errors import DualboardError, Finding, InvalidInputError
-from dualboard.grading import GradedTables, Progress, VerdictCache, grade_benchmark
-from dualboard.grading.by_run import default_jobs, grade_stored
-from dualboard.grading.cache import VerdictFolders
-from dualboard.grading.registry import grader_findings
-from dualboard.grading.run_cache import GRADED_DIR, RunCache
 from dualboard.intake.benchmark import load_benchmarks
-from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import (
     DeferredPredictions,
@@ -37,34 +29,28 @@ from dualboard.intake.validate import (
     validate_submissions,
 )
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.release import freeze
-from dualboard.release_files import load_releases
-from dualboard.render.pages import BenchmarkResults
-from dualboard.render.site import (
-    KEPT_SITE,
-    SITE_SOURCES,
-    ComposedDocs,
-    build_site,
-    check_deployable,
-    compose_docs,
-    deploy_site,
-    site_source_findings,
-    tool_versions,
-)
-from dualboard.render.site_content import site_content
-from dualboard.scored_files import (
-    SCORED,
-    benchmark_names,
-    read_scored,
-    read_verdicts,
-    table_revision,
-    write_scored_parts,
-)
-from dualboard.stats import analyse, read_tables, write_tables
-from dualboard.stats.tables import SEED
+from dualboard.render.site_config import SITE_SOURCES, tool_versions
+from dualboard.stats.defaults import SEED
 from dualboard.store import IngestResult, Store
-from dualboard.store.base import MAX_REASON_CHARS, Removal, read_removals
+from dualboard.store.base import MAX_REASON_CHARS, Removal
 from dualboard.store.records import SOURCE_FILE, read_source, record_source
+from dualboard.workers import default_jobs
+
+# Grading, statistics, rendering and releasing import scipy, statsmodels, plotly, MkDocs…: seconds of
+# start-up that a build finding every stage done must not pay. Each is imported in the function that
+# runs it; these names are for type hints only.
+if TYPE_CHECKING:
+    import pandas as pd
+    from tqdm import tqdm
+
+    from dualboard.grading import GradedTables, Progress, VerdictCache
+    from dualboard.release import freeze
+    from dualboard.render.pages import BenchmarkResults
+    from dualboard.render.site import ComposedDocs
+
+
+SOURCES_CHECKED = "validate-sources"
+"""Build-cache entry of the last grader and site-source checks that passed (:func:`_source_findings`)."""
 
 
 @dataclass(frozen=True)
@@ -106,12 +92,30 @@ def check_pull_request(
         project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits, cache=cache
     )
     project_findings = [
-        *_grader_findings(project),
-        *site_source_findings(project.root),
+        *_source_findings(project, cache),
         *_settings_findings(project),
         *_committed_output_findings(project),
     ]
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
+
+
+def _source_findings(project: Project, cache: BuildCache | None) -> list[Finding]:
+    """Check the graders benchmark.yaml names and the site sources; skipped while the code, data/ and
+    the site sources are those that last passed (``cache``).
+
+    Both checks import what they check (every grader, MkDocs' side of the render): seconds of
+    start-up that a build with nothing changed must not pay.
+    """
+    sources = [project.data_dir, *(project.root / name for name in SITE_SOURCES)]
+    key = digest(SOURCES_CHECKED, code_digest(), cache.tree_digest(sources, project.root)) if cache else ""
+    if cache is not None and cache.stage_done(SOURCES_CHECKED, key, ""):
+        return []
+    from dualboard.render.site import site_source_findings
+
+    findings = [*_grader_findings(project), *site_source_findings(project.root)]
+    if cache is not None and not findings:
+        cache.record_stage(SOURCES_CHECKED, key, "")
+    return findings
 
 
 def _grader_findings(project: Project) -> list[Finding]:
@@ -119,6 +123,8 @@ def _grader_findings(project: Project) -> list[Finding]:
 
     While a benchmark is broken, validating it already reports why; its graders are checked once it loads.
     """
+    from dualboard.grading.registry import grader_findings
+
     try:
         benchmarks = load_benchmarks(project.data_dir)
     except DualboardError:
@@ -287,6 +293,14 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
     never change its revision. Records in build/ which store revision it read:
     publish commits on exactly that one.
     """
+    from tqdm import tqdm
+
+    from dualboard.grading import VerdictCache
+    from dualboard.grading.by_run import grade_stored
+    from dualboard.grading.cache import VerdictFolders
+    from dualboard.grading.run_cache import GRADED_DIR, RunCache
+    from dualboard.scored_files import write_scored_parts
+
     revision = store.revision()
     verdicts = VerdictCache(VerdictFolders.of(store))
     total, regraded, runs, written, warnings = 0, 0, 0, set(), []
@@ -327,6 +341,8 @@ def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
 
 def _remove_stale_fragments(graded_dir: Path, benchmarks: set[str]) -> None:
     """Drop the run grades kept for benchmarks that left the store."""
+    from dualboard.grading.run_cache import RunCache
+
     for folder in graded_dir.iterdir() if graded_dir.is_dir() else ():
         if folder.name not in benchmarks and folder.is_dir() and not folder.is_symlink():
             RunCache(folder).keep_only(set())
@@ -338,6 +354,10 @@ def grade_with_bar(benchmark: Benchmark, runs: list, cache: VerdictCache, *, pro
 
     Grading and the preview both grade this way.
     """
+    from tqdm import tqdm
+
+    from dualboard.grading import grade_benchmark
+
     with tqdm(desc=f"grade {benchmark.name}", unit="verdict", disable=not progress, leave=False) as bar:
         return grade_benchmark(
             benchmark, runs, cache=cache, progress=bar_progress(bar), human_labels=human_labels(benchmark)
@@ -358,6 +378,8 @@ def bar_progress(bar: tqdm) -> Progress:
 
 def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
     """The benchmark's human_labels.csv, or None when it has none."""
+    from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
+
     path = benchmark.path / LABELS_FILE if benchmark.path else None
     return load_human_labels(path) if path is not None and path.is_file() else None
 
@@ -384,18 +406,32 @@ def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None
 
 
 def _analyse_all(project: Project, seed: int) -> StageSummary:
-    names = []
+    """Analyse every scored benchmark, computing again only the per-run pieces of new or changed runs."""
+    from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision
+    from dualboard.stats import analyse, write_tables
+    from dualboard.stats.pieces import PIECES_DIR, Pieces
+
+    names, reused, asked = [], 0, 0
     scored_dir, graded = project.scored_dir(), read_source(project.build_dir)
-    for name in benchmark_names(scored_dir):
-        tables = analyse(read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed)
+    pieces_dir = project.build_dir / PIECES_DIR
+    benchmarks = benchmark_names(scored_dir)
+    for name in benchmarks:
+        pieces = Pieces.load(pieces_dir / f"{name}.json")
+        tables = analyse(
+            read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed, pieces=pieces
+        )
         write_tables(tables, project.stats_dir(name))
+        pieces.save()
+        reused, asked = reused + pieces.reused, asked + pieces.asked
         record_source(
             project.stats_dir(name),
             graded.store if graded else "an unknown store",
             table_revision(SCORED, scored_dir, name),
         )
         names.append(f"{name} ({len(tables.models)} runs)")
-    return StageSummary("stats", f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})")
+    _remove_stale(pieces_dir, {pieces_dir / f"{name}.json" for name in benchmarks})
+    line = f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})"
+    return StageSummary("stats", f"{line}; {reused} of {asked} per-run results reused" if reused else line)
 
 
 def check_current(project: Project, store: Store, names: list[str]) -> None:
@@ -405,6 +441,8 @@ def check_current(project: Project, store: Store, names: list[str]) -> None:
     stage copies it beside its tables; a run ingested since (or a grade not
     followed by stats) would otherwise be published under the wrong revision.
     """
+    from dualboard.scored_files import SCORED, table_revision
+
     revision, scored_dir = store.revision(), project.scored_dir()
     stale = []
     for name in names:
@@ -471,6 +509,11 @@ def render(
 
 
 def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
+    from dualboard.release_files import load_releases
+    from dualboard.render.site import compose_docs
+    from dualboard.render.site_content import site_content
+    from dualboard.store.base import read_removals
+
     results = analysed_results(project, store, cache)
     content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
     docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
@@ -488,6 +531,8 @@ def _build_site(project: Project, docs: ComposedDocs, cache: BuildCache) -> str:
     cache) and that build had the same layout (configuration, navigation,
     site sources' other files), code and tools.
     """
+    from dualboard.render.site import KEPT_SITE, build_site
+
     kept = project.build_dir / KEPT_SITE
     key = digest("site", code_digest(), *tool_versions(), docs.layout)
     dirty = cache.stage_done("site", key, listing_digest(kept))
@@ -508,12 +553,17 @@ def analysed_results(project: Project, store: Store, cache: BuildCache | None = 
 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
+    from dualboard.render.pages import BenchmarkResults
+    from dualboard.scored_files import ANSWERS, checked_path, read_scored, read_verdicts
+    from dualboard.stats import read_tables
+
     return BenchmarkResults(
         benchmark=benchmark,
         stats=read_tables(project.stats_dir(benchmark.name)),
         scored=read_scored(project.scored_dir(), benchmark.name),
         verdicts=read_verdicts(project.scored_dir(), benchmark.name),
         runs=tuple(runs),
+        answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
     )
 
 
@@ -526,6 +576,9 @@ def release(project: Project, store: Store, version: str, *, released: str, push
     manifest never names runs its scored data lacks. ``push`` pushes the
     ``gh-pages`` branch to the remote.
     """
+    from dualboard.release import freeze
+    from dualboard.render.site import check_deployable, deploy_site
+
     freeze.check_release(project.root, version)
     check_deployable(project.root)
     stored = {name: benchmark for name, (benchmark, _runs) in stored_benchmarks(store).items()}

@@ -243,10 +243,16 @@ def table_revision(table: Table, scored_dir: Path, benchmark: str) -> str:
     return str(_about(table.path(scored_dir, benchmark), table).get("store_revision"))
 
 
-def read_table(table: Table, scored_dir: Path, benchmark: str, *, columns: list[str] | None = None) -> pd.DataFrame:
-    """Read ``benchmark``'s file of ``table`` (only ``columns``, if given), after checking what it is."""
+def checked_path(table: Table, scored_dir: Path, benchmark: str) -> Path:
+    """The path of ``benchmark``'s file of ``table``, checked to hold that table in this format (to stream it)."""
     path = table.path(scored_dir, benchmark)
     _about(path, table)
+    return path
+
+
+def read_table(table: Table, scored_dir: Path, benchmark: str, *, columns: list[str] | None = None) -> pd.DataFrame:
+    """Read ``benchmark``'s file of ``table`` (only ``columns``, if given), after checking what it is."""
+    path = checked_path(table, scored_dir, benchmark)
     unknown = sorted(set(columns or ()) - set(table.names))
     if unknown:
         raise ValueError(f"the {table.name} table has no column {unknown[0]!r}; it has {', '.join(table.names)}")

@@ -15,7 +15,6 @@ returns for the same runs (tests/grading/test_by_run.py compares them frame for 
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -185,8 +184,3 @@ def _done(name: str, on_run: Callable[[int], None] | None) -> str:
 def _report(on_run: Callable[[int], None] | None, runs: int) -> None:
     if on_run is not None and runs:
         on_run(runs)
-
-
-def default_jobs() -> int:
-    """Worker processes ``dualboard grade`` uses unless told: one per core."""
-    return os.cpu_count() or 1

@@ -20,7 +20,7 @@ from typing import Any
 import re2
 
 from dualboard.grading.errors import GradingInputError
-from dualboard.linear_regex import compile_linear
+from dualboard.linear_regex import Screened, compile_linear
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 JSON_ANSWER_RULES = ("last", "first")
@@ -28,20 +28,28 @@ JSON_ANSWER_RULES = ("last", "first")
 
 # {"ANSWER": "C"}, {'answer': 'c'}, {ANSWER: C}, "final_answer": "B. text". A bare letter must
 # end its word: _json_matches checks the character after it (RE2 has no lookahead).
-_JSON_ANSWER = compile_linear(
-    r"""(?:["']|\{\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]))""",
+_JSON_ANSWER = Screened(
+    compile_linear(
+        r"""(?:["']|\{\s*)(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{0,300})"|'([^'\n]{0,300})'|([A-Za-z]))""",
+        ignore_case=True,
+    ),
+    ("answer",),
     ignore_case=True,
 )
 # "Answer: C", "the answer is C.", "Final answer: **(C)**", "correct option is B". The last
 # group takes the character that must follow the letter; no later match can start with it.
-_PHRASE_ANSWER = compile_linear(
-    r"(?m)(?i:final answer|correct answer|best answer|answer|correct option|correct choice|best option)"
-    r"(?:\s+(?i:is|would be|should be|will be))?\s*(?i:option|choice)?\s*[:=\-]?\s*[*_`\"']*\(?"
-    r"([A-Z])\)?[*_`\"']*($|[\s.,;:!)\]])"
+_PHRASE_ANSWER = Screened(
+    compile_linear(
+        r"(?m)(?i:final answer|correct answer|best answer|answer|correct option|correct choice|best option)"
+        r"(?:\s+(?i:is|would be|should be|will be))?\s*(?i:option|choice)?\s*[:=\-]?\s*[*_`\"']*\(?"
+        r"([A-Z])\)?[*_`\"']*($|[\s.,;:!)\]])"
+    ),
+    ("answer", "option", "choice"),
+    ignore_case=True,  # the words are matched ignoring case
 )
-_BOLD_LETTER = compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]")
+_BOLD_LETTER = Screened(compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]"), ("**",))
 # "(C)"; _paren_matches checks that it is neither inside a word nor doubled.
-_PAREN_LETTER = compile_linear(r"\(([A-Z])\)")
+_PAREN_LETTER = Screened(compile_linear(r"\(([A-Z])\)"), ("(",))
 _LEADING_LETTER = compile_linear(r"(?s)^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)\z")
 _ANSWER_IS = compile_linear("answer is", ignore_case=True)
 
@@ -70,17 +78,60 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+_ASCII_BLANKED = str.maketrans(
+    {chr(c): " " for c in range(128) if not (_is_word_char(chr(c)) or chr(c).isspace() or chr(c) in "'.,")}
+)
+"""What :func:`normalize_text` blanks in an ASCII text, every point and comma kept (they are decided next)."""
+
+
 def normalize_text(text: str) -> str:
-    """Lower-case, drop punctuation except inside numbers, collapse spaces."""
+    """Lower-case, drop punctuation except inside numbers, collapse spaces.
+
+    An ASCII text (nearly every answer) goes through one ``str.translate`` and
+    a look at each point and comma; any other text through the loop over its
+    characters. Both keep exactly the same characters (tests compare them on
+    every code point).
+
+    Examples
+    --------
+    >>> normalize_text("It’s 3.5 or 1,000!  (Paris.)")
+    'its 3.5 or 1,000 paris'
+    """
     text = text.lower().replace("’", "'").replace("‘", "'")
-    # One pass over the characters (no regular expression: linear, and fast on 100 KB).
-    kept = [
-        char
-        if _is_word_char(char) or char.isspace() or char == "'" or (char in ".," and _touches_digit(text, at))
-        else " "
-        for at, char in enumerate(text)
-    ]
-    return " ".join("".join(kept).replace("'", "").split())
+    if text.isascii():
+        kept = _blank_lone_points(text.translate(_ASCII_BLANKED))
+    else:  # one pass over the characters (no regular expression: linear, and fast on 100 KB)
+        kept = "".join(
+            char
+            if _is_word_char(char) or char.isspace() or char == "'" or (char in ".," and _touches_digit(text, at))
+            else " "
+            for at, char in enumerate(text)
+        )
+    return " ".join(kept.replace("'", "").split())
+
+
+def _blank_lone_points(text: str) -> str:
+    """``text`` with every point and comma that touches no digit blanked (the point of 3.5 stays)."""
+    pieces, start = [], 0
+    for at in sorted(_positions(text, ".") + _positions(text, ",")):
+        if not _touches_digit(text, at):
+            pieces += [text[start:at], " "]
+            start = at + 1
+    return "".join([*pieces, text[start:]])
+
+
+def _positions(text: str, char: str) -> list[int]:
+    """Where ``char`` occurs in ``text`` (found by ``str.find``, in C)."""
+    found, at = [], text.find(char)
+    while at >= 0:
+        found.append(at)
+        at = text.find(char, at + 1)
+    return found
+
+
+def _touches_digit(text: str, at: int) -> bool:
+    """Whether the character at ``at`` has a digit on either side (the point of 3.5, the comma of 1,000)."""
+    return text[at - 1 : at].isdecimal() or text[at + 1 : at + 2].isdecimal()
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -89,11 +140,6 @@ def normalize_question_text(text: str) -> str:
     alias), remembered: every answer to the question reads it again, several times. Never for a response,
     whose texts are each read once (the cache would hold them for nothing)."""
     return normalize_text(text)
-
-
-def _touches_digit(text: str, at: int) -> bool:
-    """Whether the character at ``at`` has a digit on either side (the point of 3.5, the comma of 1,000)."""
-    return text[at - 1 : at].isdecimal() or text[at + 1 : at + 2].isdecimal()
 
 
 def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[str]:
@@ -216,8 +262,14 @@ def _option_text_positions(response: str, shown: Sequence[str]) -> list[int]:
     return [i for i, text in enumerate(shown) if normalize_question_text(text) in wanted][:1]
 
 
+CHOICES_REMEMBERED = 1 << 14
+"""Readings :func:`extract_choice` remembers. ``mc_letter`` and ``rules`` both read every multiple-choice
+answer, one grader over a whole run, then the other: remembering a run's readings (up to this many answers)
+reads each answer once. The memory held is the references to responses already in memory, and the results."""
+
+
 def extract_choice(response: str, shown: Sequence[str], json_answer: str = "last") -> ChoiceExtraction:
-    """Return the option the response committed to, and how it was found.
+    """Return the option the response committed to, and how it was found (remembered: :data:`CHOICES_REMEMBERED`).
 
     Parameters
     ----------
@@ -238,6 +290,12 @@ def extract_choice(response: str, shown: Sequence[str], json_answer: str = "last
     >>> extract_choice('{"ANSWER": "A"} or rather {"ANSWER": "B"}', ["x", "y"], json_answer="first").index
     0
     """
+    return _extract_choice(response, tuple(shown), json_answer)
+
+
+@functools.lru_cache(maxsize=CHOICES_REMEMBERED)
+def _extract_choice(response: str, shown: tuple[str, ...], json_answer: str) -> ChoiceExtraction:
+    """:func:`extract_choice`, computed (its result is a frozen value, safe to hand out twice)."""
     n_options = min(len(shown), len(LETTERS))
     core = response.strip().strip("*_`\"'").strip("().").strip()
     if len(core) == 1 and core.upper() in LETTERS[:n_options]:

@@ -13,38 +13,47 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dualboard.grading.choices import normalize_text
-from dualboard.linear_regex import ContextPattern, compile_linear
+from dualboard.linear_regex import ContextPattern, Screened, compile_linear
+
+
+def _screened(pattern: str, word: str) -> Screened:
+    """A marker pattern, ignoring case, whose every match contains ``word`` (the screen skips other texts)."""
+    return Screened(compile_linear(pattern, ignore_case=True), (word,), ignore_case=True)
+
 
 _MARKERS = (
     (
         "json",
-        compile_linear(
-            r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", ignore_case=True
-        ),
+        _screened(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", "answer"),
     ),
-    ("boxed", compile_linear(r"\\boxed\{([^{}\n]{1,500})\}")),
+    ("boxed", Screened(compile_linear(r"\\boxed\{([^{}\n]{1,500})\}"), ("\\boxed{",))),
     # "is" must end its word: either the non-word characters after it, or the answer starts with one.
     (
         "final_answer",
-        compile_linear(
+        _screened(
             r"final answer\W{0,6}?(?:is(?:\W{1,3}([^\n]{1,500})|([^\w\n][^\n]{0,499}))|[:\-]\W{0,3}([^\n]{1,500}))",
-            ignore_case=True,
+            "final answer",
         ),
     ),
-    ("answer_line", compile_linear(r"(?m)^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", ignore_case=True)),
+    ("answer_line", _screened(r"(?m)^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", "answer")),
     # "the" or "my" must start a word: the pattern takes the character before it. After the
     # spaces the answer starts at the next other character or, where spaces end the text, is the
     # last space before the closing newlines: what re's backtracking took from "\s+([^\n]{1,500})",
     # written so that RE2 need not follow 500 ways to split a long run of spaces.
     (
         "answer_is",
-        ContextPattern(
-            r"(?:^|\W)(?:the|my) (?:correct |short )?answer is:?\s+(?:(\S[^\n]{0,499})|([^\n])\n*\z)()",
+        Screened(
+            ContextPattern(
+                r"(?:^|\W)(?:the|my) (?:correct |short )?answer is:?\s+(?:(\S[^\n]{0,499})|([^\n])\n*\z)()",
+                ignore_case=True,
+            ),
+            ("answer is",),
             ignore_case=True,
         ),
     ),
 )
-"""Explicit answer markers, in the order they are tried (RE2: linear in the response)."""
+"""Explicit answer markers, in the order they are tried (RE2: linear in the response), each screened by the
+word every match of it contains."""
 
 _NUMBER_WORDS = {
     "zero": 0,

@@ -28,7 +28,7 @@ from dualboard.grading.matching import (
     text_equals,
 )
 from dualboard.grading.verdict import Grader, Verdict
-from dualboard.linear_regex import compile_linear
+from dualboard.linear_regex import Screened, compile_linear
 
 SHORT_MAX_WORDS = 20
 """A response without a marked answer is *short*, and taken whole as its answer, when it is
@@ -58,7 +58,11 @@ RULE = (
 # A marker that ends its line ("The final answer is:"), the answer on the next line.
 _MARKER_ENDS_LINE = compile_linear(r"final answer\W*(?:is\W*)?", ignore_case=True)
 # The response ends on a marker with no answer after it ("Final answer:", "**Answer:**").
-_EMPTY_MARKER = compile_linear(r"(?:^|\W)(?:final answer(?:\s+is)?|answer\s*[:\-])\W*\z", ignore_case=True)
+_EMPTY_MARKER = Screened(
+    compile_linear(r"(?:^|\W)(?:final answer(?:\s+is)?|answer\s*[:\-])\W*\z", ignore_case=True),
+    ("answer",),
+    ignore_case=True,
+)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ gigabytes) nor deep nesting.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
@@ -34,6 +36,7 @@ from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
+from dualboard.workers import default_jobs
 
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
@@ -46,6 +49,10 @@ FAST_PATH_PATIENCE = 64
 """After this many lines in a row the fast decoder could not confirm, it is tried on one line in this many
 only, until it confirms one again: a refused line costs it a raised exception, and a file broken on every
 line would be slower than without it. Results never depend on it (a line it skips takes the exact path)."""
+POOL_MIN_BYTES = 400 * 1024 * 1024
+"""Predictions (bytes, all runs to read together) below which validation reads them in its own process. A
+worker costs about a CPU second to start (a fresh interpreter importing the validator, pandas included),
+what reading some 100 MB of predictions costs; below four times that, workers would not repay themselves."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,7 @@ def check_runs(
     *,
     submissions_root: Path | None = None,
     cache: BuildCache | None = None,
+    jobs: int | None = None,
 ) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
@@ -154,9 +162,20 @@ def check_runs(
     is not read again (:func:`_run_key`): its predictions are read on first
     use (:class:`DeferredPredictions`), and the checks of its folder's place
     and of clashing ids still run.
+
+    ``jobs``: the most processes that read predictions files side by side
+    (default: one per core; see :func:`_read_all`). The report is the same for any number.
     """
     benchmarks_key = _benchmarks_key(benchmarks, cache) if cache is not None else None
-    checks = [_check_run(run_dir, benchmarks, limits, submissions_root, cache, benchmarks_key) for run_dir in run_dirs]
+    started = [_start_check(d, benchmarks, limits, submissions_root, cache, benchmarks_key) for d in run_dirs]
+    to_read = [check for check in started if isinstance(check, _ToRead)]
+    answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs), strict=True))
+    checks = [
+        check
+        if isinstance(check, _RunCheck)
+        else _finish_check(check, answers[id(check)], limits, cache, benchmarks_key)
+        for check in started
+    ]
     findings = [f for check in checks for f in check.findings] + _duplicate_findings(checks)
     return ValidationReport(tuple(c.run for c in checks if c.run is not None), tuple(findings))
 
@@ -288,6 +307,48 @@ def _check_run(
     prediction line whose question and round can be read counts for the
     duplicate and coverage checks, whatever else is wrong with it.
     """
+    started = _start_check(run_dir, benchmarks, limits, submissions_root, cache, benchmarks_key)
+    if isinstance(started, _RunCheck):
+        return started
+    return _finish_check(started, started.read(limits), limits, cache, benchmarks_key)
+
+
+@dataclass(frozen=True)
+class _ToRead:
+    """A run checked up to its predictions.jsonl: what reading that file needs, and what was found so far.
+
+    Reading is the one costly step of a run's check, and it depends on nothing
+    but these fields, so :func:`check_runs` can read the files of several runs
+    in worker processes (:func:`_read_all`) between :func:`_start_check` and
+    :func:`_finish_check`.
+    """
+
+    run_dir: Path
+    metadata: _Metadata
+    benchmark: Benchmark | None
+    older: bool
+    findings: tuple[Finding, ...]
+    key: str | None
+    """The run's validation key (:func:`_run_key`), when a cache is kept."""
+
+    @property
+    def rounds(self) -> int | None:
+        return self.metadata.fields.get("rounds")
+
+    def read(self, limits: Limits) -> _Answers:
+        """Read and check predictions.jsonl (:func:`_read_predictions`)."""
+        return _read_predictions(self.run_dir / PREDICTIONS, self.benchmark, self.rounds, limits, older=self.older)
+
+
+def _start_check(
+    run_dir: Path,
+    benchmarks: dict[str, Benchmark],
+    limits: Limits,
+    submissions_root: Path | None,
+    cache: BuildCache | None,
+    benchmarks_key: str | None,
+) -> _RunCheck | _ToRead:
+    """The checks of a run before its predictions: the finished check, or what is left to read."""
     findings = _check_run_id(run_dir) + _location_findings(run_dir, submissions_root)
     if any(f.field == "path" and f.severity == "error" for f in findings):
         return _RunCheck(run_dir, None, None, tuple(findings))  # never read through a link or outside submissions/
@@ -302,16 +363,25 @@ def _check_run(
         predictions = DeferredPredictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older, known)
         run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=predictions)
         return _RunCheck(run_dir, run, benchmark.name, ())
-    answers = _read_predictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older=older)
-    findings += answers.findings + _provenance_findings(run_dir / PROVENANCE, limits)
+    return _ToRead(run_dir, metadata, benchmark, older, tuple(findings), key)
+
+
+def _finish_check(
+    started: _ToRead, answers: _Answers, limits: Limits, cache: BuildCache | None, benchmarks_key: str | None
+) -> _RunCheck:
+    """The checks of a run once its predictions.jsonl is read (``answers``); remember a clean run in ``cache``."""
+    run_dir, benchmark, rounds, metadata = started.run_dir, started.benchmark, started.rounds, started.metadata
+    findings = [*started.findings, *answers.findings, *_provenance_findings(run_dir / PROVENANCE, limits)]
     if (
-        benchmark is not None and rounds is not None and not older
+        benchmark is not None and rounds is not None and not started.older
     ):  # an earlier version's run was never asked the newer questions
         findings += _coverage_findings(run_dir / PREDICTIONS, answers, benchmark, rounds)
     name = benchmark.name if benchmark is not None else None
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata.findings:
         return _RunCheck(run_dir, None, name, tuple(findings))
-    run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=tuple(answers.rows))
+    rows = answers.rows if isinstance(answers.rows, DeferredPredictions) else tuple(answers.rows)
+    run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=rows)
+    key = started.key
     if (
         cache is not None
         and key is not None
@@ -320,6 +390,48 @@ def _check_run(
     ):
         cache.add_validated(key, len(answers.rows))  # the bytes read are the bytes hashed: unchanged since the key
     return _RunCheck(run_dir, run, name, tuple(findings))
+
+
+def _read_all(runs: list[_ToRead], limits: Limits, jobs: int | None) -> list[_Answers]:
+    """Read the predictions of ``runs``, in order, here or over worker processes.
+
+    Workers are used when there are several runs and enough bytes to repay
+    starting them (:data:`POOL_MIN_BYTES`). Each file is read by the same
+    function either way, so findings and their order are those of one process
+    (tests/intake/test_validate_parallel.py). A worker sends back no rows:
+    shipping a million answers between processes costs more than reading them.
+    The run's rows become a :class:`DeferredPredictions`, read (and checked
+    again) on first use; ``dualboard validate`` and ingest never use them.
+    """
+    workers = min(jobs or default_jobs(), len(runs))
+    if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES:
+        return [run.read(limits) for run in runs]
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no lock or thread inherited mid-use
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        counted = list(pool.map(_read_without_rows, runs, [limits] * len(runs)))
+    for run, (answers, count) in zip(runs, counted, strict=True):
+        if run.benchmark is not None and run.rounds is not None:  # else rejected: the rows are never used
+            path = run.run_dir / PREDICTIONS
+            answers.rows = DeferredPredictions(path, run.benchmark, run.rounds, limits, run.older, count)
+    return [answers for answers, _count in counted]
+
+
+def _read_without_rows(run: _ToRead, limits: Limits) -> tuple[_Answers, int]:
+    """In a worker: read ``run``'s predictions; return the findings without the rows, and how many rows."""
+    answers = run.read(limits)
+    count, answers.rows = len(answers.rows), []
+    return answers, count
+
+
+def _predictions_bytes(runs: list[_ToRead]) -> int:
+    """The size of the runs' predictions files (a file that cannot be sized counts 0: reading reports it)."""
+    total = 0
+    for run in runs:
+        try:
+            total += (run.run_dir / PREDICTIONS).lstat().st_size
+        except OSError:
+            pass
+    return total
 
 
 def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str | None:
@@ -590,8 +702,9 @@ def _resolve_benchmark(
 class _Answers:
     """What predictions.jsonl gave: rows while it is valid, the answers it covers, and the findings."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    """Every row with its round filled in; emptied at the first finding (a rejected file keeps no rows)."""
+    rows: list[dict[str, Any]] | DeferredPredictions = field(default_factory=list)
+    """Every row with its round filled in; emptied at the first finding (a rejected file keeps no rows). Rows
+    read by a worker process are left there, to be read again on first use (:func:`_read_all`)."""
     answered: set[tuple[str, int]] = field(default_factory=set)
     """(question_id, round) of every line that names both readably, errors elsewhere or not."""
     covered: int = 0

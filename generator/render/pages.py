@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -61,7 +62,10 @@ class BenchmarkResults:
     verdicts: pd.DataFrame
     """The verdicts table (``dualboard.scored_files.VERDICTS``): one row per answer × grader."""
     runs: tuple[Run, ...] = ()
-    """The stored runs (metadata and the raw responses)."""
+    """The stored runs (metadata, and the raw responses, which the render reads only for option orders)."""
+    answers: Path | None = None
+    """The answers table (``dualboard.scored_files.ANSWERS``) with every response, which the question and run
+    pages read a slice at a time; None where there is none (pages that show responses then need it)."""
 
     @property
     def models(self) -> pd.DataFrame:

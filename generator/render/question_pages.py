@@ -8,14 +8,16 @@ in every page (a nav of N pages makes the build O(N²); docs/architecture.md, "R
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.kappa import PASS_MARK
+from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number
@@ -30,35 +32,43 @@ PROMPT_PREVIEW = 60
 def question_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
     """The question list (in the navigation), one page per question (out of it), and their answers' lazy tables."""
     slugs = question_slugs(result.benchmark)
-    by_question = _answers_by_question(_answer_table(result))
     runs = _run_links(result)
     pages, tables = [question_list(result, slugs)], []
-    for question in result.benchmark.questions:
-        answers = by_question.get(question["id"], {})
+    for question, answers in _question_answers(result):
         page, lazy = question_page(result.name, question, slugs[question["id"]], answers, runs)
         pages.append(page)
         tables.append(lazy)
     return pages, tables
 
 
-def _answer_table(result: BenchmarkResults) -> pd.DataFrame:
-    """One row per graded answer: its slot, response and option order, and each grader's score and detail.
+def _question_answers(result: BenchmarkResults) -> Iterator[tuple[Mapping[str, Any], dict[str, list[Any]]]]:
+    """Each question of the benchmark, in order, with its answers as columns (see :func:`_answers_by_question`).
 
-    Built once for the benchmark and grouped by question, so a page never looks an answer up in a dict of
-    every prediction.
+    One graded answer per row: its slot, response and option order, and each grader's score and detail.
+    The answers are read a slice of questions at a time (:mod:`dualboard.render.answer_texts`), so the
+    text of every answer is never in memory at once.
     """
-    verdicts = _verdict_table(result.verdicts)
-    predictions = pd.DataFrame(
-        [
-            (run.run_id, p["question_id"], int(p.get("round", 0)), p.get("response", ""), p.get("choice_order"))
-            for run in result.runs
-            for p in run.predictions
-        ],
-        columns=[*ANSWER_SLOT, "response", "choice_order"],
-    )
-    if verdicts.empty:
-        return predictions.iloc[0:0]
-    return verdicts.merge(predictions, on=list(ANSWER_SLOT), how="left", sort=False)
+    questions = result.benchmark.questions
+    if result.verdicts.empty:
+        yield from ((question, {}) for question in questions)
+        return
+    if result.answers is None:
+        raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
+    graders = _grader_order(result.verdicts)
+    rows_of = result.verdicts.groupby("question_id", sort=False).indices
+    orders = orders_by_slot(result.runs)
+    slices = question_slices([q["id"] for q in questions], result.scored["question_id"].value_counts().to_dict())
+    by_id = {q["id"]: q for q in questions}
+    for ids, texts in zip(slices, texts_by_slice(result.answers, slices), strict=True):
+        rows = [rows_of[qid] for qid in ids if qid in rows_of]
+        verdicts = result.verdicts.iloc[np.concatenate(rows)] if rows else result.verdicts.iloc[0:0]
+        table = _verdict_table(verdicts, graders)
+        if not table.empty:
+            table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
+            slots = zip(table["run_id"], table["question_id"], table["round"])
+            table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
+        answers = _answers_by_question(table)
+        yield from ((by_id[qid], answers.get(qid, {})) for qid in ids)
 
 
 def _answers_by_question(table: pd.DataFrame) -> dict[str, dict[str, list[Any]]]:
@@ -88,8 +98,12 @@ def _run_links(result: BenchmarkResults) -> dict[str, tuple[int, tuple[str, str]
     }
 
 
-def _verdict_table(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """One row per answer, a score and a detail column per grader (``score:<grader>``, ``detail:<grader>``)."""
+def _verdict_table(verdicts: pd.DataFrame, graders: list[str]) -> pd.DataFrame:
+    """One row per answer, a score and a detail column per grader (``score:<grader>``, ``detail:<grader>``).
+
+    ``graders``: every grader of the benchmark, in :func:`_grader_order` (one absent from ``verdicts`` has
+    empty columns).
+    """
     keys = list(ANSWER_SLOT)
     if verdicts.empty:
         return pd.DataFrame(columns=keys)
@@ -97,8 +111,8 @@ def _verdict_table(verdicts: pd.DataFrame) -> pd.DataFrame:
         verdicts.drop_duplicates([*keys, "grader"]).set_index([*keys, "grader"])[["score", "detail"]].unstack("grader")
     )
     wide.columns = [f"{kind}:{grader}" for kind, grader in wide.columns]
-    columns = [f"{kind}:{g}" for g in _grader_order(verdicts) for kind in ("score", "detail")]
-    return wide[columns].reset_index().sort_values(keys, kind="stable")
+    columns = [f"{kind}:{g}" for g in graders for kind in ("score", "detail")]
+    return wide.reindex(columns=columns).reset_index().sort_values(keys, kind="stable")
 
 
 def _grader_order(verdicts: pd.DataFrame) -> list[str]:

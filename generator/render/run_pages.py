@@ -15,12 +15,15 @@ hundreds of runs; see docs/architecture.md, "Rendering").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
+from dualboard.render.answer_texts import responses_of
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
@@ -51,10 +54,17 @@ MAX_LISTED = 200
 
 
 def run_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
-    """One page per stored run of the benchmark, and their lazy tables."""
+    """One page per stored run of the benchmark, and their lazy tables.
+
+    Every run's list of questions comes from one grouping of the scored table, and the responses of
+    every run's listed disagreements from one reading of the answers table (``result.answers``).
+    """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
+    answered = _per_question(result.scored)
+    listed = [listed_disagreements(rows) for rows in scored.values()]
+    texts = responses_of(result.answers, pd.concat(listed)) if listed and result.answers is not None else {}
     pages, lazy_tables = [], []
     for run in result.runs:
         page, tables = run_page(
@@ -65,6 +75,8 @@ def run_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
             slugs,
             result.benchmark.questions,
             current_version=result.benchmark.version,
+            answered=answered.get(run.run_id, {}),
+            responses=texts,
         )
         pages.append(page)
         lazy_tables += tables
@@ -80,6 +92,8 @@ def run_page(
     questions: Sequence[Mapping[str, Any]] = (),
     *,
     current_version: str | None = None,
+    answered: Mapping[str, Mapping[str, Any]] | None = None,
+    responses: Mapping[tuple[str, str, int], str] = MappingProxyType({}),
 ) -> tuple[Page, list[LazyTable]]:
     """The page of one run (metadata, scores per category) and the data files of its two lazy tables.
 
@@ -87,11 +101,15 @@ def run_page(
     loaded by the page from data files, so the page carries no response and
     does not grow with the run's answers.
     ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
-    questions it was never asked.
+    questions it was never asked. ``answered``: the run's entry of :func:`_per_question` (worked out
+    from ``scored`` when not given); ``responses``: the text of the listed disagreements by
+    (run id, question id, round) (:func:`dualboard.render.answer_texts.responses_of`; one missing shows empty).
     """
     path = f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md"
-    listing, listed = question_table(path, scored, questions, slugs)
-    intro, lazy = _disagreements(path, run, scored, slugs)
+    if answered is None:
+        answered = _per_question(scored).get(run.run_id, {})
+    listing, listed = question_table(path, scored, answered, questions, slugs)
+    intro, lazy = _disagreements(path, run, scored, slugs, responses)
     text = (
         front_matter(f"Run {run.run_id}")
         + f"<h1>{escape_text(run.model)}</h1>\n\n"
@@ -273,6 +291,7 @@ ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
 def question_table(
     page: str,
     scored: pd.DataFrame,
+    answered: Mapping[str, Mapping[str, Any]],
     questions: Sequence[Mapping[str, Any]],
     slugs: Mapping[str, str],
 ) -> tuple[str, LazyTable | None]:
@@ -280,12 +299,12 @@ def question_table(
 
     The rows are a lazy table's data file (the page ``page`` loads it), so the page does not grow with the
     run's answers. A question the run never answered (added after the version it answered) is listed as
-    never run. Returns the text before the table and the table (None when the run has no scored answer).
+    never run. ``answered``: the run's entry of :func:`_per_question`. Returns the text before the table
+    and the table (None when the run has no scored answer).
     """
     if scored.empty:
         return "This run has no scored answers.\n", None
     by_id = {str(q["id"]): q for q in questions}
-    answered = _per_question(scored)
     order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
     rows = [
         _question_row(i, answered[qid], by_id.get(qid, {})) if qid in answered else _never_run_row(i, by_id[qid])
@@ -301,19 +320,35 @@ def question_table(
     return intro, lazy
 
 
-def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """Each question a run answered: its category, each grading's mean over the rounds and its per-round line.
+def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each question each run answered (run id → question id → entry): its category, each grading's mean
+    over the rounds and its per-round line.
 
-    One grouping of the whole run (not one per question: a run of 2,000 questions took seconds that way).
+    One grouping of every run's rows, sorted by run, question and round (not one grouping per run, nor
+    one per question: that took half a second a run), and each per-round line joined from a list.
     """
-    ordered = scored.sort_values("round", kind="stable")
-    question_ids = ordered["question_id"].astype(str)
-    grouped = ordered.groupby(question_ids, sort=False)
+    ordered = scored.sort_values(["run_id", "question_id", "round"], kind="stable")
+    keys = [ordered["run_id"], ordered["question_id"].astype(str)]
+    grouped = ordered.groupby(keys, sort=False)
     summary = grouped[list(GRADINGS)].mean()  # NaN-skipping: an answer without a verdict is left out
     summary["category"] = grouped["category"].first()
+    size = grouped.size().to_numpy()
+    ends = np.cumsum(size)
     for g in GRADINGS:
-        summary[f"rounds:{g}"] = ordered[g].map(_round_mark).groupby(question_ids, sort=False).agg(" ".join)
-    return summary.to_dict("index")
+        marks = _round_marks(ordered[g].to_numpy(dtype=float))
+        summary[f"rounds:{g}"] = [" ".join(marks[end - n : end]) for n, end in zip(size, ends)]
+    columns = {c: summary[c].tolist() for c in summary.columns}  # DataFrame.to_dict("index") took seconds
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for i, (run_id, question_id) in enumerate(summary.index):
+        out.setdefault(run_id, {})[question_id] = {c: values[i] for c, values in columns.items()}
+    return out
+
+
+def _round_marks(scores: np.ndarray) -> list[str]:
+    """:func:`_round_mark` of every score, worked out once per distinct score."""
+    distinct, inverse = np.unique(scores, return_inverse=True)  # NaNs are one value: no verdict
+    marks = [_round_mark(v) for v in distinct]
+    return [marks[i] for i in inverse.tolist()]
 
 
 def _question_row(link: int, answered: Mapping[str, Any], question: Mapping[str, Any]) -> list[Any]:
@@ -394,14 +429,24 @@ DISAGREEMENT_COLUMNS = (
 """Columns of a run page's disagreements (loaded from its data file)."""
 
 
-def _disagreements(page: str, run: Run, scored: pd.DataFrame, slugs: Mapping[str, str]) -> tuple[str, LazyTable | None]:
+def listed_disagreements(scored: pd.DataFrame) -> pd.DataFrame:
+    """The disagreements a run page lists: the first :data:`MAX_LISTED` of :func:`disagreements`."""
+    return disagreements(scored).head(MAX_LISTED)
+
+
+def _disagreements(
+    page: str,
+    run: Run,
+    scored: pd.DataFrame,
+    slugs: Mapping[str, str],
+    responses: Mapping[tuple[str, str, int], str],
+) -> tuple[str, LazyTable | None]:
     """What the run page says about the answers the gradings disagree on, and the lazy table listing them."""
     found = disagreements(scored)
     judged = int(scored[list(GRADINGS)].notna().all(axis=1).sum())
     if found.empty:
         return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n", None
-    listed = found.head(MAX_LISTED)
-    responses = {(p["question_id"], int(p.get("round", 0))): p.get("response", "") for p in run.predictions}
+    listed = listed_disagreements(scored)
     questions = list(dict.fromkeys(str(q) for q in listed["question_id"]))
     index = {qid: i for i, qid in enumerate(questions)}
     rows = [
@@ -412,7 +457,7 @@ def _disagreements(page: str, run: Run, scored: pd.DataFrame, slugs: Mapping[str
             [number(r.traditional), format_number(r.traditional, 0)],
             [number(r.answer_key), format_number(r.answer_key, 0)],
             str(r.answer_key_parse),
-            responses.get((r.question_id, int(r.round)), ""),
+            responses.get((run.run_id, r.question_id, int(r.round)), ""),
         ]
         for r in listed.itertuples(index=False)
     ]

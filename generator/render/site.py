@@ -25,7 +25,7 @@ import subprocess
 import sys
 import uuid
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.render import gh_pages, mkdocs_hooks
 from dualboard.render.pages import SiteContent
 from dualboard.render.shared_files import SHARED_DIR
-from dualboard.render.site_config import CONFIG_NAME, effective_settings, read_site_config
+from dualboard.render.site_config import CONFIG_NAME, SITE_SOURCES, effective_settings, read_site_config
 from dualboard.render.site_content import NOT_IN_NAV
 from dualboard.safe_read import read_regular, untrusted_findings
 
@@ -47,10 +47,6 @@ KEPT_SITE = "mkdocs-site"
 """The folder of build/ where MkDocs keeps the site it built, for the next build to update; site/ is its copy."""
 HOOKS = "mkdocs_hooks.py"
 """The hooks of every build (:mod:`dualboard.render.mkdocs_hooks`), copied beside the effective config."""
-TOOLS = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2", "pygments")
-"""What renders every page besides Dualboard: a site built with other versions of these is built again in full."""
-SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
-"""What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 """mike, run as :func:`build_site` runs mkdocs: ``-P`` keeps the leaderboard folder's files from shadowing modules."""
 
@@ -61,17 +57,6 @@ class SiteBuildError(DualboardError):
 
 class SiteDeployError(DualboardError):
     """mike could not deploy the built site; the message carries its output and the command to run again."""
-
-
-def tool_versions() -> list[str]:
-    """``name version`` of each of :data:`TOOLS` (``name absent`` when it is not installed)."""
-    versions = []
-    for name in TOOLS:
-        try:
-            versions.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            versions.append(f"{name} absent")
-    return versions
 
 
 def site_source_findings(root: Path) -> list[Finding]:

@@ -22,12 +22,16 @@ from dualboard import kappa
 from dualboard.scored_files import ANSWER_SLOT
 from dualboard.stats import estimators
 from dualboard.stats.paired import constant_difference_interval
+from dualboard.stats.pieces import Pieces
 from dualboard.stats.scores import GRADINGS, POINTS
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
 KEYS = list(ANSWER_SLOT)
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
+PAIR_STATS_COLUMNS = ["question_id", "verdict_a", "verdict_b", "score_a", "score_b"]
+"""What :func:`pair_stats` reads of a slice: a per-run row is kept under a hash of these
+(:mod:`~dualboard.stats.pieces`)."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
 """Pairs put the later role as grader_b: each grader is read against the traditional grading and humans."""
 
@@ -184,6 +188,7 @@ def agreement_table(
     n_boot: int = N_BOOT,
     seed: int = SEED,
     alpha: float = 0.05,
+    pieces: Pieces | None = None,
 ) -> pd.DataFrame:
     """Return agreement of every grader pair, overall, per category and per run.
 
@@ -196,7 +201,11 @@ def agreement_table(
     threshold : float
         Pass mark of the pass/fail reading (accuracy, κ, sensitivity).
     n_boot, seed, alpha
-        κ bootstrap resamples and seed; 1 − confidence level.
+        κ bootstrap resamples and seed (every row's bootstrap starts from
+        ``seed`` itself); 1 − confidence level.
+    pieces : Pieces, optional
+        Per-run rows computed before, by content: a run whose verdicts are
+        unchanged is not bootstrapped again (:mod:`dualboard.stats.pieces`).
 
     Returns
     -------
@@ -214,21 +223,24 @@ def agreement_table(
     v = to_verdicts(verdicts, threshold)
     roles = v.groupby("grader")["role"].first()
     graders = sorted(roles.index, key=lambda name: (ROLE_ORDER.get(roles[name], 0), name))
+    pieces = pieces or Pieces(None)
     rows = []
     for ga, gb in itertools.combinations(graders, 2):
         joined = _join(v, ga, gb)
         if joined.empty:  # graders of different question types never meet
             continue
+        human = bool(roles[gb] == "human")
         for run_id, category, part in _slices(joined):
-            rows.append(
-                {
-                    "grader_a": ga,
-                    "grader_b": gb,
-                    "category": category,
-                    "run_id": run_id,
-                    **pair_stats(part, roles[gb] == "human", n_boot=n_boot, seed=seed, alpha=alpha),
-                }
-            )
+
+            def stats_of(part: pd.DataFrame = part, human: bool = human) -> dict[str, object]:
+                return pair_stats(part, human, n_boot=n_boot, seed=seed, alpha=alpha)
+
+            if run_id == ALL:  # pooled over every run: recomputed whenever any run changes
+                found = stats_of()
+            else:
+                key = Pieces.key("agreement", (ga, gb, human, n_boot, seed, alpha), part[PAIR_STATS_COLUMNS])
+                found = pieces.get(key, stats_of)
+            rows.append({"grader_a": ga, "grader_b": gb, "category": category, "run_id": run_id, **found})
     return pd.DataFrame(rows, columns=list(COLUMNS["agreement"]))
 
 

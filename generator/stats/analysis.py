@@ -10,6 +10,7 @@ from dualboard.stats.equator import equator_table
 from dualboard.stats.models_table import models_table, naive_table
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.pairwise import pairwise_table
+from dualboard.stats.pieces import Pieces
 from dualboard.stats.power_table import power_table
 from dualboard.stats.ranks import add_ranks
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, StatsTables
@@ -22,6 +23,7 @@ def analyse(
     seed: int = SEED,
     n_boot: int = N_BOOT,
     alpha: float = 0.05,
+    pieces: Pieces | None = None,
 ) -> StatsTables:
     """Analyse one benchmark's scored answers with paired, question-level statistics.
 
@@ -44,6 +46,11 @@ def analyse(
         Seed and number of resamples of every bootstrap (published in the notes).
     alpha : float
         1 - confidence level, and the level of every test.
+    pieces : Pieces, optional
+        What was computed before for one run alone (its models row, its
+        agreement rows), by content: only new or changed runs are computed,
+        and the tables equal those computed from scratch
+        (:mod:`dualboard.stats.pieces`).
 
     Returns
     -------
@@ -73,14 +80,14 @@ def analyse(
     qmeans = scores.question_means(scored)
     paired = scores.question_means(scores.judged_by_both(scored))
     counts = scores.run_counts(scored)
-    models = models_table(qmeans, paired, counts, naive_table(scored, alpha), alpha)
+    models = models_table(qmeans, paired, counts, naive_table(scored, alpha), alpha, pieces)
     pairwise = pairwise_table(qmeans, alpha, scores.unranked_runs(counts))
     models = add_ranks(models, pairwise, qmeans, seed=seed, n_boot=n_boot, alpha=alpha)
     rounds = scored.groupby(["run_id", "question_id"]).size().groupby("run_id").max()
     if verdicts is None:
         verdicts = verdicts_from_scored(scored)
     agreement = (
-        agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha)
+        agreement_table(verdicts, n_boot=n_boot, seed=seed, alpha=alpha, pieces=pieces)
         if len(verdicts)
         else pd.DataFrame(columns=list(COLUMNS["agreement"]))
     )

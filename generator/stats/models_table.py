@@ -8,6 +8,7 @@ import pandas as pd
 from dualboard.stats import estimators
 from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.comparison import compare, join_notes
+from dualboard.stats.pieces import Pieces
 from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS, coverage_percent, is_ranked
 from dualboard.stats.tables import documents
 
@@ -175,7 +176,12 @@ def _never_run_note(row: dict[str, object]) -> str:
 
 @documents("models")
 def models_table(
-    qmeans: pd.DataFrame, paired: pd.DataFrame, counts: pd.DataFrame, naive: pd.DataFrame, alpha: float = 0.05
+    qmeans: pd.DataFrame,
+    paired: pd.DataFrame,
+    counts: pd.DataFrame,
+    naive: pd.DataFrame,
+    alpha: float = 0.05,
+    pieces: Pieces | None = None,
 ) -> pd.DataFrame:
     """Return one row per run: both gradings' means and CIs, their difference and test.
 
@@ -184,11 +190,17 @@ def models_table(
     :func:`dualboard.stats.scores.run_counts`. Ranks are added by
     :func:`dualboard.stats.ranks.add_ranks`. Every column is described in
     ``COLUMNS["models"]`` (``generator/stats/columns.yaml``). ``p_holm`` is
-    Holm-adjusted across runs.
+    Holm-adjusted across runs. With ``pieces``, a run whose question means are
+    unchanged reuses its :func:`run_row` (:mod:`dualboard.stats.pieces`).
     """
+    pieces = pieces or Pieces(None)
     empty = qmeans.iloc[0:0]  # a run no grader judged at all has no question means
     judged, both = dict(tuple(qmeans.groupby("run_id"))), dict(tuple(paired.groupby("run_id")))
-    rows = [{"run_id": r, **run_row(judged.get(r, empty), both.get(r, empty), alpha)} for r in counts["run_id"]]
+    rows = []
+    for r in counts["run_id"]:
+        run_qm, run_paired = judged.get(r, empty), both.get(r, empty)
+        key = Pieces.key("models", (alpha,), run_qm, run_paired)
+        rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: run_row(q, p, alpha))})
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
     table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]
     p = table["p_value"].to_numpy(dtype=float)

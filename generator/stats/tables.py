@@ -18,13 +18,11 @@ import yaml
 from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
 from dualboard.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
+from dualboard.stats.defaults import N_BOOT as N_BOOT  # where the statistics have always read them
+from dualboard.stats.defaults import SEED as SEED
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
 
 FORMAT_VERSION = 5
-SEED = 20241129
-"""Default seed of every bootstrap and of the calibration bench; published in notes.json."""
-N_BOOT = 2000
-"""Default number B of bootstrap resamples of questions (rank intervals, κ); published in notes.json."""
 LIMITS = {"TOO_FEW_QUESTIONS": TOO_FEW_QUESTIONS, "KAPPA_MIN_QUESTIONS": KAPPA_MIN_QUESTIONS}
 """Limits that column meanings name as ``{NAME}``: filled in from the code, so the text states the limit in force."""
 

@@ -9,9 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
-from typing import NamedTuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, NamedTuple
 
 from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError
@@ -20,7 +18,9 @@ from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import RUN_FILES
 from dualboard.names import is_run_name
 from dualboard.safe_read import read_regular
-from dualboard.store.verdicts import read_parts, write_part
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BENCHMARKS = "benchmarks"
 RUNS = "runs"
@@ -165,10 +165,12 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
     anywhere on the way (``human_labels.csv -> /proc/self/environ``) raises
     instead of putting what it points at into the store.
     """
-    return [
-        StagedFile(logical, read_regular(source, root=source.parent.parent.parent))
-        for logical, source in staged_sources(run_dirs, benchmarks)
-    ]
+    return read_sources(staged_sources(run_dirs, benchmarks))
+
+
+def read_sources(sources: list[tuple[str, Path]]) -> list[StagedFile]:
+    """Read (logical path, file) pairs of :func:`staged_sources` as :class:`StagedFile` (links refused)."""
+    return [StagedFile(logical, read_regular(source, root=source.parent.parent.parent)) for logical, source in sources]
 
 
 def staged_sources(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list[tuple[str, Path]]:
@@ -232,6 +234,43 @@ def classify(base: Path, wanted: list[StagedFile]) -> tuple[list[str], list[str]
             unchanged.append(run)
         else:
             replaced.append(run)
+    return added, replaced, unchanged
+
+
+def compare_sources(
+    base: Path, sources: list[tuple[str, Path]], cache: BuildCache
+) -> tuple[list[tuple[str, Path]], dict[str, str]]:
+    """Split the pairs of :func:`staged_sources` into those whose file the tree at ``base`` lacks or holds
+    with other bytes, and the logical paths of the others with their sha256.
+
+    Compared by content hash, remembered by stat (:class:`BuildCache`), so an
+    unchanged file is neither read into memory nor, most often, read at all.
+    Any doubt (a missing file, a link, a special file) counts as changed: reading
+    it then refuses a link with a precise error.
+    """
+    changed, same = [], {}
+    for logical, source in sources:
+        try:
+            stored = cache.file_digest(base / logical)
+            if stored == cache.file_digest(source):
+                same[logical] = stored
+                continue
+        except OSError:
+            pass
+        changed.append((logical, source))
+    return changed, same
+
+
+def classify_runs(base: Path, run_dirs: list[Path], changed: list[tuple[str, Path]]) -> tuple[list, list, list]:
+    """Sort ``run_dirs`` into added, replaced and unchanged against the tree at ``base``, given the
+    changed files of :func:`compare_sources` (the others are stored byte for byte)."""
+    touched = {"/".join(logical.split("/")[1:3]) for logical, _source in changed if logical.startswith(f"{RUNS}/")}
+    added, replaced, unchanged = [], [], []
+    for run in sorted(f"{d.parent.name}/{d.name}" for d in run_dirs):
+        if not (base / RUNS / run).exists():
+            added.append(run)
+        else:
+            (replaced if run in touched else unchanged).append(run)
     return added, replaced, unchanged
 
 
@@ -339,10 +378,14 @@ class Store(ABC):
 
         Columns: :data:`dualboard.store.verdicts.PART_COLUMNS`, one row per key.
         """
+        from dualboard.store.verdicts import read_parts  # pandas and pyarrow: loaded when grading needs them
+
         return read_parts([self.snapshot(), self.verdict_root()], grader, config_hash)
 
     def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> Path | None:
         """Save new verdicts as one part under :meth:`verdict_root` (see dualboard.store.verdicts)."""
+        from dualboard.store.verdicts import write_part
+
         return write_part(self.verdict_root(), grader, config_hash, frame)
 
     def waiting_verdicts(self) -> list[Path]:

@@ -37,11 +37,11 @@ from dualboard.store.base import (
     StagedFile,
     Store,
     check_stored,
-    classify,
+    classify_runs,
+    compare_sources,
     departures,
     leaving_paths,
-    same_bytes,
-    staged_files,
+    read_sources,
     staged_sources,
 )
 from dualboard.store.lock import LOCK_TIMEOUT_S, exclusive
@@ -95,19 +95,21 @@ class LocalStore(Store):
         cache: BuildCache | None = None,
     ) -> IngestResult:
         load_runs(run_dirs, benchmarks, cache=cache)
+        cache = cache or BuildCache.empty(None)
         with exclusive(self.root / LOCK, what="ingest", timeout_s=self.lock_timeout_s):
             self._recover()
             base = self.snapshot()
-            if cache is not None and _holds(base, run_dirs, benchmarks, cache, removal_date):
-                runs = tuple(sorted(f"{d.parent.name}/{d.name}" for d in run_dirs))
-                return IngestResult(self.revision(), (), (), runs, skipped=True)
-            wanted = staged_files(run_dirs, benchmarks)
-            added, replaced, unchanged = classify(base, wanted)
+            changed, same = compare_sources(base, staged_sources(run_dirs, benchmarks), cache)
+            added, replaced, unchanged = classify_runs(base, run_dirs, changed)
             gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
-            if not added and not replaced and not gone and all(same_bytes(base, f) for f in wanted):
-                return IngestResult(self.revision(), (), (), tuple(unchanged))
+            if not changed and not gone:
+                return IngestResult(self.revision(), (), (), tuple(unchanged), skipped=True)
+            # Only new or changed files are read; the rest reach the new snapshot as hard links.
+            wanted = read_sources(changed)
             drop = leaving_paths(base, [r.run for r in gone], added)
             revision = self._commit(base, wanted + [r.file() for r in gone], drop)
+            for logical, value in same.items():  # hard links of files hashed above: the next build need not read them
+                cache.remember(self.snapshot(revision) / logical, value)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone))
 
     def remove(self, removal: Removal) -> str:
@@ -154,29 +156,6 @@ class LocalStore(Store):
         older = sorted(p for p in (self.root / SNAPSHOTS).iterdir() if p.name.isdigit() and p.name < current)
         for old in older[: max(0, len(older) - (KEEP_SNAPSHOTS - 1))]:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _holds(
-    base: Path,
-    run_dirs: list[Path],
-    benchmarks: dict[str, Benchmark],
-    cache: BuildCache,
-    removal_date: Callable[[str], str] | None,
-) -> bool:
-    """Whether the snapshot at ``base`` already holds these runs' files (by content hash) and no run leaves.
-
-    Then the ingest is a no-op found without reading a file into memory: the
-    digests of unchanged files are remembered (:class:`BuildCache`). Any
-    doubt (a file that is not a regular one) answers no, and the full ingest
-    decides.
-    """
-    try:
-        for logical, source in staged_sources(run_dirs, benchmarks):
-            if cache.file_digest(base / logical) != cache.file_digest(source):
-                return False
-    except OSError:
-        return False
-    return removal_date is None or not departures(base, run_dirs, removal_date)
 
 
 def _swap_symlink(link: Path, target: str) -> None:

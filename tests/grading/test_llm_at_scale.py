@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -40,7 +41,17 @@ def llm(server: ScriptedJudgeServer, **options) -> LlmGrader:
 def test_answers_are_pulled_as_requests_go_out_never_queued(judge, open_question) -> None:
     """Back-pressure: at any time the grader holds at most max_concurrency answers it has not sent."""
     pulled, seen = [], []
-    judge.script = lambda body, n: seen.append((n, len(pulled))) or Reply("Verdict: pass", delay_s=0.01)
+    # The first 32 replies wait for each other, so the peak reaches the limit however loaded the machine is
+    # (with short replies alone, a slow client could see some come back before the 32nd went out).
+    first_wave = threading.Barrier(32, timeout=10)
+
+    def script(body, n):
+        seen.append((n, len(pulled)))
+        if n < 32:
+            first_wave.wait()
+        return Reply("Verdict: pass", delay_s=0.01)
+
+    judge.script = script
 
     def answers():
         for i in range(400):

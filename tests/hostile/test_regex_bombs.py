@@ -37,6 +37,7 @@ from dualboard.linear_regex import (
     PATTERN_FIX,
     ContextPattern,
     PatternSyntaxError,
+    Screened,
 )
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS
 from tests.hostile.adversarial_answers import GRADERS, SHAPES, adversarial_answers
@@ -61,6 +62,8 @@ def _patterns(value):
     """Yield compiled patterns in a module-level value (tuples and dicts of them included)."""
     if isinstance(value, re.Pattern | re2._Regexp | ContextPattern):
         yield value
+    elif isinstance(value, Screened):  # a pattern behind its screen
+        yield from _patterns(value.pattern)
     elif isinstance(value, tuple | list):
         for item in value:
             yield from _patterns(item)

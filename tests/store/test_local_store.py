@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from dualboard.build_cache import BuildCache
 from dualboard.errors import InvalidInputError
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.store import LocalStore
-from tests.conftest import tiny_predictions, tree_bytes, write_run
+from tests.conftest import tiny_metadata, tiny_predictions, tree_bytes, write_run
 
 
 def _ingest(root, store, *run_ids):
@@ -70,3 +71,48 @@ def test_unknown_revision_says_where_to_look(tiny_root):
     store = LocalStore(tiny_root / "store")
     with pytest.raises(Exception, match="no revision '999999'"):
         store.snapshot("999999")
+
+
+def _links_to(new, old) -> bool:
+    """Whether the file ``new`` is the very file ``old`` (a hard link, not a copy)."""
+    return new.stat().st_ino == old.stat().st_ino
+
+
+@pytest.mark.parametrize("with_cache", [True, False])
+def test_one_more_run_stages_only_its_files_and_equals_a_fresh_ingest(tiny_root, tmp_path, with_cache):
+    store = LocalStore(tiny_root / "store")
+    cache = BuildCache(tmp_path / "cache.json") if with_cache else None
+    runs = [tiny_root / "submissions" / "tiny" / "run-a"]
+    store.ingest(runs, load_benchmarks(tiny_root / "data"), cache=cache)
+    old = store.snapshot()
+    preds = tiny_predictions()
+    preds[1]["response"] = "Final answer: Paris"
+    runs.append(write_run(tiny_root, "run-b", preds))
+    result = store.ingest(runs, load_benchmarks(tiny_root / "data"), cache=cache)
+    assert (result.added, result.unchanged, result.revision) == (("tiny/run-b",), ("tiny/run-a",), "000002")
+    new = store.snapshot()
+    for kept in (
+        "runs/tiny/run-a/predictions.jsonl",
+        "runs/tiny/run-a/metadata.yaml",
+        "benchmarks/tiny/questions.jsonl",
+    ):
+        assert _links_to(new / kept, old / kept), f"{kept} is unchanged: linked, not read and written again"
+    fresh = LocalStore(tmp_path / "fresh")
+    fresh.ingest(runs, load_benchmarks(tiny_root / "data"))
+    assert tree_bytes(new) == tree_bytes(fresh.snapshot())
+
+
+def test_a_run_with_one_changed_file_is_replaced_and_keeps_the_other_linked(tiny_root, tmp_path):
+    store, cache = LocalStore(tiny_root / "store"), BuildCache(tmp_path / "cache.json")
+    runs = [tiny_root / "submissions" / "tiny" / "run-a"]
+    store.ingest(runs, load_benchmarks(tiny_root / "data"), cache=cache)
+    old = store.snapshot()
+    write_run(tiny_root, "run-a", metadata=tiny_metadata(submitter="someone else"))
+    result = store.ingest(runs, load_benchmarks(tiny_root / "data"), cache=cache)
+    assert result.replaced == ("tiny/run-a",) and not result.skipped
+    new = store.snapshot()
+    assert _links_to(new / "runs/tiny/run-a/predictions.jsonl", old / "runs/tiny/run-a/predictions.jsonl")
+    assert b"someone else" in (new / "runs/tiny/run-a/metadata.yaml").read_bytes()
+    assert b"someone else" not in (old / "runs/tiny/run-a/metadata.yaml").read_bytes()
+    again = store.ingest(runs, load_benchmarks(tiny_root / "data"), cache=cache)
+    assert again.skipped and again.revision == result.revision

@@ -1,0 +1,183 @@
+"""The text of every answer, as the render reads it: a slice of questions at a time, never all at once.
+
+At a million answers the responses are over a gigabyte of text. The question
+pages need all of a question's answers together, but ``build/scored``'s answers
+table (:data:`dualboard.scored_files.ANSWERS`) holds them run after run. So the
+table is read once, row group by row group, and each answer's slot and response
+is set aside in a temporary file of its slice of questions (Arrow IPC,
+lz4-compressed); then the slices are handed out one after the other, in the
+benchmark's question order. Only one row group and one slice are in memory at a
+time, and the work grows linearly with the answers.
+
+The option order a multiple-choice answer was shown (``choice_order``) is not in
+the answers table: it is read from the run's ``predictions.jsonl`` with a decoder
+that looks at no other field (:func:`choice_orders`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import msgspec
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+from dualboard.errors import DualboardError
+from dualboard.intake.models import Run
+from dualboard.intake.validate import DeferredPredictions
+from dualboard.scored_files import ANSWER_SLOT
+
+TEXT_COLUMNS = [*ANSWER_SLOT, "response"]
+"""What the question pages read of the answers table."""
+SLICE_ANSWERS = 20_000
+"""Answers per slice of questions held at once: about 23 MB of text at 1,150 characters an answer."""
+_SPILL = ipc.IpcWriteOptions(compression="lz4")
+"""Slices wait on disk compressed: answers repeat each other, and lz4 costs little time."""
+
+
+class AnswerTextError(DualboardError):
+    """A run's predictions.jsonl no longer reads as it did when it was validated."""
+
+
+def question_slices(questions: Sequence[str], counts: Mapping[str, int], limit: int | None = None) -> list[list[str]]:
+    """The questions cut into consecutive slices of at most ``limit`` answers (:data:`SLICE_ANSWERS`), a
+    question never cut: one with more answers is a slice of its own.
+
+    Examples
+    --------
+    >>> question_slices(["a", "b", "c", "d"], {"a": 3, "b": 3, "c": 5, "d": 1}, limit=6)
+    [['a', 'b'], ['c', 'd']]
+    """
+    limit = SLICE_ANSWERS if limit is None else limit
+    slices: list[list[str]] = []
+    size = limit + 1  # the first question opens a slice
+    for qid in questions:
+        n = counts.get(qid, 0)
+        if size + n > limit and (not slices or slices[-1]):
+            slices.append([])
+            size = 0
+        slices[-1].append(qid)
+        size += n
+    return slices
+
+
+def texts_by_slice(answers: Path, slices: Sequence[Sequence[str]]) -> Iterator[pa.Table]:
+    """Each slice's answers (columns :data:`TEXT_COLUMNS`, in the file's order), one slice after the other.
+
+    Answers to questions in no slice are left out.
+    """
+    slice_of = {qid: i for i, questions in enumerate(slices) for qid in questions}
+    known = pa.array(list(slice_of), pa.string())
+    slice_by_index = np.array(list(slice_of.values()), dtype=np.int64)
+    reader = pq.ParquetFile(answers)
+    schema = pa.schema([reader.schema_arrow.field(c) for c in TEXT_COLUMNS])
+    with tempfile.TemporaryDirectory(prefix="dualboard-answers-") as tmp:
+        files = [Path(tmp) / f"{i}.arrow" for i in range(len(slices))]
+        writers: dict[int, ipc.RecordBatchStreamWriter] = {}
+        try:
+            for group in range(reader.num_row_groups):
+                table = reader.read_row_group(group, columns=TEXT_COLUMNS).replace_schema_metadata(None)
+                index = pc.index_in(table["question_id"], value_set=known).to_numpy(zero_copy_only=False)
+                present = ~np.isnan(index.astype(np.float64))
+                rows = np.flatnonzero(present)
+                owner = slice_by_index[index[present].astype(np.int64)]
+                order = np.argsort(owner, kind="stable")
+                rows, owner = rows[order], owner[order]
+                starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else []
+                for start, end in zip(starts, [*starts[1:], len(owner)]):
+                    i = int(owner[start])
+                    if i not in writers:
+                        writers[i] = ipc.new_stream(files[i], schema, options=_SPILL)
+                    writers[i].write_table(table.take(rows[start:end]))
+        finally:
+            for writer in writers.values():
+                writer.close()
+        for i, path in enumerate(files):
+            if i in writers:
+                with ipc.open_stream(path) as stream:
+                    yield stream.read_all()
+                path.unlink()
+            else:
+                yield schema.empty_table()
+
+
+def responses_of(answers: Path, slots: pd.DataFrame) -> dict[tuple[str, str, int], str]:
+    """The response of each answer of ``slots`` (columns :data:`ANSWER_SLOT`) by (run id, question id, round).
+
+    The answers table is read a row group at a time, its responses only where a row group holds one of them.
+    """
+    wanted = slots[list(ANSWER_SLOT)].drop_duplicates()
+    found: dict[tuple[str, str, int], str] = {}
+    if wanted.empty:
+        return found
+    reader = pq.ParquetFile(answers)
+    for group in range(reader.num_row_groups):
+        keys = reader.read_row_group(group, columns=list(ANSWER_SLOT)).to_pandas()
+        rows = keys.reset_index().merge(wanted, on=list(ANSWER_SLOT))["index"].to_numpy()
+        if len(rows):
+            texts = reader.read_row_group(group, columns=["response"])["response"].take(rows).to_pylist()
+            picked = keys.iloc[rows]
+            found.update(zip(zip(picked["run_id"], picked["question_id"], picked["round"].tolist()), texts))
+    return found
+
+
+class _Order(msgspec.Struct):
+    """The fields of a predictions.jsonl line that say which answer it is and how its options were shown."""
+
+    question_id: str
+    round: int = 0
+    choice_order: list[str] | None = None
+
+
+_ORDER_DECODER = msgspec.json.Decoder(_Order)
+
+
+def choice_orders(run: Run) -> Iterator[tuple[str, int, list[str]]]:
+    """(question id, round, choice order) of every answer of ``run`` that gives one.
+
+    A run validated by an earlier build has not read its predictions yet
+    (:class:`DeferredPredictions`): only the lines that can carry a choice
+    order are decoded, and of them only these three fields, so the
+    responses are never held. A line that spells a key with an escape
+    (``\\u0063hoice_order``) is decoded too.
+    """
+    predictions = run.predictions
+    if not isinstance(predictions, DeferredPredictions):
+        for p in predictions:
+            if p.get("choice_order") is not None:
+                yield p["question_id"], int(p.get("round", 0)), p["choice_order"]
+        return
+    data = predictions.path.read_bytes()  # one run's file, within validation's size limit (Limits)
+    if b'"choice_order"' not in data and b"\\u" not in data:
+        return
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if b'"choice_order"' not in line and b"\\u" not in line:
+            continue
+        try:
+            row = _ORDER_DECODER.decode(line)
+        except msgspec.DecodeError as exc:
+            raise AnswerTextError(
+                f"{predictions.path}:{number}: choice_order: cannot be read ({exc}) — the file changed after "
+                "it was validated; run `dualboard build` again"
+            ) from exc
+        if row.choice_order is not None:
+            yield row.question_id, row.round, row.choice_order
+
+
+def orders_by_slot(runs: Sequence[Run]) -> dict[tuple[str, str, int], list[str]]:
+    """Every answer's choice order by (run id, question id, round), for the answers that give one.
+
+    Equal orders share one list: a question has a handful of orders however many answers show them.
+    """
+    shared: dict[tuple[str, ...], list[str]] = {}
+    return {
+        (run.run_id, qid, round_): shared.setdefault(tuple(order), order)
+        for run in runs
+        for qid, round_, order in choice_orders(run)
+    }

@@ -1,0 +1,109 @@
+"""Statistics of one run, kept by content so that adding a run computes only that run's.
+
+Most of the statistics stage's time goes to what depends on one run alone: its
+row of ``models.csv`` and its per-run rows of ``agreement.csv`` (each a κ
+bootstrap over the questions). :class:`Pieces` remembers each such result
+under a key hashing everything it is computed from: the code
+(:func:`dualboard.build_cache.code_digest`), the options (seed, B, α…) and
+the run's own rows, values and order. A run whose rows are unchanged is not
+computed again; what depends on every run (Holm adjustments, ranks, the pooled
+rows) is always recomputed from the pieces. A piece is the very value a fresh
+computation returns (JSON keeps every float bit for bit), and each bootstrap
+starts from the seed itself, not from a stream shared with other runs, so the
+tables equal those of a stats run from scratch.
+
+Pieces of one benchmark live in one JSON file (``build/stats-pieces/<benchmark>.json``),
+written atomically; only the pieces the last analysis used are kept, so a run
+that left takes its pieces with it. A missing, unreadable or corrupt file reads
+as empty: the pieces are computed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dualboard.atomic import atomic_write_text
+from dualboard.build_cache import code_digest, digest
+
+PIECES_DIR = "stats-pieces"
+"""Folder of ``build/`` holding one pieces file per benchmark (beside build/stats/, not in it)."""
+FORMAT = 1
+"""Layout of a pieces file; a file of another format reads as empty."""
+
+
+def frame_digest(frame: pd.DataFrame) -> str:
+    """sha256 over a frame's column names, dtypes and every value in row order (not its index).
+
+    >>> a = pd.DataFrame({"x": [1.0, 2.0]})
+    >>> frame_digest(a) == frame_digest(a.iloc[::-1].reset_index(drop=True))
+    False
+    """
+    h = hashlib.sha256(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+    h.update(len(frame).to_bytes(8, "big"))
+    h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+class Pieces:
+    """Per-run results of one benchmark's statistics, by content key; ``path=None``: in memory only."""
+
+    def __init__(self, path: Path | None, data: object = None):
+        self.path = path
+        found = data.get("pieces") if isinstance(data, dict) and data.get("format") == FORMAT else None
+        self._known: dict[str, dict] = dict(found) if isinstance(found, dict) else {}
+        self._used: dict[str, dict] = {}
+        self.asked = 0
+        """Pieces this analysis asked for."""
+        self.computed = 0
+        """Pieces this analysis had to compute (the others were known)."""
+
+    @classmethod
+    def load(cls, path: Path) -> Pieces:
+        """The pieces saved at ``path``; none when the file is missing, unreadable or corrupt."""
+        try:
+            return cls(path, json.loads(path.read_text("utf-8")) if path.is_file() and not path.is_symlink() else None)
+        except (OSError, ValueError):
+            return cls(path)
+
+    @staticmethod
+    def key(kind: str, options: tuple, *frames: pd.DataFrame) -> str:
+        """The key of a ``kind`` piece computed with ``options`` from ``frames`` (and the code)."""
+        return digest(kind, code_digest(), repr(options), *(frame_digest(f) for f in frames))
+
+    def get(self, key: str, compute: Callable[[], dict]) -> dict:
+        """The piece under ``key``: the remembered one, else ``compute()`` (then remembered)."""
+        self.asked += 1
+        known = self._used.get(key, self._known.get(key))
+        if not isinstance(known, dict):
+            known = compute()
+            self.computed += 1
+        self._used[key] = known
+        return known
+
+    @property
+    def reused(self) -> int:
+        """Pieces this analysis found known (two runs with the same rows share theirs)."""
+        return self.asked - self.computed
+
+    def save(self) -> None:
+        """Keep exactly the pieces this analysis used, atomically; failing to write only costs work next time."""
+        if self.path is None:
+            return
+        text = json.dumps({"format": FORMAT, "pieces": self._used}, sort_keys=True, default=_plain)
+        try:
+            atomic_write_text(self.path, text)
+        except OSError:
+            pass
+
+
+def _plain(value: object) -> object:
+    """NumPy scalars as the Python numbers they hold (JSON knows no others)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not a statistic")

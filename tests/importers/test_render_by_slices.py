@@ -1,0 +1,143 @@
+"""The question and run pages read the answers a slice of questions at a time, and every run's list of
+questions from one grouping: their pages and data files are byte for byte those of the plain way, which
+holds every response in memory (main's code before the change, kept here as the reference).
+
+On the real multiple-choice release (13 models × 30 questions × 10 rounds, shuffled options), with runs
+read from the store in full and as a build reads them after validation (predictions not yet read), and
+with slices of many questions, of one question each, and of the whole benchmark.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from dualboard import pipeline
+from dualboard.intake.validate import DeferredPredictions
+from dualboard.project import Project
+from dualboard.render import answer_texts, question_pages, run_pages
+from dualboard.render.charts import GRADINGS
+from dualboard.render.pages import BenchmarkResults, question_slugs
+from dualboard.scored_files import ANSWER_SLOT, ANSWERS, checked_path
+from dualboard.store import LocalStore
+
+
+@pytest.fixture(scope="module")
+def graded(imported_mc: Path, tmp_path_factory) -> Project:
+    """A private copy of the imported release, validated (runs remembered), ingested, graded and analysed."""
+    root = tmp_path_factory.mktemp("slices")
+    for name in ("data", "submissions"):
+        shutil.copytree(imported_mc / name, root / name)
+    project = Project(root)
+    store = LocalStore(project.store_dir)
+    cache = pipeline.open_cache(project)
+    pipeline.validate(project, cache=cache)
+    pipeline.ingest(project, store)
+    pipeline.grade(project, store, progress=False)
+    pipeline.stats(project)
+    return project
+
+
+def results(project: Project, *, deferred: bool) -> BenchmarkResults:
+    """The benchmark's results, its runs read in full or (``deferred``) as a build after validation reads them."""
+    cache = pipeline.open_cache(project) if deferred else None
+    [result] = pipeline.analysed_results(project, LocalStore(project.store_dir), cache)
+    assert all(isinstance(r.predictions, DeferredPredictions) == deferred for r in result.runs)
+    return result
+
+
+def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes]]:
+    """Main's question pages: every answer of every run merged with its verdicts at once, then cut by question."""
+    verdicts = question_pages._verdict_table(result.verdicts, question_pages._grader_order(result.verdicts))
+    predictions = pd.DataFrame(
+        [
+            (run.run_id, p["question_id"], int(p.get("round", 0)), p.get("response", ""), p.get("choice_order"))
+            for run in result.runs
+            for p in run.predictions
+        ],
+        columns=[*ANSWER_SLOT, "response", "choice_order"],
+    )
+    by_question = question_pages._answers_by_question(verdicts.merge(predictions, on=list(ANSWER_SLOT), how="left"))
+    slugs, runs = question_slugs(result.benchmark), question_pages._run_links(result)
+    pages, data = [question_pages.question_list(result, slugs)], {}
+    for q in result.benchmark.questions:
+        page, lazy = question_pages.question_page(result.name, q, slugs[q["id"]], by_question.get(q["id"], {}), runs)
+        pages.append(page)
+        data[lazy.path] = lazy.data
+    return pages, data
+
+
+def reference_per_question(scored: pd.DataFrame) -> dict:
+    """Main's list of one run's questions: a grouping per run, each round's mark joined by pandas."""
+    ordered = scored.sort_values("round", kind="stable")
+    question_ids = ordered["question_id"].astype(str)
+    grouped = ordered.groupby(question_ids, sort=False)
+    summary = grouped[list(GRADINGS)].mean()
+    summary["category"] = grouped["category"].first()
+    for g in GRADINGS:
+        summary[f"rounds:{g}"] = ordered[g].map(run_pages._round_mark).groupby(question_ids, sort=False).agg(" ".join)
+    return summary.to_dict("index")
+
+
+def reference_run_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes]]:
+    """Main's run pages: each run's questions grouped on their own, its disagreements' text from its predictions."""
+    slugs, models = question_slugs(result.benchmark), result.models.set_index("run_id")
+    pages, data = [], {}
+    for run in result.runs:
+        scored = result.scored[result.scored["run_id"] == run.run_id]
+        texts = {(run.run_id, p["question_id"], int(p.get("round", 0))): p.get("response", "") for p in run.predictions}
+        page, tables = run_pages.run_page(
+            result.name,
+            run,
+            models.loc[run.run_id],
+            scored,
+            slugs,
+            result.benchmark.questions,
+            current_version=result.benchmark.version,
+            answered=reference_per_question(scored),
+            responses=texts,
+        )
+        pages.append(page)
+        data.update((t.path, t.data) for t in tables)
+    return pages, data
+
+
+@pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
+@pytest.mark.parametrize("slice_answers", [1000, 1, 10**9], ids=["slices", "one-question-each", "one-slice"])
+def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferred, slice_answers):
+    expected_pages, expected_data = reference_question_pages(results(graded, deferred=False))
+    monkeypatch.setattr(answer_texts, "SLICE_ANSWERS", slice_answers)
+    pages, tables = question_pages.question_pages(results(graded, deferred=deferred))
+    data = {t.path: t.data for t in tables}
+    assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
+    assert data == expected_data
+    assert len(data) == 30
+
+
+@pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
+def test_run_pages_from_one_grouping_are_byte_identical(graded, deferred):
+    expected_pages, expected_data = reference_run_pages(results(graded, deferred=False))
+    pages, tables = run_pages.run_pages(results(graded, deferred=deferred))
+    data = {t.path: t.data for t in tables}
+    assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
+    assert data == expected_data
+    assert len(pages) == 13
+
+
+def test_the_slices_hold_every_answer_once_in_question_order(graded):
+    path = checked_path(ANSWERS, graded.scored_dir(), "easy-problems-mc")
+    table = pq.read_table(path, columns=answer_texts.TEXT_COLUMNS).to_pandas()
+    questions = list(dict.fromkeys(table["question_id"]))
+    slices = answer_texts.question_slices(questions, table["question_id"].value_counts().to_dict(), limit=300)
+    assert [q for s in slices for q in s] == questions and len(slices) == 15  # 130 answers a question
+    parts = [t.to_pandas() for t in answer_texts.texts_by_slice(path, slices)]
+    for ids, part in zip(slices, parts, strict=True):
+        assert set(part["question_id"]) == set(ids)
+    pd.testing.assert_frame_equal(
+        pd.concat(parts).sort_values(list(ANSWER_SLOT)).reset_index(drop=True),
+        table.sort_values(list(ANSWER_SLOT)).reset_index(drop=True),
+    )

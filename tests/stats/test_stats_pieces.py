@@ -1,0 +1,137 @@
+"""Per-run pieces (dualboard.stats.pieces): a run added, changed or removed computes only its own
+pieces, and every table equals the one computed from scratch, frame by frame."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dualboard.stats import analyse
+from dualboard.stats.pieces import PIECES_DIR, Pieces
+from dualboard.stats.tables import TABLES, StatsTables
+from tests.conftest import tiny_predictions, tree_bytes, write_run
+from tests.stats.stats_builders import simulated_runs
+from tests.stats.test_stats_real_data import SOURCE, load_run
+
+N_BOOT = 300
+MEANS = {f"run{i}": (0.85 - 0.08 * i, 0.75 - 0.07 * i) for i in range(6)}
+
+
+def assert_same_tables(got: StatsTables, fresh: StatsTables) -> None:
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(fresh, name), check_exact=True)
+    assert got.notes == fresh.notes
+
+
+def with_categories(scored: pd.DataFrame) -> pd.DataFrame:
+    """Give the questions three categories, so agreement has per-category rows besides the per-run ones."""
+    number = scored["question_id"].str[1:].astype(int)
+    return scored.assign(category=number.mod(3).map({0: "logic", 1: "maths", 2: "words"}))
+
+
+def analysed_with(scored: pd.DataFrame, path: Path) -> tuple[StatsTables, Pieces]:
+    """Analyse with the pieces saved at ``path`` (read back from the file), then save them."""
+    pieces = Pieces.load(path)
+    tables = analyse(scored, n_boot=N_BOOT, pieces=pieces)
+    pieces.save()
+    return tables, pieces
+
+
+@pytest.fixture(scope="module")
+def scored() -> pd.DataFrame:
+    return with_categories(simulated_runs(MEANS, 40, 3))
+
+
+def test_one_more_run_computes_only_its_pieces_and_equals_a_fresh_analysis(scored, tmp_path):
+    path = tmp_path / "pieces.json"
+    five = scored[scored["run_id"] != "run5"]
+    first, pieces = analysed_with(five, path)
+    assert (pieces.reused, pieces.asked) == (0, 10)  # a models row and an agreement row per run
+    assert_same_tables(first, analyse(five, n_boot=N_BOOT))
+    added, pieces = analysed_with(scored, path)
+    assert (pieces.reused, pieces.asked) == (10, 12)
+    assert_same_tables(added, analyse(scored, n_boot=N_BOOT))
+
+
+def test_a_removed_run_takes_its_pieces_and_the_rest_are_reused(scored, tmp_path):
+    path = tmp_path / "pieces.json"
+    analysed_with(scored, path)
+    four = scored[~scored["run_id"].isin(["run1", "run4"])]
+    removed, pieces = analysed_with(four, path)
+    assert (pieces.reused, pieces.asked) == (8, 8)
+    assert_same_tables(removed, analyse(four, n_boot=N_BOOT))
+    assert len(Pieces.load(path)._known) == 8  # the two runs' pieces left the file
+
+
+def test_a_changed_run_or_option_is_computed_again(scored, tmp_path):
+    path = tmp_path / "pieces.json"
+    analysed_with(scored, path)
+    changed = scored.copy()
+    first = changed.index[changed["run_id"] == "run2"][0]
+    changed.loc[first, "answer_key"] = 100.0 - changed.loc[first, "answer_key"]
+    again, pieces = analysed_with(changed, path)
+    assert (pieces.reused, pieces.asked) == (10, 12)
+    assert_same_tables(again, analyse(changed, n_boot=N_BOOT))
+    other_seed = Pieces.load(path)
+    tables = analyse(changed, n_boot=N_BOOT, seed=7, pieces=other_seed)
+    assert other_seed.reused == 6  # the models rows need no seed; every κ bootstrap does
+    assert_same_tables(tables, analyse(changed, n_boot=N_BOOT, seed=7))
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": 99, "pieces": {}}', b'{"format": 1, "pieces": 3}'])
+def test_a_corrupt_pieces_file_reads_as_empty(scored, tmp_path, garbage):
+    path = tmp_path / "pieces.json"
+    path.write_bytes(garbage)
+    tables, pieces = analysed_with(scored, path)
+    assert pieces.reused == 0
+    assert_same_tables(tables, analyse(scored, n_boot=N_BOOT))
+    assert len(Pieces.load(path)._known) == 12
+
+
+@pytest.mark.skipif(not (SOURCE / "auto_eval_outputs").is_dir(), reason="shared real data absent")
+def test_real_runs_added_one_at_a_time_equal_a_fresh_analysis(tmp_path):
+    """The easy-problems Multi-Benchmark (13 published runs × 30 questions × 10 rounds)."""
+    runs = [load_run(p) for p in sorted((SOURCE / "auto_eval_outputs").glob("auto_eval-*.json"))]
+    path = tmp_path / "pieces.json"
+    analysed_with(pd.concat(runs[:-1], ignore_index=True), path)
+    every = pd.concat(runs, ignore_index=True)
+    tables, pieces = analysed_with(every, path)
+    assert pieces.reused == pieces.asked - 2 == 2 * (len(runs) - 1)
+    assert_same_tables(tables, analyse(every, n_boot=N_BOOT))
+
+
+def dualboard(root: Path, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", *args, "--root", str(root)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_the_stats_command_reuses_pieces_and_writes_what_a_fresh_one_writes(tiny_root):
+    write_run(tiny_root, "run-b")
+    for command in ("ingest", "grade", "stats"):
+        dualboard(tiny_root, command)
+    write_run(tiny_root, "run-c", [{**p, "response": "Final answer: 5"} for p in tiny_predictions()])
+    dualboard(tiny_root, "ingest")
+    dualboard(tiny_root, "grade")
+    line = dualboard(tiny_root, "stats")
+    assert "tables for tiny (3 runs)" in line
+    assert reused_of(line) == (6, 9)  # a models row and two agreement rows per run: run-c's are new
+    again = tree_bytes(tiny_root / "build" / "stats")
+    for folder in (tiny_root / "build" / "stats", tiny_root / "build" / PIECES_DIR):
+        shutil.rmtree(folder)
+    assert reused_of(dualboard(tiny_root, "stats")) == (2, 9)  # from scratch: run-b's verdicts are run-a's
+    assert tree_bytes(tiny_root / "build" / "stats") == again
+
+
+def reused_of(line: str) -> tuple[int, int]:
+    """(reused, asked) of a stats line: '…; 4 of 6 per-run results reused'."""
+    found = re.search(r"; (\d+) of (\d+) per-run results reused", line)
+    return (int(found[1]), int(found[2])) if found else (0, 0)
