@@ -13,7 +13,6 @@ import datetime as dt
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,7 @@ from dualboard.intake.validate import (
     validate_submissions,
 )
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.render.site_config import SITE_SOURCES
+from dualboard.render.site_config import SITE_SOURCES, tool_versions
 from dualboard.stats.defaults import SEED
 from dualboard.store import IngestResult, Store
 from dualboard.store.base import MAX_REASON_CHARS, Removal
@@ -47,6 +46,7 @@ if TYPE_CHECKING:
     from dualboard.grading import GradedTables, Progress, VerdictCache
     from dualboard.release import freeze
     from dualboard.render.pages import BenchmarkResults
+    from dualboard.render.site import ComposedDocs
 
 
 SOURCES_CHECKED = "validate-sources"
@@ -480,18 +480,22 @@ def render(
     MkDocs' version) is what the last render read and site/ is as it left it
     (``cache``).
 
-    ``mkdocs build --dirty`` is not used: it leaves pages it does not rebuild
-    with a stale navigation, and mkdocs-material's search index then holds
-    only the rebuilt pages (squidfunk/mkdocs-material#7638).
+    Otherwise the site is built incrementally when it can be: MkDocs keeps its
+    output in build/mkdocs-site/ and, with ``--dirty``, rebuilds only the pages
+    whose text changed, while :mod:`dualboard.render.mkdocs_hooks` repairs what
+    ``--dirty`` alone gets wrong (the search index held only the rebuilt pages,
+    squidfunk/mkdocs-material#7638; removed pages stayed; the navigation of
+    pages not rebuilt). A question or run page names its data file through an
+    index, so adding a run rewrites few pages. See :func:`_build_site` for when
+    the build is full instead.
     """
     cache = cache or open_cache(project)
     snapshot = store.snapshot()
     inputs = [project.stats_root(), project.scored_dir(), *(project.root / name for name in SITE_SOURCES)]
-    tools = [f"{name} {metadata.version(name)}" for name in ("mkdocs", "mkdocs-material")]
     key = digest(
         "render",
         code_digest(),
-        *tools,
+        *tool_versions(),
         release or "",
         store.describe(),
         store.revision(),
@@ -506,17 +510,37 @@ def render(
 
 def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
     from dualboard.release_files import load_releases
-    from dualboard.render.site import build_site, compose_docs
+    from dualboard.render.site import compose_docs
     from dualboard.render.site_content import site_content
     from dualboard.store.base import read_removals
 
     results = analysed_results(project, store, cache)
     content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
-    config = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
-    build_site(config, project.site_dir)
+    docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
+    how = _build_site(project, docs, cache)
     return StageSummary(
-        "render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir}"
+        "render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir} ({how})"
     )
+
+
+def _build_site(project: Project, docs: ComposedDocs, cache: BuildCache) -> str:
+    """Build the site from ``docs``, incrementally when nothing but page texts changed; say which way.
+
+    The build is full unless build/mkdocs-site/ is as the last successful
+    build left it (a listing of names, sizes and times, remembered in the
+    cache) and that build had the same layout (configuration, navigation,
+    site sources' other files), code and tools.
+    """
+    from dualboard.render.site import KEPT_SITE, build_site
+
+    kept = project.build_dir / KEPT_SITE
+    key = digest("site", code_digest(), *tool_versions(), docs.layout)
+    dirty = cache.stage_done("site", key, listing_digest(kept))
+    build_site(docs.config, project.site_dir, kept=kept, dirty=dirty)
+    cache.record_stage("site", key, listing_digest(kept))
+    if not dirty:
+        return "full site build"
+    return f"incremental site build: {docs.pages(docs.changed)} changed and {docs.pages(docs.removed)} removed pages"
 
 
 def analysed_results(project: Project, store: Store, cache: BuildCache | None = None) -> list[BenchmarkResults]:

@@ -10,6 +10,21 @@ under ``shared/`` and named by its content (:mod:`dualboard.render.shared_files`
 verdicts disagree on pass/fail. With scripts off, or the file missing, the
 status line says so and links the Downloads page.
 
+The page does not name its data file: it names the *index* of its folder
+(:data:`INDEX`) and its table's key there, and the index names the data file.
+So a page's HTML depends on neither the answers nor where ``shared/`` is: adding
+a run changes every question's data file and the index, not the question pages,
+and an incremental site build rebuilds only the pages whose text changed
+(:func:`dualboard.render.site.build_site`).
+
+The index of a folder of pages (``FORMAT`` 1), beside them::
+
+    {"format": 1, "shared": "../../../shared/", "files": {"q1#answers": "<sha256>.json.gz", ...}}
+
+``shared`` is the ``shared/`` folder relative to the index (one level higher in
+a release, whose versions share it); a key is the page's file name without
+``.md``, ``#`` and the table's noun.
+
 The data document (``FORMAT`` 1)::
 
     {"format": 1, "pass_mark": 50, "kinds": ["link", "number", ...],
@@ -22,18 +37,21 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
+from pathlib import PurePosixPath
 from typing import Any
 
 from dualboard.kappa import PASS_MARK
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Header, link, table
-from dualboard.render.shared_files import shared_href, shared_name
+from dualboard.render.shared_files import SHARED_DIR, shared_href, shared_name
 
 FORMAT = 1
-"""Version of the data document; ``lazy-tables.js`` refuses any other."""
+"""Version of the data document and of the index; ``lazy-tables.js`` refuses any other."""
+INDEX = "data-files.json"
+"""File name of the index in each folder of pages with lazy tables: which data file each table loads."""
 KINDS = {
     "link": "index into ``links``: a [text, href] pair, shown as a link to a page of the site",
     "number": "a number, shown as written and sorted numerically",
@@ -64,10 +82,14 @@ class Column:
 
 @dataclass(frozen=True)
 class LazyTable:
-    """What a page needs for a lazy table: the HTML block, and the data file it loads."""
+    """What a page needs for a lazy table: the HTML block, its key in the index, and the data file it loads."""
 
     html: str
-    """The status line and the empty table, referencing the data file."""
+    """The status line and the empty table, naming the index of the page's folder and the table's key."""
+    index: str
+    """Docs-relative path of that index (:data:`INDEX` beside the page)."""
+    key: str
+    """The table's key in the index: the page's file name without ``.md``, ``#``, the noun."""
     path: str
     """Docs-relative path of the data file (``shared/<sha256>.json.gz``)."""
     data: bytes
@@ -81,14 +103,13 @@ def lazy_table(
     links: list[tuple[str, str]],
     *,
     noun: str,
-    versioned: bool,
     filterable: bool = False,
 ) -> LazyTable:
     """A lazy table for the page built from docs path ``page``, holding ``rows`` (cells by column kind).
 
-    ``noun`` names what a row is, for the status line ("answers"); ``filterable`` puts the filters of
-    ``tables.js`` above it once its rows are in.
-    ``versioned``: the site is a release, which finds ``shared/`` beside its version folder.
+    ``noun`` names what a row is, for the status line ("answers"), and the table among those of its page;
+    ``filterable`` puts the filters of ``tables.js`` above it once its rows are in. The HTML is the same
+    whatever the rows: they reach the site through :func:`data_files`.
     """
     unknown = {c.kind for c in columns} - set(KINDS)
     if unknown:
@@ -101,9 +122,8 @@ def lazy_table(
         "rows": rows,
     }
     raw = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    # Named by the JSON, not by the gzip bytes, which differ between zlib builds for the same JSON.
-    path = shared_name(raw, SUFFIX)
-    href = shared_href(page, path, versioned=versioned)
+    source = PurePosixPath(page)
+    index, key = str(source.parent / INDEX), f"{source.stem}#{noun}"
     status = (
         f'<p class="dualboard-lazy-status"><span class="dualboard-lazy-message">The {escape_text(noun)} are '
         "loaded from a data file by a script: if this line stays, scripts are off in this browser or the file "
@@ -111,14 +131,42 @@ def lazy_table(
         f"listed on the {link(DOWNLOADS, 'Downloads')} page.</p>"
     )
     block = table([c.header for c in columns], [], filterable=filterable)
+    href = INDEX if source.name == "index.md" else f"../{INDEX}"  # the page is served at a/b/ (directory URLs)
     return LazyTable(
         html=(
-            f'<div class="dualboard-lazy" data-src="{escape_text(href)}" data-noun="{escape_text(noun)}">'
-            f"{status}{block.rstrip()}</div>\n"
+            f'<div class="dualboard-lazy" data-src="{escape_text(href)}" data-key="{escape_text(key)}" '
+            f'data-noun="{escape_text(noun)}">{status}{block.rstrip()}</div>\n'
         ),
-        path=path,
+        index=index,
+        key=key,
+        # Named by the JSON, not by the gzip bytes, which differ between zlib builds for the same JSON.
+        path=shared_name(raw, SUFFIX),
         data=gzip.compress(raw, compresslevel=6, mtime=0),
     )
+
+
+def data_files(tables: Iterable[LazyTable], *, versioned: bool) -> dict[str, bytes]:
+    """The files the lazy ``tables`` load, by docs path: each data file under ``shared/``, and each index.
+
+    ``versioned``: the site is a release, whose indexes find ``shared/`` beside its version folder.
+    Raises ValueError when two tables of one folder share a key (one page with two tables of one noun).
+    """
+    files: dict[str, bytes] = {}
+    indexes: dict[str, dict[str, str]] = {}
+    for t in tables:
+        entries = indexes.setdefault(t.index, {})
+        if t.key in entries:
+            raise ValueError(f"two lazy tables of {t.index} have the key {t.key!r}; give each table its own noun")
+        entries[t.key] = PurePosixPath(t.path).name
+        files[t.path] = t.data
+    for path, entries in sorted(indexes.items()):
+        document = {
+            "format": FORMAT,
+            "shared": shared_href(path, f"{SHARED_DIR}/", versioned=versioned),
+            "files": dict(sorted(entries.items())),
+        }
+        files[path] = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return files
 
 
 def read_data(data: bytes) -> dict[str, Any]:

@@ -29,19 +29,16 @@ PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
 
 
-def question_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[list[Page], dict[str, bytes]]:
-    """The question list (in the navigation), one page per question (out of it), and their answers' data files.
-
-    ``versioned``: the site is a release (its pages find ``shared/`` beside the version folder).
-    """
+def question_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
+    """The question list (in the navigation), one page per question (out of it), and their answers' lazy tables."""
     slugs = question_slugs(result.benchmark)
     runs = _run_links(result)
-    pages, data = [question_list(result, slugs)], {}
+    pages, tables = [question_list(result, slugs)], []
     for question, answers in _question_answers(result):
-        page, lazy = question_page(result.name, question, slugs[question["id"]], answers, runs, versioned=versioned)
+        page, lazy = question_page(result.name, question, slugs[question["id"]], answers, runs)
         pages.append(page)
-        data[lazy.path] = lazy.data
-    return pages, data
+        tables.append(lazy)
+    return pages, tables
 
 
 def _question_answers(result: BenchmarkResults) -> Iterator[tuple[Mapping[str, Any], dict[str, list[Any]]]]:
@@ -175,8 +172,6 @@ def question_page(
     slug: str,
     answers: Mapping[str, Sequence[Any]],
     runs: Mapping[str, tuple[int, tuple[str, str]]],
-    *,
-    versioned: bool = False,
 ) -> tuple[Page, LazyTable]:
     """The page of one question (prompt, answer key) and the data file of its answers with every verdict.
 
@@ -204,7 +199,7 @@ def question_page(
     ]
     path = f"benchmarks/{benchmark}/questions/{slug}.md"
     rows = _answer_rows(answers, question, graders, runs)
-    lazy = lazy_table(path, columns, rows, [link for _, link in runs.values()], noun="answers", versioned=versioned)
+    lazy = lazy_table(path, columns, rows, [link for _, link in runs.values()], noun="answers")
     text = (
         front_matter(f"Question {slug}", search=False, hide=("toc",))
         + f"<h1>Question {escape_text(question['id'])}</h1>\n\n"

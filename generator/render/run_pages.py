@@ -53,12 +53,11 @@ MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
 
 
-def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[list[Page], dict[str, bytes]]:
-    """One page per stored run of the benchmark, and the data files of their lazy tables.
+def run_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
+    """One page per stored run of the benchmark, and their lazy tables.
 
     Every run's list of questions comes from one grouping of the scored table, and the responses of
     every run's listed disagreements from one reading of the answers table (``result.answers``).
-    ``versioned``: the site is a release (its pages find ``shared/`` beside the version folder).
     """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
@@ -66,7 +65,7 @@ def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[lis
     answered = _per_question(result.scored)
     listed = [listed_disagreements(rows) for rows in scored.values()]
     texts = responses_of(result.answers, pd.concat(listed)) if listed and result.answers is not None else {}
-    pages, data = [], {}
+    pages, lazy_tables = [], []
     for run in result.runs:
         page, tables = run_page(
             result.name,
@@ -76,13 +75,12 @@ def run_pages(result: BenchmarkResults, *, versioned: bool = False) -> tuple[lis
             slugs,
             result.benchmark.questions,
             current_version=result.benchmark.version,
-            versioned=versioned,
             answered=answered.get(run.run_id, {}),
             responses=texts,
         )
         pages.append(page)
-        data.update((t.path, t.data) for t in tables)
-    return pages, data
+        lazy_tables += tables
+    return pages, lazy_tables
 
 
 def run_page(
@@ -94,7 +92,6 @@ def run_page(
     questions: Sequence[Mapping[str, Any]] = (),
     *,
     current_version: str | None = None,
-    versioned: bool = False,
     answered: Mapping[str, Mapping[str, Any]] | None = None,
     responses: Mapping[tuple[str, str, int], str] = MappingProxyType({}),
 ) -> tuple[Page, list[LazyTable]]:
@@ -111,8 +108,8 @@ def run_page(
     path = f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md"
     if answered is None:
         answered = _per_question(scored).get(run.run_id, {})
-    listing, listed = question_table(path, scored, answered, questions, slugs, versioned=versioned)
-    intro, lazy = _disagreements(path, run, scored, slugs, responses, versioned=versioned)
+    listing, listed = question_table(path, scored, answered, questions, slugs)
+    intro, lazy = _disagreements(path, run, scored, slugs, responses)
     text = (
         front_matter(f"Run {run.run_id}")
         + f"<h1>{escape_text(run.model)}</h1>\n\n"
@@ -297,8 +294,6 @@ def question_table(
     answered: Mapping[str, Mapping[str, Any]],
     questions: Sequence[Mapping[str, Any]],
     slugs: Mapping[str, str],
-    *,
-    versioned: bool = False,
 ) -> tuple[str, LazyTable | None]:
     """Every question of the benchmark, one row each: category, both gradings per round and on average, outcome.
 
@@ -316,7 +311,7 @@ def question_table(
         for i, qid in enumerate(order)
     ]
     links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in order]
-    lazy = lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", versioned=versioned, filterable=True)
+    lazy = lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", filterable=True)
     intro = (
         "One row per question: the mean score of its rounds under each grading, and under it each round's score "
         "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
@@ -445,8 +440,6 @@ def _disagreements(
     scored: pd.DataFrame,
     slugs: Mapping[str, str],
     responses: Mapping[tuple[str, str, int], str],
-    *,
-    versioned: bool,
 ) -> tuple[str, LazyTable | None]:
     """What the run page says about the answers the gradings disagree on, and the lazy table listing them."""
     found = disagreements(scored)
@@ -469,7 +462,7 @@ def _disagreements(
         for r in listed.itertuples(index=False)
     ]
     links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in questions]
-    lazy = lazy_table(page, DISAGREEMENT_COLUMNS, rows, links, noun="answers", versioned=versioned)
+    lazy = lazy_table(page, DISAGREEMENT_COLUMNS, rows, links, noun="answers")
     shown = (
         f"The first {MAX_LISTED} are listed; every answer is on its question page and in the downloads. "
         if len(found) > MAX_LISTED

@@ -28,11 +28,9 @@ def shared_name(data: bytes, suffix: str) -> str:
     return f"{SHARED_DIR}/{hashlib.sha256(data).hexdigest()}{suffix}"
 
 
-def shared_href(page: str, name: str, *, versioned: bool) -> str:
-    """URL of the shared file ``name`` relative to the page built from docs path ``page``.
+def shared_href(source: str, name: str, *, versioned: bool) -> str:
+    """URL of the shared file ``name`` relative to the URL of the docs file ``source`` (a page or a file).
 
-    MkDocs writes ``a/b.md`` to ``a/b/index.html`` (directory URLs), so the
-    page sits one folder deeper than its source, unless it is an ``index.md``.
     A versioned site (a release) finds ``shared/`` one level above its root.
 
     Examples
@@ -41,7 +39,28 @@ def shared_href(page: str, name: str, *, versioned: bool) -> str:
     '../../../../shared/ab.json'
     >>> shared_href("index.md", "shared/ab.json", versioned=True)
     '../shared/ab.json'
+    >>> shared_href("benchmarks/demo/questions/data-files.json", "shared/", versioned=False)
+    '../../../shared/'
     """
-    path = PurePosixPath(page)
-    depth = len(path.parts) - (1 if path.name == "index.md" else 0)
+    depth = len(PurePosixPath(url_folder(source)).parts)
     return "../" * (depth + (1 if versioned else 0)) + name
+
+
+def url_folder(source: str) -> str:
+    """The folder of the URL MkDocs serves the docs file ``source`` at (``.`` for the site's root).
+
+    MkDocs writes ``a/b.md`` to ``a/b/index.html`` (directory URLs), so a page
+    sits one folder deeper than its source, unless it is an ``index.md``; any
+    other file is served at its own path.
+
+    Examples
+    --------
+    >>> url_folder("benchmarks/demo/questions/q1.md"), url_folder("benchmarks/demo/index.md")
+    ('benchmarks/demo/questions/q1', 'benchmarks/demo')
+    >>> url_folder("index.md"), url_folder("benchmarks/demo/questions/data-files.json")
+    ('.', 'benchmarks/demo/questions')
+    """
+    path = PurePosixPath(source)
+    if path.suffix == ".md" and path.name != "index.md":
+        return str(path.with_suffix(""))
+    return str(path.parent)

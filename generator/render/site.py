@@ -7,18 +7,24 @@ winning: the package's default ``site_src/``, the leaderboard folder's own
 ``mkdocs.yml`` may change (:mod:`dualboard.render.site_config`) and the
 generated navigation written over it.
 
-This module and ``site_config`` are the only ones that know about MkDocs (and
+MkDocs keeps the site it builds (``build/mkdocs-site/``) and :func:`build_site`
+publishes a copy to ``site/``; when only page texts changed, MkDocs rebuilds
+just those pages there (``--dirty``, put right by :mod:`dualboard.render.mkdocs_hooks`).
+
+This module, ``site_config`` and ``mkdocs_hooks`` are the only ones that know about MkDocs (and
 mike, its versioning tool): :func:`dualboard.pipeline.release` checks the folder with
 :func:`check_deployable` before it freezes anything, and calls :func:`deploy_site` last.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import uuid
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,16 +32,21 @@ from typing import Any
 import yaml
 
 from dualboard.atomic import atomic_write_text
+from dualboard.build_cache import digest
 from dualboard.errors import DualboardError, Finding, InvalidInputError
-from dualboard.render import gh_pages
+from dualboard.render import gh_pages, mkdocs_hooks
 from dualboard.render.pages import SiteContent
 from dualboard.render.shared_files import SHARED_DIR
 from dualboard.render.site_config import CONFIG_NAME, SITE_SOURCES, effective_settings, read_site_config
 from dualboard.render.site_content import NOT_IN_NAV
-from dualboard.safe_read import untrusted_findings
+from dualboard.safe_read import read_regular, untrusted_findings
 
 DEFAULTS = resources.files("dualboard.render").joinpath("site_default")
 DEFAULT_CONFIG = "mkdocs.default.yml"
+KEPT_SITE = "mkdocs-site"
+"""The folder of build/ where MkDocs keeps the site it built, for the next build to update; site/ is its copy."""
+HOOKS = "mkdocs_hooks.py"
+"""The hooks of every build (:mod:`dualboard.render.mkdocs_hooks`), copied beside the effective config."""
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 """mike, run as :func:`build_site` runs mkdocs: ``-P`` keeps the leaderboard folder's files from shadowing modules."""
 
@@ -96,48 +107,151 @@ def _site_sources(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     return own, findings + problems
 
 
-def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned: bool = False) -> Path:
-    """Lay out the docs folder and the effective mkdocs config; return the config path.
+@dataclass(frozen=True)
+class ComposedDocs:
+    """The docs folder and configuration :func:`compose_docs` laid out, and what changed since it last did."""
+
+    config: Path
+    """The effective ``mkdocs.yml``."""
+    changed: tuple[str, ...]
+    """Docs paths written this time: new, or with other bytes than before (the others keep their modification time)."""
+    removed: tuple[str, ...]
+    """Docs paths deleted: they are no longer part of the site."""
+    layout: str
+    """Digest of what every page's HTML depends on besides its own source: the configuration (the navigation
+    with it), the source of each navigation page whose title is its own text, and the site sources' other files."""
+
+    def pages(self, paths: tuple[str, ...]) -> int:
+        """How many of ``paths`` (``changed`` or ``removed``) are pages."""
+        return sum(1 for p in paths if p.endswith(".md"))
+
+
+def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned: bool = False) -> ComposedDocs:
+    """Lay out the docs folder and the effective mkdocs config.
+
+    The folder ends up holding exactly the site's sources, but a file is
+    written only when its bytes changed, and a file no longer in the site is
+    deleted: an unchanged page keeps its modification time, so ``mkdocs build
+    --dirty`` does not rebuild it (:func:`build_site`).
 
     Raises :class:`InvalidInputError` with every :func:`site_source_findings`
-    finding before anything is copied. ``versioned`` turns on the mike version
+    finding before anything is written. ``versioned`` turns on the mike version
     selector (only a release is served beside a ``versions.json``; elsewhere
     the selector's request would fail).
     """
     own, findings = _site_sources(root)
     if findings:
         raise InvalidInputError(findings)
-    docs = build_dir / "docs"
-    if docs.exists():
-        shutil.rmtree(docs)
     with resources.as_file(DEFAULTS) as defaults:
-        shutil.copytree(defaults / "site_src", docs)
         default = _base_config(build_dir, Path(defaults) / "mkdocs.yml")
+        sources = _tree_bytes(Path(defaults) / "site_src")
     if (root / "site_src").is_dir():
-        # Checked above to hold no link; symlinks=True still never reads through one.
-        shutil.copytree(root / "site_src", docs, symlinks=True, dirs_exist_ok=True)
-    for page in content.pages:
-        _write(docs / page.path, page.content)
-    for appendix in content.appendices:
-        path = docs / appendix.path
-        _write(path, (path.read_text("utf-8") if path.is_file() else "") + appendix.content)
-    for path, data in content.assets.items():
-        _write(docs / path, data)
+        sources |= _tree_bytes(root / "site_src")  # checked above to hold no link; read without following one
+    files = _site_files(sources, content)
+    changed, removed = _sync(build_dir / "docs", files)
+    text = _generated_config(default, own, content, files, versioned)
     config = build_dir / "mkdocs.yml"
-    atomic_write_text(config, _generated_config(default, own, content, docs, versioned))
-    return config
+    atomic_write_text(config, text)
+    return ComposedDocs(config, changed, removed, _layout(text, yaml.safe_load(text), sources, files))
 
 
-def _generated_config(default: dict, own: dict, content: SiteContent, docs: Path, versioned: bool) -> str:
+def _tree_bytes(folder: Path) -> dict[str, bytes]:
+    """Every regular file under ``folder`` by its posix path relative to it (a link or special file is refused)."""
+    found = {}
+    for parent, _dirs, names in os.walk(folder):
+        for name in names:
+            path = Path(parent, name)
+            found[path.relative_to(folder).as_posix()] = read_regular(path, root=folder)
+    return found
+
+
+def _site_files(sources: dict[str, bytes], content: SiteContent) -> dict[str, bytes]:
+    """The docs folder's files: the site sources, the generated pages over them, appendices, then assets."""
+    files = dict(sources)
+    for page in content.pages:
+        files[page.path] = page.content.encode("utf-8")
+    for appendix in content.appendices:
+        files[appendix.path] = files.get(appendix.path, b"") + appendix.content.encode("utf-8")
+    for path, data in content.assets.items():
+        files[path] = data if isinstance(data, bytes) else data.encode("utf-8")
+    return files
+
+
+def _sync(docs: Path, files: dict[str, bytes]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Make ``docs`` hold exactly ``files``; return the paths written and the paths deleted."""
+    existing = _entries(docs)
+    removed = tuple(sorted(set(existing) - set(files)))
+    for name in removed:
+        (docs / name).unlink()
+    _remove_empty_folders(docs)
+    changed = tuple(name for name, data in sorted(files.items()) if _write_if_changed(docs, name, data))
+    return changed, removed
+
+
+def _entries(folder: Path) -> list[str]:
+    """Every entry under ``folder`` that is not a real folder (files, links), relative to it."""
+    found = []
+    for parent, dirs, names in os.walk(folder):  # links to folders land in dirs and are not followed
+        links = [d for d in dirs if Path(parent, d).is_symlink()]
+        found += [Path(parent, n).relative_to(folder).as_posix() for n in names + links]
+    return found
+
+
+def _remove_empty_folders(folder: Path) -> None:
+    for parent, dirs, _names in os.walk(folder, topdown=False):
+        for name in dirs:
+            path = Path(parent, name)
+            if not path.is_symlink() and not any(path.iterdir()):
+                path.rmdir()
+
+
+def _write_if_changed(docs: Path, name: str, data: bytes) -> bool:
+    """Write ``data`` to ``docs/name`` unless the file already holds it; return whether it was written.
+
+    A file under ``shared/`` is named by the digest of its content, so one of the right size holds it.
+    The file is written anew, never over the old one, which MkDocs' output may share (:func:`build_site`).
+    """
+    path = docs / name
+    if path.is_file() and not path.is_symlink() and path.stat().st_size == len(data):
+        if name.startswith(f"{SHARED_DIR}/") or path.read_bytes() == data:
+            return False
+    if path.is_symlink() or path.exists():
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return True
+
+
+def _layout(text: str, config: dict, sources: dict[str, bytes], files: dict[str, bytes]) -> str:
+    """:attr:`ComposedDocs.layout` of the effective config ``text`` (parsed: ``config``).
+
+    ``sources``: the site sources (their files other than pages count); ``files``: every file of the docs.
+    """
+    untitled = [p for p in _untitled_pages(config.get("nav", [])) if p in files]
+    other = [p for p in sources if not p.endswith(".md")]
+    return digest(text, *(f"{p}\0{hashlib.sha256(files[p]).hexdigest()}" for p in sorted({*untitled, *other})))
+
+
+def _untitled_pages(nav) -> list[str]:
+    """Navigation entries given as a bare path: MkDocs titles them from the page's own text."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, dict):
+        return [p for value in nav.values() if not isinstance(value, str) for p in _untitled_pages(value)]
+    return [p for item in nav for p in _untitled_pages(item)] if isinstance(nav, list) else []
+
+
+def _generated_config(default: dict, own: dict, content: SiteContent, files: dict, versioned: bool) -> str:
     """The effective config: INHERIT the default, then the folder's checked settings, the folders and the nav."""
     config: dict = {
         "INHERIT": DEFAULT_CONFIG,
         **effective_settings(own, default),
         "docs_dir": "docs",
         "not_in_nav": "\n".join(f"/{p}" for p in NOT_IN_NAV),
+        "hooks": [HOOKS],
     }
     if "nav" not in own:
-        config["nav"] = content.nav + _extra_pages(docs, content.nav)
+        config["nav"] = content.nav + _extra_pages(files, content.nav)
     if versioned:
         config["extra"] = {**own.get("extra", {}), "version": {"provider": "mike", "default": "latest"}}
         # A release's shared files go beside the versions (deploy_site), not into each version folder.
@@ -145,10 +259,10 @@ def _generated_config(default: dict, own: dict, content: SiteContent, docs: Path
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 
-def _extra_pages(docs: Path, nav: list) -> list:
+def _extra_pages(files: dict, nav: list) -> list:
     """Top-level hand-written pages (site_src/*.md) that the generated nav does not list."""
     listed = set(_nav_paths(nav))
-    return [p.name for p in sorted(docs.glob("*.md")) if p.name not in listed]
+    return [p for p in sorted(files) if "/" not in p and p.endswith(".md") and p not in listed]
 
 
 def _nav_paths(nav) -> list[str]:
@@ -160,37 +274,102 @@ def _nav_paths(nav) -> list[str]:
 
 
 def _base_config(build_dir: Path, default: Path) -> dict:
-    """Copy the package's default config into build_dir (the effective one INHERITs it); return its settings."""
+    """Copy the package's default config and the hooks beside the effective config (which names both).
+
+    Returns the default config's settings.
+    """
     build_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(default, build_dir / DEFAULT_CONFIG)
+    shutil.copyfile(Path(mkdocs_hooks.__file__), build_dir / HOOKS)
     return yaml.safe_load(default.read_text("utf-8"))
 
 
-def _write(path: Path, data: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
+def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty: bool = False) -> None:
+    """Run ``mkdocs build --strict`` and publish to ``site_dir``; the old site stays until the new one is complete.
+
+    ``kept``: a folder that keeps the site as mkdocs built it, so that the next
+    build can be incremental; ``site_dir`` is published from it as hard links
+    (a copy where the file system has none), so publishing writes no byte. With
+    ``dirty``, mkdocs rebuilds there only the pages whose source is newer than
+    their output (``--dirty``), and :mod:`dualboard.render.mkdocs_hooks`
+    repairs what that leaves wrong and unlinks each output before it is
+    written again, so the published site never changes under its readers. That
+    is sound only when everything but the pages' sources is as it was when
+    ``kept`` was built (the configuration and navigation, the code, the tools:
+    :attr:`ComposedDocs.layout`), ``kept`` is as that build left it, and the
+    docs were laid out by :func:`compose_docs`; the caller checks. Without
+    ``kept`` mkdocs builds straight into a new ``site_dir``.
+    """
+    if kept is None:
+        _swap_in(_full_build(config, site_dir), site_dir)
+        return
+    if dirty:
+        _mkdocs(config, kept, dirty=True)
     else:
-        path.write_text(data, "utf-8")
-
-
-def build_site(config: Path, site_dir: Path) -> Path:
-    """Run ``mkdocs build --strict``; the old site stays in place until the new one is complete."""
-    staging = site_dir.with_name(f".{site_dir.name}-{uuid.uuid4().hex}")
-    # -P: the current folder (often the leaderboard, which a pull request fills) is not put on sys.path,
-    # so a committed yaml.py or markdown.py cannot stand in for the real module.
-    cmd = [sys.executable, "-P", "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(staging)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_mkdocs_env())
-    if proc.returncode != 0:
+        _swap_in(_full_build(config, kept), kept)
+    staging = _staging(site_dir)
+    try:
+        _link_tree(kept, staging)
+    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _swap_in(staging, site_dir)
+
+
+def _docs_dir(config: Path) -> Path:
+    """The docs folder that the effective config ``config`` names."""
+    return config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    """Make ``target`` a tree of hard links to the files of ``source`` (copies where links fail)."""
+    for parent, _dirs, names in os.walk(source):
+        folder = target / Path(parent).relative_to(source)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            try:
+                os.link(Path(parent, name), folder / name)
+            except OSError:
+                shutil.copy2(Path(parent, name), folder / name)
+
+
+def _full_build(config: Path, target: Path) -> Path:
+    """Build the whole site into a new folder beside ``target``; return the folder."""
+    staging = _staging(target)
+    try:
+        _mkdocs(config, staging, dirty=False)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return staging
+
+
+def _mkdocs(config: Path, out: Path, *, dirty: bool) -> None:
+    # -P: the current folder (often the leaderboard, which a pull request fills) is not put on sys.path,
+    # so a committed yaml.py or markdown.py cannot stand in for the real module. No --quiet: it lifts MkDocs'
+    # log level above warnings, and --strict, which counts them, then never fails.
+    cmd = [sys.executable, "-P", "-m", "mkdocs", "build", "--strict", *(["--dirty"] if dirty else [])]
+    proc = subprocess.run([*cmd, "-f", str(config), "-d", str(out)], capture_output=True, text=True, env=_mkdocs_env())
+    if proc.returncode != 0:
         raise SiteBuildError(
             f"mkdocs build failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"
             "Fix the page or configuration it names; the previous site/ was left unchanged."
         )
-    if site_dir.exists():
-        shutil.rmtree(site_dir)
-    os.replace(staging, site_dir)
-    return site_dir
+
+
+def _staging(target: Path) -> Path:
+    """A new, unused path beside ``target`` (hidden)."""
+    return target.with_name(f".{target.name}-{uuid.uuid4().hex}")
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    """Put the folder ``staging`` at ``target``: the old one is moved aside first, then deleted."""
+    old = _staging(target) if target.exists() else None
+    if old is not None:
+        os.replace(target, old)
+    os.replace(staging, target)
+    if old is not None:
+        shutil.rmtree(old)
 
 
 def check_deployable(root: Path) -> None:
@@ -216,8 +395,7 @@ def deploy_site(config: Path, root: Path, version: str, *, push: bool) -> None:
     retry = f"then delete releases/{version}/ and run `dualboard release {version}` again"
     try:
         gh_pages.follow_upstream(root)
-        docs = config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
-        gh_pages.add_shared_files(root, docs / SHARED_DIR, f"Shared data files of release {version}")
+        gh_pages.add_shared_files(root, _docs_dir(config) / SHARED_DIR, f"Shared data files of release {version}")
     except gh_pages.GitError as e:
         raise SiteDeployError(f"{e}\nThe release folder was written; fix the problem above, {retry}") from e
     for args in (

@@ -14,6 +14,7 @@ for the policy and its reasons.
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,21 @@ from dualboard.safe_read import UnsafeFileError, read_regular
 CONFIG_NAME = "mkdocs.yml"
 SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
 """What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
+TOOLS = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2", "pygments")
+"""What renders every page besides Dualboard: a site built with other versions of these is built again in full."""
+
+
+def tool_versions() -> list[str]:
+    """``name version`` of each of :data:`TOOLS` (``name absent`` when it is not installed)."""
+    versions = []
+    for name in TOOLS:
+        try:
+            versions.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name} absent")
+    return versions
+
+
 CONFIG_LIMIT = 1 << 20
 """Bytes; a site configuration is a few hundred lines, so more is a mistake or an attack."""
 

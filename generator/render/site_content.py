@@ -7,6 +7,7 @@ from dualboard.render import charts
 from dualboard.render.changelog import changelog_page, history, removed_since
 from dualboard.render.escape import escape_text
 from dualboard.render.graders_page import graders_page
+from dualboard.render.lazy_tables import data_files
 from dualboard.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
 from dualboard.render.question_pages import question_pages
@@ -36,10 +37,11 @@ def site_content(
         page, assets = leaderboard_page(result)
         content.pages.append(page)
         content.assets.update(assets)
-        runs, run_data = run_pages(result, versioned=release is not None)
-        questions, question_data = question_pages(result, versioned=release is not None)
+        runs, run_tables = run_pages(result)
+        questions, question_tables = question_pages(result)
         content.pages.extend(runs + questions + [graders_page(result)])
-        content.assets.update(run_data | question_data)  # the answers those pages load (shared/)
+        # The answers those pages load (shared/) and the indexes that name them.
+        content.assets.update(data_files(run_tables + question_tables, versioned=release is not None))
     downloads, files = downloads_page(results, releases, release)
     content.pages.extend(
         [

@@ -7,6 +7,7 @@ scored Parquet tables read back from disk.
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pandas as pd
@@ -24,6 +25,7 @@ from tests.browser.payloads import PAYLOADS
 pytestmark = pytest.mark.browser
 
 QUESTION = "demo-001"
+INDEX_PATH = "benchmarks/demo/questions/data-files.json"
 
 
 def scored_tables(root):
@@ -137,12 +139,37 @@ def test_a_run_page_lists_its_disagreements_from_the_data_file(driver, xss_site)
     assert questions[0].get_attribute("href") == server.url + f"benchmarks/demo/questions/{questions[0].text}/"
 
 
-def test_a_missing_data_file_is_said_in_plain_words_with_the_downloads_link(driver, demo_site, tmp_path):
+def _without_shared(site):
+    shutil.rmtree(site / "shared")
+
+
+def _without_index(site):
+    (site / INDEX_PATH).unlink()
+
+
+def _hostile_index(site):
+    """An index that points elsewhere: another host's file, and shared/ made to climb out of the site."""
+    index = json.loads((site / INDEX_PATH).read_text("utf-8"))
+    index["files"] = {key: "https://attacker.example/x.json.gz" for key in index["files"]}
+    index["shared"] = "//attacker.example/"
+    (site / INDEX_PATH).write_text(json.dumps(index), "utf-8")
+
+
+@pytest.mark.parametrize(
+    "damage, said",
+    [
+        (_without_shared, "The answers could not be loaded (404"),
+        (_without_index, "The answers could not be loaded (404"),
+        (_hostile_index, "The answers could not be loaded (the index names no data file for this table)."),
+    ],
+    ids=["no data file", "no index", "hostile index"],
+)
+def test_a_missing_data_file_is_said_in_plain_words_with_the_downloads_link(driver, demo_site, tmp_path, damage, said):
     root, _ = demo_site
     site = tmp_path / "site"
     port = free_port()
     shutil.copytree(root / "site", site)
-    shutil.rmtree(site / "shared")
+    damage(site)
     server = Server(site, port)
     try:
         driver.get(server.url + f"benchmarks/demo/questions/{QUESTION}/")
@@ -150,10 +177,12 @@ def test_a_missing_data_file_is_said_in_plain_words_with_the_downloads_link(driv
             lambda d: d.find_element(By.CSS_SELECTOR, "div.dualboard-lazy").get_attribute("data-state") == "error"
         )
         status = driver.find_element(By.CLASS_NAME, "dualboard-lazy-status")
-        assert "The answers could not be loaded (404" in status.text
+        assert said in status.text
         link = status.find_element(By.TAG_NAME, "a")
         assert link.text == "Downloads" and link.get_attribute("href") == server.url + "downloads/"
         assert rows(answers_table(driver)) == []
+        requested = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+        assert not any("attacker" in url for url in requested), requested
     finally:
         console_errors(driver)  # the 404 was expected: keep it out of the next test's console
         server.close()

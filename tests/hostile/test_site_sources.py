@@ -218,8 +218,7 @@ def test_allowed_settings_reach_mkdocs_as_plain_values(root: Path) -> None:
 
     (root / "mkdocs.yml").write_text(ALLOWED, "utf-8")
     assert site_source_findings(root) == []
-    config_path = compose_docs(root, root / "build", SiteContent(), versioned=True)
-    config = load_config(str(config_path))
+    config = load_config(str(compose_docs(root, root / "build", SiteContent(), versioned=True).config))
     assert config.site_name == "!ENV HF_TOKEN" and config.site_url == "https://example.org/board/"
     assert config.theme["palette"] == {"primary": "teal"} and config.theme["font"] is False
     assert config.nav == [{"Home": "index.md"}, {"About": "about.md"}]
@@ -231,7 +230,8 @@ def test_allowed_settings_reach_mkdocs_as_plain_values(root: Path) -> None:
     assert "javascripts/charts.js" in [str(p) for p in config.extra_javascript]
     assert config.extra["social"][0]["link"] == "https://github.com/example"
     assert config.extra["version"] == {"provider": "mike", "default": "latest"}
-    assert set(config.plugins) <= {"search", "material/search"} and not config.hooks
+    assert set(config.plugins) <= {"search", "material/search", "mkdocs_hooks.py"}, "only the package's own hooks"
+    assert [Path(h).name for h in config.hooks] == ["mkdocs_hooks.py"]
 
 
 def test_mkdocs_ignores_modules_in_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

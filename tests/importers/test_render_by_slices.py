@@ -111,7 +111,8 @@ def reference_run_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes
 def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferred, slice_answers):
     expected_pages, expected_data = reference_question_pages(results(graded, deferred=False))
     monkeypatch.setattr(answer_texts, "SLICE_ANSWERS", slice_answers)
-    pages, data = question_pages.question_pages(results(graded, deferred=deferred))
+    pages, tables = question_pages.question_pages(results(graded, deferred=deferred))
+    data = {t.path: t.data for t in tables}
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
     assert data == expected_data
     assert len(data) == 30
@@ -120,7 +121,8 @@ def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferr
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
 def test_run_pages_from_one_grouping_are_byte_identical(graded, deferred):
     expected_pages, expected_data = reference_run_pages(results(graded, deferred=False))
-    pages, data = run_pages.run_pages(results(graded, deferred=deferred))
+    pages, tables = run_pages.run_pages(results(graded, deferred=deferred))
+    data = {t.path: t.data for t in tables}
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
     assert data == expected_data
     assert len(pages) == 13

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import html
+import json
 import posixpath
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from dualboard.render.lazy_tables import read_data
+from dualboard.render.lazy_tables import FORMAT, read_data
+from dualboard.render.shared_files import url_folder
 
 
 @dataclass
@@ -97,15 +99,22 @@ def table_after(page: str, heading: str) -> ParsedTable:
     return tables(page[page.index(heading) :])[0]
 
 
-def lazy_source(page_path: str, page: str, heading: str) -> str:
-    """Docs path of the data file that the lazy table after ``heading`` loads (its ``data-src``, resolved).
+def lazy_source(page_path: str, page: str, heading: str, assets: dict) -> str:
+    """Docs path of the data file that the lazy table after ``heading`` loads, as the page's script finds it.
 
-    MkDocs serves ``a/b.md`` at ``a/b/`` (directory URLs), so the link is relative to that folder.
+    The table names the index of its folder (``data-src``, relative to the page's URL: MkDocs serves
+    ``a/b.md`` at ``a/b/``) and its key there (``data-key``); the index names the file under ``shared/``.
     """
-    match = re.search(r'<div class="dualboard-lazy" data-src="([^"]+)"', page[page.index(heading) :])
+    match = re.search(r'<div class="dualboard-lazy" data-src="([^"]+)" data-key="([^"]+)"', page[page.index(heading) :])
     assert match, f"no lazy table after {heading!r}"
-    folder = posixpath.splitext(page_path)[0] + "/"
-    return posixpath.normpath(posixpath.join(folder, html.unescape(match.group(1))))
+    index_path = _resolve(url_folder(page_path), html.unescape(match.group(1)))
+    index = json.loads(assets[index_path])
+    assert index["format"] == FORMAT
+    return _resolve(posixpath.dirname(index_path), index["shared"] + index["files"][html.unescape(match.group(2))])
+
+
+def _resolve(folder: str, href: str) -> str:
+    return posixpath.normpath(posixpath.join(folder, href))
 
 
 def lazy_table_after(page_path: str, page: str, heading: str, assets: dict) -> tuple[ParsedTable, dict]:
@@ -114,7 +123,7 @@ def lazy_table_after(page_path: str, page: str, heading: str, assets: dict) -> t
     Cells are read from the data file by kind, as ``javascripts/lazy-tables.js`` writes them
     (the browser tests check the script against the same files).
     """
-    data = read_data(assets[lazy_source(page_path, page, heading)])
+    data = read_data(assets[lazy_source(page_path, page, heading, assets)])
     parsed = table_after(page, heading)
     assert parsed.rows == [], "a lazy table's rows are in its data file, not in the page"
     parsed.rows = [[_lazy_cell(kind, value, data) for kind, value in zip(data["kinds"], row)] for row in data["rows"]]

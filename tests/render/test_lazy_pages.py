@@ -19,7 +19,7 @@ from dualboard import pipeline
 from dualboard.kappa import PASS_MARK
 from dualboard.project import Project
 from dualboard.release_files import load_releases
-from dualboard.render.lazy_tables import FORMAT, read_data
+from dualboard.render.lazy_tables import FORMAT, Column, data_files, lazy_table, read_data
 from dualboard.render.pages import run_slug
 from dualboard.render.question_pages import question_pages
 from dualboard.render.run_pages import disagreements
@@ -127,17 +127,22 @@ def test_a_run_page_loads_its_disagreements(board):
 
 
 def test_a_release_page_finds_the_shared_files_beside_its_version_folder(board):
+    """A release's page is the same page; its folder's index points one level higher, at gh-pages/shared/."""
     project, content = board
     results = pipeline.analysed_results(project, LocalStore(project.store_dir))
-    pages, data = question_pages(results[0], versioned=True)
-    path = "benchmarks/tiny/questions/q1.md"
-    released = next(p.content for p in pages if p.path == path)
-    plain = lazy_source(path, page(content, path), "## Answers")
-    assert lazy_source(path, released, "## Answers") == f"../{plain}", "gh-pages/shared/, beside gh-pages/VERSION/"
-    assert data[plain] == content.assets[plain]
+    pages, tables = question_pages(results[0])
+    released = data_files(tables, versioned=True)  # what site_content adds to a release's assets
+    path, index = "benchmarks/tiny/questions/q1.md", "benchmarks/tiny/questions/data-files.json"
+    text = next(p.content for p in pages if p.path == path)
+    assert text == page(content, path)
+    plain = lazy_source(path, text, "## Answers", content.assets)
+    assert lazy_source(path, text, "## Answers", released) == f"../{plain}"
+    assert json.loads(released[index])["shared"] == "../" + json.loads(content.assets[index])["shared"]
+    assert released[plain] == content.assets[plain]
 
 
-def test_question_page_html_does_not_grow_when_the_runs_double(board, tmp_path):
+def test_question_page_html_stays_the_same_when_the_runs_double(board, tmp_path):
+    """Only the data files and their index change: an incremental site build rebuilds no question page."""
     project, content = board
     root = tmp_path / "doubled"
     shutil.copytree(project.root / "data", root / "data")
@@ -149,7 +154,13 @@ def test_question_page_html_does_not_grow_when_the_runs_double(board, tmp_path):
     for question in QUESTIONS:
         path = f"benchmarks/tiny/questions/{question}.md"
         before, after = page(content, path), page(doubled, path)
-        assert len(after.encode()) == len(before.encode()), question
-        assert lazy_source(path, after, "## Answers") != lazy_source(path, before, "## Answers")
-        rows = read_data(doubled.assets[lazy_source(path, after, "## Answers")])["rows"]
-        assert len(rows) == 2 * len(read_data(content.assets[lazy_source(path, before, "## Answers")])["rows"])
+        assert after == before, question
+        now, then = (lazy_source(path, after, "## Answers", c.assets) for c in (doubled, content))
+        assert now != then
+        assert len(read_data(doubled.assets[now])["rows"]) == 2 * len(read_data(content.assets[then])["rows"])
+
+
+def test_two_tables_of_one_page_with_one_noun_are_refused():
+    tables = [lazy_table("b/questions/q.md", [Column("Round", "number")], [[i]], [], noun="answers") for i in (0, 1)]
+    with pytest.raises(ValueError, match=r"two lazy tables of b/questions/data-files.json have the key 'q#answers'"):
+        data_files(tables, versioned=False)

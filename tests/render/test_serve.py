@@ -107,9 +107,7 @@ def test_a_busy_port_is_a_message_not_a_traceback(tmp_path):
 def test_a_data_file_is_served_as_its_gzip_bytes(tmp_path):
     """No Content-Encoding: the page's script gets the gzip bytes and decompresses them itself."""
     site = _site(tmp_path)
-    lazy = lazy_table(
-        "benchmarks/b/questions/q.md", [Column("Round", "number")], [[0], [1]], [], noun="answers", versioned=False
-    )
+    lazy = lazy_table("benchmarks/b/questions/q.md", [Column("Round", "number")], [[0], [1]], [], noun="answers")
     (site / lazy.path).parent.mkdir(parents=True)
     (site / lazy.path).write_bytes(lazy.data)
     response = _get_once(SiteServer(site, 0), lazy.path)

@@ -1,8 +1,11 @@
 // Dualboard lazy tables: fill a table's rows from its data file (a question's answers, a run's disagreements).
 // Subscribed to mkdocs-material's document$ so pages reached by instant navigation are filled too.
 //
-// Each div.dualboard-lazy[data-src] holds a status line and a table whose body is empty. The data file
-// (generator/render/lazy_tables.py) is JSON, gzip-compressed at rest:
+// Each div.dualboard-lazy[data-src][data-key] holds a status line and a table whose body is empty. data-src
+// is the index of the page's folder, which names the data file of each table by its key
+// (generator/render/lazy_tables.py), so the page's HTML stays the same when the answers change:
+//   {"format": 1, "shared": "../../../shared/", "files": {"q1#answers": "<sha256>.json.gz", ...}}
+// The data file is JSON, gzip-compressed at rest:
 //   {"format": 1, "pass_mark": P, "kinds": [...], "links": [[text, href], ...], "rows": [[cell, ...], ...]}
 // Every cell is written with textContent, never innerHTML: submitted text stays text. A row whose
 // verdicts fall on both sides of pass_mark gets the class dualboard-disagree. Sorting and filters are
@@ -11,6 +14,9 @@
 (function () {
   var FORMAT = 1;
   var MISSING = "-1000000000000";  // sorts a missing score below every real one, as the site's HTML tables do
+  var SHARED = /^(\.\.\/)*shared\/$/;  // where an index may say the data files are: the site's own shared/
+  var DATA_FILE = /^[0-9a-f]{64}\.json\.gz$/;  // a data file's name: the SHA-256 of its JSON
+  var indexes = {};  // index URL -> promise of its document: pages of one folder share it across navigation
 
   // The file's text: gzip at rest, unless the server already decoded it (Content-Encoding).
   function load(url) {
@@ -28,6 +34,31 @@
         return new TextDecoder().decode(bytes);
       })
       .then(JSON.parse);
+  }
+
+  // The index at a page-relative URL, fetched once per URL (a failed fetch is tried again by the next page).
+  function index(src) {
+    var url = new URL(src, document.baseURI).href;
+    if (!indexes[url]) {
+      indexes[url] = load(url).then(function (doc) {
+        if (doc.format !== FORMAT) { throw new Error("index format " + doc.format + ", expected " + FORMAT); }
+        return { url: url, doc: doc };
+      });
+      indexes[url].catch(function () { delete indexes[url]; });
+    }
+    return indexes[url];
+  }
+
+  // The URL of the data file of the table with this key, as its folder's index names it.
+  function dataFile(src, key) {
+    return index(src).then(function (found) {
+      var files = found.doc.files || {};
+      var name = Object.prototype.hasOwnProperty.call(files, key) ? files[key] : null;
+      if (typeof name !== "string" || !DATA_FILE.test(name) || !SHARED.test(found.doc.shared)) {
+        throw new Error("the index names no data file for this table");
+      }
+      return new URL(found.doc.shared + name, found.url).href;
+    });
   }
 
   function text(td, value) {
@@ -105,12 +136,13 @@
   }
 
   function loadAll(root) {
-    root.querySelectorAll("div.dualboard-lazy[data-src]").forEach(function (el) {
+    root.querySelectorAll("div.dualboard-lazy[data-src][data-key]").forEach(function (el) {
       if (el.dataset.state) { return; }
       el.dataset.state = "loading";
       var noun = el.dataset.noun || "rows";
       message(el, "Loading the " + noun + "…");
-      load(el.dataset.src)
+      dataFile(el.dataset.src, el.dataset.key)
+        .then(load)
         .then(function (data) {
           var highlighted = fill(el, data);
           el.dataset.state = "done";
