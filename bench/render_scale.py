@@ -3,7 +3,8 @@
 For each built leaderboard folder given (e.g. by ``dualboard build``), the render stage runs in a
 child process as ``dualboard render`` runs it after ``dualboard validate`` (run first, untimed): with
 the folder's build cache, runs validated before by this code are not read again. The folder's
-``site/`` is deleted first, so the stage is not skipped. One line per folder:
+``site/`` and MkDocs' kept output are deleted first, so the stage is not skipped and the site is
+built in full. One line per folder:
 
 * ``render s``: the whole stage; ``mkdocs s``: the ``mkdocs build`` subprocess alone;
   ``python s``: the difference, the stage's own work (reading, pages, data files, the docs folder);
@@ -29,23 +30,24 @@ import resource
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-from scale import _tree_rss  # bench/scale.py, beside this script
+from scale import communicate_watched  # bench/scale.py, beside this script
 
 
 def render_once(root: Path, profile: str | None) -> dict[str, float]:
     """Run the render stage of the board at ``root`` in this process; its seconds and peak RSS."""
     from dualboard import pipeline
     from dualboard.project import Project
+    from dualboard.render import site
     from dualboard.store.local import LocalStore
 
     project = Project(root)
     shutil.rmtree(project.site_dir, ignore_errors=True)  # else the build cache skips the stage
+    shutil.rmtree(project.build_dir / site.KEPT_SITE, ignore_errors=True)  # else mkdocs builds only changes
     mkdocs = 0.0
-    build_site = pipeline.build_site
+    build_site = site.build_site  # the pipeline imports it from there when it builds, so the patch is seen
 
     def timed_build_site(*args, **kwargs):
         nonlocal mkdocs
@@ -55,7 +57,7 @@ def render_once(root: Path, profile: str | None) -> dict[str, float]:
         finally:
             mkdocs += time.perf_counter() - started
 
-    pipeline.build_site = timed_build_site
+    site.build_site = timed_build_site
     profiler = cProfile.Profile() if profile else None
     started = time.perf_counter()
     if profiler:
@@ -81,19 +83,7 @@ def measure(root: Path, profile: str | None) -> dict[str, float]:
     subprocess.run(validate, check=True, stdout=subprocess.DEVNULL)  # as a build does before: runs known valid
     command = [sys.executable, __file__, "--child", str(root)] + (["--profile", profile] if profile else [])
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.wait(0.05):
-            peak = max(peak, _tree_rss(proc.pid))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    output, errors = proc.communicate()
-    done.set()
-    sampler.join()
+    (output, errors), peak = communicate_watched(proc)
     if proc.returncode != 0:
         sys.exit(f"render of {root} failed ({proc.returncode}):\n{errors[-4000:]}")
     return {**json.loads(output.strip().splitlines()[-1]), "tree_rss": peak}

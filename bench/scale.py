@@ -84,11 +84,8 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def run(root: Path, *args: str) -> Step:
-    """Run ``dualboard ARGS --root ROOT``; stop the script with its output if it fails."""
-    command = [sys.executable, "-m", "dualboard", *args, "--root", str(root)]
-    started = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def communicate_watched(proc: subprocess.Popen) -> tuple[tuple[str, str], int]:
+    """``proc.communicate()``, and the peak resident bytes of its process tree, sampled every 50 ms meanwhile."""
     peak = 0
     done = threading.Event()
 
@@ -99,9 +96,18 @@ def run(root: Path, *args: str) -> Step:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    output, _ = proc.communicate()
+    outputs = proc.communicate()
     done.set()
     sampler.join()
+    return outputs, peak
+
+
+def run(root: Path, *args: str) -> Step:
+    """Run ``dualboard ARGS --root ROOT``; stop the script with its output if it fails."""
+    command = [sys.executable, "-m", "dualboard", *args, "--root", str(root)]
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    (output, _), peak = communicate_watched(proc)
     if proc.returncode != 0:
         sys.exit(f"dualboard {' '.join(args)} failed ({proc.returncode}):\n{output[-4000:]}")
     return Step(time.perf_counter() - started, peak)
