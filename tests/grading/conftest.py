@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dualboard import pipeline
+from dualboard.project import Project
+from dualboard.store import LocalStore
+from tests.conftest import REPO
 from tests.grading.judge_server import Reply, ScriptedJudgeServer
+
+
+@pytest.fixture
+def demo_board(tmp_path: Path) -> tuple[Project, LocalStore]:
+    """The bundled demo board (human labels on a sample), ingested into its local store."""
+    root = tmp_path / "board"
+    for name in ("data", "submissions"):
+        shutil.copytree(REPO / name, root / name)
+    project = Project(root)
+    store = LocalStore(project.store_dir)
+    pipeline.ingest(project, store, today="2026-01-01")
+    return project, store
 
 
 @pytest.fixture

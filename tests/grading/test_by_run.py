@@ -25,21 +25,8 @@ from dualboard.project import Project
 from dualboard.safe_read import UnsafeFileError
 from dualboard.scored_files import ANSWERS, TABLES, VERDICTS, read_table, typed, write_scored
 from dualboard.store import LocalStore
-from tests.conftest import REPO
 
 DEMO_RUNS = 7
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> tuple[Project, LocalStore]:
-    """The bundled demo board (human labels on a sample), ingested into its local store."""
-    root = tmp_path / "board"
-    for name in ("data", "submissions"):
-        shutil.copytree(REPO / name, root / name)
-    project = Project(root)
-    store = LocalStore(project.store_dir)
-    pipeline.ingest(project, store, today="2026-01-01")
-    return project, store
 
 
 def _tables(scored_dir: Path) -> list[pd.DataFrame]:
@@ -67,8 +54,8 @@ def _fragments(project: Project) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
 
 
-def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(demo, tmp_path: Path) -> None:
-    project, store = demo
+def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(demo_board, tmp_path: Path) -> None:
+    project, store = demo_board
     first = pipeline.grade(project, store, progress=False, jobs=1)
     assert f"({DEMO_RUNS} of {DEMO_RUNS} runs graded again)" in first.line
     _assert_equal_to_scratch(project, store, tmp_path)
@@ -93,8 +80,8 @@ def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(d
     assert _fragments(project) == kept  # the departed run's grades are deleted with it
 
 
-def test_a_changed_label_grades_its_run_again_and_a_changed_grader_every_run(demo, tmp_path: Path) -> None:
-    project, store = demo
+def test_a_changed_label_grades_its_run_again_and_a_changed_grader_every_run(demo_board, tmp_path: Path) -> None:
+    project, store = demo_board
     pipeline.grade(project, store, progress=False, jobs=1)
     labels_path = project.data_dir / "benchmarks" / "demo" / "human_labels.csv"
     labels = pd.read_csv(labels_path, dtype=str, keep_default_na=False)
@@ -124,8 +111,8 @@ def _grade_cli(root: Path, jobs: int) -> str:
     return result.stdout
 
 
-def test_a_pool_of_workers_writes_the_tables_of_one_process(demo, tmp_path: Path) -> None:
-    project, store = demo
+def test_a_pool_of_workers_writes_the_tables_of_one_process(demo_board, tmp_path: Path) -> None:
+    project, store = demo_board
     alone = tmp_path / "alone"
     shutil.copytree(project.root, alone, symlinks=True)
     assert f"({DEMO_RUNS} of {DEMO_RUNS} runs graded again)" in _grade_cli(alone, 1)

@@ -13,7 +13,6 @@ and every table must be equal. :func:`normalize_text`, rewritten as one
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -26,9 +25,7 @@ from dualboard.grading import grade_benchmark
 from dualboard.grading.choices import _extract_choice, normalize_text
 from dualboard.importers import import_autogenai
 from dualboard.linear_regex import Screened
-from dualboard.project import Project
-from dualboard.store import LocalStore
-from tests.conftest import REPO, TINY_QUESTIONS
+from tests.conftest import TINY_QUESTIONS
 from tests.grading.grading_fixtures import make_benchmark, make_run
 from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, load_imported, load_labels, real_data
 
@@ -98,13 +95,8 @@ def test_real_runs_graded_alike_with_and_without_screens(
     _both_ways(monkeypatch, lambda: grade_benchmark(benchmark, runs, human_labels=labels))
 
 
-def test_demo_graded_alike_with_and_without_screens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    root = tmp_path / "board"
-    for folder in ("data", "submissions"):
-        shutil.copytree(REPO / folder, root / folder)
-    project = Project(root)
-    store = LocalStore(project.store_dir)
-    pipeline.ingest(project, store, today="2026-01-01")
+def test_demo_graded_alike_with_and_without_screens(demo_board, monkeypatch: pytest.MonkeyPatch):
+    _project, store = demo_board
     benchmark, runs = pipeline.stored_benchmarks(store)["demo"]
     labels = pipeline.human_labels(benchmark)
     _both_ways(monkeypatch, lambda: grade_benchmark(benchmark, runs, human_labels=labels))
