@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from dualboard import kappa
 from dualboard.grading.human import HumanGrader
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_grades import RunGrades
@@ -107,6 +106,8 @@ def _kappa_against(labelled: pd.DataFrame, marks: pd.DataFrame, config_hash: str
     Estimable as in agreement.csv (Methodology, §Grader agreement): the answers both judged
     span at least :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both verdicts.
     """
+    from dualboard import kappa  # SciPy: a second of imports per grading process, needed only with labels
+
     candidate = AnswerKeyChoice("", "answer_key", config_hash).rows(labelled)
     paired = marks[[*ANSWER_SLOT, "score"]].merge(
         candidate[[*ANSWER_SLOT, "score"]], on=list(ANSWER_SLOT), how="left", suffixes=("_human", "")
