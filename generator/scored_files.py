@@ -25,7 +25,7 @@ revision it is about to name (:func:`table_revision`); DuckDB shows it with
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,9 +134,9 @@ MIN_COVERAGE = 0.8
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column (grading)."""
 
 
-def typed(table: Table, rows: list[dict], names: Sequence[str] | None = None) -> pd.DataFrame:
-    """A DataFrame of ``rows`` with the table's columns (or those of ``names``) in order, numbers and flags
-    in their dtypes.
+def typed(table: Table, rows: list[dict] | Mapping[str, list], names: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of ``rows`` (row dicts, or lists by column name) with the table's columns (or those of
+    ``names``) in order, numbers and flags in their dtypes.
 
     Text columns keep pandas' default dtype; the Arrow schema fixes them on write.
     """

@@ -188,9 +188,8 @@ def grade_run(plan: RunPlan, cache: VerdictCache | None = None, tally: Tally | N
     """
     tally = tally or Tally(plan.verdict_rows, None)
     graded = [(a, _verdicts(plan, a, cache, tally)) for a in plan.assignments]
-    rows = [row for assignment, verdicts in graded for row in _verdict_rows(plan, assignment, verdicts)]
     transient = any(v.transient for _, verdicts in graded for v in verdicts)
-    return RunGrades(_answer_rows(plan, graded), typed(VERDICTS, rows), transient)
+    return RunGrades(_answer_rows(plan, graded), _verdict_rows(plan, graded), transient)
 
 
 def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
@@ -231,27 +230,38 @@ def _grade_assignment(
     return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
 
 
-def _verdict_rows(plan: RunPlan, assignment: _Assignment, verdicts: Sequence[Verdict]) -> list[dict]:
-    grader = assignment.grader
-    rows = []
-    for position, verdict in zip(assignment.positions, verdicts, strict=True):
-        answer = plan.answers[position]
-        rows.append(
-            {
-                "run_id": plan.run.run_id,
-                "question_id": answer.question["id"],
-                "round": answer.round,
-                "category": answer.question.get("category", ""),
-                "grader": grader.name,
-                "grader_version": grader.version,
-                "config_hash": grader.config_hash,
-                "role": assignment.role,
-                "score": verdict.score,
-                "verdict_parse": verdict.verdict_parse,
-                "detail": verdict.detail,
-            }
-        )
-    return rows
+def _slot_columns(plan: RunPlan, positions: Sequence[int]) -> dict[str, list]:
+    """The question id, round and category of the answers at ``positions``, as columns."""
+    answers = [plan.answers[p] for p in positions]
+    return {
+        "question_id": [a.question["id"] for a in answers],
+        "round": [a.round for a in answers],
+        "category": [a.question.get("category", "") for a in answers],
+    }
+
+
+def _verdict_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
+    """One row per (answer, grader), grader by grader: columns ``scored_files.VERDICTS``.
+
+    Built column by column (a frame of 10⁴ row dicts costs ten times more)."""
+    columns: dict[str, list] = {name: [] for name in VERDICTS.names}
+    for assignment, verdicts in graded:
+        grader, n = assignment.grader, len(verdicts)
+        constant = {
+            "run_id": plan.run.run_id,
+            "grader": grader.name,
+            "grader_version": grader.version,
+            "config_hash": grader.config_hash,
+            "role": assignment.role,
+        }
+        for name, value in constant.items():
+            columns[name] += [value] * n
+        for name, values in _slot_columns(plan, assignment.positions).items():
+            columns[name] += values
+        columns["score"] += [v.score for v in verdicts]
+        columns["verdict_parse"] += [v.verdict_parse for v in verdicts]
+        columns["detail"] += [v.detail for v in verdicts]
+    return typed(VERDICTS, columns)
 
 
 def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
@@ -263,28 +273,23 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
                 (p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True)
             )
     run, benchmark = plan.run, plan.benchmark
-    version = str(run.metadata.get("benchmark_version", benchmark.version))
-    rows = []
-    for position, answer in enumerate(plan.answers):
-        trad_name, trad = traditional[position]
-        response = answer.prediction.get("response")
-        rows.append(
-            {
-                "benchmark": benchmark.name,
-                "run_id": run.run_id,
-                "model": run.model,
-                "question_id": answer.question["id"],
-                "category": answer.question.get("category", ""),
-                "question_type": answer.question.get("type", "open"),
-                "round": answer.round,
-                "traditional": trad.score,
-                "traditional_grader": trad_name,
-                "verdict_parse": trad.verdict_parse,
-                "missing": not str(response or "").strip(),
-                "benchmark_version": version,
-                "prompt": answer.question.get("prompt", ""),
-                "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),
-                "response": response if isinstance(response, str) else None,
-            }
-        )
-    return typed(ANSWERS, rows, RUN_ANSWER_COLUMNS)
+    n = len(plan.answers)
+    trads = [traditional[position] for position in range(n)]
+    questions = [answer.question for answer in plan.answers]
+    responses = [answer.prediction.get("response") for answer in plan.answers]
+    columns = {
+        "benchmark": [benchmark.name] * n,
+        "run_id": [run.run_id] * n,
+        "model": [run.model] * n,
+        **_slot_columns(plan, range(n)),
+        "question_type": [q.get("type", "open") for q in questions],
+        "traditional": [verdict.score for _, verdict in trads],
+        "traditional_grader": [name for name, _ in trads],
+        "verdict_parse": [verdict.verdict_parse for _, verdict in trads],
+        "missing": [not str(response or "").strip() for response in responses],
+        "benchmark_version": [str(run.metadata.get("benchmark_version", benchmark.version))] * n,
+        "prompt": [q.get("prompt", "") for q in questions],
+        "key_answer": [str(q.get("answer_key", {}).get("answer", "")) for q in questions],
+        "response": [response if isinstance(response, str) else None for response in responses],
+    }
+    return typed(ANSWERS, columns, RUN_ANSWER_COLUMNS)
