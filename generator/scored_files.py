@@ -191,10 +191,10 @@ def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str
 def write_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
     """Write the three tables of ``benchmark`` from ``parts``, one after the other; return their paths.
 
-    Each part is like :func:`write_scored`'s ``tables`` (the grading stage
-    yields one per run); the files hold the parts' rows in order, and only one
-    part is in memory at a time. Each file is written to a temporary name and
-    moved into place once complete.
+    Each part is like :func:`write_scored`'s ``tables``, its tables pandas
+    DataFrames or Arrow tables (the grading stage yields one per run); the
+    files hold the parts' rows in order, and only one part is in memory at a
+    time. Each file is written to a temporary name and moved into place once complete.
     """
     paths = [table.path(scored_dir, benchmark) for table in TABLES]
     with ExitStack() as stack:
@@ -204,9 +204,15 @@ def write_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str
         ]
         for part in parts:
             for table, writer in zip(TABLES, writers, strict=True):
-                frame = getattr(part, table.name)[list(table.names)]
-                writer.write_table(pa.Table.from_pandas(frame, schema=writer.schema, preserve_index=False))
+                writer.write_table(_arrow(getattr(part, table.name), table, writer.schema))
     return paths
+
+
+def _arrow(frame: pd.DataFrame | pa.Table, table: Table, schema: pa.Schema) -> pa.Table:
+    """``frame``'s columns of ``table`` as an Arrow table of ``schema`` (a part may come in Arrow already)."""
+    if isinstance(frame, pa.Table):
+        return frame.select(list(table.names)).cast(schema)
+    return pa.Table.from_pandas(frame[list(table.names)], schema=schema, preserve_index=False)
 
 
 def _table_writer(table: Table, tmp: Path, benchmark: str, revision: str) -> pq.ParquetWriter:

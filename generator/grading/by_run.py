@@ -21,19 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from dualboard.grading.answer_key_choice import (
     CHOICE_COLUMNS,
     AnswerKeyChoice,
     ChoiceEvidence,
     choose_answer_key,
-    with_answer_key,
+    with_answer_key_arrow,
 )
 from dualboard.grading.cache import VerdictCache, VerdictFolders
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_cache import RunCache, benchmark_digest, run_key
 from dualboard.grading.run_grades import RunGrades, grade_run, plan_run
-from dualboard.grading.tables import GradedTables, benchmark_labels, check_run_labels, label_notes, run_labels
+from dualboard.grading.tables import benchmark_labels, check_run_labels, label_notes, run_labels
 from dualboard.intake.human_labels import HumanLabels
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
@@ -56,12 +57,21 @@ class GradedRuns:
     answers: int
     """Answers of every run."""
 
-    def parts(self) -> Iterator[GradedTables]:
+    def parts(self) -> Iterator[RunTables]:
         """Each run's rows of the three tables, run after run, read from the cache one run at a time."""
         for name in self.fragments:
-            grades = self.cache.load(name)
-            answers = with_answer_key(grades, self.choice)
-            yield GradedTables(answers[list(SCORED.names)], answers, grades.verdicts, self.notes)
+            answers, verdicts = self.cache.load_arrow(name)
+            full = with_answer_key_arrow(answers, verdicts, self.choice)
+            yield RunTables(full.select(list(SCORED.names)), full, verdicts)
+
+
+@dataclass(frozen=True)
+class RunTables:
+    """One run's rows of the three tables, in Arrow (what ``scored_files.write_scored_parts`` writes)."""
+
+    scored: pa.Table
+    answers: pa.Table
+    verdicts: pa.Table
 
 
 def grade_stored(

@@ -12,13 +12,14 @@ content, hold one run in memory, and spread runs over processes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from dualboard.grading.cache import VerdictCache, question_digest, verdict_key
+from dualboard.grading.cache import VerdictCache, answer_part, grader_part, keyed, question_digest
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
 from dualboard.grading.registry import get_grader
@@ -89,6 +90,17 @@ class RunPlan:
     def verdict_rows(self) -> int:
         """How many verdicts grading this plan gives: one per assignment per position."""
         return sum(len(a.positions) for a in self.assignments)
+
+    @functools.cached_property
+    def answer_parts(self) -> list[str]:
+        """Each answer's end of its verdict keys (:func:`~dualboard.grading.cache.answer_part`), shared by
+        every cached grader of the run."""
+        return [answer_part(answer.prediction) for answer in self.answers]
+
+    @functools.cached_property
+    def question_digests(self) -> dict[str, str]:
+        """:func:`~dualboard.grading.cache.question_digest` of each question the run answers, by id."""
+        return {a.question["id"]: question_digest(a.question) for a in self.answers}
 
     def slot(self, answer: _Answer) -> AnswerSlot:
         """``(run_id, question_id, round)``: the answer's place, which no other answer of the benchmark shares."""
@@ -196,7 +208,7 @@ def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None
     """Return one verdict per answer of the assignment, counting them on ``tally``."""
     grader = assignment.grader
     if not isinstance(grader, HumanGrader):
-        return _grade_assignment(assignment, plan.answers, cache, tally)
+        return _grade_assignment(assignment, plan, cache, tally)
     # people judged these answers already: their labels are read, not graded or cached
     verdicts = grader.grade_labels(plan.labels, [plan.slot(plan.answers[p]) for p in assignment.positions])
     tally.advance(len(verdicts))
@@ -204,15 +216,14 @@ def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None
 
 
 def _grade_assignment(
-    assignment: _Assignment, answers: Sequence[_Answer], cache: VerdictCache | None, tally: Tally
+    assignment: _Assignment, plan: RunPlan, cache: VerdictCache | None, tally: Tally
 ) -> list[Verdict]:
     """Grade one assignment's answers, reading and filling the cache."""
     grader = assignment.grader
+    answers = plan.answers
     items = [(answers[p].question, answers[p].prediction) for p in assignment.positions]
     use_cache = cache is not None and grader.cached
-    unique = {q["id"]: q for q, _ in items} if use_cache else {}
-    digests = {question_id: question_digest(q) for question_id, q in unique.items()}
-    keys = [verdict_key(grader, q, pred, digests[q["id"]]) for q, pred in items] if use_cache else []
+    keys = _keys(grader, plan, assignment.positions) if use_cache else []
     known = cache.lookup(grader, keys) if use_cache else {}
     todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
     tally.advance(len(items) - len(todo))
@@ -228,6 +239,14 @@ def _grade_assignment(
         if use_cache:
             cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
     return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
+
+
+def _keys(grader: Grader, plan: RunPlan, positions: Sequence[int]) -> list[str]:
+    """The verdict keys of ``grader`` on the answers at ``positions`` (each equal to
+    :func:`~dualboard.grading.cache.verdict_key`'s)."""
+    starts = {qid: grader_part(grader, digest) for qid, digest in plan.question_digests.items()}
+    ends = plan.answer_parts
+    return [keyed(starts[plan.answers[p].question["id"]], ends[p]) for p in positions]
 
 
 def _slot_columns(plan: RunPlan, positions: Sequence[int]) -> dict[str, list]:
