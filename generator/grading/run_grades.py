@@ -60,10 +60,12 @@ class _Answer:
 
     question: dict[str, Any]
     prediction: dict[str, Any]
+    round: int
+    """The prediction's round (0 when it names none), read once: sorting and every table's rows ask for it."""
 
-    @property
-    def round(self) -> int:
-        return int(self.prediction.get("round", 0) or 0)
+    @classmethod
+    def of(cls, question: dict[str, Any], prediction: dict[str, Any]) -> _Answer:
+        return cls(question, prediction, int(prediction.get("round", 0) or 0))
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
                 f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
                 "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
             ) from None
-        answer = _Answer(question, prediction)
+        answer = _Answer.of(question, prediction)
         if (question_id, answer.round) in seen:
             raise GradingInputError(
                 f"run {run.run_id!r} answers question {question_id!r} round {answer.round} twice — keep one line"
