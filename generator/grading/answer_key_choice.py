@@ -135,7 +135,7 @@ def with_answer_key(grades: RunGrades, choice: AnswerKeyChoice | None) -> pd.Dat
 
 def with_answer_key_arrow(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyChoice | None) -> pa.Table:
     """:func:`with_answer_key` on a run's Arrow tables, as the run cache keeps them: the text columns stay in
-    Arrow (at 10⁶ answers, turning them into Python strings and back was a third of the writing)."""
+    Arrow, never turned into a Python string per answer and back."""
     slots = answers.select(list(ANSWER_SLOT[1:])).to_pandas()
     score, parse = answer_key_values(slots, verdicts.select(CHOICE_COLUMNS + ["verdict_parse"]).to_pandas(), choice)
     added = {

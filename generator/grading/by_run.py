@@ -175,7 +175,7 @@ def _worker_context() -> multiprocessing.context.BaseContext:
 
     The server is a fresh interpreter, so no lock or thread of this process is inherited mid-use (as a plain
     fork could); and unlike spawned workers, each of which imported pandas, pyarrow and every grader again
-    (over a second each), the workers start with the imports done. Platforms without fork spawn them.
+    (about a second each), the workers start with the imports done. Platforms without fork spawn them.
     """
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")

@@ -264,7 +264,7 @@ def _slot_columns(plan: RunPlan, positions: Sequence[int]) -> dict[str, list]:
 def _verdict_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
     """One row per (answer, grader), grader by grader: columns ``scored_files.VERDICTS``.
 
-    Built column by column (a frame of 10⁴ row dicts costs ten times more)."""
+    Built column by column: a frame made of one dict per row costs several times more."""
     columns: dict[str, list] = {name: [] for name in VERDICTS.names}
     for assignment, verdicts in graded:
         grader, n = assignment.grader, len(verdicts)
