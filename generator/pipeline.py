@@ -29,7 +29,7 @@ from dualboard.intake.validate import (
     validate_submissions,
 )
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.render.site_config import SITE_SOURCES, tool_versions
+from dualboard.render.site_config import SITE_SOURCES, site_source_findings, tool_versions
 from dualboard.stats.defaults import SEED
 from dualboard.store import IngestResult, Store
 from dualboard.store.base import MAX_REASON_CHARS, Removal
@@ -103,15 +103,13 @@ def _source_findings(project: Project, cache: BuildCache | None) -> list[Finding
     """Check the graders benchmark.yaml names and the site sources; skipped while the code, data/ and
     the site sources are those that last passed (``cache``).
 
-    Both checks import what they check (every grader, MkDocs' side of the render): seconds of
-    start-up that a build with nothing changed must not pay.
+    The grader check imports every grader, start-up that a build with nothing changed must not pay;
+    the site sources are checked without importing the render.
     """
     sources = [project.data_dir, *(project.root / name for name in SITE_SOURCES)]
     key = digest(SOURCES_CHECKED, code_digest(), cache.tree_digest(sources, project.root)) if cache else ""
     if cache is not None and cache.stage_done(SOURCES_CHECKED, key, ""):
         return []
-    from dualboard.render.site import site_source_findings
-
     findings = [*_grader_findings(project), *site_source_findings(project.root)]
     if cache is not None and not findings:
         cache.record_stage(SOURCES_CHECKED, key, "")
