@@ -16,8 +16,9 @@ where the contract refuses the line (a reviewer would read one ``response``,
 the grader another). :func:`_keys_given_once` closes that gap.
 
 A whole file is confirmed at once by :func:`confirmed_lines`: one C call decodes every line (the file read as
-one JSON array, a comma for each line break, so a value can neither span two lines nor share one), and a
-few byte counts over the file stand in for the per-line duplicate check.
+one JSON array, a comma after each line break, so that a value can neither span two lines nor share one: a
+line break inside a string is refused as ever, and anywhere else but between two values the comma is
+misplaced), and one pass counting the keys' names stands in for the per-line duplicate check.
 """
 
 from __future__ import annotations
@@ -88,9 +89,11 @@ def confirmed_lines(data: bytes) -> list[Prediction] | None:
     >>> confirmed_lines(b'{"question_id": "q1", "response": "4"} {"question_id": "q2", "response": "5"}') is None
     True
     """
-    body = data[:-1] if data.endswith(b"\n") else data
-    try:  # a line break inside a value or between two values of one line turns into a misplaced comma
-        lines = _FILE_DECODER.decode(b"[" + body.replace(b"\n", b",") + b"]") if body else []
+    array = bytearray(b"[")  # a bytearray grown in place: one copy of the file, where bytes + bytes make three
+    array += memoryview(data)[: -1 if data.endswith(b"\n") else None]
+    array += b"]"
+    try:  # the comma after each line break is misplaced unless the break stands between two values
+        lines = _FILE_DECODER.decode(array.replace(b"\n", b"\n,")) if len(array) > 2 else []
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
     return lines if _file_keys_given_once(data, lines) else None
@@ -141,20 +144,26 @@ def _file_keys_given_once(data: bytes, lines: list[Prediction]) -> bool:
     """True only when no line of ``data`` gives a key twice: :func:`_keys_given_once` over a whole file.
 
     Every key of every line is decoded (unknown ones are refused), and a key
-    given twice still decodes once. So with no ``\\u00XX`` escape of a plain
-    character, each name is spelt ``"name"`` in ``data`` at least as often as
-    it is a key, and more often than the decoded lines hold it if some line
-    gives it twice: equal counts for every name prove every key given once.
+    given twice still decodes once. With no ``\\u00XX`` escape of a plain
+    character, every key is spelt ``"name"`` in ``data``, so each name is
+    found at least as often as the decoded lines hold it, and more often if
+    some line gives it twice. Found as often in all, every name is found
+    exactly as often: every key is given once.
     """
-    if b"\\u00" in data and _ESCAPED_PLAIN_CHARACTER.search(data):
+    if _ESCAPED_PLAIN_CHARACTER.search(data):  # the regex's literal prefix scans faster than bytes' ``in``
         return False
-    expected = Counter({"question_id": len(lines), "response": len(lines)})
-    expected["round"] = sum(line.round is not UNSET for line in lines)
-    expected["choice_order"] = sum(line.choice_order is not UNSET for line in lines)
-    for line in lines:
-        if line.recorded is not UNSET:
-            expected["recorded"] += 1
-            expected.update(line.recorded.keys())  # the names: a mapping would add its values
-    if not all(_PLAIN_KEY.fullmatch(name) for name in expected):
+    recorded = [line.recorded for line in lines if line.recorded is not UNSET]
+    expected = Counter(name for scores in recorded for name in scores)
+    expected.update(
+        question_id=len(lines),
+        response=len(lines),
+        round=sum(line.round is not UNSET for line in lines),
+        choice_order=sum(line.choice_order is not UNSET for line in lines),
+        recorded=len(recorded),
+    )
+    names = [name for name, count in expected.items() if count]
+    if not all(_PLAIN_KEY.fullmatch(name) for name in names):
         return False
-    return all(data.count(f'"{name}"'.encode()) == count for name, count in expected.items() if count)
+    # one pass for every name: alternatives that all start with '"' are scanned for fast
+    spelt = re.compile(b'"(?:' + b"|".join(re.escape(name.encode()) for name in names) + b')"')
+    return len(spelt.findall(data)) == sum(expected.values())

@@ -19,10 +19,11 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
+import stat
 import threading
 from collections import defaultdict
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
@@ -51,10 +52,11 @@ FAST_PATH_PATIENCE = 64
 """After this many lines in a row the fast decoder could not confirm, it is tried on one line in this many
 only, until it confirms one again: a refused line costs it a raised exception, and a file broken on every
 line would be slower than without it. Results never depend on it (a line it skips takes the exact path)."""
-POOL_MIN_BYTES = 400 * 1024 * 1024
-"""Predictions (bytes, all runs to read together) below which validation reads them in its own process. A
-worker costs about a CPU second to start (a fresh interpreter importing the validator, pandas included),
-what reading some 100 MB of predictions costs; below four times that, workers would not repay themselves."""
+POOL_MIN_BYTES = {"fork": 32 * 1024 * 1024, "spawn": 400 * 1024 * 1024}
+"""Predictions (bytes, all runs to read together) below which validation reads them in its own process, by
+how a worker starts (:func:`_pool_context`). Reading costs some 3 ms per MB of predictions; a forked worker
+starts in about 20 ms (7 MB of reading), a spawned one imports the validator, a third of a CPU second
+(100 MB). Below four times that, workers would not repay themselves."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,8 @@ def check_runs(
     reports, a million answers never sit in memory.
     """
     benchmarks_key = _benchmarks_key(benchmarks, cache) if cache is not None else None
+    if cache is not None and benchmarks_key is not None:
+        _hash_ahead(run_dirs, limits, cache, jobs)
     started = [_start_check(d, benchmarks, limits, submissions_root, cache, benchmarks_key) for d in run_dirs]
     to_read = [check for check in started if isinstance(check, _ToRead)]
     answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows), strict=True))
@@ -424,12 +428,10 @@ def _read_all(runs: list[_ToRead], limits: Limits, jobs: int | None, keep_rows: 
     kept are read (and checked again) on first use; ``dualboard validate``
     and ingest never use them.
     """
-    workers = min(jobs or default_jobs(), len(runs))
-    if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES:
+    workers, context = min(jobs or default_jobs(), len(runs)), _pool_context()
+    if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES[context.get_start_method()]:
         return [run.read(limits, keep_rows=keep_rows) for run in runs]
-    with ProcessPoolExecutor(
-        workers, mp_context=_pool_context(), initializer=_receive_runs, initargs=(runs, limits)
-    ) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_receive_runs, initargs=(runs, limits)) as pool:
         return list(pool.map(_read_in_worker, range(len(runs))))
 
 
@@ -482,6 +484,37 @@ def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str 
                 for name, b in sorted(benchmarks.items())
             )
         )
+    except OSError:
+        return None
+
+
+def _hash_ahead(run_dirs: list[Path], limits: Limits, cache: BuildCache, jobs: int | None) -> None:
+    """Hash the runs' predictions files on ``jobs`` threads (default: one per core), before the run keys
+    (:func:`_run_key`) ask for them one by one.
+
+    Reading a file and sha256 let go of the GIL, so the cores share what is most
+    of a key's cost; ``cache`` is only read and written whole entries at a time.
+    Only what :func:`_run_key` would hash is hashed: a regular file within its
+    size limit, never through a link (nothing is read that validation would refuse).
+    """
+    paths = []
+    for run_dir in run_dirs:
+        path = run_dir / PREDICTIONS
+        try:
+            if not (run_dir.is_symlink() or run_dir.parent.is_symlink()):
+                info = path.lstat()
+                if stat.S_ISREG(info.st_mode) and info.st_size <= limits.predictions_bytes:
+                    paths.append(path)
+        except OSError:
+            continue  # reading it reports why
+    with ThreadPoolExecutor(min(jobs or default_jobs(), max(len(paths), 1))) as pool:
+        list(pool.map(_digest_or_none, paths, [cache] * len(paths)))
+
+
+def _digest_or_none(path: Path, cache: BuildCache) -> str | None:
+    """``cache.file_digest(path)``, or None when the file cannot be read (:func:`_run_key` says why later)."""
+    try:
+        return cache.file_digest(path)
     except OSError:
         return None
 

@@ -263,6 +263,12 @@ def exact_rows(data: bytes) -> list | None:
     split=55,  # inside the first line's recorded scores: that object spans two lines
     end=b"",
 )
+@example(  # a line break inside a string: no comma may stand for it
+    lines=[b'{"question_id": "q2", "round": 0, "response": "Paris is the capital.\\n{\\"ANSWER\\": \\"B\\"}"}'],
+    breaks=[b"\n"] * 6,
+    split=78,
+    end=b"",
+)
 def test_a_whole_file_is_confirmed_only_when_every_line_is(lines, breaks, split, end):
     """Lines joined by line breaks, blank lines, spaces or nothing, with a line break anywhere: a file the
     whole-file decoder confirms holds one valid line per line, read as the exact path reads them."""
@@ -278,6 +284,8 @@ def test_a_whole_file_is_confirmed_only_when_every_line_is(lines, breaks, split,
 DOUBTFUL_FILES = [
     b'{"question_id": "q1", "response": "4"} {"question_id": "q2", "response": "5"}\n',  # two values, one line
     b'{"question_id": "q1",\n "response": "4"}\n',  # one value, two lines
+    b'{"question_id": "q1", "response": "4\n"}\n',  # a line break inside a string
+    b'{"question_id": "q1", "response": "4"\n}\n',  # ... before a closing brace
     b'{"question_id": "q1", "response": "4", "response": "5"}\n',  # a key given twice
     b'{"question_id": "q1", "response": "4", "r\\u006fund": 1, "round": 0}\n',  # twice, once escaped
     b'{"question_id": "q1", "response": "4", "recorded": {"judge": 1, "judge": 2}}\n',

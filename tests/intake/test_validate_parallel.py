@@ -44,7 +44,7 @@ def _check(root: Path, jobs: int, cache: BuildCache | None = None):
 
 @pytest.fixture
 def pooled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(validate, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(validate, "POOL_MIN_BYTES", {"fork": 0, "spawn": 0})
 
 
 @pytest.mark.parametrize("start", ["fork", "spawn"])
