@@ -88,18 +88,29 @@ def check_pull_request(
     Findings name files relative to the leaderboard folder. With a ``cache``,
     runs validated before, byte for byte, are not read again.
     """
+    try:  # once for both checks below (a benchmark of 10⁴ questions takes a second to load)
+        benchmarks = load_benchmarks(project.data_dir)
+    except DualboardError:
+        benchmarks = None  # validating says why
     report = validate_submissions(
-        project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits, cache=cache
+        project.data_dir,
+        paths or [project.submissions_dir],
+        project.submissions_dir,
+        limits,
+        cache=cache,
+        benchmarks=benchmarks,
     )
     project_findings = [
-        *_source_findings(project, cache),
+        *_source_findings(project, cache, benchmarks),
         *_settings_findings(project),
         *_committed_output_findings(project),
     ]
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
 
 
-def _source_findings(project: Project, cache: BuildCache | None) -> list[Finding]:
+def _source_findings(
+    project: Project, cache: BuildCache | None, benchmarks: dict[str, Benchmark] | None
+) -> list[Finding]:
     """Check the graders benchmark.yaml names and the site sources; skipped while the code, data/ and
     the site sources are those that last passed (``cache``).
 
@@ -110,23 +121,22 @@ def _source_findings(project: Project, cache: BuildCache | None) -> list[Finding
     key = digest(SOURCES_CHECKED, code_digest(), cache.tree_digest(sources, project.root)) if cache else ""
     if cache is not None and cache.stage_done(SOURCES_CHECKED, key, ""):
         return []
-    findings = [*_grader_findings(project), *site_source_findings(project.root)]
+    findings = [*_grader_findings(benchmarks), *site_source_findings(project.root)]
     if cache is not None and not findings:
         cache.record_stage(SOURCES_CHECKED, key, "")
     return findings
 
 
-def _grader_findings(project: Project) -> list[Finding]:
+def _grader_findings(benchmarks: dict[str, Benchmark] | None) -> list[Finding]:
     """Check every grader option benchmark.yaml names by building the grader.
 
-    While a benchmark is broken, validating it already reports why; its graders are checked once it loads.
+    While a benchmark is broken (``None``), validating it already reports why; its graders are checked
+    once it loads.
     """
+    if benchmarks is None:
+        return []
     from dualboard.grading.registry import grader_findings
 
-    try:
-        benchmarks = load_benchmarks(project.data_dir)
-    except DualboardError:
-        return []
     return [f for b in benchmarks.values() for f in grader_findings(b)]
 
 

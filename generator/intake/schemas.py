@@ -120,7 +120,8 @@ def _floats_allowed(value: Any, schema: Any) -> bool:
     if isinstance(value, dict):
         properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
         extra = schema.get("additionalProperties", {}) if isinstance(schema, dict) else {}
-        return all(_floats_allowed(v, properties.get(k, extra)) for k, v in value.items())
+        # a string or an integer needs no walk: skip the call for them, the most common values by far
+        return all(isinstance(v, (str, int)) or _floats_allowed(v, properties.get(k, extra)) for k, v in value.items())
     if isinstance(value, list):
         items = schema.get("items", {}) if isinstance(schema, dict) else {}
         return all(_floats_allowed(v, items) for v in value)

@@ -198,6 +198,7 @@ def validate_submissions(
     limits: Limits = Limits(),
     *,
     cache: BuildCache | None = None,
+    benchmarks: dict[str, Benchmark] | None = None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -207,6 +208,7 @@ def validate_submissions(
     benchmark definition comes back as findings too, so ``--format json``
     always prints one JSON document. ``cache``: see :func:`check_runs`. The
     runs' predictions are read again on first use (:class:`DeferredPredictions`).
+    ``benchmarks``: those of ``data_dir``, when the caller has loaded them already.
     """
     findings = [
         *untrusted_findings(data_dir),
@@ -214,7 +216,7 @@ def validate_submissions(
         *_misplaced_run_findings(submissions_root),
     ]
     try:
-        benchmarks = load_benchmarks(data_dir)
+        benchmarks = benchmarks if benchmarks is not None else load_benchmarks(data_dir)
     except InvalidInputError as exc:
         return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
     run_dirs = find_run_dirs(paths)

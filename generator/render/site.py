@@ -85,7 +85,7 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
     deleted: an unchanged page keeps its modification time, so ``mkdocs build
     --dirty`` does not rebuild it (:func:`build_site`).
 
-    Raises :class:`InvalidInputError` with every :func:`site_source_findings`
+    Raises :class:`InvalidInputError` with every :func:`~dualboard.render.site_config.site_source_findings`
     finding before anything is written. ``versioned`` turns on the mike version
     selector (only a release is served beside a ``versions.json``; elsewhere
     the selector's request would fail).
