@@ -1,8 +1,8 @@
 """Validation and ingest at growing sizes: from scratch, and after one run is added.
 
 For each size RUNSxQUESTIONSxROUNDS (``--sizes``) a board is simulated as ``scale.py`` simulates it
-(or each ``--board DIR`` is copied, never changed), and four commands run in child processes, as
-``scale.py`` runs them (wall seconds, peak RSS summed over the process tree, a pool's workers
+(or the data and submissions of each ``--board DIR`` are copied, never changed), and four commands
+run in child processes, as ``scale.py`` runs them (wall seconds, peak RSS summed over the process tree, a pool's workers
 included), with the CPU seconds of the whole tree and the machine's load beside them:
 
 * ``validate``, ``ingest``: from scratch, as a first build runs them;
@@ -89,8 +89,10 @@ def main() -> None:
             boards = [(size, int(size.split("x")[2]), None) for size in args.sizes.split(",")]
         for label, rounds, source in boards:
             root = Path(tmp) / "board"
-            if source is not None:
-                shutil.copytree(source, root, symlinks=True)
+            if source is not None:  # its submissions and data only: from scratch, nothing to reuse
+                for name in ("data", "submissions", "site_src", "mkdocs.yml"):
+                    copy = shutil.copytree if (source / name).is_dir() else shutil.copy2
+                    copy(source / name, root / name)
             else:
                 runs, questions, _ = (int(x) for x in label.split("x"))
                 make_board(root, questions, runs, rounds)
