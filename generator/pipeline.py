@@ -29,7 +29,7 @@ from dualboard.intake.validate import (
     validate_submissions,
 )
 from dualboard.project import CONFIG_FILE, Project
-from dualboard.render.site_config import SITE_SOURCES, tool_versions
+from dualboard.render.site_config import SITE_SOURCES, site_source_findings, tool_versions
 from dualboard.stats.defaults import SEED
 from dualboard.store import IngestResult, Store
 from dualboard.store.base import MAX_REASON_CHARS, Removal
@@ -88,47 +88,55 @@ def check_pull_request(
     Findings name files relative to the leaderboard folder. With a ``cache``,
     runs validated before, byte for byte, are not read again.
     """
+    try:  # once for both checks below (a benchmark of 10⁴ questions takes a second to load)
+        benchmarks = load_benchmarks(project.data_dir)
+    except DualboardError:
+        benchmarks = None  # validating says why
     report = validate_submissions(
-        project.data_dir, paths or [project.submissions_dir], project.submissions_dir, limits, cache=cache
+        project.data_dir,
+        paths or [project.submissions_dir],
+        project.submissions_dir,
+        limits,
+        cache=cache,
+        benchmarks=benchmarks,
     )
     project_findings = [
-        *_source_findings(project, cache),
+        *_source_findings(project, cache, benchmarks),
         *_settings_findings(project),
         *_committed_output_findings(project),
     ]
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
 
 
-def _source_findings(project: Project, cache: BuildCache | None) -> list[Finding]:
+def _source_findings(
+    project: Project, cache: BuildCache | None, benchmarks: dict[str, Benchmark] | None
+) -> list[Finding]:
     """Check the graders benchmark.yaml names and the site sources; skipped while the code, data/ and
     the site sources are those that last passed (``cache``).
 
-    Both checks import what they check (every grader, MkDocs' side of the render): seconds of
-    start-up that a build with nothing changed must not pay.
+    The grader check imports every grader, start-up that a build with nothing changed must not pay;
+    the site sources are checked without importing the render.
     """
     sources = [project.data_dir, *(project.root / name for name in SITE_SOURCES)]
     key = digest(SOURCES_CHECKED, code_digest(), cache.tree_digest(sources, project.root)) if cache else ""
     if cache is not None and cache.stage_done(SOURCES_CHECKED, key, ""):
         return []
-    from dualboard.render.site import site_source_findings
-
-    findings = [*_grader_findings(project), *site_source_findings(project.root)]
+    findings = [*_grader_findings(benchmarks), *site_source_findings(project.root)]
     if cache is not None and not findings:
         cache.record_stage(SOURCES_CHECKED, key, "")
     return findings
 
 
-def _grader_findings(project: Project) -> list[Finding]:
+def _grader_findings(benchmarks: dict[str, Benchmark] | None) -> list[Finding]:
     """Check every grader option benchmark.yaml names by building the grader.
 
-    While a benchmark is broken, validating it already reports why; its graders are checked once it loads.
+    While a benchmark is broken (``None``), validating it already reports why; its graders are checked
+    once it loads.
     """
+    if benchmarks is None:
+        return []
     from dualboard.grading.registry import grader_findings
 
-    try:
-        benchmarks = load_benchmarks(project.data_dir)
-    except DualboardError:
-        return []
     return [f for b in benchmarks.values() for f in grader_findings(b)]
 
 

@@ -6,8 +6,6 @@ import io
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.intake.human_labels import LABELS_FILE, HumanLabelsError, parse_human_labels
 from dualboard.intake.models import Benchmark, GraderSpec
@@ -146,6 +144,8 @@ def _human_label_findings(path: Path, root: Path) -> list[Finding]:
     text, problem = decode_utf8(raw, str(path))
     if problem is not None:
         return [problem]
+    import pandas as pd  # here, not at the top: most benchmarks have no labels, and pandas takes a second to load
+
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
         parse_human_labels(frame, str(path))

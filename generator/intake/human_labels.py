@@ -8,17 +8,20 @@ read as pass/fail (1 = pass = 100); in any other file numbers are marks on
 
 Validation reads the file here, so a broken file fails review; the ``human``
 grader (:mod:`dualboard.grading.human`) turns the parsed labels into verdicts.
+pandas is imported where a file is read: most benchmarks have no labels, and
+checking submissions should not pay its start-up.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from dualboard.errors import DualboardError
-from dualboard.scored_files import ANSWER_SLOT
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LABELS_FILE = "human_labels.csv"
 """File name of the labels, in ``data/benchmarks/<benchmark>/``."""
@@ -67,6 +70,8 @@ def _check_no_ambiguous_one(numbers: pd.Series, labels: pd.Series, source: str) 
 
 def _label_scores(labels: pd.Series, source: str) -> list[float]:
     """Turn the ``label`` column into scores on 0–100, reading the file's scale from its numbers."""
+    import pandas as pd
+
     words = labels.astype(str).str.strip().str.lower().reset_index(drop=True)
     numbers = pd.to_numeric(words.where(~words.isin(list(_WORDS))), errors="coerce")
     _check_labels(words, numbers, labels, source)
@@ -85,6 +90,10 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
     HumanLabelsError
         On missing columns, bad labels or rounds, or a duplicate (run, question, round).
     """
+    import pandas as pd
+
+    from dualboard.scored_files import ANSWER_SLOT
+
     missing = [c for c in LABEL_COLUMNS if c not in frame.columns]
     if missing:
         raise HumanLabelsError(f"{source}: missing column(s) {missing} — the header must be run,question,round,label")
@@ -118,6 +127,8 @@ def load_human_labels(path: Path) -> pd.DataFrame:
     >>> load_human_labels(p)["score"].tolist()
     [100.0, 0.0, 60.0]
     """
+    import pandas as pd
+
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     return parse_human_labels(frame, str(path))
 
@@ -127,9 +138,12 @@ def labels_by_slot(labels: pd.DataFrame) -> dict[AnswerSlot, float]:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"run_id": ["r1"], "question_id": ["q1"], "round": [0], "score": [100.0]})
     >>> labels_by_slot(frame)
     {('r1', 'q1', 0): 100.0}
     """
+    from dualboard.scored_files import ANSWER_SLOT
+
     columns = labels[[*ANSWER_SLOT, "score"]]
     return {(str(r), str(q), int(n)): float(s) for r, q, n, s in columns.itertuples(index=False, name=None)}

@@ -2,7 +2,7 @@
 
 A million-line predictions file cannot afford Python's ``json`` with a hook
 per object and a JSON Schema call per line. Here one compiled msgspec decoder
-parses a line and checks its types in C, against :class:`_Prediction`, a copy
+parses a line and checks its types in C, against :class:`Prediction`, a copy
 of ``schemas/prediction.schema.json`` (the documented contract; a test keeps
 the two alike). The fast path only ever says "valid": a line it cannot
 confirm returns ``None`` and goes through
@@ -14,11 +14,17 @@ integer, no ``true`` for a number, no lone surrogate, no invalid UTF-8), with
 one exception: like every JSON library it keeps the last of two equal keys,
 where the contract refuses the line (a reviewer would read one ``response``,
 the grader another). :func:`_keys_given_once` closes that gap.
+
+A whole file is confirmed at once by :func:`confirmed_lines`: one C call decodes every line (the file read as
+one JSON array, a comma after each line break, so that a value can neither span two lines nor share one: a
+line break inside a string is refused as ever, and anywhere else but between two values the comma is
+misplaced), and one pass counting the keys' names stands in for the per-line duplicate check.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Annotated, Any
 
 import msgspec
@@ -27,7 +33,7 @@ from msgspec import UNSET, Meta, UnsetType
 _Score = Annotated[int, Meta(ge=0, le=100)] | Annotated[float, Meta(ge=0, le=100)]
 
 
-class _Prediction(msgspec.Struct, forbid_unknown_fields=True):
+class Prediction(msgspec.Struct, forbid_unknown_fields=True):
     """One line of predictions.jsonl, as ``prediction.schema.json`` defines it."""
 
     question_id: Annotated[str, Meta(min_length=1, max_length=200)]
@@ -37,7 +43,8 @@ class _Prediction(msgspec.Struct, forbid_unknown_fields=True):
     recorded: dict[str, _Score] | UnsetType = UNSET
 
 
-_DECODER = msgspec.json.Decoder(_Prediction)
+_DECODER = msgspec.json.Decoder(Prediction)
+_FILE_DECODER = msgspec.json.Decoder(list[Prediction])
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 """Keys the duplicate check can vouch for: JSON can spell them otherwise only with a ``\\u00XX`` escape."""
 _ESCAPED_PLAIN_CHARACTER = re.compile(rb"\\u00(?:2[dDeE]|3[0-9]|[4-6][0-9A-Fa-f]|7[0-9aA])")
@@ -65,6 +72,35 @@ def confirmed_row(raw: bytes) -> dict[str, Any] | None:
         return None
     if not _keys_given_once(raw, line):
         return None
+    return as_row(line)
+
+
+def confirmed_lines(data: bytes) -> list[Prediction] | None:
+    """Every line of a whole predictions.jsonl, when each surely passes the strict parser and the schema.
+
+    ``None`` when unsure about any line (a blank line included): the caller
+    then reads the file line by line. One final line break is allowed. A line
+    is taken as a ``confirmed_row`` would take it; :func:`as_row` makes its row.
+
+    Examples
+    --------
+    >>> [as_row(line) for line in confirmed_lines(b'{"question_id": "q1", "response": "4", "round": 1}\\n')]
+    [{'question_id': 'q1', 'round': 1, 'response': '4'}]
+    >>> confirmed_lines(b'{"question_id": "q1", "response": "4"} {"question_id": "q2", "response": "5"}') is None
+    True
+    """
+    array = bytearray(b"[")  # a bytearray grown in place: one copy of the file, where bytes + bytes make three
+    array += memoryview(data)[: -1 if data.endswith(b"\n") else None]
+    array += b"]"
+    try:  # the comma after each line break is misplaced unless the break stands between two values
+        lines = _FILE_DECODER.decode(array.replace(b"\n", b"\n,")) if len(array) > 2 else []
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    return lines if _file_keys_given_once(data, lines) else None
+
+
+def as_row(line: Prediction) -> dict[str, Any]:
+    """The row of a confirmed line: its fields, ``round`` filled in with the contract's default 0."""
     row = {
         "question_id": line.question_id,
         "round": 0 if line.round is UNSET else line.round,
@@ -77,7 +113,7 @@ def confirmed_row(raw: bytes) -> dict[str, Any] | None:
     return row
 
 
-def _keys_given_once(raw: bytes, line: _Prediction) -> bool:
+def _keys_given_once(raw: bytes, line: Prediction) -> bool:
     """True only when no key of ``raw`` is given twice (msgspec keeps the last one silently).
 
     Every key is a plain name, spelt in ``raw`` as ``"name"`` unless written
@@ -97,3 +133,37 @@ def _keys_given_once(raw: bytes, line: _Prediction) -> bool:
     if raw.count(b'"recorded"') > 1 or not all(_PLAIN_KEY.fullmatch(key) for key in line.recorded):
         return False
     return all(raw.count(f'"{key}"'.encode()) <= 1 for key in line.recorded)
+
+
+def answer_keys(lines: list[Prediction]) -> list[tuple[str, int]]:
+    """(question_id, round) of each confirmed line, ``round`` filled in with the contract's default 0."""
+    return [(line.question_id, 0 if line.round is UNSET else line.round) for line in lines]
+
+
+def _file_keys_given_once(data: bytes, lines: list[Prediction]) -> bool:
+    """True only when no line of ``data`` gives a key twice: :func:`_keys_given_once` over a whole file.
+
+    Every key of every line is decoded (unknown ones are refused), and a key
+    given twice still decodes once. With no ``\\u00XX`` escape of a plain
+    character, every key is spelt ``"name"`` in ``data``, so each name is
+    found at least as often as the decoded lines hold it, and more often if
+    some line gives it twice. Found as often in all, every name is found
+    exactly as often: every key is given once.
+    """
+    if _ESCAPED_PLAIN_CHARACTER.search(data):  # the regex's literal prefix scans faster than bytes' ``in``
+        return False
+    recorded = [line.recorded for line in lines if line.recorded is not UNSET]
+    expected = Counter(name for scores in recorded for name in scores)
+    expected.update(
+        question_id=len(lines),
+        response=len(lines),
+        round=sum(line.round is not UNSET for line in lines),
+        choice_order=sum(line.choice_order is not UNSET for line in lines),
+        recorded=len(recorded),
+    )
+    names = [name for name, count in expected.items() if count]
+    if not all(_PLAIN_KEY.fullmatch(name) for name in names):
+        return False
+    # one pass for every name: alternatives that all start with '"' are scanned for fast
+    spelt = re.compile(b'"(?:' + b"|".join(re.escape(name.encode()) for name in names) + b')"')
+    return len(spelt.findall(data)) == sum(expected.values())

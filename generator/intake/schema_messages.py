@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
-
-from jsonschema import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from dualboard.names import RUN_ID, RUN_ID_RULE
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 Problem = tuple[str, str, str]
 """``(field, problem, fix)`` of one finding."""

@@ -11,13 +11,15 @@ import math
 from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-import jsonschema
 
 from dualboard.errors import Finding
 from dualboard.intake.schema_messages import plain_problems
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_NAMES = ("question", "prediction", "metadata", "benchmark", "provenance")
 
@@ -43,6 +45,8 @@ def _is_finite_number(_checker: object, value: object) -> bool:
 
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
+    import jsonschema  # here: only an instance with a finding needs it, and it takes a third of a second to load
+
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     checker = cls.TYPE_CHECKER.redefine_many({"integer": _is_integer, "number": _is_finite_number})
@@ -116,7 +120,8 @@ def _floats_allowed(value: Any, schema: Any) -> bool:
     if isinstance(value, dict):
         properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
         extra = schema.get("additionalProperties", {}) if isinstance(schema, dict) else {}
-        return all(_floats_allowed(v, properties.get(k, extra)) for k, v in value.items())
+        # a string or an integer needs no walk: skip the call for them, the most common values by far
+        return all(isinstance(v, (str, int)) or _floats_allowed(v, properties.get(k, extra)) for k, v in value.items())
     if isinstance(value, list):
         items = schema.get("items", {}) if isinstance(schema, dict) else {}
         return all(_floats_allowed(v, items) for v in value)

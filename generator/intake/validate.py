@@ -16,22 +16,25 @@ gigabytes) nor deep nesting.
 
 from __future__ import annotations
 
+import io
 import multiprocessing
 import os
+import stat
+import threading
 from collections import defaultdict
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from dualboard.build_cache import BuildCache, code_digest, digest
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import DEFINITION_FILES, load_benchmarks
 from dualboard.intake.models import Benchmark, Run
-from dualboard.intake.prediction_decoder import confirmed_row
+from dualboard.intake.prediction_decoder import Prediction, answer_keys, as_row, confirmed_lines, confirmed_row
 from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_name
@@ -49,10 +52,11 @@ FAST_PATH_PATIENCE = 64
 """After this many lines in a row the fast decoder could not confirm, it is tried on one line in this many
 only, until it confirms one again: a refused line costs it a raised exception, and a file broken on every
 line would be slower than without it. Results never depend on it (a line it skips takes the exact path)."""
-POOL_MIN_BYTES = 400 * 1024 * 1024
-"""Predictions (bytes, all runs to read together) below which validation reads them in its own process. A
-worker costs about a CPU second to start (a fresh interpreter importing the validator, pandas included),
-what reading some 100 MB of predictions costs; below four times that, workers would not repay themselves."""
+POOL_MIN_BYTES = {"fork": 32 * 1024 * 1024, "spawn": 400 * 1024 * 1024}
+"""Predictions (bytes, all runs to read together) below which validation reads them in its own process, by
+how a worker starts (:func:`_pool_context`). Reading costs some 3 ms per MB of predictions; a forked worker
+starts in about 20 ms (7 MB of reading), a spawned one imports the validator, a third of a CPU second
+(100 MB). Below four times that, workers would not repay themselves."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,7 @@ def check_runs(
     submissions_root: Path | None = None,
     cache: BuildCache | None = None,
     jobs: int | None = None,
+    keep_rows: bool = True,
 ) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
@@ -165,11 +170,17 @@ def check_runs(
 
     ``jobs``: the most processes that read predictions files side by side
     (default: one per core; see :func:`_read_all`). The report is the same for any number.
+
+    ``keep_rows=False``: the runs' predictions are counted, not kept, and read
+    again on first use (:class:`DeferredPredictions`): for a check that only
+    reports, a million answers never sit in memory.
     """
     benchmarks_key = _benchmarks_key(benchmarks, cache) if cache is not None else None
+    if cache is not None and benchmarks_key is not None:
+        _hash_ahead(run_dirs, limits, cache, jobs)
     started = [_start_check(d, benchmarks, limits, submissions_root, cache, benchmarks_key) for d in run_dirs]
     to_read = [check for check in started if isinstance(check, _ToRead)]
-    answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs), strict=True))
+    answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows), strict=True))
     checks = [
         check
         if isinstance(check, _RunCheck)
@@ -187,6 +198,7 @@ def validate_submissions(
     limits: Limits = Limits(),
     *,
     cache: BuildCache | None = None,
+    benchmarks: dict[str, Benchmark] | None = None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -194,7 +206,9 @@ def validate_submissions(
     ``submissions/``: a link anywhere in them is a finding, and so is a run
     folder at the wrong depth (it would be silently skipped). A broken
     benchmark definition comes back as findings too, so ``--format json``
-    always prints one JSON document. ``cache``: see :func:`check_runs`.
+    always prints one JSON document. ``cache``: see :func:`check_runs`. The
+    runs' predictions are read again on first use (:class:`DeferredPredictions`).
+    ``benchmarks``: those of ``data_dir``, when the caller has loaded them already.
     """
     findings = [
         *untrusted_findings(data_dir),
@@ -202,10 +216,11 @@ def validate_submissions(
         *_misplaced_run_findings(submissions_root),
     ]
     try:
-        benchmarks = load_benchmarks(data_dir)
+        benchmarks = benchmarks if benchmarks is not None else load_benchmarks(data_dir)
     except InvalidInputError as exc:
         return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
-    report = check_runs(find_run_dirs(paths), benchmarks, limits, submissions_root=submissions_root, cache=cache)
+    run_dirs = find_run_dirs(paths)
+    report = check_runs(run_dirs, benchmarks, limits, submissions_root=submissions_root, cache=cache, keep_rows=False)
     return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
 
 
@@ -335,9 +350,18 @@ class _ToRead:
     def rounds(self) -> int | None:
         return self.metadata.fields.get("rounds")
 
-    def read(self, limits: Limits) -> _Answers:
-        """Read and check predictions.jsonl (:func:`_read_predictions`)."""
-        return _read_predictions(self.run_dir / PREDICTIONS, self.benchmark, self.rounds, limits, older=self.older)
+    def deferred(self, limits: Limits, count: int) -> DeferredPredictions:
+        """The rows of a valid predictions.jsonl of ``count`` rows, read again when first used."""
+        return DeferredPredictions(self.run_dir / PREDICTIONS, self.benchmark, self.rounds, limits, self.older, count)
+
+    def read(self, limits: Limits, *, keep_rows: bool = True) -> _Answers:
+        """Read and check predictions.jsonl (:func:`_read_predictions`), and whether it answers everything."""
+        path = self.run_dir / PREDICTIONS
+        answers = _read_predictions(path, self.benchmark, self.rounds, limits, older=self.older, keep_rows=keep_rows)
+        if self.benchmark is not None and self.rounds is not None and not self.older:
+            # an earlier version's run was never asked the newer questions
+            answers.coverage = _coverage_findings(path, answers, self.benchmark, self.rounds)
+        return answers
 
 
 def _start_check(
@@ -370,16 +394,18 @@ def _finish_check(
     started: _ToRead, answers: _Answers, limits: Limits, cache: BuildCache | None, benchmarks_key: str | None
 ) -> _RunCheck:
     """The checks of a run once its predictions.jsonl is read (``answers``); remember a clean run in ``cache``."""
-    run_dir, benchmark, rounds, metadata = started.run_dir, started.benchmark, started.rounds, started.metadata
-    findings = [*started.findings, *answers.findings, *_provenance_findings(run_dir / PROVENANCE, limits)]
-    if (
-        benchmark is not None and rounds is not None and not started.older
-    ):  # an earlier version's run was never asked the newer questions
-        findings += _coverage_findings(run_dir / PREDICTIONS, answers, benchmark, rounds)
+    run_dir, benchmark, metadata = started.run_dir, started.benchmark, started.metadata
+    findings = [
+        *started.findings,
+        *answers.findings,
+        *_provenance_findings(run_dir / PROVENANCE, limits),
+        *answers.coverage,
+    ]
     name = benchmark.name if benchmark is not None else None
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata.findings:
         return _RunCheck(run_dir, None, name, tuple(findings))
-    rows = answers.rows if isinstance(answers.rows, DeferredPredictions) else tuple(answers.rows)
+    kept = len(answers.rows) == answers.count  # else the rows were counted, not kept
+    rows = tuple(answers.rows) if kept else started.deferred(limits, answers.count)
     run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=rows)
     key = started.key
     if (
@@ -388,39 +414,54 @@ def _finish_check(
         and not findings
         and key == _run_key(run_dir, benchmarks_key, limits, cache)
     ):
-        cache.add_validated(key, len(answers.rows))  # the bytes read are the bytes hashed: unchanged since the key
+        cache.add_validated(key, answers.count)  # the bytes read are the bytes hashed: unchanged since the key
     return _RunCheck(run_dir, run, name, tuple(findings))
 
 
-def _read_all(runs: list[_ToRead], limits: Limits, jobs: int | None) -> list[_Answers]:
+def _read_all(runs: list[_ToRead], limits: Limits, jobs: int | None, keep_rows: bool) -> list[_Answers]:
     """Read the predictions of ``runs``, in order, here or over worker processes.
 
     Workers are used when there are several runs and enough bytes to repay
     starting them (:data:`POOL_MIN_BYTES`). Each file is read by the same
     function either way, so findings and their order are those of one process
-    (tests/intake/test_validate_parallel.py). A worker sends back no rows:
-    shipping a million answers between processes costs more than reading them.
-    The run's rows become a :class:`DeferredPredictions`, read (and checked
-    again) on first use; ``dualboard validate`` and ingest never use them.
+    (tests/intake/test_validate_parallel.py). A worker sends back no rows, nor
+    the answers it saw (its coverage finding comes back instead): shipping a
+    million answers between processes costs more than reading them. Rows not
+    kept are read (and checked again) on first use; ``dualboard validate``
+    and ingest never use them.
     """
-    workers = min(jobs or default_jobs(), len(runs))
-    if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES:
-        return [run.read(limits) for run in runs]
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no lock or thread inherited mid-use
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        counted = list(pool.map(_read_without_rows, runs, [limits] * len(runs)))
-    for run, (answers, count) in zip(runs, counted, strict=True):
-        if run.benchmark is not None and run.rounds is not None:  # else rejected: the rows are never used
-            path = run.run_dir / PREDICTIONS
-            answers.rows = DeferredPredictions(path, run.benchmark, run.rounds, limits, run.older, count)
-    return [answers for answers, _count in counted]
+    workers, context = min(jobs or default_jobs(), len(runs)), _pool_context()
+    if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES[context.get_start_method()]:
+        return [run.read(limits, keep_rows=keep_rows) for run in runs]
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_receive_runs, initargs=(runs, limits)) as pool:
+        return list(pool.map(_read_in_worker, range(len(runs))))
 
 
-def _read_without_rows(run: _ToRead, limits: Limits) -> tuple[_Answers, int]:
-    """In a worker: read ``run``'s predictions; return the findings without the rows, and how many rows."""
-    answers = run.read(limits)
-    count, answers.rows = len(answers.rows), []
-    return answers, count
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Fork while this process runs one thread (a worker then starts in milliseconds, with the runs to read
+    and the validator already in memory); else spawn a fresh interpreter, so that no lock another thread
+    held at the fork is inherited held."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+_WORKER_RUNS: tuple[list[_ToRead], Limits] | None = None
+"""In a worker process only: the runs :func:`_read_all` hands out by index (inherited at a fork, sent
+once per worker when spawned), so that no task carries a benchmark's questions."""
+
+
+def _receive_runs(runs: list[_ToRead], limits: Limits) -> None:
+    global _WORKER_RUNS
+    _WORKER_RUNS = (runs, limits)
+
+
+def _read_in_worker(index: int) -> _Answers:
+    """In a worker: check run ``index``'s predictions; the findings come back, without rows or answers seen."""
+    runs, limits = _WORKER_RUNS
+    answers = runs[index].read(limits, keep_rows=False)
+    answers.answered = set()
+    return answers
 
 
 def _predictions_bytes(runs: list[_ToRead]) -> int:
@@ -445,6 +486,37 @@ def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str 
                 for name, b in sorted(benchmarks.items())
             )
         )
+    except OSError:
+        return None
+
+
+def _hash_ahead(run_dirs: list[Path], limits: Limits, cache: BuildCache, jobs: int | None) -> None:
+    """Hash the runs' predictions files on ``jobs`` threads (default: one per core), before the run keys
+    (:func:`_run_key`) ask for them one by one.
+
+    Reading a file and sha256 let go of the GIL, so the cores share what is most
+    of a key's cost; ``cache`` is only read and written whole entries at a time.
+    Only what :func:`_run_key` would hash is hashed: a regular file within its
+    size limit, never through a link (nothing is read that validation would refuse).
+    """
+    paths = []
+    for run_dir in run_dirs:
+        path = run_dir / PREDICTIONS
+        try:
+            if not (run_dir.is_symlink() or run_dir.parent.is_symlink()):
+                info = path.lstat()
+                if stat.S_ISREG(info.st_mode) and info.st_size <= limits.predictions_bytes:
+                    paths.append(path)
+        except OSError:
+            continue  # reading it reports why
+    with ThreadPoolExecutor(min(jobs or default_jobs(), max(len(paths), 1))) as pool:
+        list(pool.map(_digest_or_none, paths, [cache] * len(paths)))
+
+
+def _digest_or_none(path: Path, cache: BuildCache) -> str | None:
+    """``cache.file_digest(path)``, or None when the file cannot be read (:func:`_run_key` says why later)."""
+    try:
+        return cache.file_digest(path)
     except OSError:
         return None
 
@@ -479,10 +551,11 @@ def _run_key(run_dir: Path, benchmarks_key: str, limits: Limits, cache: BuildCac
 
 @dataclass(frozen=True, eq=False)
 class DeferredPredictions(Sequence):
-    """The rows of a predictions.jsonl that passed validation before, read when first used.
+    """The rows of a predictions.jsonl that passed validation, read when first used.
 
     A no-change build never needs them (its stages are skipped), so a run
-    found in the validation cache costs a hash, not a parse. Reading checks
+    found in the validation cache costs a hash, not a parse; a check that only
+    reports (``dualboard validate``) counts rows without keeping them. Reading checks
     the file again, every check, and raises if it no longer passes (it was
     changed after the build hashed it).
     """
@@ -703,8 +776,11 @@ class _Answers:
     """What predictions.jsonl gave: rows while it is valid, the answers it covers, and the findings."""
 
     rows: list[dict[str, Any]] | DeferredPredictions = field(default_factory=list)
-    """Every row with its round filled in; emptied at the first finding (a rejected file keeps no rows). Rows
-    read by a worker process are left there, to be read again on first use (:func:`_read_all`)."""
+    """Every row with its round filled in, when kept; emptied at the first finding (a rejected file keeps no
+    rows). Rows not kept (a worker process's, or a check that only counts them) are read again on first use
+    (:class:`DeferredPredictions`)."""
+    count: int = 0
+    """How many rows the file gave while it was valid: ``len(rows)`` whether or not they were kept."""
     answered: set[tuple[str, int]] = field(default_factory=set)
     """(question_id, round) of every line that names both readably, errors elsewhere or not."""
     covered: int = 0
@@ -714,21 +790,30 @@ class _Answers:
     read: bool = False
     """Whether the file could be opened at all (coverage means nothing otherwise)."""
     findings: list[Finding] = field(default_factory=list)
+    coverage: list[Finding] = field(default_factory=list)
+    """The finding about answers missing from the whole file (:func:`_coverage_findings`), when checked."""
 
 
 def _read_predictions(
-    path: Path, benchmark: Benchmark | None, rounds: int | None, limits: Limits, *, older: bool = False
+    path: Path,
+    benchmark: Benchmark | None,
+    rounds: int | None,
+    limits: Limits,
+    *,
+    older: bool = False,
+    keep_rows: bool = True,
 ) -> _Answers:
-    """Check predictions.jsonl line by line, every check on every line.
+    """Check predictions.jsonl, every check on every line; keep its rows only if ``keep_rows``.
 
-    A line the fast decoder confirms (:mod:`~dualboard.intake.prediction_decoder`)
-    skips the strict parser and the schema; any other line goes through them,
-    so every finding keeps their wording. The checks beyond the schema run on
-    every line either way.
+    The whole file is tried first (:func:`_read_confirmed`): decoded in one
+    C call and checked column by column. At the first doubt, or for a file
+    that has a finding, it is read again line by line (:func:`_read_lines`),
+    which words every finding. So a finding, its line and its order never
+    depend on the fast path.
 
-    Streaming keeps a rejected million-line file from costing a million
-    parsed rows of memory: after the first error only findings are counted
-    (and the (question, round) keys every check of duplicates keeps anyway).
+    The file is held in memory once (it is at most ``limits.predictions_bytes``);
+    after the first error the line-by-line read only counts findings, so a
+    rejected million-line file never costs a million parsed rows.
     """
     answers = _Answers()
     if not path.is_file() or path.is_symlink():
@@ -741,29 +826,56 @@ def _read_predictions(
     except UnsafeFileError as exc:
         answers.findings.append(exc.finding())
         return answers
-    rules = _AnswerRules(str(path), benchmark, rounds, limits.response_bytes, older, answers.answered)
-    findings, answers.read, misses = _FindingCap(str(path)), True, 0
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            tried = misses < FAST_PATH_PATIENCE or number % FAST_PATH_PATIENCE == 0
-            row = confirmed_row(raw) if tried else None  # the fast path: schema-valid for sure, or None
-            misses = 0 if row is not None else misses + 1
-            if row is not None:
-                problems = rules.findings(row, number)
-            elif not raw.strip():
-                continue  # blank lines are allowed, as iter_json_lines skips them
-            else:  # the exact path words what is wrong
-                value, problem = parse_json_line(raw, rules.file, number)
-                row, problems = (None, [problem]) if problem else _check_prediction(value, number, rules)
-                answers.unreadable += row is None
-            if problems:
-                findings.extend(problems)
-            if findings.errors == 0:
+        data = handle.read()
+    answers.read = True
+    rules = _AnswerRules(str(path), benchmark, rounds, limits.response_bytes, older, answers.answered)
+    if not _read_confirmed(data, rules, answers, keep_rows):
+        _read_lines(io.BytesIO(data), rules, answers, keep_rows)
+    return answers
+
+
+def _read_confirmed(data: bytes, rules: _AnswerRules, answers: _Answers, keep_rows: bool) -> bool:
+    """Take every line of ``data`` at once when the fast decoder confirms them all and none has a finding;
+    False (nothing taken) otherwise."""
+    lines = confirmed_lines(data)
+    if lines is None or not rules.take_all(lines):
+        return False
+    answers.count, answers.covered = len(lines), rules.covered
+    if keep_rows:
+        answers.rows = [as_row(line) for line in lines]
+    return True
+
+
+def _read_lines(handle: BinaryIO, rules: _AnswerRules, answers: _Answers, keep_rows: bool) -> None:
+    """Check predictions.jsonl line by line into ``answers``: the exact path, which words every finding.
+
+    A line the fast decoder confirms (:mod:`~dualboard.intake.prediction_decoder`)
+    skips the strict parser and the schema; any other line goes through them.
+    The checks beyond the schema run on every line either way.
+    """
+    findings, misses = _FindingCap(rules.file), 0
+    for number, raw in enumerate(handle, start=1):
+        tried = misses < FAST_PATH_PATIENCE or number % FAST_PATH_PATIENCE == 0
+        row = confirmed_row(raw) if tried else None  # the fast path: schema-valid for sure, or None
+        misses = 0 if row is not None else misses + 1
+        if row is not None:
+            problems = rules.findings(row, number)
+        elif not raw.strip():
+            continue  # blank lines are allowed, as iter_json_lines skips them
+        else:  # the exact path words what is wrong
+            value, problem = parse_json_line(raw, rules.file, number)
+            row, problems = (None, [problem]) if problem else _check_prediction(value, number, rules)
+            answers.unreadable += row is None
+        if problems:
+            findings.extend(problems)
+        if findings.errors == 0:
+            answers.count += 1
+            if keep_rows:
                 answers.rows.append(row)
     if findings.errors:
         answers.rows.clear()
     answers.findings, answers.covered = findings.list(), rules.covered
-    return answers
 
 
 def _check_prediction(row: Any, number: int, rules: _AnswerRules) -> tuple[dict[str, Any] | None, list[Finding]]:
@@ -810,6 +922,27 @@ class _AnswerRules:
 
     def __post_init__(self) -> None:
         self.known = None if self.benchmark is None else self.benchmark._by_id
+
+    def take_all(self, lines: list[Prediction]) -> bool:
+        """Whether no line of a whole file has a finding here; if so, count them all as :meth:`findings` would.
+
+        The checks of :meth:`findings` over columns: a file failing any of them is
+        read again line by line, which words the findings, so this only says yes or no.
+        """
+        keys = answer_keys(lines)
+        answered = set(keys)
+        if len(answered) < len(keys) or not answered.isdisjoint(self.seen):
+            return False  # an answer given twice
+        if self.known is not None and not {question for question, _ in answered} <= self.known.keys():
+            return False  # an unknown question: an error, or a warning for a run of an earlier version
+        if self.rounds is not None and any(round_ >= self.rounds for _, round_ in answered):
+            return False
+        if lines and max(len(line.response) for line in lines) > self.response_bytes // 4:
+            if any(_utf8_longer_than(line.response, self.response_bytes) for line in lines):
+                return False
+        self.seen.update(answered)
+        self.covered += len(answered)
+        return True
 
     def findings(self, row: dict[str, Any], number: int) -> list[Finding]:
         """The findings of one row (only the fields that passed the schema are in it)."""

@@ -27,19 +27,18 @@ import uuid
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from dualboard.atomic import atomic_write_text
 from dualboard.build_cache import digest
-from dualboard.errors import DualboardError, Finding, InvalidInputError
+from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.render import gh_pages, mkdocs_hooks
 from dualboard.render.pages import SiteContent
 from dualboard.render.shared_files import SHARED_DIR
-from dualboard.render.site_config import CONFIG_NAME, SITE_SOURCES, effective_settings, read_site_config
+from dualboard.render.site_config import checked_site_sources, effective_settings
 from dualboard.render.site_content import NOT_IN_NAV
-from dualboard.safe_read import read_regular, untrusted_findings
+from dualboard.safe_read import read_regular
 
 DEFAULTS = resources.files("dualboard.render").joinpath("site_default")
 DEFAULT_CONFIG = "mkdocs.default.yml"
@@ -57,54 +56,6 @@ class SiteBuildError(DualboardError):
 
 class SiteDeployError(DualboardError):
     """mike could not deploy the built site; the message carries its output and the command to run again."""
-
-
-def site_source_findings(root: Path) -> list[Finding]:
-    """Every problem with what the render would read from the leaderboard folder ``root``.
-
-    A pull request can change all of it, and the build that publishes the
-    site holds secrets, so:
-
-    * No symbolic link and no special file anywhere under ``mkdocs.yml``,
-      ``site_src/`` or ``releases/`` (``site_src/x.txt -> /proc/self/environ``
-      would put the environment's tokens on the site; a FIFO would hang the
-      build). One finding per entry, paths relative to ``root``.
-    * ``mkdocs.yml`` never reaches MkDocs as written: MkDocs loads it with
-      PyYAML's full loader (``!!python/object/apply`` runs code) and ``!ENV``
-      (reads the environment). It is parsed with a safe loader; any tag other
-      than plain data, any alias and any duplicate key is a finding.
-    * Of its settings only these are taken, because they are plain text or
-      data that the templates show as values: ``site_name``,
-      ``site_description``, ``site_author``, ``site_url``, ``copyright``,
-      ``repo_url``, ``repo_name``, ``edit_uri``, ``nav``, ``extra``,
-      ``extra_css`` and ``extra_javascript`` (added after the package's own,
-      which the charts and tables need), ``theme`` options ``name``
-      (``material`` only), ``palette``, ``features``, ``logo``, ``favicon``,
-      ``icon``, ``language``, and ``markdown_extensions`` from a list of
-      extensions that only transform text (added after the package's own).
-    * Everything else is refused, notably ``hooks`` and ``plugins`` (Python
-      run at build time), ``INHERIT`` (reads another file, possibly outside
-      the folder), ``docs_dir``/``site_dir`` (the render owns the folders),
-      ``extra_templates`` and ``theme.custom_dir`` (Jinja templates reach
-      Python objects and run code; theme folders are copied onto the site),
-      ``theme.font`` (Google Fonts: no external requests), and the
-      extensions ``pymdownx.snippets`` and ``pymdownx.b64`` (they read files
-      of the build machine) or any extension not on the list (MkDocs imports
-      it by name, so it could be a module of the pull request).
-
-    ``dualboard validate`` reports these findings on a pull request;
-    :func:`compose_docs` refuses to build while there is any.
-    """
-    return _site_sources(Path(root))[1]
-
-
-def _site_sources(root: Path) -> tuple[dict[str, Any], list[Finding]]:
-    """The folder's checked mkdocs settings, and every finding of :func:`site_source_findings`."""
-    findings = [f for name in SITE_SOURCES for f in untrusted_findings(root / name, relative_to=root)]
-    if any(f.file == CONFIG_NAME for f in findings):
-        return {}, findings
-    own, problems = read_site_config(root / CONFIG_NAME, CONFIG_NAME)
-    return own, findings + problems
 
 
 @dataclass(frozen=True)
@@ -134,12 +85,12 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
     deleted: an unchanged page keeps its modification time, so ``mkdocs build
     --dirty`` does not rebuild it (:func:`build_site`).
 
-    Raises :class:`InvalidInputError` with every :func:`site_source_findings`
+    Raises :class:`InvalidInputError` with every :func:`~dualboard.render.site_config.site_source_findings`
     finding before anything is written. ``versioned`` turns on the mike version
     selector (only a release is served beside a ``versions.json``; elsewhere
     the selector's request would fail).
     """
-    own, findings = _site_sources(root)
+    own, findings = checked_site_sources(root)
     if findings:
         raise InvalidInputError(findings)
     with resources.as_file(DEFAULTS) as defaults:

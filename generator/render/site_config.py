@@ -8,7 +8,7 @@ settings run code or read the build machine's files (``hooks``, ``plugins``,
 ``theme.custom_dir``, ``INHERIT``, ``pymdownx.snippets``). So the folder's file
 never reaches MkDocs: it is parsed here with a safe loader, every setting is
 checked against :data:`ALLOWED`, and only the checked values are written into
-the effective configuration. See :func:`dualboard.render.site.site_source_findings`
+the effective configuration. See :func:`site_source_findings`
 for the policy and its reasons.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from dualboard.errors import Finding
-from dualboard.safe_read import UnsafeFileError, read_regular
+from dualboard.safe_read import UnsafeFileError, read_regular, untrusted_findings
 
 CONFIG_NAME = "mkdocs.yml"
 SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
@@ -156,6 +156,55 @@ class _DataLoader(yaml.SafeLoader):
 
 
 _DataLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def site_source_findings(root: Path) -> list[Finding]:
+    """Every problem with what the render would read from the leaderboard folder ``root``.
+
+    A pull request can change all of it, and the build that publishes the
+    site holds secrets, so:
+
+    * No symbolic link and no special file anywhere under ``mkdocs.yml``,
+      ``site_src/`` or ``releases/`` (``site_src/x.txt -> /proc/self/environ``
+      would put the environment's tokens on the site; a FIFO would hang the
+      build). One finding per entry, paths relative to ``root``.
+    * ``mkdocs.yml`` never reaches MkDocs as written: MkDocs loads it with
+      PyYAML's full loader (``!!python/object/apply`` runs code) and ``!ENV``
+      (reads the environment). It is parsed with a safe loader; any tag other
+      than plain data, any alias and any duplicate key is a finding.
+    * Of its settings only these are taken, because they are plain text or
+      data that the templates show as values: ``site_name``,
+      ``site_description``, ``site_author``, ``site_url``, ``copyright``,
+      ``repo_url``, ``repo_name``, ``edit_uri``, ``nav``, ``extra``,
+      ``extra_css`` and ``extra_javascript`` (added after the package's own,
+      which the charts and tables need), ``theme`` options ``name``
+      (``material`` only), ``palette``, ``features``, ``logo``, ``favicon``,
+      ``icon``, ``language``, and ``markdown_extensions`` from a list of
+      extensions that only transform text (added after the package's own).
+    * Everything else is refused, notably ``hooks`` and ``plugins`` (Python
+      run at build time), ``INHERIT`` (reads another file, possibly outside
+      the folder), ``docs_dir``/``site_dir`` (the render owns the folders),
+      ``extra_templates`` and ``theme.custom_dir`` (Jinja templates reach
+      Python objects and run code; theme folders are copied onto the site),
+      ``theme.font`` (Google Fonts: no external requests), and the
+      extensions ``pymdownx.snippets`` and ``pymdownx.b64`` (they read files
+      of the build machine) or any extension not on the list (MkDocs imports
+      it by name, so it could be a module of the pull request).
+
+    ``dualboard validate`` reports these findings on a pull request (this
+    module imports nothing of the render, so checking costs no start-up);
+    :func:`dualboard.render.site.compose_docs` refuses to build while there is any.
+    """
+    return checked_site_sources(Path(root))[1]
+
+
+def checked_site_sources(root: Path) -> tuple[dict[str, Any], list[Finding]]:
+    """The folder's checked mkdocs settings, and every finding of :func:`site_source_findings`."""
+    findings = [f for name in SITE_SOURCES for f in untrusted_findings(root / name, relative_to=root)]
+    if any(f.file == CONFIG_NAME for f in findings):
+        return {}, findings
+    own, problems = read_site_config(root / CONFIG_NAME, CONFIG_NAME)
+    return own, findings + problems
 
 
 def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Finding]]:

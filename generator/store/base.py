@@ -60,6 +60,18 @@ class StagedFile:
 
 
 @dataclass(frozen=True)
+class CopiedFile:
+    """One file an ingest copies into the store from the folder it was validated in, never held in memory."""
+
+    path: str
+    """Path inside the logical tree, with forward slashes."""
+    source: Path
+    """The file to copy (links refused, as :func:`read_sources` refuses them)."""
+    digest: str | None
+    """sha256 of the bytes that were validated: the copy must hash to it (None: not known, not checked)."""
+
+
+@dataclass(frozen=True)
 class Removal:
     """Why and when a run left the store; kept in the store at ``removed/<benchmark>/<run_id>.json``.
 
@@ -170,7 +182,13 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
 
 def read_sources(sources: list[tuple[str, Path]]) -> list[StagedFile]:
     """Read (logical path, file) pairs of :func:`staged_sources` as :class:`StagedFile` (links refused)."""
-    return [StagedFile(logical, read_regular(source, root=source.parent.parent.parent)) for logical, source in sources]
+    return [StagedFile(logical, read_regular(source, root=source_root(source))) for logical, source in sources]
+
+
+def source_root(source: Path) -> Path:
+    """The folder a file of :func:`staged_sources` is read from, with no link allowed below it: ``data/`` for
+    ``benchmarks/<name>/<file>``, ``submissions/`` for ``<benchmark>/<run>/<file>``."""
+    return source.parent.parent.parent
 
 
 def staged_sources(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list[tuple[str, Path]]:

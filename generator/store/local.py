@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from dualboard.build_cache import BuildCache
@@ -32,6 +32,7 @@ from dualboard.errors import DualboardError
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
 from dualboard.store.base import (
+    CopiedFile,
     IngestResult,
     Removal,
     StagedFile,
@@ -41,7 +42,6 @@ from dualboard.store.base import (
     compare_sources,
     departures,
     leaving_paths,
-    read_sources,
     staged_sources,
 )
 from dualboard.store.lock import LOCK_TIMEOUT_S, exclusive
@@ -104,12 +104,16 @@ class LocalStore(Store):
             gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
             if not changed and not gone:
                 return IngestResult(self.revision(), (), (), tuple(unchanged), skipped=True)
-            # Only new or changed files are read; the rest reach the new snapshot as hard links.
-            wanted = read_sources(changed)
+            # Only new or changed files are read, once, as they are copied; the rest are hard links.
+            copies = [CopiedFile(logical, source, _validated_digest(source, cache)) for logical, source in changed]
             drop = leaving_paths(base, [r.run for r in gone], added)
-            revision = self._commit(base, wanted + [r.file() for r in gone], drop)
-            for logical, value in same.items():  # hard links of files hashed above: the next build need not read them
-                cache.remember(self.snapshot(revision) / logical, value)
+            revision = self._commit(base, [r.file() for r in gone], drop, copies)
+            # Every stored file's digest is known, so the next ingest reads none of them: the hard links' were
+            # hashed above, the copies' when they were copied (a copy keeps its source's modification time).
+            known = {**same, **{c.path: c.digest for c in copies if c.digest is not None}}
+            stored = self.snapshot(revision)
+            for logical, value in known.items():
+                cache.remember(stored / logical, value)
         return IngestResult(revision, tuple(added), tuple(replaced), tuple(unchanged), tuple(r.run for r in gone))
 
     def remove(self, removal: Removal) -> str:
@@ -122,15 +126,16 @@ class LocalStore(Store):
     def _create_empty(self) -> None:
         (self.root / SNAPSHOTS / EMPTY).mkdir(parents=True, exist_ok=True)
 
-    def _commit(self, base: Path, wanted: list[StagedFile], drop: list[str]) -> str:
-        """Write snapshot current+1 (``base`` less ``drop``, plus ``wanted``) and swap ``current`` to it.
+    def _commit(self, base: Path, wanted: list[StagedFile], drop: list[str], copies: Sequence[CopiedFile] = ()) -> str:
+        """Write snapshot current+1 (``base`` less ``drop``, plus ``wanted`` and ``copies``) and swap
+        ``current`` to it.
 
         The caller holds the lock.
         """
         snapshots = self.root / SNAPSHOTS
         revision = f"{int(self.revision()) + 1:06d}"
         staging = snapshots / f"{STAGING_PREFIX}{uuid.uuid4().hex}"
-        build_tree(base, wanted, staging, drop)
+        build_tree(base, wanted, staging, drop, copies)
         try:
             os.replace(staging, snapshots / revision)
             _swap_symlink(self.root / CURRENT, f"{SNAPSHOTS}/{revision}")
@@ -156,6 +161,15 @@ class LocalStore(Store):
         older = sorted(p for p in (self.root / SNAPSHOTS).iterdir() if p.name.isdigit() and p.name < current)
         for old in older[: max(0, len(older) - (KEEP_SNAPSHOTS - 1))]:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _validated_digest(source: Path, cache: BuildCache) -> str | None:
+    """The digest of ``source`` as validated (remembered by stat, so rarely read again); None for a file the
+    copy will refuse anyway (a link, a special file)."""
+    try:
+        return cache.file_digest(source)
+    except OSError:
+        return None
 
 
 def _swap_symlink(link: Path, target: str) -> None:

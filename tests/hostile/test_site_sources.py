@@ -17,9 +17,9 @@ import yaml
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.release_files import ReleaseError, load_releases
 from dualboard.render.pages import SiteContent
-from dualboard.render.site import build_site, compose_docs, site_source_findings
+from dualboard.render.site import build_site, compose_docs
 from dualboard.render.site_config import ALLOWED as ALLOWED_SETTINGS
-from dualboard.render.site_config import REFUSED, THEME_KEYS
+from dualboard.render.site_config import REFUSED, THEME_KEYS, site_source_findings
 from dualboard.safe_read import UnsafeFileError, read_regular
 
 LINK = ("path", "is a symbolic link", "commit the real file or folder, not a link")

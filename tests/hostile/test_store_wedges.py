@@ -132,6 +132,7 @@ def _ingest_catching(root: Path, run_id: str, errors: list[BaseException]) -> No
 
 
 def _full_disk(*args, **kwargs):
+    """A disk that refuses to flush what was written: where a full disk shows, with delayed allocation."""
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
@@ -140,7 +141,7 @@ def test_full_disk_removes_staging_and_says_what_happened(stored, monkeypatch, w
     root, store = stored
     before = tree_bytes(store.root)
     if where == "write":
-        monkeypatch.setattr(Path, "write_bytes", _full_disk)
+        monkeypatch.setattr(os, "fsync", _full_disk)
     else:
         monkeypatch.setattr(local, "_swap_symlink", _full_disk)
     with pytest.raises(StoreWriteError, match=r"No space left on device\); nothing was changed .* free disk space"):
@@ -159,7 +160,7 @@ class ImpatientLocalStore(LocalStore):
 
 def test_cli_reports_full_disk_and_busy_store_without_a_traceback(stored, monkeypatch):
     root, store = stored
-    monkeypatch.setattr(Path, "write_bytes", _full_disk)
+    monkeypatch.setattr(os, "fsync", _full_disk)
     full = CliRunner().invoke(cli.main, ["ingest", "--root", str(root)])
     monkeypatch.undo()
     assert full.exit_code == 1 and "No space left on device" in full.output and "free disk space" in full.output
@@ -177,7 +178,7 @@ def test_full_disk_while_staging_for_the_hub_leaves_no_overlay(tiny_root, tmp_pa
     hub = HubStore("o/n", endpoint="http://127.0.0.1:9", cache_dir=tmp_path / "cache")
     monkeypatch.setattr(hub, "base_commit", lambda: "0" * 40)  # a dataset not created yet: nothing to download
     staged = StagedHubStore(hub, tmp_path / "pending")
-    monkeypatch.setattr(Path, "write_bytes", _full_disk)
+    monkeypatch.setattr(os, "fsync", _full_disk)
     with pytest.raises(StoreWriteError, match="No space left on device"):
         _ingest(tiny_root, staged, "run-a")
     assert not (tmp_path / "pending").exists() and list(tmp_path.glob(".pending*")) == []

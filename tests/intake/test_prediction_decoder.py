@@ -21,10 +21,12 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from dualboard.importers import import_autogenai
-from dualboard.intake.prediction_decoder import _Prediction, confirmed_row
+from dualboard.intake import validate
+from dualboard.intake.benchmark import load_benchmarks
+from dualboard.intake.prediction_decoder import Prediction, as_row, confirmed_lines, confirmed_row
 from dualboard.intake.schemas import load_schema, schema_findings
 from dualboard.intake.untrusted import parse_json_line
-from dualboard.intake.validate import FAST_PATH_PATIENCE, PREDICTIONS, Limits, check_run
+from dualboard.intake.validate import FAST_PATH_PATIENCE, PREDICTIONS, Limits, check_run, check_runs, find_run_dirs
 from tests.conftest import tiny_metadata, tiny_predictions
 from tests.importers.import_fixtures import MC_RELEASE, OPEN_RELEASE, real_data
 
@@ -173,10 +175,10 @@ def test_a_lone_surrogate_is_a_finding_on_both_paths(escape):
 def test_the_struct_copies_the_schema():
     """The documented contract is the JSON Schema; the msgspec struct must name the same fields."""
     schema = load_schema("prediction")
-    fields = _Prediction.__struct_fields__
+    fields = Prediction.__struct_fields__
     assert set(fields) == set(schema["properties"])
-    assert set(fields[: len(fields) - len(_Prediction.__struct_defaults__)]) == set(schema["required"])
-    assert schema["additionalProperties"] is False and _Prediction.__struct_config__.forbid_unknown_fields
+    assert set(fields[: len(fields) - len(Prediction.__struct_defaults__)]) == set(schema["required"])
+    assert schema["additionalProperties"] is False and Prediction.__struct_config__.forbid_unknown_fields
 
 
 # -- whole files: the same findings and rows with and without the fast path -------------------
@@ -190,12 +192,19 @@ def workspace(workspace):
     return workspace
 
 
+def exact_path_only():
+    """Neither fast path: no whole file confirmed at once, no line confirmed alone."""
+    return mock.patch.multiple(
+        "dualboard.intake.validate", confirmed_lines=lambda data: None, confirmed_row=lambda raw: None
+    )
+
+
 def both_ways(workspace, predictions: bytes, limits: Limits):
-    """check_run's result with the fast path, then with every line sent to the exact path."""
+    """check_run's result with the fast paths, then with every line sent to the exact path."""
     root, run, benchmarks = workspace
     (run / PREDICTIONS).write_bytes(predictions)
     fast = check_run(run, benchmarks, limits, submissions_root=root / "submissions")
-    with mock.patch("dualboard.intake.validate.confirmed_row", lambda raw: None):
+    with exact_path_only():
         exact = check_run(run, benchmarks, limits, submissions_root=root / "submissions")
     return fast, exact
 
@@ -224,6 +233,99 @@ def test_files_give_the_same_findings_and_rows_either_way(workspace, lines, resp
         assert [typed(p) for p in fast_run.predictions] == [typed(p) for p in exact_run.predictions]
 
 
+# -- whole files at once: confirmed only where every line is, and as the exact path reads it ------
+
+line_breaks = st.sampled_from([b"\n", b"\n", b"\n", b"\r\n", b" \n", b"\n\n", b"\n \n", b" ", b"", b"\n\r\n"])
+"""What may stand between two lines: mostly a line break, sometimes a blank line, a space (two values on one
+line) or nothing."""
+
+
+def exact_rows(data: bytes) -> list | None:
+    """The rows the exact path makes of a whole file, blank lines skipped; None when it refuses a line."""
+    rows = [exact_row(raw) for raw in data.split(b"\n") if raw.strip()]
+    return None if any(row is None for row in rows) else rows
+
+
+@settings(max_examples=1500, **SETTINGS)
+@given(
+    lines=st.lists(valid_lines | known_answers | hostile_lines(), min_size=1, max_size=6),
+    breaks=st.lists(line_breaks, min_size=6, max_size=6),
+    split=st.integers(0, 400),
+    end=st.sampled_from([b"", b"\n", b"\n\n", b"\r\n"]),
+)
+@example(lines=[b'{"question_id": "q1", "response": "4"}'] * 2, breaks=[b" "] * 6, split=0, end=b"\n")
+@example(
+    lines=[
+        b'{"question_id": "q1", "response": "4", "recorded": {"judge": 1}}',
+        b'{"question_id": "q2", "response": "4"}',
+    ],
+    breaks=[b"\n"] * 6,
+    split=55,  # inside the first line's recorded scores: that object spans two lines
+    end=b"",
+)
+@example(  # a line break inside a string: no comma may stand for it
+    lines=[b'{"question_id": "q2", "round": 0, "response": "Paris is the capital.\\n{\\"ANSWER\\": \\"B\\"}"}'],
+    breaks=[b"\n"] * 6,
+    split=78,
+    end=b"",
+)
+def test_a_whole_file_is_confirmed_only_when_every_line_is(lines, breaks, split, end):
+    """Lines joined by line breaks, blank lines, spaces or nothing, with a line break anywhere: a file the
+    whole-file decoder confirms holds one valid line per line, read as the exact path reads them."""
+    data = b"".join(line.rstrip(b"\r\n") + gap for line, gap in zip(lines, breaks)).rstrip() + end
+    data = data[:split] + b"\n" + data[split:] if split < len(data) and split % 3 == 0 else data
+    confirmed = confirmed_lines(data)
+    if confirmed is not None:
+        exact = exact_rows(data)
+        assert exact is not None, f"whole-file path accepted a file the exact path refuses: {data!r}"
+        assert [typed(as_row(line)) for line in confirmed] == [typed(row) for row in exact]
+
+
+DOUBTFUL_FILES = [
+    b'{"question_id": "q1", "response": "4"} {"question_id": "q2", "response": "5"}\n',  # two values, one line
+    b'{"question_id": "q1",\n "response": "4"}\n',  # one value, two lines
+    b'{"question_id": "q1", "response": "4\n"}\n',  # a line break inside a string
+    b'{"question_id": "q1", "response": "4"\n}\n',  # ... before a closing brace
+    b'{"question_id": "q1", "response": "4", "response": "5"}\n',  # a key given twice
+    b'{"question_id": "q1", "response": "4", "r\\u006fund": 1, "round": 0}\n',  # twice, once escaped
+    b'{"question_id": "q1", "response": "4", "recorded": {"judge": 1, "judge": 2}}\n',
+    b'{"question_id": "q1", "response": "4", "recorded": {"judge": NaN}}\n',
+    b'\xef\xbb\xbf{"question_id": "q1", "response": "4"}\n',  # a byte order mark
+    b'{"question_id": "q1", "response": "\\ud800"}\n',  # a lone surrogate
+    b'{"question_id": "q1", "response": "\xff"}\n',  # not UTF-8
+    b'{"question_id": "q1", "response": "4", "choice_order": ' + b"[" * 5000 + b"]" * 5000 + b"}\n",
+    b'{"question_id": "q1", "response": "4"}\n\n{"question_id": "q2", "response": "5"}\n',  # a blank line
+    b'{"question_id": "q1", "response": "4"}\n\n',  # a blank line at the end
+    b'{"question_id": "response", "response": "4"}\n',  # a value spelt like a key: unsure, not wrong
+]
+"""Files the whole-file decoder must not vouch for: hostile, or only unusual."""
+
+
+@pytest.mark.parametrize("data", DOUBTFUL_FILES)
+def test_a_file_in_doubt_goes_line_by_line(workspace, data):
+    """Not confirmed whole, and the findings and rows are those of the exact path, line for line."""
+    assert confirmed_lines(data) is None
+    (fast_run, fast_findings), (exact_run, exact_findings) = both_ways(workspace, data, Limits(response_bytes=3))
+    assert fast_findings == exact_findings and fast_findings
+    assert (fast_run is None) == (exact_run is None)
+
+
+@pytest.mark.parametrize(
+    "data,rows",
+    [
+        (b"", 0),
+        (b"\n", 0),
+        (b'{"question_id": "q1", "response": "4"}', 1),
+        (b'{"question_id": "q1", "response": "4"}\r\n{"question_id": "q2", "response": "5"}\r\n', 2),
+        (b'{"question_id": "q1", "response": "say \\"round\\" \\u00e9", "round": 2}\n', 1),
+    ],
+)
+def test_a_valid_file_is_confirmed_whole(data, rows):
+    confirmed = confirmed_lines(data)
+    assert confirmed is not None and len(confirmed) == rows
+    assert [as_row(line) for line in confirmed] == exact_rows(data)
+
+
 def test_a_pause_of_the_fast_path_changes_no_finding(workspace):
     """Past FAST_PATH_PATIENCE unconfirmed lines the fast path is tried on one line in that many: same results."""
     valid = [json.dumps(p).encode() for p in tiny_predictions()]
@@ -238,6 +340,30 @@ def test_a_pause_of_the_fast_path_changes_no_finding(workspace):
         check_run(run, benchmarks, Limits(predictions_bytes=200_000), submissions_root=root / "submissions")
     # it paused within the broken lines, and resumed on the valid ones after them
     assert 2 * FAST_PATH_PATIENCE < fast_path.call_count < len(lines) - FAST_PATH_PATIENCE
+
+
+@pytest.mark.parametrize("release,benchmark", [(MC_RELEASE, "easy-problems-mc"), (OPEN_RELEASE, "easy-problems-open")])
+def test_every_published_run_is_confirmed_whole_and_validates_as_the_exact_path_does(tmp_path, release, benchmark):
+    """The real releases take the whole-file path, and give the findings, runs and rows of the exact path."""
+    import_autogenai(real_data() / release, benchmark=benchmark, dest=tmp_path)
+    files = sorted((tmp_path / "submissions").glob(f"*/*/{PREDICTIONS}"))
+    assert len(files) > 3
+    for path in files:
+        data = path.read_bytes()
+        confirmed = confirmed_lines(data)
+        assert confirmed is not None, f"{path.parent.name} misses the whole-file path"
+        assert [typed(as_row(line)) for line in confirmed] == [typed(row) for row in exact_rows(data)]
+    benchmarks, dirs = load_benchmarks(tmp_path / "data"), find_run_dirs([tmp_path / "submissions"])
+    with mock.patch("dualboard.intake.validate._read_lines", wraps=validate._read_lines) as line_by_line:
+        fast = check_runs(dirs, benchmarks, submissions_root=tmp_path / "submissions")
+    assert line_by_line.call_count == 0  # every file was taken whole
+    with exact_path_only():
+        exact = check_runs(dirs, benchmarks, submissions_root=tmp_path / "submissions")
+    assert fast.findings == exact.findings
+    assert [(r.run_id, r.metadata) for r in fast.runs] == [(r.run_id, r.metadata) for r in exact.runs]
+    assert [[typed(p) for p in r.predictions] for r in fast.runs] == [
+        [typed(p) for p in r.predictions] for r in exact.runs
+    ]
 
 
 @pytest.mark.parametrize("release,benchmark", [(MC_RELEASE, "easy-problems-mc"), (OPEN_RELEASE, "easy-problems-open")])

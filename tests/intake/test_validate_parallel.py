@@ -10,6 +10,8 @@ rows (read again on first use), and the same validation cache.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import threading
 from pathlib import Path
 
 import pytest
@@ -42,10 +44,13 @@ def _check(root: Path, jobs: int, cache: BuildCache | None = None):
 
 @pytest.fixture
 def pooled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(validate, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(validate, "POOL_MIN_BYTES", {"fork": 0, "spawn": 0})
 
 
-def test_workers_report_what_one_process_reports(tmp_path: Path, pooled: None):
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_workers_report_what_one_process_reports(tmp_path: Path, pooled: None, monkeypatch, start: str):
+    """Forked workers (the runs inherited) and spawned ones (the runs sent once per worker) alike."""
+    monkeypatch.setattr(validate, "_pool_context", lambda: multiprocessing.get_context(start))
     root = _board(tmp_path)
     alone, pooled_report = _check(root, jobs=1), _check(root, jobs=2)
     assert [str(f) for f in pooled_report.findings] == [str(f) for f in alone.findings]
@@ -80,3 +85,18 @@ def test_a_file_changed_after_a_worker_read_it_is_refused_on_use(tmp_path: Path,
     write_run(root, "run-a", [*tiny_predictions(), {"question_id": "q1", "round": 0, "response": "again"}])
     with pytest.raises(validate.InvalidInputError, match="q1"):
         list(run.predictions)
+
+
+def test_workers_are_forked_only_while_one_thread_runs(monkeypatch):
+    """A fork copies locks held by other threads, held for ever in the child: then a fresh interpreter."""
+    with monkeypatch.context() as alone:  # other tests may leave a thread behind (a fake server's)
+        alone.setattr(threading, "active_count", lambda: 1)
+        assert validate._pool_context().get_start_method() == "fork"
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert validate._pool_context().get_start_method() == "spawn"
+    finally:
+        release.set()
+        other.join()

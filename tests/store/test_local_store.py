@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from unittest import mock
+
 import pytest
 
+from dualboard import build_cache
 from dualboard.build_cache import BuildCache
 from dualboard.errors import InvalidInputError
 from dualboard.intake.benchmark import load_benchmarks
-from dualboard.store import LocalStore
+from dualboard.intake.validate import check_runs
+from dualboard.store import LocalStore, tree
+from dualboard.store.tree import SourceChangedError
 from tests.conftest import tiny_metadata, tiny_predictions, tree_bytes, write_run
 
 
@@ -116,3 +122,57 @@ def test_a_run_with_one_changed_file_is_replaced_and_keeps_the_other_linked(tiny
     assert b"someone else" not in (old / "runs/tiny/run-a/metadata.yaml").read_bytes()
     again = store.ingest(runs, load_benchmarks(tiny_root / "data"), cache=cache)
     assert again.skipped and again.revision == result.revision
+
+
+def _age(folder, seconds: float = 60) -> None:
+    """Date the files of ``folder`` ``seconds`` back, as files committed a while ago are (a fresh file's digest is never
+    remembered: a second write within the clock's tick could keep its stat)."""
+    for path in folder.iterdir():
+        past = path.stat().st_mtime - seconds
+        os.utime(path, (past, past))
+
+
+def test_one_more_run_is_the_only_file_read_or_hashed(tiny_root, tmp_path):
+    """After a validation (which hashes the new run), an ingest reads the new run's files once, to copy them,
+    and hashes nothing: every stored file's digest is remembered, copies' included."""
+    store, cache = LocalStore(tiny_root / "store"), BuildCache(tmp_path / "cache.json")
+    benchmarks = load_benchmarks(tiny_root / "data")
+    runs = [tiny_root / "submissions" / "tiny" / "run-a"]
+    _age(runs[0])
+    _age(tiny_root / "data" / "benchmarks" / "tiny")
+    store.ingest(runs, benchmarks, cache=cache)
+    runs.append(write_run(tiny_root, "run-b"))
+    _age(runs[1])
+    check_runs(runs, benchmarks, cache=cache)  # the validate stage, before the ingest
+    with (
+        mock.patch("dualboard.build_cache._sha256_file", wraps=build_cache._sha256_file) as hashed,
+        mock.patch("dualboard.store.tree.open_regular", wraps=tree.open_regular) as read,
+    ):
+        result = store.ingest(runs, benchmarks, cache=cache)
+    assert result.added == ("tiny/run-b",)
+    assert hashed.call_count == 0
+    assert sorted(call.args[0].name for call in read.call_args_list) == ["metadata.yaml", "predictions.jsonl"]
+    assert {call.args[0].parent.name for call in read.call_args_list} == {"run-b"}
+    copied = store.snapshot() / "runs/tiny/run-b/predictions.jsonl"
+    assert copied.read_bytes() == (runs[1] / "predictions.jsonl").read_bytes()
+    assert copied.stat().st_mtime_ns == (runs[1] / "predictions.jsonl").stat().st_mtime_ns
+
+
+def test_a_file_changed_after_validation_is_not_stored(tiny_root, tmp_path):
+    """The copy hashes what it writes: bytes other than those validated leave the store as it was."""
+    store, cache = LocalStore(tiny_root / "store"), BuildCache(tmp_path / "cache.json")
+    benchmarks = load_benchmarks(tiny_root / "data")
+    _ingest(tiny_root, store, "run-a")
+    before = tree_bytes(store.root)
+    run = write_run(tiny_root, "run-b")
+    check_runs([run], benchmarks, cache=cache)
+
+    def edited_meanwhile(path, open_regular=tree.open_regular, **kwargs):
+        if path.name == "predictions.jsonl":  # an editor saves the file between its validation and its copy
+            path.write_bytes(path.read_bytes().replace(b"Final", b"final"))
+        return open_regular(path, **kwargs)
+
+    with mock.patch("dualboard.store.tree.open_regular", edited_meanwhile), pytest.raises(SourceChangedError) as info:
+        store.ingest([tiny_root / "submissions" / "tiny" / "run-a", run], benchmarks, cache=cache)
+    assert "run-b/predictions.jsonl: changed after it was validated" in str(info.value)
+    assert tree_bytes(store.root) == before
