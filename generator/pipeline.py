@@ -407,8 +407,8 @@ def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None
 
 def _analyse_all(project: Project, seed: int) -> StageSummary:
     """Analyse every scored benchmark, computing again only the per-run pieces of new or changed runs."""
-    from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision
-    from dualboard.stats import analyse, write_tables
+    from dualboard.scored_files import SCORED, VERDICTS, benchmark_names, read_table, table_revision
+    from dualboard.stats import agreement, analyse, scores, write_tables
     from dualboard.stats.pieces import PIECES_DIR, Pieces
 
     names, reused, asked = [], 0, 0
@@ -417,9 +417,9 @@ def _analyse_all(project: Project, seed: int) -> StageSummary:
     benchmarks = benchmark_names(scored_dir)
     for name in benchmarks:
         pieces = Pieces.load(pieces_dir / f"{name}.json")
-        tables = analyse(
-            read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed, pieces=pieces
-        )
+        scored = read_table(SCORED, scored_dir, name, columns=list(scores.READ))
+        verdicts = read_table(VERDICTS, scored_dir, name, columns=list(agreement.READ))
+        tables = analyse(scored, verdicts=verdicts, seed=seed, pieces=pieces)
         write_tables(tables, project.stats_dir(name))
         pieces.save()
         reused, asked = reused + pieces.reused, asked + pieces.asked

@@ -27,6 +27,9 @@ from dualboard.stats.scores import GRADINGS, POINTS
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
 KEYS = list(ANSWER_SLOT)
+READ = (*KEYS, "category", "grader", "role", "score")
+"""The columns of the verdicts table (:data:`dualboard.scored_files.VERDICTS`) that agreement reads;
+the stats stage reads no other (``detail``, the longest, is for the site)."""
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 PAIR_STATS_COLUMNS = ["question_id", "verdict_a", "verdict_b", "score_a", "score_b"]

@@ -23,7 +23,10 @@ from dualboard.scored_files import ANSWER_SLOT, GRADINGS, MIN_COVERAGE
 POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
-"""The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics read."""
+"""The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics need."""
+READ = (*REQUIRED, "benchmark_version")
+"""The columns the stats stage reads from a scored file: the others (grader names, parse status…) it never uses,
+and leaving them in the file keeps the stage's memory and reading time down."""
 
 
 def check_scored(scored: pd.DataFrame) -> None:
