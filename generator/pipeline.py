@@ -406,12 +406,12 @@ def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None
 
 
 def _analyse_all(project: Project, seed: int) -> StageSummary:
-    """Analyse every scored benchmark, computing again only the per-run pieces of new or changed runs."""
+    """Analyse every scored benchmark, computing again only the pieces of new or changed runs and their pairs."""
     from dualboard.scored_files import SCORED, VERDICTS, benchmark_names, read_table, table_revision
     from dualboard.stats import agreement, analyse, scores, write_tables
     from dualboard.stats.pieces import PIECES_DIR, Pieces
 
-    names, reused, asked = [], 0, 0
+    names, reused, asked, pairs = [], 0, 0, [0, 0]  # pairs: [reused, asked]
     scored_dir, graded = project.scored_dir(), read_source(project.build_dir)
     pieces_dir = project.build_dir / PIECES_DIR
     benchmarks = benchmark_names(scored_dir)
@@ -423,6 +423,8 @@ def _analyse_all(project: Project, seed: int) -> StageSummary:
         write_tables(tables, project.stats_dir(name))
         pieces.save()
         reused, asked = reused + pieces.reused, asked + pieces.asked
+        pair_asked, pair_computed = pieces.tally.get("pairwise", (0, 0))
+        pairs = [pairs[0] + pair_asked - pair_computed, pairs[1] + pair_asked]
         record_source(
             project.stats_dir(name),
             graded.store if graded else "an unknown store",
@@ -431,7 +433,11 @@ def _analyse_all(project: Project, seed: int) -> StageSummary:
         names.append(f"{name} ({len(tables.models)} runs)")
     _remove_stale(pieces_dir, {pieces_dir / f"{name}.json" for name in benchmarks})
     line = f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})"
-    return StageSummary("stats", f"{line}; {reused} of {asked} per-run results reused" if reused else line)
+    if reused:
+        line += f"; {reused} of {asked} per-run results reused"
+    if pairs[0]:
+        line += f"; {pairs[0]} of {pairs[1]} run pairs reused"
+    return StageSummary("stats", line)
 
 
 def check_current(project: Project, store: Store, names: list[str]) -> None:
