@@ -384,15 +384,16 @@ def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
     return load_human_labels(path) if path is not None and path.is_file() else None
 
 
-def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None) -> StageSummary:
+def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None, force: bool = False) -> StageSummary:
     """Analyse every scored benchmark into build/stats/<benchmark>/*.csv.
 
     Each stats folder also records (``store-source.json``) the store revision
     its scored table was graded from, so that a release can tell stale tables.
     Skipped when the scored and verdict tables, the seed and the code are
     those of the last stats and its tables are as it left them (``cache``).
+    ``force``: analyse from scratch, neither skipping nor reusing any piece.
     """
-    cache = cache or open_cache(project)
+    cache = cache or open_cache(project, force=force)
     inputs = [project.scored_dir(), project.build_dir / SOURCE_FILE]
     key = digest("stats", code_digest(), str(seed), cache.tree_digest(inputs, project.root))
     outputs = project.stats_root()
@@ -401,12 +402,15 @@ def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None
         "stats",
         key,
         lambda: cache.tree_digest([outputs], project.root),
-        lambda: _analyse_all(project, seed),
+        lambda: _analyse_all(project, seed, fresh=force),
     )
 
 
-def _analyse_all(project: Project, seed: int) -> StageSummary:
-    """Analyse every scored benchmark, computing again only the pieces of new or changed runs and their pairs."""
+def _analyse_all(project: Project, seed: int, *, fresh: bool = False) -> StageSummary:
+    """Analyse every scored benchmark, computing again only the pieces of new or changed runs and their pairs.
+
+    ``fresh``: compute every piece (the pieces kept are then replaced by these).
+    """
     from dualboard.scored_files import SCORED, VERDICTS, benchmark_names, read_table, table_revision
     from dualboard.stats import agreement, analyse, scores, write_tables
     from dualboard.stats.pieces import PIECES_DIR, Pieces
@@ -416,7 +420,7 @@ def _analyse_all(project: Project, seed: int) -> StageSummary:
     pieces_dir = project.build_dir / PIECES_DIR
     benchmarks = benchmark_names(scored_dir)
     for name in benchmarks:
-        pieces = Pieces.load(pieces_dir / f"{name}.json")
+        pieces = Pieces(pieces_dir / f"{name}.json") if fresh else Pieces.load(pieces_dir / f"{name}.json")
         scored = read_table(SCORED, scored_dir, name, columns=list(scores.READ))
         verdicts = read_table(VERDICTS, scored_dir, name, columns=list(agreement.READ))
         tables = analyse(scored, verdicts=verdicts, seed=seed, pieces=pieces)

@@ -143,3 +143,28 @@ def reused_of(line: str) -> tuple[int, int]:
     """(reused, asked) of a stats line: '…; 4 of 6 per-run results reused'."""
     found = re.search(r"; (\d+) of (\d+) per-run results reused", line)
     return (int(found[1]), int(found[2])) if found else (0, 0)
+
+
+def test_after_a_run_is_added_changed_or_removed_stats_writes_what_stats_force_writes(tiny_root):
+    """Through the CLI: the tables kept pieces give are byte for byte those of `dualboard stats --force`."""
+    other = [{**p, "response": "Final answer: 5"} for p in tiny_predictions()]
+    write_run(tiny_root, "run-b", other)
+    for command in ("ingest", "grade", "stats"):
+        dualboard(tiny_root, command)
+    steps = {
+        "added": lambda: write_run(tiny_root, "run-c", [{**p, "response": "no idea"} for p in tiny_predictions()]),
+        "changed": lambda: write_run(tiny_root, "run-b", tiny_predictions()),
+        "removed": lambda: shutil.rmtree(tiny_root / "submissions" / "tiny" / "run-a"),
+    }
+    stats_dir = tiny_root / "build" / "stats"
+    for what, step in steps.items():
+        step()
+        dualboard(tiny_root, "ingest")
+        dualboard(tiny_root, "grade")
+        line = dualboard(tiny_root, "stats")
+        assert "run pairs reused" in line, (what, line)
+        kept = tree_bytes(stats_dir)
+        forced = dualboard(tiny_root, "stats", "--force")
+        # From scratch, only runs with the same verdicts within this analysis share their pieces.
+        assert reused_of(forced)[0] < reused_of(line)[0], (what, line, forced)
+        assert tree_bytes(stats_dir) == kept, what
