@@ -79,7 +79,9 @@ def analyse(
     """
     scores.check_scored(scored)
     qmeans = scores.question_means(scored)
-    paired = scores.question_means(scores.judged_by_both(scored))
+    both = scores.judged_by_both(scored)
+    # Usually every answer has both verdicts: the paired means are then the same table, not computed twice.
+    paired = qmeans if len(both) == len(scored) else scores.question_means(both)
     counts = scores.run_counts(scored)
     models = models_table(qmeans, paired, counts, naive_table(scored, alpha), alpha, pieces)
     pairwise = pairwise_table(qmeans, alpha, scores.unranked_runs(counts), pieces)
