@@ -107,6 +107,8 @@ def _grading_pairs(sub: pd.DataFrame, alpha: float, pieces: Pieces) -> pd.DataFr
         return _compare_pairs(sub, runs, values, simple, a[missing], b[missing], alpha)
 
     found = pieces.get_many("pairwise", keys, compute)
+    if not found:  # one run: no pair (the table's other columns come as float NaN columns)
+        return pd.DataFrame(columns=["run_a", "run_b", "n_questions"])
     table = pd.DataFrame.from_records(found, columns=list(pair_matrix.PAIR_COLUMNS))
     table.insert(0, "run_b", runs[b])
     table.insert(0, "run_a", runs[a])
