@@ -236,7 +236,7 @@ def build(project: Project, store: Store, seed: int, progress: bool, jobs: int |
     click.echo(str(pipeline.validate(project, cache=cache)))
     _ingest(project, store, cache)
     click.echo(str(pipeline.grade_stage(project, store, progress=progress, jobs=jobs, cache=cache)))
-    click.echo(str(pipeline.stats(project, seed=seed, cache=cache)))
+    click.echo(str(pipeline.stats(project, seed=seed, cache=cache, force=force)))
     click.echo(str(pipeline.render(project, store, cache=cache)))
     click.echo(f"Built in {time.perf_counter() - started:.1f} s. Preview with: dualboard serve --root {project.root}")
 
@@ -584,9 +584,20 @@ def grade(project: Project, store: Store, progress: bool, jobs: int | None):
 @main.command()
 @root_option
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap.")
-def stats(project: Project, seed: int):
-    """Analyse build/scored/ into build/stats/<benchmark>/*.csv."""
-    click.echo(str(pipeline.stats(project, seed=seed)))
+@click.option(
+    "--force", is_flag=True, help="Analyse from scratch: reuse no result kept in build/stats-pieces/, skip nothing."
+)
+def stats(project: Project, seed: int, force: bool):
+    """Analyse build/scored/ into build/stats/<benchmark>/*.csv.
+
+    What depends on one run alone (its models row, its agreement rows) or on
+    two runs alone (their pairwise comparison) is kept by content in
+    build/stats-pieces/: after a run is added, only that run and its pairs
+    with the others are computed, and the tables are byte for byte those of
+    an analysis from scratch (--force). Holm adjustments, ranks and pooled
+    agreement depend on every run and are always recomputed.
+    """
+    click.echo(str(pipeline.stats(project, seed=seed, force=force)))
 
 
 @main.command()

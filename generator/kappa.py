@@ -119,10 +119,11 @@ def kappa_interval(
     if total[1] + total[2] == 0:
         return _perfect_lower_bound(total, len(per_question), alpha), 1.0, "one_sided_perfect"
     idx = np.arange(len(per_question))
+    counts = np.asarray(per_question, dtype=float)
 
     def stat(i: np.ndarray, axis: int = -1) -> np.ndarray:
-        # scipy passes axis, the last of i; in per_question[i] the resampled questions are axis -2.
-        return kappa_from_counts(per_question[i].sum(axis=-2))
+        # scipy passes axis, the last of i: each row of i lists the questions of one resample.
+        return kappa_from_counts(resample_totals(counts, i))
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -145,6 +146,28 @@ def kappa_interval(
         low, high = np.nanquantile(dist, [alpha / 2, 1 - alpha / 2])
         return float(low), float(high), "percentile_question_bootstrap"
     return float(low), float(high), "bca_question_bootstrap"
+
+
+def resample_totals(per_question: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """Return the pooled counts of each resample: ``per_question[i].sum(axis=-2)``, by one matrix product.
+
+    Each row of ``i`` (last axis) lists the questions of one resample; how
+    often each question is drawn, times its counts, is that resample's total.
+    Counts are integers, so the float product is exact and equals the sum of
+    the gathered rows, without the (resamples × questions × 4) array.
+
+    Examples
+    --------
+    >>> c = np.array([[1, 0, 0, 2], [0, 1, 1, 0], [3, 0, 0, 0]])
+    >>> i = np.array([[0, 0, 2], [1, 2, 1]])
+    >>> bool(np.array_equal(resample_totals(c, i), c[i].sum(axis=-2)))
+    True
+    """
+    rows = np.asarray(i).reshape(-1, np.shape(i)[-1])
+    n = len(per_question)
+    drawn = np.bincount((rows + n * np.arange(len(rows))[:, None]).ravel(), minlength=n * len(rows))
+    totals = drawn.reshape(len(rows), n).astype(float) @ np.asarray(per_question, dtype=float)
+    return totals.reshape(*np.shape(i)[:-1], per_question.shape[-1])
 
 
 def _perfect_lower_bound(total: np.ndarray, n_questions: int, alpha: float) -> float:

@@ -392,15 +392,16 @@ def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
     return load_human_labels(path) if path is not None and path.is_file() else None
 
 
-def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None) -> StageSummary:
+def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None, force: bool = False) -> StageSummary:
     """Analyse every scored benchmark into build/stats/<benchmark>/*.csv.
 
     Each stats folder also records (``store-source.json``) the store revision
     its scored table was graded from, so that a release can tell stale tables.
     Skipped when the scored and verdict tables, the seed and the code are
     those of the last stats and its tables are as it left them (``cache``).
+    ``force``: analyse from scratch, neither skipping nor reusing any piece.
     """
-    cache = cache or open_cache(project)
+    cache = cache or open_cache(project, force=force)
     inputs = [project.scored_dir(), project.build_dir / SOURCE_FILE]
     key = digest("stats", code_digest(), str(seed), cache.tree_digest(inputs, project.root))
     outputs = project.stats_root()
@@ -409,28 +410,33 @@ def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None
         "stats",
         key,
         lambda: cache.tree_digest([outputs], project.root),
-        lambda: _analyse_all(project, seed),
+        lambda: _analyse_all(project, seed, fresh=force),
     )
 
 
-def _analyse_all(project: Project, seed: int) -> StageSummary:
-    """Analyse every scored benchmark, computing again only the per-run pieces of new or changed runs."""
-    from dualboard.scored_files import SCORED, benchmark_names, read_scored, read_verdicts, table_revision
-    from dualboard.stats import analyse, write_tables
+def _analyse_all(project: Project, seed: int, *, fresh: bool = False) -> StageSummary:
+    """Analyse every scored benchmark, computing again only the pieces of new or changed runs and their pairs.
+
+    ``fresh``: compute every piece (the pieces kept are then replaced by these).
+    """
+    from dualboard.scored_files import SCORED, VERDICTS, benchmark_names, read_table, table_revision
+    from dualboard.stats import agreement, analyse, scores, write_tables
     from dualboard.stats.pieces import PIECES_DIR, Pieces
 
-    names, reused, asked = [], 0, 0
+    names, reused, asked, pairs = [], 0, 0, [0, 0]  # pairs: [reused, asked]
     scored_dir, graded = project.scored_dir(), read_source(project.build_dir)
     pieces_dir = project.build_dir / PIECES_DIR
     benchmarks = benchmark_names(scored_dir)
     for name in benchmarks:
-        pieces = Pieces.load(pieces_dir / f"{name}.json")
-        tables = analyse(
-            read_scored(scored_dir, name), verdicts=read_verdicts(scored_dir, name), seed=seed, pieces=pieces
-        )
+        pieces = Pieces(pieces_dir / f"{name}.json") if fresh else Pieces.load(pieces_dir / f"{name}.json")
+        scored = read_table(SCORED, scored_dir, name, columns=list(scores.READ))
+        verdicts = read_table(VERDICTS, scored_dir, name, columns=list(agreement.READ))
+        tables = analyse(scored, verdicts=verdicts, seed=seed, pieces=pieces)
         write_tables(tables, project.stats_dir(name))
         pieces.save()
         reused, asked = reused + pieces.reused, asked + pieces.asked
+        pair_asked, pair_computed = pieces.tally.get("pairwise", (0, 0))
+        pairs = [pairs[0] + pair_asked - pair_computed, pairs[1] + pair_asked]
         record_source(
             project.stats_dir(name),
             graded.store if graded else "an unknown store",
@@ -439,7 +445,11 @@ def _analyse_all(project: Project, seed: int) -> StageSummary:
         names.append(f"{name} ({len(tables.models)} runs)")
     _remove_stale(pieces_dir, {pieces_dir / f"{name}.json" for name in benchmarks})
     line = f"tables for {', '.join(names) or 'no benchmarks'} (seed {seed})"
-    return StageSummary("stats", f"{line}; {reused} of {asked} per-run results reused" if reused else line)
+    if reused:
+        line += f"; {reused} of {asked} per-run results reused"
+    if pairs[0]:
+        line += f"; {pairs[0]} of {pairs[1]} run pairs reused"
+    return StageSummary("stats", line)
 
 
 def check_current(project: Project, store: Store, names: list[str]) -> None:

@@ -27,6 +27,9 @@ from dualboard.stats.scores import GRADINGS, POINTS
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
 KEYS = list(ANSWER_SLOT)
+READ = (*KEYS, "category", "grader", "role", "score")
+"""The columns of the verdicts table (:data:`dualboard.scored_files.VERDICTS`) that agreement reads;
+the stats stage reads no other (``detail``, the longest, is for the site)."""
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 PAIR_STATS_COLUMNS = ["question_id", "verdict_a", "verdict_b", "score_a", "score_b"]
@@ -221,12 +224,13 @@ def agreement_table(
         :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both classes.
     """
     v = to_verdicts(verdicts, threshold)
+    slot = _answer_slots(v)
     roles = v.groupby("grader")["role"].first()
     graders = sorted(roles.index, key=lambda name: (ROLE_ORDER.get(roles[name], 0), name))
     pieces = pieces or Pieces(None)
     rows = []
     for ga, gb in itertools.combinations(graders, 2):
-        joined = _join(v, ga, gb)
+        joined = _join(v, slot, ga, gb)
         if joined.empty:  # graders of different question types never meet
             continue
         human = bool(roles[gb] == "human")
@@ -254,14 +258,30 @@ def _slices(joined: pd.DataFrame) -> Iterator[tuple[str, str, pd.DataFrame]]:
             yield run_id, ALL, part
 
 
-def _join(v: pd.DataFrame, ga: str, gb: str) -> pd.DataFrame:
+def _join(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:
     """Return the answers grader_b judged and grader_a was given, with grader_a's verdict and score.
 
     ``verdict_a`` is NaN where grader_a could not judge; answers grader_a was
     never given (another question type's grader) are not in the result.
+    ``slot`` numbers each row's answer (:func:`_answer_slots`): joining on it
+    gives the rows, in the order, that joining on run, question and round
+    gives, without hashing those strings again for every grader pair.
     """
-    b = v.loc[(v["grader"] == gb) & v["score"].notna(), [*KEYS, "category", "verdict", "score"]]
-    a = v.loc[v["grader"] == ga, [*KEYS, "verdict", "score"]]
-    return b.rename(columns={"verdict": "verdict_b", "score": "score_b"}).merge(
-        a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on=KEYS, how="inner"
+    in_b = ((v["grader"] == gb) & v["score"].notna()).to_numpy()
+    in_a = (v["grader"] == ga).to_numpy()
+    b = v.loc[in_b, [*KEYS, "category", "verdict", "score"]].assign(slot=slot[in_b])
+    a = v.loc[in_a, ["verdict", "score"]].assign(slot=slot[in_a])
+    return (
+        b.rename(columns={"verdict": "verdict_b", "score": "score_b"})
+        .merge(a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on="slot", how="inner")
+        .drop(columns="slot")
     )
+
+
+def _answer_slots(v: pd.DataFrame) -> np.ndarray:
+    """Return one integer per verdict row naming its answer: equal exactly when run, question and round are."""
+    codes = [pd.factorize(v[key])[0].astype(np.int64) for key in KEYS]
+    slot = np.zeros(len(v), dtype=np.int64)
+    for c in codes:
+        slot = slot * (int(c.max(initial=0)) + 1) + c
+    return slot

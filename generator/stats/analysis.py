@@ -48,7 +48,8 @@ def analyse(
         1 - confidence level, and the level of every test.
     pieces : Pieces, optional
         What was computed before for one run alone (its models row, its
-        agreement rows), by content: only new or changed runs are computed,
+        agreement rows) or one pair of runs (its pairwise rows), by content:
+        only new or changed runs and their pairs are computed,
         and the tables equal those computed from scratch
         (:mod:`dualboard.stats.pieces`).
 
@@ -78,10 +79,12 @@ def analyse(
     """
     scores.check_scored(scored)
     qmeans = scores.question_means(scored)
-    paired = scores.question_means(scores.judged_by_both(scored))
+    both = scores.judged_by_both(scored)
+    # Usually every answer has both verdicts: the paired means are then the same table, not computed twice.
+    paired = qmeans if len(both) == len(scored) else scores.question_means(both)
     counts = scores.run_counts(scored)
     models = models_table(qmeans, paired, counts, naive_table(scored, alpha), alpha, pieces)
-    pairwise = pairwise_table(qmeans, alpha, scores.unranked_runs(counts))
+    pairwise = pairwise_table(qmeans, alpha, scores.unranked_runs(counts), pieces)
     models = add_ranks(models, pairwise, qmeans, seed=seed, n_boot=n_boot, alpha=alpha)
     rounds = scored.groupby(["run_id", "question_id"]).size().groupby("run_id").max()
     if verdicts is None:

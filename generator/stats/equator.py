@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
+from statsmodels.regression.linear_model import OLS  # not statsmodels.api: a second of imports less
 
 from dualboard.stats import paired
 from dualboard.stats.comparison import DECIMALS
@@ -74,7 +74,7 @@ def pooled_clustered(qmeans: pd.DataFrame, alpha: float = 0.05) -> dict[str, flo
     if out["pooled_n_questions"] < 2:
         out["pooled_diff_mean"] = POINTS * float(d.mean()) if len(d) else np.nan
         return out
-    fit = sm.OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    fit = OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
     lo, hi = fit.conf_int(alpha)[0]
     out.update(
         pooled_diff_mean=POINTS * float(fit.params[0]),

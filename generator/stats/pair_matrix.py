@@ -1,15 +1,22 @@
-"""All run pairs of one grading at once: the vectorised path of the pairwise table.
+"""Run pairs of one grading at once: the vectorised path of the pairwise table.
 
 Leaderboards hold hundreds of runs, so m(m-1)/2 pairs must not each cost a
-pandas round trip. Run i is compared with every later run in one array
-operation over a questions × runs matrix. The rules are those of
+pandas round trip. Any list of pairs is compared in array operations over a
+pairs × questions matrix, a block of pairs at a time. The rules are those of
 :func:`dualboard.stats.comparison.compare` (a test checks both agree on every
 pair); pairs with fewer than :data:`~dualboard.stats.paired.TOO_FEW_QUESTIONS`
 shared questions (exact permutation test) or none (unpaired comparison) are
 left to that scalar path.
+
+Each pair's row is reduced along its own contiguous row of questions (NumPy's
+pairwise summation, as ``compare`` sums a vector), so a pair's numbers do not
+depend on which other pairs share its block: a pair computed alone, when one
+run is added, equals the same pair computed among all of them.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 import pandas as pd
@@ -19,24 +26,54 @@ from dualboard.stats import estimators, paired, power
 from dualboard.stats.comparison import DECIMALS, constant_note
 from dualboard.stats.scores import POINTS
 
+PAIR_COLUMNS = (
+    "n_questions",
+    "diff_mean",
+    "diff_se",
+    "diff_ci_low",
+    "diff_ci_high",
+    "test",
+    "p_value",
+    "effect_dz",
+    "mde_points",
+    "mde_status",
+    "note",
+)
+"""What one pair's comparison holds: the columns of pairwise.csv a pair decides alone, in that order."""
+BLOCK = 256
+"""Pairs compared per array operation: 256 pairs × 2,000 questions are 4 MB per temporary array."""
 
-def wide(qmeans: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:
-    """Return run ids, question means (questions × runs, NaN = not answered) and one-round-0/1 flags."""
+
+def wide(qmeans: pd.DataFrame) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
+    """Return run ids, question ids, question means (questions × runs, NaN = not answered) and one-round-0/1 flags."""
     frame = qmeans.assign(simple=(qmeans["n_rounds"] == 1) & qmeans["binary"].astype(bool))
     values = frame.pivot(index="question_id", columns="run_id", values="mean")
     simple = frame.pivot(index="question_id", columns="run_id", values="simple")
     simple = simple.reindex_like(values).fillna(False).astype(bool)
-    return values.columns, values.to_numpy(dtype=float), simple.to_numpy()
+    return values.columns, values.index, values.to_numpy(dtype=float), simple.to_numpy()
+
+
+def column_digests(questions: pd.Index, values: np.ndarray, simple: np.ndarray) -> list[str]:
+    """Return per run (column) a sha256 of everything its comparisons read: question ids, means, flags.
+
+    Two runs' pair is decided by their two columns alone, so these digests key
+    a pair's cached result (:mod:`dualboard.stats.pieces`).
+    """
+    shared = hashlib.sha256("\0".join(map(str, questions)).encode("utf-8", "surrogateescape")).digest()
+    return [
+        hashlib.sha256(shared + np.ascontiguousarray(values[:, j]).tobytes() + simple[:, j].tobytes()).hexdigest()
+        for j in range(values.shape[1])
+    ]
 
 
 def _moments(d: np.ndarray, shared: np.ndarray) -> dict[str, np.ndarray]:
-    """Return n, mean, sd, mean and sd of |d|, discordant counts and constancy (per column)."""
-    n = shared.sum(axis=0)
+    """Return n, mean, sd, mean and sd of |d|, discordant counts and constancy (per pair: per row)."""
+    n = shared.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean, abs_mean = d.sum(axis=0) / n, np.abs(d).sum(axis=0) / n
-        constant = np.where(shared, d, np.inf).min(axis=0) == np.where(shared, d, -np.inf).max(axis=0)
-        ss = (np.where(shared, d - mean, 0.0) ** 2).sum(axis=0)
-        abs_ss = (np.where(shared, np.abs(d) - abs_mean, 0.0) ** 2).sum(axis=0)
+        mean, abs_mean = d.sum(axis=-1) / n, np.abs(d).sum(axis=-1) / n
+        constant = np.where(shared, d, np.inf).min(axis=-1) == np.where(shared, d, -np.inf).max(axis=-1)
+        ss = (np.where(shared, d - mean[:, None], 0.0) ** 2).sum(axis=-1)
+        abs_ss = (np.where(shared, np.abs(d) - abs_mean[:, None], 0.0) ** 2).sum(axis=-1)
         sd = np.where(constant, 0.0, np.sqrt(ss / (n - 1)))
         abs_sd = np.where(constant, 0.0, np.sqrt(abs_ss / (n - 1)))
     return {
@@ -46,8 +83,8 @@ def _moments(d: np.ndarray, shared: np.ndarray) -> dict[str, np.ndarray]:
         "abs_mean": abs_mean,
         "abs_sd": abs_sd,
         "constant": constant,
-        "up": (d > 0).sum(axis=0),
-        "down": (d < 0).sum(axis=0),
+        "up": (d > 0).sum(axis=-1),
+        "down": (d < 0).sum(axis=-1),
     }
 
 
@@ -69,17 +106,31 @@ def _tests(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> dict[s
     return {"test": test, "p_value": p, "diff_ci_low": lo, "diff_ci_high": hi, "diff_se": se}
 
 
-def pairs_with(i: int, runs: pd.Index, values: np.ndarray, simple: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
-    """Return the comparisons of run ``i`` with every later run (points, as pairwise.csv).
+def pairs(a: np.ndarray, b: np.ndarray, values: np.ndarray, simple: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
+    """Return the comparisons of runs ``a[k]`` and ``b[k]`` (column numbers of :func:`wide`), points as pairwise.csv.
 
-    Columns: run_a, run_b, n_questions, diff_mean, diff_se, diff_ci_low,
-    diff_ci_high, test, p_value, effect_dz, mde_points, mde_status, note.
+    Columns: :data:`PAIR_COLUMNS`; one row per pair.
     """
-    x, y = values[:, [i]], values[:, i + 1 :]
+    columns, flags = values.T, simple.T  # one contiguous row of questions per run
+    blocks = [
+        _block(
+            columns[a[k : k + BLOCK]],
+            columns[b[k : k + BLOCK]],
+            flags[a[k : k + BLOCK]],
+            flags[b[k : k + BLOCK]],
+            alpha,
+        )
+        for k in range(0, len(a), BLOCK)
+    ]
+    return pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame(columns=list(PAIR_COLUMNS))
+
+
+def _block(x: np.ndarray, y: np.ndarray, simple_x: np.ndarray, simple_y: np.ndarray, alpha: float) -> pd.DataFrame:
+    """Compare each row of ``x`` with the same row of ``y`` (pairs × questions)."""
     shared = ~np.isnan(x) & ~np.isnan(y)
     d = np.where(shared, np.round(np.nan_to_num(x - y), DECIMALS), 0.0)
     m = _moments(d, shared)
-    binary = np.all(~shared | (simple[:, [i]] & simple[:, i + 1 :]), axis=0)
+    binary = np.all(~shared | (simple_x.astype(bool) & simple_y.astype(bool)), axis=-1)
     t = _tests(m, binary, alpha)
     concordant = binary & ((m["up"] + m["down"]) == 0)
     notes = [
@@ -91,8 +142,6 @@ def pairs_with(i: int, runs: pd.Index, values: np.ndarray, simple: np.ndarray, a
     mde, status = _mde(m, binary, alpha)
     return pd.DataFrame(
         {
-            "run_a": runs[i],
-            "run_b": runs[i + 1 :],
             "n_questions": m["n"],
             "diff_mean": POINTS * m["mean"],
             "diff_se": POINTS * t["diff_se"],

@@ -13,6 +13,7 @@ from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.comparison import compare, join_notes
 from dualboard.stats.models_table import single_round_binary
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
+from dualboard.stats.pieces import Pieces
 from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS
 from dualboard.stats.tables import COLUMNS, documents
 
@@ -65,14 +66,19 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, alpha: float) -> dict[str, object
 
 @documents("pairwise")
 def pairwise_table(
-    qmeans: pd.DataFrame, alpha: float = 0.05, unranked: Collection[tuple[str, str]] = ()
+    qmeans: pd.DataFrame,
+    alpha: float = 0.05,
+    unranked: Collection[tuple[str, str]] = (),
+    pieces: Pieces | None = None,
 ) -> pd.DataFrame:
     """Return every pair of runs within each grading, with Holm-adjusted p-values.
 
     ``unranked`` lists the (run_id, grading) pairs not ranked there (coverage
     under :data:`dualboard.stats.scores.MIN_COVERAGE`): their pairs keep
     their own test but stay out of the Holm family (``p_holm`` NaN, never
-    ``significant``), so they move no rank interval.
+    ``significant``), so they move no rank interval. With ``pieces``, a pair
+    whose two runs are unchanged in the grading reuses its comparison
+    (:mod:`dualboard.stats.pieces`): adding a run compares only its pairs.
 
     Examples
     --------
@@ -83,26 +89,51 @@ def pairwise_table(
     >>> row["test"], float(row["diff_mean"]), bool(row["significant"])
     ('mcnemar_exact', 100.0, True)
     """
-    frames = [_grading_pairs(qmeans[qmeans["grading"] == g], alpha).assign(grading=g) for g in GRADINGS]
+    pieces = pieces or Pieces(None)
+    frames = [_grading_pairs(qmeans[qmeans["grading"] == g], alpha, pieces).assign(grading=g) for g in GRADINGS]
     columns = list(COLUMNS["pairwise"])
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     return _holm_by_grading(table, alpha, frozenset(unranked)).reindex(columns=columns)
 
 
-def _grading_pairs(sub: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Return every pair of one grading: vectorised, with the scalar path where n < TOO_FEW_QUESTIONS."""
-    runs, values, simple = pair_matrix.wide(sub)
-    frames = [pair_matrix.pairs_with(i, runs, values, simple, alpha) for i in range(len(runs) - 1)]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run_a", "run_b", "n_questions"])
-    scalar = table["n_questions"] < TOO_FEW_QUESTIONS
-    if scalar.any():
-        by_run = {r: q.set_index("question_id") for r, q in sub.groupby("run_id", sort=True)}
-        for idx in table.index[scalar]:
-            a, b = table.at[idx, "run_a"], table.at[idx, "run_b"]
-            rec = pair_row(by_run[a], by_run[b], alpha)
-            for key in table.columns.intersection(list(rec)):
-                table.at[idx, key] = rec[key]
+def _grading_pairs(sub: pd.DataFrame, alpha: float, pieces: Pieces) -> pd.DataFrame:
+    """Return every pair of one grading (run_a before run_b in run order), known pairs from ``pieces``."""
+    runs, questions, values, simple = pair_matrix.wide(sub)
+    a, b = np.triu_indices(len(runs), k=1)
+    columns = pair_matrix.column_digests(questions, values, simple)
+    keys = [Pieces.key_of("pairwise", (alpha,), columns[i], columns[j]) for i, j in zip(a, b)]
+
+    def compute(missing: list[int]) -> list[dict]:
+        return _compare_pairs(sub, runs, values, simple, a[missing], b[missing], alpha)
+
+    found = pieces.get_many("pairwise", keys, compute)
+    if not found:  # one run: no pair (the table's other columns come as float NaN columns)
+        return pd.DataFrame(columns=["run_a", "run_b", "n_questions"])
+    table = pd.DataFrame.from_records(found, columns=list(pair_matrix.PAIR_COLUMNS))
+    table.insert(0, "run_b", runs[b])
+    table.insert(0, "run_a", runs[a])
     return table
+
+
+def _compare_pairs(
+    sub: pd.DataFrame,
+    runs: pd.Index,
+    values: np.ndarray,
+    simple: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    alpha: float,
+) -> list[dict]:
+    """Compare runs a[k] and b[k]: vectorised, with the scalar path where n < TOO_FEW_QUESTIONS."""
+    table = pair_matrix.pairs(a, b, values, simple, alpha)
+    scalar = np.flatnonzero(table["n_questions"].to_numpy() < TOO_FEW_QUESTIONS)
+    records = table.to_dict("records")
+    if len(scalar):
+        by_run = {r: q.set_index("question_id") for r, q in sub.groupby("run_id", sort=True)}
+        for k in scalar:
+            rec = pair_row(by_run[runs[a[k]]], by_run[runs[b[k]]], alpha)
+            records[k].update((key, rec[key]) for key in pair_matrix.PAIR_COLUMNS if key in rec)
+    return records
 
 
 def _holm_by_grading(table: pd.DataFrame, alpha: float, unranked: frozenset[tuple[str, str]]) -> pd.DataFrame:

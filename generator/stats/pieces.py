@@ -2,11 +2,13 @@
 
 Most of the statistics stage's time goes to what depends on one run alone: its
 row of ``models.csv`` and its per-run rows of ``agreement.csv`` (each a κ
-bootstrap over the questions). :class:`Pieces` remembers each such result
-under a key hashing everything it is computed from: the code
+bootstrap over the questions), or on two runs alone: their comparison in
+``pairwise.csv``. :class:`Pieces` remembers each such result under a key
+hashing everything it is computed from: the code
 (:func:`dualboard.build_cache.code_digest`), the options (seed, B, α…) and
-the run's own rows, values and order. A run whose rows are unchanged is not
-computed again; what depends on every run (Holm adjustments, ranks, the pooled
+the run's (or the two runs') own rows, values and order. A run whose rows are
+unchanged is not computed again, and adding one run to m compares only its m
+pairs; what depends on every run (Holm adjustments, ranks, the pooled
 rows) is always recomputed from the pieces. A piece is the very value a fresh
 computation returns (JSON keeps every float bit for bit), and each bootstrap
 starts from the seed itself, not from a stream shared with other runs, so the
@@ -62,6 +64,8 @@ class Pieces:
         """Pieces this analysis asked for."""
         self.computed = 0
         """Pieces this analysis had to compute (the others were known)."""
+        self.tally: dict[str, list[int]] = {}
+        """Per kind of :meth:`get_many`: [asked, computed] (kept apart from the per-run counts above)."""
 
     @classmethod
     def load(cls, path: Path) -> Pieces:
@@ -74,7 +78,12 @@ class Pieces:
     @staticmethod
     def key(kind: str, options: tuple, *frames: pd.DataFrame) -> str:
         """The key of a ``kind`` piece computed with ``options`` from ``frames`` (and the code)."""
-        return digest(kind, code_digest(), repr(options), *(frame_digest(f) for f in frames))
+        return Pieces.key_of(kind, options, *(frame_digest(f) for f in frames))
+
+    @staticmethod
+    def key_of(kind: str, options: tuple, *digests: str) -> str:
+        """The key of a ``kind`` piece computed with ``options`` from inputs of these digests (and the code)."""
+        return digest(kind, code_digest(), repr(options), *digests)
 
     def get(self, key: str, compute: Callable[[], dict]) -> dict:
         """The piece under ``key``: the remembered one, else ``compute()`` (then remembered)."""
@@ -85,6 +94,23 @@ class Pieces:
             self.computed += 1
         self._used[key] = known
         return known
+
+    def get_many(self, kind: str, keys: list[str], compute: Callable[[list[int]], list[dict]]) -> list[dict]:
+        """The pieces under ``keys``: the remembered ones, and ``compute(positions)`` for the others, in one call.
+
+        ``compute`` receives the positions in ``keys`` of the unknown pieces and
+        returns their pieces in that order, so that they are computed together
+        (vectorised); the answer follows ``keys``. Counted in ``tally[kind]``.
+        """
+        found = [self._used.get(key, self._known.get(key)) for key in keys]
+        missing = [i for i, piece in enumerate(found) if not isinstance(piece, dict)]
+        for i, piece in zip(missing, compute(missing) if missing else []):
+            found[i] = piece
+        for key, piece in zip(keys, found):
+            self._used[key] = piece
+        asked, computed = self.tally.setdefault(kind, [0, 0])
+        self.tally[kind] = [asked + len(keys), computed + len(missing)]
+        return found
 
     @property
     def reused(self) -> int:

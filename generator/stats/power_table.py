@@ -9,9 +9,10 @@ from scipy import stats
 from dualboard.stats.tables import COLUMNS, documents
 
 
-def _normal(diff_se: float, power: float = 0.8, alpha: float = 0.05) -> float:
-    """Return Miller's normal-approximation MDE (z_{1-α/2} + z_{1-β})·SE(d̄)."""
-    return float((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) * diff_se)
+def _normal(diff_se: float | np.ndarray, power: float = 0.8, alpha: float = 0.05) -> float | np.ndarray:
+    """Return Miller's normal-approximation MDE (z_{1-α/2} + z_{1-β})·SE(d̄), of one SE or of each of an array."""
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    return z * diff_se if isinstance(diff_se, np.ndarray) else float(z * diff_se)
 
 
 def _method(test: str) -> str:
@@ -71,7 +72,7 @@ def summary_row(comparison: str, grading: str, table: pd.DataFrame, rounds: int)
     status = table["mde_status"]
     known = status != "not_estimable"
     exact = np.where(status == "detectable", table["mde_points"], np.inf)[known]
-    normal = np.where(status == "detectable", [_normal(se) for se in table["diff_se"]], np.inf)[known]
+    normal = np.where(status == "detectable", _normal(table["diff_se"].to_numpy(dtype=float)), np.inf)[known]
     median = float(np.median(exact)) if len(exact) else np.nan
     mde_status = "not_estimable" if not len(exact) else "detectable" if np.isfinite(median) else "nothing_detectable"
     normal_median = float(np.median(normal)) if len(normal) else np.nan

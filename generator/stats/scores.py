@@ -23,7 +23,10 @@ from dualboard.scored_files import ANSWER_SLOT, GRADINGS, MIN_COVERAGE
 POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
-"""The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics read."""
+"""The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics need."""
+READ = (*REQUIRED, "benchmark_version")
+"""The columns the stats stage reads from a scored file: the others (grader names, parse status…) it never uses,
+and leaving them in the file keeps the stage's memory and reading time down."""
 
 
 def check_scored(scored: pd.DataFrame) -> None:
@@ -98,15 +101,35 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
      {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0},
      {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
-    long = scored.melt(id_vars=list(ANSWER_SLOT), value_vars=list(GRADINGS), var_name="grading", value_name="score")
-    long["score"] = pd.to_numeric(long["score"], errors="coerce") / POINTS
+    # The long table (one grading's answers after the other's), grouped by one integer per
+    # (run, grading, question) numbered in sorted order: the same groups, order and rows per group as
+    # grouping by the three strings, so the same means to the bit, at a fraction of the cost.
+    runs, run_ids = pd.factorize(scored["run_id"], sort=True)
+    questions, question_ids = pd.factorize(scored["question_id"], sort=True)
+    names = sorted(GRADINGS)
+    n_q, n_g = len(question_ids), len(names)
+    grading = np.repeat([names.index(g) for g in GRADINGS], len(scored))
+    long = pd.DataFrame(
+        {
+            "key": (np.tile(runs.astype(np.int64), n_g) * n_g + grading) * n_q + np.tile(questions, n_g),
+            "score": np.concatenate([pd.to_numeric(scored[g], errors="coerce").to_numpy(dtype=float) for g in GRADINGS])
+            / POINTS,
+        }
+    )
     long = long.dropna(subset=["score"])
     long["is_binary"] = np.isin(long["score"], (0.0, 1.0))
-    grouped = long.groupby(["run_id", "grading", "question_id"], sort=True)
-    out = grouped.agg(
+    out = long.groupby("key", sort=True).agg(
         n_rounds=("score", "size"), mean=("score", "mean"), var_within=("score", "var"), binary=("is_binary", "all")
     )
-    out = out.reset_index()
+    key = out.index.to_numpy()
+    out = pd.DataFrame(
+        {
+            "run_id": run_ids[key // (n_g * n_q)],
+            "grading": np.asarray(names, dtype=object)[key // n_q % n_g],
+            "question_id": question_ids[key % n_q],
+            **{c: out[c].to_numpy() for c in out.columns},
+        }
+    )
     order = {g: i for i, g in enumerate(GRADINGS)}
     return out.sort_values(
         ["run_id", "grading", "question_id"], key=lambda s: s.map(order) if s.name == "grading" else s, kind="stable"

@@ -1,5 +1,5 @@
-"""Per-run pieces (dualboard.stats.pieces): a run added, changed or removed computes only its own
-pieces, and every table equals the one computed from scratch, frame by frame."""
+"""Pieces (dualboard.stats.pieces): a run added, changed or removed computes only its own pieces and
+its pairs with the other runs, and every table equals the one computed from scratch, frame by frame."""
 
 from __future__ import annotations
 
@@ -53,9 +53,11 @@ def test_one_more_run_computes_only_its_pieces_and_equals_a_fresh_analysis(score
     five = scored[scored["run_id"] != "run5"]
     first, pieces = analysed_with(five, path)
     assert (pieces.reused, pieces.asked) == (0, 10)  # a models row and an agreement row per run
+    assert pieces.tally["pairwise"] == [20, 20]  # 10 pairs in each grading
     assert_same_tables(first, analyse(five, n_boot=N_BOOT))
     added, pieces = analysed_with(scored, path)
     assert (pieces.reused, pieces.asked) == (10, 12)
+    assert pieces.tally["pairwise"] == [30, 10]  # only run5's 5 pairs per grading are compared
     assert_same_tables(added, analyse(scored, n_boot=N_BOOT))
 
 
@@ -65,8 +67,9 @@ def test_a_removed_run_takes_its_pieces_and_the_rest_are_reused(scored, tmp_path
     four = scored[~scored["run_id"].isin(["run1", "run4"])]
     removed, pieces = analysed_with(four, path)
     assert (pieces.reused, pieces.asked) == (8, 8)
+    assert pieces.tally["pairwise"] == [12, 0]
     assert_same_tables(removed, analyse(four, n_boot=N_BOOT))
-    assert len(Pieces.load(path)._known) == 8  # the two runs' pieces left the file
+    assert len(Pieces.load(path)._known) == 8 + 12  # the two runs' pieces and pairs left the file
 
 
 def test_a_changed_run_or_option_is_computed_again(scored, tmp_path):
@@ -77,6 +80,7 @@ def test_a_changed_run_or_option_is_computed_again(scored, tmp_path):
     changed.loc[first, "answer_key"] = 100.0 - changed.loc[first, "answer_key"]
     again, pieces = analysed_with(changed, path)
     assert (pieces.reused, pieces.asked) == (10, 12)
+    assert pieces.tally["pairwise"] == [30, 5]  # run2's answer-key pairs; its traditional scores are unchanged
     assert_same_tables(again, analyse(changed, n_boot=N_BOOT))
     other_seed = Pieces.load(path)
     tables = analyse(changed, n_boot=N_BOOT, seed=7, pieces=other_seed)
@@ -91,7 +95,7 @@ def test_a_corrupt_pieces_file_reads_as_empty(scored, tmp_path, garbage):
     tables, pieces = analysed_with(scored, path)
     assert pieces.reused == 0
     assert_same_tables(tables, analyse(scored, n_boot=N_BOOT))
-    assert len(Pieces.load(path)._known) == 12
+    assert len(Pieces.load(path)._known) == 12 + 30
 
 
 @pytest.mark.skipif(not (SOURCE / "auto_eval_outputs").is_dir(), reason="shared real data absent")
@@ -103,6 +107,9 @@ def test_real_runs_added_one_at_a_time_equal_a_fresh_analysis(tmp_path):
     every = pd.concat(runs, ignore_index=True)
     tables, pieces = analysed_with(every, path)
     assert pieces.reused == pieces.asked - 2 == 2 * (len(runs) - 1)
+    pairs = len(runs) * (len(runs) - 1) // 2
+    # The last run's pairs only; the source has one grading, loaded as both, so they are compared once.
+    assert pieces.tally["pairwise"] == [2 * pairs, len(runs) - 1]
     assert_same_tables(tables, analyse(every, n_boot=N_BOOT))
 
 
@@ -124,6 +131,7 @@ def test_the_stats_command_reuses_pieces_and_writes_what_a_fresh_one_writes(tiny
     line = dualboard(tiny_root, "stats")
     assert "tables for tiny (3 runs)" in line
     assert reused_of(line) == (6, 9)  # a models row and two agreement rows per run: run-c's are new
+    assert "; 2 of 6 run pairs reused" in line  # in each grading run-a vs run-b is known; run-c's two pairs are new
     again = tree_bytes(tiny_root / "build" / "stats")
     for folder in (tiny_root / "build" / "stats", tiny_root / "build" / PIECES_DIR):
         shutil.rmtree(folder)
@@ -135,3 +143,28 @@ def reused_of(line: str) -> tuple[int, int]:
     """(reused, asked) of a stats line: '…; 4 of 6 per-run results reused'."""
     found = re.search(r"; (\d+) of (\d+) per-run results reused", line)
     return (int(found[1]), int(found[2])) if found else (0, 0)
+
+
+def test_after_a_run_is_added_changed_or_removed_stats_writes_what_stats_force_writes(tiny_root):
+    """Through the CLI: the tables kept pieces give are byte for byte those of `dualboard stats --force`."""
+    other = [{**p, "response": "Final answer: 5"} for p in tiny_predictions()]
+    write_run(tiny_root, "run-b", other)
+    for command in ("ingest", "grade", "stats"):
+        dualboard(tiny_root, command)
+    steps = {
+        "added": lambda: write_run(tiny_root, "run-c", [{**p, "response": "no idea"} for p in tiny_predictions()]),
+        "changed": lambda: write_run(tiny_root, "run-b", tiny_predictions()),
+        "removed": lambda: shutil.rmtree(tiny_root / "submissions" / "tiny" / "run-a"),
+    }
+    stats_dir = tiny_root / "build" / "stats"
+    for what, step in steps.items():
+        step()
+        dualboard(tiny_root, "ingest")
+        dualboard(tiny_root, "grade")
+        line = dualboard(tiny_root, "stats")
+        assert "run pairs reused" in line, (what, line)
+        kept = tree_bytes(stats_dir)
+        forced = dualboard(tiny_root, "stats", "--force")
+        # From scratch, only runs with the same verdicts within this analysis share their pieces.
+        assert reused_of(forced)[0] < reused_of(line)[0], (what, line, forced)
+        assert tree_bytes(stats_dir) == kept, what
