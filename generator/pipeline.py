@@ -510,12 +510,22 @@ def render(
 
 def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
     from dualboard.release_files import load_releases
-    from dualboard.render.site import compose_docs
+    from dualboard.render.answer_shards import CACHE_DIR, ShardCache
+    from dualboard.render.shared_files import SharedFiles
+    from dualboard.render.site import compose_docs, docs_folder
     from dualboard.render.site_content import site_content
     from dualboard.store.base import read_removals
 
     results = analysed_results(project, store, cache)
-    content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
+    shards = {r.name: ShardCache(project.build_dir / CACHE_DIR / f"{r.name}.json", cache) for r in results}
+    content = site_content(
+        results,
+        load_releases(project.root),
+        read_removals(store.snapshot()),
+        release=release,
+        shared=SharedFiles(docs_folder(project.build_dir)),  # data files go to the docs folder as they are made
+        shards=shards,
+    )
     docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     how = _build_site(project, docs, cache)
     return StageSummary(

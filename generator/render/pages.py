@@ -88,6 +88,9 @@ class SiteContent:
     """Generated sections added to hand-written pages."""
     assets: dict[str, str | bytes] = field(default_factory=dict)
     """Other files by docs-relative path (chart JSON, CSV downloads)."""
+    shared: set[str] = field(default_factory=set)
+    """Docs paths of every shared data file the pages load; those not in ``assets`` are in the docs folder
+    already (:class:`dualboard.render.shared_files.SharedFiles`)."""
     nav: list = field(default_factory=list)
     """The navigation, as MkDocs' ``nav`` (titles → paths)."""
 
