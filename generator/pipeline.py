@@ -517,7 +517,12 @@ def _render(project: Project, store: Store, release: str | None, cache: BuildCac
     from dualboard.store.base import read_removals
 
     results = analysed_results(project, store, cache)
-    shards = {r.name: ShardCache(project.build_dir / CACHE_DIR / f"{r.name}.json", cache) for r in results}
+    shards = {
+        r.name: ShardCache(
+            project.build_dir / CACHE_DIR / f"{r.name}.json", cache, {d.name: d for d in store.run_dirs(r.name)}
+        )
+        for r in results
+    }
     content = site_content(
         results,
         load_releases(project.root),

@@ -29,14 +29,13 @@ import pandas as pd
 
 from dualboard.atomic import atomic_write_text
 from dualboard.build_cache import BuildCache, code_digest, digest
-from dualboard.intake.models import Run
-from dualboard.intake.validate import DeferredPredictions
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT
 
-SHARDS = 16
-"""Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data (about 6 of 100 runs);
-a question page loads at most this many files."""
+SHARDS = 8
+"""Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data (about 12 of 100 runs);
+a question page loads at most this many files, and the site holds up to this many per question (each file costs
+the render, MkDocs and git a little, whatever its size: 16 shards made a full render slower than one file)."""
 CACHE_DIR = "answer-shards"
 """The folder of ``build/`` where :class:`ShardCache` keeps one manifest per benchmark."""
 _MANIFEST_FORMAT = 1
@@ -49,8 +48,8 @@ def shard_of(run_id: str) -> int:
 
     Examples
     --------
-    >>> shard_of("a"), shard_of("b"), shard_of("c")
-    (10, 10, 2)
+    >>> shard_of("a"), shard_of("b"), shard_of("d")
+    (2, 2, 1)
     """
     return int.from_bytes(hashlib.sha256(run_id.encode("utf-8")).digest()[:8], "big") % SHARDS
 
@@ -60,8 +59,8 @@ def shard_groups(run_ids: Iterable[str]) -> dict[int, list[str]]:
 
     Examples
     --------
-    >>> shard_groups(["d", "b", "a", "c"])
-    {2: ['c'], 9: ['d'], 10: ['a', 'b']}
+    >>> shard_groups(["d", "b", "a"])
+    {1: ['d'], 2: ['a', 'b']}
     """
     groups: dict[int, list[str]] = {}
     for run_id in sorted(set(run_ids)):
@@ -89,39 +88,32 @@ def verdict_digests(verdicts: pd.DataFrame) -> dict[int, str]:
 
 def shard_keys(
     groups: Mapping[int, Sequence[str]],
-    runs: Mapping[str, Run],
+    folders: Mapping[str, Path],
     models: Mapping[str, str],
     questions: Sequence[Mapping],
     graders: Mapping[str, Sequence[str]],
     verdicts: pd.DataFrame,
     cache: BuildCache,
 ) -> dict[int, str]:
-    """The key of each shard of ``groups`` whose every run's stored files can be hashed.
+    """The key of each shard of ``groups`` whose every run has a stored folder.
 
-    ``runs``: the stored runs by id; ``models``: the model name shown for each run; ``graders``: the graders
-    each question shows (:func:`dualboard.render.question_pages.question_graders`). A shard with a run the
-    store does not hold as files (one read in memory) has no key: it is always made anew.
+    ``folders``: each stored run's folder by run id (its files are hashed through ``cache``, which remembers
+    digests by file status); ``models``: the model name shown for each run; ``graders``: the graders each
+    question shows (:func:`dualboard.render.question_pages.question_graders`). A shard with a run that has no
+    folder has no key: it is always made anew.
     """
     common = digest("answer-shards", code_digest(), json.dumps([list(questions), dict(graders)], sort_keys=True))
     by_verdicts = verdict_digests(verdicts)
     keys = {}
     for shard, run_ids in groups.items():
-        folders = [_run_folder(runs.get(run_id)) for run_id in run_ids]
-        if any(folder is None for folder in folders):
+        if not all(run_id in folders for run_id in run_ids):
             continue
         parts = [
-            f"{run_id}\0{models.get(run_id, run_id)}\0{cache.tree_digest([folder], folder.parent)}"
-            for run_id, folder in zip(run_ids, folders)
+            f"{run_id}\0{models.get(run_id, run_id)}\0{cache.tree_digest([folders[run_id]], folders[run_id].parent)}"
+            for run_id in run_ids
         ]
         keys[shard] = digest(common, by_verdicts.get(shard, ""), *parts)
     return keys
-
-
-def _run_folder(run: Run | None) -> Path | None:
-    """The stored folder a run's answers were read from, when the store holds it as files."""
-    if run is None or not isinstance(run.predictions, DeferredPredictions):
-        return None
-    return run.predictions.path.parent
 
 
 class ShardCache:
@@ -131,9 +123,11 @@ class ShardCache:
     {question id: [docs path, bytes]}}}}``. A missing or unreadable manifest is an empty one.
     """
 
-    def __init__(self, path: Path, cache: BuildCache) -> None:
+    def __init__(self, path: Path, cache: BuildCache, folders: Mapping[str, Path]) -> None:
+        """``path``: the manifest; ``cache``: hashes the runs' stored ``folders`` (by run id) for the keys."""
         self.path = path
         self.build_cache = cache
+        self.folders = dict(folders)
         self._shards: dict[str, dict] = {}
         try:
             document = json.loads(path.read_text("utf-8"))

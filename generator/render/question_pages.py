@@ -74,9 +74,8 @@ def _answer_files(
     models = {str(k): str(v) for k, v in zip(result.models["run_id"], result.models["model"])}
     keys = {}
     if shards is not None:
-        runs = {run.run_id: run for run in result.runs}
-        questions = result.benchmark.questions
-        keys = shard_keys(groups, runs, models, questions, graders, result.verdicts, shards.build_cache)
+        questions, folders = result.benchmark.questions, shards.folders
+        keys = shard_keys(groups, folders, models, questions, graders, result.verdicts, shards.build_cache)
     by_shard: dict[int, dict[str, str]] = {}
     for shard, key in keys.items():
         kept = shards.reuse(shard, key, shared)

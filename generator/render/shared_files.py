@@ -10,8 +10,10 @@ version folders (``gh-pages/shared/``), one level above each version's root.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import stat
 import uuid
 from pathlib import Path, PurePosixPath
 
@@ -86,6 +88,7 @@ class SharedFiles:
         """Docs paths of every shared file of this render."""
         self.data: dict[str, bytes] = {}
         """The bytes of each file, by docs path, when there is no docs folder."""
+        self._folders: set[str] = set()
 
     def add(self, path: str, data: bytes) -> None:
         """Make ``path`` (a :func:`shared_name`) one of the site's files, holding ``data``."""
@@ -93,28 +96,39 @@ class SharedFiles:
         if self.docs is None:
             self.data[path] = data
             return
-        target = self.docs / path
-        if target.is_file() and not target.is_symlink() and target.stat().st_size == len(data):
+        target = os.path.join(self.docs, path)  # strings, not Paths: this runs for every file of the site
+        if _size(target) == len(data):
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.path.dirname(target)
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
         # Written beside, then renamed: a killed render never leaves a file whose name promises other bytes.
         # A new inode, never the old one, which MkDocs' output may share (dualboard.render.site.build_site).
-        tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+        tmp = os.path.join(folder, f".{uuid.uuid4().hex}.tmp")
         try:
-            tmp.write_bytes(data)
+            with open(tmp, "wb") as out:
+                out.write(data)
             os.replace(tmp, target)
         finally:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
     def keep(self, path: str, size: int) -> bool:
         """Make ``path``, written by an earlier render, one of the site's files without making it again.
 
         Returns False, keeping nothing, when the docs folder holds no file of ``size`` bytes there.
         """
-        if self.docs is None:
-            return False
-        target = self.docs / path
-        if not target.is_file() or target.is_symlink() or target.stat().st_size != size:
+        if self.docs is None or _size(os.path.join(self.docs, path)) != size:
             return False
         self.names.add(path)
         return True
+
+
+def _size(path: str) -> int | None:
+    """The size of the regular file at ``path`` (a link is not one), None where there is none."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None

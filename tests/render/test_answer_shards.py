@@ -2,7 +2,7 @@
 others' data files as they are, and writes the site a render from scratch writes.
 
 The tiny board (runs run-a and run-b, in shards 4 and 2) is built with ``dualboard build`` (a subprocess), then a
-run is added (run-c, shard 8), a run's answers changed, or a run removed; each time the data files of the other
+run is added (run-c, shard 0), a run's answers changed, or a run removed; each time the data files of the other
 shards must be the very files the first build wrote (same inode, same bytes), and site/ must equal a site built
 from nothing (``tests/render/test_dirty_site.py``'s comparison).
 """
@@ -49,7 +49,7 @@ def board(built, tmp_path) -> Path:
 
 
 def test_the_tiny_runs_fall_in_different_shards():
-    assert (shard_of("run-a"), shard_of("run-b"), shard_of("run-c")) == (4, 2, 8)
+    assert (shard_of("run-a"), shard_of("run-b"), shard_of("run-c")) == (4, 2, 0)
 
 
 def test_adding_a_run_keeps_the_other_shards_files_and_equals_a_full_build(board, tmp_path):
@@ -58,8 +58,8 @@ def test_adding_a_run_keeps_the_other_shards_files_and_equals_a_full_build(board
     write_run(board, "run-c", other_answers(), tiny_metadata(model="model-c"))
     build(board)
     assert {shard: shard_files(board, shard) for shard in (2, 4)} == before, "kept, not written again"
-    assert {s: e["key"] for s, e in manifest(board).items() if s != "8"} == keys
-    assert len(manifest(board)["8"]["files"]) == 3, "run-c answered the three questions"
+    assert {s: e["key"] for s, e in manifest(board).items() if s != "0"} == keys
+    assert len(manifest(board)["0"]["files"]) == 3, "run-c answered the three questions"
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
@@ -70,7 +70,7 @@ def test_changing_a_runs_answers_remakes_its_shard_only_and_equals_a_full_build(
     build(board)
     assert shard_files(board, 4) == kept
     new = shard_files(board, 2)
-    (made,), (gone,) = set(new) - set(old), set(old) - set(new)  # run-b's answer to q1 changed, no other
+    (_made,), (gone,) = set(new) - set(old), set(old) - set(new)  # run-b's answer to q1 changed, no other
     assert {p: new[p] for p in set(new) & set(old)} == {p: old[p] for p in set(new) & set(old)}
     assert not (board / "build" / "docs" / gone).exists(), "the old file left the docs"
     assert_same_as_from_scratch(board, tmp_path / "scratch")
