@@ -51,48 +51,61 @@ TARGETS = {
 
 @dataclass(frozen=True)
 class Step:
-    """One measured command: wall seconds and peak RSS of its process tree in bytes."""
+    """One measured command: wall seconds, peak RSS of its process tree in bytes, CPU seconds of the tree."""
 
     seconds: float
     peak_rss: int
+    cpu_seconds: float = 0.0
+    """User + system seconds of every process of the tree, each as last sampled: a pool's workers count even
+    when no process waits for them (a fork server's), which ``getrusage(RUSAGE_CHILDREN)`` would miss."""
 
 
-def _children() -> dict[int, list[int]]:
-    """Every live process's children, read from /proc."""
-    tree: dict[int, list[int]] = {}
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _processes() -> dict[int, list[tuple[int, list[str]]]]:
+    """Every live process's children, each with the fields of its /proc stat after the command name."""
+    tree: dict[int, list[tuple[int, list[str]]]] = {}
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 stat = Path(entry.path, "stat").read_text()
             except OSError:
                 continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            tree.setdefault(ppid, []).append(int(entry.name))
+            fields = stat.rsplit(")", 1)[1].split()
+            tree.setdefault(int(fields[1]), []).append((int(entry.name), fields))
     return tree
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants now."""
-    tree, total, todo = _children(), 0, [pid]
+def _tree_usage(pid: int, cpu: dict[tuple[int, str], float]) -> int:
+    """Resident bytes of ``pid`` and all its descendants now; their CPU seconds so far go into ``cpu``,
+    keyed by process id and start time (a reused id is another process)."""
+    tree, total, todo = _processes(), 0, [pid]
     while todo:
         current = todo.pop()
-        try:
-            total += int(Path(f"/proc/{current}/statm").read_text().split()[1]) * PAGE_SIZE
-        except (OSError, IndexError, ValueError):
-            pass
-        todo.extend(tree.get(current, ()))
+        for child, fields in tree.get(current, ()):
+            # fields after the name: state is 0, so utime, stime, starttime and rss are 11, 12, 19 and 21
+            cpu[(child, fields[19])] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+            total += int(fields[21]) * PAGE_SIZE
+            todo.append(child)
     return total
 
 
-def communicate_watched(proc: subprocess.Popen) -> tuple[tuple[str, str], int]:
-    """``proc.communicate()``, and the peak resident bytes of its process tree, sampled every 50 ms meanwhile."""
+def communicate_watched(
+    proc: subprocess.Popen, cpu: dict[tuple[int, str], float] | None = None
+) -> tuple[tuple[str, str], int]:
+    """``proc.communicate()``, and the peak resident bytes of its process tree, sampled every 50 ms meanwhile.
+
+    ``cpu``, when given, receives each process's CPU seconds as last sampled (sum its values).
+    """
     peak = 0
     done = threading.Event()
+    seen: dict[tuple[int, str], float] = {} if cpu is None else cpu
 
     def sample() -> None:
         nonlocal peak
         while not done.wait(0.05):
-            peak = max(peak, _tree_rss(proc.pid))
+            peak = max(peak, _tree_usage(os.getpid(), seen))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -107,10 +120,11 @@ def run(root: Path, *args: str) -> Step:
     command = [sys.executable, "-m", "dualboard", *args, "--root", str(root)]
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    (output, _), peak = communicate_watched(proc)
+    cpu: dict[tuple[int, str], float] = {}
+    (output, _), peak = communicate_watched(proc, cpu)
     if proc.returncode != 0:
         sys.exit(f"dualboard {' '.join(args)} failed ({proc.returncode}):\n{output[-4000:]}")
-    return Step(time.perf_counter() - started, peak)
+    return Step(time.perf_counter() - started, peak, sum(cpu.values()))
 
 
 def folder_bytes(folder: Path) -> int:

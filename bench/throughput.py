@@ -5,8 +5,9 @@ Each command runs in a child process, as ``bench/scale.py`` runs it
 tree, a pool's workers included), on a copy of the board with what would let it
 skip work removed: the build cache (validation would not read a run it
 validated before), and for grading the per-run grades and the verdict cache.
-CPU seconds of the whole tree are printed too: on a shared machine the wall
-time moves with the load, which is printed next to every figure.
+CPU seconds of the whole tree (sampled from /proc, :attr:`scale.Step.cpu_seconds`) are
+printed too: on a shared machine the wall time moves with the load, which is printed next to
+every figure.
 
 The board is ``--board DIR``, a leaderboard folder already ingested (copied
 first, never changed), or else one made like ``scale.py`` makes it (``--size``,
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import tempfile
 from pathlib import Path
@@ -34,11 +34,6 @@ FRESH = {
     "grade": (".dualboard/build-cache.json", "build/graded", ".dualboard/store/verdicts"),
 }
 """What each measured command would otherwise reuse, removed before it runs (relative to the board)."""
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _remove(root: Path, names: tuple[str, ...]) -> None:
@@ -58,9 +53,8 @@ def measure(root: Path, command: str) -> str:
     """Run ``dualboard COMMAND`` from scratch on ``root``; one line of figures."""
     _remove(root, FRESH[command])
     load = os.getloadavg()[0]
-    before = _children_cpu()
     step = run(root, command)
-    cpu = _children_cpu() - before
+    cpu = step.cpu_seconds
     answers = _answers(root)
     return (
         f"{command:<9} {step.seconds:7.1f} s wall {cpu:7.1f} s CPU {answers / step.seconds:>10,.0f} answers/s "

@@ -25,7 +25,7 @@ revision it is about to name (:func:`table_revision`); DuckDB shows it with
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,9 +134,9 @@ MIN_COVERAGE = 0.8
 answer-key grader under it (over the benchmark) cannot be chosen as the answer-key column (grading)."""
 
 
-def typed(table: Table, rows: list[dict], names: Sequence[str] | None = None) -> pd.DataFrame:
-    """A DataFrame of ``rows`` with the table's columns (or those of ``names``) in order, numbers and flags
-    in their dtypes.
+def typed(table: Table, rows: list[dict] | Mapping[str, list], names: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of ``rows`` (row dicts, or lists by column name) with the table's columns (or those of
+    ``names``) in order, numbers and flags in their dtypes.
 
     Text columns keep pandas' default dtype; the Arrow schema fixes them on write.
     """
@@ -191,10 +191,10 @@ def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str
 def write_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
     """Write the three tables of ``benchmark`` from ``parts``, one after the other; return their paths.
 
-    Each part is like :func:`write_scored`'s ``tables`` (the grading stage
-    yields one per run); the files hold the parts' rows in order, and only one
-    part is in memory at a time. Each file is written to a temporary name and
-    moved into place once complete.
+    Each part is like :func:`write_scored`'s ``tables``, its tables pandas
+    DataFrames or Arrow tables (the grading stage yields one per run); the
+    files hold the parts' rows in order, and only one part is in memory at a
+    time. Each file is written to a temporary name and moved into place once complete.
     """
     paths = [table.path(scored_dir, benchmark) for table in TABLES]
     with ExitStack() as stack:
@@ -204,9 +204,15 @@ def write_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str
         ]
         for part in parts:
             for table, writer in zip(TABLES, writers, strict=True):
-                frame = getattr(part, table.name)[list(table.names)]
-                writer.write_table(pa.Table.from_pandas(frame, schema=writer.schema, preserve_index=False))
+                writer.write_table(_arrow(getattr(part, table.name), table, writer.schema))
     return paths
+
+
+def _arrow(frame: pd.DataFrame | pa.Table, table: Table, schema: pa.Schema) -> pa.Table:
+    """``frame``'s columns of ``table`` as an Arrow table of ``schema`` (a part may come in Arrow already)."""
+    if isinstance(frame, pa.Table):
+        return frame.select(list(table.names)).cast(schema)
+    return pa.Table.from_pandas(frame[list(table.names)], schema=schema, preserve_index=False)
 
 
 def _table_writer(table: Table, tmp: Path, benchmark: str, revision: str) -> pq.ParquetWriter:

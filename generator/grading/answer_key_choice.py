@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from dualboard import kappa
 from dualboard.grading.human import HumanGrader
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_grades import RunGrades
@@ -107,6 +107,8 @@ def _kappa_against(labelled: pd.DataFrame, marks: pd.DataFrame, config_hash: str
     Estimable as in agreement.csv (Methodology, §Grader agreement): the answers both judged
     span at least :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both verdicts.
     """
+    from dualboard import kappa  # SciPy: a second of imports per grading process, needed only with labels
+
     candidate = AnswerKeyChoice("", "answer_key", config_hash).rows(labelled)
     paired = marks[[*ANSWER_SLOT, "score"]].merge(
         candidate[[*ANSWER_SLOT, "score"]], on=list(ANSWER_SLOT), how="left", suffixes=("_human", "")
@@ -126,11 +128,32 @@ def with_answer_key(grades: RunGrades, choice: AnswerKeyChoice | None) -> pd.Dat
     Only ``human`` grades a subset: the answers nobody labelled have no verdict.
     """
     answers = grades.answers
-    if choice is None:
-        score, parse = np.full(len(answers), np.nan), "none"
-    else:
-        chosen = choice.rows(grades.verdicts)[[*ANSWER_SLOT[1:], "score", "verdict_parse"]]
-        filled = answers[list(ANSWER_SLOT[1:])].merge(chosen, on=list(ANSWER_SLOT[1:]), how="left")
-        score, parse = filled.score.to_numpy(float), filled.verdict_parse.fillna("none").to_numpy(object)
+    score, parse = answer_key_values(answers, grades.verdicts, choice)
     full = answers.assign(answer_key=score, answer_key_grader=choice.grader if choice else "", answer_key_parse=parse)
     return full[list(ANSWERS.names)]
+
+
+def with_answer_key_arrow(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyChoice | None) -> pa.Table:
+    """:func:`with_answer_key` on a run's Arrow tables, as the run cache keeps them: the text columns stay in
+    Arrow, never turned into a Python string per answer and back."""
+    slots = answers.select(list(ANSWER_SLOT[1:])).to_pandas()
+    score, parse = answer_key_values(slots, verdicts.select(CHOICE_COLUMNS + ["verdict_parse"]).to_pandas(), choice)
+    added = {
+        "answer_key": pa.array(score, pa.float64(), from_pandas=True),  # NaN is null, as pandas writes it
+        "answer_key_grader": pa.array([choice.grader if choice else ""] * len(slots), pa.string()),
+        "answer_key_parse": pa.array(parse, pa.string()),
+    }
+    columns = {name: added[name] if name in added else answers.column(name) for name in ANSWERS.names}
+    return pa.table(columns, schema=ANSWERS.schema)
+
+
+def answer_key_values(
+    answers: pd.DataFrame, verdicts: pd.DataFrame, choice: AnswerKeyChoice | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``answer_key`` score and ``answer_key_parse`` of each of a run's ``answers`` (at least
+    ``question_id`` and ``round``), from ``choice``'s rows of the run's ``verdicts``."""
+    if choice is None:
+        return np.full(len(answers), np.nan), np.full(len(answers), "none", dtype=object)
+    chosen = choice.rows(verdicts)[[*ANSWER_SLOT[1:], "score", "verdict_parse"]]
+    filled = answers[list(ANSWER_SLOT[1:])].merge(chosen, on=list(ANSWER_SLOT[1:]), how="left")
+    return filled.score.to_numpy(float), filled.verdict_parse.fillna("none").to_numpy(object)

@@ -21,19 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from dualboard.grading.answer_key_choice import (
     CHOICE_COLUMNS,
     AnswerKeyChoice,
     ChoiceEvidence,
     choose_answer_key,
-    with_answer_key,
+    with_answer_key_arrow,
 )
 from dualboard.grading.cache import VerdictCache, VerdictFolders
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_cache import RunCache, benchmark_digest, run_key
 from dualboard.grading.run_grades import RunGrades, grade_run, plan_run
-from dualboard.grading.tables import GradedTables, benchmark_labels, check_run_labels, label_notes, run_labels
+from dualboard.grading.tables import benchmark_labels, check_run_labels, label_notes, run_labels
 from dualboard.intake.human_labels import HumanLabels
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
@@ -56,12 +57,21 @@ class GradedRuns:
     answers: int
     """Answers of every run."""
 
-    def parts(self) -> Iterator[GradedTables]:
+    def parts(self) -> Iterator[RunTables]:
         """Each run's rows of the three tables, run after run, read from the cache one run at a time."""
         for name in self.fragments:
-            grades = self.cache.load(name)
-            answers = with_answer_key(grades, self.choice)
-            yield GradedTables(answers[list(SCORED.names)], answers, grades.verdicts, self.notes)
+            answers, verdicts = self.cache.load_arrow(name)
+            full = with_answer_key_arrow(answers, verdicts, self.choice)
+            yield RunTables(full.select(list(SCORED.names)), full, verdicts)
+
+
+@dataclass(frozen=True)
+class RunTables:
+    """One run's rows of the three tables, in Arrow (what ``scored_files.write_scored_parts`` writes)."""
+
+    scored: pa.Table
+    answers: pa.Table
+    verdicts: pa.Table
 
 
 def grade_stored(
@@ -148,7 +158,7 @@ def _grade_all(
     if workers <= 1:
         return [_done(task.run(verdicts), on_run) for task in tasks]
     names: list[str | None] = [None] * len(tasks)
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no lock or thread inherited mid-use
+    context = _worker_context()
     folders = verdicts.source if isinstance(verdicts.source, VerdictFolders) else VerdictFolders.of(verdicts.source)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(folders,)) as pool:
         futures = [pool.submit(_run_in_worker, task) for task in tasks]
@@ -158,6 +168,20 @@ def _grade_all(
             except Exception:  # graded again below, where the error is raised whole
                 names[i] = None
     return [name if name is not None else _done(task.run(verdicts), on_run) for name, task in zip(names, tasks)]
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from a server process that imported the grading code once.
+
+    The server is a fresh interpreter, so no lock or thread of this process is inherited mid-use (as a plain
+    fork could); and unlike spawned workers, each of which imported pandas, pyarrow and every grader again
+    (about a second each), the workers start with the imports done. Platforms without fork spawn them.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 _WORKER_VERDICTS: VerdictCache | None = None

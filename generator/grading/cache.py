@@ -75,16 +75,27 @@ def verdict_key(grader: Grader, question: dict[str, Any], prediction: dict[str, 
 
     ``digest`` is :func:`question_digest` of ``question``, when the caller has it.
     """
-    material = [
-        grader.name,
-        grader.version,
-        grader.config_hash,
-        digest or question_digest(question),
-        str(prediction.get("response") or ""),
-        prediction.get("choice_order"),
-        prediction.get("recorded"),
-    ]
-    return sha256_text(canonical_json(material))
+    return keyed(grader_part(grader, digest or question_digest(question)), answer_part(prediction))
+
+
+def grader_part(grader: Grader, digest: str) -> str:
+    """The start of the keys of ``grader``'s verdicts on the question of ``digest`` (see :func:`keyed`)."""
+    return canonical_json([grader.name, grader.version, grader.config_hash, digest])[:-1]
+
+
+def answer_part(prediction: dict[str, Any]) -> str:
+    """The end of the keys of every grader's verdict on ``prediction``: computed once per answer, however many
+    graders read it (the response is most of a key's bytes)."""
+    return canonical_json(
+        [str(prediction.get("response") or ""), prediction.get("choice_order"), prediction.get("recorded")]
+    )[1:]
+
+
+def keyed(grader_part: str, answer_part: str) -> str:
+    """The sha256 of the canonical JSON of ``[name, version, config hash, question digest, response, choice
+    order, recorded]``: canonical JSON writes a list as its items' JSON joined by commas, so the two parts
+    joined by one are that text exactly (keys already in caches stay valid)."""
+    return sha256_text(f"{grader_part},{answer_part}")
 
 
 class VerdictCache:

@@ -16,13 +16,15 @@ import os
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dualboard.grading.errors import GraderConfigError, GraderUnavailableError
-from dualboard.grading.judge_client import JudgeClient, NoReply
 from dualboard.grading.judge_replies import parse_judge_reply
 from dualboard.grading.verdict import Grader, Verdict
 from dualboard.linear_regex import compile_linear
+
+if TYPE_CHECKING:  # aiohttp is a fifth of a second of imports in every grading process, used by a judge only
+    from dualboard.grading.judge_client import NoReply
 
 OPERATIONAL_OPTIONS = ("max_concurrency", "requests_per_minute", "timeout_s", "max_retries", "backoff_s")
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""
@@ -212,6 +214,8 @@ class LlmGrader(Grader):
     def grade_many(self, items: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> list[Verdict]:
         """Grade answers concurrently: at most ``max_concurrency`` requests in flight, and ``items`` (any
         iterable) drawn only as requests go out."""
+        from dualboard.grading.judge_client import JudgeClient
+
         client = JudgeClient(self.options, self._headers())
         return client.map(items, lambda ask, item: self._grade_one(ask, *item))
 
@@ -224,6 +228,8 @@ class LlmGrader(Grader):
         response = str(prediction.get("response") or "")
         if not response.strip():
             return Verdict(0.0, "none", "empty response (not sent to the judge)")
+        from dualboard.grading.judge_client import NoReply
+
         reply = await ask(self.request_body(question, response))
         if isinstance(reply, NoReply):
             return Verdict(None, "none", f"no reply: {reply.problem}", transient=True)

@@ -116,6 +116,11 @@ class RunCache:
         answers, verdicts = self._paths(name)
         return RunGrades(pq.read_table(answers).to_pandas(), pq.read_table(verdicts).to_pandas(), name.endswith(ONCE))
 
+    def load_arrow(self, name: str) -> tuple[pa.Table, pa.Table]:
+        """The answers and verdicts of fragment ``name`` as Arrow tables (to write them on without pandas)."""
+        answers, verdicts = self._paths(name)
+        return pq.read_table(answers), pq.read_table(verdicts)
+
     def answer_count(self, name: str) -> int:
         """How many answers fragment ``name`` holds (read from the file's footer)."""
         return pq.ParquetFile(self._paths(name)[0]).metadata.num_rows

@@ -12,13 +12,14 @@ content, hold one run in memory, and spread runs over processes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from dualboard.grading.cache import VerdictCache, question_digest, verdict_key
+from dualboard.grading.cache import VerdictCache, answer_part, grader_part, keyed, question_digest
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
 from dualboard.grading.registry import get_grader
@@ -59,10 +60,12 @@ class _Answer:
 
     question: dict[str, Any]
     prediction: dict[str, Any]
+    round: int
+    """The prediction's round (0 when it names none), read once: sorting and every table's rows ask for it."""
 
-    @property
-    def round(self) -> int:
-        return int(self.prediction.get("round", 0) or 0)
+    @classmethod
+    def of(cls, question: dict[str, Any], prediction: dict[str, Any]) -> _Answer:
+        return cls(question, prediction, int(prediction.get("round", 0) or 0))
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,17 @@ class RunPlan:
         """How many verdicts grading this plan gives: one per assignment per position."""
         return sum(len(a.positions) for a in self.assignments)
 
+    @functools.cached_property
+    def answer_parts(self) -> list[str]:
+        """Each answer's end of its verdict keys (:func:`~dualboard.grading.cache.answer_part`), shared by
+        every cached grader of the run."""
+        return [answer_part(answer.prediction) for answer in self.answers]
+
+    @functools.cached_property
+    def question_digests(self) -> dict[str, str]:
+        """:func:`~dualboard.grading.cache.question_digest` of each question the run answers, by id."""
+        return {a.question["id"]: question_digest(a.question) for a in self.answers}
+
     def slot(self, answer: _Answer) -> AnswerSlot:
         """``(run_id, question_id, round)``: the answer's place, which no other answer of the benchmark shares."""
         return self.run.run_id, answer.question["id"], answer.round
@@ -110,7 +124,7 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
                 f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
                 "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
             ) from None
-        answer = _Answer(question, prediction)
+        answer = _Answer.of(question, prediction)
         if (question_id, answer.round) in seen:
             raise GradingInputError(
                 f"run {run.run_id!r} answers question {question_id!r} round {answer.round} twice — keep one line"
@@ -188,16 +202,15 @@ def grade_run(plan: RunPlan, cache: VerdictCache | None = None, tally: Tally | N
     """
     tally = tally or Tally(plan.verdict_rows, None)
     graded = [(a, _verdicts(plan, a, cache, tally)) for a in plan.assignments]
-    rows = [row for assignment, verdicts in graded for row in _verdict_rows(plan, assignment, verdicts)]
     transient = any(v.transient for _, verdicts in graded for v in verdicts)
-    return RunGrades(_answer_rows(plan, graded), typed(VERDICTS, rows), transient)
+    return RunGrades(_answer_rows(plan, graded), _verdict_rows(plan, graded), transient)
 
 
 def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
     """Return one verdict per answer of the assignment, counting them on ``tally``."""
     grader = assignment.grader
     if not isinstance(grader, HumanGrader):
-        return _grade_assignment(assignment, plan.answers, cache, tally)
+        return _grade_assignment(assignment, plan, cache, tally)
     # people judged these answers already: their labels are read, not graded or cached
     verdicts = grader.grade_labels(plan.labels, [plan.slot(plan.answers[p]) for p in assignment.positions])
     tally.advance(len(verdicts))
@@ -205,15 +218,14 @@ def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None
 
 
 def _grade_assignment(
-    assignment: _Assignment, answers: Sequence[_Answer], cache: VerdictCache | None, tally: Tally
+    assignment: _Assignment, plan: RunPlan, cache: VerdictCache | None, tally: Tally
 ) -> list[Verdict]:
     """Grade one assignment's answers, reading and filling the cache."""
     grader = assignment.grader
+    answers = plan.answers
     items = [(answers[p].question, answers[p].prediction) for p in assignment.positions]
     use_cache = cache is not None and grader.cached
-    unique = {q["id"]: q for q, _ in items} if use_cache else {}
-    digests = {question_id: question_digest(q) for question_id, q in unique.items()}
-    keys = [verdict_key(grader, q, pred, digests[q["id"]]) for q, pred in items] if use_cache else []
+    keys = _keys(grader, plan, assignment.positions) if use_cache else []
     known = cache.lookup(grader, keys) if use_cache else {}
     todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
     tally.advance(len(items) - len(todo))
@@ -231,27 +243,46 @@ def _grade_assignment(
     return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
 
 
-def _verdict_rows(plan: RunPlan, assignment: _Assignment, verdicts: Sequence[Verdict]) -> list[dict]:
-    grader = assignment.grader
-    rows = []
-    for position, verdict in zip(assignment.positions, verdicts, strict=True):
-        answer = plan.answers[position]
-        rows.append(
-            {
-                "run_id": plan.run.run_id,
-                "question_id": answer.question["id"],
-                "round": answer.round,
-                "category": answer.question.get("category", ""),
-                "grader": grader.name,
-                "grader_version": grader.version,
-                "config_hash": grader.config_hash,
-                "role": assignment.role,
-                "score": verdict.score,
-                "verdict_parse": verdict.verdict_parse,
-                "detail": verdict.detail,
-            }
-        )
-    return rows
+def _keys(grader: Grader, plan: RunPlan, positions: Sequence[int]) -> list[str]:
+    """The verdict keys of ``grader`` on the answers at ``positions`` (each equal to
+    :func:`~dualboard.grading.cache.verdict_key`'s)."""
+    starts = {qid: grader_part(grader, digest) for qid, digest in plan.question_digests.items()}
+    ends = plan.answer_parts
+    return [keyed(starts[plan.answers[p].question["id"]], ends[p]) for p in positions]
+
+
+def _slot_columns(plan: RunPlan, positions: Sequence[int]) -> dict[str, list]:
+    """The question id, round and category of the answers at ``positions``, as columns."""
+    answers = [plan.answers[p] for p in positions]
+    return {
+        "question_id": [a.question["id"] for a in answers],
+        "round": [a.round for a in answers],
+        "category": [a.question.get("category", "") for a in answers],
+    }
+
+
+def _verdict_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
+    """One row per (answer, grader), grader by grader: columns ``scored_files.VERDICTS``.
+
+    Built column by column: a frame made of one dict per row costs several times more."""
+    columns: dict[str, list] = {name: [] for name in VERDICTS.names}
+    for assignment, verdicts in graded:
+        grader, n = assignment.grader, len(verdicts)
+        constant = {
+            "run_id": plan.run.run_id,
+            "grader": grader.name,
+            "grader_version": grader.version,
+            "config_hash": grader.config_hash,
+            "role": assignment.role,
+        }
+        for name, value in constant.items():
+            columns[name] += [value] * n
+        for name, values in _slot_columns(plan, assignment.positions).items():
+            columns[name] += values
+        columns["score"] += [v.score for v in verdicts]
+        columns["verdict_parse"] += [v.verdict_parse for v in verdicts]
+        columns["detail"] += [v.detail for v in verdicts]
+    return typed(VERDICTS, columns)
 
 
 def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
@@ -263,28 +294,23 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
                 (p, (assignment.grader.name, v)) for p, v in zip(assignment.positions, verdicts, strict=True)
             )
     run, benchmark = plan.run, plan.benchmark
-    version = str(run.metadata.get("benchmark_version", benchmark.version))
-    rows = []
-    for position, answer in enumerate(plan.answers):
-        trad_name, trad = traditional[position]
-        response = answer.prediction.get("response")
-        rows.append(
-            {
-                "benchmark": benchmark.name,
-                "run_id": run.run_id,
-                "model": run.model,
-                "question_id": answer.question["id"],
-                "category": answer.question.get("category", ""),
-                "question_type": answer.question.get("type", "open"),
-                "round": answer.round,
-                "traditional": trad.score,
-                "traditional_grader": trad_name,
-                "verdict_parse": trad.verdict_parse,
-                "missing": not str(response or "").strip(),
-                "benchmark_version": version,
-                "prompt": answer.question.get("prompt", ""),
-                "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),
-                "response": response if isinstance(response, str) else None,
-            }
-        )
-    return typed(ANSWERS, rows, RUN_ANSWER_COLUMNS)
+    n = len(plan.answers)
+    trads = [traditional[position] for position in range(n)]
+    questions = [answer.question for answer in plan.answers]
+    responses = [answer.prediction.get("response") for answer in plan.answers]
+    columns = {
+        "benchmark": [benchmark.name] * n,
+        "run_id": [run.run_id] * n,
+        "model": [run.model] * n,
+        **_slot_columns(plan, range(n)),
+        "question_type": [q.get("type", "open") for q in questions],
+        "traditional": [verdict.score for _, verdict in trads],
+        "traditional_grader": [name for name, _ in trads],
+        "verdict_parse": [verdict.verdict_parse for _, verdict in trads],
+        "missing": [not str(response or "").strip() for response in responses],
+        "benchmark_version": [str(run.metadata.get("benchmark_version", benchmark.version))] * n,
+        "prompt": [q.get("prompt", "") for q in questions],
+        "key_answer": [str(q.get("answer_key", {}).get("answer", "")) for q in questions],
+        "response": [response if isinstance(response, str) else None for response in responses],
+    }
+    return typed(ANSWERS, columns, RUN_ANSWER_COLUMNS)
