@@ -11,7 +11,9 @@ built) is copied to a temporary folder, where:
 
 Each render is timed whole and by its mkdocs child processes (``subprocess.run`` of ``site.py``
 wrapped with a clock), so the figure does not depend on which functions the render is split into:
-the same script measures an older checkout (run it with that checkout on ``PYTHONPATH``). Python's
+the same script measures an older checkout (run it with that checkout on ``PYTHONPATH``). Its CPU
+seconds are given apart, steadier than wall time on a shared machine: this process's (the render's
+own Python work) and its children's (mkdocs). Python's
 start-up and imports are not counted (``scale.py`` counts them). Quote ``uptime``'s load beside
 the figures: the machine may be shared.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -58,15 +61,25 @@ class MkdocsClock:
                 self.seconds += time.perf_counter() - started
 
 
-def timed_render(root: Path) -> tuple[float, float, str]:
-    """Render ``root`` in-process: (render seconds, mkdocs seconds, the stage's summary line)."""
+def cpu_seconds(who: int) -> float:
+    """User + system CPU seconds of this process (``RUSAGE_SELF``) or of its waited-for children."""
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_render(root: Path) -> tuple[float, float, float, float, str]:
+    """Render ``root`` in-process: (render seconds, mkdocs seconds, this process's CPU seconds, the mkdocs
+    children's CPU seconds, the stage's summary line)."""
     clock = MkdocsClock()
     site.subprocess.run = clock
     try:
         project = Project(root)
+        own, children = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         summary = pipeline.render(project, LocalStore(project.store_dir))
-        return time.perf_counter() - started, clock.seconds, str(summary)
+        wall = time.perf_counter() - started
+        own, children = cpu_seconds(resource.RUSAGE_SELF) - own, cpu_seconds(resource.RUSAGE_CHILDREN) - children
+        return wall, clock.seconds, own, children, str(summary)
     finally:
         site.subprocess.run = clock._run
 
@@ -96,8 +109,11 @@ def main() -> None:
             dualboard(root, stage)
         plus_one = timed_render(root)
     print(f"load {os.getloadavg()[0]:.2f} (1-min) on {os.cpu_count()} cores")
-    for name, (seconds, mkdocs, line) in (("full render", full), ("+1 run render", plus_one)):
-        print(f"{name:>14}: {seconds:6.1f} s, of which mkdocs {mkdocs:5.1f} s — {line.strip()}")
+    for name, (seconds, mkdocs, own, children, line) in (("full render", full), ("+1 run render", plus_one)):
+        print(
+            f"{name:>14}: {seconds:6.1f} s, of which mkdocs {mkdocs:5.1f} s; CPU s: python {own:5.1f}, "
+            f"mkdocs {children:5.1f} — {line.strip()}"
+        )
 
 
 def _rounds(root: Path) -> int:

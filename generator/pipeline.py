@@ -528,12 +528,27 @@ def render(
 
 def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
     from dualboard.release_files import load_releases
-    from dualboard.render.site import compose_docs
+    from dualboard.render.answer_shards import CACHE_DIR, ShardCache
+    from dualboard.render.shared_files import SharedFiles
+    from dualboard.render.site import compose_docs, docs_folder
     from dualboard.render.site_content import site_content
     from dualboard.store.base import read_removals
 
     results = analysed_results(project, store, cache)
-    content = site_content(results, load_releases(project.root), read_removals(store.snapshot()), release=release)
+    shards = {
+        r.name: ShardCache(
+            project.build_dir / CACHE_DIR / f"{r.name}.json", cache, {d.name: d for d in store.run_dirs(r.name)}
+        )
+        for r in results
+    }
+    content = site_content(
+        results,
+        load_releases(project.root),
+        read_removals(store.snapshot()),
+        release=release,
+        shared=SharedFiles(docs_folder(project.build_dir)),  # data files go to the docs folder as they are made
+        shards=shards,
+    )
     docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     how = _build_site(project, docs, cache)
     return StageSummary(
@@ -571,15 +586,15 @@ def analysed_results(project: Project, store: Store, cache: BuildCache | None = 
 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
-    from dualboard.render.pages import BenchmarkResults
-    from dualboard.scored_files import ANSWERS, checked_path, read_scored, read_verdicts
+    from dualboard.render.pages import SHOWN_VERDICT_COLUMNS, BenchmarkResults
+    from dualboard.scored_files import ANSWERS, VERDICTS, checked_path, read_scored, read_table
     from dualboard.stats import read_tables
 
     return BenchmarkResults(
         benchmark=benchmark,
         stats=read_tables(project.stats_dir(benchmark.name)),
         scored=read_scored(project.scored_dir(), benchmark.name),
-        verdicts=read_verdicts(project.scored_dir(), benchmark.name),
+        verdicts=read_table(VERDICTS, project.scored_dir(), benchmark.name, columns=list(SHOWN_VERDICT_COLUMNS)),
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
     )

@@ -67,22 +67,30 @@ def question_slices(questions: Sequence[str], counts: Mapping[str, int], limit: 
     return slices
 
 
-def texts_by_slice(answers: Path, slices: Sequence[Sequence[str]]) -> Iterator[pa.Table]:
+def texts_by_slice(
+    answers: Path, slices: Sequence[Sequence[str]], runs: Sequence[str] | None = None
+) -> Iterator[pa.Table]:
     """Each slice's answers (columns :data:`TEXT_COLUMNS`, in the file's order), one slice after the other.
 
-    Answers to questions in no slice are left out.
+    Answers to questions in no slice are left out, and with ``runs``, answers of other runs: a row group
+    whose run id statistics rule out every one of ``runs`` is not read (the grade stage writes run after run).
     """
     slice_of = {qid: i for i, questions in enumerate(slices) for qid in questions}
     known = pa.array(list(slice_of), pa.string())
     slice_by_index = np.array(list(slice_of.values()), dtype=np.int64)
     reader = pq.ParquetFile(answers)
     schema = pa.schema([reader.schema_arrow.field(c) for c in TEXT_COLUMNS])
+    wanted = None if runs is None else pa.array(sorted(set(runs)), pa.string())
     with tempfile.TemporaryDirectory(prefix="dualboard-answers-") as tmp:
         files = [Path(tmp) / f"{i}.arrow" for i in range(len(slices))]
         writers: dict[int, ipc.RecordBatchStreamWriter] = {}
         try:
             for group in range(reader.num_row_groups):
+                if wanted is not None and not _may_hold(reader, group, wanted.to_pylist()):
+                    continue
                 table = reader.read_row_group(group, columns=TEXT_COLUMNS).replace_schema_metadata(None)
+                if wanted is not None:
+                    table = table.filter(pc.is_in(table["run_id"], value_set=wanted))
                 index = pc.index_in(table["question_id"], value_set=known).to_numpy(zero_copy_only=False)
                 present = ~np.isnan(index.astype(np.float64))
                 rows = np.flatnonzero(present)
@@ -105,6 +113,15 @@ def texts_by_slice(answers: Path, slices: Sequence[Sequence[str]]) -> Iterator[p
                 path.unlink()
             else:
                 yield schema.empty_table()
+
+
+def _may_hold(reader: pq.ParquetFile, group: int, runs: Sequence[str]) -> bool:
+    """Whether row group ``group`` may hold answers of ``runs`` (sorted), by its run id statistics."""
+    column = reader.metadata.row_group(group).column(reader.schema_arrow.get_field_index("run_id"))
+    stats = column.statistics
+    if stats is None or not stats.has_min_max:
+        return True
+    return any(stats.min <= run_id <= stats.max for run_id in runs)
 
 
 def responses_of(answers: Path, slots: pd.DataFrame) -> dict[tuple[str, str, int], str]:

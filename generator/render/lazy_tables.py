@@ -10,20 +10,26 @@ under ``shared/`` and named by its content (:mod:`dualboard.render.shared_files`
 verdicts disagree on pass/fail. With scripts off, or the file missing, the
 status line says so and links the Downloads page.
 
-The page does not name its data file: it names the *index* of its folder
-(:data:`INDEX`) and its table's key there, and the index names the data file.
+The page does not name its data files: it names the *index* of its folder
+(:data:`INDEX`) and its table's key there, and the index names the data files.
 So a page's HTML depends on neither the answers nor where ``shared/`` is: adding
-a run changes every question's data file and the index, not the question pages,
-and an incremental site build rebuilds only the pages whose text changed
+a run changes data files and the index, not the question pages, and an
+incremental site build rebuilds only the pages whose text changed
 (:func:`dualboard.render.site.build_site`).
 
-The index of a folder of pages (``FORMAT`` 1), beside them::
+A table's rows may be split over several data files, *shards*, each a whole
+data document with its own links: a question's answers are split by a hash of
+the run id (:mod:`dualboard.render.answer_shards`), so adding a run makes one
+shard of each question anew and leaves the others, which releases then share.
+The page shows the shards' rows one after the other, in the index's order.
 
-    {"format": 1, "shared": "../../../shared/", "files": {"q1#answers": "<sha256>.json.gz", ...}}
+The index of a folder of pages (``INDEX_FORMAT`` 2), beside them::
+
+    {"format": 2, "shared": "../../../shared/", "files": {"q1#answers": ["<sha256>.json.gz", ...], ...}}
 
 ``shared`` is the ``shared/`` folder relative to the index (one level higher in
 a release, whose versions share it); a key is the page's file name without
-``.md``, ``#`` and the table's noun.
+``.md``, ``#`` and the table's noun; its value lists the table's data files.
 
 The data document (``FORMAT`` 1)::
 
@@ -46,10 +52,12 @@ from typing import Any
 from dualboard.kappa import PASS_MARK
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Header, link, table
-from dualboard.render.shared_files import SHARED_DIR, shared_href, shared_name
+from dualboard.render.shared_files import SHARED_DIR, SharedFiles, shared_href, shared_name
 
 FORMAT = 1
-"""Version of the data document and of the index; ``lazy-tables.js`` refuses any other."""
+"""Version of the data document; ``lazy-tables.js`` refuses any other."""
+INDEX_FORMAT = 2
+"""Version of the index (2: each table names a list of data files); ``lazy-tables.js`` refuses any other."""
 INDEX = "data-files.json"
 """File name of the index in each folder of pages with lazy tables: which data file each table loads."""
 KINDS = {
@@ -82,7 +90,7 @@ class Column:
 
 @dataclass(frozen=True)
 class LazyTable:
-    """What a page needs for a lazy table: the HTML block, its key in the index, and the data file it loads."""
+    """What a page needs for a lazy table: the HTML block, its key in the index, and the data files it loads."""
 
     html: str
     """The status line and the empty table, naming the index of the page's folder and the table's key."""
@@ -90,10 +98,11 @@ class LazyTable:
     """Docs-relative path of that index (:data:`INDEX` beside the page)."""
     key: str
     """The table's key in the index: the page's file name without ``.md``, ``#``, the noun."""
-    path: str
-    """Docs-relative path of the data file (``shared/<sha256>.json.gz``)."""
-    data: bytes
-    """The gzip-compressed data document."""
+    paths: tuple[str, ...]
+    """Docs-relative paths of its data files (``shared/<sha256>.json.gz``), in the order the page shows them."""
+    data: tuple[bytes, ...] = ()
+    """The gzip-compressed data documents of ``paths``, where the table carries them; empty where they were
+    handed to a :class:`~dualboard.render.shared_files.SharedFiles` already."""
 
 
 def lazy_table(
@@ -105,23 +114,31 @@ def lazy_table(
     noun: str,
     filterable: bool = False,
 ) -> LazyTable:
-    """A lazy table for the page built from docs path ``page``, holding ``rows`` (cells by column kind).
+    """A lazy table for the page built from docs path ``page``, holding ``rows`` (cells by column kind) in one
+    data file.
 
     ``noun`` names what a row is, for the status line ("answers"), and the table among those of its page;
     ``filterable`` puts the filters of ``tables.js`` above it once its rows are in. The HTML is the same
     whatever the rows: they reach the site through :func:`data_files`.
     """
-    unknown = {c.kind for c in columns} - set(KINDS)
-    if unknown:
-        raise ValueError(f"unknown column kinds {sorted(unknown)}; use one of {sorted(KINDS)}")
-    document = {
-        "format": FORMAT,
-        "pass_mark": PASS_MARK,
-        "kinds": [c.kind for c in columns],
-        "links": [list(pair) for pair in links],
-        "rows": rows,
-    }
-    raw = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    path, data = data_document(columns, rows, links)
+    return sharded_table(page, columns, [path], noun=noun, filterable=filterable, data=[data])
+
+
+def sharded_table(
+    page: str,
+    columns: Sequence[Column],
+    paths: Sequence[str],
+    *,
+    noun: str,
+    filterable: bool = False,
+    data: Sequence[bytes] = (),
+) -> LazyTable:
+    """A lazy table for the page built from docs path ``page`` whose rows are in the data files ``paths``
+    (:func:`data_document`, made with the same ``columns``), shown in that order; ``data``: their bytes,
+    unless they are written already. ``noun`` and ``filterable`` as for :func:`lazy_table`.
+    """
+    _check_kinds(columns)
     source = PurePosixPath(page)
     index, key = str(source.parent / INDEX), f"{source.stem}#{noun}"
     status = (
@@ -139,29 +156,51 @@ def lazy_table(
         ),
         index=index,
         key=key,
-        # Named by the JSON, not by the gzip bytes, which differ between zlib builds for the same JSON.
-        path=shared_name(raw, SUFFIX),
-        data=gzip.compress(raw, compresslevel=6, mtime=0),
+        paths=tuple(paths),
+        data=tuple(data),
     )
 
 
-def data_files(tables: Iterable[LazyTable], *, versioned: bool) -> dict[str, bytes]:
-    """The files the lazy ``tables`` load, by docs path: each data file under ``shared/``, and each index.
+def data_document(columns: Sequence[Column], rows: list[list[Any]], links: list[tuple[str, str]]) -> tuple[str, bytes]:
+    """The data file of ``rows`` (cells by the kinds of ``columns``; a link cell indexes ``links``): its docs path
+    under ``shared/``, named by its JSON, and its gzip-compressed bytes."""
+    _check_kinds(columns)
+    document = {
+        "format": FORMAT,
+        "pass_mark": PASS_MARK,
+        "kinds": [c.kind for c in columns],
+        "links": [list(pair) for pair in links],
+        "rows": rows,
+    }
+    raw = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    # Named by the JSON, not by the gzip bytes, which differ between zlib builds for the same JSON.
+    return shared_name(raw, SUFFIX), gzip.compress(raw, compresslevel=6, mtime=0)
+
+
+def _check_kinds(columns: Sequence[Column]) -> None:
+    unknown = {c.kind for c in columns} - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown column kinds {sorted(unknown)}; use one of {sorted(KINDS)}")
+
+
+def data_files(tables: Iterable[LazyTable], shared: SharedFiles, *, versioned: bool) -> dict[str, bytes]:
+    """The indexes of the lazy ``tables`` by docs path; the data files they carry go to ``shared``.
 
     ``versioned``: the site is a release, whose indexes find ``shared/`` beside its version folder.
     Raises ValueError when two tables of one folder share a key (one page with two tables of one noun).
     """
     files: dict[str, bytes] = {}
-    indexes: dict[str, dict[str, str]] = {}
+    indexes: dict[str, dict[str, list[str]]] = {}
     for t in tables:
         entries = indexes.setdefault(t.index, {})
         if t.key in entries:
             raise ValueError(f"two lazy tables of {t.index} have the key {t.key!r}; give each table its own noun")
-        entries[t.key] = PurePosixPath(t.path).name
-        files[t.path] = t.data
+        entries[t.key] = [PurePosixPath(p).name for p in t.paths]
+        for path, data in zip(t.paths, t.data):
+            shared.add(path, data)
     for path, entries in sorted(indexes.items()):
         document = {
-            "format": FORMAT,
+            "format": INDEX_FORMAT,
             "shared": shared_href(path, f"{SHARED_DIR}/", versioned=versioned),
             "files": dict(sorted(entries.items())),
         }

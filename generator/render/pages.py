@@ -39,6 +39,11 @@ class Page:
     """Markdown (with raw HTML blocks) or JSON text."""
 
 
+SHOWN_VERDICT_COLUMNS = ("run_id", "question_id", "round", "grader", "role", "score", "verdict_parse", "detail")
+"""The columns of the verdicts table (``dualboard.scored_files.VERDICTS``) that pages show: the render reads no
+other (at a million answers each string column costs the render hundreds of MB)."""
+
+
 @dataclass(frozen=True)
 class Appendix:
     """Generated text added to the end of a hand-written page (e.g. methodology.md)."""
@@ -60,7 +65,8 @@ class BenchmarkResults:
     scored: pd.DataFrame
     """The scored table (``dualboard.scored_files.SCORED``): one row per run × question × round."""
     verdicts: pd.DataFrame
-    """The verdicts table (``dualboard.scored_files.VERDICTS``): one row per answer × grader."""
+    """The verdicts table (``dualboard.scored_files.VERDICTS``): one row per answer × grader, at least the columns
+    :data:`SHOWN_VERDICT_COLUMNS`."""
     runs: tuple[Run, ...] = ()
     """The stored runs (metadata, and the raw responses, which the render reads only for option orders)."""
     answers: Path | None = None
@@ -88,6 +94,9 @@ class SiteContent:
     """Generated sections added to hand-written pages."""
     assets: dict[str, str | bytes] = field(default_factory=dict)
     """Other files by docs-relative path (chart JSON, CSV downloads)."""
+    shared: set[str] = field(default_factory=set)
+    """Docs paths of every shared data file the pages load; those not in ``assets`` are in the docs folder
+    already (:class:`dualboard.render.shared_files.SharedFiles`)."""
     nav: list = field(default_factory=list)
     """The navigation, as MkDocs' ``nav`` (titles → paths)."""
 

@@ -8,7 +8,7 @@ in every page (a nav of N pages makes the build O(N²); docs/architecture.md, "R
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,85 +17,150 @@ import pandas as pd
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.kappa import PASS_MARK
+from dualboard.render.answer_shards import ShardCache, shard_groups, shard_keys
 from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
-from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number
+from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
 
 
-def question_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
-    """The question list (in the navigation), one page per question (out of it), and their answers' lazy tables."""
+def question_pages(
+    result: BenchmarkResults, shared: SharedFiles, shards: ShardCache | None = None
+) -> tuple[list[Page], list[LazyTable]]:
+    """The question list (in the navigation), one page per question (out of it), and their answers' lazy tables.
+
+    The answers' data files go to ``shared``, one per question and shard (:mod:`dualboard.render.answer_shards`);
+    with ``shards``, a shard whose key is what it was in the last render keeps its files, unread.
+    """
     slugs = question_slugs(result.benchmark)
-    runs = _run_links(result)
+    graders = question_graders(result.verdicts)
+    files = _answer_files(result, graders, shared, shards)
     pages, tables = [question_list(result, slugs)], []
-    for question, answers in _question_answers(result):
-        page, lazy = question_page(result.name, question, slugs[question["id"]], answers, runs)
+    for question in result.benchmark.questions:
+        qid = question["id"]
+        page, lazy = question_page(result.name, question, slugs[qid], graders.get(qid, []), files.get(qid, []))
         pages.append(page)
         tables.append(lazy)
     return pages, tables
 
 
-def _question_answers(result: BenchmarkResults) -> Iterator[tuple[Mapping[str, Any], dict[str, list[Any]]]]:
-    """Each question of the benchmark, in order, with its answers as columns (see :func:`_answers_by_question`).
+def question_graders(verdicts: pd.DataFrame) -> dict[str, list[str]]:
+    """The graders each question's page shows, in :func:`_grader_order`: those with a score for any of its answers."""
+    if verdicts.empty:
+        return {}
+    order = _grader_order(verdicts)
+    scored = verdicts.loc[verdicts["score"].notna(), ["question_id", "grader"]].drop_duplicates()
+    present = scored.groupby("question_id", sort=False)["grader"].agg(set).to_dict()
+    return {qid: [g for g in order if g in found] for qid, found in present.items()}
 
-    One graded answer per row: its slot, response and option order, and each grader's score and detail.
-    The answers are read a slice of questions at a time (:mod:`dualboard.render.answer_texts`), so the
-    text of every answer is never in memory at once.
-    """
-    questions = result.benchmark.questions
+
+def _answer_files(
+    result: BenchmarkResults, graders: Mapping[str, list[str]], shared: SharedFiles, shards: ShardCache | None
+) -> dict[str, list[str]]:
+    """The data files of each question's answers (docs paths), in shard order: kept where the shard's key is
+    unchanged, made otherwise."""
     if result.verdicts.empty:
-        yield from ((question, {}) for question in questions)
-        return
+        return {}
     if result.answers is None:
         raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
-    graders = _grader_order(result.verdicts)
-    rows_of = result.verdicts.groupby("question_id", sort=False).indices
-    orders = orders_by_slot(result.runs)
-    slices = question_slices([q["id"] for q in questions], result.scored["question_id"].value_counts().to_dict())
-    by_id = {q["id"]: q for q in questions}
-    for ids, texts in zip(slices, texts_by_slice(result.answers, slices), strict=True):
-        rows = [rows_of[qid] for qid in ids if qid in rows_of]
-        verdicts = result.verdicts.iloc[np.concatenate(rows)] if rows else result.verdicts.iloc[0:0]
-        table = _verdict_table(verdicts, graders)
-        if not table.empty:
-            table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
-            slots = zip(table["run_id"], table["question_id"], table["round"])
-            table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
-        answers = _answers_by_question(table)
-        yield from ((by_id[qid], answers.get(qid, {})) for qid in ids)
+    groups = shard_groups(list(result.verdicts["run_id"].astype(str).unique()))
+    models = {str(k): str(v) for k, v in zip(result.models["run_id"], result.models["model"])}
+    keys = {}
+    if shards is not None:
+        questions, folders = result.benchmark.questions, shards.folders
+        keys = shard_keys(groups, folders, models, questions, graders, result.verdicts, shards.build_cache)
+    by_shard: dict[int, dict[str, str]] = {}
+    for shard, key in keys.items():
+        kept = shards.reuse(shard, key, shared)
+        if kept is not None:
+            by_shard[shard] = kept
+    todo = {shard: run_ids for shard, run_ids in groups.items() if shard not in by_shard}
+    for shard, made in _make_shards(result, graders, todo, models, shared).items():
+        by_shard[shard] = {qid: path for qid, (path, _size) in made.items()}
+        if shard in keys:
+            shards.record(shard, keys[shard], made)
+    if shards is not None:
+        shards.save()
+    files: dict[str, list[str]] = {}
+    for shard in sorted(by_shard):
+        for qid, path in by_shard[shard].items():
+            files.setdefault(qid, []).append(path)
+    return files
 
 
-def _answers_by_question(table: pd.DataFrame) -> dict[str, dict[str, list[Any]]]:
-    """Each question's answers as columns of plain values (column name → one value per answer), by run and round.
+def _make_shards(
+    result: BenchmarkResults,
+    graders: Mapping[str, list[str]],
+    groups: Mapping[int, Sequence[str]],
+    models: Mapping[str, str],
+    shared: SharedFiles,
+) -> dict[int, dict[str, tuple[str, int]]]:
+    """Make the data files of the shards ``groups`` (shard → its run ids), handing them to ``shared``.
 
-    The table is turned into lists once and cut by question: slicing a DataFrame 2,000 times took longer
-    than writing every page.
+    Returns each shard's files: question id → (docs path, bytes). The answers of these runs are read a slice of
+    questions at a time (:mod:`dualboard.render.answer_texts`), so their text is never in memory at once.
     """
-    table = table.sort_values(["question_id", "run_id", "round"], kind="stable")
+    made: dict[int, dict[str, tuple[str, int]]] = {shard: {} for shard in groups}
+    if not groups:
+        return made
+    shard_by_run = {run_id: shard for shard, run_ids in groups.items() for run_id in run_ids}
+    links = {
+        shard: {
+            run_id: (i, (models.get(run_id, run_id), f"../../runs/{run_slug(run_id)}/")) for i, run_id in enumerate(ids)
+        }
+        for shard, ids in groups.items()
+    }
+    verdicts = result.verdicts[result.verdicts["run_id"].isin(list(shard_by_run))]
+    rows_of = verdicts.groupby("question_id", sort=False).indices
+    orders = orders_by_slot([run for run in result.runs if run.run_id in shard_by_run])
+    scored = result.scored[result.scored["run_id"].isin(list(shard_by_run))]
+    questions = result.benchmark.questions
+    slices = question_slices([q["id"] for q in questions], scored["question_id"].value_counts().to_dict())
+    by_id = {q["id"]: q for q in questions}
+    order = _grader_order(result.verdicts)
+    for ids, texts in zip(slices, texts_by_slice(result.answers, slices, runs=list(shard_by_run)), strict=True):
+        rows = [rows_of[qid] for qid in ids if qid in rows_of]
+        if not rows:
+            continue
+        table = _verdict_table(verdicts.iloc[np.concatenate(rows)], order)
+        table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
+        slots = zip(table["run_id"], table["question_id"], table["round"])
+        table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
+        table["shard"] = table["run_id"].map(shard_by_run)
+        for (qid, shard), answers in _answers_by_question(table).items():
+            question = by_id[qid]
+            rows = _answer_rows(answers, question, graders.get(qid, []), links[shard])
+            path, data = data_document(
+                answer_columns(question, graders.get(qid, [])), rows, [link for _, link in links[shard].values()]
+            )
+            shared.add(path, data)
+            made[shard][qid] = (path, len(data))
+    return made
+
+
+def _answers_by_question(table: pd.DataFrame) -> dict[tuple[str, int], dict[str, list[Any]]]:
+    """The answers of each question and shard as columns of plain values (column name → one value per answer),
+    by run and round.
+
+    The table is turned into lists once and cut by question and shard: slicing a DataFrame 2,000 times took
+    longer than writing every page.
+    """
+    table = table.sort_values(["question_id", "shard", "run_id", "round"], kind="stable")
     columns = {c: table[c].tolist() for c in table.columns}
-    question_ids = columns.get("question_id", [])
+    keys = list(zip(columns["question_id"], columns["shard"]))
     out, start = {}, 0
-    for end in range(1, len(question_ids) + 1):
-        if end == len(question_ids) or question_ids[end] != question_ids[start]:
-            out[question_ids[start]] = {c: values[start:end] for c, values in columns.items()}
+    for end in range(1, len(keys) + 1):
+        if end == len(keys) or keys[end] != keys[start]:
+            out[keys[start]] = {c: values[start:end] for c, values in columns.items()}
             start = end
     return out
-
-
-def _run_links(result: BenchmarkResults) -> dict[str, tuple[int, tuple[str, str]]]:
-    """Each run's (index, (model, run page link)), in the benchmark's run order, for the answers' data."""
-    models = dict(zip(result.models["run_id"], result.models["model"]))
-    run_ids = list(dict.fromkeys([run.run_id for run in result.runs] + sorted(set(result.verdicts["run_id"]))))
-    return {
-        run_id: (i, (str(models.get(run_id, run_id)), f"../../runs/{run_slug(run_id)}/"))
-        for i, run_id in enumerate(run_ids)
-    }
 
 
 def _verdict_table(verdicts: pd.DataFrame, graders: list[str]) -> pd.DataFrame:
@@ -166,40 +231,34 @@ def prompt_preview(question: Mapping[str, Any], length: int = PROMPT_PREVIEW) ->
     return prompt[:length] + ("…" if len(prompt) > length else "")
 
 
-def question_page(
-    benchmark: str,
-    question: Mapping[str, Any],
-    slug: str,
-    answers: Mapping[str, Sequence[Any]],
-    runs: Mapping[str, tuple[int, tuple[str, str]]],
-) -> tuple[Page, LazyTable]:
-    """The page of one question (prompt, answer key) and the data file of its answers with every verdict.
+def answer_columns(question: Mapping[str, Any], graders: Sequence[str]) -> list[Column]:
+    """The columns of a question's answers: run, round, the options as shown (multiple choice), response, each
+    grader in ``graders``."""
+    return [
+        Column("Run", "link"),
+        Column("Round", "number"),
+        *([Column("Options as shown", "options")] if question.get("choices") else []),
+        Column("Response", "response"),
+        *[Column(g, "verdict") for g in graders],
+    ]
 
-    ``answers``: this question's answers by column (slot, response,
-    ``choice_order``, ``score:<grader>`` and ``detail:<grader>``); ``runs``: each
-    run's index and (model, link) in the data file. The page's HTML does not
-    grow with the answers: they are in the data file, which the page loads.
+
+def question_page(
+    benchmark: str, question: Mapping[str, Any], slug: str, graders: Sequence[str], paths: Sequence[str]
+) -> tuple[Page, LazyTable]:
+    """The page of one question (prompt, answer key) and the lazy table of its answers with every verdict.
+
+    ``graders``: the graders with a verdict on the question (:func:`question_graders`); ``paths``: the data
+    files of its answers, in shard order (:func:`_make_shards`). The page's HTML does not grow with the
+    answers: they are in the data files, which the page loads.
 
     On a multiple-choice question each answer shows the options in the order
     that round showed them, with the correct one's letter in that order: a
     grader's "chose C … correct D" is in that order, not the answer key's.
     """
-    graders = [
-        c.split(":", 1)[1]
-        for c in answers
-        if c.startswith("score:") and any(number(score) is not None for score in answers[c])
-    ]
     choices = bool(question.get("choices"))
-    columns = [
-        Column("Run", "link"),
-        Column("Round", "number"),
-        *([Column("Options as shown", "options")] if choices else []),
-        Column("Response", "response"),
-        *[Column(g, "verdict") for g in graders],
-    ]
     path = f"benchmarks/{benchmark}/questions/{slug}.md"
-    rows = _answer_rows(answers, question, graders, runs)
-    lazy = lazy_table(path, columns, rows, [link for _, link in runs.values()], noun="answers")
+    lazy = sharded_table(path, answer_columns(question, graders), paths, noun="answers")
     text = (
         front_matter(f"Question {slug}", search=False, hide=("toc",))
         + f"<h1>Question {escape_text(question['id'])}</h1>\n\n"

@@ -10,8 +10,12 @@ version folders (``gh-pages/shared/``), one level above each version's root.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from pathlib import PurePosixPath
+import os
+import stat
+import uuid
+from pathlib import Path, PurePosixPath
 
 SHARED_DIR = "shared"
 """Docs-relative folder of the shared files (and, in ``gh-pages``, the folder beside the versions)."""
@@ -64,3 +68,67 @@ def url_folder(source: str) -> str:
     if path.suffix == ".md" and path.name != "index.md":
         return str(path.with_suffix(""))
     return str(path.parent)
+
+
+class SharedFiles:
+    """The shared files of a site being rendered, written as they are made instead of held until the end.
+
+    With a docs folder (``docs``), each file goes straight to ``docs/shared/``
+    (a file already there is not written again: its name is its content), so
+    the data of thousands of pages is never in memory at once, and a file an
+    earlier render wrote can be *kept* without being made again (:meth:`keep`).
+    Without one (tests, tools), the files are held in :attr:`data`.
+    :func:`dualboard.render.site.compose_docs` leaves every name in
+    :attr:`names` in place and deletes the other shared files.
+    """
+
+    def __init__(self, docs: Path | None = None) -> None:
+        self.docs = docs
+        self.names: set[str] = set()
+        """Docs paths of every shared file of this render."""
+        self.data: dict[str, bytes] = {}
+        """The bytes of each file, by docs path, when there is no docs folder."""
+        self._folders: set[str] = set()
+
+    def add(self, path: str, data: bytes) -> None:
+        """Make ``path`` (a :func:`shared_name`) one of the site's files, holding ``data``."""
+        self.names.add(path)
+        if self.docs is None:
+            self.data[path] = data
+            return
+        target = os.path.join(self.docs, path)  # strings, not Paths: this runs for every file of the site
+        if _size(target) == len(data):
+            return
+        folder = os.path.dirname(target)
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
+        # Written beside, then renamed: a killed render never leaves a file whose name promises other bytes.
+        # A new inode, never the old one, which MkDocs' output may share (dualboard.render.site.build_site).
+        tmp = os.path.join(folder, f".{uuid.uuid4().hex}.tmp")
+        try:
+            with open(tmp, "wb") as out:
+                out.write(data)
+            os.replace(tmp, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+    def keep(self, path: str, size: int) -> bool:
+        """Make ``path``, written by an earlier render, one of the site's files without making it again.
+
+        Returns False, keeping nothing, when the docs folder holds no file of ``size`` bytes there.
+        """
+        if self.docs is None or _size(os.path.join(self.docs, path)) != size:
+            return False
+        self.names.add(path)
+        return True
+
+
+def _size(path: str) -> int | None:
+    """The size of the regular file at ``path`` (a link is not one), None where there is none."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None

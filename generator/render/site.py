@@ -99,11 +99,16 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
     if (root / "site_src").is_dir():
         sources |= _tree_bytes(root / "site_src")  # checked above to hold no link; read without following one
     files = _site_files(sources, content)
-    changed, removed = _sync(build_dir / "docs", files)
+    changed, removed = _sync(docs_folder(build_dir), files, kept=content.shared - set(files))
     text = _generated_config(default, own, content, files, versioned)
     config = build_dir / "mkdocs.yml"
     atomic_write_text(config, text)
     return ComposedDocs(config, changed, removed, _layout(text, yaml.safe_load(text), sources, files))
+
+
+def docs_folder(build_dir: Path) -> Path:
+    """The docs folder :func:`compose_docs` lays out in ``build_dir`` (shared data files may be written there first)."""
+    return build_dir / "docs"
 
 
 def _tree_bytes(folder: Path) -> dict[str, bytes]:
@@ -128,10 +133,11 @@ def _site_files(sources: dict[str, bytes], content: SiteContent) -> dict[str, by
     return files
 
 
-def _sync(docs: Path, files: dict[str, bytes]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Make ``docs`` hold exactly ``files``; return the paths written and the paths deleted."""
+def _sync(docs: Path, files: dict[str, bytes], kept: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Make ``docs`` hold exactly ``files`` and ``kept`` (files written there already); return the paths written
+    and the paths deleted."""
     existing = _entries(docs)
-    removed = tuple(sorted(set(existing) - set(files)))
+    removed = tuple(sorted(set(existing) - set(files) - kept))
     for name in removed:
         (docs / name).unlink()
     _remove_empty_folders(docs)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from dualboard.release_files import ReleaseRecord
 from dualboard.render import charts
+from dualboard.render.answer_shards import ShardCache
 from dualboard.render.changelog import changelog_page, history, removed_since
 from dualboard.render.escape import escape_text
 from dualboard.render.graders_page import graders_page
@@ -13,6 +17,7 @@ from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
 from dualboard.render.question_pages import question_pages
 from dualboard.render.reference_pages import downloads_page, methodology_appendix, submit_page
 from dualboard.render.run_pages import run_pages
+from dualboard.render.shared_files import SharedFiles
 from dualboard.store.base import Removal
 
 NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
@@ -25,23 +30,30 @@ def site_content(
     removals: list[Removal] = (),
     *,
     release: str | None = None,
+    shared: SharedFiles | None = None,
+    shards: Mapping[str, ShardCache] = MappingProxyType({}),
 ) -> SiteContent:
     """Every generated page of the site, its chart JSON and downloads, and the navigation.
 
     ``removals``: the store's removal records; those not yet released head the changelog.
     ``release``: the version this site is deployed as, whose files the Downloads page carries.
+    ``shared``: where the data files the pages load go (written to the docs folder as they are made);
+    without it they are in the content's assets. ``shards``: each benchmark's :class:`ShardCache`, by
+    name, for the question pages to keep the answers' data files of unchanged runs.
     """
     content = SiteContent()
+    held = shared is None
+    shared = SharedFiles() if held else shared
     content.pages.append(home_page(results, releases[-1].version if releases else None))
     for result in results:
         page, assets = leaderboard_page(result)
         content.pages.append(page)
         content.assets.update(assets)
         runs, run_tables = run_pages(result)
-        questions, question_tables = question_pages(result)
+        questions, question_tables = question_pages(result, shared, shards.get(result.name))
         content.pages.extend(runs + questions + [graders_page(result)])
-        # The answers those pages load (shared/) and the indexes that name them.
-        content.assets.update(data_files(run_tables + question_tables, versioned=release is not None))
+        # The indexes that name the data files those pages load (shared/).
+        content.assets.update(data_files(run_tables + question_tables, shared, versioned=release is not None))
     downloads, files = downloads_page(results, releases, release)
     content.pages.extend(
         [
@@ -56,6 +68,9 @@ def site_content(
     content.appendices.append(methodology_appendix(results))
     content.appendices.append(leaderboard_columns_appendix())
     content.nav.extend(navigation(results))
+    if held:
+        content.assets.update(shared.data)
+    content.shared.update(shared.names)
     return content
 
 

@@ -16,6 +16,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from dualboard.kappa import PASS_MARK
+from dualboard.render.answer_shards import shard_of
 from dualboard.render.pages import run_slug
 from dualboard.render.run_pages import MAX_LISTED, disagreements
 from tests.browser.browsing import console_errors, open_page, xss_state
@@ -65,9 +66,11 @@ def test_a_question_page_shows_every_answer_with_every_verdict(driver, demo_site
     texts = answers[answers.question_id == QUESTION].set_index(["run_id", "round"])["response"]
     runs = {server.url + f"benchmarks/demo/runs/{run_slug(r)}/": r for r in scored.run_id.unique()}
     models = dict(zip(scored.run_id, scored.model))
+    shards = []
     for row in rows(table):
         shown = cells(row)
         run_id = runs[row.find_element(By.CSS_SELECTOR, "td a").get_attribute("href")]
+        shards.append(shard_of(run_id))
         assert shown[0] == models[run_id]
         assert shown[response_at] == texts.loc[(run_id, int(shown[1]))]
         for grader in graders:
@@ -75,6 +78,11 @@ def test_a_question_page_shows_every_answer_with_every_verdict(driver, demo_site
             score = verdict.score.iloc[0] if len(verdict) else None  # people labelled some answers only
             expected = "—" if pd.isna(score) else f"{score:.0f}: {verdict.detail.iloc[0] or ''}"
             assert shown[headers.index(grader)] == expected
+
+    # The rows come from several data files (a shard of runs each), shown one file after the other.
+    index = json.loads((root / "site" / INDEX_PATH).read_text("utf-8"))
+    assert len(index["files"][f"{QUESTION}#answers"]) == len(set(shards)) > 1
+    assert shards == sorted(shards)
 
     # The highlight: graders on both sides of the pass mark, counted in the status line.
     passes = mine.dropna(subset=["score"]).assign(passed=lambda v: v.score >= PASS_MARK)
@@ -147,6 +155,20 @@ def _without_index(site):
     (site / INDEX_PATH).unlink()
 
 
+def _without_one_shard(site):
+    """One of the question's data files is gone: the table stays empty rather than show part of the answers."""
+    index = json.loads((site / INDEX_PATH).read_text("utf-8"))
+    (site / "shared" / index["files"][f"{QUESTION}#answers"][-1]).unlink()
+
+
+def _hostile_shard(site):
+    """A list of data files of which one is another host's."""
+    index = json.loads((site / INDEX_PATH).read_text("utf-8"))
+    key = f"{QUESTION}#answers"
+    index["files"][key] = [*index["files"][key], "https://attacker.example/x.json.gz"]
+    (site / INDEX_PATH).write_text(json.dumps(index), "utf-8")
+
+
 def _hostile_index(site):
     """An index that points elsewhere: another host's file, and shared/ made to climb out of the site."""
     index = json.loads((site / INDEX_PATH).read_text("utf-8"))
@@ -160,9 +182,11 @@ def _hostile_index(site):
     [
         (_without_shared, "The answers could not be loaded (404"),
         (_without_index, "The answers could not be loaded (404"),
+        (_without_one_shard, "The answers could not be loaded (404"),
         (_hostile_index, "The answers could not be loaded (the index names no data file for this table)."),
+        (_hostile_shard, "The answers could not be loaded (the index names no data file for this table)."),
     ],
-    ids=["no data file", "no index", "hostile index"],
+    ids=["no data file", "no index", "one shard missing", "hostile index", "hostile shard"],
 )
 def test_a_missing_data_file_is_said_in_plain_words_with_the_downloads_link(driver, demo_site, tmp_path, damage, said):
     root, _ = demo_site

@@ -20,8 +20,11 @@ from dualboard import pipeline
 from dualboard.intake.validate import DeferredPredictions
 from dualboard.project import Project
 from dualboard.render import answer_texts, question_pages, run_pages
+from dualboard.render.answer_shards import shard_groups, shard_of
 from dualboard.render.charts import GRADINGS
-from dualboard.render.pages import BenchmarkResults, question_slugs
+from dualboard.render.lazy_tables import data_document
+from dualboard.render.pages import BenchmarkResults, question_slugs, run_slug
+from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT, ANSWERS, checked_path
 from dualboard.store import LocalStore
 
@@ -51,7 +54,7 @@ def results(project: Project, *, deferred: bool) -> BenchmarkResults:
 
 
 def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes]]:
-    """Main's question pages: every answer of every run merged with its verdicts at once, then cut by question."""
+    """Every answer of every run merged with its verdicts at once, then cut by question and shard."""
     verdicts = question_pages._verdict_table(result.verdicts, question_pages._grader_order(result.verdicts))
     predictions = pd.DataFrame(
         [
@@ -61,13 +64,26 @@ def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, 
         ],
         columns=[*ANSWER_SLOT, "response", "choice_order"],
     )
-    by_question = question_pages._answers_by_question(verdicts.merge(predictions, on=list(ANSWER_SLOT), how="left"))
-    slugs, runs = question_slugs(result.benchmark), question_pages._run_links(result)
-    pages, data = [question_pages.question_list(result, slugs)], {}
+    table = verdicts.merge(predictions, on=list(ANSWER_SLOT), how="left")
+    by_question = question_pages._answers_by_question(table.assign(shard=table["run_id"].map(shard_of)))
+    graders = question_pages.question_graders(result.verdicts)
+    groups = shard_groups(result.verdicts["run_id"])
+    models = dict(zip(result.models["run_id"], result.models["model"]))
+    by_id, files, data = {q["id"]: q for q in result.benchmark.questions}, {}, {}
+    for (qid, shard), answers in sorted(by_question.items(), key=lambda item: item[0][1]):
+        links = {r: (i, (models[r], f"../../runs/{run_slug(r)}/")) for i, r in enumerate(groups[shard])}
+        columns = question_pages.answer_columns(by_id[qid], graders.get(qid, []))
+        rows = question_pages._answer_rows(answers, by_id[qid], graders.get(qid, []), links)
+        path, blob = data_document(columns, rows, [link for _, link in links.values()])
+        files.setdefault(qid, []).append(path)
+        data[path] = blob
+    slugs = question_slugs(result.benchmark)
+    pages = [question_pages.question_list(result, slugs)]
     for q in result.benchmark.questions:
-        page, lazy = question_pages.question_page(result.name, q, slugs[q["id"]], by_question.get(q["id"], {}), runs)
-        pages.append(page)
-        data[lazy.path] = lazy.data
+        qid = q["id"]
+        pages.append(
+            question_pages.question_page(result.name, q, slugs[qid], graders.get(qid, []), files.get(qid, []))[0]
+        )
     return pages, data
 
 
@@ -102,7 +118,7 @@ def reference_run_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes
             responses=texts,
         )
         pages.append(page)
-        data.update((t.path, t.data) for t in tables)
+        data.update(pair for t in tables for pair in zip(t.paths, t.data))
     return pages, data
 
 
@@ -111,18 +127,18 @@ def reference_run_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes
 def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferred, slice_answers):
     expected_pages, expected_data = reference_question_pages(results(graded, deferred=False))
     monkeypatch.setattr(answer_texts, "SLICE_ANSWERS", slice_answers)
-    pages, tables = question_pages.question_pages(results(graded, deferred=deferred))
-    data = {t.path: t.data for t in tables}
+    shared = SharedFiles()
+    pages, _tables = question_pages.question_pages(results(graded, deferred=deferred), shared)
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
-    assert data == expected_data
-    assert len(data) == 30
+    assert shared.data == expected_data
+    assert len(shared.data) >= 30, "a file per question and shard"
 
 
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
 def test_run_pages_from_one_grouping_are_byte_identical(graded, deferred):
     expected_pages, expected_data = reference_run_pages(results(graded, deferred=False))
     pages, tables = run_pages.run_pages(results(graded, deferred=deferred))
-    data = {t.path: t.data for t in tables}
+    data = {path: blob for t in tables for path, blob in zip(t.paths, t.data)}
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
     assert data == expected_data
     assert len(pages) == 13

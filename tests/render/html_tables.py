@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from dualboard.render.lazy_tables import FORMAT, read_data
+from dualboard.render.lazy_tables import FORMAT, INDEX_FORMAT, read_data
 from dualboard.render.shared_files import url_folder
 
 
@@ -99,34 +99,65 @@ def table_after(page: str, heading: str) -> ParsedTable:
     return tables(page[page.index(heading) :])[0]
 
 
-def lazy_source(page_path: str, page: str, heading: str, assets: dict) -> str:
-    """Docs path of the data file that the lazy table after ``heading`` loads, as the page's script finds it.
+def lazy_sources(page_path: str, page: str, heading: str, assets: dict) -> list[str]:
+    """Docs paths of the data files that the lazy table after ``heading`` loads, as the page's script finds them.
 
     The table names the index of its folder (``data-src``, relative to the page's URL: MkDocs serves
-    ``a/b.md`` at ``a/b/``) and its key there (``data-key``); the index names the file under ``shared/``.
+    ``a/b.md`` at ``a/b/``) and its key there (``data-key``); the index names the files under ``shared/``.
     """
     match = re.search(r'<div class="dualboard-lazy" data-src="([^"]+)" data-key="([^"]+)"', page[page.index(heading) :])
     assert match, f"no lazy table after {heading!r}"
     index_path = _resolve(url_folder(page_path), html.unescape(match.group(1)))
     index = json.loads(assets[index_path])
-    assert index["format"] == FORMAT
-    return _resolve(posixpath.dirname(index_path), index["shared"] + index["files"][html.unescape(match.group(2))])
+    assert index["format"] == INDEX_FORMAT
+    names = index["files"][html.unescape(match.group(2))]
+    assert isinstance(names, list)
+    return [_resolve(posixpath.dirname(index_path), index["shared"] + name) for name in names]
+
+
+def lazy_source(page_path: str, page: str, heading: str, assets: dict) -> str:
+    """The one data file of the lazy table after ``heading`` (:func:`lazy_sources`; a table of one file)."""
+    (source,) = lazy_sources(page_path, page, heading, assets)
+    return source
 
 
 def _resolve(folder: str, href: str) -> str:
     return posixpath.normpath(posixpath.join(folder, href))
 
 
-def lazy_table_after(page_path: str, page: str, heading: str, assets: dict) -> tuple[ParsedTable, dict]:
-    """The lazy table after ``heading`` as a reader sees it once its data file is loaded, and the data itself.
+def merged_data(documents: list[dict]) -> dict:
+    """The data documents of a table's shards as one, as the page shows them: rows one file after the other,
+    link cells renumbered into the links put end to end."""
+    merged = {"format": FORMAT, "pass_mark": None, "kinds": None, "links": [], "rows": []}
+    for data in documents:
+        assert data["format"] == FORMAT
+        assert merged["kinds"] in (None, data["kinds"]), "the shards of one table have other columns"
+        merged["pass_mark"], merged["kinds"] = data["pass_mark"], data["kinds"]
+        offset = len(merged["links"])
+        merged["links"] += data["links"]
+        merged["rows"] += [
+            [
+                value + offset if kind == "link" and value is not None else value
+                for kind, value in zip(data["kinds"], row)
+            ]
+            for row in data["rows"]
+        ]
+    return merged
 
-    Cells are read from the data file by kind, as ``javascripts/lazy-tables.js`` writes them
+
+def lazy_table_after(page_path: str, page: str, heading: str, assets: dict) -> tuple[ParsedTable, dict]:
+    """The lazy table after ``heading`` as a reader sees it once its data files are loaded, and the data itself
+    (the shards merged: :func:`merged_data`).
+
+    Cells are read from the data files by kind, as ``javascripts/lazy-tables.js`` writes them
     (the browser tests check the script against the same files).
     """
-    data = read_data(assets[lazy_source(page_path, page, heading, assets)])
+    data = merged_data([read_data(assets[source]) for source in lazy_sources(page_path, page, heading, assets)])
     parsed = table_after(page, heading)
-    assert parsed.rows == [], "a lazy table's rows are in its data file, not in the page"
-    parsed.rows = [[_lazy_cell(kind, value, data) for kind, value in zip(data["kinds"], row)] for row in data["rows"]]
+    assert parsed.rows == [], "a lazy table's rows are in its data files, not in the page"
+    parsed.rows = [
+        [_lazy_cell(kind, value, data) for kind, value in zip(data["kinds"] or [], row)] for row in data["rows"]
+    ]
     return parsed, data
 
 

@@ -19,15 +19,16 @@ from dualboard import pipeline
 from dualboard.kappa import PASS_MARK
 from dualboard.project import Project
 from dualboard.release_files import load_releases
+from dualboard.render.answer_shards import shard_of
 from dualboard.render.lazy_tables import FORMAT, Column, data_files, lazy_table, read_data
 from dualboard.render.pages import run_slug
 from dualboard.render.question_pages import question_pages
 from dualboard.render.run_pages import disagreements
-from dualboard.render.shared_files import SHARED_DIR
+from dualboard.render.shared_files import SHARED_DIR, SharedFiles
 from dualboard.render.site_content import site_content
 from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, tiny_predictions, write_run, write_tiny_board
-from tests.render.html_tables import lazy_source, lazy_table_after
+from tests.render.html_tables import lazy_sources, lazy_table_after
 
 QUESTIONS = ("q1", "q2", "q3")
 
@@ -77,7 +78,9 @@ def test_each_question_file_holds_every_answer_and_verdict(board, question):
     headers = [h.text for h in table.headers]
     graders = headers[headers.index("Response") + 1 :]
     assert set(graders) == set(mine.dropna(subset=["score"]).grader)
-    expected = scored[scored.question_id == question].sort_values(["run_id", "round"])
+    expected = scored[scored.question_id == question]
+    # Shown shard after shard (answer_shards), by run and round within each.
+    expected = expected.assign(shard=expected.run_id.map(shard_of)).sort_values(["shard", "run_id", "round"])
     assert len(table.rows) == len(expected)
     responses = answers.set_index(["run_id", "question_id", "round"])["response"]
     for row, answer in zip(table.rows, expected.itertuples()):
@@ -93,7 +96,10 @@ def test_each_question_file_holds_every_answer_and_verdict(board, question):
 def test_the_data_file_is_named_by_its_content_and_reproducible(board, tmp_path):
     project, content = board
     files = {p: d for p, d in content.assets.items() if p.startswith(f"{SHARED_DIR}/")}
-    assert len(files) == len(QUESTIONS) + 2 + 1, "one per question, one per run's questions, run-b's disagreement"
+    shards = len({shard_of("run-a"), shard_of("run-b")})
+    assert len(files) == len(QUESTIONS) * shards + 2 + 1, (
+        "one per question and shard, one per run's questions, run-b's disagreement"
+    )
     for path, data in files.items():
         assert path.endswith(".json.gz") and data[:2] == b"\x1f\x8b"
         assert json.loads(gzip.decompress(data)) == read_data(data)
@@ -130,15 +136,17 @@ def test_a_release_page_finds_the_shared_files_beside_its_version_folder(board):
     """A release's page is the same page; its folder's index points one level higher, at gh-pages/shared/."""
     project, content = board
     results = pipeline.analysed_results(project, LocalStore(project.store_dir))
-    pages, tables = question_pages(results[0])
-    released = data_files(tables, versioned=True)  # what site_content adds to a release's assets
+    shared = SharedFiles()
+    pages, tables = question_pages(results[0], shared)
+    released = data_files(tables, shared, versioned=True)  # what site_content adds to a release's assets
+    released.update(shared.data)
     path, index = "benchmarks/tiny/questions/q1.md", "benchmarks/tiny/questions/data-files.json"
     text = next(p.content for p in pages if p.path == path)
     assert text == page(content, path)
-    plain = lazy_source(path, text, "## Answers", content.assets)
-    assert lazy_source(path, text, "## Answers", released) == f"../{plain}"
+    plain = lazy_sources(path, text, "## Answers", content.assets)
+    assert plain and lazy_sources(path, text, "## Answers", released) == [f"../{p}" for p in plain]
     assert json.loads(released[index])["shared"] == "../" + json.loads(content.assets[index])["shared"]
-    assert released[plain] == content.assets[plain]
+    assert [released[p] for p in plain] == [content.assets[p] for p in plain]
 
 
 def test_question_page_html_stays_the_same_when_the_runs_double(board, tmp_path):
@@ -155,12 +163,12 @@ def test_question_page_html_stays_the_same_when_the_runs_double(board, tmp_path)
         path = f"benchmarks/tiny/questions/{question}.md"
         before, after = page(content, path), page(doubled, path)
         assert after == before, question
-        now, then = (lazy_source(path, after, "## Answers", c.assets) for c in (doubled, content))
+        now, then = (lazy_table_after(path, after, "## Answers", c.assets)[1] for c in (doubled, content))
         assert now != then
-        assert len(read_data(doubled.assets[now])["rows"]) == 2 * len(read_data(content.assets[then])["rows"])
+        assert len(now["rows"]) == 2 * len(then["rows"])
 
 
 def test_two_tables_of_one_page_with_one_noun_are_refused():
     tables = [lazy_table("b/questions/q.md", [Column("Round", "number")], [[i]], [], noun="answers") for i in (0, 1)]
     with pytest.raises(ValueError, match=r"two lazy tables of b/questions/data-files.json have the key 'q#answers'"):
-        data_files(tables, versioned=False)
+        data_files(tables, SharedFiles(), versioned=False)

@@ -108,8 +108,9 @@ def test_a_data_file_is_served_as_its_gzip_bytes(tmp_path):
     """No Content-Encoding: the page's script gets the gzip bytes and decompresses them itself."""
     site = _site(tmp_path)
     lazy = lazy_table("benchmarks/b/questions/q.md", [Column("Round", "number")], [[0], [1]], [], noun="answers")
-    (site / lazy.path).parent.mkdir(parents=True)
-    (site / lazy.path).write_bytes(lazy.data)
-    response = _get_once(SiteServer(site, 0), lazy.path)
+    (path,), (data,) = lazy.paths, lazy.data
+    (site / path).parent.mkdir(parents=True)
+    (site / path).write_bytes(data)
+    response = _get_once(SiteServer(site, 0), path)
     assert response.status_code == 200 and "content-encoding" not in response.headers
-    assert response.content == lazy.data and read_data(response.content)["rows"] == [[0], [1]]
+    assert response.content == data and read_data(response.content)["rows"] == [[0], [1]]

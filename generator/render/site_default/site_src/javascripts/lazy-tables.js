@@ -2,17 +2,19 @@
 // Subscribed to mkdocs-material's document$ so pages reached by instant navigation are filled too.
 //
 // Each div.dualboard-lazy[data-src][data-key] holds a status line and a table whose body is empty. data-src
-// is the index of the page's folder, which names the data file of each table by its key
+// is the index of the page's folder, which names the data files of each table by its key
 // (generator/render/lazy_tables.py), so the page's HTML stays the same when the answers change:
-//   {"format": 1, "shared": "../../../shared/", "files": {"q1#answers": "<sha256>.json.gz", ...}}
-// The data file is JSON, gzip-compressed at rest:
+//   {"format": 2, "shared": "../../../shared/", "files": {"q1#answers": ["<sha256>.json.gz", ...], ...}}
+// A table's rows may be split over several files (shards, each with its own links): they are fetched together
+// and shown one file after the other, in the index's order. Each data file is JSON, gzip-compressed at rest:
 //   {"format": 1, "pass_mark": P, "kinds": [...], "links": [[text, href], ...], "rows": [[cell, ...], ...]}
 // Every cell is written with textContent, never innerHTML: submitted text stays text. A row whose
 // verdicts fall on both sides of pass_mark gets the class dualboard-disagree. Sorting and filters are
 // tables.js's: tablesort reads the rows when a header is clicked (cells carry data-sort where text would
 // sort wrong), and the filters of a .dualboard-filterable table are wired once its rows are in.
 (function () {
-  var FORMAT = 1;
+  var FORMAT = 1;  // of a data file
+  var INDEX_FORMAT = 2;  // of an index
   var MISSING = "-1000000000000";  // sorts a missing score below every real one, as the site's HTML tables do
   var SHARED = /^(\.\.\/)*shared\/$/;  // where an index may say the data files are: the site's own shared/
   var DATA_FILE = /^[0-9a-f]{64}\.json\.gz$/;  // a data file's name: the SHA-256 of its JSON
@@ -41,7 +43,9 @@
     var url = new URL(src, document.baseURI).href;
     if (!indexes[url]) {
       indexes[url] = load(url).then(function (doc) {
-        if (doc.format !== FORMAT) { throw new Error("index format " + doc.format + ", expected " + FORMAT); }
+        if (doc.format !== INDEX_FORMAT) {
+          throw new Error("index format " + doc.format + ", expected " + INDEX_FORMAT);
+        }
         return { url: url, doc: doc };
       });
       indexes[url].catch(function () { delete indexes[url]; });
@@ -49,15 +53,26 @@
     return indexes[url];
   }
 
-  // The URL of the data file of the table with this key, as its folder's index names it.
-  function dataFile(src, key) {
+  // The URLs of the data files of the table with this key, as its folder's index names them.
+  function dataFiles(src, key) {
     return index(src).then(function (found) {
       var files = found.doc.files || {};
-      var name = Object.prototype.hasOwnProperty.call(files, key) ? files[key] : null;
-      if (typeof name !== "string" || !DATA_FILE.test(name) || !SHARED.test(found.doc.shared)) {
-        throw new Error("the index names no data file for this table");
-      }
-      return new URL(found.doc.shared + name, found.url).href;
+      var names = Object.prototype.hasOwnProperty.call(files, key) ? files[key] : null;
+      var valid = Array.isArray(names) && SHARED.test(found.doc.shared) && names.every(function (name) {
+        return typeof name === "string" && DATA_FILE.test(name);
+      });
+      if (!valid) { throw new Error("the index names no data file for this table"); }
+      return names.map(function (name) { return new URL(found.doc.shared + name, found.url).href; });
+    });
+  }
+
+  // Every data file of a table, fetched together, in the index's order.
+  function loadShards(urls) {
+    return Promise.all(urls.map(load)).then(function (shards) {
+      shards.forEach(function (data) {
+        if (data.format !== FORMAT) { throw new Error("data format " + data.format + ", expected " + FORMAT); }
+      });
+      return shards;
     });
   }
 
@@ -114,21 +129,25 @@
     return Object.keys(passes).length > 1;
   }
 
-  function fill(el, data) {
-    if (data.format !== FORMAT) { throw new Error("data format " + data.format + ", expected " + FORMAT); }
+  // Every shard's rows into the table, in order; returns [rows, highlighted rows].
+  function fill(el, shards) {
     var body = el.querySelector("tbody");
     var rows = document.createDocumentFragment();
+    var count = 0;
     var highlighted = 0;
-    data.rows.forEach(function (row) {
-      var tr = document.createElement("tr");
-      if (fillRow(tr, row, data)) {
-        tr.className = "dualboard-disagree";
-        highlighted += 1;
-      }
-      rows.appendChild(tr);
+    shards.forEach(function (data) {
+      data.rows.forEach(function (row) {
+        var tr = document.createElement("tr");
+        if (fillRow(tr, row, data)) {
+          tr.className = "dualboard-disagree";
+          highlighted += 1;
+        }
+        rows.appendChild(tr);
+        count += 1;
+      });
     });
     body.appendChild(rows);
-    return highlighted;
+    return [count, highlighted];
   }
 
   function message(el, words) {
@@ -141,13 +160,13 @@
       el.dataset.state = "loading";
       var noun = el.dataset.noun || "rows";
       message(el, "Loading the " + noun + "…");
-      dataFile(el.dataset.src, el.dataset.key)
-        .then(load)
-        .then(function (data) {
-          var highlighted = fill(el, data);
+      dataFiles(el.dataset.src, el.dataset.key)
+        .then(loadShards)
+        .then(function (shards) {
+          var counts = fill(el, shards);
           el.dataset.state = "done";
           if (window.dualboardTables) { window.dualboardTables.wire(el); }  // filters read the rows now in
-          message(el, data.rows.length + " " + noun + ", " + highlighted + " highlighted.");
+          message(el, counts[0] + " " + noun + ", " + counts[1] + " highlighted.");
         })
         .catch(function (err) {
           el.dataset.state = "error";
