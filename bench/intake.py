@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from scale import run  # bench/scale.py, beside this script
-from synthetic_board import BENCHMARK, add_runs, make_board, pad_responses
+from synthetic_board import add_pull_request_run, make_board, pad_responses
 
 COMMANDS = ("validate", "ingest", "+1 validate", "+1 ingest")
 
@@ -41,27 +41,12 @@ def _answers(root: Path) -> int:
     return sum(sum(1 for line in p.open("rb") if line.strip()) for p in root.glob("submissions/*/*/predictions.jsonl"))
 
 
-def _add_run(root: Path, rounds: int, chars: tuple[int, int]) -> None:
-    """Add one simulated run, as a pull request adds one: only its folder is new (the simulator's settings,
-    which it writes under data/, are put back as they were, so data/ looks unchanged)."""
-    settings = root / "data" / "benchmarks" / BENCHMARK / "simulated_models.yaml"
-    kept = settings.read_bytes() if settings.exists() else None
-    times = settings.stat() if settings.exists() else None
-    runs = len(list(root.glob("submissions/*/*/predictions.jsonl")))
-    pad_responses(add_runs(root, 1, rounds, first=runs), *chars)
-    if kept is None:
-        settings.unlink(missing_ok=True)
-    else:
-        settings.write_bytes(kept)
-        os.utime(settings, ns=(times.st_atime_ns, times.st_mtime_ns))
-
-
 def measure(root: Path, rounds: int, chars: tuple[int, int]) -> list[str]:
     """The four commands on the board at ``root`` (changed: a run is added); one line of figures each."""
     lines, answers = [], _answers(root)
     for name in COMMANDS:
         if name == "+1 validate":
-            _add_run(root, rounds, chars)
+            add_pull_request_run(root, rounds, chars)
             answers = _answers(root)
         load, cpu = os.getloadavg()[0], _children_cpu()
         step = run(root, name.removeprefix("+1 "))

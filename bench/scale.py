@@ -5,7 +5,7 @@ For each size RUNSxQUESTIONSxROUNDS (``--sizes``), a board is simulated (answers
 each in a child process:
 
 * ``validate``, ``ingest``, ``grade``, ``stats``, ``render``: the full build, one stage at a time;
-* ``+1 run``: ``dualboard build`` after one more run is added;
+* ``+1 run``: ``dualboard build`` after one more run is added as a pull request adds it (``data/`` unchanged);
 * ``no change``: ``dualboard build`` again with nothing changed.
 
 Peak RSS is sampled from /proc every 50 ms and summed over the child's whole process tree (a
@@ -30,7 +30,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from synthetic_board import add_runs, make_board, pad_responses  # bench/synthetic_board.py, beside this script
+from synthetic_board import (  # bench/synthetic_board.py, beside this script
+    add_pull_request_run,
+    make_board,
+    pad_responses,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -141,8 +145,7 @@ def measure(runs: int, questions: int, rounds: int, chars: tuple[int, int]) -> d
         site = root / "site"
         pages = sum(1 for _ in site.rglob("index.html"))
         site_bytes = folder_bytes(site)
-        added = add_runs(root, 1, rounds, first=runs)
-        pad_responses(added, *chars)
+        add_pull_request_run(root, rounds, chars)
         steps["+1 run"] = run(root, "build", "--no-progress")
         steps["no change"] = run(root, "build", "--no-progress")
         return {

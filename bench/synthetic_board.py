@@ -11,6 +11,7 @@ weigh what real ones do.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -103,6 +104,26 @@ def add_runs(root: Path, n_runs: int, rounds: int, first: int = 0) -> list[Path]
     bench = root / "data" / "benchmarks" / BENCHMARK
     (bench / "simulated_models.yaml").write_text(yaml.safe_dump(models_yaml(n_runs, rounds, first=first)), "utf-8")
     return simulate_benchmark(root, BENCHMARK, seed=SIMULATION_SEED)
+
+
+def add_pull_request_run(root: Path, rounds: int, chars: tuple[int, int]) -> list[Path]:
+    """Add one padded simulated run as a pull request adds one: only its folder is new.
+
+    The simulator's settings, which :func:`add_runs` rewrites under ``data/``, are put back byte for
+    byte with their times, so a rebuild sees ``data/`` unchanged and redoes only the new run's work.
+    """
+    settings = root / "data" / "benchmarks" / BENCHMARK / "simulated_models.yaml"
+    kept = settings.read_bytes() if settings.exists() else None
+    times = settings.stat() if settings.exists() else None
+    runs = len(list(root.glob("submissions/*/*/predictions.jsonl")))
+    added = add_runs(root, 1, rounds, first=runs)
+    pad_responses(added, *chars)
+    if kept is None:
+        settings.unlink(missing_ok=True)
+    else:
+        settings.write_bytes(kept)
+        os.utime(settings, ns=(times.st_atime_ns, times.st_mtime_ns))
+    return added
 
 
 def pad_responses(run_dirs: list[Path], min_chars: int, max_chars: int, seed: int = 3) -> int:
