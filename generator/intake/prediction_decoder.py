@@ -88,6 +88,8 @@ def confirmed_lines(data: bytes) -> list[Prediction] | None:
     [{'question_id': 'q1', 'round': 1, 'response': '4'}]
     >>> confirmed_lines(b'{"question_id": "q1", "response": "4"} {"question_id": "q2", "response": "5"}') is None
     True
+    >>> confirmed_lines(b'{"question_id": "q1", "response": "4"},{"question_id": "q2", "response": "5"}') is None
+    True
     """
     array = bytearray(b"[")  # a bytearray grown in place: one copy of the file, where bytes + bytes make three
     array += memoryview(data)[: -1 if data.endswith(b"\n") else None]
@@ -95,6 +97,8 @@ def confirmed_lines(data: bytes) -> list[Prediction] | None:
     try:  # the comma after each line break is misplaced unless the break stands between two values
         lines = _FILE_DECODER.decode(array.replace(b"\n", b"\n,")) if len(array) > 2 else []
     except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    if lines and len(lines) != array.count(b"\n") + 1:  # two values on one line, joined by a comma of their own
         return None
     return lines if _file_keys_given_once(data, lines) else None
 

@@ -235,9 +235,11 @@ def test_files_give_the_same_findings_and_rows_either_way(workspace, lines, resp
 
 # -- whole files at once: confirmed only where every line is, and as the exact path reads it ------
 
-line_breaks = st.sampled_from([b"\n", b"\n", b"\n", b"\r\n", b" \n", b"\n\n", b"\n \n", b" ", b"", b"\n\r\n"])
-"""What may stand between two lines: mostly a line break, sometimes a blank line, a space (two values on one
-line) or nothing."""
+line_breaks = st.sampled_from(
+    [b"\n", b"\n", b"\n", b"\r\n", b" \n", b"\n\n", b"\n \n", b" ", b"", b"\n\r\n", b",", b", ", b"\n,"]
+)
+"""What may stand between two lines: mostly a line break, sometimes a blank line, a space or a comma (two values
+on one line: the whole file is decoded as one array, where a comma of the file's own must not pass) or nothing."""
 
 
 def exact_rows(data: bytes) -> list | None:
@@ -254,6 +256,7 @@ def exact_rows(data: bytes) -> list | None:
     end=st.sampled_from([b"", b"\n", b"\n\n", b"\r\n"]),
 )
 @example(lines=[b'{"question_id": "q1", "response": "4"}'] * 2, breaks=[b" "] * 6, split=0, end=b"\n")
+@example(lines=[b'{"question_id": "q1", "response": "4"}'] * 2, breaks=[b","] * 6, split=0, end=b"\n")
 @example(
     lines=[
         b'{"question_id": "q1", "response": "4", "recorded": {"judge": 1}}',
@@ -283,6 +286,7 @@ def test_a_whole_file_is_confirmed_only_when_every_line_is(lines, breaks, split,
 
 DOUBTFUL_FILES = [
     b'{"question_id": "q1", "response": "4"} {"question_id": "q2", "response": "5"}\n',  # two values, one line
+    b'{"question_id": "q1", "response": "4"},{"question_id": "q2", "response": "5"}\n',  # ... and a comma
     b'{"question_id": "q1",\n "response": "4"}\n',  # one value, two lines
     b'{"question_id": "q1", "response": "4\n"}\n',  # a line break inside a string
     b'{"question_id": "q1", "response": "4"\n}\n',  # ... before a closing brace
