@@ -219,6 +219,9 @@ def main() -> None:
         print_row(size, measured)
         steps: dict[str, Step] = measured["steps"]  # type: ignore[assignment]
         print(f"  {size} peak RSS GB by stage: " + ", ".join(f"{n} {st.peak_rss / 1e9:.2f}" for n, st in steps.items()))
+        # CPU seconds (the process tree's user + system) next to wall time: on a shared machine they say what the
+        # stage itself cost
+        print(f"  {size} CPU s by stage: " + ", ".join(f"{n} {st.cpu_seconds:.1f}" for n, st in steps.items()))
         if measured["answers"] == TARGET_ANSWERS:
             print_verdicts(size, measured)
 
