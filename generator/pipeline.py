@@ -180,7 +180,7 @@ def validate(project: Project, paths: list[Path] | None = None, *, cache: BuildC
     answers = sum(len(r.predictions) for r in report.runs)
     benchmarks = len({r.benchmark for r in report.runs})
     line = f"{len(report.runs)} runs, {answers} answers valid across {benchmarks} benchmarks"
-    known = [r for r in report.runs if isinstance(r.predictions, DeferredPredictions)]
+    known = [r for r in report.runs if isinstance(r.predictions, DeferredPredictions) and r.predictions.from_cache]
     if known:
         hashed = cache.tree_digest([r.predictions.path.parent for r in known], project.root)
         line += f"; {len(known)} of them unchanged, skipped (hash {short(hashed)})"

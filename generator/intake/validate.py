@@ -384,7 +384,7 @@ def _start_check(
     older = benchmark is not None and benchmark.answers_older_version(metadata.fields)
     known = cache.validated(key) if cache is not None and key is not None else None
     if known is not None and benchmark is not None and not findings:
-        predictions = DeferredPredictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older, known)
+        predictions = DeferredPredictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older, known, True)
         run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=predictions)
         return _RunCheck(run_dir, run, benchmark.name, ())
     return _ToRead(run_dir, metadata, benchmark, older, tuple(findings), key)
@@ -567,6 +567,8 @@ class DeferredPredictions(Sequence):
     older: bool
     count: int
     """Answers the file held when it was validated: ``len()`` without reading it."""
+    from_cache: bool = False
+    """True when this build did not check the file: the validation cache knew its bytes as valid."""
 
     def __len__(self) -> int:
         return self.count
