@@ -15,10 +15,10 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from dualboard.render.answer_shards import CACHE_DIR, SHARDS, shard_groups, shard_of, verdict_digests
-from tests.conftest import tiny_metadata, tiny_predictions, write_run, write_tiny_board
+from tests.conftest import tiny_metadata, tiny_predictions, write_run
+from tests.render import test_dirty_site
 from tests.render.test_dirty_site import assert_same_as_from_scratch, build, other_answers
 
 
@@ -33,19 +33,9 @@ def shard_files(root: Path, shard: int) -> dict[str, tuple[int, bytes]]:
     return {p: ((docs / p).stat().st_ino, (docs / p).read_bytes()) for p in paths}
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    root = write_tiny_board(tmp_path_factory.mktemp("shards") / "board")
-    write_run(root, "run-b", metadata=tiny_metadata(model="model-b"))
-    build(root)
-    return root
-
-
-@pytest.fixture
-def board(built, tmp_path) -> Path:
-    root = tmp_path / "board"
-    shutil.copytree(built, root, symlinks=True)
-    return root
+# the incremental-site tests' two-run board, built once per module, and its copy per test
+built = test_dirty_site.built
+board = test_dirty_site.board
 
 
 def test_the_tiny_runs_fall_in_different_shards():
