@@ -307,10 +307,11 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
     from dualboard.grading.by_run import grade_stored
     from dualboard.grading.cache import VerdictFolders
     from dualboard.grading.run_cache import GRADED_DIR, RunCache
+    from dualboard.grading.verdict_keys import VERDICT_KEYS_DIR
     from dualboard.scored_files import write_scored_parts
 
     revision = store.revision()
-    verdicts = VerdictCache(VerdictFolders.of(store))
+    verdicts = VerdictCache(VerdictFolders.of(store), index=project.build_dir / VERDICT_KEYS_DIR)
     total, regraded, runs, written, warnings = 0, 0, 0, set(), []
     benchmarks = stored_run_dirs(store)
     for name, (benchmark, run_dirs) in benchmarks.items():

@@ -160,7 +160,8 @@ def _grade_all(
     names: list[str | None] = [None] * len(tasks)
     context = _worker_context()
     folders = verdicts.source if isinstance(verdicts.source, VerdictFolders) else VerdictFolders.of(verdicts.source)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(folders,)) as pool:
+    start = (folders, verdicts.index)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=start) as pool:
         futures = [pool.submit(_run_in_worker, task) for task in tasks]
         for i, future in enumerate(futures):
             try:
@@ -189,9 +190,9 @@ _WORKER_VERDICTS: VerdictCache | None = None
 (reading a grader's verdicts once per process, not once per run)."""
 
 
-def _start_worker(folders: VerdictFolders) -> None:
+def _start_worker(folders: VerdictFolders, index: Path | None) -> None:
     global _WORKER_VERDICTS
-    _WORKER_VERDICTS = VerdictCache(folders)
+    _WORKER_VERDICTS = VerdictCache(folders, index=index)
 
 
 def _run_in_worker(task: _Task) -> str:
