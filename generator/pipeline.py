@@ -285,12 +285,19 @@ def grade_stage(
         "grade",
         key,
         lambda: cache.tree_digest(outputs, project.root),
-        lambda: grade(project, store, progress=progress, jobs=jobs),
+        lambda: grade(project, store, progress=progress, jobs=jobs, file_digest=cache.file_digest),
     )
     return StageSummary("grade", summary.line + _waiting(store), skipped=True) if summary.skipped else summary
 
 
-def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | None = None) -> StageSummary:
+def grade(
+    project: Project,
+    store: Store,
+    *,
+    progress: bool = True,
+    jobs: int | None = None,
+    file_digest: Callable[[Path], str] | None = None,
+) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
     Each run's grades are kept in build/graded/<benchmark>/ under a hash of
@@ -299,7 +306,8 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
     per core), and the tables are written one run at a time. Verdicts are read
     from and saved through the store, never into the snapshot it reads, and
     never change its revision. Records in build/ which store revision it read:
-    publish commits on exactly that one.
+    publish commits on exactly that one. ``file_digest``: the stored files' sha256 when known (the build
+    cache's, which hashed the snapshot to decide whether to grade), so runs are keyed without reading them.
     """
     from tqdm import tqdm
 
@@ -324,6 +332,7 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
                 human_labels=human_labels(benchmark),
                 jobs=jobs or default_jobs(),
                 on_run=bar.update,
+                file_digest=file_digest,
             )
         written.update(write_scored_parts(graded.parts(), project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in graded.notes]
