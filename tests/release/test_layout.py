@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import re
 
 import pandas as pd
@@ -14,8 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from dualboard.csv_download import download_csv
 from dualboard.release.dataset_card import dataset_card
-from dualboard.release.tables import write_table
+from dualboard.release.tables import first_split, write_table
 from dualboard.release_files import SITE_FILE_LIMIT, ReleaseError, load_release
 from dualboard.render.reference_pages import downloads_page
 from dualboard.render.shared_files import SharedFiles
@@ -62,6 +64,20 @@ def test_a_large_table_is_split_into_parts_each_under_the_limit(tmp_path):
     pd.testing.assert_frame_equal(back, frame)
     assert sum(len(pd.read_csv(p)) for p in csvs) == len(frame)
     assert all(pq.read_schema(p).metadata[b"dualboard"] == b"store revision 000007" for p in parquet)
+
+
+def test_the_first_split_is_sized_by_the_csv_when_the_parquet_is_small(tmp_path):
+    frame = pd.DataFrame({"run_id": ["r"] * 400, "response": ["same words " * 100] * 400})  # compresses ~1000x
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "demo.parquet")
+    source, limit = tmp_path / "demo.parquet", 100_000
+    csv_size = len(download_csv(frame).encode("utf-8"))
+    assert source.stat().st_size < limit < csv_size, "the case: a small Parquet file of a large CSV"
+    parts = first_split(pq.read_table(source), source.stat().st_size, limit)
+    assert parts >= math.ceil(csv_size / limit), (parts, csv_size)
+    written = write_table(source, tmp_path / "out", "demo", limit=limit)
+    assert len(written) == 2 * parts, "the first split tried is the one written"
+    assert all(p.stat().st_size < limit for p in written)
+    assert first_split(pq.read_table(source).slice(0, 5), 100, limit) == 1
 
 
 def test_a_row_larger_than_the_limit_says_so(tmp_path):
