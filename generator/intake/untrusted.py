@@ -225,9 +225,10 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         problem = str(getattr(exc, "problem", None) or exc)[:200]
-        return None, Finding(
-            file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax"
-        )
+        # A tag the safe loader does not know (!!python/object...) is well-formed YAML: the syntax is not the fault.
+        tag = problem.startswith("could not determine a constructor for the tag")
+        fix = "remove the tag (the word starting with !) and write a plain value" if tag else "fix the YAML syntax"
+        return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", fix)
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2026-02-30"
         return None, Finding(
             file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it"

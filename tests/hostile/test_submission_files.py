@@ -99,6 +99,12 @@ def test_line_separator_does_not_shift_line_numbers(tiny_root: Path) -> None:
     [
         ("rounds: 1.0\n", "rounds: 1.0 is a decimal number, not a whole number"),
         ("rounds: 1\nrounds: 2\n", "invalid YAML: duplicate key 'rounds'"),
+        (
+            'notes: !!python/object/apply:os.system ["touch pwned"]\n',
+            "metadata.yaml:6: -: invalid YAML: could not determine a constructor for the tag "
+            "'tag:yaml.org,2002:python/object/apply:os.system' — remove the tag (the word starting with !) "
+            "and write a plain value",
+        ),
         ("date: 2026-02-30\n", "unreadable YAML value"),
         ("decoding: {temperature: .nan}\n", "decoding.temperature: nan is not a finite number"),
     ],
