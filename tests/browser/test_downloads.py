@@ -18,15 +18,19 @@ fetch(arguments[0]).then(async r => {
   const bytes = new Uint8Array(await r.arrayBuffer());
   let text = '';
   for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  done({status: r.status, body: btoa(text)});
+  done({status: r.status, type: r.headers.get('content-type') || '', body: btoa(text)});
 }).catch(e => done({status: 0, body: String(e)}));
 """
 
 
 def fetch(driver, url: str) -> bytes:
-    """GET ``url`` from the page, as a reader's browser would; the bytes, after checking the status."""
+    """GET ``url`` from the page, as a reader's browser would; the bytes, after checking the status and type.
+
+    A static host answers a missing file with its HTML 404 page, or a folder with a listing: never a download.
+    """
     answer = driver.execute_async_script(FETCH, url)
     assert answer["status"] == 200, (url, answer)
+    assert not answer["type"].startswith("text/html"), (url, answer["type"])
     return base64.b64decode(answer["body"])
 
 
