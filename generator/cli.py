@@ -488,7 +488,9 @@ def preview(
     with the runs already on the board, and prints for each run: its score
     under both gradings with 95% intervals, "rank N of M" with the rank
     interval, the paired difference to the leader, the grader coverage and
-    any findings. Nothing is written to the store.
+    any findings. Nothing is written to the store. With --base, each file
+    changed since REV outside submissions/ (answer keys, graders, site,
+    workflows) is a warning: the preview used the changed version.
 
     \b
     The current board, read without any token:
@@ -513,9 +515,12 @@ def preview(
 
     commit, changed = board_preview.runs_changed_since(project, base) if base is not None else (None, [])
     dirs = [d.resolve() for d in run_dirs] or changed
+    warnings = board_preview.changes_beyond_runs(project, commit) if commit is not None else []
     store = _choose_store(project, hub_repo, hub_endpoint, hub_revision)
     board = {"store": store} if commit is None or not isinstance(store, LocalStore) else {"base_commit": commit}
-    result = board_preview.preview(project, dirs, **board, validate_all=not run_dirs, seed=seed, progress=progress)
+    result = board_preview.preview(
+        project, dirs, **board, warnings=warnings, validate_all=not run_dirs, seed=seed, progress=progress
+    )
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(json_path, json.dumps(result.document, indent=1) + "\n")

@@ -42,12 +42,16 @@ class _Refused(ValueError):
         self.problem, self.fix = problem, fix
 
 
+def _key_given_twice(pairs: list[tuple[str, Any]]) -> str | None:
+    """The first key of an object's pairs that an earlier pair already gave, or None."""
+    seen: set[str] = set()
+    return next((k for k, _ in pairs if k in seen or seen.add(k)), None)
+
+
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     mapping = dict(pairs)
     if len(mapping) != len(pairs):
-        seen: set[str] = set()
-        duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise _Refused(f"duplicate key {duplicate[:100]!r}", "keep one value per key")
+        raise _Refused(f"duplicate key {_key_given_twice(pairs)[:100]!r}", "keep one value per key")
     return mapping
 
 
@@ -67,6 +71,58 @@ _DECODER = json.JSONDecoder(
 )
 
 
+class _Pairs(list):
+    """A JSON object decoded leniently: all its (key, value) pairs in order, a key given twice kept twice."""
+
+
+_LENIENT_REFUSED = object()
+"""What the lenient decoder puts where the strict one refused a number (``NaN``, ``Infinity``, ``1e999``)."""
+
+
+def _lenient_float(text: str) -> Any:
+    value = float(text)
+    return value if math.isfinite(value) else _LENIENT_REFUSED
+
+
+_LENIENT = json.JSONDecoder(
+    object_pairs_hook=_Pairs, parse_constant=lambda _: _LENIENT_REFUSED, parse_float=_lenient_float
+)
+
+
+def _refused_field(text: str) -> str:
+    """The dotted field of the value the strict decoder refused first in ``text``, or ``-`` when unknown.
+
+    Run only on a refused line, for the finding's words. The strict decoder
+    stops at the first number it refuses or the first object to close with a
+    key twice, which is the first such item of a post-order walk (children
+    before their object), in document order.
+
+    Examples
+    --------
+    >>> _refused_field('{"round": 0, "recorded": {"judge": NaN}}')
+    'recorded.judge'
+    >>> _refused_field('{"a": [1, {"x": 1, "x": 2}], "a": 3}')
+    'a.1.x'
+    """
+    try:
+        found = _first_refused(_LENIENT.decode(text), ())
+    except (ValueError, RecursionError):
+        return "-"
+    return ".".join(found) if found else "-"
+
+
+def _first_refused(item: Any, path: tuple[str, ...]) -> tuple[str, ...] | None:
+    if item is _LENIENT_REFUSED:
+        return path
+    children = item if isinstance(item, _Pairs) else enumerate(item) if isinstance(item, list) else ()
+    for key, child in children:
+        found = _first_refused(child, (*path, str(key)))
+        if found is not None:
+            return found
+    twice = _key_given_twice(item) if isinstance(item, _Pairs) else None
+    return None if twice is None else (*path, twice)
+
+
 def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | None]:
     """Decode one line of a JSON-lines file strictly.
 
@@ -75,9 +131,9 @@ def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | No
     >>> parse_json_line(b'{"a": 1}', "f.jsonl", 1)
     ({'a': 1}, None)
     >>> print(parse_json_line(b'{"a": 1, "a": 2}', "f.jsonl", 3)[1])
-    f.jsonl:3: -: duplicate key 'a' — keep one value per key
-    >>> print(parse_json_line(b'{"judge": NaN}', "f.jsonl", 4)[1])
-    f.jsonl:4: -: NaN is not a number — write a finite number
+    f.jsonl:3: a: duplicate key 'a' — keep one value per key
+    >>> print(parse_json_line(b'{"recorded": {"judge": NaN}}', "f.jsonl", 4)[1])
+    f.jsonl:4: recorded.judge: NaN is not a number — write a finite number
     """
     try:
         text = raw.decode("utf-8")
@@ -86,7 +142,7 @@ def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | No
     try:
         value = _DECODER.decode(text)
     except _Refused as exc:
-        return None, Finding(file, line, "-", exc.problem, exc.fix)
+        return None, Finding(file, line, _refused_field(text), exc.problem, exc.fix)
     except json.JSONDecodeError as exc:
         return None, Finding(
             file, line, "-", f"invalid JSON: {exc.msg} (column {exc.colno})", "write one JSON object per line"
@@ -169,9 +225,10 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Finding | None]:
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         problem = str(getattr(exc, "problem", None) or exc)[:200]
-        return None, Finding(
-            file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", "fix the YAML syntax"
-        )
+        # A tag the safe loader does not know (!!python/object...) is well-formed YAML: the syntax is not the fault.
+        tag = problem.startswith("could not determine a constructor for the tag")
+        fix = "remove the tag (the word starting with !) and write a plain value" if tag else "fix the YAML syntax"
+        return None, Finding(file, None if line is None else line + 1, "-", f"invalid YAML: {problem}", fix)
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "date: 2026-02-30"
         return None, Finding(
             file, None, "-", f"unreadable YAML value: {str(exc)[:200]}", "quote the value or correct it"

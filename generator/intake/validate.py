@@ -957,7 +957,8 @@ class _AnswerRules:
                     number,
                     "response",
                     f"response is over the {self.response_bytes}-byte limit",
-                    "truncate the response or raise --max-response-bytes",
+                    f"truncate the response to at most {self.response_bytes} bytes of UTF-8 (the build and the "
+                    "pull-request check take no larger one)",
                 )
             )
         unknown = question is not None and self.known is not None and question not in self.known

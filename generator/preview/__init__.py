@@ -19,17 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dualboard import pipeline
-from dualboard.errors import DualboardError
+from dualboard.errors import DualboardError, Finding
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.validate import find_run_dirs
 from dualboard.preview.board import Board, git_board, store_board
 from dualboard.preview.document import document, markdown
-from dualboard.preview.git_base import changed_run_dirs, resolve_commit
+from dualboard.preview.git_base import changed_files_outside, changed_run_dirs, resolve_commit
 from dualboard.preview.placement import place_runs
 from dualboard.project import Project
 from dualboard.store import Store
 
-__all__ = ["PreviewResult", "markdown", "preview", "runs_changed_since"]
+__all__ = ["PreviewResult", "changes_beyond_runs", "markdown", "preview", "runs_changed_since"]
 
 NOT_READ = "(not read)"
 
@@ -50,10 +50,33 @@ def runs_changed_since(project: Project, revision: str) -> tuple[str, list[Path]
     return commit, changed_run_dirs(project.root, commit, project.submissions_dir)
 
 
+def changes_beyond_runs(project: Project, commit: str) -> list[Finding]:
+    """A warning for each file the working tree changes since ``commit`` outside submissions/.
+
+    A pull request that adds a run can also edit the answer keys, graders, site
+    or workflows; the preview grades with its version of them, so without a
+    word its scores could rest on keys the submitter rewrote. The warnings put
+    each such file in front of the maintainer who reads the comment.
+    """
+    return [
+        Finding(
+            name,
+            None,
+            "-",
+            "changed by this pull request outside submissions/ (the preview ran with this version)",
+            "a submission changes only submissions/<benchmark>/<run_id>/: move this change to a pull request "
+            "of its own, for a maintainer to review",
+            severity="warning",
+        )
+        for name in changed_files_outside(project.root, commit, project.submissions_dir)
+    ]
+
+
 def preview(
     project: Project,
     run_dirs: list[Path],
     *,
+    warnings: list[Finding] | None = None,
     store: Store | None = None,
     base_commit: str | None = None,
     validate_all: bool = False,
@@ -63,13 +86,14 @@ def preview(
     """Validate ``run_dirs`` and place them on the board of ``store``, or of git ``base_commit``'s submissions/.
 
     ``validate_all`` checks every run under submissions/, not only ``run_dirs``
-    (CI, where the changed runs come from git). The store is only read, and
+    (CI, where the changed runs come from git); ``warnings`` (from
+    :func:`changes_beyond_runs`) are listed after the validation findings. The store is only read, and
     the base commit's runs are extracted into a temporary folder removed
     afterwards. Bad input and a board that cannot be graded end up in the
     document (findings, ``problem``), never as an exception.
     """
     report = pipeline.check_pull_request(project, None if validate_all else run_dirs)
-    findings = list(report.findings)
+    findings = [*report.findings, *(warnings or [])]
     wanted = {(d.parent.name, d.name) for d in find_run_dirs(run_dirs)}  # a benchmark folder stands for its runs
     previewed = [run for run in report.runs if (run.benchmark, run.run_id) in wanted]
     if not report.ok or not previewed:

@@ -62,6 +62,19 @@ def changed_run_dirs(root: Path, commit: str, submissions: Path) -> list[Path]:
     return sorted(path for path in runs if path.is_dir() and not path.is_symlink())
 
 
+def changed_files_outside(root: Path, commit: str, submissions: Path) -> list[str]:
+    """Files (relative to ``root``) that differ from ``commit`` outside ``submissions``: changed, added or deleted.
+
+    Untracked files are left out: in CI every change is committed, and a local
+    checkout holds untracked output (the preview's own JSON) that no pull
+    request carries.
+    """
+    exclude = f":(exclude){submissions.relative_to(root).as_posix()}"
+    return sorted(
+        _git_names(root, "diff", "--name-only", "-z", "--no-renames", "--relative", commit, "--", ".", exclude)
+    )
+
+
 def extract_submissions(root: Path, commit: str, submissions: Path, target: Path) -> Path:
     """Write the ``submissions/`` folder of ``commit`` under ``target``; return it (empty when ``commit`` has none).
 

@@ -159,6 +159,22 @@ class VersionedSite:
     releases: Path
     shared: dict[str, list[str]]
     """Each version's shared files (docs paths), which its PROBE_PAGE shows."""
+    added: str
+    """The run submitted between the two releases: in 1.1, not in 1.0."""
+
+
+ADDED_RUN = "fjord-3b-rerun"
+
+
+def add_run_and_build(root: Path) -> None:
+    """Submit a copy of fjord-3b under a new id and model name, commit it and build, as a maintainer merges a run."""
+    run = root / "submissions" / "demo" / ADDED_RUN
+    shutil.copytree(root / "submissions" / "demo" / "fjord-3b", run)
+    metadata = yaml.safe_load((run / "metadata.yaml").read_text("utf-8"))
+    (run / "metadata.yaml").write_text(yaml.safe_dump({**metadata, "model": "Fjord 3B, again"}), "utf-8")
+    git(root, "add", "submissions")
+    git(root, "commit", "-qm", f"add {ADDED_RUN}")
+    dualboard("build", "--root", str(root), "--no-progress")
 
 
 @pytest.fixture(scope="session")
@@ -166,6 +182,7 @@ def versions_site(demo_site, tmp_path_factory) -> Iterator[VersionedSite]:
     """Release 1.0 and 1.1 of the demo build, then serve the gh-pages branch as GitHub Pages would.
 
     Each release carries a page of shared files (``write_shared_probe``): 1.0 one, 1.1 the same and one more.
+    A run is added between them (``add_run_and_build``), so their data differ.
     """
     port = free_port()
     built, _ = demo_site
@@ -179,6 +196,8 @@ def versions_site(demo_site, tmp_path_factory) -> Iterator[VersionedSite]:
     os.environ.update({k: os.environ.get(k, v) for k, v in GIT_ENV.items()})
     shared = {}
     for version, widths in (("1.0", [3]), ("1.1", [3, 5])):
+        if version == "1.1":
+            add_run_and_build(root)
         shared[version] = write_shared_probe(root, widths)
         dualboard("release", version, "--root", str(root), "--date", "2026-11-29")
     pages = tmp_path_factory.mktemp("gh-pages")
@@ -187,7 +206,7 @@ def versions_site(demo_site, tmp_path_factory) -> Iterator[VersionedSite]:
     with tarfile.open(pages / "gh-pages.tar") as tar:
         tar.extractall(pages / "site", filter="fully_trusted")
     server = Server(pages / "site", port)
-    yield VersionedSite(server.url, root / "releases", shared)
+    yield VersionedSite(server.url, root / "releases", shared, ADDED_RUN)
     server.close()
 
 

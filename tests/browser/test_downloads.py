@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 
+import pyarrow.parquet as pq
 import pytest
 from selenium.webdriver.common.by import By
 
@@ -18,15 +20,19 @@ fetch(arguments[0]).then(async r => {
   const bytes = new Uint8Array(await r.arrayBuffer());
   let text = '';
   for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  done({status: r.status, body: btoa(text)});
+  done({status: r.status, type: r.headers.get('content-type') || '', body: btoa(text)});
 }).catch(e => done({status: 0, body: String(e)}));
 """
 
 
 def fetch(driver, url: str) -> bytes:
-    """GET ``url`` from the page, as a reader's browser would; the bytes, after checking the status."""
+    """GET ``url`` from the page, as a reader's browser would; the bytes, after checking the status and type.
+
+    A static host answers a missing file with its HTML 404 page, or a folder with a listing: never a download.
+    """
     answer = driver.execute_async_script(FETCH, url)
     assert answer["status"] == 200, (url, answer)
+    assert not answer["type"].startswith("text/html"), (url, answer["type"])
     return base64.b64decode(answer["body"])
 
 
@@ -79,3 +85,13 @@ def test_other_releases_lead_to_their_own_downloads(driver, versions_site):
     older.click()
     assert driver.current_url == f"{versions_site.url}1.0/downloads/"
     assert driver.find_element(By.CSS_SELECTOR, "article h2").text.startswith("Release 1.0")
+
+
+def test_a_run_added_between_releases_is_in_the_newer_downloads_only(driver, versions_site):
+    """Each version's scored table, downloaded from its own page on gh-pages, holds the runs of its release."""
+    runs = {}
+    for version in ("1.0", "1.1", "latest"):
+        open_page(driver, f"{versions_site.url}{version}/downloads/")
+        href = download_rows(driver)["scored/demo.parquet"][0]
+        runs[version] = set(pq.read_table(io.BytesIO(fetch(driver, href))).column("run_id").to_pylist())
+    assert runs["1.1"] - runs["1.0"] == {versions_site.added} and runs["1.0"] < runs["1.1"] == runs["latest"]

@@ -44,23 +44,23 @@ def _run_with_first_line(root: Path, first: bytes) -> None:
     [
         (
             b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": NaN}}',
-            ":1: -: NaN is not a number",
+            ":1: recorded.judge: NaN is not a number",
         ),
         (
             b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": Infinity}}',
-            ":1: -: Infinity is not a number",
+            ":1: recorded.judge: Infinity is not a number",
         ),
         (
             b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": -Infinity}}',
-            ":1: -: -Infinity is not a number",
+            ":1: recorded.judge: -Infinity is not a number",
         ),
         (
             b'{"question_id": "q1", "round": 0, "response": "4", "recorded": {"judge": 1e999}}',
-            ":1: -: 1e999 overflows to infinity",
+            ":1: recorded.judge: 1e999 overflows to infinity",
         ),
         (
             b'{"question_id": "q1", "round": 0, "response": "harmless", "response": "4"}',
-            ":1: -: duplicate key 'response'",
+            ":1: response: duplicate key 'response'",
         ),
         (
             b'{"question_id": "q1", "round": 0, "response": "a\\ud800b"}',
@@ -99,6 +99,12 @@ def test_line_separator_does_not_shift_line_numbers(tiny_root: Path) -> None:
     [
         ("rounds: 1.0\n", "rounds: 1.0 is a decimal number, not a whole number"),
         ("rounds: 1\nrounds: 2\n", "invalid YAML: duplicate key 'rounds'"),
+        (
+            'notes: !!python/object/apply:os.system ["touch pwned"]\n',
+            "metadata.yaml:6: -: invalid YAML: could not determine a constructor for the tag "
+            "'tag:yaml.org,2002:python/object/apply:os.system' — remove the tag (the word starting with !) "
+            "and write a plain value",
+        ),
         ("date: 2026-02-30\n", "unreadable YAML value"),
         ("decoding: {temperature: .nan}\n", "decoding.temperature: nan is not a finite number"),
     ],
@@ -124,7 +130,7 @@ def _questions_path(root: Path) -> Path:
         (b"\xff\xfe", "questions.jsonl:4: -: not UTF-8"),
         (b"[" * 100_000 + b"]" * 100_000, "questions.jsonl:4: -: invalid JSON: nested too deeply"),
         (b'{"id": ' + b"9" * 5000 + b"}", "questions.jsonl:4: -: unreadable JSON value"),
-        (b'{"id": "q9", "id": "q1"}', "questions.jsonl:4: -: duplicate key 'id'"),
+        (b'{"id": "q9", "id": "q1"}', "questions.jsonl:4: id: duplicate key 'id'"),
     ],
 )
 def test_question_file_tricks_are_findings(tiny_root: Path, extra_line: bytes, expected: str) -> None:

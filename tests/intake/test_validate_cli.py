@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from click.testing import CliRunner
 
 from dualboard.cli import main
+from dualboard.intake.validate import Limits
 from tests.conftest import tiny_predictions, write_run
 
 
@@ -69,6 +71,21 @@ def test_limits_are_options(tiny_root):
     assert result.exit_code == 1, result.output
     assert "over the 10-byte limit" in result.output
     assert _validate(tiny_root, "--max-response-bytes", "1000").exit_code == 0
+
+
+def test_a_fix_for_a_response_over_the_limit_names_no_option_the_build_lacks(tiny_root):
+    """`build` and `preview` (the pull-request check) refuse what `validate` refuses, without its limit options."""
+    preds = tiny_predictions()
+    preds[0]["response"] = "x" * (Limits.response_bytes + 1)
+    write_run(tiny_root, "run-a", preds)
+    run = str(tiny_root / "submissions" / "tiny" / "run-a")
+    for command, extra in (("build", []), ("preview", [run])):
+        result = CliRunner().invoke(main, [command, "--root", str(tiny_root), "--no-progress", *extra])
+        assert result.exit_code == 1, result.output
+        assert f"response: response is over the {Limits.response_bytes}-byte limit" in result.output
+        offered = set(re.findall(r"--[a-z][a-z-]+", result.output))
+        known = {o for p in main.commands[command].params for o in p.opts}
+        assert offered <= known, f"{command} output suggests options it does not take: {offered - known}"
 
 
 def test_symlinked_file_is_refused_and_not_read(tiny_root, tmp_path_factory):

@@ -217,6 +217,31 @@ def test_a_changed_stored_run_is_previewed_in_its_own_place(tmp_path):
     assert (run["run_id"], run["model"], doc["benchmarks"][0]["board_runs"]) == ("fjord-3b", "fjord-3b-v2", len(STORED))
 
 
+def test_files_changed_outside_submissions_are_warnings_in_the_comment(tmp_path):
+    """A run's pull request that also rewrites an answer key (and adds site settings) says so, file by file."""
+    root = copy_demo(tmp_path)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    base = git(root, "rev-parse", "HEAD")
+    add_strong_run(root)
+    questions = root / "data" / "benchmarks" / "demo" / "questions.jsonl"
+    text = questions.read_text("utf-8")
+    assert text.count('"correct_choice": "B"') > 1
+    questions.write_text(text.replace('"correct_choice": "B"', '"correct_choice": "A"', 1), "utf-8")
+    (root / "mkdocs.yml").write_text("site_name: Mine\n", "utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a run, and a key that suits it")
+    done, doc = preview(root, "--base", base)
+    assert done.returncode == 0, done.stdout + done.stderr
+    warned = [(f["severity"], f["file"], f["line"]) for f in doc["validation"]["findings"]]
+    assert warned == [("warning", "data/benchmarks/demo/questions.jsonl", None), ("warning", "mkdocs.yml", None)]
+    assert doc["validation"]["valid"] and [r["run_id"] for r in doc["benchmarks"][0]["runs"]] == [NEW]
+    assert "warning: data/benchmarks/demo/questions.jsonl: -: changed by this pull request outside submissions/" in (
+        done.stdout
+    )
+
+
 def test_the_verdict_cache_is_read_and_never_written(tiny_root):
     """An llm-judged answer key: the stored run's answers come from the cache, only the new run's reach the judge."""
     llm = {"name": "llm", "options": {"base_url": "", "model": "judge-7b", "backoff_s": 0.01}}
