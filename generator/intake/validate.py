@@ -699,7 +699,10 @@ def _read_hashed(path: Path, limit: int) -> tuple[bytes, _Seen]:
         For a link, a special file, or a file over ``limit`` (also one grown past it since it was sized).
     """
     with open_regular(path, root=path.parent, limit=limit) as handle:
-        data = handle.read(limit + 1)
+        # one buffer of the size the file has (``read(limit + 1)`` would ask for the limit's), then what it grew by
+        data = handle.read(os.fstat(handle.fileno()).st_size + 1)
+        if len(data) > os.fstat(handle.fileno()).st_size or len(data) > limit:
+            data += handle.read(limit + 1 - len(data))
         info = os.fstat(handle.fileno())
     if len(data) > limit:
         raise UnsafeFileError(path, f"over the {limit}-byte limit", "shorten the file")
