@@ -418,7 +418,7 @@ def _start_check(
         predictions = DeferredPredictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older, known, True)
         run = Run(benchmark.name, run_dir.name, metadata.fields, predictions, digests)
         return _RunCheck(run_dir, run, benchmark.name, ())
-    return _ToRead(run_dir, metadata, benchmark, older, tuple(findings), benchmarks_key if cache else None)
+    return _ToRead(run_dir, metadata, benchmark, older, tuple(findings), benchmarks_key if cache is not None else None)
 
 
 def _finish_check(
