@@ -19,7 +19,7 @@ from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.validate import METADATA, PREDICTIONS, PROVENANCE, RUN_FILES, Limits
 from dualboard.intake.yaml_mapping import MAX_CONFIG_BYTES
 from dualboard.names import is_run_name
-from dualboard.safe_read import read_regular
+from dualboard.safe_read import open_regular, read_regular
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -127,10 +127,11 @@ def expected_files(runs: list[Run], benchmarks: dict[str, Benchmark], cache: Bui
 
 def check_sources(sources: list[tuple[str, Path]], expected: dict[str, Expected]) -> None:
     """Raise SourceChangedError unless ``sources`` are the very files ``expected`` names (none added or
-    deleted since validation)."""
+    deleted since validation); UnsafeFileError for a link or special file put there since."""
     listed = dict(sources)
     for logical, source in sources:
         if logical not in expected:
+            open_regular(source, root=source_root(source)).close()  # a link or a special file: says so
             raise changed_since_validated(source)
     for logical in expected.keys() - listed.keys():
         raise changed_since_validated(Path(logical))
