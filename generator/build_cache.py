@@ -127,11 +127,33 @@ class BuildCache:
             self._files.pop(name, None)
         return value
 
-    def remember(self, path: Path, value: str) -> None:
+    def known_digest(self, path: Path) -> str | None:
+        """The digest :meth:`file_digest` remembers for ``path`` under its present stat; None (nothing read)
+        when it has none, or ``path`` is not a regular file."""
+        name = os.path.abspath(path)
+        try:
+            st = os.stat(name, follow_symlinks=False)
+        except OSError:
+            return None
+        known = self._files.get(name)
+        if not stat.S_ISREG(st.st_mode) or not (isinstance(known, list) and len(known) == 5):
+            return None
+        if known[:4] != _stat_key(st):
+            return None
+        self._seen.add(name)
+        return str(known[4])
+
+    def remember(self, path: Path, value: str, *, read: os.stat_result | None = None) -> None:
         """Record ``value`` as the digest of the regular file at ``path``, known without reading it (a hard
-        link to a file hashed before), under the rules of :meth:`file_digest`: not while it is racy."""
+        link to a file hashed before), under the rules of :meth:`file_digest`: not while it is racy.
+
+        ``read``: the stat of the file when ``value`` was taken from its bytes (the caller read them); the
+        digest is remembered only while the file still has that stat (not rewritten since).
+        """
         name = os.path.abspath(path)
         st = os.stat(name, follow_symlinks=False)
+        if read is not None and _stat_key(read) != _stat_key(st):
+            return
         if stat.S_ISREG(st.st_mode) and time.time() - st.st_mtime_ns / 1e9 > RACY_S:
             self._files[name] = [*_stat_key(st), value]
             self._seen.add(name)
@@ -163,6 +185,10 @@ class BuildCache:
             return None
         self._runs[key] = answers  # moved to the end: used most recently
         return answers
+
+    def validated_runs(self) -> dict[str, int]:
+        """Answers by key of every run remembered as validated (:meth:`validated` for one, which marks it used)."""
+        return {key: answers for key, answers in self._runs.items() if isinstance(answers, int)}
 
     def add_validated(self, key: str, answers: int) -> None:
         """Remember that the run under ``key`` passed validation with ``answers`` answers."""

@@ -79,6 +79,9 @@ class Run:
     predictions: Sequence[dict[str, Any]]
     """Rows of ``predictions.jsonl`` with ``round`` filled in (default 0): a tuple, or for a run validated by an
     earlier build a sequence that reads them on first use (``dualboard.intake.validate.DeferredPredictions``)."""
+    digests: dict[str, str] = field(default_factory=dict, compare=False)
+    """sha256 of each file of the run folder (``predictions.jsonl``…) as validation read it, or as the validation
+    cache knew it: ingest stores these bytes and no others (empty for a run that was not read from a folder)."""
 
     @property
     def model(self) -> str:

@@ -16,18 +16,19 @@ gigabytes) nor deep nesting.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import multiprocessing
 import os
-import stat
 import threading
 from collections import defaultdict
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, BinaryIO
 
 from dualboard.build_cache import BuildCache, code_digest, digest
@@ -38,7 +39,7 @@ from dualboard.intake.prediction_decoder import Prediction, answer_keys, as_row,
 from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_name
-from dualboard.safe_read import UnsafeFileError, open_regular, read_regular, untrusted_findings
+from dualboard.safe_read import UnsafeFileError, open_regular, untrusted_findings
 from dualboard.workers import default_jobs
 
 PREDICTIONS = "predictions.jsonl"
@@ -164,9 +165,11 @@ def check_runs(
 
     With a ``cache``, a run whose files, benchmark definitions, limits and
     validating code are those of a run that passed before without a finding
-    is not read again (:func:`_run_key`): its predictions are read on first
-    use (:class:`DeferredPredictions`), and the checks of its folder's place
-    and of clashing ids still run.
+    is not read again (:func:`_run_key`; its files' digests are known by their
+    stat): its predictions are read on first use (:class:`DeferredPredictions`),
+    and the checks of its folder's place and of clashing ids still run. Any
+    other run is read once: its bytes are hashed as they are checked, and a
+    clean run's digests are remembered.
 
     ``jobs``: the most processes that read predictions files side by side
     (default: one per core; see :func:`_read_all`). The report is the same for any number.
@@ -176,11 +179,10 @@ def check_runs(
     reports, a million answers never sit in memory.
     """
     benchmarks_key = _benchmarks_key(benchmarks, cache) if cache is not None else None
-    if cache is not None and benchmarks_key is not None:
-        _hash_ahead(run_dirs, limits, cache, jobs)
     started = [_start_check(d, benchmarks, limits, submissions_root, cache, benchmarks_key) for d in run_dirs]
     to_read = [check for check in started if isinstance(check, _ToRead)]
-    answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows), strict=True))
+    validated = cache.validated_runs() if cache is not None else {}
+    answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows, validated), strict=True))
     checks = [
         check
         if isinstance(check, _RunCheck)
@@ -330,7 +332,8 @@ def _check_run(
 
 @dataclass(frozen=True)
 class _ToRead:
-    """A run checked up to its predictions.jsonl: what reading that file needs, and what was found so far.
+    """A run checked up to its predictions.jsonl: what reading that file (and provenance.jsonl) needs, and
+    what was found so far.
 
     Reading is the one costly step of a run's check, and it depends on nothing
     but these fields, so :func:`check_runs` can read the files of several runs
@@ -343,24 +346,49 @@ class _ToRead:
     benchmark: Benchmark | None
     older: bool
     findings: tuple[Finding, ...]
-    key: str | None
-    """The run's validation key (:func:`_run_key`), when a cache is kept."""
+    benchmarks_key: str | None
+    """What the run's validation key takes from the benchmarks (:func:`_run_key`), when a cache is kept."""
 
     @property
     def rounds(self) -> int | None:
         return self.metadata.fields.get("rounds")
 
-    def deferred(self, limits: Limits, count: int) -> DeferredPredictions:
+    def deferred(self, limits: Limits, count: int, *, from_cache: bool = False) -> DeferredPredictions:
         """The rows of a valid predictions.jsonl of ``count`` rows, read again when first used."""
-        return DeferredPredictions(self.run_dir / PREDICTIONS, self.benchmark, self.rounds, limits, self.older, count)
-
-    def read(self, limits: Limits, *, keep_rows: bool = True) -> _Answers:
-        """Read and check predictions.jsonl (:func:`_read_predictions`), and whether it answers everything."""
         path = self.run_dir / PREDICTIONS
-        answers = _read_predictions(path, self.benchmark, self.rounds, limits, older=self.older, keep_rows=keep_rows)
+        return DeferredPredictions(path, self.benchmark, self.rounds, limits, self.older, count, from_cache)
+
+    def read(
+        self, limits: Limits, *, keep_rows: bool = True, validated: Mapping[str, int] = MappingProxyType({})
+    ) -> _Answers:
+        """Read and check predictions.jsonl (:func:`_read_predictions`), whether it answers everything, and
+        provenance.jsonl.
+
+        ``validated``: answers by run key of the runs that passed before (:meth:`BuildCache.validated_runs`).
+        A run whose bytes, hashed as they are read, make one of those keys is counted, not checked again
+        (``vouched``): a file rewritten with the same bytes, whose stat the cache does not know.
+        """
+        provenance, seen, problems = _read_provenance(self.run_dir / PROVENANCE, limits)
+        path = self.run_dir / PREDICTIONS
+        vouched = None
+        if validated and self.benchmarks_key is not None and self.benchmark is not None and not self.findings:
+
+            def vouched(read: dict[str, _Seen]) -> int | None:
+                digests = {file: r.digest for file, r in {**self.metadata.seen, **seen, **read}.items()}
+                return validated.get(_run_key(self.run_dir, self.benchmarks_key, limits, digests))
+
+        answers = _read_predictions(
+            path, self.benchmark, self.rounds, limits, older=self.older, keep_rows=keep_rows, vouched=vouched
+        )
+        answers.seen.update(seen)
+        if answers.vouched:
+            return answers
         if self.benchmark is not None and self.rounds is not None and not self.older:
             # an earlier version's run was never asked the newer questions
             answers.coverage = _coverage_findings(path, answers, self.benchmark, self.rounds)
+        answers.provenance = (
+            problems if provenance is None else _provenance_findings(path.parent / PROVENANCE, provenance)
+        )
         return answers
 
 
@@ -376,18 +404,21 @@ def _start_check(
     findings = _check_run_id(run_dir) + _location_findings(run_dir, submissions_root)
     if any(f.field == "path" and f.severity == "error" for f in findings):
         return _RunCheck(run_dir, None, None, tuple(findings))  # never read through a link or outside submissions/
-    key = _run_key(run_dir, benchmarks_key, limits, cache) if cache is not None and benchmarks_key else None
+    # a run is looked up only when every file's digest is known by its stat: a file to hash is read once, below
+    digests = {} if cache is None or benchmarks_key is None else _known_digests(run_dir, limits, cache)
+    key = _run_key(run_dir, benchmarks_key, limits, digests) if digests else None
     metadata = _read_metadata(run_dir / METADATA, limits)
     findings += metadata.findings
     benchmark = _resolve_benchmark(run_dir, metadata, benchmarks, findings)
     rounds = metadata.fields.get("rounds")
     older = benchmark is not None and benchmark.answers_older_version(metadata.fields)
     known = cache.validated(key) if cache is not None and key is not None else None
-    if known is not None and benchmark is not None and not findings:
+    read = metadata.seen.get(METADATA)  # the bytes parsed are those the key vouches for, or the run is read
+    if known is not None and benchmark is not None and not findings and read and read.digest == digests[METADATA]:
         predictions = DeferredPredictions(run_dir / PREDICTIONS, benchmark, rounds, limits, older, known, True)
-        run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=predictions)
+        run = Run(benchmark.name, run_dir.name, metadata.fields, predictions, digests)
         return _RunCheck(run_dir, run, benchmark.name, ())
-    return _ToRead(run_dir, metadata, benchmark, older, tuple(findings), key)
+    return _ToRead(run_dir, metadata, benchmark, older, tuple(findings), benchmarks_key if cache is not None else None)
 
 
 def _finish_check(
@@ -395,30 +426,33 @@ def _finish_check(
 ) -> _RunCheck:
     """The checks of a run once its predictions.jsonl is read (``answers``); remember a clean run in ``cache``."""
     run_dir, benchmark, metadata = started.run_dir, started.benchmark, started.metadata
-    findings = [
-        *started.findings,
-        *answers.findings,
-        *_provenance_findings(run_dir / PROVENANCE, limits),
-        *answers.coverage,
-    ]
+    findings = [*started.findings, *answers.findings, *answers.provenance, *answers.coverage]
     name = benchmark.name if benchmark is not None else None
     if any(f.severity == "error" for f in findings) or benchmark is None or metadata.findings:
         return _RunCheck(run_dir, None, name, tuple(findings))
     kept = len(answers.rows) == answers.count  # else the rows were counted, not kept
-    rows = tuple(answers.rows) if kept else started.deferred(limits, answers.count)
-    run = Run(benchmark=benchmark.name, run_id=run_dir.name, metadata=metadata.fields, predictions=rows)
-    key = started.key
-    if (
-        cache is not None
-        and key is not None
-        and not findings
-        and key == _run_key(run_dir, benchmarks_key, limits, cache)
-    ):
-        cache.add_validated(key, answers.count)  # the bytes read are the bytes hashed: unchanged since the key
+    rows = (
+        tuple(answers.rows)
+        if kept and not answers.vouched
+        else started.deferred(limits, answers.count, from_cache=answers.vouched)
+    )
+    seen = {**metadata.seen, **answers.seen}
+    digests = {file: read.digest for file, read in seen.items()}
+    run = Run(benchmark.name, run_dir.name, metadata.fields, rows, digests)
+    key = _run_key(run_dir, benchmarks_key, limits, digests) if cache is not None and benchmarks_key else None
+    if cache is not None and key is not None and not findings:
+        if answers.vouched:
+            cache.validated(key)  # used again: kept among the most recent
+        else:
+            cache.add_validated(key, answers.count)  # the key is made of the digests of the bytes checked
+        for file, read in seen.items():  # the next build finds them by stat (unless rewritten since)
+            cache.remember(run_dir / file, read.digest, read=read.stat)
     return _RunCheck(run_dir, run, name, tuple(findings))
 
 
-def _read_all(runs: list[_ToRead], limits: Limits, jobs: int | None, keep_rows: bool) -> list[_Answers]:
+def _read_all(
+    runs: list[_ToRead], limits: Limits, jobs: int | None, keep_rows: bool, validated: Mapping[str, int]
+) -> list[_Answers]:
     """Read the predictions of ``runs``, in order, here or over worker processes.
 
     Workers are used when there are several runs and enough bytes to repay
@@ -432,8 +466,9 @@ def _read_all(runs: list[_ToRead], limits: Limits, jobs: int | None, keep_rows: 
     """
     workers, context = min(jobs or default_jobs(), len(runs)), _pool_context()
     if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES[context.get_start_method()]:
-        return [run.read(limits, keep_rows=keep_rows) for run in runs]
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_receive_runs, initargs=(runs, limits)) as pool:
+        return [run.read(limits, keep_rows=keep_rows, validated=validated) for run in runs]
+    shared = (runs, limits, validated)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_receive_runs, initargs=shared) as pool:
         return list(pool.map(_read_in_worker, range(len(runs))))
 
 
@@ -446,20 +481,20 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-_WORKER_RUNS: tuple[list[_ToRead], Limits] | None = None
+_WORKER_RUNS: tuple[list[_ToRead], Limits, Mapping[str, int]] | None = None
 """In a worker process only: the runs :func:`_read_all` hands out by index (inherited at a fork, sent
 once per worker when spawned), so that no task carries a benchmark's questions."""
 
 
-def _receive_runs(runs: list[_ToRead], limits: Limits) -> None:
+def _receive_runs(runs: list[_ToRead], limits: Limits, validated: Mapping[str, int]) -> None:
     global _WORKER_RUNS
-    _WORKER_RUNS = (runs, limits)
+    _WORKER_RUNS = (runs, limits, validated)
 
 
 def _read_in_worker(index: int) -> _Answers:
     """In a worker: check run ``index``'s predictions; the findings come back, without rows or answers seen."""
-    runs, limits = _WORKER_RUNS
-    answers = runs[index].read(limits, keep_rows=False)
+    runs, limits, validated = _WORKER_RUNS
+    answers = runs[index].read(limits, keep_rows=False, validated=validated)
     answers.answered = set()
     return answers
 
@@ -490,60 +525,51 @@ def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str 
         return None
 
 
-def _hash_ahead(run_dirs: list[Path], limits: Limits, cache: BuildCache, jobs: int | None) -> None:
-    """Hash the runs' predictions files on ``jobs`` threads (default: one per core), before the run keys
-    (:func:`_run_key`) ask for them one by one.
-
-    Reading a file and sha256 let go of the GIL, so the cores share what is most
-    of a key's cost; ``cache`` is only read and written whole entries at a time.
-    Only what :func:`_run_key` would hash is hashed: a regular file within its
-    size limit, never through a link (nothing is read that validation would refuse).
-    """
-    paths = []
-    for run_dir in run_dirs:
-        path = run_dir / PREDICTIONS
-        try:
-            if not (run_dir.is_symlink() or run_dir.parent.is_symlink()):
-                info = path.lstat()
-                if stat.S_ISREG(info.st_mode) and info.st_size <= limits.predictions_bytes:
-                    paths.append(path)
-        except OSError:
-            continue  # reading it reports why
-    with ThreadPoolExecutor(min(jobs or default_jobs(), max(len(paths), 1))) as pool:
-        list(pool.map(_digest_or_none, paths, [cache] * len(paths)))
-
-
-def _digest_or_none(path: Path, cache: BuildCache) -> str | None:
-    """``cache.file_digest(path)``, or None when the file cannot be read (:func:`_run_key` says why later)."""
+def _known_digests(run_dir: Path, limits: Limits, cache: BuildCache) -> dict[str, str]:
+    """The digest of every file of a run folder that the cache knows by its stat (nothing is read); empty when
+    one is unknown (the run is then read, hashed as it is checked), or :func:`_run_key` would give no key."""
+    digests = {}
     try:
-        return cache.file_digest(path)
+        with os.scandir(run_dir) as found:
+            for entry in found:
+                known = cache.known_digest(Path(entry.path)) if _storable(entry, limits) else None
+                if known is None:
+                    return {}
+                digests[entry.name] = known
     except OSError:
-        return None
+        return {}
+    return digests
 
 
-def _run_key(run_dir: Path, benchmarks_key: str, limits: Limits, cache: BuildCache) -> str | None:
-    """What a run's validation depends on: the code, the benchmarks, the limits, the folder's names and bytes.
-
-    None — validate in full, and remember nothing — for any folder the full
-    check could refuse without reading: an entry that is not a regular file
-    (a link could point at a FIFO), a file it does not expect, one over its
-    size limit.
-    """
+def _storable(entry: os.DirEntry, limits: Limits) -> bool:
+    """Whether a run folder's entry is a file of :data:`RUN_FILES`, regular, within its size limit."""
     sizes = {
         METADATA: limits.metadata_bytes,
         PREDICTIONS: limits.predictions_bytes,
         PROVENANCE: limits.provenance_bytes,
     }
+    return entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_size <= sizes.get(
+        entry.name, -1
+    )
+
+
+def _run_key(run_dir: Path, benchmarks_key: str, limits: Limits, digests: dict[str, str]) -> str | None:
+    """What a run's validation depends on: the code, the benchmarks, the limits, the folder's names and bytes
+    (``digests``, by file name: known by stat, or of the bytes just checked).
+
+    None — validate in full, and remember nothing — for any folder the full
+    check could refuse without reading (an entry that is not a regular file:
+    a link could point at a FIFO; a file it does not expect; one over its size
+    limit), or holding a file without a digest in ``digests``.
+    """
     parts = [code_digest(), benchmarks_key, repr(limits), run_dir.parent.name, run_dir.name]
     try:
         with os.scandir(run_dir) as found:
             entries = sorted(found, key=lambda e: e.name)
         for entry in entries:
-            if not entry.is_file(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_size > sizes.get(
-                entry.name, -1
-            ):
+            if not _storable(entry, limits) or entry.name not in digests:
                 return None
-            parts += [entry.name, cache.file_digest(Path(entry.path))]
+            parts += [entry.name, digests[entry.name]]
     except OSError:
         return None
     return digest(*parts)
@@ -656,6 +682,34 @@ def _check_run_id(run_dir: Path) -> list[Finding]:
 
 
 @dataclass(frozen=True)
+class _Seen:
+    """One file as validation read it: the sha256 of the bytes checked, and the file's stat once read."""
+
+    digest: str
+    stat: os.stat_result
+
+
+def _read_hashed(path: Path, limit: int) -> tuple[bytes, _Seen]:
+    """The bytes of a run's file, read once (no link, nothing but a regular file, at most ``limit`` bytes),
+    and what was read (:class:`_Seen`), so that ingest stores these bytes and no others.
+
+    Raises
+    ------
+    UnsafeFileError
+        For a link, a special file, or a file over ``limit`` (also one grown past it since it was sized).
+    """
+    with open_regular(path, root=path.parent, limit=limit) as handle:
+        # one buffer of the size the file has (``read(limit + 1)`` would ask for the limit's), then what it grew by
+        data = handle.read(os.fstat(handle.fileno()).st_size + 1)
+        if len(data) > os.fstat(handle.fileno()).st_size or len(data) > limit:
+            data += handle.read(limit + 1 - len(data))
+        info = os.fstat(handle.fileno())
+    if len(data) > limit:
+        raise UnsafeFileError(path, f"over the {limit}-byte limit", "shorten the file")
+    return data, _Seen(hashlib.sha256(data).hexdigest(), info)
+
+
+@dataclass(frozen=True)
 class _Metadata:
     """What metadata.yaml gave: the fields that passed, where each field sits, and the findings."""
 
@@ -664,6 +718,8 @@ class _Metadata:
     lines: dict[str, int]
     """Line of each field by dotted name (see :func:`~dualboard.intake.untrusted.yaml_field_lines`)."""
     findings: tuple[Finding, ...]
+    seen: dict[str, _Seen] = field(default_factory=dict)
+    """``{"metadata.yaml": …}`` once the file could be read."""
 
     def line(self, field: str) -> int | None:
         """The line that sets ``field``, if the file sets it."""
@@ -686,9 +742,10 @@ def _read_metadata(path: Path, limits: Limits) -> _Metadata:
             ),
         )
     try:
-        text, problem = decode_utf8(read_regular(path, root=path.parent, limit=limits.metadata_bytes), str(path))
+        raw, seen = _read_hashed(path, limits.metadata_bytes)
     except UnsafeFileError as exc:
         return _Metadata({}, {}, (exc.finding(),))
+    text, problem = decode_utf8(raw, str(path))
     data, problem = (None, problem) if problem else parse_yaml(text, str(path))
     if problem is not None:
         return _Metadata({}, {}, (problem,))
@@ -700,7 +757,7 @@ def _read_metadata(path: Path, limits: Limits) -> _Metadata:
     findings = _schema_findings(data, "metadata", str(path), lines=lines)
     wrong = _wrong_fields(findings)
     usable = {} if "-" in wrong else {k: v for k, v in data.items() if k not in wrong}
-    return _Metadata(usable, lines, tuple(findings))
+    return _Metadata(usable, lines, tuple(findings), {METADATA: seen})
 
 
 def _wrong_fields(findings: list[Finding]) -> set[str]:
@@ -794,6 +851,12 @@ class _Answers:
     findings: list[Finding] = field(default_factory=list)
     coverage: list[Finding] = field(default_factory=list)
     """The finding about answers missing from the whole file (:func:`_coverage_findings`), when checked."""
+    provenance: list[Finding] = field(default_factory=list)
+    """The findings of provenance.jsonl (:func:`_provenance_findings`), when checked."""
+    seen: dict[str, _Seen] = field(default_factory=dict)
+    """The files read, by name (predictions.jsonl, provenance.jsonl), as validation read them."""
+    vouched: bool = False
+    """True when the bytes read are those of a run that passed before: counted (``count``), not checked."""
 
 
 def _read_predictions(
@@ -804,8 +867,12 @@ def _read_predictions(
     *,
     older: bool = False,
     keep_rows: bool = True,
+    vouched: Callable[[dict[str, _Seen]], int | None] | None = None,
 ) -> _Answers:
     """Check predictions.jsonl, every check on every line; keep its rows only if ``keep_rows``.
+
+    ``vouched``: given what was read, the answers of the file if it passed before, byte for byte; it is
+    then counted, not checked (:attr:`_Answers.vouched`).
 
     The whole file is tried first (:func:`_read_confirmed`): decoded in one
     C call and checked column by column. At the first doubt, or for a file
@@ -824,13 +891,14 @@ def _read_predictions(
         )
         return answers
     try:
-        handle = open_regular(path, root=path.parent, limit=limits.predictions_bytes)
+        data, answers.seen[PREDICTIONS] = _read_hashed(path, limits.predictions_bytes)
     except UnsafeFileError as exc:
         answers.findings.append(exc.finding())
         return answers
-    with handle:
-        data = handle.read()
     answers.read = True
+    if vouched is not None and (count := vouched(answers.seen)) is not None:
+        answers.count, answers.vouched = count, True
+        return answers
     rules = _AnswerRules(str(path), benchmark, rounds, limits.response_bytes, older, answers.answered)
     if not _read_confirmed(data, rules, answers, keep_rows):
         _read_lines(io.BytesIO(data), rules, answers, keep_rows)
@@ -1024,18 +1092,22 @@ def _unknown_question(row: dict[str, Any], number: int, file: str, benchmark: Be
     )
 
 
-def _provenance_findings(path: Path, limits: Limits) -> list[Finding]:
-    """provenance.jsonl is stored and published: check it is size-capped JSON lines of flat records."""
+def _read_provenance(path: Path, limits: Limits) -> tuple[bytes | None, dict[str, _Seen], list[Finding]]:
+    """The bytes of provenance.jsonl (None when absent or refused), what was read, and why it was refused."""
     if not path.exists() or path.is_symlink():
-        return []  # optional; a link is reported by _location_findings
+        return None, {}, []  # optional; a link is reported by _location_findings
     try:
-        handle = open_regular(path, root=path.parent, limit=limits.provenance_bytes)
+        data, seen = _read_hashed(path, limits.provenance_bytes)
     except UnsafeFileError as exc:
-        return [exc.finding()]
+        return None, {}, [exc.finding()]
+    return data, {PROVENANCE: seen}, []
+
+
+def _provenance_findings(path: Path, data: bytes) -> list[Finding]:
+    """provenance.jsonl is stored and published: check it is JSON lines of flat records."""
     findings = _FindingCap(str(path))
-    with handle:
-        for number, row, problem in iter_json_lines(handle, str(path)):
-            findings.extend([problem] if problem else _schema_findings(row, "provenance", str(path), number))
+    for number, row, problem in iter_json_lines(io.BytesIO(data), str(path)):
+        findings.extend([problem] if problem else _schema_findings(row, "provenance", str(path), number))
     return findings.list()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 from abc import ABC, abstractmethod
@@ -13,11 +14,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError
-from dualboard.intake.benchmark import DEFINITION_FILES
-from dualboard.intake.models import Benchmark
-from dualboard.intake.validate import RUN_FILES
+from dualboard.intake.benchmark import DEFINITION_FILES, LABELS_FILE, MAX_QUESTIONS_BYTES
+from dualboard.intake.models import Benchmark, Run
+from dualboard.intake.validate import METADATA, PREDICTIONS, PROVENANCE, RUN_FILES, Limits
+from dualboard.intake.yaml_mapping import MAX_CONFIG_BYTES
 from dualboard.names import is_run_name
-from dualboard.safe_read import read_regular
+from dualboard.safe_read import open_regular, read_regular
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,6 +61,15 @@ class StagedFile:
     """Exact bytes to store."""
 
 
+class Expected(NamedTuple):
+    """What a file an ingest stores must hold: the bytes validation read, within the limit it applied."""
+
+    digest: str
+    """sha256 of the bytes validated."""
+    limit: int
+    """Largest size validation accepts for the file, in bytes."""
+
+
 @dataclass(frozen=True)
 class CopiedFile:
     """One file an ingest copies into the store from the folder it was validated in, never held in memory."""
@@ -67,8 +78,63 @@ class CopiedFile:
     """Path inside the logical tree, with forward slashes."""
     source: Path
     """The file to copy (links refused, as :func:`read_sources` refuses them)."""
-    digest: str | None
-    """sha256 of the bytes that were validated: the copy must hash to it (None: not known, not checked)."""
+    expected: Expected
+    """What validation read: the copy must hash to its digest, and is refused past its limit."""
+
+
+class SourceChangedError(DualboardError):
+    """A file changed between its validation and its copy into the store; the store is as it was."""
+
+
+def changed_since_validated(source: Path) -> SourceChangedError:
+    """The error for a file whose bytes are not those validation read (rewritten, added or deleted since)."""
+    return SourceChangedError(
+        f"{source}: changed after it was validated (its bytes are not those checked); nothing "
+        "was stored — do not edit submissions while a build runs, and run the command again"
+    )
+
+
+def expected_files(runs: list[Run], benchmarks: dict[str, Benchmark], cache: BuildCache) -> dict[str, Expected]:
+    """What each file of :func:`staged_sources` must hold, by logical path, for ``runs`` as validation returned
+    them (:attr:`Run.digests`, the bytes it read, under the default :class:`Limits` it applied).
+
+    The definitions of the runs' benchmarks are pinned here, by their digest now: an ingest reads them
+    again only to copy them, and stores these bytes or nothing.
+    """
+    limits = Limits()
+    sizes = {
+        METADATA: limits.metadata_bytes,
+        PREDICTIONS: limits.predictions_bytes,
+        PROVENANCE: limits.provenance_bytes,
+        "benchmark.yaml": MAX_CONFIG_BYTES,
+        "questions.jsonl": MAX_QUESTIONS_BYTES,
+        LABELS_FILE: MAX_QUESTIONS_BYTES,
+    }
+    expected = {
+        f"{RUNS}/{run.benchmark}/{run.run_id}/{name}": Expected(value, sizes[name])
+        for run in runs
+        for name, value in run.digests.items()
+    }
+    for name in sorted({run.benchmark for run in runs}):
+        folder = benchmarks[name].path
+        for file in DEFINITION_FILES if folder is not None else ():
+            try:
+                expected[f"{BENCHMARKS}/{name}/{file}"] = Expected(cache.file_digest(folder / file), sizes[file])
+            except OSError:
+                continue  # absent (optional), or not a regular file: copying it is refused
+    return expected
+
+
+def check_sources(sources: list[tuple[str, Path]], expected: dict[str, Expected]) -> None:
+    """Raise SourceChangedError unless ``sources`` are the very files ``expected`` names (none added or
+    deleted since validation); UnsafeFileError for a link or special file put there since."""
+    listed = dict(sources)
+    for logical, source in sources:
+        if logical not in expected:
+            open_regular(source, root=source_root(source)).close()  # a link or a special file: says so
+            raise changed_since_validated(source)
+    for logical in expected.keys() - listed.keys():
+        raise changed_since_validated(Path(logical))
 
 
 @dataclass(frozen=True)
@@ -167,8 +233,11 @@ class UnsafeStorePathError(DualboardError):
     """A file name in the store that could escape the folder it is read into."""
 
 
-def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list[StagedFile]:
-    """List the files an ingest of these (already validated) runs writes.
+def staged_files(
+    run_dirs: list[Path], benchmarks: dict[str, Benchmark], expected: dict[str, Expected]
+) -> list[StagedFile]:
+    """List the files an ingest of these (already validated) runs writes: the bytes of ``expected``
+    (:func:`expected_files`), or SourceChangedError.
 
     Benchmark definitions travel with their runs so that a store is a
     self-contained dataset: anyone can rebuild a release from it alone.
@@ -177,12 +246,22 @@ def staged_files(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> list
     anywhere on the way (``human_labels.csv -> /proc/self/environ``) raises
     instead of putting what it points at into the store.
     """
-    return read_sources(staged_sources(run_dirs, benchmarks))
+    sources = staged_sources(run_dirs, benchmarks)
+    check_sources(sources, expected)
+    return read_sources(sources, expected)
 
 
-def read_sources(sources: list[tuple[str, Path]]) -> list[StagedFile]:
-    """Read (logical path, file) pairs of :func:`staged_sources` as :class:`StagedFile` (links refused)."""
-    return [StagedFile(logical, read_regular(source, root=source_root(source))) for logical, source in sources]
+def read_sources(sources: list[tuple[str, Path]], expected: dict[str, Expected]) -> list[StagedFile]:
+    """Read (logical path, file) pairs of :func:`staged_sources` as :class:`StagedFile` (links refused), each
+    the bytes ``expected`` names, within its limit, or SourceChangedError."""
+    files = []
+    for logical, source in sources:
+        want = expected[logical]
+        data = read_regular(source, root=source_root(source), limit=want.limit)
+        if hashlib.sha256(data).hexdigest() != want.digest:
+            raise changed_since_validated(source)
+        files.append(StagedFile(logical, data))
+    return files
 
 
 def source_root(source: Path) -> Path:
@@ -256,21 +335,19 @@ def classify(base: Path, wanted: list[StagedFile]) -> tuple[list[str], list[str]
 
 
 def compare_sources(
-    base: Path, sources: list[tuple[str, Path]], cache: BuildCache
+    base: Path, sources: list[tuple[str, Path]], cache: BuildCache, expected: dict[str, Expected]
 ) -> tuple[list[tuple[str, Path]], dict[str, str]]:
     """Split the pairs of :func:`staged_sources` into those whose file the tree at ``base`` lacks or holds
-    with other bytes, and the logical paths of the others with their sha256.
+    with bytes other than validated (``expected``), and the logical paths of the others with their sha256.
 
-    Compared by content hash, remembered by stat (:class:`BuildCache`), so an
-    unchanged file is neither read into memory nor, most often, read at all.
-    Any doubt (a missing file, a link, a special file) counts as changed: reading
-    it then refuses a link with a precise error.
+    The tree's files are compared by content hash, remembered by stat (:class:`BuildCache`); the sources
+    are not read at all: what they must hold is what validation read.
     """
     changed, same = [], {}
     for logical, source in sources:
         try:
             stored = cache.file_digest(base / logical)
-            if stored == cache.file_digest(source):
+            if stored == expected[logical].digest:
                 same[logical] = stored
                 continue
         except OSError:

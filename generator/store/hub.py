@@ -64,6 +64,7 @@ from dualboard.store.base import (
     check_stored,
     classify,
     departures,
+    expected_files,
     files_under,
     leaving_paths,
     same_bytes,
@@ -283,8 +284,8 @@ class HubStore(Store):
         removal_date: Callable[[str], str] | None = None,
         cache: BuildCache | None = None,
     ) -> IngestResult:
-        load_runs(run_dirs, benchmarks, cache=cache)
-        wanted = staged_files(run_dirs, benchmarks)
+        runs = load_runs(run_dirs, benchmarks, cache=cache)
+        wanted = staged_files(run_dirs, benchmarks, expected_files(runs, benchmarks, cache or BuildCache.empty(None)))
         head = self.head(create=True)
         base = self.snapshot(head)
         added, replaced, unchanged = classify(base, wanted)

@@ -37,10 +37,12 @@ from dualboard.store.base import (
     Removal,
     StagedFile,
     Store,
+    check_sources,
     check_stored,
     classify_runs,
     compare_sources,
     departures,
+    expected_files,
     leaving_paths,
     staged_sources,
 )
@@ -94,23 +96,26 @@ class LocalStore(Store):
         removal_date: Callable[[str], str] | None = None,
         cache: BuildCache | None = None,
     ) -> IngestResult:
-        load_runs(run_dirs, benchmarks, cache=cache)
+        runs = load_runs(run_dirs, benchmarks, cache=cache)
         cache = cache or BuildCache.empty(None)
+        expected = expected_files(runs, benchmarks, cache)  # what was validated: the store gets it or nothing
         with exclusive(self.root / LOCK, what="ingest", timeout_s=self.lock_timeout_s):
             self._recover()
             base = self.snapshot()
-            changed, same = compare_sources(base, staged_sources(run_dirs, benchmarks), cache)
+            sources = staged_sources(run_dirs, benchmarks)
+            check_sources(sources, expected)
+            changed, same = compare_sources(base, sources, cache, expected)
             added, replaced, unchanged = classify_runs(base, run_dirs, changed)
             gone = departures(base, run_dirs, removal_date) if removal_date is not None else []
             if not changed and not gone:
                 return IngestResult(self.revision(), (), (), tuple(unchanged), skipped=True)
             # Only new or changed files are read, once, as they are copied; the rest are hard links.
-            copies = [CopiedFile(logical, source, _validated_digest(source, cache)) for logical, source in changed]
+            copies = [CopiedFile(logical, source, expected[logical]) for logical, source in changed]
             drop = leaving_paths(base, [r.run for r in gone], added)
             revision = self._commit(base, [r.file() for r in gone], drop, copies)
             # Every stored file's digest is known, so the next ingest reads none of them: the hard links' were
             # hashed above, the copies' when they were copied (a copy keeps its source's modification time).
-            known = {**same, **{c.path: c.digest for c in copies if c.digest is not None}}
+            known = {**same, **{c.path: c.expected.digest for c in copies}}
             stored = self.snapshot(revision)
             for logical, value in known.items():
                 cache.remember(stored / logical, value)
@@ -161,15 +166,6 @@ class LocalStore(Store):
         older = sorted(p for p in (self.root / SNAPSHOTS).iterdir() if p.name.isdigit() and p.name < current)
         for old in older[: max(0, len(older) - (KEEP_SNAPSHOTS - 1))]:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _validated_digest(source: Path, cache: BuildCache) -> str | None:
-    """The digest of ``source`` as validated (remembered by stat, so rarely read again); None for a file the
-    copy will refuse anyway (a link, a special file)."""
-    try:
-        return cache.file_digest(source)
-    except OSError:
-        return None
 
 
 def _swap_symlink(link: Path, target: str) -> None:

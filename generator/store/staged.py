@@ -40,6 +40,7 @@ from dualboard.store.base import (
     Store,
     classify,
     departures,
+    expected_files,
     leaving_paths,
     same_bytes,
     staged_files,
@@ -131,8 +132,8 @@ class StagedHubStore(Store):
         An overlay already holding exactly these changes on the same base is
         kept; the saved verdicts are kept in any case.
         """
-        load_runs(run_dirs, benchmarks, cache=cache)
-        wanted = staged_files(run_dirs, benchmarks)
+        runs = load_runs(run_dirs, benchmarks, cache=cache)
+        wanted = staged_files(run_dirs, benchmarks, expected_files(runs, benchmarks, cache or BuildCache.empty(None)))
         base_commit = self.hub.base_commit()
         base = self.hub.snapshot(base_commit)
         added, replaced, unchanged = classify(base, wanted)

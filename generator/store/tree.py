@@ -23,7 +23,7 @@ from pathlib import Path
 
 from dualboard.errors import DualboardError
 from dualboard.safe_read import open_regular
-from dualboard.store.base import CopiedFile, StagedFile, source_root
+from dualboard.store.base import CopiedFile, StagedFile, changed_since_validated, source_root
 from dualboard.workers import default_jobs
 
 CHUNK = 1 << 20
@@ -32,10 +32,6 @@ CHUNK = 1 << 20
 
 class StoreWriteError(DualboardError):
     """Writing to the store failed (e.g. a full disk); the store is as it was."""
-
-
-class SourceChangedError(DualboardError):
-    """A file changed between its validation and its copy into the store; the store is as it was."""
 
 
 def build_tree(
@@ -106,18 +102,19 @@ def _write_synced(path: Path, data: bytes) -> None:
 
 def _copy_verified(copy: CopiedFile, target: Path) -> None:
     """Copy ``copy.source`` to its place under ``target``, flushed, with the source's modification time;
-    raise SourceChangedError unless the bytes written hash to ``copy.digest``."""
-    path, digest = _fresh(target / copy.path), hashlib.sha256()
+    raise SourceChangedError unless the bytes written are those validated (``copy.expected``): a file grown
+    past the limit validation applies is refused as soon as it passes it."""
+    path, digest, size = _fresh(target / copy.path), hashlib.sha256(), 0
     with open_regular(copy.source, root=source_root(copy.source)) as source, path.open("wb") as out:
         while chunk := source.read(CHUNK):
+            size += len(chunk)
+            if size > copy.expected.limit:  # validated within it: a file grown past it changed since
+                raise changed_since_validated(copy.source)
             digest.update(chunk)
             out.write(chunk)
         out.flush()
         os.fsync(out.fileno())
         info = os.fstat(source.fileno())
-    if copy.digest is not None and digest.hexdigest() != copy.digest:
-        raise SourceChangedError(
-            f"{copy.source}: changed after it was validated (its bytes are not those checked); nothing "
-            "was stored — do not edit submissions while a build runs, and run the command again"
-        )
+    if digest.hexdigest() != copy.expected.digest:
+        raise changed_since_validated(copy.source)
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))

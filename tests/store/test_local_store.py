@@ -13,7 +13,7 @@ from dualboard.errors import InvalidInputError
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.validate import check_runs
 from dualboard.store import LocalStore, tree
-from dualboard.store.tree import SourceChangedError
+from dualboard.store.base import SourceChangedError
 from tests.conftest import tiny_metadata, tiny_predictions, tree_bytes, write_run
 
 
