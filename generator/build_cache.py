@@ -208,18 +208,18 @@ def listing_digest(folder: Path) -> str:
     """
     if not folder.is_dir():
         return digest("missing")
-    return digest(*(f"{name}\0{mode}\0{size}\0{mtime}" for name, mode, size, mtime in sorted(_listing(str(folder)))))
+    return digest(*(f"{name}\0{mode}\0{size}\0{mtime}" for name, mode, size, mtime in sorted(listing(str(folder)))))
 
 
-def _listing(top: str, prefix: str = "") -> list[tuple[str, int, int, int]]:
-    """(name relative to ``top``, mode, size, modification time) of every entry under ``top`` but folders (links
-    to folders are entries, not followed)."""
+def listing(top: str, prefix: str = "") -> list[tuple[str, int, int, int]]:
+    """(posix name relative to ``top``, mode, size, modification time) of every entry under the folder ``top``
+    but folders (a link to a folder is an entry, not followed), in no particular order."""
     found = []
     with os.scandir(top) as entries:
         for entry in entries:
             name = prefix + entry.name
             if entry.is_dir(follow_symlinks=False):
-                found += _listing(entry.path, name + "/")
+                found += listing(entry.path, name + "/")
             else:
                 st = entry.stat(follow_symlinks=False)
                 found.append((name, st.st_mode, st.st_size, st.st_mtime_ns))
