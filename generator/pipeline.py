@@ -285,12 +285,19 @@ def grade_stage(
         "grade",
         key,
         lambda: cache.tree_digest(outputs, project.root),
-        lambda: grade(project, store, progress=progress, jobs=jobs),
+        lambda: grade(project, store, progress=progress, jobs=jobs, file_digest=cache.file_digest),
     )
     return StageSummary("grade", summary.line + _waiting(store), skipped=True) if summary.skipped else summary
 
 
-def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | None = None) -> StageSummary:
+def grade(
+    project: Project,
+    store: Store,
+    *,
+    progress: bool = True,
+    jobs: int | None = None,
+    file_digest: Callable[[Path], str] | None = None,
+) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
 
     Each run's grades are kept in build/graded/<benchmark>/ under a hash of
@@ -299,7 +306,8 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
     per core), and the tables are written one run at a time. Verdicts are read
     from and saved through the store, never into the snapshot it reads, and
     never change its revision. Records in build/ which store revision it read:
-    publish commits on exactly that one.
+    publish commits on exactly that one. ``file_digest``: the stored files' sha256 when known (the build
+    cache's, which hashed the snapshot to decide whether to grade), so runs are keyed without reading them.
     """
     from tqdm import tqdm
 
@@ -307,10 +315,11 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
     from dualboard.grading.by_run import grade_stored
     from dualboard.grading.cache import VerdictFolders
     from dualboard.grading.run_cache import GRADED_DIR, RunCache
+    from dualboard.grading.verdict_keys import VERDICT_KEYS_DIR
     from dualboard.scored_files import write_scored_parts
 
     revision = store.revision()
-    verdicts = VerdictCache(VerdictFolders.of(store))
+    verdicts = VerdictCache(VerdictFolders.of(store), index=project.build_dir / VERDICT_KEYS_DIR)
     total, regraded, runs, written, warnings = 0, 0, 0, set(), []
     benchmarks = stored_run_dirs(store)
     for name, (benchmark, run_dirs) in benchmarks.items():
@@ -323,6 +332,7 @@ def grade(project: Project, store: Store, *, progress: bool = True, jobs: int | 
                 human_labels=human_labels(benchmark),
                 jobs=jobs or default_jobs(),
                 on_run=bar.update,
+                file_digest=file_digest,
             )
         written.update(write_scored_parts(graded.parts(), project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in graded.notes]

@@ -18,8 +18,9 @@ A table too large for one file under :data:`SHARD_LIMIT` is written as parts,
 
 The same folder is served in three places:
 
-* each file up to :data:`SITE_FILE_LIMIT` is copied into the site version
-  that mike deploys for the release (``/VERSION/downloads/files/``);
+* each file up to :data:`SITE_FILE_LIMIT` is part of the site the release
+  deploys, among the data files every version shares
+  (``/shared/<sha256>/<name>``, :mod:`dualboard.render.shared_files`);
 * ``dualboard publish`` uploads the folder unchanged to ``releases/VERSION/``
   of the Hub dataset (the verdict cache of the store keeps its own
   ``verdicts/`` at the dataset's root) and tags the commit VERSION;
@@ -48,11 +49,9 @@ TABLES = tuple(t.name for t in scored_files.TABLES)
 """Tables of a release (scored, answers, verdicts): each is a ``datasets`` config and a folder of the release."""
 STATS = "stats"
 SITE_FILE_LIMIT = 50 * 1000**2
-"""Largest release file (bytes) copied into a site version; GitHub Pages sites should stay small."""
+"""Largest release file (bytes) the site carries; GitHub Pages sites should stay small."""
 SHARD_LIMIT = 100 * 1000**2
 """Every release file stays below this many bytes: GitHub refuses files of 100 MiB in a repository or on Pages."""
-SITE_FOLDER = "files"
-"""Where a site version carries its release's files: this folder next to the Downloads page (``downloads/files/``)."""
 MARKDOWN_SUFFIX = ".md"
 """MkDocs turns every Markdown file of the docs into a page, so the site carries the card as ``README.md.txt``."""
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
@@ -75,7 +74,7 @@ def hub_file_url(endpoint: str, repo_id: str, version: str, name: str) -> str:
 
 
 def site_file(name: str) -> str:
-    """Path (under :data:`SITE_FOLDER`) of release file ``name`` in the site: Markdown gets ``.txt``.
+    """Name of release file ``name`` in the site: Markdown gets ``.txt``.
 
     Examples
     --------

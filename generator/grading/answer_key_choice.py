@@ -10,6 +10,8 @@ then fills the column of each run's answers from the chosen grader's verdicts.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +50,33 @@ class AnswerKeyChoice:
         return verdicts[mine].drop_duplicates(list(ANSWER_SLOT))
 
 
+@dataclass(frozen=True)
+class RunEvidence:
+    """What the choice needs from one run's verdicts (small: a run cache keeps it beside the run's grades)."""
+
+    answers: int
+    """The run's answers."""
+    judged: dict[str, list[int]]
+    """Per answer-key grader configuration: ``[verdict rows, rows with a verdict]``."""
+    labelled: pd.DataFrame | None
+    """Its verdict rows, of the answer-key graders and people, at the answers people labelled (None: no label)."""
+
+    @classmethod
+    def of(cls, answers: int, verdicts: pd.DataFrame) -> RunEvidence:
+        """The evidence of a run of ``answers`` answers and ``verdicts`` (at least :data:`CHOICE_COLUMNS`)."""
+        judged: dict[str, list[int]] = {}
+        keys = verdicts[verdicts.role == "answer_key"]
+        for config_hash, scores in keys.groupby("config_hash", sort=False).score:
+            judged[str(config_hash)] = [len(scores), int(scores.notna().sum())]
+        human = verdicts[verdicts.role == HUMAN]
+        labelled = None
+        if len(human):
+            rows = verdicts[verdicts.role.isin(["answer_key", HUMAN])]
+            at_labels = rows.merge(human[list(ANSWER_SLOT)].drop_duplicates(), on=list(ANSWER_SLOT))
+            labelled = at_labels[[*ANSWER_SLOT, "role", "config_hash", "score"]]
+        return cls(answers, judged, labelled)
+
+
 @dataclass
 class ChoiceEvidence:
     """What the choice needs from the verdicts of the runs graded so far."""
@@ -62,17 +91,17 @@ class ChoiceEvidence:
     def add(self, answers: int, verdicts: pd.DataFrame) -> None:
         """Count one run's answers and verdicts in (``verdicts``: at least the columns the choice reads,
         :data:`CHOICE_COLUMNS`)."""
-        self.answers += answers
-        keys = verdicts[verdicts.role == "answer_key"]
-        for config_hash, scores in keys.groupby("config_hash", sort=False).score:
-            counts = self.judged.setdefault(str(config_hash), [0, 0])
-            counts[0] += len(scores)
-            counts[1] += int(scores.notna().sum())
-        human = verdicts[verdicts.role == HUMAN]
-        if len(human):
-            rows = verdicts[verdicts.role.isin(["answer_key", HUMAN])]
-            at_labels = rows.merge(human[list(ANSWER_SLOT)].drop_duplicates(), on=list(ANSWER_SLOT))
-            self.labelled.append(at_labels[[*ANSWER_SLOT, "role", "config_hash", "score"]])
+        self.add_run(RunEvidence.of(answers, verdicts))
+
+    def add_run(self, run: RunEvidence) -> None:
+        """Count one run's evidence in."""
+        self.answers += run.answers
+        for config_hash, (rows, judged) in run.judged.items():
+            counts = self.judged.setdefault(config_hash, [0, 0])
+            counts[0] += rows
+            counts[1] += judged
+        if run.labelled is not None:
+            self.labelled.append(run.labelled)
 
 
 def choose_answer_key(benchmark: Benchmark, evidence: ChoiceEvidence) -> AnswerKeyChoice | None:
@@ -133,9 +162,13 @@ def with_answer_key(grades: RunGrades, choice: AnswerKeyChoice | None) -> pd.Dat
     return full[list(ANSWERS.names)]
 
 
-def with_answer_key_arrow(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyChoice | None) -> pa.Table:
-    """:func:`with_answer_key` on a run's Arrow tables, as the run cache keeps them: the text columns stay in
-    Arrow, never turned into a Python string per answer and back."""
+ANSWER_KEY_COLUMNS = ("answer_key", "answer_key_grader", "answer_key_parse")
+"""The columns of the answers table that the choice fills (:func:`answer_key_columns`)."""
+
+
+def answer_key_columns(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyChoice | None) -> pa.Table:
+    """The :data:`ANSWER_KEY_COLUMNS` of a run's answers (Arrow tables, as the run cache keeps them) under
+    ``choice``: all a run's rows of the answers table lack until the choice is taken."""
     slots = answers.select(list(ANSWER_SLOT[1:])).to_pandas()
     score, parse = answer_key_values(slots, verdicts.select(CHOICE_COLUMNS + ["verdict_parse"]).to_pandas(), choice)
     added = {
@@ -143,8 +176,20 @@ def with_answer_key_arrow(answers: pa.Table, verdicts: pa.Table, choice: AnswerK
         "answer_key_grader": pa.array([choice.grader if choice else ""] * len(slots), pa.string()),
         "answer_key_parse": pa.array(parse, pa.string()),
     }
-    columns = {name: added[name] if name in added else answers.column(name) for name in ANSWERS.names}
+    return pa.table(added, schema=pa.schema([ANSWERS.schema.field(name) for name in ANSWER_KEY_COLUMNS]))
+
+
+def with_columns(answers: pa.Table, added: pa.Table) -> pa.Table:
+    """A run's answers (Arrow) with the columns of :func:`answer_key_columns`: the answers table's rows."""
+    columns = {name: added[name] if name in added.column_names else answers.column(name) for name in ANSWERS.names}
     return pa.table(columns, schema=ANSWERS.schema)
+
+
+def choice_id(choice: AnswerKeyChoice | None) -> str:
+    """A short name of ``choice`` for file names: what fills the answer-key columns, hashed (``none``: nothing)."""
+    if choice is None:
+        return "none"
+    return hashlib.sha256(json.dumps([choice.grader, choice.role, choice.config_hash]).encode()).hexdigest()[:16]
 
 
 def answer_key_values(

@@ -18,17 +18,18 @@ import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 
 from dualboard.grading.answer_key_choice import (
-    CHOICE_COLUMNS,
     AnswerKeyChoice,
     ChoiceEvidence,
+    answer_key_columns,
     choose_answer_key,
-    with_answer_key_arrow,
+    with_columns,
 )
 from dualboard.grading.cache import VerdictCache, VerdictFolders
 from dualboard.grading.registry import get_grader
@@ -58,10 +59,14 @@ class GradedRuns:
     """Answers of every run."""
 
     def parts(self) -> Iterator[RunTables]:
-        """Each run's rows of the three tables, run after run, read from the cache one run at a time."""
+        """Each run's rows of the three tables, run after run, read from the cache one run at a time (the
+        answer-key columns of a run are kept under the choice, so a new run does not fill the others' again)."""
         for name in self.fragments:
             answers, verdicts = self.cache.load_arrow(name)
-            full = with_answer_key_arrow(answers, verdicts, self.choice)
+            added = self.cache.answer_key(
+                name, self.choice, partial(answer_key_columns, answers, verdicts, self.choice)
+            )
+            full = with_columns(answers, added)
             yield RunTables(full.select(list(SCORED.names)), full, verdicts)
 
 
@@ -83,6 +88,7 @@ def grade_stored(
     human_labels: pd.DataFrame | None = None,
     jobs: int = 1,
     on_run: Callable[[int], None] | None = None,
+    file_digest: Callable[[Path], str] | None = None,
 ) -> GradedRuns:
     """Grade the runs of ``run_dirs`` (stored run folders of ``benchmark``) that ``cache`` lacks; keep the rest.
 
@@ -92,12 +98,13 @@ def grade_stored(
     processes to use (1: grade in this process); a benchmark with a grader that
     is not :attr:`~dualboard.grading.verdict.Grader.cpu_bound` (an LLM judge) is
     graded in this process. ``on_run(n)`` reports ``n`` more runs done, graded
-    or found. Fragments of runs no longer stored are deleted.
+    or found. Fragments of runs no longer stored are deleted. ``file_digest`` gives the sha256 of a stored
+    file when the caller knows it (see :func:`~dualboard.grading.run_cache.run_key`).
     """
     labels = benchmark_labels(benchmark, human_labels)
     digest = benchmark_digest(benchmark)
     dirs = sorted(run_dirs, key=lambda d: d.name)
-    names = [run_key(d, digest, run_labels(labels, d.name)) for d in dirs]
+    names = [run_key(d, digest, run_labels(labels, d.name), file_digest) for d in dirs]
     todo = [i for i, key in enumerate(names) if not cache.has(key)]
     _report(on_run, len(dirs) - len(todo))
     tasks = [_Task(benchmark, dirs[i], run_labels(labels, dirs[i].name), cache.folder, names[i]) for i in todo]
@@ -120,9 +127,9 @@ def _evidence(cache: RunCache, dirs: Sequence[Path], names: Sequence[str]) -> tu
     """What the choice of the answer-key grader needs, from every run's fragment; and the runs with an answer."""
     evidence, graded = ChoiceEvidence(), set()
     for directory, name in zip(dirs, names, strict=True):
-        count = cache.answer_count(name)
-        evidence.add(count, cache.verdicts(name, CHOICE_COLUMNS))
-        if count:
+        run = cache.evidence(name)
+        evidence.add_run(run)
+        if run.answers:
             graded.add(directory.name)
     return evidence, graded
 
@@ -160,7 +167,8 @@ def _grade_all(
     names: list[str | None] = [None] * len(tasks)
     context = _worker_context()
     folders = verdicts.source if isinstance(verdicts.source, VerdictFolders) else VerdictFolders.of(verdicts.source)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(folders,)) as pool:
+    start = (folders, verdicts.index)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=start) as pool:
         futures = [pool.submit(_run_in_worker, task) for task in tasks]
         for i, future in enumerate(futures):
             try:
@@ -189,9 +197,9 @@ _WORKER_VERDICTS: VerdictCache | None = None
 (reading a grader's verdicts once per process, not once per run)."""
 
 
-def _start_worker(folders: VerdictFolders) -> None:
+def _start_worker(folders: VerdictFolders, index: Path | None) -> None:
     global _WORKER_VERDICTS
-    _WORKER_VERDICTS = VerdictCache(folders)
+    _WORKER_VERDICTS = VerdictCache(folders, index=index)
 
 
 def _run_in_worker(task: _Task) -> str:

@@ -25,13 +25,11 @@ import numpy as np
 import pandas as pd
 
 from dualboard.grading.verdict import Grader, Verdict, canonical_json, sha256_text
+from dualboard.grading.verdict_keys import KeyIndexes, key_numbers, may_hold
 
 if TYPE_CHECKING:  # the store imports grading (graders are checked when benchmarks load)
     from dualboard.store import Store
 
-FOLD_AT = 50_000
-"""Verdicts saved during a grade that one grader configuration holds in a dict before they join its columns."""
-_VERDICT_FIELDS = ("score", "verdict_parse", "detail")
 SAVE_EVERY_S = 5.0
 """Seconds between two saves of the verdicts a grade receives: what a killed grade can lose at most.
 Longer means fewer parts (one per interval per grader), shorter less judge work asked twice."""
@@ -52,11 +50,11 @@ class VerdictFolders:
         """The folders of ``store``'s :meth:`~dualboard.store.Store.load_verdicts` and ``save_verdicts``."""
         return cls((store.snapshot(), store.verdict_root()), store.verdict_root())
 
-    def load_verdicts(self, grader: str, config_hash: str) -> pd.DataFrame:
-        """Every cached verdict of one grader configuration (as ``Store.load_verdicts``)."""
-        from dualboard.store.verdicts import read_parts  # the store imports grading: import when used
+    def verdict_parts(self, grader: str, config_hash: str) -> list[Path]:
+        """The parts of one grader configuration, in read order (as ``Store.verdict_parts``)."""
+        from dualboard.store.verdicts import part_files  # the store imports grading: import when used
 
-        return read_parts(self.read, grader, config_hash)
+        return part_files(self.read, grader, config_hash)
 
     def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> Path | None:
         """Save new verdicts as one part (as ``Store.save_verdicts``)."""
@@ -102,7 +100,9 @@ class VerdictCache:
     """The verdicts of every grader that a store holds, read once per grader configuration.
 
     ``save_every_s`` is the interval of :meth:`checkpoint`'s saves, measured
-    by ``clock`` (monotonic seconds; a test may pass its own).
+    by ``clock`` (monotonic seconds; a test may pass its own). ``index`` is the
+    folder keeping each part's key index (:mod:`~dualboard.grading.verdict_keys`;
+    None: indexes are made in memory, from each part's keys, at the first lookup).
 
     Examples
     --------
@@ -122,8 +122,10 @@ class VerdictCache:
         *,
         save_every_s: float = SAVE_EVERY_S,
         clock: Callable[[], float] = time.monotonic,
+        index: Path | None = None,
     ):
         self._store = store
+        self._indexes = KeyIndexes(index)
         self._loaded: dict[tuple[str, str], _Known] = {}
         self._waiting: dict[tuple[str, str], dict[str, Verdict]] = {}  # received since the last save
         self._saved_at: dict[tuple[str, str], float] = {}
@@ -134,10 +136,15 @@ class VerdictCache:
         """Where the verdicts are read and saved."""
         return self._store
 
+    @property
+    def index(self) -> Path | None:
+        """The folder keeping the parts' key indexes, if any."""
+        return self._indexes.folder
+
     def _entries(self, grader: Grader) -> _Known:
         slot = (grader.name, grader.config_hash)
         if slot not in self._loaded:
-            self._loaded[slot] = _Known(self._store.load_verdicts(grader.name, grader.config_hash))
+            self._loaded[slot] = _Known(self._store.verdict_parts(grader.name, grader.config_hash), self._indexes)
         return self._loaded[slot]
 
     def lookup(self, grader: Grader, keys: Sequence[str]) -> dict[str, Verdict]:
@@ -181,49 +188,84 @@ class VerdictCache:
             }
         )
         path = self._store.save_verdicts(grader.name, grader.config_hash, frame)
-        entries.add(new)
+        entries.add(new, path)
         return path
 
 
 class _Known:
-    """The cached verdicts of one grader configuration, compact: a grade of 10⁶ answers holds millions.
+    """The cached verdicts of one grader configuration, read from the parts that may hold the keys asked.
 
-    Those read from the store are columns indexed by key (a few times smaller
-    than one Verdict object per key); those saved since wait in a dict until
-    there are :data:`FOLD_AT` of them, or as many as the columns hold, then are
-    folded into the columns (a copy, so done geometrically rarely).
+    The parts listed at the first lookup are indexed together (their key
+    numbers in one sorted array, :mod:`~dualboard.grading.verdict_keys`); parts
+    this process saves since are indexed one by one; verdicts saved nowhere (a
+    store that keeps none, or a part saved before under the same name) wait in
+    a dict. A lookup reads only the parts whose index has a key's number, in
+    the store's read order, and the first part holding a key gives its verdict
+    (as :func:`~dualboard.store.verdicts.read_parts`).
     """
 
-    def __init__(self, frame: pd.DataFrame):
-        self._columns = frame[["key", *_VERDICT_FIELDS]].set_index("key")
+    def __init__(self, parts: list[Path], indexes: KeyIndexes):
+        self._indexes = indexes
+        listed = [indexes.of(part, _part_keys) for part in parts]
+        self._parts = list(parts)
+        self._numbers = np.concatenate(listed) if listed else np.zeros(0, dtype=np.uint64)
+        self._part_of = np.repeat(np.arange(len(listed)), [len(index) for index in listed])
+        order = np.argsort(self._numbers, kind="stable")
+        self._numbers, self._part_of = self._numbers[order], self._part_of[order]
+        self._mine: list[tuple[Path, np.ndarray]] = []
         self._recent: dict[str, Verdict] = {}
 
     def get(self, keys: Sequence[str]) -> dict[str, Verdict]:
         """The verdicts of the known ``keys``, in the order asked."""
         found = {key: self._recent[key] for key in keys if key in self._recent}
         rest = [key for key in keys if key not in found]
-        if rest and len(self._columns):
-            at = self._columns.index.get_indexer(rest)
-            hits = at >= 0
-            rows = self._columns.iloc[at[hits]]
-            for key, score, parse, detail in zip(
-                np.asarray(rest, dtype=object)[hits], rows.score, rows.verdict_parse, rows.detail, strict=True
-            ):
-                found[key] = Verdict(None if pd.isna(score) else float(score), str(parse), str(detail))
+        if rest:
+            numbers = key_numbers(rest)
+            for part, asked in self._candidates(numbers):
+                wanted = {rest[i] for i in asked if rest[i] not in found}
+                if wanted:
+                    found.update(_read_verdicts(part, wanted))
         return {key: found[key] for key in keys if key in found}
 
-    def add(self, verdicts: Mapping[str, Verdict]) -> None:
-        """Hold verdicts just saved (none of them known yet)."""
-        self._recent.update(verdicts)
-        if len(self._recent) >= max(FOLD_AT, len(self._columns)):
-            recent = self._recent.values()
-            added = pd.DataFrame(
-                {
-                    "score": np.array([np.nan if v.score is None else v.score for v in recent], dtype=float),
-                    "verdict_parse": [v.verdict_parse for v in recent],
-                    "detail": [v.detail for v in recent],
-                },
-                index=pd.Index(list(self._recent), name="key"),
-            )
-            self._columns = pd.concat([self._columns, added]) if len(self._columns) else added
-            self._recent = {}
+    def _candidates(self, numbers: np.ndarray) -> list[tuple[Path, np.ndarray]]:
+        """The parts that may hold some key of ``numbers``, in read order, each with the positions it may hold."""
+        hits: list[tuple[Path, np.ndarray]] = []
+        if len(self._numbers):
+            low = np.searchsorted(self._numbers, numbers, side="left")
+            high = np.searchsorted(self._numbers, numbers, side="right")
+            asked = np.repeat(np.arange(len(numbers)), high - low)
+            rows = np.concatenate([np.arange(a, b) for a, b in zip(low, high, strict=True) if b > a] or [[]])
+            parts = self._part_of[rows.astype(np.int64)]
+            for part in np.unique(parts):
+                hits.append((self._parts[part], asked[parts == part]))
+        for part, index in self._mine:
+            maybe = may_hold(index, numbers)
+            if maybe.any():
+                hits.append((part, np.flatnonzero(maybe)))
+        return hits
+
+    def add(self, verdicts: Mapping[str, Verdict], part: Path | None) -> None:
+        """Hold verdicts just saved (none of them known yet) as ``part``, or in memory when it is None."""
+        if part is None:
+            self._recent.update(verdicts)
+            return
+        self._indexes.add(part, list(verdicts))
+        self._mine.append((part, self._indexes.of(part, _part_keys)))
+
+
+def _part_keys(part: Path) -> list[str]:
+    from dualboard.store.verdicts import read_part
+
+    return read_part(part, ["key"])["key"].tolist()
+
+
+def _read_verdicts(part: Path, wanted: set[str]) -> dict[str, Verdict]:
+    """The verdicts of ``part`` for the keys of ``wanted`` it holds (its first row of a key)."""
+    from dualboard.store.verdicts import read_part
+
+    frame = read_part(part)
+    rows = frame[frame.key.isin(wanted)].drop_duplicates("key", keep="first")
+    return {
+        key: Verdict(None if pd.isna(score) else float(score), str(parse), str(detail))
+        for key, score, parse, detail in zip(rows.key, rows.score, rows.verdict_parse, rows.detail, strict=True)
+    }

@@ -11,14 +11,20 @@ and a changed question, grader option, label or Dualboard grades every run again
 A fragment is two Parquet files, ``<key>.answers.parquet`` and
 ``<key>.verdicts.parquet`` (a :class:`~dualboard.grading.run_grades.RunGrades`),
 each written atomically, answers last: a fragment is whole when both exist.
+Beside them, ``<key>.evidence.parquet`` keeps what the choice of the answer-key
+grader needs of the run (:class:`~dualboard.grading.answer_key_choice.RunEvidence`),
+so that choosing over every run reads a few rows per run, not its verdicts
+(made again from the verdicts when missing).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 import pyarrow as pa
@@ -26,6 +32,7 @@ import pyarrow.parquet as pq
 
 import dualboard
 from dualboard.atomic import atomic_path
+from dualboard.grading.answer_key_choice import CHOICE_COLUMNS, AnswerKeyChoice, RunEvidence, choice_id
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades
 from dualboard.grading.verdict import canonical_json, sha256_text
@@ -74,19 +81,29 @@ def benchmark_digest(benchmark: Benchmark) -> str:
     return sha256_text(canonical_json(material))
 
 
-def run_key(run_dir: Path, benchmark: str, labels: Mapping[AnswerSlot, float]) -> str:
+def run_key(
+    run_dir: Path, benchmark: str, labels: Mapping[AnswerSlot, float], file_digest: Callable[[Path], str] | None = None
+) -> str:
     """The content address of one stored run's grades (``benchmark``: :func:`benchmark_digest`).
 
     The run id (the folder's name: the rows carry it) counts, and every regular file of the folder, by
-    name and bytes; links are refused (:func:`open_regular`).
+    name and sha256; links are refused (:func:`open_regular`). ``file_digest(path)`` gives a file's sha256
+    when the caller knows it (the build cache remembers the store's files by stat:
+    :meth:`~dualboard.build_cache.BuildCache.file_digest`); else the file is read.
     """
     material = [code_digest(), benchmark, Path(run_dir).name, sorted(labels.items())]
     digest = hashlib.sha256(canonical_json(material).encode())
     for path in sorted(p for p in Path(run_dir).iterdir()):
-        digest.update(f"\0{path.name}\0".encode())
         with open_regular(path, root=run_dir) as handle:
-            while chunk := handle.read(_CHUNK):
-                digest.update(chunk)
+            sha = file_digest(path) if file_digest is not None else _sha256(handle)
+        digest.update(f"\0{path.name}\0{sha}".encode())
+    return digest.hexdigest()
+
+
+def _sha256(handle: BinaryIO) -> str:
+    digest = hashlib.sha256()
+    while chunk := handle.read(_CHUNK):
+        digest.update(chunk)
     return digest.hexdigest()
 
 
@@ -99,6 +116,9 @@ class RunCache:
     def _paths(self, name: str) -> tuple[Path, Path]:
         return self.folder / f"{name}.answers.parquet", self.folder / f"{name}.verdicts.parquet"
 
+    def _evidence_path(self, name: str) -> Path:
+        return self.folder / f"{name}.evidence.parquet"
+
     def has(self, name: str) -> bool:
         """Whether the fragment ``name`` is whole on disk."""
         return all(path.is_file() and not path.is_symlink() for path in self._paths(name))
@@ -108,6 +128,7 @@ class RunCache:
         name = key + (ONCE if grades.transient else "")
         answers, verdicts = self._paths(name)
         _write(grades.verdicts, verdicts, VERDICTS.schema)
+        _write_evidence(RunEvidence.of(len(grades.answers), grades.verdicts), self._evidence_path(name))
         _write(grades.answers, answers, pa.schema([ANSWERS.schema.field(c) for c in RUN_ANSWER_COLUMNS]))
         return name
 
@@ -121,19 +142,36 @@ class RunCache:
         answers, verdicts = self._paths(name)
         return pq.read_table(answers), pq.read_table(verdicts)
 
-    def answer_count(self, name: str) -> int:
-        """How many answers fragment ``name`` holds (read from the file's footer)."""
-        return pq.ParquetFile(self._paths(name)[0]).metadata.num_rows
+    def answer_key(self, name: str, choice: AnswerKeyChoice | None, make: Callable[[], pa.Table]) -> pa.Table:
+        """The answer-key columns of fragment ``name`` under ``choice``: kept, or made by ``make()`` and kept
+        (in place of those kept under another choice)."""
+        path = self.folder / f"{name}.key-{choice_id(choice)}.parquet"
+        if path.is_file() and not path.is_symlink():
+            return pq.read_table(path)
+        columns = make()
+        for old in self.folder.glob(f"{name}.key-*.parquet"):
+            old.unlink()
+        with atomic_path(path) as tmp:
+            pq.write_table(columns, tmp, compression=COMPRESSION)
+        return columns
 
-    def verdicts(self, name: str, columns: list[str]) -> pd.DataFrame:
-        """Some columns of the verdicts of fragment ``name``."""
-        return pq.read_table(self._paths(name)[1], columns=columns).to_pandas()
+    def evidence(self, name: str) -> RunEvidence:
+        """What the answer-key choice needs of fragment ``name``: kept beside it, or made (and kept) when missing."""
+        path = self._evidence_path(name)
+        if path.is_file() and not path.is_symlink():
+            return _read_evidence(path)
+        answers, verdicts = self._paths(name)
+        count = pq.ParquetFile(answers).metadata.num_rows
+        evidence = RunEvidence.of(count, pq.read_table(verdicts, columns=CHOICE_COLUMNS).to_pandas())
+        _write_evidence(evidence, path)
+        return evidence
 
     def keep_only(self, names: set[str]) -> None:
         """Delete every file of the folder that is not part of a fragment in ``names`` (runs gone or changed)."""
-        wanted = {path.name for name in names for path in self._paths(name)}
+        wanted = {path.name for name in names for path in (*self._paths(name), self._evidence_path(name))}
+        keys = tuple(f"{name}.key-" for name in names)  # a fragment's answer-key columns, under any choice
         for path in self.folder.iterdir() if self.folder.is_dir() else ():
-            if path.name not in wanted and (path.is_file() or path.is_symlink()):
+            if path.name not in wanted and not path.name.startswith(keys) and (path.is_file() or path.is_symlink()):
                 path.unlink()
 
 
@@ -141,3 +179,23 @@ def _write(frame: pd.DataFrame, path: Path, schema: pa.Schema) -> None:
     arrow = pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
     with atomic_path(path) as tmp:
         pq.write_table(arrow, tmp, compression=COMPRESSION)
+
+
+_EVIDENCE_SCHEMA = pa.schema([VERDICTS.schema.field(c) for c in CHOICE_COLUMNS])
+"""The labelled rows of a run's evidence (their counts ride in the file's metadata)."""
+
+
+def _write_evidence(evidence: RunEvidence, path: Path) -> None:
+    labelled = evidence.labelled if evidence.labelled is not None else pd.DataFrame(columns=CHOICE_COLUMNS)
+    counts = {"answers": evidence.answers, "judged": evidence.judged, "labelled": evidence.labelled is not None}
+    arrow = pa.Table.from_pandas(labelled[CHOICE_COLUMNS], schema=_EVIDENCE_SCHEMA, preserve_index=False)
+    arrow = arrow.replace_schema_metadata({b"counts": json.dumps(counts, sort_keys=True).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(arrow, tmp, compression=COMPRESSION)
+
+
+def _read_evidence(path: Path) -> RunEvidence:
+    table = pq.read_table(path)
+    counts = json.loads(table.schema.metadata[b"counts"])
+    labelled = table.to_pandas() if counts["labelled"] else None
+    return RunEvidence(int(counts["answers"]), {k: list(v) for k, v in counts["judged"].items()}, labelled)

@@ -10,6 +10,7 @@ for this preview, so the store is never written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -21,7 +22,6 @@ from dualboard.intake.validate import load_runs
 from dualboard.preview.board import Board
 from dualboard.stats import StatsTables, analyse
 from dualboard.store import Store
-from dualboard.store.verdicts import read_parts
 
 
 class BoardLoadError(DualboardError):
@@ -51,11 +51,9 @@ class ReadOnlyVerdicts:
         self.store = store
         """The board's store, or None: no verdict is cached."""
 
-    def load_verdicts(self, grader: str, config_hash: str) -> pd.DataFrame:
-        """The store's cached verdicts of one grader configuration (none without a store)."""
-        return (
-            read_parts([], grader, config_hash) if self.store is None else self.store.load_verdicts(grader, config_hash)
-        )
+    def verdict_parts(self, grader: str, config_hash: str) -> list[Path]:
+        """The store's verdict parts of one grader configuration (none without a store)."""
+        return [] if self.store is None else self.store.verdict_parts(grader, config_hash)
 
     def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> None:
         """Keep nothing: the cache holds new verdicts in memory for the rest of this preview."""

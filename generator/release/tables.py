@@ -16,6 +16,9 @@ from dualboard import scored_files
 from dualboard.csv_download import download_csv
 from dualboard.release_files import SHARD_LIMIT
 
+CSV_BATCH_ROWS = 20_000
+"""Rows encoded as CSV at a time when a table's CSV size is measured (:func:`first_split`)."""
+
 
 def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHARD_LIMIT) -> list[Path]:
     """Write one benchmark's table from build/scored into ``folder`` as Parquet and CSV, each file under ``limit``.
@@ -23,13 +26,13 @@ def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHAR
     A table that fits is one ``<benchmark>.parquet`` (a byte copy, so its
     metadata stays) and one ``<benchmark>.csv``; a larger one is split by rows
     into equal parts whose Parquet and CSV both fit, named as the Hub names
-    shards (``<benchmark>-00000-of-00003.parquet``). Parts are encoded one at
+    shards (``<benchmark>-00000-of-00003.parquet``). The first split tried is
+    sized from both encodings (:func:`first_split`); parts are encoded one at
     a time, so memory holds the table and one part's CSV. Returns the files.
     """
     folder.mkdir(parents=True, exist_ok=True)
     table = pq.read_table(source)
-    size = source.stat().st_size
-    parts = 1 if size < limit else min(math.ceil(size / (0.8 * limit)), max(table.num_rows, 1))
+    parts = first_split(table, source.stat().st_size, limit)
     while True:
         written = _write_parts(source, table, folder, benchmark, parts, limit)
         if written is not None:
@@ -37,6 +40,21 @@ def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHAR
         if parts >= table.num_rows:
             raise ValueError(f"{source}: a single row is {limit} bytes or more; it cannot be split under the limit")
         parts = min(parts * 2, table.num_rows)
+
+
+def first_split(table: pa.Table, parquet_size: int, limit: int) -> int:
+    """How many parts to try first: enough for the larger of the Parquet file and the table's CSV to fit.
+
+    The CSV is measured, batch by batch, without being kept: answers compress
+    well, so a Parquet file far under the limit can hold a CSV many times over
+    it, and trying one part, then two, four… would encode the whole table as
+    CSV at each try (and hold the largest attempt in memory).
+    """
+    if not table.num_rows:
+        return 1
+    csv_size = sum(len(download_csv(batch.to_pandas()).encode("utf-8")) for batch in table.to_batches(CSV_BATCH_ROWS))
+    largest = max(parquet_size, csv_size)
+    return 1 if largest < limit else min(math.ceil(largest / (0.8 * limit)), table.num_rows)
 
 
 def _write_parts(

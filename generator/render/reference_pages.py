@@ -21,7 +21,6 @@ from dualboard.intake.models import Benchmark
 from dualboard.names import RUN_ID_RULE
 from dualboard.release_files import (
     SITE_FILE_LIMIT,
-    SITE_FOLDER,
     ReleaseError,
     ReleaseRecord,
     carried_in_site,
@@ -35,6 +34,7 @@ from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, code_block, link, table
 from dualboard.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
 from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter
+from dualboard.render.shared_files import SharedFiles, shared_folder, shared_href
 from dualboard.stats import COLUMNS
 from dualboard.stats.scores import MIN_COVERAGE
 from dualboard.stats.tables import TABLES
@@ -286,15 +286,25 @@ def _type(spec: dict) -> str:
     return ", ".join(kind) if isinstance(kind, list) else str(kind)
 
 
+DOWNLOADS_PAGE = "downloads.md"
+"""Docs path of the Downloads page."""
+
+
 def downloads_page(
-    results: list[BenchmarkResults], releases: list[ReleaseRecord], current: str | None = None
+    results: list[BenchmarkResults],
+    releases: list[ReleaseRecord],
+    current: str | None = None,
+    shared: SharedFiles | None = None,
 ) -> tuple[Page, dict[str, str | bytes]]:
     """The downloads page and the files the site carries for it.
 
     In the site deployed as release ``current`` the page lists every file of
     that release, linked where it lies (this site, the Hub tag, or the release
-    folder), and points to the other releases' own versions of the page. In
-    any other build it offers this build's statistics tables.
+    folder), and points to the other releases' own versions of the page. The
+    release files this site carries go to ``shared`` (required then), not into
+    the version: a file that two releases hold alike is one file on
+    ``gh-pages``. In any other build the page offers this build's statistics
+    tables, returned with it.
     """
     assets: dict[str, str | bytes] = {}
     parts = [
@@ -308,11 +318,11 @@ def downloads_page(
         record = next((r for r in releases if r.version == current), None)
         if record is None:
             raise ReleaseError(f"release {current} is not in releases/ — run `dualboard release {current}` again")
-        page_part, files = _release_downloads(record)
-        parts.append(page_part)
-        assets.update(files)
+        if shared is None:
+            raise ValueError("a release's downloads page needs the SharedFiles its files go to")
+        parts.append(_release_downloads(record, shared))
     parts.append(_other_releases([r for r in reversed(releases) if r.version != current], linked=current is not None))
-    return Page("downloads.md", "".join(parts)), assets
+    return Page(DOWNLOADS_PAGE, "".join(parts)), assets
 
 
 def _build_downloads(results: list[BenchmarkResults], assets: dict[str, str | bytes]) -> str:
@@ -336,15 +346,21 @@ def _build_downloads(results: list[BenchmarkResults], assets: dict[str, str | by
     return "".join(parts)
 
 
-def _release_downloads(record: ReleaseRecord) -> tuple[str, dict[str, str | bytes]]:
-    """Every file of one release, linked where it lies; the files small enough to travel with the site."""
+def _release_downloads(record: ReleaseRecord, shared: SharedFiles) -> str:
+    """Every file of one release, linked where it lies; those small enough to travel with the site go to ``shared``.
+
+    A carried file keeps its release path inside a folder named by its content
+    (:func:`shared_folder`), so a reader's browser saves it under its own name.
+    """
     version, hub = record.version, record.hub
-    assets, rows = {}, []
+    rows, carried = [], 0
     for name, (size, digest) in sorted(record.files.items()):
         data = record.folder_bytes(name) if carried_in_site(size) else None
         if data is not None:
-            assets[f"downloads/{SITE_FOLDER}/{site_file(name)}"] = data
-            cell, where = Cell(name, href=f"{SITE_FOLDER}/{site_file(name)}"), "this site"
+            path = f"{shared_folder(data)}/{site_file(name)}"
+            shared.add(path, data)
+            carried += 1
+            cell, where = Cell(name, href=shared_href(DOWNLOADS_PAGE, path, versioned=True)), "this site"
         elif hub is not None:
             cell, where = Cell(name, href=hub_file_url(*hub, version, name)), "Hugging Face Hub"
         else:
@@ -355,13 +371,13 @@ def _release_downloads(record: ReleaseRecord) -> tuple[str, dict[str, str | byte
         f"## Release `{version}`\n\nReleased {escape_text(record.manifest.get('released', ''))}. Every file of "
         "this release, with its size and SHA-256 (`sha256sum -c SHA256SUMS` checks the files you downloaded, "
         "kept at the paths listed). "
-        + _where_text(record, all_here=len(assets) == len(rows))
+        + _where_text(record, all_here=carried == len(rows))
         + "\n\n"
         + table(["File", "Bytes", "Where", "SHA-256"], rows, sortable=False)
         + "\n"
         + _load_text(record)
     )
-    return text, assets
+    return text
 
 
 def _where_text(record: ReleaseRecord, *, all_here: bool) -> str:

@@ -29,7 +29,19 @@ def shared_name(data: bytes, suffix: str) -> str:
     >>> shared_name(b"", ".json")
     'shared/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.json'
     """
-    return f"{SHARED_DIR}/{hashlib.sha256(data).hexdigest()}{suffix}"
+    return shared_folder(data) + suffix
+
+
+def shared_folder(data: bytes) -> str:
+    """Docs-relative path named by the SHA-256 of ``data``: a shared file holding ``data`` may sit in it under
+    a name of its own (a release's download keeps its file name that way), or take it plus a suffix.
+
+    Examples
+    --------
+    >>> shared_folder(b"")
+    'shared/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+    """
+    return f"{SHARED_DIR}/{hashlib.sha256(data).hexdigest()}"
 
 
 def shared_href(source: str, name: str, *, versioned: bool) -> str:

@@ -15,7 +15,7 @@ from dualboard.render.lazy_tables import data_files
 from dualboard.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
 from dualboard.render.question_pages import question_pages
-from dualboard.render.reference_pages import downloads_page, methodology_appendix, submit_page
+from dualboard.render.reference_pages import DOWNLOADS_PAGE, downloads_page, methodology_appendix, submit_page
 from dualboard.render.run_pages import run_pages
 from dualboard.render.shared_files import SharedFiles
 from dualboard.store.base import Removal
@@ -56,7 +56,7 @@ def site_content(
         content.pages.extend(runs + questions + [graders_page(result)])
         # The indexes that name the data files those pages load (shared/).
         content.assets.update(data_files(tables + question_tables, shared, versioned=release is not None))
-    downloads, files = downloads_page(results, releases, release)
+    downloads, files = downloads_page(results, releases, release, shared)
     content.pages.extend(
         [
             submit_page([r.benchmark for r in results]),
@@ -93,6 +93,6 @@ def navigation(results: list[BenchmarkResults]) -> list:
         *benchmarks,
         {"Methodology": "methodology.md"},
         {"How to submit": "submit.md"},
-        {"Downloads": "downloads.md"},
+        {"Downloads": DOWNLOADS_PAGE},
         {"Changelog": "changelog.md"},
     ]

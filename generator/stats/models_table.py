@@ -8,7 +8,7 @@ import pandas as pd
 from dualboard.stats import estimators
 from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.comparison import compare, join_notes
-from dualboard.stats.pieces import Pieces
+from dualboard.stats.pieces import Pieces, frame_digest
 from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS, coverage_percent, is_ranked
 from dualboard.stats.tables import documents
 
@@ -195,11 +195,16 @@ def models_table(
     """
     pieces = pieces or Pieces(None)
     empty = qmeans.iloc[0:0]  # a run no grader judged at all has no question means
-    judged, both = dict(tuple(qmeans.groupby("run_id"))), dict(tuple(paired.groupby("run_id")))
+    # When every answer has both verdicts, ``paired`` is ``qmeans`` (analyse passes the same frame):
+    # its runs are then split, and their rows hashed, once.
+    same = paired is qmeans
+    judged = dict(tuple(qmeans.groupby("run_id")))
+    both = judged if same else dict(tuple(paired.groupby("run_id")))
     rows = []
     for r in counts["run_id"]:
         run_qm, run_paired = judged.get(r, empty), both.get(r, empty)
-        key = Pieces.key("models", (alpha,), run_qm, run_paired)
+        qm_digest = frame_digest(run_qm)
+        key = Pieces.key_of("models", (alpha,), qm_digest, qm_digest if same else frame_digest(run_paired))
         rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: run_row(q, p, alpha))})
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
     table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]

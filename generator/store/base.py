@@ -400,6 +400,12 @@ class Store(ABC):
 
         return read_parts([self.snapshot(), self.verdict_root()], grader, config_hash)
 
+    def verdict_parts(self, grader: str, config_hash: str) -> list[Path]:
+        """The parts :meth:`load_verdicts` reads, in its order (a grade reads only those that may hold a key)."""
+        from dualboard.store.verdicts import part_files
+
+        return part_files([self.snapshot(), self.verdict_root()], grader, config_hash)
+
     def save_verdicts(self, grader: str, config_hash: str, frame: pd.DataFrame) -> Path | None:
         """Save new verdicts as one part under :meth:`verdict_root` (see dualboard.store.verdicts)."""
         from dualboard.store.verdicts import write_part

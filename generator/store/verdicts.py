@@ -65,23 +65,29 @@ def read_parts(roots: Iterable[Path], grader: str, config_hash: str) -> pd.DataF
     VerdictPartError
         Naming a part that is not a readable verdict part.
     """
-    frames = [
-        _read_part(path) for root in roots for path in sorted(part_folder(root, grader, config_hash).glob(PART_GLOB))
-    ]
+    frames = [read_part(path) for path in part_files(roots, grader, config_hash)]
     if not frames:
         return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in PART_COLUMNS.items()})
     return pd.concat(frames, ignore_index=True).drop_duplicates("key", keep="first").reset_index(drop=True)
 
 
-def _read_part(path: Path) -> pd.DataFrame:
+def part_files(roots: Iterable[Path], grader: str, config_hash: str) -> list[Path]:
+    """The parts of one grader configuration under ``roots``, in the order they are read (root by root, each
+    root's in name order): where a key is in two parts, the first one's verdict counts."""
+    return [path for root in roots for path in sorted(part_folder(root, grader, config_hash).glob(PART_GLOB))]
+
+
+def read_part(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """One part's rows (its ``columns``, default all of PART_COLUMNS), typed; VerdictPartError if unreadable."""
+    columns = list(PART_COLUMNS) if columns is None else columns
     try:
-        frame = pd.read_parquet(path, columns=list(PART_COLUMNS))
+        frame = pd.read_parquet(path, columns=columns)
     except (OSError, ValueError, KeyError, pyarrow.ArrowException) as exc:
         raise VerdictPartError(
             f"{path}: not a readable verdict part ({str(exc).splitlines()[0][:200]}) — delete it "
             "(from the Hub dataset too if it came from there); its verdicts are graded again"
         ) from exc
-    return frame.astype(PART_COLUMNS)
+    return frame.astype({name: PART_COLUMNS[name] for name in columns})
 
 
 def write_part(root: Path, grader: str, config_hash: str, frame: pd.DataFrame) -> Path | None:

@@ -58,7 +58,9 @@ def test_every_download_link_fetches_its_checksummed_file(driver, versions_site,
     checked = []
     for name, (href, where, digest) in sorted(rows.items()):
         assert href is not None and where == "this site", (name, where)  # the demo's files are all small
-        assert href.startswith(f"{versions_site.url}{version}/downloads/files/"), href
+        # every version links the one copy beside the versions, under its own file name
+        assert href.startswith(f"{versions_site.url}shared/{digest}/"), href
+        assert href.endswith(name + (".txt" if name.endswith(".md") else "")), href
         body = fetch(driver, href)
         assert hashlib.sha256(body).hexdigest() == digest, name
         if name != "SHA256SUMS":

@@ -60,7 +60,7 @@ def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(d
     assert f"({DEMO_RUNS} of {DEMO_RUNS} runs graded again)" in first.line
     _assert_equal_to_scratch(project, store, tmp_path)
     kept = _fragments(project)
-    assert len(kept) == 2 * DEMO_RUNS
+    assert len(kept) == 4 * DEMO_RUNS  # answers, verdicts, the choice's evidence and the answer-key columns
 
     again = pipeline.grade(project, store, progress=False, jobs=1)
     assert f"(0 of {DEMO_RUNS} runs graded again)" in again.line

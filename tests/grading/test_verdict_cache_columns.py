@@ -1,4 +1,5 @@
-"""The verdict cache holds verdicts as columns: what it returns is what was saved, before and after folding."""
+"""The verdict cache returns what was saved, whether held in memory, in parts it saved, or in parts it reads back
+through their key indexes (kept in a folder or made in memory)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from dualboard.grading import cache as cache_module
 from dualboard.grading.cache import VerdictCache
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.verdict import Verdict
@@ -18,19 +18,19 @@ SAVED = {
 }
 
 
-@pytest.mark.parametrize("fold_at", [1, 2, 1000])
-def test_lookups_return_the_saved_verdicts_whether_held_in_the_dict_or_folded(
-    tmp_path: Path, monkeypatch, fold_at: int
-) -> None:
-    monkeypatch.setattr(cache_module, "FOLD_AT", fold_at)
+@pytest.mark.parametrize("kept", [False, True])
+def test_lookups_return_the_saved_verdicts_from_parts_saved_or_read_back(tmp_path: Path, kept: bool) -> None:
     grader = RulesGrader()
-    cache = VerdictCache(LocalStore(tmp_path))
+    index = tmp_path / "keys" if kept else None
+    cache = VerdictCache(LocalStore(tmp_path), index=index)
     items = list(SAVED.items())
     for start in range(0, len(items), 2):
         cache.store(grader, dict(items[start : start + 2]))
     asked = ["missing", *reversed(SAVED), "k1"]
     assert cache.lookup(grader, asked) == {k: SAVED[k] for k in reversed(SAVED)}
     assert list(cache.lookup(grader, asked)) == list(reversed(SAVED))
-    assert cache.store(grader, {"k0": SAVED["k0"]}) is None  # known, folded or not: not saved twice
-    # a new cache reads the parts back as columns
-    assert VerdictCache(LocalStore(tmp_path)).lookup(grader, asked) == {k: SAVED[k] for k in reversed(SAVED)}
+    assert cache.store(grader, {"k0": SAVED["k0"]}) is None  # known: not saved twice
+    # a new cache reads the parts back, through the indexes kept or made again
+    again = VerdictCache(LocalStore(tmp_path), index=index)
+    assert again.lookup(grader, asked) == {k: SAVED[k] for k in reversed(SAVED)}
+    assert (len(list(index.rglob("*.npy"))) == 4) if kept else True

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import re
 
 import pandas as pd
@@ -14,10 +15,12 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from dualboard.csv_download import download_csv
 from dualboard.release.dataset_card import dataset_card
-from dualboard.release.tables import write_table
+from dualboard.release.tables import first_split, write_table
 from dualboard.release_files import SITE_FILE_LIMIT, ReleaseError, load_release
 from dualboard.render.reference_pages import downloads_page
+from dualboard.render.shared_files import SharedFiles
 
 
 def _source(tmp_path, rows: int):
@@ -61,6 +64,20 @@ def test_a_large_table_is_split_into_parts_each_under_the_limit(tmp_path):
     pd.testing.assert_frame_equal(back, frame)
     assert sum(len(pd.read_csv(p)) for p in csvs) == len(frame)
     assert all(pq.read_schema(p).metadata[b"dualboard"] == b"store revision 000007" for p in parquet)
+
+
+def test_the_first_split_is_sized_by_the_csv_when_the_parquet_is_small(tmp_path):
+    frame = pd.DataFrame({"run_id": ["r"] * 400, "response": ["same words " * 100] * 400})  # compresses ~1000x
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "demo.parquet")
+    source, limit = tmp_path / "demo.parquet", 100_000
+    csv_size = len(download_csv(frame).encode("utf-8"))
+    assert source.stat().st_size < limit < csv_size, "the case: a small Parquet file of a large CSV"
+    parts = first_split(pq.read_table(source), source.stat().st_size, limit)
+    assert parts >= math.ceil(csv_size / limit), (parts, csv_size)
+    written = write_table(source, tmp_path / "out", "demo", limit=limit)
+    assert len(written) == 2 * parts, "the first split tried is the one written"
+    assert all(p.stat().st_size < limit for p in written)
+    assert first_split(pq.read_table(source).slice(0, 5), 100, limit) == 1
 
 
 def test_a_row_larger_than_the_limit_says_so(tmp_path):
@@ -127,16 +144,19 @@ def test_downloads_page_carries_small_files_and_links_large_ones_at_the_hub_tag(
     record = _release_folder(
         tmp_path, hub={"hub_dataset": "org/board", "hub_endpoint": "https://hub.example"}, big=True
     )
-    page, assets = downloads_page([], [record], "1.0")
+    shared = SharedFiles()
+    page, assets = downloads_page([], [record], "1.0", shared)
     rows = _rows(page.content)
     assert set(rows) == {"README.md", "manifest.json", "scored/demo.csv", "scored/demo.parquet", "SHA256SUMS"}
-    assert set(assets) == {
-        "downloads/files/README.md.txt",
-        "downloads/files/manifest.json",
-        "downloads/files/scored/demo.csv",
-        "downloads/files/SHA256SUMS",
-    }
-    assert assets["downloads/files/scored/demo.csv"] == b"a\n1\n"
+    assert assets == {}, "a release's files are shared by every version, not copied into this one"
+    carried = {"README.md": "README.md.txt", "manifest.json": "manifest.json", "scored/demo.csv": "scored/demo.csv"}
+    carried["SHA256SUMS"] = "SHA256SUMS"
+    for name, site_name in carried.items():
+        data = (record.folder / name).read_bytes()
+        path = f"shared/{hashlib.sha256(data).hexdigest()}/{site_name}"
+        assert shared.data[path] == data, name
+        assert f'href="../../{path}"' in html.unescape(rows[name]), "a versioned page finds shared/ above its root"
+    assert len(shared.data) == len(carried), "the large file stays out of the site"
     hub_link = "https://hub.example/datasets/org/board/resolve/1.0/releases/1.0/scored/demo.parquet"
     assert f'href="{hub_link}"' in html.unescape(rows["scored/demo.parquet"])
     assert "Hugging Face Hub" in rows["scored/demo.parquet"] and "this site" in rows["scored/demo.csv"]
@@ -149,10 +169,11 @@ def test_downloads_page_carries_small_files_and_links_large_ones_at_the_hub_tag(
 
 def test_without_a_hub_large_files_are_release_assets(tmp_path):
     record = _release_folder(tmp_path, hub=None, big=True)
-    page, assets = downloads_page([], [record], "1.0")
+    shared = SharedFiles()
+    page, _ = downloads_page([], [record], "1.0", shared)
     row = _rows(page.content)["scored/demo.parquet"]
     assert "href" not in row and "release assets" in row
-    assert "downloads/files/scored/demo.parquet" not in assets
+    assert not [path for path in shared.data if path.endswith("demo.parquet")]
     assert "releases&#47;1&#46;0&#47;" not in page.content and "`releases/1.0/`" in page.content
 
 
@@ -174,12 +195,20 @@ def test_a_manifest_cannot_turn_hub_fields_into_links(tmp_path, field, value):
 def test_other_releases_link_their_own_versions(tmp_path):
     old = _release_folder(tmp_path, hub=None, big=False, version="1.0")
     new = _release_folder(tmp_path, hub=None, big=False, version="1.1")
-    deployed, _ = downloads_page([], [old, new], "1.1")
+    shared = SharedFiles()
+    deployed, _ = downloads_page([], [old, new], "1.1", shared)
     others = deployed.content.split("## Other releases")[1]
     assert "- `1.0` (2026-11-29): " in html.unescape(others) and 'href="../../1.0/downloads/"' in html.unescape(others)
     assert "`1.1`" not in others
-    preview, assets = downloads_page([], [old, new], None)
+    carried = set(shared.data)
+    preview, assets = downloads_page([], [old, new], None, shared)
     assert "## Releases" in preview.content and "href" not in preview.content.split("## Releases")[1]
-    assert not [a for a in assets if a.startswith("downloads/files/")], (
+    assert set(shared.data) == carried and not [a for a in assets if "manifest" in a], (
         "a build that is no release carries no release files"
     )
+
+
+def test_a_release_page_without_its_shared_files_is_refused(tmp_path):
+    record = _release_folder(tmp_path, hub=None, big=False)
+    with pytest.raises(ValueError, match="needs the SharedFiles"):
+        downloads_page([], [record], "1.0")

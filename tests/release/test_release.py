@@ -148,16 +148,17 @@ def test_mike_versions_on_gh_pages(released):
     assert [(v["version"], v["aliases"]) for v in versions] == [("0.2", ["latest"]), ("0.1", [])]
     tree = git(released, "ls-tree", "-r", "--name-only", "gh-pages").splitlines()
     assert "0.1/index.html" in tree and "0.2/benchmarks/demo/index.html" in tree
-    for version in ("0.1", "0.2"):  # each version carries its own release's files (all small in the demo)
-        sums = (released / "releases" / version / "SHA256SUMS").read_text("utf-8").splitlines()
+    assert not [f for f in tree if "/downloads/files/" in f], "no version carries a copy of its release's files"
+    for version in ("0.1", "0.2"):  # the site carries every release's files (all small in the demo), in shared/
+        folder = released / "releases" / version
+        sums = (folder / "SHA256SUMS").read_text("utf-8").splitlines()
         names = [line.split("  ", 1)[1] for line in sums] + ["SHA256SUMS"]
-        carried = {
-            f.removeprefix(f"{version}/downloads/files/") for f in tree if f.startswith(f"{version}/downloads/files/")
-        }
-        assert carried == {n + ".txt" if n.endswith(".md") else n for n in names}
-        assert git(released, "show", f"gh-pages:{version}/downloads/files/manifest.json") == (
-            released / "releases" / version / "manifest.json"
-        ).read_text("utf-8")
+        for name in names:
+            data = (folder / name).read_bytes()
+            path = f"shared/{hashlib.sha256(data).hexdigest()}/{name + '.txt' if name.endswith('.md') else name}"
+            assert path in tree, path
+            shown = subprocess.run(["git", "-C", str(released), "show", f"gh-pages:{path}"], capture_output=True)
+            assert shown.stdout == data, path
 
 
 def test_changelog_lists_the_new_run(released):

@@ -7,7 +7,9 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dualboard.scored_files import GRADINGS
 from dualboard.stats import analyse
+from dualboard.stats.scores import question_means
 from tests.stats.stats_builders import scored_run
 
 STEPS = {"binary": [0.0, 100.0], "partial": [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]}
@@ -70,3 +72,31 @@ def _numbers_do_not_mislead(tables) -> None:
         detectable = table["mde_status"] == "detectable"
         assert (np.isfinite(table["mde_points"]) == detectable).all()
         assert (table.loc[detectable, "mde_points"] > 0).all()
+
+
+def plain_question_means(scored: pd.DataFrame) -> pd.DataFrame:
+    """The obvious reference: group the long table by the three strings, gradings in GRADINGS order."""
+    long = pd.concat(
+        [scored[["run_id", "question_id"]].assign(grading=g, score=scored[g] / 100) for g in GRADINGS]
+    ).dropna(subset=["score"])
+    long["is_binary"] = long["score"].isin((0.0, 1.0))
+    order = {g: i for i, g in enumerate(GRADINGS)}
+    out = (
+        long.groupby(["run_id", "grading", "question_id"], sort=True)
+        .agg(
+            n_rounds=("score", "size"), mean=("score", "mean"), var_within=("score", "var"), binary=("is_binary", "all")
+        )
+        .reset_index()
+    )
+    return out.sort_values(
+        ["run_id", "grading", "question_id"], key=lambda s: s.map(order) if s.name == "grading" else s, kind="stable"
+    ).reset_index(drop=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(leaderboards(), st.randoms(use_true_random=False), st.floats(0, 0.5))
+def test_question_means_equal_the_plain_string_groupby_to_the_bit(scored, rng, no_verdict):
+    """Rows shuffled and some verdicts missing: the integer-keyed grouping gives the same frame, in the same order."""
+    shuffled = scored.sample(frac=1, random_state=rng.randrange(2**32)).reset_index(drop=True)
+    shuffled.loc[shuffled.index % 7 < 7 * no_verdict, "answer_key"] = np.nan
+    pd.testing.assert_frame_equal(question_means(shuffled), plain_question_means(shuffled), check_exact=True)
