@@ -109,6 +109,10 @@ def main() -> None:
             dualboard(root, stage)
         plus_one = timed_render(root)
     print(f"load {os.getloadavg()[0]:.2f} (1-min) on {os.cpu_count()} cores")
+    print(
+        f"peak RSS (MB, over both renders): python {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}, "
+        f"largest child {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f}"
+    )
     for name, (seconds, mkdocs, own, children, line) in (("full render", full), ("+1 run render", plus_one)):
         print(
             f"{name:>14}: {seconds:6.1f} s, of which mkdocs {mkdocs:5.1f} s; CPU s: python {own:5.1f}, "

@@ -228,15 +228,28 @@ def listing_digest(folder: Path) -> str:
     """Digest of the names, sizes and modification times under ``folder``, read without opening a file.
 
     For outputs too large to hash on every build (the site): any file
-    written, added or removed since changes it.
+    written, added or removed since changes it. The walk uses strings and
+    :func:`os.scandir`, not :class:`~pathlib.Path`: a site has tens of
+    thousands of files, and Path objects took most of its time.
     """
     if not folder.is_dir():
         return digest("missing")
-    parts = []
-    for path in _walk(folder):
-        st = os.stat(path, follow_symlinks=False)
-        parts.append(f"{os.path.relpath(path, folder)}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}")
-    return digest(*parts)
+    return digest(*(f"{name}\0{mode}\0{size}\0{mtime}" for name, mode, size, mtime in sorted(listing(str(folder)))))
+
+
+def listing(top: str, prefix: str = "") -> list[tuple[str, int, int, int]]:
+    """(posix name relative to ``top``, mode, size, modification time) of every entry under the folder ``top``
+    but folders (a link to a folder is an entry, not followed), in no particular order."""
+    found = []
+    with os.scandir(top) as entries:
+        for entry in entries:
+            name = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                found += listing(entry.path, name + "/")
+            else:
+                st = entry.stat(follow_symlinks=False)
+                found.append((name, st.st_mode, st.st_size, st.st_mtime_ns))
+    return found
 
 
 def _walk(top: Path) -> list[Path]:

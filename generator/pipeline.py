@@ -538,18 +538,21 @@ def render(
 
 def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
     from dualboard.release_files import load_releases
-    from dualboard.render.answer_shards import CACHE_DIR, ShardCache
+    from dualboard.render.answer_shards import CACHE_DIR
+    from dualboard.render.kept_files import KeptFiles
+    from dualboard.render.run_pages import RUN_CACHE_DIR
     from dualboard.render.shared_files import SharedFiles
     from dualboard.render.site import compose_docs, docs_folder
     from dualboard.render.site_content import site_content
     from dualboard.store.base import read_removals
 
     results = analysed_results(project, store, cache)
-    shards = {
-        r.name: ShardCache(
-            project.build_dir / CACHE_DIR / f"{r.name}.json", cache, {d.name: d for d in store.run_dirs(r.name)}
-        )
-        for r in results
+    folders = {r.name: {d.name: d for d in store.run_dirs(r.name)} for r in results}
+    kept = {  # the data files of earlier renders, by folder of build/ and benchmark
+        where: {
+            r.name: KeptFiles(project.build_dir / where / f"{r.name}.json", cache, folders[r.name]) for r in results
+        }
+        for where in (CACHE_DIR, RUN_CACHE_DIR)
     }
     content = site_content(
         results,
@@ -557,7 +560,8 @@ def _render(project: Project, store: Store, release: str | None, cache: BuildCac
         read_removals(store.snapshot()),
         release=release,
         shared=SharedFiles(docs_folder(project.build_dir)),  # data files go to the docs folder as they are made
-        shards=shards,
+        shards=kept[CACHE_DIR],
+        run_tables=kept[RUN_CACHE_DIR],
     )
     docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     how = _build_site(project, docs, cache)

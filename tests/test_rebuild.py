@@ -115,6 +115,19 @@ def test_a_deleted_page_or_table_redoes_its_stage(board, tmp_path):
     assert_same_build(board, from_scratch(board, tmp_path / "scratch"))
 
 
+def test_a_page_edited_by_hand_in_site_is_noticed_and_rebuilt(board, tmp_path):
+    """The render's outputs are checked by listing (names, sizes, times), never read: an edit in place that
+    keeps the size still changes the listing, and the render puts the page right."""
+    page = board / "site" / "about" / "index.html"
+    data = page.read_bytes()
+    with page.open("r+b") as handle:  # in place: the same file, the same size
+        handle.write(data.replace(b"rebuild tests", b"REBUILD TESTS"))
+    output = build(board)
+    assert "render" not in skipped(output), output
+    assert page.read_bytes() == data
+    assert_same_build(board, from_scratch(board, tmp_path / "scratch"))
+
+
 @pytest.mark.parametrize("garbage", [b"{not json", b'{"format": 1, "stages": [1], "files": {"x": 3}}'])
 def test_a_corrupt_cache_means_full_work_and_the_same_result(board, tmp_path, garbage):
     Project(board).build_cache_file.write_bytes(garbage)

@@ -17,10 +17,11 @@ import pandas as pd
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.kappa import PASS_MARK
-from dualboard.render.answer_shards import ShardCache, shard_groups, shard_keys
+from dualboard.render.answer_shards import shard_groups, shard_keys
 from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
+from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
@@ -32,7 +33,7 @@ PROMPT_PREVIEW = 60
 
 
 def question_pages(
-    result: BenchmarkResults, shared: SharedFiles, shards: ShardCache | None = None
+    result: BenchmarkResults, shared: SharedFiles, shards: KeptFiles | None = None
 ) -> tuple[list[Page], list[LazyTable]]:
     """The question list (in the navigation), one page per question (out of it), and their answers' lazy tables.
 
@@ -62,7 +63,7 @@ def question_graders(verdicts: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def _answer_files(
-    result: BenchmarkResults, graders: Mapping[str, list[str]], shared: SharedFiles, shards: ShardCache | None
+    result: BenchmarkResults, graders: Mapping[str, list[str]], shared: SharedFiles, shards: KeptFiles | None
 ) -> dict[str, list[str]]:
     """The data files of each question's answers (docs paths), in shard order: kept where the shard's key is
     unchanged, made otherwise."""
@@ -74,18 +75,17 @@ def _answer_files(
     models = {str(k): str(v) for k, v in zip(result.models["run_id"], result.models["model"])}
     keys = {}
     if shards is not None:
-        questions, folders = result.benchmark.questions, shards.folders
-        keys = shard_keys(groups, folders, models, questions, graders, result.verdicts, shards.build_cache)
+        keys = shard_keys(groups, models, result.benchmark.questions, graders, result.verdicts, shards)
     by_shard: dict[int, dict[str, str]] = {}
     for shard, key in keys.items():
-        kept = shards.reuse(shard, key, shared)
+        kept = shards.reuse(str(shard), key, shared)
         if kept is not None:
-            by_shard[shard] = kept
+            by_shard[shard] = kept["files"]
     todo = {shard: run_ids for shard, run_ids in groups.items() if shard not in by_shard}
     for shard, made in _make_shards(result, graders, todo, models, shared).items():
         by_shard[shard] = {qid: path for qid, (path, _size) in made.items()}
         if shard in keys:
-            shards.record(shard, keys[shard], made)
+            shards.record(str(shard), keys[shard], made)
     if shards is not None:
         shards.save()
     files: dict[str, list[str]] = {}

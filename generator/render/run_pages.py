@@ -14,20 +14,26 @@ hundreds of runs; see docs/architecture.md, "Rendering").
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dualboard.build_cache import code_digest, digest
 from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_texts import responses_of
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
-from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number
+from dualboard.render.kept_files import KeptFiles
+from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number, sharded_table
 from dualboard.render.numbers import (
     format_agreement,
     format_interval,
@@ -48,39 +54,134 @@ from dualboard.render.pages import (
     run_slug,
 )
 from dualboard.render.question_pages import prompt_preview
+from dualboard.render.shared_files import SharedFiles
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
 
 
-def run_pages(result: BenchmarkResults) -> tuple[list[Page], list[LazyTable]]:
+RUN_CACHE_DIR = "run-tables"
+"""The folder of ``build/`` where the run pages' :class:`KeptFiles` keep one manifest per benchmark."""
+
+
+@dataclass(frozen=True)
+class RunTables:
+    """A run page's two lazy tables and the words before each: what grows with the run's answers."""
+
+    listing_intro: str
+    listing: LazyTable | None
+    """The list of questions; None when the run has no scored answer."""
+    disagreement_intro: str
+    disagreements: LazyTable | None
+    """The answers the gradings disagree on; None when there is none."""
+
+
+def run_pages(
+    result: BenchmarkResults, shared: SharedFiles | None = None, kept: KeptFiles | None = None
+) -> tuple[list[Page], list[LazyTable]]:
     """One page per stored run of the benchmark, and their lazy tables.
 
-    Every run's list of questions comes from one grouping of the scored table, and the responses of
-    every run's listed disagreements from one reading of the answers table (``result.answers``).
+    With ``kept`` (and ``shared``, where the kept data files stay), a run whose tables' key
+    (:func:`run_table_keys`) is what it was in the last render keeps its data files, unread; the tables of
+    the other runs are made: every run's list of questions from one grouping of the scored table, and the
+    responses of every run's listed disagreements from one reading of the answers table (``result.answers``).
     """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
     scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
-    answered = _per_question(result.scored)
-    listed = [listed_disagreements(rows) for rows in scored.values()]
+    keys = run_table_keys(result, slugs, kept) if kept is not None and shared is not None else {}
+    tables: dict[str, RunTables] = {}
+    for run_id, key in keys.items():
+        entry = kept.reuse(run_id, key, shared)
+        if entry is not None:
+            tables[run_id] = _kept_tables(_page_path(result.name, run_id), entry)
+    todo = [run_id for run_id in scored if run_id not in tables]
+    made = result.scored[result.scored["run_id"].isin(todo)] if len(todo) < len(scored) else result.scored
+    answered = _per_question(made)
+    listed = [listed_disagreements(scored[run_id]) for run_id in todo]
     texts = responses_of(result.answers, pd.concat(listed)) if listed and result.answers is not None else {}
     pages, lazy_tables = [], []
     for run in result.runs:
-        page, tables = run_page(
+        rows = scored.get(run.run_id, result.scored.iloc[0:0])
+        path = _page_path(result.name, run.run_id)
+        if run.run_id not in tables:
+            questions = result.benchmark.questions
+            made_tables = run_tables(path, run, rows, slugs, questions, answered.get(run.run_id, {}), texts)
+            tables[run.run_id] = made_tables
+            if run.run_id in keys:
+                kept.record(run.run_id, keys[run.run_id], *_made_files(made_tables))
+        page, page_tables = run_page(
             result.name,
             run,
             models.loc[run.run_id] if run.run_id in models.index else None,
-            scored.get(run.run_id, result.scored.iloc[0:0]),
+            rows,
             slugs,
-            result.benchmark.questions,
             current_version=result.benchmark.version,
-            answered=answered.get(run.run_id, {}),
-            responses=texts,
+            tables=tables[run.run_id],
         )
         pages.append(page)
-        lazy_tables += tables
+        lazy_tables += page_tables
+    if kept is not None and shared is not None:
+        kept.save()
     return pages, lazy_tables
+
+
+def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: KeptFiles) -> dict[str, str]:
+    """The key of each run's tables: a digest of all they are made from (the code, the questions and their
+    slugs, the run's rows of the scored table in order, and its stored files, whose answers the disagreements
+    show); a run with no stored folder has none, and is always made anew."""
+    scored = result.scored
+    common = digest(
+        "run-tables",
+        code_digest(),
+        result.name,
+        json.dumps([list(result.benchmark.questions), dict(slugs), list(scored.columns)], sort_keys=True),
+    )
+    hashes = pd.util.hash_pandas_object(scored, index=False).to_numpy(dtype=np.uint64)
+    keys = {}
+    for run_id, rows in scored.groupby("run_id", sort=False).indices.items():
+        stored = kept.run_digest(run_id)
+        if stored is not None:
+            rows_digest = hashlib.sha256(hashes[np.sort(rows)].tobytes()).hexdigest()
+            keys[run_id] = digest(common, run_id, rows_digest, stored)
+    return keys
+
+
+def _made_files(tables: RunTables) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
+    """What :class:`KeptFiles` records of a run's tables just made: their data files, and the disagreements' intro."""
+    files = {t.key: (t.paths[0], len(t.data[0])) for t in (tables.listing, tables.disagreements) if t is not None}
+    return files, {"disagreement_intro": tables.disagreement_intro}
+
+
+def _kept_tables(path: str, entry: Mapping[str, Any]) -> RunTables:
+    """A run's tables from what :class:`KeptFiles` kept of them (their data files stay as they are)."""
+    files = entry["files"]
+    listing, disagreements = (files.get(f"{PurePosixPath(path).stem}#{noun}") for noun in ("questions", "answers"))
+    return RunTables(
+        LISTING_INTRO if listing else NO_ANSWERS,
+        sharded_table(path, QUESTION_COLUMNS, [listing], noun="questions", filterable=True) if listing else None,
+        entry["notes"]["disagreement_intro"],
+        sharded_table(path, DISAGREEMENT_COLUMNS, [disagreements], noun="answers") if disagreements else None,
+    )
+
+
+def _page_path(benchmark: str, run_id: str) -> str:
+    return f"benchmarks/{benchmark}/runs/{run_slug(run_id)}.md"
+
+
+def run_tables(
+    path: str,
+    run: Run,
+    scored: pd.DataFrame,
+    slugs: Mapping[str, str],
+    questions: Sequence[Mapping[str, Any]],
+    answered: Mapping[str, Mapping[str, Any]],
+    responses: Mapping[tuple[str, str, int], str],
+) -> RunTables:
+    """Make the two lazy tables of the run page at docs path ``path`` (arguments as for :func:`run_page`)."""
+    listing_intro, listing = question_table(path, scored, answered, questions, slugs)
+    disagreement_intro, lazy = _disagreements(path, run, scored, slugs, responses)
+    return RunTables(listing_intro, listing, disagreement_intro, lazy)
 
 
 def run_page(
@@ -94,6 +195,7 @@ def run_page(
     current_version: str | None = None,
     answered: Mapping[str, Mapping[str, Any]] | None = None,
     responses: Mapping[tuple[str, str, int], str] = MappingProxyType({}),
+    tables: RunTables | None = None,
 ) -> tuple[Page, list[LazyTable]]:
     """The page of one run (metadata, scores per category) and the data files of its two lazy tables.
 
@@ -104,12 +206,15 @@ def run_page(
     questions it was never asked. ``answered``: the run's entry of :func:`_per_question` (worked out
     from ``scored`` when not given); ``responses``: the text of the listed disagreements by
     (run id, question id, round) (:func:`dualboard.render.answer_texts.responses_of`; one missing shows empty).
+    ``tables``: the two tables, made already (:func:`run_tables`); then ``questions``, ``answered`` and
+    ``responses`` are not used.
     """
-    path = f"benchmarks/{benchmark}/runs/{run_slug(run.run_id)}.md"
-    if answered is None:
-        answered = _per_question(scored).get(run.run_id, {})
-    listing, listed = question_table(path, scored, answered, questions, slugs)
-    intro, lazy = _disagreements(path, run, scored, slugs, responses)
+    path = _page_path(benchmark, run.run_id)
+    if tables is None:
+        if answered is None:
+            answered = _per_question(scored).get(run.run_id, {})
+        tables = run_tables(path, run, scored, slugs, questions, answered, responses)
+    listed, lazy = tables.listing, tables.disagreements
     text = (
         front_matter(f"Run {run.run_id}")
         + f"<h1>{escape_text(run.model)}</h1>\n\n"
@@ -120,10 +225,10 @@ def run_page(
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
         + _category_table(scored)
         + "\n## Every question\n\n"
-        + listing
+        + tables.listing_intro
         + (listed.html if listed is not None else "")
         + "\n## Answers the gradings disagree on\n\n"
-        + intro
+        + tables.disagreement_intro
         + (lazy.html if lazy is not None else "")
         + "\n## Submission\n\n"
         + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
@@ -284,6 +389,13 @@ QUESTION_COLUMNS = (
     ),
 )
 """Columns of a run page's list of questions."""
+LISTING_INTRO = (
+    "One row per question: the mean score of its rounds under each grading, and under it each round's score "
+    "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
+    "to read the answers. Highlighted questions pass one grading and fail the other.\n\n"
+)
+"""The words before a run's list of questions."""
+NO_ANSWERS = "This run has no scored answers.\n"
 ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
 """How a pass/fail score of one round is written in the per-round line (partial credit stays a number)."""
 
@@ -303,7 +415,7 @@ def question_table(
     and the table (None when the run has no scored answer).
     """
     if scored.empty:
-        return "This run has no scored answers.\n", None
+        return NO_ANSWERS, None
     by_id = {str(q["id"]): q for q in questions}
     order = list(by_id) + sorted(set(answered) - set(by_id))  # benchmark order
     rows = [
@@ -311,13 +423,7 @@ def question_table(
         for i, qid in enumerate(order)
     ]
     links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in order]
-    lazy = lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", filterable=True)
-    intro = (
-        "One row per question: the mean score of its rounds under each grading, and under it each round's score "
-        "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
-        "to read the answers. Highlighted questions pass one grading and fail the other.\n\n"
-    )
-    return intro, lazy
+    return LISTING_INTRO, lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", filterable=True)
 
 
 def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:

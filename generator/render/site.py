@@ -31,7 +31,7 @@ from pathlib import Path
 import yaml
 
 from dualboard.atomic import atomic_write_text
-from dualboard.build_cache import digest
+from dualboard.build_cache import digest, listing
 from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.render import gh_pages, mkdocs_hooks
 from dualboard.render.pages import SiteContent
@@ -147,11 +147,7 @@ def _sync(docs: Path, files: dict[str, bytes], kept: set[str]) -> tuple[tuple[st
 
 def _entries(folder: Path) -> list[str]:
     """Every entry under ``folder`` that is not a real folder (files, links), relative to it."""
-    found = []
-    for parent, dirs, names in os.walk(folder):  # links to folders land in dirs and are not followed
-        links = [d for d in dirs if Path(parent, d).is_symlink()]
-        found += [Path(parent, n).relative_to(folder).as_posix() for n in names + links]
-    return found
+    return [name for name, _mode, _size, _mtime in listing(str(folder))] if folder.is_dir() else []
 
 
 def _remove_empty_folders(folder: Path) -> None:

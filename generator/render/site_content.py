@@ -7,10 +7,10 @@ from types import MappingProxyType
 
 from dualboard.release_files import ReleaseRecord
 from dualboard.render import charts
-from dualboard.render.answer_shards import ShardCache
 from dualboard.render.changelog import changelog_page, history, removed_since
 from dualboard.render.escape import escape_text
 from dualboard.render.graders_page import graders_page
+from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import data_files
 from dualboard.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
@@ -31,15 +31,17 @@ def site_content(
     *,
     release: str | None = None,
     shared: SharedFiles | None = None,
-    shards: Mapping[str, ShardCache] = MappingProxyType({}),
+    shards: Mapping[str, KeptFiles] = MappingProxyType({}),
+    run_tables: Mapping[str, KeptFiles] = MappingProxyType({}),
 ) -> SiteContent:
     """Every generated page of the site, its chart JSON and downloads, and the navigation.
 
     ``removals``: the store's removal records; those not yet released head the changelog.
     ``release``: the version this site is deployed as, whose files the Downloads page carries.
     ``shared``: where the data files the pages load go (written to the docs folder as they are made);
-    without it they are in the content's assets. ``shards``: each benchmark's :class:`ShardCache`, by
-    name, for the question pages to keep the answers' data files of unchanged runs.
+    without it they are in the content's assets. ``shards`` and ``run_tables``: each benchmark's
+    :class:`KeptFiles`, by name, for the question pages to keep the answers' data files of unchanged shards
+    of runs, and for the run pages to keep those of unchanged runs.
     """
     content = SiteContent()
     held = shared is None
@@ -49,11 +51,11 @@ def site_content(
         page, assets = leaderboard_page(result)
         content.pages.append(page)
         content.assets.update(assets)
-        runs, run_tables = run_pages(result)
+        runs, tables = run_pages(result, shared, run_tables.get(result.name))
         questions, question_tables = question_pages(result, shared, shards.get(result.name))
         content.pages.extend(runs + questions + [graders_page(result)])
         # The indexes that name the data files those pages load (shared/).
-        content.assets.update(data_files(run_tables + question_tables, shared, versioned=release is not None))
+        content.assets.update(data_files(tables + question_tables, shared, versioned=release is not None))
     downloads, files = downloads_page(results, releases, release, shared)
     content.pages.extend(
         [

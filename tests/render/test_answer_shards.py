@@ -23,7 +23,7 @@ from tests.render.test_dirty_site import assert_same_as_from_scratch, build, oth
 
 
 def manifest(root: Path) -> dict[str, dict]:
-    return json.loads((root / "build" / CACHE_DIR / "tiny.json").read_text("utf-8"))["shards"]
+    return json.loads((root / "build" / CACHE_DIR / "tiny.json").read_text("utf-8"))["items"]
 
 
 def shard_files(root: Path, shard: int) -> dict[str, tuple[int, bytes]]:

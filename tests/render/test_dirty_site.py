@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from dualboard.render.answer_shards import CACHE_DIR
+from dualboard.render.run_pages import RUN_CACHE_DIR
 from dualboard.render.site import KEPT_SITE
 from tests.conftest import tiny_metadata, tiny_predictions, write_run, write_tiny_board
 
@@ -56,7 +57,7 @@ def site_files(site: Path) -> dict[str, bytes]:
 def assert_same_as_from_scratch(root: Path, scratch: Path) -> None:
     """site/ of ``root`` equals the site that ``dualboard render`` builds from nothing on a copy of its build."""
     shutil.copytree(root, scratch, symlinks=True)
-    for generated in ("build/docs", f"build/{KEPT_SITE}", f"build/{CACHE_DIR}", "site"):
+    for generated in ("build/docs", f"build/{KEPT_SITE}", f"build/{CACHE_DIR}", f"build/{RUN_CACHE_DIR}", "site"):
         shutil.rmtree(scratch / generated)
     assert "(full site build)" in dualboard(scratch, "render").stdout
     incremental, full = site_files(root / "site"), site_files(scratch / "site")
