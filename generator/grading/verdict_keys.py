@@ -18,7 +18,6 @@ of old stores, of the Hub, or saved by another machine).
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -28,8 +27,8 @@ from dualboard.atomic import atomic_path
 
 VERDICT_KEYS_DIR = "verdict-keys"
 """The folder of the build keeping the parts' indexes (build/verdict-keys/<grader>/<config hash>/)."""
-HEX_KEY = re.compile(r"[0-9a-f]{64}")
-"""A key as :func:`dualboard.grading.cache.keyed` writes it: a sha256 in hexadecimal."""
+HEX_DIGITS = frozenset("0123456789abcdef")
+"""The digits of a key as :func:`dualboard.grading.cache.keyed` writes it: a sha256 in lower-case hexadecimal (64)."""
 _SUFFIX = ".npy"
 
 
@@ -40,7 +39,7 @@ def key_numbers(keys: Iterable[str]) -> np.ndarray:
 
 
 def _number(key: str) -> int:
-    if HEX_KEY.fullmatch(key):
+    if len(key) == 64 and HEX_DIGITS.issuperset(key):
         return int(key[:16], 16)
     return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
 
