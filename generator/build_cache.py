@@ -75,7 +75,9 @@ def _sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def _stat_key(st: os.stat_result) -> list[int]:
+def stat_key(st: os.stat_result) -> list[int]:
+    """What of a stat tells a file's content unchanged: size, mtime, ctime (a write sets it, nothing sets it back)
+    and inode."""
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
@@ -118,11 +120,11 @@ class BuildCache:
             raise OSError(f"{name} is not a regular file")
         known = self._files.get(name)
         self._seen.add(name)
-        if isinstance(known, list) and known[:4] == _stat_key(st) and len(known) == 5:
+        if isinstance(known, list) and known[:4] == stat_key(st) and len(known) == 5:
             return str(known[4])
         value = _sha256_file(Path(name))
         if time.time() - st.st_mtime_ns / 1e9 > RACY_S:
-            self._files[name] = [*_stat_key(st), value]
+            self._files[name] = [*stat_key(st), value]
         else:
             self._files.pop(name, None)
         return value
@@ -138,7 +140,7 @@ class BuildCache:
         known = self._files.get(name)
         if not stat.S_ISREG(st.st_mode) or not (isinstance(known, list) and len(known) == 5):
             return None
-        if known[:4] != _stat_key(st):
+        if known[:4] != stat_key(st):
             return None
         self._seen.add(name)
         return str(known[4])
@@ -152,10 +154,10 @@ class BuildCache:
         """
         name = os.path.abspath(path)
         st = os.stat(name, follow_symlinks=False)
-        if read is not None and _stat_key(read) != _stat_key(st):
+        if read is not None and stat_key(read) != stat_key(st):
             return
         if stat.S_ISREG(st.st_mode) and time.time() - st.st_mtime_ns / 1e9 > RACY_S:
-            self._files[name] = [*_stat_key(st), value]
+            self._files[name] = [*stat_key(st), value]
             self._seen.add(name)
 
     def tree_digest(self, paths: Iterable[Path], root: Path) -> str:
@@ -266,7 +268,7 @@ def _walk(top: Path) -> list[Path]:
 def _unchanged(name: str, value: object) -> bool:
     """Whether a remembered digest still describes the file (kept for other commands of the same folder)."""
     try:
-        return isinstance(value, list) and value[:4] == _stat_key(os.stat(name, follow_symlinks=False))
+        return isinstance(value, list) and value[:4] == stat_key(os.stat(name, follow_symlinks=False))
     except OSError:
         return False
 

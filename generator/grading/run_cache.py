@@ -127,6 +127,8 @@ class RunCache:
         """Write ``grades`` as the fragment of ``key``; return its name (``key``, or ``key`` + :data:`ONCE`)."""
         name = key + (ONCE if grades.transient else "")
         answers, verdicts = self._paths(name)
+        for old in self.folder.glob(f"{name}.key-*.parquet"):  # made from the grades this save replaces
+            old.unlink()
         _write(grades.verdicts, verdicts, VERDICTS.schema)
         _write_evidence(RunEvidence.of(len(grades.answers), grades.verdicts), self._evidence_path(name))
         _write(grades.answers, answers, pa.schema([ANSWERS.schema.field(c) for c in RUN_ANSWER_COLUMNS]))

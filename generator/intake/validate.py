@@ -31,7 +31,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
-from dualboard.build_cache import BuildCache, code_digest, digest
+from dualboard.build_cache import BuildCache, code_digest, digest, stat_key
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import DEFINITION_FILES, load_benchmarks
 from dualboard.intake.models import Benchmark, Run
@@ -699,14 +699,18 @@ def _read_hashed(path: Path, limit: int) -> tuple[bytes, _Seen]:
         For a link, a special file, or a file over ``limit`` (also one grown past it since it was sized).
     """
     with open_regular(path, root=path.parent, limit=limit) as handle:
+        before = os.fstat(handle.fileno())
         # one buffer of the size the file has (``read(limit + 1)`` would ask for the limit's), then what it grew by
-        data = handle.read(os.fstat(handle.fileno()).st_size + 1)
-        if len(data) > os.fstat(handle.fileno()).st_size or len(data) > limit:
+        data = handle.read(before.st_size + 1)
+        if len(data) > before.st_size or len(data) > limit:
             data += handle.read(limit + 1 - len(data))
         info = os.fstat(handle.fileno())
     if len(data) > limit:
         raise UnsafeFileError(path, f"over the {limit}-byte limit", "shorten the file")
-    return data, _Seen(hashlib.sha256(data).hexdigest(), info)
+    # Written while it was read (even with its old mtime put back: the ctime moved), the bytes read may be no one
+    # version of the file: their digest is kept under the stat from before, which the file no longer has, so the
+    # build cache never vouches for it (BuildCache.remember) and ingest refuses the file as changed.
+    return data, _Seen(hashlib.sha256(data).hexdigest(), info if stat_key(before) == stat_key(info) else before)
 
 
 @dataclass(frozen=True)

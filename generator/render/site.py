@@ -36,7 +36,7 @@ from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.render import gh_pages, mkdocs_hooks
 from dualboard.render.pages import SiteContent
 from dualboard.render.shared_files import SHARED_DIR
-from dualboard.render.site_config import checked_site_sources, effective_settings
+from dualboard.render.site_config import SITE_SOURCE_DIR, checked_site_sources, effective_settings
 from dualboard.render.site_content import NOT_IN_NAV
 from dualboard.safe_read import read_regular
 
@@ -95,9 +95,9 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
         raise InvalidInputError(findings)
     with resources.as_file(DEFAULTS) as defaults:
         default = _base_config(build_dir, Path(defaults) / "mkdocs.yml")
-        sources = _tree_bytes(Path(defaults) / "site_src")
-    if (root / "site_src").is_dir():
-        sources |= _tree_bytes(root / "site_src")  # checked above to hold no link; read without following one
+        sources = _tree_bytes(Path(defaults) / SITE_SOURCE_DIR)
+    if (root / SITE_SOURCE_DIR).is_dir():
+        sources |= _tree_bytes(root / SITE_SOURCE_DIR)  # checked above to hold no link; read without following one
     files = _site_files(sources, content)
     changed, removed = _sync(docs_folder(build_dir), files, kept=content.shared - set(files))
     text = _generated_config(default, own, content, files, versioned)

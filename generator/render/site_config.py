@@ -14,6 +14,7 @@ for the policy and its reasons.
 
 from __future__ import annotations
 
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,13 @@ from typing import Any
 import yaml
 
 from dualboard.errors import Finding
+from dualboard.render.shared_files import SHARED_DIR
 from dualboard.safe_read import UnsafeFileError, read_regular, untrusted_findings
 
 CONFIG_NAME = "mkdocs.yml"
-SITE_SOURCES = (CONFIG_NAME, "site_src", "releases")
+SITE_SOURCE_DIR = "site_src"
+"""The leaderboard's own pages and assets, laid over the package's (their docs paths as in this folder)."""
+SITE_SOURCES = (CONFIG_NAME, SITE_SOURCE_DIR, "releases")
 """What the render reads from a leaderboard folder (releases/ feeds the downloads and changelog pages)."""
 TOOLS = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2", "pygments")
 """What renders every page besides Dualboard: a site built with other versions of these is built again in full."""
@@ -201,10 +205,28 @@ def site_source_findings(root: Path) -> list[Finding]:
 def checked_site_sources(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     """The folder's checked mkdocs settings, and every finding of :func:`site_source_findings`."""
     findings = [f for name in SITE_SOURCES for f in untrusted_findings(root / name, relative_to=root)]
+    findings += _reserved_folder_findings(root)
     if any(f.file == CONFIG_NAME for f in findings):
         return {}, findings
     own, problems = read_site_config(root / CONFIG_NAME, CONFIG_NAME)
     return own, findings + problems
+
+
+def _reserved_folder_findings(root: Path) -> list[Finding]:
+    """A ``site_src/shared`` folder: the render's content-addressed data files live there, so a file of the pull
+    request could stand in for one of them (and, once released, block the real one on ``gh-pages`` for good)."""
+    folder = root / SITE_SOURCE_DIR / SHARED_DIR
+    if not os.path.lexists(folder):
+        return []
+    return [
+        Finding(
+            f"{SITE_SOURCE_DIR}/{SHARED_DIR}",
+            None,
+            "-",
+            f"the folder name {SHARED_DIR!r} belongs to the data files the render writes",
+            "rename the folder",
+        )
+    ]
 
 
 def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Finding]]:

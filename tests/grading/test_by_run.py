@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 import yaml
 
@@ -134,6 +135,18 @@ def test_grades_holding_a_verdict_that_may_not_repeat_are_never_found_again(tmp_
     assert name.endswith(ONCE) and cache.has(name) and not cache.has("k" * 64)
     cache.keep_only(set())
     assert not list((tmp_path / "graded").iterdir())
+
+
+def test_grades_saved_again_under_a_name_drop_the_answer_key_columns_made_from_the_old_ones(tmp_path: Path) -> None:
+    # a judge that timed out twice: the second grade keeps the name ``key.once`` but not the first one's columns
+    cache = RunCache(tmp_path / "graded")
+    grades = RunGrades(typed(ANSWERS, [], RUN_ANSWER_COLUMNS), typed(VERDICTS, []), transient=True)
+    name = cache.save("k" * 64, grades)
+    first, second = pa.table({"answer_key": pa.array([1.0])}), pa.table({"answer_key": pa.array([0.0])})
+    assert cache.answer_key(name, None, lambda: first).equals(first)
+    assert cache.answer_key(name, None, lambda: second).equals(first), "kept while the grades are the same"
+    assert cache.save("k" * 64, grades) == name
+    assert cache.answer_key(name, None, lambda: second).equals(second), "made again from the grades saved"
 
 
 def test_a_link_in_a_stored_run_folder_is_refused(tmp_path: Path) -> None:

@@ -65,6 +65,24 @@ def test_each_link_is_a_finding_and_nothing_is_copied(root: Path, link: str, tar
     assert not (root / "build").exists()
 
 
+def test_a_site_src_shared_folder_is_refused_so_no_page_data_file_can_be_replaced(root: Path) -> None:
+    shared = root / "site_src" / "shared"
+    shared.mkdir()
+    (shared / f"{'0' * 64}.json.gz").write_bytes(b"forged answers")
+    expected = Finding(
+        "site_src/shared",
+        None,
+        "-",
+        "the folder name 'shared' belongs to the data files the render writes",
+        "rename the folder",
+    )
+    assert site_source_findings(root) == [expected]
+    with pytest.raises(InvalidInputError) as caught:
+        compose_docs(root, root / "build", SiteContent())
+    assert caught.value.findings == [expected]
+    assert not (root / "build").exists()
+
+
 def test_linked_site_src_and_every_link_inside_are_reported(root: Path, tmp_path: Path) -> None:
     (root / "site_src" / "a.txt").symlink_to("/proc/self/environ")
     (root / "site_src" / "b.txt").symlink_to("/etc/hostname")
