@@ -103,12 +103,20 @@ def _refused_field(text: str) -> str:
     'recorded.judge'
     >>> _refused_field('{"a": [1, {"x": 1, "x": 2}], "a": 3}')
     'a.1.x'
+    >>> _refused_field('{"": NaN}'), _refused_field('{"a\\nb": NaN}')
+    ('-', '-')
     """
     try:
         found = _first_refused(_LENIENT.decode(text), ())
     except (ValueError, RecursionError):
         return "-"
-    return ".".join(found) if found else "-"
+    return ".".join(found) if found and all(map(_plain_key, found)) else "-"
+
+
+def _plain_key(key: str) -> bool:
+    """Whether a key of the submission may be shown as a finding's field: 1 to 64 ASCII letters, digits, ``_``
+    and ``-``. A hostile key could be empty, or hold a newline that would forge a line of the report."""
+    return 0 < len(key) <= 64 and key.isascii() and key.replace("_", "").replace("-", "").isalnum()
 
 
 def _first_refused(item: Any, path: tuple[str, ...]) -> tuple[str, ...] | None:

@@ -75,6 +75,8 @@ def test_random_bytes_never_raise(workspace, lines):
     rows=st.lists(st.dictionaries(keys, json_values, max_size=5) | json_values, min_size=1, max_size=5),
     keep_valid=st.booleans(),
 )
+@example(rows=[{"": float("nan")}], keep_valid=False)  # a refused value under an empty key: the field is "-"
+@example(rows=[{"a\nb": float("inf")}], keep_valid=True)
 def test_wrong_types_and_values_never_raise(workspace, rows, keep_valid):
     valid = [json.dumps(p).encode() for p in tiny_predictions()] if keep_valid else []
     _check(workspace, b"\n".join(valid + [_dump(r) for r in rows]) + b"\n")
