@@ -127,8 +127,7 @@ class RunCache:
         """Write ``grades`` as the fragment of ``key``; return its name (``key``, or ``key`` + :data:`ONCE`)."""
         name = key + (ONCE if grades.transient else "")
         answers, verdicts = self._paths(name)
-        for old in self.folder.glob(f"{name}.key-*.parquet"):  # made from the grades this save replaces
-            old.unlink()
+        self._drop_answer_keys(name)  # made from the grades this save replaces
         _write(grades.verdicts, verdicts, VERDICTS.schema)
         _write_evidence(RunEvidence.of(len(grades.answers), grades.verdicts), self._evidence_path(name))
         _write(grades.answers, answers, pa.schema([ANSWERS.schema.field(c) for c in RUN_ANSWER_COLUMNS]))
@@ -151,11 +150,15 @@ class RunCache:
         if path.is_file() and not path.is_symlink():
             return pq.read_table(path)
         columns = make()
-        for old in self.folder.glob(f"{name}.key-*.parquet"):
-            old.unlink()
+        self._drop_answer_keys(name)
         with atomic_path(path) as tmp:
             pq.write_table(columns, tmp, compression=COMPRESSION)
         return columns
+
+    def _drop_answer_keys(self, name: str) -> None:
+        """Delete the answer-key columns kept for fragment ``name``, under any choice."""
+        for old in self.folder.glob(f"{name}.key-*.parquet"):
+            old.unlink()
 
     def evidence(self, name: str) -> RunEvidence:
         """What the answer-key choice needs of fragment ``name``: kept beside it, or made (and kept) when missing."""
