@@ -44,6 +44,27 @@ def shared_folder(data: bytes) -> str:
     return f"{SHARED_DIR}/{hashlib.sha256(data).hexdigest()}"
 
 
+def is_content_named(name: str, data: bytes) -> bool:
+    """Whether the docs path ``name`` is where :func:`shared_name` or :func:`shared_folder` would put ``data``.
+
+    A file so named can only ever hold these bytes, so it can never stand in
+    for another data file (a leaderboard's own ``site_src/shared/`` may only
+    hold such files).
+
+    Examples
+    --------
+    >>> name = shared_name(b"x", ".svg")
+    >>> is_content_named(name, b"x"), is_content_named(name, b"y")
+    (True, False)
+    >>> is_content_named(shared_folder(b"x") + "/x.csv", b"x")
+    True
+    >>> is_content_named(shared_folder(b"x") + "0.svg", b"x")
+    False
+    """
+    folder = shared_folder(data)
+    return name.startswith(folder) and name[len(folder) : len(folder) + 1] in ("", ".", "/")
+
+
 def shared_href(source: str, name: str, *, versioned: bool) -> str:
     """URL of the shared file ``name`` relative to the URL of the docs file ``source`` (a page or a file).
 

@@ -15,6 +15,7 @@ for the policy and its reasons.
 from __future__ import annotations
 
 import os
+import stat
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import yaml
 
 from dualboard.errors import Finding
-from dualboard.render.shared_files import SHARED_DIR
+from dualboard.render.shared_files import SHARED_DIR, is_content_named
 from dualboard.safe_read import UnsafeFileError, read_regular, untrusted_findings
 
 CONFIG_NAME = "mkdocs.yml"
@@ -172,6 +173,9 @@ def site_source_findings(root: Path) -> list[Finding]:
       ``site_src/`` or ``releases/`` (``site_src/x.txt -> /proc/self/environ``
       would put the environment's tokens on the site; a FIFO would hang the
       build). One finding per entry, paths relative to ``root``.
+    * A file in ``site_src/shared/`` must be named by the SHA-256 of its bytes,
+      as the render names the data files the pages load from there; any other
+      file could stand in for one of them.
     * ``mkdocs.yml`` never reaches MkDocs as written: MkDocs loads it with
       PyYAML's full loader (``!!python/object/apply`` runs code) and ``!ENV``
       (reads the environment). It is parsed with a safe loader; any tag other
@@ -205,28 +209,50 @@ def site_source_findings(root: Path) -> list[Finding]:
 def checked_site_sources(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     """The folder's checked mkdocs settings, and every finding of :func:`site_source_findings`."""
     findings = [f for name in SITE_SOURCES for f in untrusted_findings(root / name, relative_to=root)]
-    findings += _reserved_folder_findings(root)
+    findings += _shared_folder_findings(root)
     if any(f.file == CONFIG_NAME for f in findings):
         return {}, findings
     own, problems = read_site_config(root / CONFIG_NAME, CONFIG_NAME)
     return own, findings + problems
 
 
-def _reserved_folder_findings(root: Path) -> list[Finding]:
-    """A ``site_src/shared`` folder: the render's content-addressed data files live there, so a file of the pull
-    request could stand in for one of them (and, once released, block the real one on ``gh-pages`` for good)."""
+def _shared_folder_findings(root: Path) -> list[Finding]:
+    """Files of ``site_src/shared/`` not named by their own content (:func:`is_content_named`).
+
+    The render's data files live in ``shared/`` under the SHA-256 of their
+    bytes, so any other file there could stand in for one of them (and, once
+    released, block the real one on ``gh-pages`` for good). A content-named
+    file holds the only bytes its name allows, so it is harmless.
+    """
     folder = root / SITE_SOURCE_DIR / SHARED_DIR
-    if not os.path.lexists(folder):
+    if not os.path.lexists(folder) or folder.is_symlink():  # a link is already a finding
         return []
-    return [
-        Finding(
-            f"{SITE_SOURCE_DIR}/{SHARED_DIR}",
-            None,
-            "-",
-            f"the folder name {SHARED_DIR!r} belongs to the data files the render writes",
-            "rename the folder",
-        )
-    ]
+    if not folder.is_dir():
+        return [_shared_finding(root, folder)]
+    findings = []
+    for parent, _, names in os.walk(folder):  # os.walk never follows a linked folder
+        for path in sorted(Path(parent) / name for name in names):
+            if not stat.S_ISREG(path.lstat().st_mode):
+                continue  # links and special files are findings of untrusted_findings
+            try:
+                data = read_regular(path, root=root)
+            except UnsafeFileError as error:
+                findings.append(error.finding())
+                continue
+            if not is_content_named(path.relative_to(root / SITE_SOURCE_DIR).as_posix(), data):
+                findings.append(_shared_finding(root, path))
+    return findings
+
+
+def _shared_finding(root: Path, path: Path) -> Finding:
+    return Finding(
+        path.relative_to(root).as_posix(),
+        None,
+        "path",
+        f"a file in {SHARED_DIR}/ must be named by the SHA-256 of its bytes "
+        f"({SHARED_DIR}/<sha256><suffix> or {SHARED_DIR}/<sha256>/<name>): the pages find their data files there",
+        f"move it out of {SITE_SOURCE_DIR}/{SHARED_DIR}/",
+    )
 
 
 def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Finding]]:

@@ -17,6 +17,7 @@ import yaml
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.release_files import ReleaseError, load_releases
 from dualboard.render.pages import SiteContent
+from dualboard.render.shared_files import shared_name
 from dualboard.render.site import build_site, compose_docs
 from dualboard.render.site_config import ALLOWED as ALLOWED_SETTINGS
 from dualboard.render.site_config import REFUSED, THEME_KEYS, site_source_findings
@@ -65,22 +66,35 @@ def test_each_link_is_a_finding_and_nothing_is_copied(root: Path, link: str, tar
     assert not (root / "build").exists()
 
 
-def test_a_site_src_shared_folder_is_refused_so_no_page_data_file_can_be_replaced(root: Path) -> None:
+def test_a_site_src_shared_file_not_named_by_its_content_is_refused_so_no_page_data_file_can_be_replaced(
+    root: Path,
+) -> None:
     shared = root / "site_src" / "shared"
-    shared.mkdir()
+    (shared / ("f" * 64)).mkdir(parents=True)
     (shared / f"{'0' * 64}.json.gz").write_bytes(b"forged answers")
-    expected = Finding(
-        "site_src/shared",
-        None,
-        "-",
-        "the folder name 'shared' belongs to the data files the render writes",
-        "rename the folder",
-    )
-    assert site_source_findings(root) == [expected]
+    (shared / ("f" * 64) / "demo.csv").write_bytes(b"forged download")
+    (shared / shared_name(b"<svg/>", ".svg").split("/", 1)[1]).write_bytes(b"<svg/>")  # named by its bytes: kept
+    expected = [
+        Finding(
+            f"site_src/shared/{name}",
+            None,
+            "path",
+            "a file in shared/ must be named by the SHA-256 of its bytes "
+            "(shared/<sha256><suffix> or shared/<sha256>/<name>): the pages find their data files there",
+            "move it out of site_src/shared/",
+        )
+        for name in (f"{'0' * 64}.json.gz", f"{'f' * 64}/demo.csv")
+    ]
+    assert site_source_findings(root) == expected
     with pytest.raises(InvalidInputError) as caught:
         compose_docs(root, root / "build", SiteContent())
-    assert caught.value.findings == [expected]
+    assert caught.value.findings == expected
     assert not (root / "build").exists()
+
+
+def test_a_file_named_shared_in_site_src_is_refused(root: Path) -> None:
+    (root / "site_src" / "shared").write_bytes(b"not a folder")
+    assert [f.file for f in site_source_findings(root)] == ["site_src/shared"]
 
 
 def test_linked_site_src_and_every_link_inside_are_reported(root: Path, tmp_path: Path) -> None:
