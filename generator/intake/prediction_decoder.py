@@ -48,6 +48,9 @@ class Prediction(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(Prediction)
+LEAD = b"["
+"""What :func:`confirmed_framed` wants before a file's bytes: a file read into a buffer behind it (see
+``validate._read_hashed``) decodes as one JSON array without a copy made only to put a bracket in front."""
 _FILE_DECODER = msgspec.json.Decoder(list[Prediction])
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 """Keys the duplicate check can vouch for: JSON can spell them otherwise only with a ``\\u00XX`` escape."""
@@ -85,6 +88,7 @@ def confirmed_lines(data: bytes) -> list[Prediction] | None:
     ``None`` when unsure about any line (a blank line included): the caller
     then reads the file line by line. One final line break is allowed. A line
     is taken as a ``confirmed_row`` would take it; :func:`as_row` makes its row.
+    :func:`confirmed_framed` does the work, for a file read behind :data:`LEAD`.
 
     Examples
     --------
@@ -95,16 +99,29 @@ def confirmed_lines(data: bytes) -> list[Prediction] | None:
     >>> confirmed_lines(b'{"question_id": "q1", "response": "4"},{"question_id": "q2", "response": "5"}') is None
     True
     """
-    array = bytearray(b"[")  # a bytearray grown in place: one copy of the file, where bytes + bytes make three
-    array += memoryview(data)[: -1 if data.endswith(b"\n") else None]
+    return confirmed_framed(bytearray(LEAD) + data)
+
+
+def confirmed_framed(framed: bytearray) -> list[Prediction] | None:
+    """:func:`confirmed_lines` of the file whose bytes follow :data:`LEAD` in ``framed`` (left as it was).
+
+    The file is decoded as one JSON array: ``framed`` already opens it, and the
+    one copy made puts a comma after each line break and closes it.
+    """
+    # the comma after each line break is misplaced unless the break stands between two values
+    array = framed.replace(b"\n", b"\n,")
+    breaks = len(array) - len(framed)
+    if framed.endswith(b"\n"):  # one final line break is allowed: it and its comma go
+        del array[-2:]
+        breaks -= 1
     array += b"]"
-    try:  # the comma after each line break is misplaced unless the break stands between two values
-        lines = _FILE_DECODER.decode(array.replace(b"\n", b"\n,")) if len(array) > 2 else []
+    try:
+        lines = _FILE_DECODER.decode(array) if len(array) > 2 else []
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
-    if lines and len(lines) != array.count(b"\n") + 1:  # two values on one line, joined by a comma of their own
+    if lines and len(lines) != breaks + 1:  # two values on one line, joined by a comma of their own
         return None
-    return lines if _file_keys_given_once(data, lines) else None
+    return lines if _file_keys_given_once(memoryview(framed)[len(LEAD) :], lines) else None
 
 
 def as_row(line: Prediction) -> dict[str, Any]:
@@ -148,7 +165,7 @@ def answer_keys(lines: list[Prediction]) -> list[tuple[str, int]]:
     return [(line.question_id, 0 if line.round is UNSET else line.round) for line in lines]
 
 
-def _file_keys_given_once(data: bytes, lines: list[Prediction]) -> bool:
+def _file_keys_given_once(data: bytes | memoryview, lines: list[Prediction]) -> bool:
     """True only when no line of ``data`` gives a key twice: :func:`_keys_given_once` over a whole file.
 
     Every key of every line is decoded (unknown ones are refused), and a key
