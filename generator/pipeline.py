@@ -92,6 +92,17 @@ def check_pull_request(
         benchmarks = load_benchmarks(project.data_dir)
     except DualboardError:
         benchmarks = None  # validating says why
+    project_findings: list[Finding] = []
+
+    def project_checks() -> None:  # run while validation's workers read the predictions, not after them
+        project_findings.extend(
+            [
+                *_source_findings(project, cache, benchmarks),
+                *_settings_findings(project),
+                *_committed_output_findings(project),
+            ]
+        )
+
     report = validate_submissions(
         project.data_dir,
         paths or [project.submissions_dir],
@@ -99,12 +110,8 @@ def check_pull_request(
         limits,
         cache=cache,
         benchmarks=benchmarks,
+        meanwhile=project_checks,
     )
-    project_findings = [
-        *_source_findings(project, cache, benchmarks),
-        *_settings_findings(project),
-        *_committed_output_findings(project),
-    ]
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
 
 

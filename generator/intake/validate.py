@@ -156,6 +156,7 @@ def check_runs(
     cache: BuildCache | None = None,
     jobs: int | None = None,
     keep_rows: bool = True,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
@@ -174,6 +175,7 @@ def check_runs(
 
     ``jobs``: the most processes that read predictions files side by side
     (default: one per core; see :func:`_read_all`). The report is the same for any number.
+    ``meanwhile``: the caller's own work, done in this process while they read.
 
     ``keep_rows=False``: the runs' predictions are counted, not kept, and read
     again on first use (:class:`DeferredPredictions`): for a check that only
@@ -183,7 +185,9 @@ def check_runs(
     started = [_start_check(d, benchmarks, limits, submissions_root, cache, benchmarks_key) for d in run_dirs]
     to_read = [check for check in started if isinstance(check, _ToRead)]
     validated = cache.validated_runs() if cache is not None else {}
-    answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows, validated), strict=True))
+    answers = dict(
+        zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows, validated, meanwhile), strict=True)
+    )
     checks = [
         check
         if isinstance(check, _RunCheck)
@@ -202,6 +206,7 @@ def validate_submissions(
     *,
     cache: BuildCache | None = None,
     benchmarks: dict[str, Benchmark] | None = None,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -212,18 +217,36 @@ def validate_submissions(
     always prints one JSON document. ``cache``: see :func:`check_runs`. The
     runs' predictions are read again on first use (:class:`DeferredPredictions`).
     ``benchmarks``: those of ``data_dir``, when the caller has loaded them already.
+    ``meanwhile``: the caller's own work, done while worker processes read the predictions (as the
+    checks of the folders are).
     """
-    findings = [
-        *untrusted_findings(data_dir),
-        *untrusted_findings(submissions_root),
-        *_misplaced_run_findings(submissions_root),
-    ]
+    findings: list[Finding] = []
+
+    def folder_checks() -> None:
+        findings.extend(
+            [
+                *untrusted_findings(data_dir),
+                *untrusted_findings(submissions_root),
+                *_misplaced_run_findings(submissions_root),
+            ]
+        )
+        meanwhile()
+
     try:
         benchmarks = benchmarks if benchmarks is not None else load_benchmarks(data_dir)
     except InvalidInputError as exc:
+        folder_checks()
         return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
     run_dirs = find_run_dirs(paths)
-    report = check_runs(run_dirs, benchmarks, limits, submissions_root=submissions_root, cache=cache, keep_rows=False)
+    report = check_runs(
+        run_dirs,
+        benchmarks,
+        limits,
+        submissions_root=submissions_root,
+        cache=cache,
+        keep_rows=False,
+        meanwhile=folder_checks,
+    )
     return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
 
 
@@ -452,9 +475,14 @@ def _finish_check(
 
 
 def _read_all(
-    runs: list[_ToRead], limits: Limits, jobs: int | None, keep_rows: bool, validated: Mapping[str, int]
+    runs: list[_ToRead],
+    limits: Limits,
+    jobs: int | None,
+    keep_rows: bool,
+    validated: Mapping[str, int],
+    meanwhile: Callable[[], None],
 ) -> list[_Answers]:
-    """Read the predictions of ``runs``, in order, here or over worker processes.
+    """Read the predictions of ``runs``, in order, here or over worker processes, and call ``meanwhile``.
 
     Workers are used when there are several runs and enough bytes to repay
     starting them (:data:`POOL_MIN_BYTES`). Each file is read by the same
@@ -464,13 +492,22 @@ def _read_all(
     million answers between processes costs more than reading them. Rows not
     kept are read (and checked again) on first use; ``dualboard validate``
     and ingest never use them.
+
+    The largest files are handed out first, so that no worker is left with a large one while the others
+    are done. ``meanwhile`` runs in this process while the workers read (here, before reading).
     """
+    sizes = [_predictions_bytes(run) for run in runs]
     workers, context = min(jobs or default_jobs(), len(runs)), _pool_context()
-    if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES[context.get_start_method()]:
+    if workers <= 1 or sum(sizes) < POOL_MIN_BYTES[context.get_start_method()]:
+        meanwhile()
         return [run.read(limits, keep_rows=keep_rows, validated=validated) for run in runs]
+    order = sorted(range(len(runs)), key=lambda index: -sizes[index])
     shared = (runs, limits, validated)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_receive_runs, initargs=shared) as pool:
-        return list(pool.map(_read_in_worker, range(len(runs))))
+        read = pool.map(_read_in_worker, order)  # the workers start at once, and this process is free
+        meanwhile()
+        answers = dict(zip(order, read, strict=True))
+    return [answers[index] for index in range(len(runs))]
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -527,15 +564,12 @@ def _read_in_worker(index: int) -> _Answers:
     return answers
 
 
-def _predictions_bytes(runs: list[_ToRead]) -> int:
-    """The size of the runs' predictions files (a file that cannot be sized counts 0: reading reports it)."""
-    total = 0
-    for run in runs:
-        try:
-            total += (run.run_dir / PREDICTIONS).lstat().st_size
-        except OSError:
-            pass
-    return total
+def _predictions_bytes(run: _ToRead) -> int:
+    """The size of the run's predictions file (one that cannot be sized counts 0: reading reports it)."""
+    try:
+        return (run.run_dir / PREDICTIONS).lstat().st_size
+    except OSError:
+        return 0
 
 
 def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str | None:
