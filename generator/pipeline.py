@@ -77,7 +77,12 @@ def open_cache(project: Project, *, force: bool = False) -> BuildCache:
 
 
 def check_pull_request(
-    project: Project, paths: list[Path] | None = None, limits: Limits = Limits(), *, cache: BuildCache | None = None
+    project: Project,
+    paths: list[Path] | None = None,
+    limits: Limits = Limits(),
+    *,
+    cache: BuildCache | None = None,
+    new: list[Path] | None = None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -86,7 +91,8 @@ def check_pull_request(
     (``site_src/``, ``mkdocs.yml``, ``releases/``), ``dualboard.yaml``, and any
     generated file (build/, site/, .dualboard/) committed to the repository.
     Findings name files relative to the leaderboard folder. With a ``cache``,
-    runs validated before, byte for byte, are not read again.
+    runs validated before, byte for byte, are not read again. ``new``: the run folders the pull request adds
+    or changes, where a clash of run ids is reported (default: those under ``paths``).
     """
     try:  # once for both checks below (a benchmark of 10⁴ questions takes a second to load)
         benchmarks = load_benchmarks(project.data_dir)
@@ -111,6 +117,7 @@ def check_pull_request(
         cache=cache,
         benchmarks=benchmarks,
         meanwhile=project_checks,
+        new=new,
     )
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
 

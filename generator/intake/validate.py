@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -157,6 +157,8 @@ def check_runs(
     jobs: int | None = None,
     keep_rows: bool = True,
     meanwhile: Callable[[], None] = lambda: None,
+    new: Collection[Path] = (),
+    board: Collection[Path] = (),
 ) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
@@ -177,6 +179,9 @@ def check_runs(
     (default: one per core; see :func:`_read_all`). The report is the same for any number.
     ``meanwhile``: the caller's own work, done in this process while they read.
 
+    ``new``: the run folders a pull request adds or changes, where a clash of run ids is reported
+    (:func:`_duplicate_findings`). ``board``: other run folders, not checked, whose ids the runs must not clash with.
+
     ``keep_rows=False``: the runs' predictions are counted, not kept, and read
     again on first use (:class:`DeferredPredictions`): for a check that only
     reports, a million answers never sit in memory.
@@ -194,7 +199,8 @@ def check_runs(
         else _finish_check(check, answers[id(check)], limits, cache, benchmarks_key)
         for check in started
     ]
-    findings = [f for check in checks for f in check.findings] + _duplicate_findings(checks)
+    others = [_RunCheck(d, None, d.parent.name, ()) for d in board if d.parent.name in benchmarks]
+    findings = [f for check in checks for f in check.findings] + _duplicate_findings([*checks, *others], new)
     return ValidationReport(tuple(c.run for c in checks if c.run is not None), tuple(findings))
 
 
@@ -207,6 +213,7 @@ def validate_submissions(
     cache: BuildCache | None = None,
     benchmarks: dict[str, Benchmark] | None = None,
     meanwhile: Callable[[], None] = lambda: None,
+    new: Collection[Path] | None = None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -219,6 +226,10 @@ def validate_submissions(
     ``benchmarks``: those of ``data_dir``, when the caller has loaded them already.
     ``meanwhile``: the caller's own work, done while worker processes read the predictions (as the
     checks of the folders are).
+
+    ``new``: the run folders the pull request adds or changes (default: the runs under ``paths``, unless that
+    is all of ``submissions/``): a clash of run ids is reported there, and the ids of the runs under
+    ``paths`` are compared with those of every other run folder.
     """
     findings: list[Finding] = []
 
@@ -238,6 +249,8 @@ def validate_submissions(
         folder_checks()
         return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
     run_dirs = find_run_dirs(paths)
+    checked = {_resolved(d) for d in run_dirs}
+    board = [d for d in find_run_dirs([submissions_root]) if _resolved(d) not in checked]
     report = check_runs(
         run_dirs,
         benchmarks,
@@ -246,6 +259,8 @@ def validate_submissions(
         cache=cache,
         keep_rows=False,
         meanwhile=folder_checks,
+        new=(run_dirs if board else ()) if new is None else new,
+        board=board,
     )
     return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
 
@@ -284,8 +299,12 @@ def load_runs(
     return list(report.runs)
 
 
-def _duplicate_findings(checks: list[_RunCheck]) -> list[Finding]:
-    """Runs submitted twice, and distinct run ids that would share a page (``fjord_3b``, ``fjord-3b``)."""
+def _duplicate_findings(checks: list[_RunCheck], new: Collection[Path] = ()) -> list[Finding]:
+    """Runs submitted twice, and distinct run ids that would share a page (``fjord_3b``, ``fjord-3b``).
+
+    A clash of ids is reported at each folder of ``new`` (the pull request's runs) among those sharing the page,
+    naming the others, which may be on the board already; with none of them new, at the id that sorts last.
+    """
     folders: dict[tuple[str, str], list[Path]] = defaultdict(list)
     for check in checks:
         if check.benchmark is not None:
@@ -301,19 +320,31 @@ def _duplicate_findings(checks: list[_RunCheck]) -> list[Finding]:
         for (b, r), dirs in folders.items()
         for again in dirs[1:]
     ]
+    new = {_resolved(d) for d in new}
     for benchmark in sorted({b for b, _ in folders}):
         for group in colliding({r for b, r in folders if b == benchmark}):
-            findings.append(
-                Finding(
-                    str(folders[(benchmark, group[-1])][0]),
-                    None,
-                    "run_id",
-                    f"run ids {', '.join(group)} of {benchmark} name the same run page "
-                    "(ids are compared ignoring case, '.', '_' and '-')",
-                    "rename the new run so its id differs in letters or digits",
+            added = [r for r in group if _resolved(folders[(benchmark, r)][0]) in new] or group[-1:]
+            for run in added:
+                others = ", ".join(other for other in group if other != run)
+                findings.append(
+                    Finding(
+                        str(folders[(benchmark, run)][0]),
+                        None,
+                        "run_id",
+                        f"run id {run} of {benchmark} names the same run page as {others} "
+                        "(ids are compared ignoring case, '.', '_' and '-')",
+                        f"rename this run so its id differs from {others} in letters or digits",
+                    )
                 )
-            )
     return findings
+
+
+def _resolved(run_dir: Path) -> Path:
+    """``run_dir`` as an absolute path without links, to tell the same folder named two ways."""
+    try:
+        return run_dir.resolve()
+    except OSError:
+        return run_dir
 
 
 def _short(run_dir: Path) -> str:
