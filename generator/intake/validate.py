@@ -28,6 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO
@@ -1112,11 +1113,11 @@ class _AnswerRules:
         answered = set(keys)
         if len(answered) < len(keys) or not answered.isdisjoint(self.seen):
             return False  # an answer given twice
-        if self.known is not None and not {question for question, _ in answered} <= self.known.keys():
+        if self.known is not None and not set(map(itemgetter(0), keys)) <= self.known.keys():
             return False  # an unknown question: an error, or a warning for a run of an earlier version
-        if self.rounds is not None and any(round_ >= self.rounds for _, round_ in answered):
+        if self.rounds is not None and keys and max(map(itemgetter(1), keys)) >= self.rounds:
             return False
-        if lines and max(len(line.response) for line in lines) > self.response_bytes // 4:
+        if lines and max(map(len, map(attrgetter("response"), lines))) > self.response_bytes // 4:
             if any(_utf8_longer_than(line.response, self.response_bytes) for line in lines):
                 return False
         self.seen.update(answered)
