@@ -22,7 +22,7 @@ from dualboard import kappa
 from dualboard.scored_files import ANSWER_SLOT
 from dualboard.stats import estimators
 from dualboard.stats.paired import constant_difference_interval
-from dualboard.stats.pieces import Pieces
+from dualboard.stats.pieces import Pieces, by_run, columns_digest
 from dualboard.stats.scores import GRADINGS, POINTS
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
@@ -234,28 +234,32 @@ def agreement_table(
         if joined.empty:  # graders of different question types never meet
             continue
         human = bool(roles[gb] == "human")
-        for run_id, category, part in _slices(joined):
+        for run_id, category, part, key in _slices(joined, (ga, gb, human, n_boot, seed, alpha)):
 
             def stats_of(part: pd.DataFrame = part, human: bool = human) -> dict[str, object]:
                 return pair_stats(part, human, n_boot=n_boot, seed=seed, alpha=alpha)
 
-            if run_id == ALL:  # pooled over every run: recomputed whenever any run changes
-                found = stats_of()
-            else:
-                key = Pieces.key("agreement", (ga, gb, human, n_boot, seed, alpha), part[PAIR_STATS_COLUMNS])
-                found = pieces.get(key, stats_of)
+            found = stats_of() if key is None else pieces.get(key, stats_of)
             rows.append({"grader_a": ga, "grader_b": gb, "category": category, "run_id": run_id, **found})
     return pd.DataFrame(rows, columns=list(COLUMNS["agreement"]))
 
 
-def _slices(joined: pd.DataFrame) -> Iterator[tuple[str, str, pd.DataFrame]]:
-    """Yield (run_id, category, rows): all, each category, then each run when there are several."""
-    yield ALL, ALL, joined
+def _slices(joined: pd.DataFrame, options: tuple) -> Iterator[tuple[str, str, pd.DataFrame, str | None]]:
+    """Yield (run_id, category, rows, key): all, each category, then each run when there are several.
+
+    A run's rows come with the key of their piece (:mod:`~dualboard.stats.pieces`): the
+    hash of what :func:`pair_stats` reads of them (:data:`PAIR_STATS_COLUMNS`); the rows
+    pooled over runs, which change whenever any run does, come with none (always computed).
+    """
+    yield ALL, ALL, joined, None
     for category, part in joined.groupby("category", sort=True):
-        yield ALL, category, part
-    if joined["run_id"].nunique() > 1:
-        for run_id, part in joined.groupby("run_id", sort=True):
-            yield run_id, ALL, part
+        yield ALL, category, part, None
+    grouped, runs = by_run(joined)
+    if len(runs) > 1:
+        columns = {c: grouped[c].to_numpy() for c in PAIR_STATS_COLUMNS}
+        for run_id, rows in runs.items():
+            digest = columns_digest({c: values[rows] for c, values in columns.items()})
+            yield run_id, ALL, grouped.iloc[rows], Pieces.key_of("agreement", options, digest)
 
 
 def _join(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pandas as pd
 from dualboard.stats import estimators
 from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.comparison import compare, join_notes
-from dualboard.stats.pieces import Pieces, frame_digest
+from dualboard.stats.pieces import Pieces, by_run, frame_digest
 from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS, coverage_percent, is_ranked
 from dualboard.stats.tables import documents
 
@@ -198,11 +198,12 @@ def models_table(
     # When every answer has both verdicts, ``paired`` is ``qmeans`` (analyse passes the same frame):
     # its runs are then split, and their rows hashed, once.
     same = paired is qmeans
-    judged = dict(tuple(qmeans.groupby("run_id")))
-    both = judged if same else dict(tuple(paired.groupby("run_id")))
+    judged_rows, judged = by_run(qmeans)
+    both_rows, both = (judged_rows, judged) if same else by_run(paired)
     rows = []
     for r in counts["run_id"]:
-        run_qm, run_paired = judged.get(r, empty), both.get(r, empty)
+        run_qm = judged_rows.iloc[judged[r]] if r in judged else empty
+        run_paired = both_rows.iloc[both[r]] if r in both else empty
         qm_digest = frame_digest(run_qm)
         key = Pieces.key_of("models", (alpha,), qm_digest, qm_digest if same else frame_digest(run_paired))
         rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: run_row(q, p, alpha))})

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -46,10 +46,61 @@ def frame_digest(frame: pd.DataFrame) -> str:
     >>> frame_digest(a) == frame_digest(a.iloc[::-1].reset_index(drop=True))
     False
     """
-    h = hashlib.sha256(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
-    h.update(len(frame).to_bytes(8, "big"))
-    h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return columns_digest({str(c): frame[c].to_numpy() for c in frame.columns})
+
+
+def columns_digest(columns: Mapping[str, np.ndarray]) -> str:
+    """sha256 over named columns: each name, dtype, length and every value in order.
+
+    The digest of a frame (:func:`frame_digest`) equals that of its columns as
+    arrays, so a caller can key a slice of a larger table by its arrays alone,
+    without building the frame. Numbers are hashed as their bytes (0.0 and -0.0
+    differ: a key may only be too strict, never too loose); strings as UTF-8
+    with their lengths, so no two lists of strings share bytes.
+
+    >>> ids = np.array(["a", "bc"], dtype=object)
+    >>> columns_digest({"q": ids}) == columns_digest({"q": np.array(["ab", "c"], dtype=object)})
+    False
+    >>> columns_digest({"q": ids}) == frame_digest(pd.DataFrame({"q": ["a", "bc"]}))
+    True
+    """
+    h = hashlib.sha256()
+    for name, values in columns.items():
+        h.update(repr((name, str(values.dtype), len(values))).encode("utf-8", "surrogatepass"))
+        h.update(_value_bytes(values))
     return h.hexdigest()
+
+
+def _value_bytes(values: np.ndarray) -> bytes:
+    """The bytes that stand for an array's values (strings: their lengths, then their UTF-8 text)."""
+    if values.dtype != object:
+        return np.ascontiguousarray(values).tobytes()
+    if pd.api.types.infer_dtype(values, skipna=False) != "string":  # None, numbers…: pandas' hash of each value
+        return pd.util.hash_array(values, categorize=False).tobytes()
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))  # in characters: unambiguous too
+    return lengths.tobytes() + "".join(values).encode("utf-8", "surrogatepass")
+
+
+def by_run(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, slice]]:
+    """The frame with each run's rows together (in their order), and each run's rows as a slice of it.
+
+    The same rows, in the same order, as ``frame.groupby("run_id")`` gives each
+    run, but slicing a frame costs nothing where splitting it copies every
+    row: a run whose piece is known is only hashed, never copied. Frames
+    already grouped by run (the scored and verdicts tables are) are not sorted.
+
+    >>> f = pd.DataFrame({"run_id": ["b", "a", "b"], "x": [1, 2, 3]})
+    >>> grouped, rows = by_run(f)
+    >>> rows, grouped.iloc[rows["b"]]["x"].tolist()
+    ({'a': slice(0, 1, None), 'b': slice(1, 3, None)}, [1, 3])
+    """
+    codes, runs = pd.factorize(frame["run_id"], sort=True)
+    if len(codes) and (np.diff(codes) < 0).any():
+        order = np.argsort(codes, kind="stable")
+        frame, codes = frame.iloc[order], codes[order]
+    # A missing run id (code -1) belongs to no run, as groupby leaves it out.
+    bounds = np.searchsorted(codes, np.arange(len(runs) + 1), side="left")
+    return frame, {run: slice(int(bounds[i]), int(bounds[i + 1])) for i, run in enumerate(runs)}
 
 
 class Pieces:
