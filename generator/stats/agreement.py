@@ -72,18 +72,20 @@ def to_verdicts(verdicts: pd.DataFrame, threshold: float = kappa.PASS_MARK) -> p
 
 
 def question_counts(joined: pd.DataFrame) -> np.ndarray:
-    """Return G × 4 counts (both pass, a only, b only, both fail) per question."""
+    """Return G × 4 counts (both pass, a only, b only, both fail) per question, questions in sorted order.
+
+    >>> joined = pd.DataFrame({"question_id": ["q2", "q1", "q2"], "verdict_a": [1.0, 0, 1], "verdict_b": [1.0, 1, 0]})
+    >>> question_counts(joined).tolist()
+    [[0, 0, 1, 0], [1, 1, 0, 0]]
+    """
     a, b = joined["verdict_a"].to_numpy(dtype=int), joined["verdict_b"].to_numpy(dtype=int)
-    cells = pd.DataFrame(
-        {
-            "q": joined["question_id"].to_numpy(),
-            "c0": a & b,
-            "c1": a & (1 - b),
-            "c2": (1 - a) & b,
-            "c3": (1 - a) & (1 - b),
-        }
+    questions, ids = pd.factorize(joined["question_id"], sort=True)
+    keep = questions >= 0  # an answer without a question id belongs to no question (as groupby leaves it out)
+    cells = (a & b, a & (1 - b), (1 - a) & b, (1 - a) & (1 - b))
+    # Integer counts summed by bincount (in float64, exact far beyond any benchmark's size) are those of a groupby.
+    return np.stack([np.bincount(questions[keep], weights=c[keep], minlength=len(ids)) for c in cells], axis=1).astype(
+        np.int64
     )
-    return cells.groupby("q", sort=True)[["c0", "c1", "c2", "c3"]].sum().to_numpy()
 
 
 def cluster_wilson(successes: np.ndarray, totals: np.ndarray, alpha: float) -> tuple:
