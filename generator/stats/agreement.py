@@ -22,7 +22,7 @@ from dualboard import kappa
 from dualboard.scored_files import ANSWER_SLOT
 from dualboard.stats import estimators
 from dualboard.stats.paired import constant_difference_interval
-from dualboard.stats.pieces import Pieces, by_run, columns_digest
+from dualboard.stats.pieces import Pieces, by_run, run_digests
 from dualboard.stats.scores import GRADINGS, POINTS
 from dualboard.stats.tables import COLUMNS, N_BOOT, SEED, documents
 
@@ -258,9 +258,7 @@ def _slices(joined: pd.DataFrame, options: tuple) -> Iterator[tuple[str, str, pd
         yield ALL, category, part, None
     grouped, runs = by_run(joined)
     if len(runs) > 1:
-        columns = {c: grouped[c].to_numpy() for c in PAIR_STATS_COLUMNS}
-        for run_id, rows in runs.items():
-            digest = columns_digest({c: values[rows] for c, values in columns.items()})
+        for (run_id, rows), digest in zip(runs.items(), run_digests(grouped, runs, runs, PAIR_STATS_COLUMNS)):
             yield run_id, ALL, grouped.iloc[rows], Pieces.key_of("agreement", options, digest)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from dualboard.stats import analyse
-from dualboard.stats.pieces import PIECES_DIR, Pieces, by_run, columns_digest, frame_digest
+from dualboard.stats.pieces import PIECES_DIR, Pieces, by_run, columns_digest, run_digests
 from dualboard.stats.tables import TABLES, StatsTables
 from tests.conftest import tiny_predictions, tree_bytes, write_run
 from tests.stats.stats_builders import simulated_runs
@@ -144,7 +144,12 @@ def test_a_column_digest_tells_apart_every_value_and_its_place():
     assert columns_digest({"q": ids, "y": np.array([1.0, 2.0])}) != base
     assert columns_digest({"q": ids, "x": np.array([1, 2])}) != base
     assert columns_digest({"q": np.array(["a", None], dtype=object), "x": np.array([1.0, 2.0])}) != base
-    assert frame_digest(pd.DataFrame({"q": ["a", "bc"], "x": [1.0, 2.0]})) == base
+    frame = pd.DataFrame({"run_id": ["r", "r", "s"], "q": ["a", "bc", "a"], "x": [1.0, 2.0, 3.0]})
+    grouped, rows = by_run(frame)
+    assert run_digests(grouped, rows, ["r", "none"], ["q", "x"]) == [
+        base,
+        columns_digest({"q": ids[:0], "x": np.array([], dtype=float)}),
+    ]
 
 
 @pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": 99, "pieces": {}}', b'{"format": 1, "pieces": 3}'])
@@ -194,7 +199,8 @@ def test_the_stats_command_reuses_pieces_and_writes_what_a_fresh_one_writes(tiny
     again = tree_bytes(tiny_root / "build" / "stats")
     for folder in (tiny_root / "build" / "stats", tiny_root / "build" / PIECES_DIR):
         shutil.rmtree(folder)
-    assert reused_of(dualboard(tiny_root, "stats")) == (2, 9)  # from scratch: run-b's verdicts are run-a's
+    # From scratch: run-b's verdicts are run-a's, so its models row and two agreement rows are run-a's.
+    assert reused_of(dualboard(tiny_root, "stats")) == (3, 9)
     assert tree_bytes(tiny_root / "build" / "stats") == again
 
 
