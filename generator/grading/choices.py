@@ -46,10 +46,11 @@ _PHRASE_ANSWER = Screened(
     ),
     ("answer", "option", "choice"),
     ignore_case=True,  # the words are matched ignoring case
+    lead=8,  # a match starts with its word, or "correct ", "best " or "final " before it
 )
-_BOLD_LETTER = Screened(compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]"), ("**",))
+_BOLD_LETTER = Screened(compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]"), ("**",), lead=0)
 # "(C)"; _paren_matches checks that it is neither inside a word nor doubled.
-_PAREN_LETTER = Screened(compile_linear(r"\(([A-Z])\)"), ("(",))
+_PAREN_LETTER = Screened(compile_linear(r"\(([A-Z])\)"), ("(",), lead=0)
 _LEADING_LETTER = compile_linear(r"(?s)^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)\z")
 _ANSWER_IS = compile_linear("answer is", ignore_case=True)
 
