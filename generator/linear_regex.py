@@ -265,6 +265,9 @@ class Screened:
     lead: int | None = None
     """When set: every match starts at most this many characters before an occurrence of one of
     :attr:`needs` (the one it contains); the comment by each pattern says why. None: anywhere before."""
+    spaced: bool = False
+    """Whether a match may also hold, right after its first character, a run of whitespace of any length
+    that :attr:`lead` does not count (``\\{\\s*`` before a word)."""
 
     def start(self, text: str) -> int | None:
         """Where a search of ``text`` may start its first match (0, or later for an ASCII text when :attr:`lead`
@@ -277,7 +280,12 @@ class Screened:
         found = [at for at in map(haystack.find, self.needs) if at >= 0]
         if not found:
             return None
-        return 0 if self.lead is None else max(0, min(found) - self.lead)
+        if self.lead is None:
+            return 0
+        if not self.spaced:
+            return max(0, min(found) - self.lead)
+        # at most lead - 1 characters before the word, the whitespace run before them, and its first character
+        return max(0, len(text[: max(0, min(found) - self.lead + 1)].rstrip()) - 1)
 
     def might_match(self, text: str) -> bool:
         """False only when ``text`` holds none of :attr:`needs`, so the pattern cannot match it."""

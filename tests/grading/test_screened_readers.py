@@ -140,7 +140,8 @@ FRAGMENTS = [
     "B", "c", "Paris", "4", " ", "  ", "\n", "\t", ".", "x", "é", "ſ",
     # whole markers, each starting as far before its word as its pattern allows
     '"final_answer": "B"', "'final answer': 'c'", "{\n  final answer: B}", " the correct answer is: B\n",
-    "\n -- answer: Paris", "\\boxed{4}", "**(C)**", "**D.", "(B)", " correct option = (B)", ".final answer:",
+    "\n -- answer: Paris", "{ \n\t answer: B}", "{  final_answer: 'c'}", "{answer: B}",
+    "  {\n\n'answer': 'D'}", "\\boxed{4}", "**(C)**", "**D.", "(B)", " correct option = (B)", ".final answer:",
 ]  # fmt: skip
 """Pieces of markers and their surroundings, joined at random into texts that a screen must read as RE2 does."""
 
@@ -173,10 +174,9 @@ def _assert_found_alike(screened: Screened, text: str) -> None:
 
 
 def test_every_screened_pattern_states_its_lead():
-    """A pattern that can start far before its word (\\{\\s* before "answer") says so with no lead."""
-    leads = {name: screened.lead for name, screened in SCREENED.items()}
-    assert leads["choices.json"] is None
-    assert all(lead is not None for name, lead in leads.items() if name != "choices.json")
+    """A pattern that can start far before its word (\\{\\s* before "answer") says so: ``spaced``."""
+    assert all(screened.lead is not None for screened in SCREENED.values())
+    assert [name for name, screened in SCREENED.items() if screened.spaced] == ["choices.json"]
     assert isinstance(SCREENED["final_answer.answer_is"].pattern, ContextPattern)
 
 
