@@ -52,6 +52,13 @@ KEY_PATTERN_MAX_SIZE = 2000
 size, but each character may cost a step per instruction: ``.{0,1000}.{0,1000}x`` (18,005)
 takes 3 s on 100 KB; answer keys need a few dozen."""
 
+GRADING_MAX_MEM = 16 << 20
+"""RE2's memory for each of grading's own patterns (:func:`compile_linear`; its default is 8 MB). A marker
+taking up to 500 characters (``[^\\n]{1,500}``) compiles to 31,000 instructions, which leave the default
+too little room for the automaton's states: RE2 then drops back to its slower engine, and a 2 KB answer's
+markers cost four times as long. Matches are the same either way (RE2 picks the engine, not the result); the
+memory is taken only as states are built, and is bounded by this figure."""
+
 PATTERN_FIX = (
     r"rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), "
     r"\z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)"
@@ -78,7 +85,7 @@ def compile_linear(pattern: str, *, ignore_case: bool = False) -> re2._Regexp:
     PatternSyntaxError
         When RE2 rejects the pattern; the message names the pattern and the reason.
     """
-    return _compile(unicode_classes(pattern), ignore_case)
+    return _compile(unicode_classes(pattern), ignore_case, GRADING_MAX_MEM)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -106,11 +113,14 @@ def compile_key_pattern(pattern: str) -> re2._Regexp:
     return regex
 
 
-def _compile(pattern: str, ignore_case: bool) -> re2._Regexp:
-    """Compile ``pattern`` with RE2 and the options every pattern shares."""
+def _compile(pattern: str, ignore_case: bool, max_mem: int | None = None) -> re2._Regexp:
+    """Compile ``pattern`` with RE2 and the options every pattern shares (``max_mem``: RE2's default unless
+    given)."""
     options = re2.Options()
     options.log_errors = False  # a rejected pattern becomes a finding, not noise on stderr
     options.case_sensitive = not ignore_case
+    if max_mem is not None:
+        options.max_mem = max_mem
     try:
         return re2.compile(pattern, options)
     except re2.error as error:
