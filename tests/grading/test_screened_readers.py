@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import re2
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -178,6 +179,30 @@ def test_every_screened_pattern_states_its_lead():
     assert all(screened.lead is not None for screened in SCREENED.values())
     assert [name for name, screened in SCREENED.items() if screened.spaced] == ["choices.json"]
     assert isinstance(SCREENED["final_answer.answer_is"].pattern, ContextPattern)
+
+
+def _with_default_memory(regex):
+    """The same pattern and options, with RE2's default memory (what grading compiled before GRADING_MAX_MEM)."""
+    options = re2.Options()
+    options.case_sensitive, options.log_errors = regex.options.case_sensitive, False
+    return re2.compile(regex.pattern, options)
+
+
+@pytest.mark.parametrize("release", [MC_RELEASE, OPEN_RELEASE])
+def test_more_memory_for_re2_finds_the_same_matches(release: str, tmp_path: Path):
+    """RE2 given more memory picks a faster engine, never other matches: every screened pattern finds the same
+    spans and groups in the real runs' responses and the hostile answers with the default memory as with more."""
+    import_autogenai(real_data() / release, benchmark="b", dest=tmp_path)
+    _benchmark, runs = load_imported(tmp_path, "b")
+    texts = [str(p.get("response") or "") for run in runs for p in run.predictions] + HOSTILE
+    for name, screened in SCREENED.items():
+        regex = screened.pattern.regex if isinstance(screened.pattern, ContextPattern) else screened.pattern
+        assert regex.options.max_mem > _with_default_memory(regex).options.max_mem
+        default = _with_default_memory(regex)
+        for text in texts:
+            data = text.encode("utf-8")
+            found = [(m.span(), m.groups()) for m in regex.finditer(data)]
+            assert found == [(m.span(), m.groups()) for m in default.finditer(data)], (name, text[:80])
 
 
 def test_a_non_ascii_text_is_always_searched():
