@@ -304,7 +304,8 @@ def _duplicate_findings(checks: list[_RunCheck], new: Collection[Path] = ()) -> 
     """Runs submitted twice, and distinct run ids that would share a page (``fjord_3b``, ``fjord-3b``).
 
     A clash of ids is reported at each folder of ``new`` (the pull request's runs) among those sharing the page,
-    naming the others, which may be on the board already; with none of them new, at the id that sorts last.
+    naming the others, which may be on the board already; a clash among runs none of which is new is left
+    alone when some run is new (it is not the pull request's to fix), else reported at the id that sorts last.
     """
     folders: dict[tuple[str, str], list[Path]] = defaultdict(list)
     for check in checks:
@@ -321,10 +322,13 @@ def _duplicate_findings(checks: list[_RunCheck], new: Collection[Path] = ()) -> 
         for (b, r), dirs in folders.items()
         for again in dirs[1:]
     ]
-    new = {_resolved(d) for d in new}
+    new = {_resolved(d) for d in find_run_dirs(list(new))}  # a benchmark folder stands for its runs
     for benchmark in sorted({b for b, _ in folders}):
         for group in colliding({r for b, r in folders if b == benchmark}):
-            added = [r for r in group if _resolved(folders[(benchmark, r)][0]) in new] or group[-1:]
+            added = [r for r in group if _resolved(folders[(benchmark, r)][0]) in new]
+            if not added and new:
+                continue  # a clash among runs the pull request did not touch is not its to fix
+            added = added or group[-1:]
             for run in added:
                 others = ", ".join(other for other in group if other != run)
                 findings.append(

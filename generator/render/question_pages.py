@@ -8,6 +8,7 @@ in every page (a nav of N pages makes the build O(N²); docs/architecture.md, "R
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -296,7 +297,10 @@ def _answer_rows(
     ]
     if question.get("choices"):
         keys = [tuple(order) if isinstance(order, (list, tuple)) else None for order in answers["choice_order"]]
-        shown = {key: list(options_as_shown(question, {"choice_order": list(key) if key else None})) for key in keys}
+        shown = {
+            key: list(options_as_shown(question, {"choice_order": list(key) if key else None}))
+            for key in dict.fromkeys(keys)
+        }
         columns.append([shown[key] for key in keys])
     columns.append([r if isinstance(r, str) else "" for r in answers.get("response", ())])
     columns += [_verdicts(answers[f"score:{g}"], answers[f"detail:{g}"]) for g in graders]
@@ -308,11 +312,13 @@ def _verdicts(scores: Sequence[Any], details: Sequence[Any]) -> list[list[Any]]:
     numbers: dict[Any, tuple[Any, str]] = {}
     out = []
     for score, detail in zip(scores, details, strict=True):
-        # Only floats are cached (1 and 1.0 are one key but two JSON numbers); NaN never equals a key.
-        known = numbers.get(score) if score.__class__ is float else None
+        # Only floats are cached (1 and 1.0 are one key but two JSON numbers), and never -0.0 (it equals the
+        # key 0.0 but is written as -0.0); NaN never equals a key.
+        cached = score.__class__ is float and (score or math.copysign(1.0, score) > 0)
+        known = numbers.get(score) if cached else None
         if known is None:
             cell = _verdict(score, detail)
-            if cell[0] is not None and score.__class__ is float:
+            if cell[0] is not None and cached:
                 numbers[score] = (cell[0], format_number(cell[0], 0))
             out.append(cell)
         else:

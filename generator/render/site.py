@@ -239,7 +239,7 @@ def _base_config(build_dir: Path, default: Path) -> dict:
 
 
 def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty: bool = False) -> None:
-    """Run ``mkdocs build --strict`` and publish to ``site_dir``; on failure the old site is left as it was.
+    """Run ``mkdocs build --strict`` and publish to ``site_dir``; if MkDocs fails, the old site is left as it was.
 
     ``kept``: a folder that keeps the site as mkdocs built it, so that the next
     build can be incremental; ``site_dir`` is published from it as hard links
@@ -248,7 +248,11 @@ def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty:
     their output (``--dirty``), and :mod:`dualboard.render.mkdocs_hooks`
     repairs what that leaves wrong and unlinks each output before it is
     written again, so the published site never changes under its readers; then
-    only the files that changed are published (:func:`_update_links`). That
+    only the files that changed are published (:func:`_update_links`); if
+    that fails midway, the whole tree is published anew in its place, and
+    only if that fails too (or the process is killed while publishing) can
+    ``site_dir`` hold old and new files side by side, each whole, until the
+    next build publishes it whole again. That
     is sound only when everything but the pages' sources is as it was when
     ``kept`` was built (the configuration and navigation, the code, the tools:
     :attr:`ComposedDocs.layout`), ``kept`` is as that build left it, and the
@@ -260,8 +264,11 @@ def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty:
         return
     if dirty:
         _mkdocs(config, kept, dirty=True)
-        if _update_links(kept, site_dir):
-            return
+        try:
+            if _update_links(kept, site_dir):
+                return
+        except OSError:
+            pass  # a link or rename failed midway: the whole tree published anew below replaces the mix
     else:
         _swap_in(_full_build(config, kept), kept)
     staging = _staging(site_dir)

@@ -239,7 +239,8 @@ def agreement_table(
         for run_id, category, part, key in _slices(joined, (ga, gb, human, n_boot, seed, alpha)):
 
             def stats_of(part: pd.DataFrame = part, human: bool = human) -> dict[str, object]:
-                return pair_stats(part, human, n_boot=n_boot, seed=seed, alpha=alpha)
+                # Only the columns the key covers: a read of any other would fail here, not go stale in the cache.
+                return pair_stats(part[PAIR_STATS_COLUMNS], human, n_boot=n_boot, seed=seed, alpha=alpha)
 
             found = stats_of() if key is None else pieces.get(key, stats_of)
             rows.append({"grader_a": ga, "grader_b": gb, "category": category, "run_id": run_id, **found})

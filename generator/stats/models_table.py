@@ -212,6 +212,8 @@ def models_table(
         run_qm = judged_rows.iloc[judged[r]] if r in judged else empty
         run_paired = both_rows.iloc[both[r]] if r in both else empty
         key = Pieces.key_of("models", (alpha,), qm_digest, paired_digest)
+        # Only the columns the key covers: a read of any other fails here instead of going stale in the cache.
+        run_qm, run_paired = run_qm[list(RUN_ROW_COLUMNS)], run_paired[list(RUN_ROW_COLUMNS)]
         rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: run_row(q, p, alpha))})
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
     table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]

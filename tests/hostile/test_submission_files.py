@@ -227,6 +227,23 @@ def test_a_new_run_id_clashing_with_one_on_the_board_is_reported_at_the_new_run(
     ]
 
 
+def test_a_clash_is_placed_by_the_runs_a_benchmark_folder_holds_and_a_clash_on_the_board_is_not_the_prs(
+    tiny_root: Path,
+) -> None:
+    """``preview submissions/tiny`` names the benchmark folder: its runs are the new ones. A clash between two runs
+    the pull request did not touch (run--a and run-a, both on the board) is not reported against its new run-z."""
+    write_run(tiny_root, "run--a")
+    project = Project(tiny_root)
+    report = pipeline.check_pull_request(project, None, new=[tiny_root / "submissions" / "tiny"])
+    assert {f.file for f in report.findings if f.field == "run_id"} == {
+        "submissions/tiny/run--a",
+        "submissions/tiny/run-a",
+    }
+    new = write_run(tiny_root, "run-z")
+    report = pipeline.check_pull_request(project, None, new=[new])
+    assert [f for f in report.findings if f.field == "run_id"] == []
+
+
 def test_run_id_with_trailing_newline_is_refused(tiny_root: Path) -> None:
     write_run(tiny_root, "run-b\n")
     _assert_finding(tiny_root, "is not a valid run id")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from dualboard.render import site
 from dualboard.render.answer_shards import CACHE_DIR
 from dualboard.render.run_pages import RUN_CACHE_DIR
 from dualboard.render.site import KEPT_SITE
@@ -190,3 +191,26 @@ def test_an_incremental_build_publishes_only_the_files_that_changed(board):
     assert all(after[page] == before[page] for page in QUESTION_PAGES)
     assert after["benchmarks/tiny/index.html"] != before["benchmarks/tiny/index.html"]
     assert not list((board / "site").rglob("*.tmp"))
+
+
+def test_publishing_in_place_that_fails_midway_publishes_the_whole_tree_instead(tmp_path, monkeypatch):
+    """One link refused (a full disk, a file of site/ not writable) must not leave site/ half old, half new."""
+    kept, published = tmp_path / "kept", tmp_path / "site"
+    for folder, text in ((kept, "new"), (published, "old")):
+        for name in ("index.html", "a/index.html", "b/index.html"):
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, "utf-8")
+    calls = []
+
+    def refuse_second(source: str, target: str) -> None:
+        calls.append(target)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        os.link(source, target)
+
+    monkeypatch.setattr(site, "_link", refuse_second)
+    monkeypatch.setattr(site, "_mkdocs", lambda *args, **kwargs: None)
+    site.build_site(tmp_path / "mkdocs.yml", published, kept=kept, dirty=True)
+    assert len(calls) > 2  # the in-place update failed at its second file and the tree was published anew
+    assert site_files(published) == site_files(kept)
+    assert not list(published.rglob("*.tmp"))

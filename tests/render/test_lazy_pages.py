@@ -22,7 +22,7 @@ from dualboard.release_files import load_releases
 from dualboard.render.answer_shards import shard_of
 from dualboard.render.lazy_tables import FORMAT, Column, data_document, data_files, lazy_table, number, read_data
 from dualboard.render.pages import run_slug
-from dualboard.render.question_pages import question_pages
+from dualboard.render.question_pages import _verdict, _verdicts, question_pages
 from dualboard.render.run_pages import disagreements
 from dualboard.render.shared_files import SHARED_DIR, SharedFiles
 from dualboard.render.site_content import site_content
@@ -181,3 +181,11 @@ def test_a_data_file_reads_back_the_numbers_it_was_given():
     special = [number(float("nan")), number(float("inf")), number(float("-inf"))]
     _, data = data_document([Column("Value", "number")], [[v] for v in values + special], [])
     assert read_data(data)["rows"] == [[v] for v in values] + [[None]] * 3
+
+
+def test_each_answer_s_verdict_cell_is_the_one_made_for_it_alone() -> None:
+    """Scores are formatted once per distinct value: -0.0 (equal to 0.0 as a key) and 1 vs 1.0 stay apart."""
+    scores = [0.0, -0.0, 100.0, 1, 1.0, float("nan"), None, -0.0, 0.0]
+    details = [f"d{i}" for i in range(len(scores))]
+    assert _verdicts(scores, details) == [_verdict(s, d) for s, d in zip(scores, details, strict=True)]
+    assert json.dumps(_verdicts([0.0, -0.0], ["a", "b"])) == json.dumps([_verdict(0.0, "a"), _verdict(-0.0, "b")])
