@@ -316,7 +316,7 @@ def grade(
     from dualboard.grading.cache import VerdictFolders
     from dualboard.grading.run_cache import GRADED_DIR, RunCache
     from dualboard.grading.verdict_keys import VERDICT_KEYS_DIR
-    from dualboard.scored_files import write_scored_parts
+    from dualboard.scored_files import join_scored_parts
 
     revision = store.revision()
     verdicts = VerdictCache(VerdictFolders.of(store), index=project.build_dir / VERDICT_KEYS_DIR)
@@ -334,7 +334,7 @@ def grade(
                 on_run=bar.update,
                 file_digest=file_digest,
             )
-        written.update(write_scored_parts(graded.parts(), project.scored_dir(), name, revision))
+        written.update(join_scored_parts(graded.parts(), project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in graded.notes]
         total, regraded, runs = total + graded.answers, regraded + graded.graded, runs + len(run_dirs)
     _remove_stale(project.scored_dir(), written)
