@@ -4,15 +4,20 @@
 files (:mod:`dualboard.parquet_join`); the reference is ``pq.ParquetWriter``
 given the same rows, one ``write_table`` per part. Tables are drawn by
 hypothesis (nulls, NaN, empty parts, long and non-ASCII text, several row
-groups per part), and the footer codec (:mod:`dualboard.thrift_compact`) must
-give back the bytes it read. Files a join cannot move are refused by name.
+groups per part) and, through ``dualboard grade``, a real release's runs. The
+footer codec (:mod:`dualboard.thrift_compact`) must give back the bytes it
+read. Files a join cannot move are refused by name.
 """
 
 from __future__ import annotations
 
 import io
 import struct
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -22,9 +27,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dualboard import pipeline
+from dualboard.grading.by_run import grade_stored
+from dualboard.grading.cache import VerdictCache, VerdictFolders
+from dualboard.grading.run_cache import GRADED_DIR, RunCache
+from dualboard.importers import import_autogenai
 from dualboard.parquet_join import JoinedParquet, ParquetJoinError
-from dualboard.scored_files import COMPRESSION
+from dualboard.project import Project
+from dualboard.scored_files import ANSWERS, COMPRESSION, SCORED, TABLES, write_scored_parts
+from dualboard.store import LocalStore
 from dualboard.thrift_compact import ThriftError, decode, encode
+from tests.importers.import_fixtures import MC_RELEASE, real_data
 
 SCHEMA = pa.schema(
     [
@@ -176,3 +189,32 @@ def test_parts_of_unequal_rows_are_refused(tmp_path: Path) -> None:
     left, right = _part(tmp_path, one.select(LEFT), "l.parquet"), _part(tmp_path, two.select(RIGHT), "r.parquet")
     with pytest.raises(ParquetJoinError, match="rows"), JoinedParquet(tmp_path / "out.parquet", _empty()) as joined:
         joined.add([left, right])
+
+
+def _written_again(graded) -> Iterator[SimpleNamespace]:
+    """Each run's rows read back from its kept files, as the grade stage wrote them before it joined files."""
+    for part in graded.parts():
+        answers, key = (pq.read_table(path) for path in part.answers)
+        full = pa.table({c: key[c] if c in key.column_names else answers[c] for c in ANSWERS.names})
+        yield SimpleNamespace(
+            scored=full.select(list(SCORED.names)), answers=full, verdicts=pq.read_table(*part.verdicts)
+        )
+
+
+def test_the_stage_joins_the_files_the_writer_writes_from_every_runs_rows(tmp_path: Path) -> None:
+    root = tmp_path / "board"
+    import_autogenai(real_data() / MC_RELEASE, benchmark="easy-problems-mc", dest=root)
+    for command in (["ingest"], ["grade", "--no-progress", "--jobs", "2"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "dualboard", *command, "--root", str(root)], capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+    project = Project(root)
+    store = LocalStore(project.store_dir)
+    benchmark, run_dirs = pipeline.stored_run_dirs(store)["easy-problems-mc"]
+    cache = RunCache(project.build_dir / GRADED_DIR / benchmark.name)
+    graded = grade_stored(benchmark, run_dirs, cache, VerdictCache(VerdictFolders.of(store)))
+    assert graded.graded == 0 and len(graded.fragments) > 1
+    written = write_scored_parts(_written_again(graded), tmp_path / "again", benchmark.name, store.revision())
+    for table, path in zip(TABLES, written, strict=True):
+        assert table.path(project.scored_dir(), benchmark.name).read_bytes() == path.read_bytes(), table.name
