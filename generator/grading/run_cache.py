@@ -14,7 +14,12 @@ each written atomically, answers last: a fragment is whole when both exist.
 Beside them, ``<key>.evidence.parquet`` keeps what the choice of the answer-key
 grader needs of the run (:class:`~dualboard.grading.answer_key_choice.RunEvidence`),
 so that choosing over every run reads a few rows per run, not its verdicts
-(made again from the verdicts when missing).
+(made again from the verdicts when missing), and ``<key>.key-<choice>.parquet``
+the run's answer-key columns under the choice last taken.
+
+build/scored/ is joined from these files, their column chunks copied
+(``scored_files.join_scored_parts``): so each is written as the tables' files
+are, by ``pq.write_table`` with :data:`COMPRESSION`, in the tables' column types.
 """
 
 from __future__ import annotations
