@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Sequence
-from contextlib import ExitStack
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -50,8 +50,8 @@ class ParquetJoinError(ValueError):
     """A source file that cannot be joined: unreadable, of another column type, or with parts a join cannot move."""
 
 
-class _Source:
-    """One source file: its open handle, row groups, and the schema element of each column by name."""
+class ParquetSource:
+    """A Parquet file open for a join: its row groups, and the schema element of each column by name."""
 
     def __init__(self, path: Path, handle: BinaryIO):
         self.path, self.handle = path, handle
@@ -67,6 +67,13 @@ class _Source:
             if chunk.get(_CHUNK_META).get(_META_PATH).values == [column.encode()]:
                 return chunk
         raise ParquetJoinError(f"{self.path}: row group {group} has no chunk of its column {column!r}")
+
+
+@contextmanager
+def open_sources(paths: Iterable[Path]) -> Iterator[dict[Path, ParquetSource]]:
+    """Each file of ``paths`` open and its footer read (once, however many joins take columns from it)."""
+    with ExitStack() as stack:
+        yield {Path(path): ParquetSource(Path(path), stack.enter_context(open(path, "rb"))) for path in paths}
 
 
 class JoinedParquet:
@@ -90,18 +97,16 @@ class JoinedParquet:
     def __exit__(self, *exc: object) -> None:
         self.close(complete=exc[0] is None)
 
-    def add(self, files: Sequence[Path]) -> None:
-        """Append the row groups of ``files``, read side by side: row group k of the joined file takes each
-        column from the first of ``files`` that has it, in its own row group k."""
-        with ExitStack() as stack:
-            sources = [_Source(Path(path), stack.enter_context(open(path, "rb"))) for path in files]
-            counts = {len(source.row_groups) for source in sources}
-            if len(counts) > 1:
-                raise ParquetJoinError(f"{', '.join(map(str, files))}: hold different numbers of row groups")
-            for group in range(counts.pop() if counts else 0):
-                self._add_group(sources, group)
+    def add(self, sources: Sequence[ParquetSource]) -> None:
+        """Append the row groups of ``sources`` (:func:`open_sources`), read side by side: row group k of the
+        joined file takes each column from the first of ``sources`` that has it, in its own row group k."""
+        counts = {len(source.row_groups) for source in sources}
+        if len(counts) > 1:
+            raise ParquetJoinError(f"{', '.join(str(s.path) for s in sources)}: hold different numbers of row groups")
+        for group in range(counts.pop() if counts else 0):
+            self._add_group(sources, group)
 
-    def _add_group(self, sources: list[_Source], group: int) -> None:
+    def _add_group(self, sources: Sequence[ParquetSource], group: int) -> None:
         chunks, rows = [], set()
         for column, element in self._columns.items():
             source, chunk = next(((s, c) for s in sources if (c := s.chunk(group, column)) is not None), (None, None))
@@ -124,7 +129,7 @@ class JoinedParquet:
         self._groups.append(joined)
         self._rows += rows.pop() if rows else 0
 
-    def _copy(self, source: _Source, chunk: Struct) -> Struct:
+    def _copy(self, source: ParquetSource, chunk: Struct) -> Struct:
         """Copy ``chunk``'s bytes to the end of the joined file; return its metadata with the offsets moved."""
         meta = chunk.get(_CHUNK_META)
         refused = [what for fid, what in _CHUNK_UNCOPIED.items() if fid in chunk.fields]
@@ -136,11 +141,11 @@ class JoinedParquet:
             raise ParquetJoinError(f"{source.path}: a column chunk lies outside the file's data")
         shift = self._out.tell() - start
         _copy_range(source.handle, self._out, start, length)
-        moved = chunk.copy()
-        moved_meta = moved.get(_CHUNK_META)
+        moved, moved_meta = chunk.copy(), meta.copy()
         for where, fid in [(moved, _CHUNK_OFFSET)] + [(moved_meta, f) for f in _META_OFFSETS]:
             if where.get(fid, 0) > 0:  # 0 is no offset: no such page (pyarrow leaves the chunk's offset 0)
                 where.set(fid, where.get(fid) + shift)
+        moved.set(_CHUNK_META, moved_meta)
         return moved
 
     def close(self, *, complete: bool = True) -> None:

@@ -219,7 +219,7 @@ def join_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str,
     decoding. Files written with ``pq.write_table(..., compression=COMPRESSION)`` of the table's column types
     make the files :func:`write_scored_parts` writes from the same rows, byte for byte.
     """
-    from dualboard.parquet_join import JoinedParquet
+    from dualboard.parquet_join import JoinedParquet, open_sources
 
     paths = [table.path(scored_dir, benchmark) for table in TABLES]
     with ExitStack() as stack:
@@ -230,8 +230,10 @@ def join_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str,
             for table, path in zip(TABLES, paths, strict=True)
         ]
         for part in parts:
-            for table, out in zip(TABLES, joined, strict=True):
-                out.add(getattr(part, table.name))
+            files = [[Path(file) for file in getattr(part, table.name)] for table in TABLES]
+            with open_sources({file for table_files in files for file in table_files}) as sources:
+                for table_files, out in zip(files, joined, strict=True):
+                    out.add([sources[file] for file in table_files])
     return paths
 
 

@@ -28,9 +28,16 @@ class ThriftError(ValueError):
 @dataclass
 class Struct:
     """A decoded struct: field id → (wire type, value). A value is an int, float, bytes, bool, a
-    :class:`Struct`, or a :class:`Items` (list or set)."""
+    :class:`Struct`, or a :class:`Items` (list or set).
+
+    ``raw`` is the struct's bytes as decoded: :func:`encode` writes them back as they are while the struct is
+    unchanged, so a footer whose row groups move re-encodes only what moved (statistics are copied as bytes).
+    :meth:`set` forgets them; the structs holding this one keep theirs, so to change a struct inside another,
+    set a :meth:`copy` of it into a copy of its holder.
+    """
 
     fields: dict[int, tuple[int, Any]] = field(default_factory=dict)
+    raw: bytes | None = None
 
     def get(self, fid: int, default: Any = None) -> Any:
         """The value of field ``fid``, or ``default`` when the struct does not have it."""
@@ -42,10 +49,12 @@ class Struct:
         if kind is None:
             raise KeyError(f"field {fid} is new: give its wire type")
         self.fields[fid] = (kind, value)
+        self.raw = None
 
     def copy(self) -> Struct:
-        """A deep copy: structs and lists are copied, plain values shared."""
-        return Struct({fid: (kind, _copied(value)) for fid, (kind, value) in self.fields.items()})
+        """A copy whose fields can be set without changing this struct (values are shared, not copied:
+        set a copied child struct to change one)."""
+        return Struct(dict(self.fields), self.raw)
 
 
 @dataclass
@@ -56,89 +65,98 @@ class Items:
     values: list[Any]
 
 
-def _copied(value: Any) -> Any:
-    if isinstance(value, Struct):
-        return value.copy()
-    if isinstance(value, Items):
-        return Items(value.kind, [_copied(v) for v in value.values])
-    return value
-
-
 def decode(data: bytes) -> Struct:
     """The struct encoded at the start of ``data`` (bytes after its stop byte are refused)."""
-    reader = _Reader(memoryview(data))
-    found = reader.struct()
-    if reader.pos != len(data):
-        raise ThriftError(f"{len(data) - reader.pos} byte(s) after the struct's end")
+    view = bytes(data)
+    try:
+        found, end = _struct(view, 0)
+    except IndexError:
+        raise ThriftError("the bytes end inside a struct") from None
+    if end != len(view):
+        raise ThriftError(f"{len(view) - end} byte(s) after the struct's end")
     return found
 
 
 def encode(value: Struct) -> bytes:
     """The compact-protocol bytes of ``value``."""
+    if value.raw is not None:
+        return value.raw
     out = bytearray()
     _write_struct(out, value)
     return bytes(out)
 
 
-class _Reader:
-    def __init__(self, data: memoryview):
-        self.data, self.pos = data, 0
+def _varint_at(data: bytes, pos: int) -> tuple[int, int]:
+    """The unsigned varint at ``pos`` and the position after it."""
+    result = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+        if shift > 70:
+            raise ThriftError("a varint longer than 10 bytes")
 
-    def byte(self) -> int:
-        if self.pos >= len(self.data):
-            raise ThriftError("the bytes end inside a struct")
-        self.pos += 1
-        return self.data[self.pos - 1]
 
-    def varint(self) -> int:
-        result, shift = 0, 0
-        while True:
-            byte = self.byte()
-            result |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return result
-            shift += 7
-            if shift > 70:
-                raise ThriftError("a varint longer than 10 bytes")
+def _zigzag_at(data: bytes, pos: int) -> tuple[int, int]:
+    value, pos = _varint_at(data, pos)
+    return (value >> 1) ^ -(value & 1), pos
 
-    def zigzag(self) -> int:
-        value = self.varint()
-        return (value >> 1) ^ -(value & 1)
 
-    def take(self, size: int) -> bytes:
-        if size < 0 or self.pos + size > len(self.data):
+def _struct(data: bytes, pos: int) -> tuple[Struct, int]:
+    """The struct at ``pos`` (its raw bytes kept) and the position after its stop byte."""
+    start, fields, last = pos, {}, 0
+    while True:
+        header = data[pos]
+        pos += 1
+        if header == 0:
+            return Struct(fields, data[start:pos]), pos
+        kind, delta = header & 0x0F, header >> 4
+        if delta:
+            last += delta
+        else:
+            last, pos = _zigzag_at(data, pos)
+        if kind == TRUE or kind == FALSE:
+            fields[last] = (kind, kind == TRUE)
+        else:
+            value, pos = _value(data, pos, kind)
+            fields[last] = (kind, value)
+
+
+def _value(data: bytes, pos: int, kind: int) -> tuple[Any, int]:
+    """The value of wire type ``kind`` at ``pos`` and the position after it."""
+    if kind == I32 or kind == I64 or kind == I16:
+        return _zigzag_at(data, pos)
+    if kind == BINARY:
+        size, pos = _varint_at(data, pos)
+        if pos + size > len(data):
             raise ThriftError("a binary field runs past the end")
-        self.pos += size
-        return bytes(self.data[self.pos - size : self.pos])
-
-    def struct(self) -> Struct:
-        found, last = Struct(), 0
-        while (header := self.byte()) != 0:
-            kind, delta = header & 0x0F, header >> 4
-            last = last + delta if delta else self.zigzag()
-            found.fields[last] = (kind, True if kind == TRUE else False if kind == FALSE else self.value(kind))
-        return found
-
-    def value(self, kind: int) -> Any:
-        if kind in _INTEGERS:
-            return self.zigzag() if kind != BYTE else struct.unpack("b", self.take(1))[0]
-        if kind == DOUBLE:
-            return struct.unpack("<d", self.take(8))[0]
-        if kind == BINARY:
-            return self.take(self.varint())
-        if kind in (LIST, SET):
-            header = self.byte()
-            size = header >> 4 if header >> 4 != 15 else self.varint()
-            element = header & 0x0F
-            return Items(element, [self.element(element) for _ in range(size)])
-        if kind == STRUCT:
-            return self.struct()
-        raise ThriftError(f"wire type {kind} is not one a Parquet footer holds")
-
-    def element(self, kind: int) -> Any:
-        if kind in (TRUE, FALSE):  # in a list a bool is a byte of its own
-            return self.byte() == TRUE
-        return self.value(kind)
+        return data[pos : pos + size], pos + size
+    if kind == STRUCT:
+        return _struct(data, pos)
+    if kind == LIST or kind == SET:
+        header = data[pos]
+        pos += 1
+        size, element = header >> 4, header & 0x0F
+        if size == 15:
+            size, pos = _varint_at(data, pos)
+        values = []
+        for _ in range(size):
+            if element == TRUE or element == FALSE:  # in a list a bool is a byte of its own
+                values.append(data[pos] == TRUE)
+                pos += 1
+            else:
+                value, pos = _value(data, pos, element)
+                values.append(value)
+        return Items(element, values), pos
+    if kind == BYTE or kind == DOUBLE:
+        size, form = (1, "b") if kind == BYTE else (8, "<d")
+        if pos + size > len(data):
+            raise ThriftError("a value runs past the end")
+        return struct.unpack_from(form, data, pos)[0], pos + size
+    raise ThriftError(f"wire type {kind} is not one a Parquet footer holds")
 
 
 def _varint(out: bytearray, value: int) -> None:
@@ -153,6 +171,9 @@ def _zigzag(out: bytearray, value: int) -> None:
 
 
 def _write_struct(out: bytearray, value: Struct) -> None:
+    if value.raw is not None:
+        out += value.raw
+        return
     last = 0
     for fid in sorted(value.fields):
         kind, item = value.fields[fid]

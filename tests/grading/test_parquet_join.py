@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,11 +33,11 @@ from dualboard.grading.by_run import grade_stored
 from dualboard.grading.cache import VerdictCache, VerdictFolders
 from dualboard.grading.run_cache import GRADED_DIR, RunCache
 from dualboard.importers import import_autogenai
-from dualboard.parquet_join import JoinedParquet, ParquetJoinError
+from dualboard.parquet_join import JoinedParquet, ParquetJoinError, open_sources
 from dualboard.project import Project
 from dualboard.scored_files import ANSWERS, COMPRESSION, SCORED, TABLES, write_scored_parts
 from dualboard.store import LocalStore
-from dualboard.thrift_compact import ThriftError, decode, encode
+from dualboard.thrift_compact import Items, Struct, ThriftError, decode, encode
 from tests.importers.import_fixtures import MC_RELEASE, real_data
 
 SCHEMA = pa.schema(
@@ -87,7 +88,8 @@ def _joined(tmp: Path, parts: list[pa.Table], **options) -> bytes:
         files.append((left, right))
     with JoinedParquet(tmp / "joined.parquet", _empty()) as joined:
         for part_files in files:
-            joined.add(part_files)
+            with open_sources(part_files) as sources:
+                joined.add(list(sources.values()))
     return (tmp / "joined.parquet").read_bytes()
 
 
@@ -129,11 +131,24 @@ def _footer(data: bytes) -> bytes:
     return data[-8 - length : -8]
 
 
-@pytest.mark.parametrize("options", [{}, {"write_page_index": True}, {"row_group_size": 3}, {"compression": "snappy"}])
+@pytest.mark.parametrize(
+    "options",
+    [{"compression": COMPRESSION}, {"write_page_index": True}, {"row_group_size": 3}, {"compression": "snappy"}],
+)
 def test_footers_decode_and_encode_to_their_own_bytes(options: dict) -> None:
     table = _table([("r1", 1, None, True, "a"), ("r2", -5, float("nan"), False, None)] * 4)
-    footer = _footer(_direct([table], **options) if "compression" not in options else _written(table, options))
+    footer = _footer(_written(table, options))
     assert encode(decode(footer)) == footer
+    assert encode(_unread(decode(footer))) == footer, "every field encoded again, none copied as read"
+
+
+def _unread(value: Any) -> Any:
+    """``value`` with no struct's bytes kept from the decoding: encoding it writes every field."""
+    if isinstance(value, Struct):
+        return Struct({fid: (kind, _unread(item)) for fid, (kind, item) in value.fields.items()})
+    if isinstance(value, Items):
+        return Items(value.kind, [_unread(item) for item in value.values])
+    return value
 
 
 def _written(table: pa.Table, options: dict) -> bytes:
@@ -176,7 +191,8 @@ def test_what_a_join_cannot_move_is_refused_by_file(tmp_path: Path) -> None:
     for case, (path, message) in cases.items():
         out = tmp_path / f"out-{case}.parquet"
         with pytest.raises(ParquetJoinError, match=message) as raised, JoinedParquet(out, _empty()) as joined:
-            joined.add([path, right])
+            with open_sources([path, right]) as sources:
+                joined.add(list(sources.values()))
         assert str(path) in str(raised.value) or message == "no source file has", case
 
 
@@ -188,7 +204,8 @@ def test_parts_of_unequal_rows_are_refused(tmp_path: Path) -> None:
     one, two = _table([("r1", 1, 2.0, True, "a")]), _table([("r1", 1, 2.0, True, "a")] * 2)
     left, right = _part(tmp_path, one.select(LEFT), "l.parquet"), _part(tmp_path, two.select(RIGHT), "r.parquet")
     with pytest.raises(ParquetJoinError, match="rows"), JoinedParquet(tmp_path / "out.parquet", _empty()) as joined:
-        joined.add([left, right])
+        with open_sources([left, right]) as sources:
+            joined.add(list(sources.values()))
 
 
 def _written_again(graded) -> Iterator[SimpleNamespace]:
