@@ -219,21 +219,23 @@ def join_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str,
     decoding. Files written with ``pq.write_table(..., compression=COMPRESSION)`` of the table's column types
     make the files :func:`write_scored_parts` writes from the same rows, byte for byte.
     """
-    from dualboard.parquet_join import JoinedParquet, open_sources
+    from dualboard.parquet_join import JoinedParquet, ParquetJoinError, open_sources
 
     paths = [table.path(scored_dir, benchmark) for table in TABLES]
-    with ExitStack() as stack:
-        joined = [
-            stack.enter_context(
-                JoinedParquet(stack.enter_context(atomic_path(path)), _empty(table, benchmark, revision))
-            )
-            for table, path in zip(TABLES, paths, strict=True)
-        ]
-        for part in parts:
-            files = [[Path(file) for file in getattr(part, table.name)] for table in TABLES]
-            with open_sources({file for table_files in files for file in table_files}) as sources:
-                for table_files, out in zip(files, joined, strict=True):
-                    out.add([sources[file] for file in table_files])
+    try:
+        with ExitStack() as stack:
+            tmps = [stack.enter_context(atomic_path(path)) for path in paths]
+            joined = [
+                stack.enter_context(JoinedParquet(tmp, _empty(table, benchmark, revision)))
+                for table, tmp in zip(TABLES, tmps, strict=True)
+            ]
+            for part in parts:
+                files = [[Path(file) for file in getattr(part, table.name)] for table in TABLES]
+                with open_sources({file for table_files in files for file in table_files}) as sources:
+                    for table_files, out in zip(files, joined, strict=True):
+                        out.add([sources[file] for file in table_files])
+    except ParquetJoinError as exc:  # a part's file damaged, or written by other code
+        raise ScoredFileError(f"{exc} — delete that file and grade again: what it held is made anew") from exc
     return paths
 
 
