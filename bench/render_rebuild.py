@@ -3,8 +3,8 @@
 A built board (``--board``, e.g. one that ``scale.py``'s ``make_board`` wrote and ``dualboard build``
 built) is copied to a temporary folder, where:
 
-1. ``dualboard render`` runs once in-process, from scratch (no site of this folder's build yet):
-   the *full render*;
+1. ``dualboard render`` runs once in-process, from scratch (the copy's site, MkDocs' kept output, docs
+   folder and kept data files deleted first): the *full render*;
 2. one more run is simulated (answers padded as ``scale.py`` pads them), then validated, ingested,
    graded and analysed by ``dualboard`` commands (not timed);
 3. ``dualboard render`` runs in-process again: the *+1 run render*.
@@ -39,7 +39,7 @@ from synthetic_board import add_runs, pad_responses  # bench/synthetic_board.py,
 
 from dualboard import pipeline
 from dualboard.project import Project
-from dualboard.render import site
+from dualboard.render import answer_shards, run_pages, site
 from dualboard.store import LocalStore
 
 SETUP_STAGES = ("validate", "ingest", "grade", "stats")
@@ -84,6 +84,19 @@ def timed_render(root: Path) -> tuple[float, float, float, float, str]:
         site.subprocess.run = clock._run
 
 
+def forget_render(root: Path) -> None:
+    """Delete what an earlier render left for the next one to reuse, so that the next render starts from scratch."""
+    project = Project(root)
+    for folder in (
+        project.site_dir,
+        project.build_dir / site.KEPT_SITE,
+        site.docs_folder(project.build_dir),
+        project.build_dir / answer_shards.CACHE_DIR,
+        project.build_dir / run_pages.RUN_CACHE_DIR,
+    ):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def dualboard(root: Path, stage: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "dualboard", stage, "--root", str(root)], capture_output=True, text=True
@@ -101,6 +114,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="dualboard-render-") as tmp:
         root = Path(tmp) / "board"
         shutil.copytree(args.board, root, symlinks=True)
+        forget_render(root)
         full = timed_render(root)
         runs = len([p for p in (root / "submissions").glob("*/*") if p.is_dir()])
         rounds = _rounds(root)

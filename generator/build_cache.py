@@ -48,11 +48,20 @@ def digest(*parts: str) -> str:
     >>> digest("ab", "c") == digest("a", "bc")
     False
     """
-    h = hashlib.sha256()
+    return digest_state(*parts).hexdigest()
+
+
+def digest_state(*parts: str, start: hashlib._Hash | None = None) -> hashlib._Hash:
+    """The sha256 state :func:`digest` reaches over ``parts``, carried on from a copy of ``start`` if given.
+
+    ``digest_state(*b, start=digest_state(*a)).hexdigest() == digest(*a, *b)``: keys that share
+    their first parts (thousands of run pairs under one code and options) hash those once.
+    """
+    h = start.copy() if start is not None else hashlib.sha256()
     for part in parts:
         data = part.encode("utf-8", "surrogateescape")
         h.update(len(data).to_bytes(8, "big") + data)
-    return h.hexdigest()
+    return h
 
 
 @functools.cache

@@ -254,17 +254,17 @@ def build(project: Project, store: Store, seed: int, progress: bool, jobs: int |
 )
 @click.option(
     "--max-predictions-bytes",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=Limits.predictions_bytes),
     default=Limits.predictions_bytes,
     show_default=True,
-    help="Largest accepted predictions.jsonl.",
+    help="Largest accepted predictions.jsonl: the build's limit (the default) or a stricter one.",
 )
 @click.option(
     "--max-response-bytes",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=Limits.response_bytes),
     default=Limits.response_bytes,
     show_default=True,
-    help="Largest accepted single response (UTF-8 bytes).",
+    help="Largest accepted single response (UTF-8 bytes): the build's limit (the default) or a stricter one.",
 )
 def validate(
     project: Project, paths: tuple[Path, ...], output_format: str, max_predictions_bytes: int, max_response_bytes: int

@@ -52,6 +52,13 @@ KEY_PATTERN_MAX_SIZE = 2000
 size, but each character may cost a step per instruction: ``.{0,1000}.{0,1000}x`` (18,005)
 takes 3 s on 100 KB; answer keys need a few dozen."""
 
+GRADING_MAX_MEM = 16 << 20
+"""RE2's memory for each of grading's own patterns (:func:`compile_linear`; its default is 8 MB). A marker
+taking up to 500 characters (``[^\\n]{1,500}``) compiles to 31,000 instructions, which leave the default
+too little room for the automaton's states: RE2 then drops back to its slower engine, and a 2 KB answer's
+markers cost four times as long. Matches are the same either way (RE2 picks the engine, not the result); the
+memory is taken only as states are built, and is bounded by this figure."""
+
 PATTERN_FIX = (
     r"rewrite it in RE2 syntax: no lookaround ((?=, (?!, (?<=, (?<!), no backreferences (\1), "
     r"\z instead of \Z; \w, \d, \s and \b are ASCII there (write \pL for any letter)"
@@ -78,7 +85,7 @@ def compile_linear(pattern: str, *, ignore_case: bool = False) -> re2._Regexp:
     PatternSyntaxError
         When RE2 rejects the pattern; the message names the pattern and the reason.
     """
-    return _compile(unicode_classes(pattern), ignore_case)
+    return _compile(unicode_classes(pattern), ignore_case, GRADING_MAX_MEM)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -106,11 +113,14 @@ def compile_key_pattern(pattern: str) -> re2._Regexp:
     return regex
 
 
-def _compile(pattern: str, ignore_case: bool) -> re2._Regexp:
-    """Compile ``pattern`` with RE2 and the options every pattern shares."""
+def _compile(pattern: str, ignore_case: bool, max_mem: int | None = None) -> re2._Regexp:
+    """Compile ``pattern`` with RE2 and the options every pattern shares (``max_mem``: RE2's default unless
+    given)."""
     options = re2.Options()
     options.log_errors = False  # a rejected pattern becomes a finding, not noise on stderr
     options.case_sensitive = not ignore_case
+    if max_mem is not None:
+        options.max_mem = max_mem
     try:
         return re2.compile(pattern, options)
     except re2.error as error:
@@ -193,9 +203,10 @@ class ContextPattern:
     def __init__(self, pattern: str, *, ignore_case: bool = False):
         self.regex = compile_linear(pattern, ignore_case=ignore_case)
 
-    def finditer(self, text: str) -> Iterator[ContextMatch]:
-        """Yield every match in ``text``, left to right."""
-        for match in self._matches(text.encode("utf-8")):
+    def finditer(self, text: str, pos: int = 0) -> Iterator[ContextMatch]:
+        """Yield every match in ``text`` that starts at character ``pos`` or later, left to right."""
+        data = text.encode("utf-8")
+        for match in self._matches(data, len(text[:pos].encode("utf-8")) if pos else 0):
             yield ContextMatch(tuple(None if g is None else g.decode("utf-8") for g in match.groups()[:-1]))
 
     def sub(self, replacement: str, text: str) -> str:
@@ -206,9 +217,10 @@ class ContextPattern:
             end = match.end(1)
         return b"".join([*pieces, data[end:]]).decode("utf-8")
 
-    def _matches(self, data: bytes) -> Iterator[re2._Match]:
-        """Yield the RE2 matches in UTF-8 ``data``; each search is linear in the bytes it reads."""
-        last, pos = self.regex.groups, 0
+    def _matches(self, data: bytes, pos: int = 0) -> Iterator[re2._Match]:
+        """Yield the RE2 matches in UTF-8 ``data`` from byte ``pos`` on; each search is linear in the bytes it
+        reads (the character before ``pos`` is still read as the context of a match starting there)."""
+        last = self.regex.groups
         while pos <= len(data) and (match := self.regex.search(data, pos)) is not None:
             yield match
             # Go on from the last character of the match proper; always strictly later, so the loop ends.
@@ -234,47 +246,79 @@ class Screened:
     to it), which ``str.lower`` does not follow, and the screen must never say
     no where RE2 would say yes.
 
+    Where every match starts at most :attr:`lead` characters before the first
+    of its words, an ASCII text is searched from its first word less ``lead``:
+    no earlier character can start a match, and RE2 matches each position with
+    the whole text as context (``^``, a non-word character before it), so the matches are the
+    same, and an answer that commits at its end is read from there (a 2 KB
+    answer's search costs a fifth, or a twentieth for ``(?m)^`` patterns).
+
     An ASCII text is searched as its bytes (:class:`AsciiMatch`): the same
     bytes RE2 searches for a ``str``, without the wrapper mapping every
     offset between bytes and characters (a third of the time on a 2 KB answer).
 
     Examples
     --------
-    >>> answer = Screened(compile_linear(r"answer: (\\w)", ignore_case=True), ("answer",), ignore_case=True)
+    >>> answer = Screened(compile_linear(r"answer: (\\w)", ignore_case=True), ("answer",), ignore_case=True, lead=0)
     >>> [m.group(1) for m in answer.finditer("ANSWER: B")], answer.might_match("no letter here")
     (['B'], False)
     >>> answer.might_match("anſwer: B")  # not ASCII: searched
     True
+    >>> answer.start("It is long. Answer: B")  # the first character a match may start at
+    12
     """
 
     pattern: Any
     """A compiled RE2 pattern or a :class:`ContextPattern` (which searches bytes itself)."""
     needs: tuple[str, ...]
     ignore_case: bool = False
+    lead: int | None = None
+    """When set: every match starts at most this many characters before an occurrence of one of
+    :attr:`needs` (the one it contains); the comment by each pattern says why. None: anywhere before."""
+    spaced: bool = False
+    """Whether a match may also hold, right after its first character, a run of whitespace of any length
+    that :attr:`lead` does not count (``\\{\\s*`` before a word)."""
+
+    def start(self, text: str) -> int | None:
+        """Where a search of ``text`` may start its first match (0, or later for an ASCII text when :attr:`lead`
+        is set), or None when ``text`` holds none of :attr:`needs`, so the pattern cannot match it."""
+        if not text.isascii():
+            if self.ignore_case or any(word in text for word in self.needs):
+                return 0
+            return None
+        haystack = _lowered(text) if self.ignore_case else text
+        found = [at for at in map(haystack.find, self.needs) if at >= 0]
+        if not found:
+            return None
+        if self.lead is None:
+            return 0
+        if not self.spaced:
+            return max(0, min(found) - self.lead)
+        # at most lead - 1 characters before the word, the whitespace run before them, and its first character
+        return max(0, len(text[: max(0, min(found) - self.lead + 1)].rstrip()) - 1)
 
     def might_match(self, text: str) -> bool:
         """False only when ``text`` holds none of :attr:`needs`, so the pattern cannot match it."""
-        if not self.ignore_case:
-            return any(word in text for word in self.needs)
-        if not text.isascii():
-            return True
-        lowered = _lowered(text)
-        return any(word in lowered for word in self.needs)
+        return self.start(text) is not None
 
     def finditer(self, text: str) -> Iterator[Any]:
         """The pattern's matches in ``text``, as its own ``finditer`` yields them."""
-        if not self.might_match(text):
+        start = self.start(text)
+        if start is None:
             return iter(())
-        if text.isascii() and not isinstance(self.pattern, ContextPattern):
-            return map(AsciiMatch, self.pattern.finditer(text.encode("ascii")))
+        if isinstance(self.pattern, ContextPattern):
+            return self.pattern.finditer(text, start)
+        if text.isascii():
+            return map(AsciiMatch, self.pattern.finditer(text.encode("ascii"), start))
         return self.pattern.finditer(text)
 
     def search(self, text: str) -> Any:
         """The pattern's first match in ``text``, or None."""
-        if not self.might_match(text):
+        start = self.start(text)
+        if start is None:
             return None
         if text.isascii() and not isinstance(self.pattern, ContextPattern):
-            found = self.pattern.search(text.encode("ascii"))
+            found = self.pattern.search(text.encode("ascii"), start)
             return None if found is None else AsciiMatch(found)
         return self.pattern.search(text)
 

@@ -77,7 +77,12 @@ def open_cache(project: Project, *, force: bool = False) -> BuildCache:
 
 
 def check_pull_request(
-    project: Project, paths: list[Path] | None = None, limits: Limits = Limits(), *, cache: BuildCache | None = None
+    project: Project,
+    paths: list[Path] | None = None,
+    limits: Limits = Limits(),
+    *,
+    cache: BuildCache | None = None,
+    new: list[Path] | None = None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -86,12 +91,24 @@ def check_pull_request(
     (``site_src/``, ``mkdocs.yml``, ``releases/``), ``dualboard.yaml``, and any
     generated file (build/, site/, .dualboard/) committed to the repository.
     Findings name files relative to the leaderboard folder. With a ``cache``,
-    runs validated before, byte for byte, are not read again.
+    runs validated before, byte for byte, are not read again. ``new``: the run folders the pull request adds
+    or changes, where a clash of run ids is reported (default: those under ``paths``).
     """
     try:  # once for both checks below (a benchmark of 10⁴ questions takes a second to load)
         benchmarks = load_benchmarks(project.data_dir)
     except DualboardError:
         benchmarks = None  # validating says why
+    project_findings: list[Finding] = []
+
+    def project_checks() -> None:  # run while validation's workers read the predictions, not after them
+        project_findings.extend(
+            [
+                *_source_findings(project, cache, benchmarks),
+                *_settings_findings(project),
+                *_committed_output_findings(project),
+            ]
+        )
+
     report = validate_submissions(
         project.data_dir,
         paths or [project.submissions_dir],
@@ -99,12 +116,9 @@ def check_pull_request(
         limits,
         cache=cache,
         benchmarks=benchmarks,
+        meanwhile=project_checks,
+        new=new,
     )
-    project_findings = [
-        *_source_findings(project, cache, benchmarks),
-        *_settings_findings(project),
-        *_committed_output_findings(project),
-    ]
     return ValidationReport(report.runs, (*report.findings, *project_findings)).relative_to(project.root)
 
 

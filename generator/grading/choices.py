@@ -35,6 +35,8 @@ _JSON_ANSWER = Screened(
     ),
     ("answer",),
     ignore_case=True,
+    lead=7,  # a quote and "final_" before "answer", or "{", any whitespace (spaced), and "final_"
+    spaced=True,
 )
 # "Answer: C", "the answer is C.", "Final answer: **(C)**", "correct option is B". The last
 # group takes the character that must follow the letter; no later match can start with it.
@@ -46,10 +48,11 @@ _PHRASE_ANSWER = Screened(
     ),
     ("answer", "option", "choice"),
     ignore_case=True,  # the words are matched ignoring case
+    lead=8,  # a match starts with its word, or "correct ", "best " or "final " before it
 )
-_BOLD_LETTER = Screened(compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]"), ("**",))
+_BOLD_LETTER = Screened(compile_linear(r"\*\*\(?([A-Z])\)?[.):]?\*\*|\*\*\(?([A-Z])[.):]"), ("**",), lead=0)
 # "(C)"; _paren_matches checks that it is neither inside a word nor doubled.
-_PAREN_LETTER = Screened(compile_linear(r"\(([A-Z])\)"), ("(",))
+_PAREN_LETTER = Screened(compile_linear(r"\(([A-Z])\)"), ("(",), lead=0)
 _LEADING_LETTER = compile_linear(r"(?s)^\s*\(?([A-Z])\)?(?:[.):\-]\s+.*|\s*)\z")
 _ANSWER_IS = compile_linear("answer is", ignore_case=True)
 
@@ -78,19 +81,25 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+TEXTS_REMEMBERED = 16
+"""Results :func:`normalize_text` remembers: the few texts one answer's grading normalizes, each several times."""
+
 _ASCII_BLANKED = str.maketrans(
     {chr(c): " " for c in range(128) if not (_is_word_char(chr(c)) or chr(c).isspace() or chr(c) in "'.,")}
 )
 """What :func:`normalize_text` blanks in an ASCII text, every point and comma kept (they are decided next)."""
 
 
+@functools.lru_cache(maxsize=TEXTS_REMEMBERED)
 def normalize_text(text: str) -> str:
     """Lower-case, drop punctuation except inside numbers, collapse spaces.
 
     An ASCII text (nearly every answer) goes through one ``str.translate`` and
     a look at each point and comma; any other text through the loop over its
     characters. Both keep exactly the same characters (tests compare them on
-    every code point).
+    every code point). The last :data:`TEXTS_REMEMBERED` results are
+    remembered: grading normalizes an answer it read when it compares the
+    answers a response states, then again against the key's texts, twice.
 
     Examples
     --------
@@ -138,7 +147,8 @@ def _touches_digit(text: str, at: int) -> bool:
 def normalize_question_text(text: str) -> str:
     """:func:`normalize_text` of a question's own text (an option, the correct choice, a key's answer or
     alias), remembered: every answer to the question reads it again, several times. Never for a response,
-    whose texts are each read once (the cache would hold them for nothing)."""
+    whose texts are each read once (the cache would hold them for nothing; :func:`normalize_text` remembers
+    only the last few)."""
     return normalize_text(text)
 
 

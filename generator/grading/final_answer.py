@@ -16,26 +16,31 @@ from dualboard.grading.choices import normalize_text
 from dualboard.linear_regex import ContextPattern, Screened, compile_linear
 
 
-def _screened(pattern: str, word: str) -> Screened:
-    """A marker pattern, ignoring case, whose every match contains ``word`` (the screen skips other texts)."""
-    return Screened(compile_linear(pattern, ignore_case=True), (word,), ignore_case=True)
+def _screened(pattern: str, word: str, lead: int) -> Screened:
+    """A marker pattern, ignoring case, whose every match contains ``word``, at most ``lead`` characters after
+    the match's start (the screen skips other texts, and the text before the first ``word`` less ``lead``)."""
+    return Screened(compile_linear(pattern, ignore_case=True), (word,), ignore_case=True, lead=lead)
 
 
+# Each marker's lead (Screened.lead) is the most its pattern can put before its word: a quote and "final_" (7),
+# nothing ("\boxed{", "final answer"), four non-word characters after a line's start (4), the context
+# character and "the correct " (13).
 _MARKERS = (
     (
         "json",
-        _screened(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", "answer"),
+        _screened(r"""["']?(?:final[ _]?)?answer["']?\s*:\s*(?:"([^"\n]{1,500})"|'([^'\n]{1,500})')""", "answer", 7),
     ),
-    ("boxed", Screened(compile_linear(r"\\boxed\{([^{}\n]{1,500})\}"), ("\\boxed{",))),
+    ("boxed", Screened(compile_linear(r"\\boxed\{([^{}\n]{1,500})\}"), ("\\boxed{",), lead=0)),
     # "is" must end its word: either the non-word characters after it, or the answer starts with one.
     (
         "final_answer",
         _screened(
             r"final answer\W{0,6}?(?:is(?:\W{1,3}([^\n]{1,500})|([^\w\n][^\n]{0,499}))|[:\-]\W{0,3}([^\n]{1,500}))",
             "final answer",
+            0,
         ),
     ),
-    ("answer_line", _screened(r"(?m)^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", "answer")),
+    ("answer_line", _screened(r"(?m)^\W{0,4}answer\W{0,4}?[:\-]\W{0,3}([^\n]{1,500})", "answer", 4)),
     # "the" or "my" must start a word: the pattern takes the character before it. After the
     # spaces the answer starts at the next other character or, where spaces end the text, is the
     # last space before the closing newlines: what re's backtracking took from "\s+([^\n]{1,500})",
@@ -49,6 +54,7 @@ _MARKERS = (
             ),
             ("answer is",),
             ignore_case=True,
+            lead=13,
         ),
     ),
 )

@@ -62,6 +62,7 @@ _EMPTY_MARKER = Screened(
     compile_linear(r"(?:^|\W)(?:final answer(?:\s+is)?|answer\s*[:\-])\W*\z", ignore_case=True),
     ("answer",),
     ignore_case=True,
+    lead=7,  # the context character and "final " before "answer"
 )
 
 

@@ -101,8 +101,10 @@ class RunPlan:
 
     @functools.cached_property
     def question_digests(self) -> dict[str, str]:
-        """:func:`~dualboard.grading.cache.question_digest` of each question the run answers, by id."""
-        return {a.question["id"]: question_digest(a.question) for a in self.answers}
+        """:func:`~dualboard.grading.cache.question_digest` of each question the run answers, by id (one digest
+        per question, not one per round: the question's canonical JSON is a fifth of a run's key time)."""
+        questions = {a.question["id"]: a.question for a in self.answers}
+        return {question_id: question_digest(question) for question_id, question in questions.items()}
 
     def slot(self, answer: _Answer) -> AnswerSlot:
         """``(run_id, question_id, round)``: the answer's place, which no other answer of the benchmark shares."""

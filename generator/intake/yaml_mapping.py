@@ -9,6 +9,7 @@ through validate.py, which reports instead of raising.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,11 @@ def read_yaml_mapping(path: Path, *, example: str, root: Path | None = None) -> 
     return read_yaml_fields(path, example=example, root=root)[0]
 
 
-def read_yaml_fields(path: Path, *, example: str, root: Path | None = None) -> tuple[dict[str, Any], dict[str, int]]:
-    """:func:`read_yaml_mapping`, and the line of every field (for findings about them; see ``yaml_field_lines``)."""
+def read_yaml_fields(
+    path: Path, *, example: str, root: Path | None = None
+) -> tuple[dict[str, Any], dict[str, int], str]:
+    """:func:`read_yaml_mapping`, the line of every field (for findings about them; see ``yaml_field_lines``),
+    and the sha256 of the bytes parsed (a store that keeps the file keeps these bytes or refuses)."""
     if not path.is_file() and not path.is_symlink():
         raise InvalidInputError(
             [Finding(str(path), None, "-", "file is missing", f"create it (see {example} for an example)")]
@@ -49,4 +53,4 @@ def read_yaml_fields(path: Path, *, example: str, root: Path | None = None) -> t
         raise InvalidInputError(
             [Finding(str(path), 1, "-", "expected a mapping at the top level", "write key: value pairs")]
         )
-    return data, yaml_field_lines(text)
+    return data, yaml_field_lines(text), hashlib.sha256(raw).hexdigest()

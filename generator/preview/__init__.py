@@ -92,7 +92,7 @@ def preview(
     afterwards. Bad input and a board that cannot be graded end up in the
     document (findings, ``problem``), never as an exception.
     """
-    report = pipeline.check_pull_request(project, None if validate_all else run_dirs)
+    report = pipeline.check_pull_request(project, None if validate_all else run_dirs, new=run_dirs)
     findings = [*report.findings, *(warnings or [])]
     wanted = {(d.parent.name, d.name) for d in find_run_dirs(run_dirs)}  # a benchmark folder stands for its runs
     previewed = [run for run in report.runs if (run.benchmark, run.run_id) in wanted]

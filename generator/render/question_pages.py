@@ -284,23 +284,40 @@ def _answer_rows(
     graders: list[str],
     runs: Mapping[str, tuple[int, tuple[str, str]]],
 ) -> list[list[Any]]:
-    """The data rows of a question's answers: run, round, options as shown (MC), response, each verdict."""
-    choices = bool(question.get("choices"))
-    shown: dict[Any, list[Any]] = {}  # a question has few option orders: each is worked out once
-    columns = [answers.get(c, ()) for c in ("run_id", "round", "response", "choice_order")]
-    verdicts = [(answers[f"score:{g}"], answers[f"detail:{g}"]) for g in graders]
-    rows = []
-    for i, (run_id, round_, response, order) in enumerate(zip(*columns)):
-        row: list[Any] = [runs[run_id][0], int(round_)]
-        if choices:
-            key = tuple(order) if isinstance(order, (list, tuple)) else None
-            if key not in shown:
-                shown[key] = list(options_as_shown(question, {"choice_order": list(key) if key else None}))
-            row.append(shown[key])
-        row.append("" if not isinstance(response, str) else response)
-        row += [_verdict(scores[i], details[i]) for scores, details in verdicts]
-        rows.append(row)
-    return rows
+    """The data rows of a question's answers: run, round, options as shown (MC), response, each verdict.
+
+    Built a column at a time, each column's distinct values worked out once (a question has a handful of option
+    orders and scores however many answers show them): a million answers take one pass per column, not one
+    function call per cell.
+    """
+    columns: list[list[Any]] = [
+        [runs[run_id][0] for run_id in answers.get("run_id", ())],
+        [int(round_) for round_ in answers.get("round", ())],
+    ]
+    if question.get("choices"):
+        keys = [tuple(order) if isinstance(order, (list, tuple)) else None for order in answers["choice_order"]]
+        shown = {key: list(options_as_shown(question, {"choice_order": list(key) if key else None})) for key in keys}
+        columns.append([shown[key] for key in keys])
+    columns.append([r if isinstance(r, str) else "" for r in answers.get("response", ())])
+    columns += [_verdicts(answers[f"score:{g}"], answers[f"detail:{g}"]) for g in graders]
+    return [list(row) for row in zip(*columns, strict=True)]
+
+
+def _verdicts(scores: Sequence[Any], details: Sequence[Any]) -> list[list[Any]]:
+    """:func:`_verdict` of each (score, detail), each distinct score's number and text worked out once."""
+    numbers: dict[Any, tuple[Any, str]] = {}
+    out = []
+    for score, detail in zip(scores, details, strict=True):
+        # Only floats are cached (1 and 1.0 are one key but two JSON numbers); NaN never equals a key.
+        known = numbers.get(score) if score.__class__ is float else None
+        if known is None:
+            cell = _verdict(score, detail)
+            if cell[0] is not None and score.__class__ is float:
+                numbers[score] = (cell[0], format_number(cell[0], 0))
+            out.append(cell)
+        else:
+            out.append([known[0], f"{known[1]}: {detail if isinstance(detail, str) else ''}"])
+    return out
 
 
 def _verdict(score: Any, detail: Any) -> list[Any]:

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -238,7 +239,7 @@ def _base_config(build_dir: Path, default: Path) -> dict:
 
 
 def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty: bool = False) -> None:
-    """Run ``mkdocs build --strict`` and publish to ``site_dir``; the old site stays until the new one is complete.
+    """Run ``mkdocs build --strict`` and publish to ``site_dir``; on failure the old site is left as it was.
 
     ``kept``: a folder that keeps the site as mkdocs built it, so that the next
     build can be incremental; ``site_dir`` is published from it as hard links
@@ -246,7 +247,8 @@ def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty:
     ``dirty``, mkdocs rebuilds there only the pages whose source is newer than
     their output (``--dirty``), and :mod:`dualboard.render.mkdocs_hooks`
     repairs what that leaves wrong and unlinks each output before it is
-    written again, so the published site never changes under its readers. That
+    written again, so the published site never changes under its readers; then
+    only the files that changed are published (:func:`_update_links`). That
     is sound only when everything but the pages' sources is as it was when
     ``kept`` was built (the configuration and navigation, the code, the tools:
     :attr:`ComposedDocs.layout`), ``kept`` is as that build left it, and the
@@ -258,6 +260,8 @@ def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty:
         return
     if dirty:
         _mkdocs(config, kept, dirty=True)
+        if _update_links(kept, site_dir):
+            return
     else:
         _swap_in(_full_build(config, kept), kept)
     staging = _staging(site_dir)
@@ -275,15 +279,90 @@ def _docs_dir(config: Path) -> Path:
 
 
 def _link_tree(source: Path, target: Path) -> None:
-    """Make ``target`` a tree of hard links to the files of ``source`` (copies where links fail)."""
-    for parent, _dirs, names in os.walk(source):
-        folder = target / Path(parent).relative_to(source)
-        folder.mkdir(parents=True, exist_ok=True)
-        for name in names:
-            try:
-                os.link(Path(parent, name), folder / name)
-            except OSError:
-                shutil.copy2(Path(parent, name), folder / name)
+    """Make ``target`` a tree of hard links to the files of ``source`` (copies where links fail).
+
+    Strings and :func:`os.scandir`, not :class:`~pathlib.Path`: a site has tens of thousands of files.
+    """
+    os.makedirs(target, exist_ok=True)
+    with os.scandir(source) as entries:
+        for entry in entries:
+            there = os.path.join(target, entry.name)
+            if entry.is_dir(follow_symlinks=False):
+                _link_tree(entry.path, there)
+            else:
+                _link(entry.path, there)
+
+
+def _link(source: str, target: str) -> None:
+    """Make ``target`` (which must not exist) a hard link to ``source``, a copy where the file system has none."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _update_links(source: Path, target: Path) -> bool:
+    """Make the published folder ``target`` hold exactly the files of ``source`` again, touching only those that
+    changed; False (nothing done) where it cannot, and the caller publishes anew.
+
+    After an incremental build most of ``source``'s files are the very files ``target`` links to: only new and
+    rewritten ones are linked, each under a temporary name and renamed over its old version (a reader gets
+    the old file or the new one, whole), and the files no longer in ``source`` are deleted last. New data files
+    come first (their names are new), so a page or index never names a file not yet there. Refused when the two
+    folders are on different devices (inode numbers would mean nothing) or a file and a folder swapped places.
+    """
+    if not target.is_dir() or target.is_symlink() or os.stat(source).st_dev != os.stat(target).st_dev:
+        return False
+    want, have = _inodes(str(source)), _inodes(str(target))
+    if any(name in have for name in _folders(want)) or any(name in want for name in _folders(have)):
+        return False
+    changed = sorted((name for name, inode in want.items() if have.get(name) != inode), key=_publish_order)
+    for name in changed:
+        there = os.path.join(target, name)
+        os.makedirs(os.path.dirname(there), exist_ok=True)
+        tmp = os.path.join(os.path.dirname(there), f".{uuid.uuid4().hex}.tmp")
+        _link(os.path.join(source, name), tmp)
+        os.replace(tmp, there)
+    removed = sorted(set(have) - set(want))
+    for name in removed:
+        os.unlink(os.path.join(target, name))
+    if removed:
+        _remove_empty_folders(target)
+    return True
+
+
+def _publish_order(name: str) -> tuple[bool, str]:
+    """Shared data files first: pages and indexes name them, never the other way round."""
+    return (not name.startswith(f"{SHARED_DIR}/"), name)
+
+
+def _inodes(top: str, prefix: str = "") -> dict[str, int]:
+    """The inode of every entry under ``top`` that is not a folder, by posix name (read from the folders alone)."""
+    found = {}
+    with os.scandir(top) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                found |= _inodes(entry.path, f"{prefix}{entry.name}/")
+            else:
+                found[prefix + entry.name] = entry.inode()
+    return found
+
+
+def _folders(names: Iterable[str]) -> set[str]:
+    """Every folder that holds one of the posix ``names``.
+
+    Examples
+    --------
+    >>> sorted(_folders(["a/b/c.html", "a/d.html", "e.html"]))
+    ['a', 'a/b']
+    """
+    found = set()
+    for name in names:
+        cut = name.rfind("/")
+        while cut > 0 and name[:cut] not in found:
+            found.add(name[:cut])
+            cut = name.rfind("/", 0, cut)
+    return found
 
 
 def _full_build(config: Path, target: Path) -> Path:

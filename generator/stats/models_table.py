@@ -8,9 +8,13 @@ import pandas as pd
 from dualboard.stats import estimators
 from dualboard.stats import pingouin_adapter as pga
 from dualboard.stats.comparison import compare, join_notes
-from dualboard.stats.pieces import Pieces, frame_digest
+from dualboard.stats.pieces import Pieces, by_run, run_digests
 from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS, coverage_percent, is_ranked
 from dualboard.stats.tables import documents
+
+RUN_ROW_COLUMNS = ("grading", "question_id", "n_rounds", "mean", "var_within", "binary")
+"""What :func:`run_row` reads of a run's question means: a models row is kept under a hash of these
+(:mod:`~dualboard.stats.pieces`); the run id is not read, so two runs of the same means share one."""
 
 
 def grading_summary(qm: pd.DataFrame, alpha: float = 0.05) -> dict[str, object]:
@@ -198,13 +202,16 @@ def models_table(
     # When every answer has both verdicts, ``paired`` is ``qmeans`` (analyse passes the same frame):
     # its runs are then split, and their rows hashed, once.
     same = paired is qmeans
-    judged = dict(tuple(qmeans.groupby("run_id")))
-    both = judged if same else dict(tuple(paired.groupby("run_id")))
+    judged_rows, judged = by_run(qmeans)
+    both_rows, both = (judged_rows, judged) if same else by_run(paired)
+    runs = list(counts["run_id"])
+    qm_digests = run_digests(judged_rows, judged, runs, RUN_ROW_COLUMNS)
+    paired_digests = qm_digests if same else run_digests(both_rows, both, runs, RUN_ROW_COLUMNS)
     rows = []
-    for r in counts["run_id"]:
-        run_qm, run_paired = judged.get(r, empty), both.get(r, empty)
-        qm_digest = frame_digest(run_qm)
-        key = Pieces.key_of("models", (alpha,), qm_digest, qm_digest if same else frame_digest(run_paired))
+    for r, qm_digest, paired_digest in zip(runs, qm_digests, paired_digests):
+        run_qm = judged_rows.iloc[judged[r]] if r in judged else empty
+        run_paired = both_rows.iloc[both[r]] if r in both else empty
+        key = Pieces.key_of("models", (alpha,), qm_digest, paired_digest)
         rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: run_row(q, p, alpha))})
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
     table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]

@@ -22,16 +22,17 @@ as empty: the pieces are computed again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from dualboard.atomic import atomic_write_text
-from dualboard.build_cache import code_digest, digest
+from dualboard.build_cache import code_digest, digest_state
 
 PIECES_DIR = "stats-pieces"
 """Folder of ``build/`` holding one pieces file per benchmark (beside build/stats/, not in it)."""
@@ -39,17 +40,65 @@ FORMAT = 1
 """Layout of a pieces file; a file of another format reads as empty."""
 
 
-def frame_digest(frame: pd.DataFrame) -> str:
-    """sha256 over a frame's column names, dtypes and every value in row order (not its index).
+def columns_digest(columns: Mapping[str, np.ndarray]) -> str:
+    """sha256 over named columns: each name, dtype, length and every value in order.
 
-    >>> a = pd.DataFrame({"x": [1.0, 2.0]})
-    >>> frame_digest(a) == frame_digest(a.iloc[::-1].reset_index(drop=True))
+    A slice of a larger table is keyed by its arrays alone, without building a
+    frame of it (:func:`run_digests`). Numbers are hashed as their bytes (0.0 and -0.0
+    differ: a key may only be too strict, never too loose); strings as UTF-8
+    with their lengths, so no two lists of strings share bytes.
+
+    >>> ids = np.array(["a", "bc"], dtype=object)
+    >>> columns_digest({"q": ids}) == columns_digest({"q": np.array(["ab", "c"], dtype=object)})
     False
     """
-    h = hashlib.sha256(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
-    h.update(len(frame).to_bytes(8, "big"))
-    h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    h = hashlib.sha256()
+    for name, values in columns.items():
+        h.update(repr((name, str(values.dtype), len(values))).encode("utf-8", "surrogatepass"))
+        h.update(_value_bytes(values))
     return h.hexdigest()
+
+
+def _value_bytes(values: np.ndarray) -> bytes:
+    """The bytes that stand for an array's values (strings: their lengths, then their UTF-8 text)."""
+    if values.dtype != object:
+        return np.ascontiguousarray(values).tobytes()
+    if pd.api.types.infer_dtype(values, skipna=False) != "string":  # None, numbers…: pandas' hash of each value
+        return pd.util.hash_array(values, categorize=False).tobytes()
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))  # in characters: unambiguous too
+    return lengths.tobytes() + "".join(values).encode("utf-8", "surrogatepass")
+
+
+def by_run(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, slice]]:
+    """The frame with each run's rows together (in their order), and each run's rows as a slice of it.
+
+    The same rows, in the same order, as ``frame.groupby("run_id")`` gives each
+    run, but slicing a frame costs nothing where splitting it copies every
+    row: a run whose piece is known is only hashed, never copied. Frames
+    already grouped by run (the scored and verdicts tables are) are not sorted.
+
+    >>> f = pd.DataFrame({"run_id": ["b", "a", "b"], "x": [1, 2, 3]})
+    >>> grouped, rows = by_run(f)
+    >>> rows, grouped.iloc[rows["b"]]["x"].tolist()
+    ({'a': slice(0, 1, None), 'b': slice(1, 3, None)}, [1, 3])
+    """
+    codes, runs = pd.factorize(frame["run_id"], sort=True)
+    if len(codes) and (np.diff(codes) < 0).any():
+        order = np.argsort(codes, kind="stable")
+        frame, codes = frame.iloc[order], codes[order]
+    # A missing run id (code -1) belongs to no run, as groupby leaves it out.
+    bounds = np.searchsorted(codes, np.arange(len(runs) + 1), side="left")
+    return frame, {run: slice(int(bounds[i]), int(bounds[i + 1])) for i, run in enumerate(runs)}
+
+
+def run_digests(frame: pd.DataFrame, rows: dict[str, slice], runs: Iterable[str], columns: Iterable[str]) -> list[str]:
+    """The :func:`columns_digest` of ``columns`` of each run's rows (``rows`` from :func:`by_run`; none: no rows).
+
+    Each column is taken out of the frame once and sliced per run: what a run's
+    piece reads is hashed without building a frame of its rows.
+    """
+    arrays = {c: frame[c].to_numpy() for c in columns}
+    return [columns_digest({c: a[rows.get(run, slice(0, 0))] for c, a in arrays.items()}) for run in runs]
 
 
 class Pieces:
@@ -76,14 +125,9 @@ class Pieces:
             return cls(path)
 
     @staticmethod
-    def key(kind: str, options: tuple, *frames: pd.DataFrame) -> str:
-        """The key of a ``kind`` piece computed with ``options`` from ``frames`` (and the code)."""
-        return Pieces.key_of(kind, options, *(frame_digest(f) for f in frames))
-
-    @staticmethod
     def key_of(kind: str, options: tuple, *digests: str) -> str:
         """The key of a ``kind`` piece computed with ``options`` from inputs of these digests (and the code)."""
-        return digest(kind, code_digest(), repr(options), *digests)
+        return digest_state(*digests, start=_key_start(kind, repr(options))).hexdigest()
 
     def get(self, key: str, compute: Callable[[], dict]) -> dict:
         """The piece under ``key``: the remembered one, else ``compute()`` (then remembered)."""
@@ -126,6 +170,12 @@ class Pieces:
             atomic_write_text(self.path, text)
         except OSError:
             pass
+
+
+@functools.lru_cache(maxsize=64)
+def _key_start(kind: str, options: str) -> hashlib._Hash:
+    """The hash state of a key's shared parts (kind, code, options): each key copies it (never fed itself)."""
+    return digest_state(kind, code_digest(), options)
 
 
 def _plain(value: object) -> object:

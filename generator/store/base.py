@@ -94,12 +94,13 @@ def changed_since_validated(source: Path) -> SourceChangedError:
     )
 
 
-def expected_files(runs: list[Run], benchmarks: dict[str, Benchmark], cache: BuildCache) -> dict[str, Expected]:
+def expected_files(runs: list[Run], benchmarks: dict[str, Benchmark]) -> dict[str, Expected]:
     """What each file of :func:`staged_sources` must hold, by logical path, for ``runs`` as validation returned
     them (:attr:`Run.digests`, the bytes it read, under the default :class:`Limits` it applied).
 
-    The definitions of the runs' benchmarks are pinned here, by their digest now: an ingest reads them
-    again only to copy them, and stores these bytes or nothing.
+    The definitions of the runs' benchmarks are pinned by the bytes they were loaded from
+    (:attr:`Benchmark.digests`), those the runs were checked against: an ingest reads them again only to copy
+    them, and stores these bytes or nothing.
     """
     limits = Limits()
     sizes = {
@@ -116,12 +117,8 @@ def expected_files(runs: list[Run], benchmarks: dict[str, Benchmark], cache: Bui
         for name, value in run.digests.items()
     }
     for name in sorted({run.benchmark for run in runs}):
-        folder = benchmarks[name].path
-        for file in DEFINITION_FILES if folder is not None else ():
-            try:
-                expected[f"{BENCHMARKS}/{name}/{file}"] = Expected(cache.file_digest(folder / file), sizes[file])
-            except OSError:
-                continue  # absent (optional), or not a regular file: copying it is refused
+        for file, value in benchmarks[name].digests.items():
+            expected[f"{BENCHMARKS}/{name}/{file}"] = Expected(value, sizes[file])
     return expected
 
 

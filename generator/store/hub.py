@@ -285,7 +285,7 @@ class HubStore(Store):
         cache: BuildCache | None = None,
     ) -> IngestResult:
         runs = load_runs(run_dirs, benchmarks, cache=cache)
-        wanted = staged_files(run_dirs, benchmarks, expected_files(runs, benchmarks, cache or BuildCache.empty(None)))
+        wanted = staged_files(run_dirs, benchmarks, expected_files(runs, benchmarks))
         head = self.head(create=True)
         base = self.snapshot(head)
         added, replaced, unchanged = classify(base, wanted)

@@ -98,7 +98,7 @@ class LocalStore(Store):
     ) -> IngestResult:
         runs = load_runs(run_dirs, benchmarks, cache=cache)
         cache = cache or BuildCache.empty(None)
-        expected = expected_files(runs, benchmarks, cache)  # what was validated: the store gets it or nothing
+        expected = expected_files(runs, benchmarks)  # what was validated: the store gets it or nothing
         with exclusive(self.root / LOCK, what="ingest", timeout_s=self.lock_timeout_s):
             self._recover()
             base = self.snapshot()

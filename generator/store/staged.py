@@ -133,7 +133,7 @@ class StagedHubStore(Store):
         kept; the saved verdicts are kept in any case.
         """
         runs = load_runs(run_dirs, benchmarks, cache=cache)
-        wanted = staged_files(run_dirs, benchmarks, expected_files(runs, benchmarks, cache or BuildCache.empty(None)))
+        wanted = staged_files(run_dirs, benchmarks, expected_files(runs, benchmarks))
         base_commit = self.hub.base_commit()
         base = self.hub.snapshot(base_commit)
         added, replaced, unchanged = classify(base, wanted)

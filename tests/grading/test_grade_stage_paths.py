@@ -54,7 +54,12 @@ def _old_verdict_key(grader, question: dict, prediction: dict) -> str:
         prediction.get("choice_order"),
         prediction.get("recorded"),
     ]
-    return sha256_text(canonical_json(material))
+    return sha256_text(_dumps(material))
+
+
+def _dumps(value) -> str:
+    """Canonical JSON as keys were first made: ``json.dumps`` with the options, an encoder made per call."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 _JSON = st.recursive(
@@ -62,6 +67,29 @@ _JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8,
 )
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.dates() | st.decimals(),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.tuples(inner, inner)
+            | st.dictionaries(st.text(max_size=5) | st.integers() | st.floats() | st.booleans(), inner, max_size=4)
+        ),
+        max_leaves=12,
+    )
+)
+def test_canonical_json_equals_json_dumps(value):
+    """The encoder made once writes what ``json.dumps`` with the same options writes: unicode, NaN and infinities,
+    nested values, keys of mixed types (sorted where they compare) and values only ``str`` can write."""
+    try:
+        expected = _dumps(value)
+    except TypeError as error:  # keys of types that do not compare: refused the same way
+        with pytest.raises(TypeError, match=str(error)[:20]):
+            canonical_json(value)
+        return
+    assert canonical_json(value) == expected
 
 
 @given(response=st.one_of(st.none(), st.text()), order=_JSON, recorded=_JSON, question=_JSON)

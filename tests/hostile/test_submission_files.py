@@ -13,8 +13,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from dualboard import pipeline
 from dualboard.cli import main
 from dualboard.intake.untrusted import parse_json_line, parse_yaml
+from dualboard.project import Project
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
 
 
@@ -206,8 +208,23 @@ def test_run_ids_that_share_a_page_are_refused(tiny_root: Path, twin: str) -> No
     write_run(tiny_root, twin)
     first, last = sorted(["run-a", twin])
     _assert_finding(
-        tiny_root, f"submissions/tiny/{last}: run_id: run ids {first}, {last} of tiny name the same run page"
+        tiny_root, f"submissions/tiny/{last}: run_id: run id {last} of tiny names the same run page as {first}"
     )
+
+
+def test_a_new_run_id_clashing_with_one_on_the_board_is_reported_at_the_new_run(tiny_root: Path) -> None:
+    """run--a sorts before run-a, already on the board: the finding is the new run's, and names the other,
+    whether the new run is named (validate PATHS, a local preview) or all runs are checked (the CI's preview)."""
+    new = write_run(tiny_root, "run--a")
+    expected = "submissions/tiny/run--a: run_id: run id run--a of tiny names the same run page as run-a"
+    result = _validate(tiny_root, str(new))
+    assert result.exit_code == 1 and expected in result.output, result.output
+    assert "submissions/tiny/run-a:" not in result.output
+    report = pipeline.check_pull_request(Project(tiny_root), None, new=[new])
+    assert [str(f) for f in report.findings if f.field == "run_id"] == [
+        f"{expected} (ids are compared ignoring case, '.', '_' and '-') — rename this run so its id differs "
+        "from run-a in letters or digits"
+    ]
 
 
 def test_run_id_with_trailing_newline_is_refused(tiny_root: Path) -> None:

@@ -4,7 +4,9 @@ and the naive interval beside the clustered one."""
 
 from __future__ import annotations
 
+import gzip
 import html
+import json
 import shutil
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from dualboard import pipeline
 from dualboard.project import Project
 from dualboard.release_files import load_releases
+from dualboard.render.shared_files import shared_name
 from dualboard.render.site_content import site_content
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
@@ -85,3 +88,16 @@ def test_question_page_shows_the_order_of_each_round(real_board):
             c.text for c in row[4:] if "chose" in c.text or "no readable option" in c.text or "empty" in c.text
         )
         assert verdict.endswith(f"correct {correct_here}"), (row[2].text, row[2].note, verdict)
+
+
+def test_data_files_hold_the_json_python_writes_and_are_named_by_it(real_board):
+    """msgspec writes each data file's JSON (lazy_tables._ENCODER): on the real answers, byte for byte what
+    ``json.dumps`` wrote before, so every file keeps its content name."""
+    _, _, assets = real_board
+    data_files = {path: data for path, data in assets.items() if path.endswith(".json.gz")}
+    assert len(data_files) > 30  # every question's shards and every run's two tables
+    for path, data in data_files.items():
+        raw = gzip.decompress(data)
+        again = json.dumps(json.loads(raw), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        assert raw == again.encode("utf-8"), path
+        assert path == shared_name(raw, ".json.gz")

@@ -195,7 +195,7 @@ def workspace(workspace):
 def exact_path_only():
     """Neither fast path: no whole file confirmed at once, no line confirmed alone."""
     return mock.patch.multiple(
-        "dualboard.intake.validate", confirmed_lines=lambda data: None, confirmed_row=lambda raw: None
+        "dualboard.intake.validate", confirmed_framed=lambda framed: None, confirmed_row=lambda raw: None
     )
 
 

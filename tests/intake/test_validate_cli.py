@@ -6,6 +6,7 @@ import json
 import os
 import re
 
+import pytest
 from click.testing import CliRunner
 
 from dualboard.cli import main
@@ -71,6 +72,17 @@ def test_limits_are_options(tiny_root):
     assert result.exit_code == 1, result.output
     assert "over the 10-byte limit" in result.output
     assert _validate(tiny_root, "--max-response-bytes", "1000").exit_code == 0
+
+
+@pytest.mark.parametrize("option", ["--max-predictions-bytes", "--max-response-bytes"])
+def test_validate_takes_no_limit_above_the_builds(tiny_root, option):
+    """A run validate passes is one build and preview (which take only the defaults) accept: a limit may only be
+    stricter than the build's, and one above it is a usage error that names the largest allowed."""
+    largest = Limits.predictions_bytes if option == "--max-predictions-bytes" else Limits.response_bytes
+    assert _validate(tiny_root, option, str(largest)).exit_code == 0
+    result = _validate(tiny_root, option, str(largest + 1))
+    assert result.exit_code == 2
+    assert f"1<=x<={largest}" in result.output
 
 
 def test_a_fix_for_a_response_over_the_limit_names_no_option_the_build_lacks(tiny_root):

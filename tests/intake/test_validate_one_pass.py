@@ -44,7 +44,7 @@ EXPECTED = [
     f"{RUN}/predictions.jsonl:6: answer: is not a field of this file",
     f"{RUN}/predictions.jsonl: coverage: 3 of 6 answers (question, round) missing: "
     "q1 round 1, q2 round 0, q2 round 1 —",
-    "submissions/tiny/run_a: run_id: run ids run-a, run_a of tiny name the same run page",
+    "submissions/tiny/run_a: run_id: run id run_a of tiny names the same run page as run-a",
 ]
 
 

@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import subprocess
 import threading
 from pathlib import Path
 
 import pytest
+import yaml
 
+from dualboard import pipeline
 from dualboard.build_cache import BuildCache
 from dualboard.intake import validate
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.validate import DeferredPredictions, check_runs, find_run_dirs
-from tests.conftest import tiny_metadata, tiny_predictions, write_run, write_tiny_board
+from dualboard.project import Project
+from tests.conftest import git_repository, tiny_metadata, tiny_predictions, write_run, write_tiny_board
 
 
 def _board(root: Path) -> Path:
@@ -100,3 +104,51 @@ def test_workers_are_forked_only_while_one_thread_runs(monkeypatch):
     finally:
         release.set()
         other.join()
+
+
+def test_the_pull_request_check_runs_its_own_checks_while_workers_read(tmp_path: Path, pooled: None, monkeypatch):
+    """check_pull_request does its other checks while the workers read the predictions: every finding, of the
+    folders, the runs, the graders, the settings and the committed outputs, comes word for word and in the
+    order one process gives (the folders', the runs', then the project's)."""
+    root = _board(tmp_path)
+    bench = root / "data" / "benchmarks" / "tiny"
+    (bench / "notes.txt").symlink_to(bench / "questions.jsonl")  # a link in data/
+    nested = root / "submissions" / "tiny" / "group" / "run-c"  # a run folder one level too deep
+    nested.mkdir(parents=True)
+    (nested / "predictions.jsonl").write_text("")
+    config = yaml.safe_load((bench / "benchmark.yaml").read_text("utf-8"))
+    config["graders"]["answer_key"].append({"name": "numeric", "options": {"tolerance": -1}})
+    (bench / "benchmark.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    (root / "dualboard.yaml").write_text("store:\n  token: hf_secret\n")
+    (root / "build").mkdir()
+    (root / "build" / "planted.txt").write_text("planted")
+    git_repository(root)
+    subprocess.run(["git", "-C", str(root), "add", "-f", "build/planted.txt"], check=True)
+    monkeypatch.setattr(validate, "default_jobs", lambda: 2)
+    workers_alive = []
+    settings_findings = pipeline._settings_findings
+
+    def settings_seen_by_workers(project):
+        workers_alive.append(len(multiprocessing.active_children()))
+        return settings_findings(project)
+
+    monkeypatch.setattr(pipeline, "_settings_findings", settings_seen_by_workers)
+    pooled_report = pipeline.check_pull_request(Project(root))
+    monkeypatch.setattr(validate, "POOL_MIN_BYTES", {"fork": 2**62, "spawn": 2**62})
+    alone = pipeline.check_pull_request(Project(root))
+    assert workers_alive[0] == 2 and workers_alive[1] == 0  # the project's checks ran while the workers read
+    assert [str(f) for f in pooled_report.findings] == [str(f) for f in alone.findings]
+    where = [f.file for f in alone.findings]
+    first = [next(i for i, file in enumerate(where) if part in file) for part in PARTS]
+    assert first == sorted(first), where
+
+
+PARTS = (
+    "data/benchmarks/tiny/notes.txt",
+    "submissions/tiny/group",
+    "submissions/tiny/bad-lines",
+    "data/benchmarks/tiny/benchmark.yaml",
+    "dualboard.yaml",
+    "build/planted.txt",
+)
+"""Where a finding of each check of :func:`~dualboard.pipeline.check_pull_request` is, in the order reported."""

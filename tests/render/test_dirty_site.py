@@ -171,3 +171,22 @@ def test_a_changed_kept_output_or_layout_means_a_full_build(board):
     (board / "mkdocs.yml").write_text("site_name: Another name\n", "utf-8")  # every page shows it
     assert "(full site build)" in build(board)
     assert "Another name" in (board / "site" / QUESTION_PAGES[0]).read_text("utf-8")
+
+
+def inodes(folder: Path) -> dict[str, int]:
+    """The inode of every file under ``folder``, by its posix path relative to it."""
+    return {p.relative_to(folder).as_posix(): p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
+
+
+def test_an_incremental_build_publishes_only_the_files_that_changed(board):
+    """site/ is updated in place: the files MkDocs did not rewrite stay the very files readers had."""
+    write_run(board, "run-c", other_answers(), tiny_metadata(model="model-c"))
+    assert "(incremental site build: " in build(board)  # site/ is now links to MkDocs' output (the copy was not)
+    before = inodes(board / "site")
+    write_run(board, "run-d", tiny_predictions(), tiny_metadata(model="model-d"))
+    assert "(incremental site build: " in build(board)
+    after = inodes(board / "site")
+    assert after == inodes(board / "build" / KEPT_SITE)  # every published file is a link to MkDocs' output
+    assert all(after[page] == before[page] for page in QUESTION_PAGES)
+    assert after["benchmarks/tiny/index.html"] != before["benchmarks/tiny/index.html"]
+    assert not list((board / "site").rglob("*.tmp"))

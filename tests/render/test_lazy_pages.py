@@ -20,7 +20,7 @@ from dualboard.kappa import PASS_MARK
 from dualboard.project import Project
 from dualboard.release_files import load_releases
 from dualboard.render.answer_shards import shard_of
-from dualboard.render.lazy_tables import FORMAT, Column, data_files, lazy_table, read_data
+from dualboard.render.lazy_tables import FORMAT, Column, data_document, data_files, lazy_table, number, read_data
 from dualboard.render.pages import run_slug
 from dualboard.render.question_pages import question_pages
 from dualboard.render.run_pages import disagreements
@@ -172,3 +172,12 @@ def test_two_tables_of_one_page_with_one_noun_are_refused():
     tables = [lazy_table("b/questions/q.md", [Column("Round", "number")], [[i]], [], noun="answers") for i in (0, 1)]
     with pytest.raises(ValueError, match=r"two lazy tables of b/questions/data-files.json have the key 'q#answers'"):
         data_files(tables, SharedFiles(), versioned=False)
+
+
+def test_a_data_file_reads_back_the_numbers_it_was_given():
+    """Floats Python writes with an exponent (msgspec writes them otherwise) read back as the same numbers;
+    NaN and infinities, which JSON lacks, are null through number()."""
+    values = [1e-05, 2.5e-07, 1e16, 1.2345678901234568e17, 0.0001, 66.66666666666667, 100.0, -0.0, 7, None]
+    special = [number(float("nan")), number(float("inf")), number(float("-inf"))]
+    _, data = data_document([Column("Value", "number")], [[v] for v in values + special], [])
+    assert read_data(data)["rows"] == [[v] for v in values] + [[None]] * 3

@@ -9,11 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from dualboard.stats import analyse
-from dualboard.stats.pieces import PIECES_DIR, Pieces
+from dualboard.stats.pieces import PIECES_DIR, Pieces, by_run, columns_digest, run_digests
 from dualboard.stats.tables import TABLES, StatsTables
 from tests.conftest import tiny_predictions, tree_bytes, write_run
 from tests.stats.stats_builders import simulated_runs
@@ -88,6 +89,69 @@ def test_a_changed_run_or_option_is_computed_again(scored, tmp_path):
     assert_same_tables(tables, analyse(changed, n_boot=N_BOOT, seed=7))
 
 
+@pytest.mark.parametrize(
+    ("change", "computed"),
+    [
+        ("a traditional score that keeps its verdict", 2),  # score_a: the mean |difference| reads it
+        ("an answer-key verdict", 2),  # verdict_b and score_b
+        ("two answers' order", 1),  # the same question means: only the agreement row reads the order
+        ("a question id", 2),
+    ],
+)
+def test_each_input_of_a_runs_agreement_row_computes_it_again(scored, tmp_path, change, computed):
+    """A run's agreement piece is keyed by every value pair_stats reads of its rows (PAIR_STATS_COLUMNS):
+    each one changed in run2 alone recomputes run2's row (and its models row where its question means
+    moved), reuses the others' rows, and the tables equal a fresh analysis."""
+    path = tmp_path / "pieces.json"
+    analysed_with(scored, path)
+    changed = scored.copy()
+    rows = changed.index[changed["run_id"] == "run2"]
+    if change.startswith("a traditional"):
+        at = rows[changed.loc[rows, "traditional"].eq(100.0).to_numpy()][0]
+        changed.loc[at, "traditional"] = 90.0
+    elif change.startswith("an answer-key"):
+        changed.loc[rows[0], "answer_key"] = 100.0 - changed.loc[rows[0], "answer_key"]
+    elif change.startswith("two"):
+        first = rows[changed.loc[rows, "answer_key"].ne(changed.loc[rows[0], "answer_key"]).to_numpy()][0]
+        order = list(changed.index)
+        i, j = order.index(rows[0]), order.index(first)
+        order[i], order[j] = order[j], order[i]
+        changed = changed.loc[order].reset_index(drop=True)
+    else:
+        changed.loc[rows[0], "question_id"] = "q-new"
+    again, pieces = analysed_with(changed, path)
+    agreement = pieces.asked - len(MEANS)  # the models rows come first in asked, one per run
+    assert agreement == len(MEANS)
+    assert pieces.computed == computed  # run2's agreement row, and its models row when its question means moved
+    assert_same_tables(again, analyse(changed, n_boot=N_BOOT))
+
+
+def test_runs_are_sliced_as_groupby_splits_them_in_any_row_order(scored):
+    shuffled = scored.sample(frac=1.0, random_state=4).reset_index(drop=True)
+    grouped, rows = by_run(shuffled)
+    split = dict(tuple(shuffled.groupby("run_id")))
+    assert list(rows) == sorted(split)
+    for run, part in split.items():
+        pd.testing.assert_frame_equal(grouped.iloc[rows[run]], part)
+    assert_same_tables(analyse(shuffled, n_boot=N_BOOT, pieces=Pieces(None)), analyse(scored, n_boot=N_BOOT))
+
+
+def test_a_column_digest_tells_apart_every_value_and_its_place():
+    ids = np.array(["a", "bc"], dtype=object)
+    base = columns_digest({"q": ids, "x": np.array([1.0, 2.0])})
+    assert columns_digest({"q": np.array(["ab", "c"], dtype=object), "x": np.array([1.0, 2.0])}) != base
+    assert columns_digest({"q": ids, "x": np.array([2.0, 1.0])}) != base
+    assert columns_digest({"q": ids, "y": np.array([1.0, 2.0])}) != base
+    assert columns_digest({"q": ids, "x": np.array([1, 2])}) != base
+    assert columns_digest({"q": np.array(["a", None], dtype=object), "x": np.array([1.0, 2.0])}) != base
+    frame = pd.DataFrame({"run_id": ["r", "r", "s"], "q": ["a", "bc", "a"], "x": [1.0, 2.0, 3.0]})
+    grouped, rows = by_run(frame)
+    assert run_digests(grouped, rows, ["r", "none"], ["q", "x"]) == [
+        base,
+        columns_digest({"q": ids[:0], "x": np.array([], dtype=float)}),
+    ]
+
+
 @pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": 99, "pieces": {}}', b'{"format": 1, "pieces": 3}'])
 def test_a_corrupt_pieces_file_reads_as_empty(scored, tmp_path, garbage):
     path = tmp_path / "pieces.json"
@@ -135,7 +199,8 @@ def test_the_stats_command_reuses_pieces_and_writes_what_a_fresh_one_writes(tiny
     again = tree_bytes(tiny_root / "build" / "stats")
     for folder in (tiny_root / "build" / "stats", tiny_root / "build" / PIECES_DIR):
         shutil.rmtree(folder)
-    assert reused_of(dualboard(tiny_root, "stats")) == (2, 9)  # from scratch: run-b's verdicts are run-a's
+    # From scratch: run-b's verdicts are run-a's, so its models row and two agreement rows are run-a's.
+    assert reused_of(dualboard(tiny_root, "stats")) == (3, 9)
     assert tree_bytes(tiny_root / "build" / "stats") == again
 
 

@@ -101,7 +101,7 @@ def test_a_hub_ingest_reads_only_the_validated_bytes(tiny_root):
     """Hub stores hold the files in memory before their commit: those too must be the bytes validated."""
     benchmarks = load_benchmarks(tiny_root / "data")
     run_dirs = find_run_dirs([tiny_root / "submissions"])
-    expected = expected_files(load_runs(run_dirs, benchmarks), benchmarks, BuildCache(None))
+    expected = expected_files(load_runs(run_dirs, benchmarks), benchmarks)
     assert {f.path for f in staged_files(run_dirs, benchmarks, expected)} == set(expected)
     write_run(tiny_root, "run-a", _swapped_predictions())
     with pytest.raises(SourceChangedError, match=REFUSED):
@@ -148,3 +148,20 @@ def test_cli_ingest_refuses_a_file_swapped_while_it_waits_for_the_lock(tiny_root
 def _without_lock(files: dict[str, bytes]) -> dict[str, bytes]:
     """The store's files but the lock file (which holds the id of the process that last held it)."""
     return {name: data for name, data in files.items() if name != local.LOCK}
+
+
+def test_a_definition_edited_after_it_was_loaded_is_refused(tiny_root):
+    """The runs were validated against the definitions as loaded: an answer key edited after that (before the
+    ingest takes the lock) is refused, not stored beside runs it never checked."""
+    store = _stored(tiny_root)
+    before = tree_bytes(store.root)
+    write_run(tiny_root, "run-b")
+    questions = tiny_root / "data" / "benchmarks" / "tiny" / "questions.jsonl"
+    original = questions.read_bytes()
+    questions.write_bytes(original.replace(b"The Pacific.", b"The Pacific Ocean."))  # the edit validated
+    benchmarks = load_benchmarks(tiny_root / "data")
+    questions.write_bytes(original.replace(b"The Pacific.", b"The Atlantic."))  # and another one meanwhile
+    with pytest.raises(SourceChangedError, match=REFUSED) as info:
+        store.ingest(find_run_dirs([tiny_root / "submissions"]), benchmarks)
+    assert str(questions) in str(info.value)
+    assert tree_bytes(store.root) == before
