@@ -7,9 +7,10 @@ each stored run folder it computes the run's key
 the others are loaded, graded and saved one at a time, spread over ``jobs``
 worker processes when there are several. Then the benchmark-wide choice of
 the ``answer_key`` grader is taken over every fragment, and
-:meth:`GradedRuns.parts` reads them back one run at a time for the writer. The
-tables it yields are, put together, those :func:`~dualboard.grading.grade_benchmark`
-returns for the same runs (tests/grading/test_by_run.py compares them frame for frame).
+:meth:`GradedRuns.parts` names each run's files, which ``scored_files.join_scored_parts``
+copies into build/scored/ without reading them. The tables they make are those
+:func:`~dualboard.grading.grade_benchmark` returns for the same runs
+(tests/grading/test_by_run.py compares them frame for frame).
 """
 
 from __future__ import annotations
