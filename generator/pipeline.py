@@ -319,9 +319,10 @@ def grade(
     without one are loaded and graded, over ``jobs`` processes (default: one
     per core), and the tables are joined from every run's kept files
     (``scored_files.join_scored_parts``: their column chunks copied, not decoded). Verdicts are read
-    from and saved through the store, never into the snapshot it reads, and never change its revision. Records in build/ which store revision it read:
-    publish commits on exactly that one. ``file_digest``: the stored files' sha256 when known (the build
-    cache's, which hashed the snapshot to decide whether to grade), so runs are keyed without reading them.
+    from and saved through the store, never into the snapshot it reads, and never change its revision.
+    Records in build/ which store revision it read: publish commits on exactly that one. ``file_digest``: the
+    stored files' sha256 when known (the build cache's, which hashed the snapshot to decide whether to grade),
+    so runs are keyed without reading them.
     """
     from tqdm import tqdm
 
