@@ -26,9 +26,11 @@ LAYERS = (
         "kappa",
         "linear_regex",
         "names",
+        "parquet_join",
         "release_files",
         "safe_read",
         "scored_files",
+        "thrift_compact",
         "workers",
     ),
     ("intake", "project"),
@@ -46,10 +48,11 @@ layers before it, never a later one.
 
 1. Foundations any stage may use: names, errors, atomic writes, safe reading, the content hashes that let a
    build skip work it already did (``build_cache``), and the files two stages share
-   (``scored_files`` between grading and stats, ``release_files`` between render and release, ``csv_download``
-   for every CSV offered to readers), and Cohen's κ (``kappa``), by which grading chooses its answer-key grader
-   and stats reports agreement, and how many worker processes a stage spreads its work over (``workers``).
-   They import only each other.
+   (``scored_files`` between grading and stats, joined from each run's files by copying their column chunks:
+   ``parquet_join``, with the footer codec ``thrift_compact``; ``release_files`` between render and release,
+   ``csv_download`` for every CSV offered to readers), and Cohen's κ (``kappa``), by which grading chooses its
+   answer-key grader and stats reports agreement, and how many worker processes a stage spreads its work over
+   (``workers``). They import only each other.
 2. The stages, one layer each: intake, store, grading, stats, render, release. ``project`` (the leaderboard
    folder and its ``dualboard.yaml``) sits with intake, whose strict YAML reader it uses.
 3. What drives the stages and nobody imports: ``pipeline`` (runs them in order), ``importers`` (turn results

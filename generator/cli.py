@@ -581,7 +581,10 @@ def grade(project: Project, store: Store, progress: bool, jobs: int | None):
     the run's files, the benchmark's questions and graders, the run's human
     labels and the grading code: a run already graded is not graded again,
     so adding one run grades that run only. Runs to grade are spread over
-    --jobs processes.
+    --jobs processes. The three files of build/scored/ are then put together
+    from the runs' kept files, their compressed columns copied as they are
+    (not read and written again), so a run already graded costs little more
+    than its bytes.
     """
     click.echo(str(pipeline.grade_stage(project, store, progress=progress, jobs=jobs)))
 

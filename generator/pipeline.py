@@ -317,11 +317,12 @@ def grade(
     Each run's grades are kept in build/graded/<benchmark>/ under a hash of
     everything that can change them (dualboard.grading.run_cache): only runs
     without one are loaded and graded, over ``jobs`` processes (default: one
-    per core), and the tables are written one run at a time. Verdicts are read
-    from and saved through the store, never into the snapshot it reads, and
-    never change its revision. Records in build/ which store revision it read:
-    publish commits on exactly that one. ``file_digest``: the stored files' sha256 when known (the build
-    cache's, which hashed the snapshot to decide whether to grade), so runs are keyed without reading them.
+    per core), and the tables are joined from every run's kept files
+    (``scored_files.join_scored_parts``: their column chunks copied, not decoded). Verdicts are read
+    from and saved through the store, never into the snapshot it reads, and never change its revision.
+    Records in build/ which store revision it read: publish commits on exactly that one. ``file_digest``: the
+    stored files' sha256 when known (the build cache's, which hashed the snapshot to decide whether to grade),
+    so runs are keyed without reading them.
     """
     from tqdm import tqdm
 
@@ -330,7 +331,7 @@ def grade(
     from dualboard.grading.cache import VerdictFolders
     from dualboard.grading.run_cache import GRADED_DIR, RunCache
     from dualboard.grading.verdict_keys import VERDICT_KEYS_DIR
-    from dualboard.scored_files import write_scored_parts
+    from dualboard.scored_files import join_scored_parts
 
     revision = store.revision()
     verdicts = VerdictCache(VerdictFolders.of(store), index=project.build_dir / VERDICT_KEYS_DIR)
@@ -348,7 +349,7 @@ def grade(
                 on_run=bar.update,
                 file_digest=file_digest,
             )
-        written.update(write_scored_parts(graded.parts(), project.scored_dir(), name, revision))
+        written.update(join_scored_parts(graded.parts(), project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in graded.notes]
         total, regraded, runs = total + graded.answers, regraded + graded.graded, runs + len(run_dirs)
     _remove_stale(project.scored_dir(), written)

@@ -208,6 +208,45 @@ def write_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str
     return paths
 
 
+def join_scored_parts(parts: Iterable[object], scored_dir: Path, benchmark: str, revision: str) -> list[Path]:
+    """Write the three tables of ``benchmark`` from ``parts`` kept as Parquet files; return their paths.
+
+    Each part has, for each table, an attribute named like it (``scored``,
+    ``answers``, ``verdicts``): the Parquet files holding the part's rows of
+    that table's columns, side by side (each column taken from the first file
+    that has it). Their column chunks are copied, not read
+    (:mod:`dualboard.parquet_join`), so a part costs its bytes, not its
+    decoding. Files written with ``pq.write_table(..., compression=COMPRESSION)`` of the table's column types
+    make the files :func:`write_scored_parts` writes from the same rows, byte for byte.
+    """
+    from dualboard.parquet_join import JoinedParquet, ParquetJoinError, open_sources
+
+    paths = [table.path(scored_dir, benchmark) for table in TABLES]
+    try:
+        with ExitStack() as stack:
+            tmps = [stack.enter_context(atomic_path(path)) for path in paths]
+            joined = [
+                stack.enter_context(JoinedParquet(tmp, _empty(table, benchmark, revision)))
+                for table, tmp in zip(TABLES, tmps, strict=True)
+            ]
+            for part in parts:
+                files = [[Path(file) for file in getattr(part, table.name)] for table in TABLES]
+                with open_sources({file for table_files in files for file in table_files}) as sources:
+                    for table_files, out in zip(files, joined, strict=True):
+                        out.add([sources[file] for file in table_files])
+    except ParquetJoinError as exc:  # a part's file damaged, or written by other code
+        raise ScoredFileError(f"{exc} — delete that file and grade again: what it held is made anew") from exc
+    return paths
+
+
+def _empty(table: Table, benchmark: str, revision: str) -> bytes:
+    """The bytes of a file of ``table`` with no rows, as :func:`write_scored_parts` writes it (the joined
+    files' footers start from its)."""
+    sink = pa.BufferOutputStream()
+    _table_writer(table, sink, benchmark, revision).close()
+    return sink.getvalue().to_pybytes()
+
+
 def _arrow(frame: pd.DataFrame | pa.Table, table: Table, schema: pa.Schema) -> pa.Table:
     """``frame``'s columns of ``table`` as an Arrow table of ``schema`` (a part may come in Arrow already)."""
     if isinstance(frame, pa.Table):
@@ -215,7 +254,7 @@ def _arrow(frame: pd.DataFrame | pa.Table, table: Table, schema: pa.Schema) -> p
     return pa.Table.from_pandas(frame[list(table.names)], schema=schema, preserve_index=False)
 
 
-def _table_writer(table: Table, tmp: Path, benchmark: str, revision: str) -> pq.ParquetWriter:
+def _table_writer(table: Table, tmp: Path | pa.NativeFile, benchmark: str, revision: str) -> pq.ParquetWriter:
     """A Parquet writer of ``table``'s schema and metadata into ``tmp`` (closed, and so complete, on exit)."""
     # The revision only: a local store's description holds a path of the build machine, which
     # must neither reach published files nor make two builds of the same store differ.

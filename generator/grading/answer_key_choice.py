@@ -179,12 +179,6 @@ def answer_key_columns(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyC
     return pa.table(added, schema=pa.schema([ANSWERS.schema.field(name) for name in ANSWER_KEY_COLUMNS]))
 
 
-def with_columns(answers: pa.Table, added: pa.Table) -> pa.Table:
-    """A run's answers (Arrow) with the columns of :func:`answer_key_columns`: the answers table's rows."""
-    columns = {name: added[name] if name in added.column_names else answers.column(name) for name in ANSWERS.names}
-    return pa.table(columns, schema=ANSWERS.schema)
-
-
 def choice_id(choice: AnswerKeyChoice | None) -> str:
     """A short name of ``choice`` for file names: what fills the answer-key columns, hashed (``none``: nothing)."""
     if choice is None:

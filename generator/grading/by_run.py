@@ -7,9 +7,10 @@ each stored run folder it computes the run's key
 the others are loaded, graded and saved one at a time, spread over ``jobs``
 worker processes when there are several. Then the benchmark-wide choice of
 the ``answer_key`` grader is taken over every fragment, and
-:meth:`GradedRuns.parts` reads them back one run at a time for the writer. The
-tables it yields are, put together, those :func:`~dualboard.grading.grade_benchmark`
-returns for the same runs (tests/grading/test_by_run.py compares them frame for frame).
+:meth:`GradedRuns.parts` names each run's files, which ``scored_files.join_scored_parts``
+copies into build/scored/ without reading them. The tables they make are those
+:func:`~dualboard.grading.grade_benchmark` returns for the same runs
+(tests/grading/test_by_run.py compares them frame for frame).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from dualboard.grading.answer_key_choice import (
     ChoiceEvidence,
     answer_key_columns,
     choose_answer_key,
-    with_columns,
 )
 from dualboard.grading.cache import VerdictCache, VerdictFolders
 from dualboard.grading.registry import get_grader
@@ -39,7 +39,6 @@ from dualboard.grading.tables import benchmark_labels, check_run_labels, label_n
 from dualboard.intake.human_labels import HumanLabels
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
-from dualboard.scored_files import SCORED
 
 
 @dataclass(frozen=True)
@@ -58,25 +57,27 @@ class GradedRuns:
     answers: int
     """Answers of every run."""
 
-    def parts(self) -> Iterator[RunTables]:
-        """Each run's rows of the three tables, run after run, read from the cache one run at a time (the
-        answer-key columns of a run are kept under the choice, so a new run does not fill the others' again)."""
+    def parts(self) -> Iterator[RunFiles]:
+        """Each run's files of the three tables, run after run (the answer-key columns of a run are kept under
+        the choice, so a new run does not fill the others' again; a run's are made when missing)."""
         for name in self.fragments:
-            answers, verdicts = self.cache.load_arrow(name)
-            added = self.cache.answer_key(
-                name, self.choice, partial(answer_key_columns, answers, verdicts, self.choice)
-            )
-            full = with_columns(answers, added)
-            yield RunTables(full.select(list(SCORED.names)), full, verdicts)
+            answers, verdicts = self.cache.files(name)
+            key = self.cache.answer_key(name, self.choice, partial(self._answer_key_columns, name))
+            yield RunFiles((answers, key), (answers, key), (verdicts,))
+
+    def _answer_key_columns(self, name: str) -> pa.Table:
+        """The answer-key columns of fragment ``name`` under the choice, from its answers and verdicts."""
+        return answer_key_columns(*self.cache.load_arrow(name), self.choice)
 
 
 @dataclass(frozen=True)
-class RunTables:
-    """One run's rows of the three tables, in Arrow (what ``scored_files.write_scored_parts`` writes)."""
+class RunFiles:
+    """One run's Parquet files of each table (what ``scored_files.join_scored_parts`` copies): the scored and
+    answers tables take their columns from the run's answers and its answer-key columns."""
 
-    scored: pa.Table
-    answers: pa.Table
-    verdicts: pa.Table
+    scored: tuple[Path, ...]
+    answers: tuple[Path, ...]
+    verdicts: tuple[Path, ...]
 
 
 def grade_stored(

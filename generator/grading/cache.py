@@ -172,7 +172,7 @@ class VerdictCache:
         verdicts = {**self._waiting.pop(slot, {}), **verdicts}
         self._saved_at[slot] = self._clock()
         entries = self._entries(grader)
-        known = entries.get(list(verdicts))
+        known = entries.holds(list(verdicts))
         new = {k: v for k, v in sorted(verdicts.items()) if not v.transient and k not in known}
         if not new:
             return None
@@ -226,6 +226,18 @@ class _Known:
                 if wanted:
                     found.update(_read_verdicts(part, wanted))
         return {key: found[key] for key in keys if key in found}
+
+    def holds(self, keys: Sequence[str]) -> set[str]:
+        """Which of ``keys`` are known: those :meth:`get` finds, learnt from the key column of the parts that
+        may hold them (saving what a grade checkpointed would otherwise read its own parts whole again)."""
+        found = {key for key in keys if key in self._recent}
+        rest = [key for key in keys if key not in found]
+        if rest:
+            for part, asked in self._candidates(key_numbers(rest)):
+                wanted = {rest[i] for i in asked} - found
+                if wanted:
+                    found |= wanted.intersection(_part_keys(part))
+        return found
 
     def _candidates(self, numbers: np.ndarray) -> list[tuple[Path, np.ndarray]]:
         """The parts that may hold some key of ``numbers``, in read order, each with the positions it may hold."""

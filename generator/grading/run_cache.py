@@ -14,7 +14,12 @@ each written atomically, answers last: a fragment is whole when both exist.
 Beside them, ``<key>.evidence.parquet`` keeps what the choice of the answer-key
 grader needs of the run (:class:`~dualboard.grading.answer_key_choice.RunEvidence`),
 so that choosing over every run reads a few rows per run, not its verdicts
-(made again from the verdicts when missing).
+(made again from the verdicts when missing), and ``<key>.key-<choice>.parquet``
+the run's answer-key columns under the choice last taken.
+
+build/scored/ is joined from these files, their column chunks copied
+(``scored_files.join_scored_parts``): so each is written as the tables' files
+are, by ``pq.write_table`` with :data:`COMPRESSION`, in the tables' column types.
 """
 
 from __future__ import annotations
@@ -143,17 +148,22 @@ class RunCache:
         answers, verdicts = self._paths(name)
         return pq.read_table(answers), pq.read_table(verdicts)
 
-    def answer_key(self, name: str, choice: AnswerKeyChoice | None, make: Callable[[], pa.Table]) -> pa.Table:
-        """The answer-key columns of fragment ``name`` under ``choice``: kept, or made by ``make()`` and kept
-        (in place of those kept under another choice)."""
+    def files(self, name: str) -> tuple[Path, Path]:
+        """The answers and verdicts files of fragment ``name`` (written by ``pq.write_table`` with
+        :data:`COMPRESSION` in the tables' column types: ``scored_files.join_scored_parts`` copies them)."""
+        return self._paths(name)
+
+    def answer_key(self, name: str, choice: AnswerKeyChoice | None, make: Callable[[], pa.Table]) -> Path:
+        """The file of the answer-key columns of fragment ``name`` under ``choice``: kept, or made by ``make()``
+        and kept (in place of those kept under another choice)."""
         path = self.folder / f"{name}.key-{choice_id(choice)}.parquet"
         if path.is_file() and not path.is_symlink():
-            return pq.read_table(path)
+            return path
         columns = make()
         self._drop_answer_keys(name)
         with atomic_path(path) as tmp:
             pq.write_table(columns, tmp, compression=COMPRESSION)
-        return columns
+        return path
 
     def _drop_answer_keys(self, name: str) -> None:
         """Delete the answer-key columns kept for fragment ``name``, under any choice."""

@@ -183,3 +183,22 @@ def test_a_new_run_reads_only_the_parts_that_hold_its_keys(tmp_path: Path, monke
     assert read == []
     assert cache.lookup(grader, [KEYS[4]]) == _all(store, [KEYS[4]])
     assert len(read) == 1
+
+
+def test_a_damaged_run_file_is_named_and_graded_anew_once_deleted(demo_board, tmp_path: Path) -> None:
+    project, _store = demo_board
+    root = project.root
+    _grade(root)
+    fragment = sorted((root / "build" / GRADED_DIR / "demo").glob("*.answers.parquet"))[0]
+    fragment.write_bytes(fragment.read_bytes()[:-100])  # its footer cut short
+    (root / ".dualboard" / "build-cache.json").unlink()  # the stage is not skipped (build/graded is no output)
+    before = _scored_files(root)
+    command = [sys.executable, "-m", "dualboard", "grade", "--no-progress", "--root", str(root)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert result.returncode != 0
+    assert fragment.name in result.stdout + result.stderr and "delete that file" in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert _scored_files(root) == before, "build/scored is left as it was"
+    fragment.unlink()
+    assert "(1 of" in _grade(root)
+    _assert_as_from_nothing(root, tmp_path, "damaged")

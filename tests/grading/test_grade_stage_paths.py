@@ -3,7 +3,7 @@
 The grade stage takes shortcuts for speed: workers forked from a server that
 imported the grading code, verdict keys built from a part per grader and a
 part per answer, run grades built column by column, and the scored tables
-written from the run cache in Arrow. The reference here is the plain path,
+joined from the run cache's files, their column chunks copied. The reference here is the plain path,
 written out in this file as it was before the shortcuts: one row dict per
 answer and per verdict, each key the sha256 of the canonical JSON of its whole
 material, the ``answer_key`` column filled in pandas and every table written

@@ -166,6 +166,11 @@ def test_checkpoint_saves_a_part_every_interval(tmp_path: Path) -> None:
     assert sorted(pd.read_parquet(last)["key"]) == ["d", "e"]
     again = VerdictCache(LocalStore(tmp_path))
     assert sorted(again.lookup(grader, ["a", "b", "c", "d", "e", "gone"])) == ["a", "b", "c", "d", "e"]
+    # what a part saved holds is not saved again, by this cache or another: only the new keys make a part
+    assert cache.store(grader, {"a": ok, "e": ok}) is None
+    assert again.store(grader, {"c": ok, "d": ok}) is None
+    newer = again.store(grader, {"b": ok, "f": ok})
+    assert sorted(pd.read_parquet(newer)["key"]) == ["f"]
 
 
 QUESTIONS = 400
