@@ -28,6 +28,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable, Mapping
+from importlib import metadata
 from pathlib import Path
 from typing import BinaryIO
 
@@ -54,23 +55,36 @@ grade can read it back, never found by a later one (:meth:`RunCache.save`)."""
 _CHUNK = 1 << 20
 
 
+GRADING_TOOLS = ("pyarrow", "google-re2")
+"""What besides Dualboard makes a fragment: pyarrow writes the files that build/scored copies chunk for chunk
+(:mod:`dualboard.parquet_join`), RE2 reads the answers."""
+
+
 @functools.cache
 def code_digest() -> str:
-    """sha256 of Dualboard's version and the source of the grading package and the scored columns.
+    """sha256 of Dualboard's version, the source of the grading package, of the modules outside it that decide a
+    verdict or the bytes of a kept file, and of :data:`GRADING_TOOLS`' versions.
 
-    Editing a grader without raising its version must not leave grades of the old code behind.
+    Editing a grader without raising its version must not leave grades of the old code behind, and a fragment
+    written by another pyarrow must not be joined under this one's footer.
     """
+    digest = hashlib.sha256(dualboard.__version__.encode())
+    for path in code_sources():
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for tool in GRADING_TOOLS:
+        digest.update(f"\0{tool} {metadata.version(tool)}".encode())
+    return digest.hexdigest()
+
+
+def code_sources() -> list[Path]:
+    """The files whose source :func:`code_digest` covers."""
     package = Path(__file__).parent
-    sources = [
+    outside = ("scored_files.py", "scored_columns.yaml", "linear_regex.py", "parquet_join.py", "thrift_compact.py")
+    return [
         *sorted(package.glob("*.py")),
         *sorted(p for p in (package / "prompts").glob("*") if p.is_file()),
-        package.parent / "scored_files.py",
+        *(package.parent / name for name in outside),
     ]
-    sources.append(package.parent / "scored_columns.yaml")
-    digest = hashlib.sha256(dualboard.__version__.encode())
-    for path in sources:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def benchmark_digest(benchmark: Benchmark) -> str:
