@@ -313,14 +313,9 @@ class Screened:
         return self.pattern.finditer(text)
 
     def search(self, text: str) -> Any:
-        """The pattern's first match in ``text``, or None."""
-        start = self.start(text)
-        if start is None:
-            return None
-        if text.isascii() and not isinstance(self.pattern, ContextPattern):
-            found = self.pattern.search(text.encode("ascii"), start)
-            return None if found is None else AsciiMatch(found)
-        return self.pattern.search(text)
+        """The pattern's first match in ``text``, or None (the first of :meth:`finditer`, for either kind of
+        pattern)."""
+        return next(self.finditer(text), None)
 
 
 @functools.lru_cache(maxsize=8)

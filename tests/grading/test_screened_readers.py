@@ -149,7 +149,7 @@ FRAGMENTS = [
 
 def _found(pattern, text: str) -> list:
     """What a pattern's matches give grading: each match's groups, and its span where it has one."""
-    return [(m.groups(), (m.start(), m.end())) if hasattr(m, "start") else m.groups() for m in pattern.finditer(text)]
+    return [_found_one(m) for m in pattern.finditer(text)]
 
 
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=40), st.sampled_from(sorted(SCREENED)))
@@ -170,8 +170,14 @@ def test_a_screened_search_finds_what_the_whole_search_finds_on_every_pair_of_fr
 
 def _assert_found_alike(screened: Screened, text: str) -> None:
     assert _found(screened, text) == _found(screened.pattern, text), text
-    if not isinstance(screened.pattern, ContextPattern):  # a ContextPattern is only iterated
-        assert (screened.search(text) is None) == (not _found(screened.pattern, text)), text
+    first = screened.search(text)  # the first match, a ContextPattern's too
+    assert (first is None) == (not _found(screened.pattern, text)), text
+    if first is not None:
+        assert _found_one(first) == _found(screened.pattern, text)[0], text
+
+
+def _found_one(match) -> tuple:
+    return (match.groups(), (match.start(), match.end())) if hasattr(match, "start") else match.groups()
 
 
 def test_every_screened_pattern_states_its_lead():
