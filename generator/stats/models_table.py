@@ -212,9 +212,7 @@ def models_table(
         run_qm = judged_rows.iloc[judged[r]] if r in judged else empty
         run_paired = both_rows.iloc[both[r]] if r in both else empty
         key = Pieces.key_of("models", (alpha,), qm_digest, paired_digest)
-        # Only the columns the key covers: a read of any other fails here instead of going stale in the cache.
-        run_qm, run_paired = run_qm[list(RUN_ROW_COLUMNS)], run_paired[list(RUN_ROW_COLUMNS)]
-        rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: run_row(q, p, alpha))})
+        rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: _run_row_of_key(q, p, alpha))})
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
     table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]
     p = table["p_value"].to_numpy(dtype=float)
@@ -223,3 +221,9 @@ def models_table(
     adjusted[ok] = pga.holm(p[ok], alpha)[1]
     table["p_holm"] = adjusted
     return table
+
+
+def _run_row_of_key(qmeans: pd.DataFrame, paired: pd.DataFrame, alpha: float) -> dict:
+    """:func:`run_row` given only the columns its piece's key covers: a read of any other fails here instead of
+    going stale in the cache (sliced only when the piece is computed, never for a kept one)."""
+    return run_row(qmeans[list(RUN_ROW_COLUMNS)], paired[list(RUN_ROW_COLUMNS)], alpha)
