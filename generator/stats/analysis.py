@@ -78,10 +78,8 @@ def analyse(
     dualboard.stats.tables.write_tables, dualboard.stats.tables.read_tables
     """
     scores.check_scored(scored)
-    qmeans = scores.question_means(scored)
-    both = scores.judged_by_both(scored)
-    # Usually every answer has both verdicts: the paired means are then the same table, not computed twice.
-    paired = qmeans if len(both) == len(scored) else scores.question_means(both)
+    # The paired means are those of the answers both gradings judged (usually every answer: the same table).
+    qmeans, paired = scores.question_and_paired_means(scored)
     counts = scores.run_counts(scored)
     models = models_table(qmeans, paired, counts, naive_table(scored, alpha), alpha, pieces)
     pairwise = pairwise_table(qmeans, alpha, scores.unranked_runs(counts), pieces)

@@ -101,10 +101,29 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
      {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0},
      {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
-    # The long table (one grading's answers after the other's), grouped by one integer per
-    # (run, grading, question) numbered in the order of the result (run and question ids sorted,
-    # gradings in GRADINGS order): the same groups and rows per group as grouping by the three
-    # strings, so the same means to the bit, at a fraction of the cost, and already in order.
+    return _means(*_long_scores(scored), judged_by_both=False)
+
+
+def question_and_paired_means(scored: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return :func:`question_means` of ``scored`` and of :func:`judged_by_both` of it, keying the answers once.
+
+    The same two frames, to the bit, as the two calls (the answers both
+    gradings judged, grouped as those of their subset would be); when every
+    answer has both verdicts, both are the one frame.
+    """
+    long, ids = _long_scores(scored)
+    means = _means(long, ids, judged_by_both=False)
+    both = long["score"].notna().to_numpy().reshape(len(GRADINGS), len(scored)).all(axis=0)
+    return means, (means if both.all() else _means(long, ids, judged_by_both=True))
+
+
+def _long_scores(scored: pd.DataFrame) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
+    """Return every grading's scores one after the other (``key``, ``score`` on [0, 1], NaN kept), with the
+    sorted run and question ids that ``key`` numbers (:func:`_means`)."""
+    # One integer per (run, grading, question), numbered in the order of the result (run and question ids
+    # sorted, gradings in GRADINGS order): grouping by it gives the same groups and rows per group as
+    # grouping by the three strings, so the same means to the bit, at a fraction of the cost, and already
+    # in order. A subset of the rows keeps these numbers: they still sort its groups as its strings would.
     runs, run_ids = pd.factorize(scored["run_id"], sort=True)
     questions, question_ids = pd.factorize(scored["question_id"], sort=True)
     n_q, n_g = len(question_ids), len(GRADINGS)
@@ -116,12 +135,22 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
             / POINTS,
         }
     )
-    long = long.dropna(subset=["score"])
-    long["is_binary"] = np.isin(long["score"], (0.0, 1.0))
+    return long, (run_ids, question_ids)
+
+
+def _means(long: pd.DataFrame, ids: tuple[np.ndarray, np.ndarray], *, judged_by_both: bool) -> pd.DataFrame:
+    """Return the question means of :func:`_long_scores`' table over the judged answers (``judged_by_both``:
+    over the answers every grading judged)."""
+    judged = long["score"].notna().to_numpy()
+    if judged_by_both:
+        judged = np.tile(judged.reshape(len(GRADINGS), -1).all(axis=0), len(GRADINGS))
+    long = long[judged]
+    long = long.assign(is_binary=np.isin(long["score"], (0.0, 1.0)))
     out = long.groupby("key", sort=True).agg(
         n_rounds=("score", "size"), mean=("score", "mean"), var_within=("score", "var"), binary=("is_binary", "all")
     )
-    key = out.index.to_numpy()
+    key, (run_ids, question_ids) = out.index.to_numpy(), ids
+    n_q, n_g = len(question_ids), len(GRADINGS)
     return pd.DataFrame(
         {
             "run_id": run_ids[key // (n_g * n_q)],

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from dualboard.scored_files import GRADINGS
 from dualboard.stats import analyse
-from dualboard.stats.scores import question_means
+from dualboard.stats.scores import judged_by_both, question_and_paired_means, question_means
 from tests.stats.stats_builders import scored_run
 
 STEPS = {"binary": [0.0, 100.0], "partial": [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]}
@@ -100,3 +100,16 @@ def test_question_means_equal_the_plain_string_groupby_to_the_bit(scored, rng, n
     shuffled = scored.sample(frac=1, random_state=rng.randrange(2**32)).reset_index(drop=True)
     shuffled.loc[shuffled.index % 7 < 7 * no_verdict, "answer_key"] = np.nan
     pd.testing.assert_frame_equal(question_means(shuffled), plain_question_means(shuffled), check_exact=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(leaderboards(), st.randoms(use_true_random=False), st.floats(0, 0.5), st.floats(0, 0.3))
+def test_question_and_paired_means_equal_two_separate_calls_to_the_bit(scored, rng, no_key, no_trad):
+    """Keyed once for both: the same frames as the means of the table and of its answers judged by both."""
+    shuffled = scored.sample(frac=1, random_state=rng.randrange(2**32)).reset_index(drop=True)
+    shuffled.loc[shuffled.index % 7 < 7 * no_key, "answer_key"] = np.nan
+    shuffled.loc[shuffled.index % 5 >= 5 - 5 * no_trad, "traditional"] = np.nan
+    means, paired = question_and_paired_means(shuffled)
+    pd.testing.assert_frame_equal(means, question_means(shuffled), check_exact=True)
+    expected = question_means(judged_by_both(shuffled))
+    pd.testing.assert_frame_equal(paired, expected, check_exact=True)
