@@ -270,17 +270,37 @@ def _join(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:
     never given (another question type's grader) are not in the result.
     ``slot`` numbers each row's answer (:func:`_answer_slots`): joining on it
     gives the rows, in the order, that joining on run, question and round
-    gives, without hashing those strings again for every grader pair.
+    gives, without hashing those strings again for every grader pair. The
+    rows are those of an inner merge on the slot; only they are taken out of
+    ``v`` (a merge would copy every row of grader_b's first).
     """
-    in_b = ((v["grader"] == gb) & v["score"].notna()).to_numpy()
-    in_a = (v["grader"] == ga).to_numpy()
-    b = v.loc[in_b, [*KEYS, "category", "verdict", "score"]].assign(slot=slot[in_b])
-    a = v.loc[in_a, ["verdict", "score"]].assign(slot=slot[in_a])
+    in_b = np.flatnonzero(((v["grader"] == gb) & v["score"].notna()).to_numpy())
+    in_a = np.flatnonzero((v["grader"] == ga).to_numpy())
+    b_at, a_at = _inner_matches(slot[in_b], slot[in_a])
+    b, a = in_b[b_at], in_a[a_at]
+    verdict, score = v["verdict"].to_numpy(), v["score"].to_numpy()
     return (
-        b.rename(columns={"verdict": "verdict_b", "score": "score_b"})
-        .merge(a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on="slot", how="inner")
-        .drop(columns="slot")
+        v[[*KEYS, "category"]]
+        .iloc[b]
+        .reset_index(drop=True)
+        .assign(verdict_b=verdict[b], score_b=score[b], verdict_a=verdict[a], score_a=score[a])
     )
+
+
+def _inner_matches(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the positions in ``left`` and in ``right`` of every pair of equal values, as the rows of an inner
+    merge: left's order, and each left value's matches in right's order.
+
+    >>> _inner_matches(np.array([3, 1, 2]), np.array([1, 3, 1]))
+    (array([0, 1, 1]), array([1, 0, 2]))
+    """
+    order = np.argsort(right, kind="stable")
+    ordered = right[order]
+    first = np.searchsorted(ordered, left, side="left")
+    counts = np.searchsorted(ordered, left, side="right") - first
+    # Match k of the left value i sits at first[i] + k in ``ordered``: one arange, shifted per left value.
+    shift = np.repeat(first - (np.cumsum(counts) - counts), counts)
+    return np.repeat(np.arange(len(left)), counts), order[np.arange(int(counts.sum())) + shift]
 
 
 def _answer_slots(v: pd.DataFrame) -> np.ndarray:

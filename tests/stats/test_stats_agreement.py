@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from dualboard.kappa import kappa_interval, label_span, landis_koch
-from dualboard.stats import analyse
+from dualboard.stats import agreement, analyse
 from dualboard.stats.agreement import agreement_table
 from tests.stats.stats_builders import scored_run
 
@@ -255,3 +257,34 @@ def test_graders_of_different_question_types_are_not_paired():
     table = agreement_table(pd.concat([frame, other]), n_boot=50)
     assert ("llm", "mc") not in set(zip(table.grader_a, table.grader_b))
     assert ("mc", "people") not in set(zip(table.grader_a, table.grader_b))
+
+
+def _merged(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:
+    """The join as a pandas inner merge on the answer slot (how ``_join`` was written before it took rows itself)."""
+    in_b = ((v["grader"] == gb) & v["score"].notna()).to_numpy()
+    in_a = (v["grader"] == ga).to_numpy()
+    b = v.loc[in_b, ["run_id", "question_id", "round", "category", "verdict", "score"]].assign(slot=slot[in_b])
+    a = v.loc[in_a, ["verdict", "score"]].assign(slot=slot[in_a])
+    return (
+        b.rename(columns={"verdict": "verdict_b", "score": "score_b"})
+        .merge(a.rename(columns={"verdict": "verdict_a", "score": "score_a"}), on="slot", how="inner")
+        .drop(columns="slot")
+    )
+
+
+VERDICT_ROWS = st.lists(
+    st.tuples(st.sampled_from("abc"), st.integers(0, 3), st.sampled_from("xyz"), st.integers(0, 2)), max_size=60
+)
+"""(grader, round, question, score kind: 0, 100 or no verdict) of one run's answers."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(VERDICT_ROWS)
+def test_the_grader_join_is_the_inner_merge_on_the_answer(rows):
+    """Rows in any order, graders missing answers or judging one answer twice, no verdicts: the merge's frame."""
+    v = pd.DataFrame(rows, columns=["grader", "round", "question_id", "score_kind"]).assign(run_id="r", category="c")
+    v["score"] = v["score_kind"].map({0: 0.0, 1: 100.0, 2: np.nan})
+    v = agreement.to_verdicts(v.drop(columns="score_kind").astype({"run_id": "str", "question_id": "str"}))
+    slot = agreement._answer_slots(v)
+    for ga, gb in [("a", "b"), ("b", "a"), ("a", "c"), ("c", "b")]:
+        pd.testing.assert_frame_equal(agreement._join(v, slot, ga, gb), _merged(v, slot, ga, gb), check_exact=True)
