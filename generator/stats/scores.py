@@ -101,20 +101,37 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
      {'grading': 'traditional', 'question_id': 'b', 'n_rounds': 1, 'mean': 1.0},
      {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
-    return _means(*_long_scores(scored), judged_by_both=False)
+    long, ids = _long_scores(scored)
+    return _means(long, ids, long["score"].notna().to_numpy()).reset_index(drop=True)
 
 
 def question_and_paired_means(scored: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return :func:`question_means` of ``scored`` and of :func:`judged_by_both` of it, keying the answers once.
 
-    The same two frames, to the bit, as the two calls (the answers both
-    gradings judged, grouped as those of their subset would be); when every
-    answer has both verdicts, both are the one frame.
+    The same two frames, to the bit, as the two calls. A (run, question) all of
+    whose answers both gradings judged has the same rows, so the same means,
+    in both: only the others are averaged again, over their answers judged by
+    both. When every answer has both verdicts, both are the one frame.
     """
     long, ids = _long_scores(scored)
-    means = _means(long, ids, judged_by_both=False)
-    both = long["score"].notna().to_numpy().reshape(len(GRADINGS), len(scored)).all(axis=0)
-    return means, (means if both.all() else _means(long, ids, judged_by_both=True))
+    judged = long["score"].notna().to_numpy()
+    means = _means(long, ids, judged)
+    both = judged.reshape(len(GRADINGS), len(scored)).all(axis=0)
+    if both.all():
+        means = means.reset_index(drop=True)
+        return means, means
+    n_q = len(ids[1])
+    pairs = _run_question(long["key"].to_numpy(), n_q)
+    redone = pairs[: len(scored)][~both]  # the first grading's rows name every answer's (run, question)
+    again = _means(long, ids, np.isin(pairs, redone) & np.tile(both, len(GRADINGS)))
+    kept = means[~np.isin(_run_question(means.index.to_numpy(), n_q), redone)]
+    parts = [part for part in (kept, again) if len(part)] or [again]
+    return means.reset_index(drop=True), pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
+
+
+def _run_question(key: np.ndarray, n_questions: int) -> np.ndarray:
+    """Return the number of the (run, question) of each :func:`_long_scores` key (any grading)."""
+    return key // (len(GRADINGS) * n_questions) * n_questions + key % n_questions
 
 
 def _long_scores(scored: pd.DataFrame) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
@@ -138,13 +155,9 @@ def _long_scores(scored: pd.DataFrame) -> tuple[pd.DataFrame, tuple[np.ndarray, 
     return long, (run_ids, question_ids)
 
 
-def _means(long: pd.DataFrame, ids: tuple[np.ndarray, np.ndarray], *, judged_by_both: bool) -> pd.DataFrame:
-    """Return the question means of :func:`_long_scores`' table over the judged answers (``judged_by_both``:
-    over the answers every grading judged)."""
-    judged = long["score"].notna().to_numpy()
-    if judged_by_both:
-        judged = np.tile(judged.reshape(len(GRADINGS), -1).all(axis=0), len(GRADINGS))
-    long = long[judged]
+def _means(long: pd.DataFrame, ids: tuple[np.ndarray, np.ndarray], rows: np.ndarray) -> pd.DataFrame:
+    """Return the question means of the ``rows`` of :func:`_long_scores`' table (rows judged), indexed by key."""
+    long = long[rows]
     long = long.assign(is_binary=np.isin(long["score"], (0.0, 1.0)))
     out = long.groupby("key", sort=True).agg(
         n_rounds=("score", "size"), mean=("score", "mean"), var_within=("score", "var"), binary=("is_binary", "all")
@@ -157,7 +170,8 @@ def _means(long: pd.DataFrame, ids: tuple[np.ndarray, np.ndarray], *, judged_by_
             "grading": np.asarray(GRADINGS, dtype=object)[key // n_q % n_g],
             "question_id": question_ids[key % n_q],
             **{c: out[c].to_numpy() for c in out.columns},
-        }
+        },
+        index=key,
     )
 
 

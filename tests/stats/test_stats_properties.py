@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -113,3 +114,23 @@ def test_question_and_paired_means_equal_two_separate_calls_to_the_bit(scored, r
     pd.testing.assert_frame_equal(means, question_means(shuffled), check_exact=True)
     expected = question_means(judged_by_both(shuffled))
     pd.testing.assert_frame_equal(paired, expected, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    "no_key",
+    [
+        pytest.param(lambda s: s.index >= 0, id="no answer judged by both"),
+        pytest.param(lambda s: s["question_id"] == s["question_id"].iloc[0], id="one question never judged by both"),
+        pytest.param(lambda s: (s["run_id"] == s["run_id"].iloc[0]) & (s["round"] == 0), id="one run's first round"),
+    ],
+)
+def test_question_and_paired_means_edge_cases(no_key):
+    """Whole questions, runs or the whole table without an answer-key verdict: still the two separate calls."""
+    scored = pd.concat(
+        [scored_run(f"r{i}", np.full((4, 2), 100.0 * i % 200), np.full((4, 2), 50.0 * i)) for i in range(3)],
+        ignore_index=True,
+    )
+    scored.loc[no_key(scored), "answer_key"] = np.nan
+    means, paired = question_and_paired_means(scored)
+    pd.testing.assert_frame_equal(means, question_means(scored), check_exact=True)
+    pd.testing.assert_frame_equal(paired, question_means(judged_by_both(scored)), check_exact=True)
