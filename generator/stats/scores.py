@@ -102,7 +102,7 @@ def question_means(scored: pd.DataFrame) -> pd.DataFrame:
      {'grading': 'answer_key', 'question_id': 'a', 'n_rounds': 1, 'mean': 1.0}]
     """
     long, ids = _long_scores(scored)
-    return _means(long, ids, long["score"].notna().to_numpy()).reset_index(drop=True)
+    return _labelled(_means(long, long["score"].notna().to_numpy()), ids)
 
 
 def question_and_paired_means(scored: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -115,18 +115,18 @@ def question_and_paired_means(scored: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
     """
     long, ids = _long_scores(scored)
     judged = long["score"].notna().to_numpy()
-    means = _means(long, ids, judged)
+    means = _means(long, judged)
     both = judged.reshape(len(GRADINGS), len(scored)).all(axis=0)
     if both.all():
-        means = means.reset_index(drop=True)
-        return means, means
+        labelled = _labelled(means, ids)
+        return labelled, labelled
     n_q = len(ids[1])
     pairs = _run_question(long["key"].to_numpy(), n_q)
     redone = pairs[: len(scored)][~both]  # the first grading's rows name every answer's (run, question)
-    again = _means(long, ids, np.isin(pairs, redone) & np.tile(both, len(GRADINGS)))
+    again = _means(long, np.isin(pairs, redone) & np.tile(both, len(GRADINGS)))
     kept = means[~np.isin(_run_question(means.index.to_numpy(), n_q), redone)]
-    parts = [part for part in (kept, again) if len(part)] or [again]
-    return means.reset_index(drop=True), pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
+    paired = pd.concat([part for part in (kept, again) if len(part)] or [again]).sort_index(kind="stable")
+    return _labelled(means, ids), _labelled(paired, ids)
 
 
 def _run_question(key: np.ndarray, n_questions: int) -> np.ndarray:
@@ -155,23 +155,29 @@ def _long_scores(scored: pd.DataFrame) -> tuple[pd.DataFrame, tuple[np.ndarray, 
     return long, (run_ids, question_ids)
 
 
-def _means(long: pd.DataFrame, ids: tuple[np.ndarray, np.ndarray], rows: np.ndarray) -> pd.DataFrame:
+def _means(long: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     """Return the question means of the ``rows`` of :func:`_long_scores`' table (rows judged), indexed by key."""
     long = long[rows]
-    long = long.assign(is_binary=np.isin(long["score"], (0.0, 1.0)))
-    out = long.groupby("key", sort=True).agg(
-        n_rounds=("score", "size"), mean=("score", "mean"), var_within=("score", "var"), binary=("is_binary", "all")
+    return (
+        long.assign(is_binary=np.isin(long["score"], (0.0, 1.0)))
+        .groupby("key", sort=True)
+        .agg(
+            n_rounds=("score", "size"), mean=("score", "mean"), var_within=("score", "var"), binary=("is_binary", "all")
+        )
     )
-    key, (run_ids, question_ids) = out.index.to_numpy(), ids
+
+
+def _labelled(means: pd.DataFrame, ids: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
+    """Return :func:`_means`' rows with the run id, grading and question id their key numbers, in front."""
+    key, (run_ids, question_ids) = means.index.to_numpy(), ids
     n_q, n_g = len(question_ids), len(GRADINGS)
     return pd.DataFrame(
         {
             "run_id": run_ids[key // (n_g * n_q)],
             "grading": np.asarray(GRADINGS, dtype=object)[key // n_q % n_g],
             "question_id": question_ids[key % n_q],
-            **{c: out[c].to_numpy() for c in out.columns},
-        },
-        index=key,
+            **{c: means[c].to_numpy() for c in means.columns},
+        }
     )
 
 
