@@ -125,6 +125,7 @@ def question_and_paired_means(scored: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
     redone = pairs[: len(scored)][~both]  # the first grading's rows name every answer's (run, question)
     again = _means(long, np.isin(pairs, redone) & np.tile(both, len(GRADINGS)))
     kept = means[~np.isin(_run_question(means.index.to_numpy(), n_q), redone)]
+    # An empty part is left out: concatenating it could change a column's dtype.
     paired = pd.concat([part for part in (kept, again) if len(part)] or [again]).sort_index(kind="stable")
     return _labelled(means, ids), _labelled(paired, ids)
 
