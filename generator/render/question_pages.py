@@ -21,6 +21,7 @@ import pandas as pd
 
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
+from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_shards import shard_groups, shard_keys
 from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
@@ -74,8 +75,9 @@ class _ShardWork:
     """Each run of the shard: its place in the shard's run list, and its link (model name, run page)."""
     verdicts: pd.DataFrame
     """The verdict rows of the shard's runs."""
-    orders: Mapping[tuple[str, str, int], list[str]]
-    """The option order of each of their answers that gives one (:func:`.answer_texts.orders_by_slot`)."""
+    stored: tuple[Run, ...]
+    """The shard's stored runs, whose predictions give the option order each answer showed (read where the shard
+    is made: a run the render has not read is sent as its file's path)."""
     counts: Mapping[str, int]
     """Their answers to each question (to cut the questions into slices)."""
     questions: Sequence[Mapping[str, Any]]
@@ -94,8 +96,8 @@ class AnswerFiles:
     def __init__(self, graders: dict[str, list[str]], shared: SharedFiles, kept: KeptFiles | None) -> None:
         self.graders = graders
         """The graders each question shows (:func:`question_graders`)."""
-        self.pending: dict[int, Future] = {}
-        """The shards being made by workers: each future gives what :func:`_make_shard` returns."""
+        self.pending: dict[int, tuple[Future, _ShardWork]] = {}
+        """The shards being made by workers: each future gives what :func:`_make_shard` returns for its work."""
         self._shared = shared
         self._kept = kept
         self._keys: dict[int, str] = {}
@@ -125,9 +127,12 @@ class AnswerFiles:
 
     def files(self) -> dict[str, list[str]]:
         """The data files of each question's answers (docs paths), in shard order, once every shard is made."""
-        for shard, future in sorted(self.pending.items()):
-            files = future.result()
-            for path, size in files.values():  # the worker wrote them to the docs folder
+        for shard, (future, work) in sorted(self.pending.items()):
+            try:
+                files = future.result()
+            except Exception:  # made again here, where the error is raised whole
+                files = _make_shard(work, self._shared)
+            for path, size in files.values():  # a worker wrote them to the docs folder
                 if not self._shared.keep(path, size):
                     raise RuntimeError(f"a worker made {path} ({size} bytes), but the docs folder does not hold it")
             self.made(shard, files)
@@ -149,26 +154,28 @@ def answer_files(
     :mod:`dualboard.render.answer_shards`), handing them to ``shared``.
 
     With ``kept``, a shard whose key is what it was in the last render keeps its files, unread. The shards to
-    make are spread over ``jobs`` worker processes (:func:`~dualboard.workers.default_jobs`) when there are
-    several and ``shared`` writes to a docs folder: they only read the scored tables, so they work while this
-    process renders the other pages, until :meth:`AnswerFiles.files` waits for them. Otherwise they are made
-    here, at once. The files are the same either way (``tests/render/test_answer_shards.py``).
+    make are spread over up to ``jobs`` worker processes (:func:`~dualboard.workers.default_jobs`) when that
+    is more than one and ``shared`` writes to a docs folder: they only read the scored tables, so they work
+    while this process renders the other pages, until :meth:`AnswerFiles.files` waits for them (one shard,
+    as after adding a run, still goes to a worker: this process has the other pages to write meanwhile).
+    Otherwise they are made here, at once. The files are the same either way
+    (``tests/importers/test_render_by_slices.py``).
     """
     answers = AnswerFiles(question_graders(result.verdicts), shared, kept)
     todo = answers.keep_unchanged(result)
-    workers = min(jobs or default_jobs(), len(todo)) if shared.docs is not None else 1
-    if workers <= 1:
+    jobs = jobs or default_jobs()
+    if jobs <= 1 or not todo or shared.docs is None:
         for work in _shard_works(result, answers.graders, todo):
             answers.made(work.shard, _make_shard(work, shared))
         yield answers
         return
-    with ProcessPoolExecutor(workers, mp_context=worker_context(__name__)) as pool:
+    with ProcessPoolExecutor(min(jobs, len(todo)), mp_context=worker_context(__name__)) as pool:
         for work in _shard_works(result, answers.graders, todo):
-            answers.pending[work.shard] = pool.submit(_make_shard_in_worker, work, shared.docs)
+            answers.pending[work.shard] = (pool.submit(_make_shard_in_worker, work, shared.docs), work)
         try:
             yield answers
         finally:
-            for future in answers.pending.values():
+            for future, _work in answers.pending.values():
                 future.cancel()
 
 
@@ -192,7 +199,7 @@ def _shard_works(
             shard=shard,
             runs=runs,
             verdicts=result.verdicts[result.verdicts["run_id"].isin(list(runs))],
-            orders=orders_by_slot([run for run in result.runs if run.run_id in runs]),
+            stored=tuple(run for run in result.runs if run.run_id in runs),
             counts=scored.value_counts().to_dict(),
             questions=result.benchmark.questions,
             graders=graders,
@@ -213,6 +220,7 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
     questions at a time (:mod:`dualboard.render.answer_texts`), so their text is never in memory at once.
     """
     made: dict[str, tuple[str, int]] = {}
+    orders = orders_by_slot(work.stored)
     rows_of = work.verdicts.groupby("question_id", sort=False).indices
     slices = question_slices([q["id"] for q in work.questions], work.counts)
     by_id = {q["id"]: q for q in work.questions}
@@ -224,7 +232,7 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
         table = _verdict_table(work.verdicts.iloc[np.concatenate(rows)], work.order)
         table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
         slots = zip(table["run_id"], table["question_id"], table["round"])
-        table["choice_order"] = [work.orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
+        table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
         table["shard"] = work.shard
         for (qid, _shard), answers in _answers_by_question(table).items():
             question, graders = by_id[qid], work.graders.get(qid, [])
