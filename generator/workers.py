@@ -18,16 +18,18 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def worker_context(preload: str) -> multiprocessing.context.BaseContext:
-    """Workers forked from a server process that imported the module ``preload`` (and what it imports) once.
+def worker_context(preload: str, workers: int) -> multiprocessing.context.BaseContext:
+    """How to start ``workers`` worker processes that need the module ``preload`` (and what it imports).
 
-    The server is a fresh interpreter, so no lock or thread of this process is inherited mid-use (as a plain
-    fork could); and unlike spawned workers, each of which imported pandas, pyarrow and the stage's code
-    again (about a second each), the workers start with the imports done. Platforms without fork spawn them.
-    The server starts once per process: a later stage's workers fork from the one an earlier stage started,
-    importing what that one did not.
+    Several are forked from a server process that imported ``preload`` once. The server is a fresh
+    interpreter, so no lock or thread of this process is inherited mid-use (as a plain fork could); and
+    unlike spawned workers, each of which imported pandas, pyarrow and the stage's code again (about a second
+    each), the workers start with the imports done. The server starts once per process: a later stage's
+    workers fork from the one an earlier stage started, importing what that one did not. A lone worker is
+    spawned: a server would import as much as it does, and hold that memory besides. Platforms without fork
+    spawn them all.
     """
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    if workers <= 1 or "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([preload])

@@ -166,7 +166,7 @@ def _grade_all(
     if workers <= 1:
         return [_done(task.run(verdicts), on_run) for task in tasks]
     names: list[str | None] = [None] * len(tasks)
-    context = worker_context(__name__)
+    context = worker_context(__name__, workers)
     folders = verdicts.source if isinstance(verdicts.source, VerdictFolders) else VerdictFolders.of(verdicts.source)
     start = (folders, verdicts.index)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=start) as pool:

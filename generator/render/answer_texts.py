@@ -115,6 +115,18 @@ def texts_by_slice(
                 yield schema.empty_table()
 
 
+def rows_of_runs(path: Path, runs: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
+    """The rows of ``runs`` in a table of the grade stage (``columns`` of them, in the file's order).
+
+    A row group whose run id statistics rule out every one of ``runs`` is not read.
+    """
+    reader = pq.ParquetFile(path)
+    wanted = sorted(set(runs))
+    groups = [group for group in range(reader.num_row_groups) if _may_hold(reader, group, wanted)]
+    table = reader.read_row_groups(groups, columns=list(columns))
+    return table.filter(pc.is_in(table["run_id"], value_set=pa.array(wanted, pa.string()))).to_pandas()
+
+
 def _may_hold(reader: pq.ParquetFile, group: int, runs: Sequence[str]) -> bool:
     """Whether row group ``group`` may hold answers of ``runs`` (sorted), by its run id statistics."""
     column = reader.metadata.row_group(group).column(reader.schema_arrow.get_field_index("run_id"))

@@ -24,13 +24,20 @@ from dualboard.grading.errors import GradingInputError
 from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_shards import shard_groups, shard_keys
-from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
+from dualboard.render.answer_texts import orders_by_slot, question_slices, rows_of_runs, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
-from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from dualboard.render.pages import (
+    SHOWN_VERDICT_COLUMNS,
+    BenchmarkResults,
+    Page,
+    front_matter,
+    question_slugs,
+    run_slug,
+)
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT
 from dualboard.workers import default_jobs, worker_context
@@ -73,8 +80,9 @@ class _ShardWork:
     shard: int
     runs: Mapping[str, tuple[int, tuple[str, str]]]
     """Each run of the shard: its place in the shard's run list, and its link (model name, run page)."""
-    verdicts: pd.DataFrame
-    """The verdict rows of the shard's runs."""
+    verdicts: pd.DataFrame | Path
+    """The verdict rows of the shard's runs, or the verdicts file to read them from (what a worker is sent:
+    reading them there costs less than sending them, and the render's process holds no copy meanwhile)."""
     stored: tuple[Run, ...]
     """The shard's stored runs, whose predictions give the option order each answer showed (read where the shard
     is made: a run the render has not read is sent as its file's path)."""
@@ -154,23 +162,25 @@ def answer_files(
     :mod:`dualboard.render.answer_shards`), handing them to ``shared``.
 
     With ``kept``, a shard whose key is what it was in the last render keeps its files, unread. The shards to
-    make are spread over up to ``jobs`` worker processes (:func:`~dualboard.workers.default_jobs`) when that
-    is more than one and ``shared`` writes to a docs folder: they only read the scored tables, so they work
-    while this process renders the other pages, until :meth:`AnswerFiles.files` waits for them (one shard,
-    as after adding a run, still goes to a worker: this process has the other pages to write meanwhile).
-    Otherwise they are made here, at once. The files are the same either way
-    (``tests/importers/test_render_by_slices.py``).
+    make are spread over ``jobs`` − 1 worker processes (``jobs``: :func:`~dualboard.workers.default_jobs`, this
+    process being one) when that is one or more, ``shared`` writes to a docs folder and the verdicts were read
+    from a file. The workers read only the scored tables and the runs, so they work while this process
+    renders the other pages, until :meth:`AnswerFiles.files` waits for them (one shard, as after adding a run,
+    still goes to a worker). Not a worker per core: each holds a shard's answers and verdicts besides its own
+    pandas and pyarrow, and the render's memory is counted over its process tree. Otherwise the shards are
+    made here, at once. The files are the same either way (``tests/importers/test_render_by_slices.py``).
     """
     answers = AnswerFiles(question_graders(result.verdicts), shared, kept)
     todo = answers.keep_unchanged(result)
     jobs = jobs or default_jobs()
-    if jobs <= 1 or not todo or shared.docs is None:
-        for work in _shard_works(result, answers.graders, todo):
+    if jobs <= 1 or not todo or shared.docs is None or result.verdicts_file is None:
+        for work in _shard_works(result, answers.graders, todo, sent=False):
             answers.made(work.shard, _make_shard(work, shared))
         yield answers
         return
-    with ProcessPoolExecutor(min(jobs, len(todo)), mp_context=worker_context(__name__)) as pool:
-        for work in _shard_works(result, answers.graders, todo):
+    workers = min(jobs - 1, len(todo))
+    with ProcessPoolExecutor(workers, mp_context=worker_context(__name__, workers)) as pool:
+        for work in _shard_works(result, answers.graders, todo, sent=True):
             answers.pending[work.shard] = (pool.submit(_make_shard_in_worker, work, shared.docs), work)
         try:
             yield answers
@@ -185,9 +195,10 @@ def _model_names(result: BenchmarkResults) -> dict[str, str]:
 
 
 def _shard_works(
-    result: BenchmarkResults, graders: Mapping[str, list[str]], todo: Mapping[int, Sequence[str]]
+    result: BenchmarkResults, graders: Mapping[str, list[str]], todo: Mapping[int, Sequence[str]], *, sent: bool
 ) -> Iterator[_ShardWork]:
-    """What :func:`_make_shard` needs of ``result`` for each shard of ``todo`` (shard → its run ids)."""
+    """What :func:`_make_shard` needs of ``result`` for each shard of ``todo`` (shard → its run ids); ``sent``:
+    to a worker, which reads the verdicts from their file."""
     models, order = _model_names(result), _grader_order(result.verdicts)
     for shard, run_ids in todo.items():
         runs = {
@@ -198,7 +209,7 @@ def _shard_works(
         yield _ShardWork(
             shard=shard,
             runs=runs,
-            verdicts=result.verdicts[result.verdicts["run_id"].isin(list(runs))],
+            verdicts=result.verdicts_file if sent else result.verdicts[result.verdicts["run_id"].isin(list(runs))],
             stored=tuple(run for run in result.runs if run.run_id in runs),
             counts=scored.value_counts().to_dict(),
             questions=result.benchmark.questions,
@@ -221,7 +232,10 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
     """
     made: dict[str, tuple[str, int]] = {}
     orders = orders_by_slot(work.stored)
-    rows_of = work.verdicts.groupby("question_id", sort=False).indices
+    verdicts = work.verdicts
+    if isinstance(verdicts, Path):
+        verdicts = rows_of_runs(verdicts, list(work.runs), SHOWN_VERDICT_COLUMNS)
+    rows_of = verdicts.groupby("question_id", sort=False).indices
     slices = question_slices([q["id"] for q in work.questions], work.counts)
     by_id = {q["id"]: q for q in work.questions}
     links = [link for _, link in work.runs.values()]
@@ -229,7 +243,7 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
         rows = [rows_of[qid] for qid in ids if qid in rows_of]
         if not rows:
             continue
-        table = _verdict_table(work.verdicts.iloc[np.concatenate(rows)], work.order)
+        table = _verdict_table(verdicts.iloc[np.concatenate(rows)], work.order)
         table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
         slots = zip(table["run_id"], table["question_id"], table["round"])
         table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]

@@ -138,7 +138,7 @@ def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferr
 
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
 def test_question_pages_made_by_worker_processes_are_byte_identical(graded, tmp_path, deferred):
-    """Two workers make the shards' files in the docs folder, while this process waits: the same files."""
+    """A worker process makes the shards' files in the docs folder (two jobs: it and this process): the same files."""
     expected_pages, expected_data = reference_question_pages(results(graded, deferred=False))
     shared = SharedFiles(tmp_path)
     result = results(graded, deferred=deferred)
