@@ -39,8 +39,8 @@ the render, MkDocs and git a little, whatever its size: 16 shards made a full re
 CACHE_DIR = "answer-shards"
 """The folder of ``build/`` where the shards' :class:`~dualboard.render.kept_files.KeptFiles` keep one manifest per
 benchmark."""
-_VERDICT_COLUMNS = [*ANSWER_SLOT, "grader", "role", "score", "detail"]
-"""What of the verdicts table a shard's data files show (and so its key hashes)."""
+SHARD_VERDICT_COLUMNS = [*ANSWER_SLOT, "grader", "role", "score", "detail"]
+"""What of the verdicts table a shard's data files show (and so what its key hashes and a worker reads)."""
 
 
 def shard_of(run_id: str) -> int:
@@ -81,7 +81,7 @@ def verdict_digests(path: Path) -> dict[int, str]:
     reader = pq.ParquetFile(path)
     meta = reader.metadata
     names = [meta.schema.column(i).path for i in range(meta.num_columns)]
-    columns = [names.index(c) for c in _VERDICT_COLUMNS]
+    columns = [names.index(c) for c in SHARD_VERDICT_COLUMNS]
     hashes: dict[int, list[str]] = {}
     with open(path, "rb") as handle:
         for group in range(meta.num_row_groups):

@@ -23,7 +23,7 @@ from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
-from dualboard.render.answer_shards import shard_groups, shard_keys
+from dualboard.render.answer_shards import SHARD_VERDICT_COLUMNS, shard_groups, shard_keys
 from dualboard.render.answer_texts import orders_by_slot, question_slices, rows_of_runs, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
@@ -31,7 +31,6 @@ from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import (
-    SHOWN_VERDICT_COLUMNS,
     BenchmarkResults,
     Page,
     front_matter,
@@ -234,7 +233,7 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
     orders = orders_by_slot(work.stored)
     verdicts = work.verdicts
     if isinstance(verdicts, Path):
-        verdicts = rows_of_runs(verdicts, list(work.runs), SHOWN_VERDICT_COLUMNS)
+        verdicts = rows_of_runs(verdicts, list(work.runs), SHARD_VERDICT_COLUMNS).to_pandas()
     rows_of = verdicts.groupby("question_id", sort=False).indices
     slices = question_slices([q["id"] for q in work.questions], work.counts)
     by_id = {q["id"]: q for q in work.questions}
