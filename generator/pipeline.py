@@ -626,6 +626,7 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         verdicts=read_table(VERDICTS, project.scored_dir(), benchmark.name, columns=list(SHOWN_VERDICT_COLUMNS)),
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
+        verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),
     )
 
 

@@ -15,7 +15,6 @@ copies into build/scored/ without reading them. The tables they make are those
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from dualboard.grading.tables import benchmark_labels, check_run_labels, label_n
 from dualboard.intake.human_labels import HumanLabels
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
+from dualboard.workers import worker_context
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def _grade_all(
     if workers <= 1:
         return [_done(task.run(verdicts), on_run) for task in tasks]
     names: list[str | None] = [None] * len(tasks)
-    context = _worker_context()
+    context = worker_context(__name__, workers)
     folders = verdicts.source if isinstance(verdicts.source, VerdictFolders) else VerdictFolders.of(verdicts.source)
     start = (folders, verdicts.index)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=start) as pool:
@@ -177,20 +177,6 @@ def _grade_all(
             except Exception:  # graded again below, where the error is raised whole
                 names[i] = None
     return [name if name is not None else _done(task.run(verdicts), on_run) for name, task in zip(names, tasks)]
-
-
-def _worker_context() -> multiprocessing.context.BaseContext:
-    """Workers forked from a server process that imported the grading code once.
-
-    The server is a fresh interpreter, so no lock or thread of this process is inherited mid-use (as a plain
-    fork could); and unlike spawned workers, each of which imported pandas, pyarrow and every grader again
-    (about a second each), the workers start with the imports done. Platforms without fork spawn them.
-    """
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    return context
 
 
 _WORKER_VERDICTS: VerdictCache | None = None

@@ -11,7 +11,8 @@ one data file per shard that holds answers to it.
 Each shard has a key (:func:`shard_keys`): the digest of everything its files
 are made from: the code, the questions, which graders each question shows, and
 for each of its runs the run id, the model name, the stored files and the
-verdicts. A :class:`~dualboard.render.kept_files.KeptFiles` remembers, in ``build/``, the files each
+verdicts (the bytes of their row groups in the verdicts file, :func:`verdict_digests`).
+A :class:`~dualboard.render.kept_files.KeptFiles` remembers, in ``build/``, the files each
 shard's key gave; a shard whose key is unchanged and whose files are still in the docs
 folder is kept as it is, without reading any of its answers. The site is the
 same as a render from scratch (``tests/render/test_answer_shards.py``).
@@ -22,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import BinaryIO
 
-import numpy as np
-import pandas as pd
+import pyarrow.parquet as pq
 
 from dualboard.build_cache import code_digest, digest
 from dualboard.render.kept_files import KeptFiles
@@ -37,8 +39,8 @@ the render, MkDocs and git a little, whatever its size: 16 shards made a full re
 CACHE_DIR = "answer-shards"
 """The folder of ``build/`` where the shards' :class:`~dualboard.render.kept_files.KeptFiles` keep one manifest per
 benchmark."""
-_VERDICT_COLUMNS = [*ANSWER_SLOT, "grader", "role", "score", "detail"]
-"""What of the verdicts table a shard's data files show (and so its key hashes)."""
+SHARD_VERDICT_COLUMNS = [*ANSWER_SLOT, "grader", "role", "score", "detail"]
+"""What of the verdicts table a shard's data files show (and so what its key hashes and a worker reads)."""
 
 
 def shard_of(run_id: str) -> int:
@@ -66,22 +68,47 @@ def shard_groups(run_ids: Iterable[str]) -> dict[int, list[str]]:
     return dict(sorted(groups.items()))
 
 
-def verdict_digests(verdicts: pd.DataFrame) -> dict[int, str]:
-    """A digest of each shard's verdict rows (those columns the pages show), by shard number.
+def verdict_digests(path: Path) -> dict[int, str]:
+    """A digest of each shard's verdicts (the columns the pages show), by shard number, from the verdicts file's bytes.
 
-    Rows are hashed one by one and summed within a shard, so the digest does not depend on the rows' order
-    (each answer has one row per grader) and hashing is one vectorised pass over the table.
+    The bytes of those columns' chunks in each row group are hashed as stored, compressed, never decoded: equal
+    bytes (under the same codec and type) hold equal values, so a shown verdict that changes changes its chunk.
+    A row group goes to the shard of its run when its run id statistics name one run (the grade stage writes a
+    row group per run, copied byte for byte when the run is not graded again: adding a run leaves the others'
+    bytes as they were); a row group whose runs the statistics do not pin down goes to every shard. Hashing
+    the decoded rows took a second per render at a million answers; this reads a few MB.
     """
-    if verdicts.empty:
-        return {}
-    hashes = pd.util.hash_pandas_object(verdicts[_VERDICT_COLUMNS], index=False).to_numpy(dtype=np.uint64)
-    run_ids = verdicts["run_id"].astype(str)
-    shard_by_run = {run_id: shard_of(run_id) for run_id in run_ids.unique()}
-    shards = run_ids.map(shard_by_run).to_numpy(dtype=np.int64)
-    sums = np.zeros(SHARDS, dtype=np.uint64)
-    np.add.at(sums, shards, hashes)  # wraps modulo 2**64, as a sum of hashes should
-    counts = np.bincount(shards, minlength=SHARDS)
-    return {int(s): f"{int(counts[s])}:{int(sums[s]):016x}" for s in np.flatnonzero(counts)}
+    reader = pq.ParquetFile(path)
+    meta = reader.metadata
+    names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    columns = [names.index(c) for c in SHARD_VERDICT_COLUMNS]
+    hashes: dict[int, list[str]] = {}
+    with open(path, "rb") as handle:
+        for group in range(meta.num_row_groups):
+            row_group = meta.row_group(group)
+            digests = [_chunk_digest(handle, row_group.column(c)) for c in columns]
+            for shard in _row_group_shards(row_group.column(names.index("run_id"))):
+                hashes.setdefault(shard, []).append(f"{row_group.num_rows}:{':'.join(digests)}")
+    schema = str(reader.schema_arrow)
+    return {shard: digest(schema, *parts) for shard, parts in sorted(hashes.items())}
+
+
+def _chunk_digest(handle: BinaryIO, chunk: pq.ColumnChunkMetaData) -> str:
+    """SHA-256 of a column chunk's stored bytes (its pages, dictionary included) with its codec and type."""
+    start = chunk.dictionary_page_offset if chunk.has_dictionary_page and chunk.dictionary_page_offset else None
+    handle.seek(start or chunk.data_page_offset)
+    data = handle.read(chunk.total_compressed_size)
+    about = f"{chunk.compression}\0{chunk.physical_type}\0{chunk.num_values}\0".encode()
+    return hashlib.sha256(about + data).hexdigest()
+
+
+def _row_group_shards(run_ids: pq.ColumnChunkMetaData) -> list[int]:
+    """The shards a row group may hold verdicts of: its run's, when the statistics say it holds one run; else all."""
+    stats = run_ids.statistics
+    known = stats is not None and stats.has_min_max and stats.has_null_count and stats.null_count == 0
+    if known and stats.min == stats.max and isinstance(stats.min, str):
+        return [shard_of(stats.min)]
+    return list(range(SHARDS))
 
 
 def shard_keys(
@@ -89,16 +116,19 @@ def shard_keys(
     models: Mapping[str, str],
     questions: Sequence[Mapping],
     graders: Mapping[str, Sequence[str]],
-    verdicts: pd.DataFrame,
+    verdicts: Path | None,
     kept: KeptFiles,
 ) -> dict[int, str]:
     """The key of each shard of ``groups`` whose every run has a stored folder.
 
     ``kept``: hashes each run's stored folder (:meth:`~dualboard.render.kept_files.KeptFiles.run_digest`);
     ``models``: the model name shown for each run; ``graders``: the graders each question shows
-    (:func:`dualboard.render.question_pages.question_graders`). A shard with a run that has no folder has no
-    key: it is always made anew.
+    (:func:`dualboard.render.question_pages.question_graders`); ``verdicts``: the file the pages' verdicts were
+    read from (:func:`verdict_digests`). A shard with a run that has no folder has no key, and without the
+    verdicts file no shard has one: it is always made anew.
     """
+    if verdicts is None:
+        return {}
     common = digest("answer-shards", code_digest(), json.dumps([list(questions), dict(graders)], sort_keys=True))
     by_verdicts = verdict_digests(verdicts)
     keys = {}

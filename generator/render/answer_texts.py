@@ -115,6 +115,25 @@ def texts_by_slice(
                 yield schema.empty_table()
 
 
+def rows_of_runs(path: Path, runs: Sequence[str], columns: Sequence[str]) -> pa.Table:
+    """The rows of ``runs`` in a table of the grade stage (``columns`` of them, in the file's order).
+
+    A row group whose run id statistics rule out every one of ``runs`` is not read.
+    """
+    reader = pq.ParquetFile(path)
+    wanted = sorted(set(runs))
+    value_set = pa.array(wanted, pa.string())
+    groups = [group for group in range(reader.num_row_groups) if _may_hold(reader, group, wanted)]
+    # A row group at a time: reading them all at once held the decompressed file and its filtered copy besides.
+    tables = [_runs_only(reader.read_row_group(group, columns=list(columns)), value_set) for group in groups]
+    return pa.concat_tables(tables) if tables else reader.schema_arrow.empty_table().select(list(columns))
+
+
+def _runs_only(table: pa.Table, runs: pa.Array) -> pa.Table:
+    """The rows of ``table`` whose run id is one of ``runs``."""
+    return table.filter(pc.is_in(table["run_id"], value_set=runs))
+
+
 def _may_hold(reader: pq.ParquetFile, group: int, runs: Sequence[str]) -> bool:
     """Whether row group ``group`` may hold answers of ``runs`` (sorted), by its run id statistics."""
     column = reader.metadata.row_group(group).column(reader.schema_arrow.get_field_index("run_id"))

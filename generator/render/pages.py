@@ -72,6 +72,10 @@ class BenchmarkResults:
     answers: Path | None = None
     """The answers table (``dualboard.scored_files.ANSWERS``) with every response, which the question and run
     pages read a slice at a time; None where there is none (pages that show responses then need it)."""
+    verdicts_file: Path | None = None
+    """The verdicts table's file that ``verdicts`` was read from, whose bytes key the answers' data files
+    (:func:`dualboard.render.answer_shards.verdict_digests`); None where the table was not read from one (every
+    shard of answers is then made anew)."""
 
     @property
     def models(self) -> pd.DataFrame:

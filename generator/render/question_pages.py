@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,37 +21,42 @@ import pandas as pd
 
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
+from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
-from dualboard.render.answer_shards import shard_groups, shard_keys
-from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
+from dualboard.render.answer_shards import SHARD_VERDICT_COLUMNS, shard_groups, shard_keys
+from dualboard.render.answer_texts import orders_by_slot, question_slices, rows_of_runs, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
-from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from dualboard.render.pages import (
+    BenchmarkResults,
+    Page,
+    front_matter,
+    question_slugs,
+    run_slug,
+)
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT
+from dualboard.workers import default_jobs, worker_context
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
 
 
-def question_pages(
-    result: BenchmarkResults, shared: SharedFiles, shards: KeptFiles | None = None
-) -> tuple[list[Page], list[LazyTable]]:
+def question_pages(result: BenchmarkResults, answers: AnswerFiles) -> tuple[list[Page], list[LazyTable]]:
     """The question list (in the navigation), one page per question (out of it), and their answers' lazy tables.
 
-    The answers' data files go to ``shared``, one per question and shard (:mod:`dualboard.render.answer_shards`);
-    with ``shards``, a shard whose key is what it was in the last render keeps its files, unread.
+    ``answers``: the data files of the answers, one per question and shard (:func:`answer_files`).
     """
     slugs = question_slugs(result.benchmark)
-    graders = question_graders(result.verdicts)
-    files = _answer_files(result, graders, shared, shards)
+    files = answers.files()
     pages, tables = [question_list(result, slugs)], []
     for question in result.benchmark.questions:
         qid = question["id"]
-        page, lazy = question_page(result.name, question, slugs[qid], graders.get(qid, []), files.get(qid, []))
+        graders = answers.graders.get(qid, [])
+        page, lazy = question_page(result.name, question, slugs[qid], graders, files.get(qid, []))
         pages.append(page)
         tables.append(lazy)
     return pages, tables
@@ -63,86 +72,187 @@ def question_graders(verdicts: pd.DataFrame) -> dict[str, list[str]]:
     return {qid: [g for g in order if g in found] for qid, found in present.items()}
 
 
-def _answer_files(
-    result: BenchmarkResults, graders: Mapping[str, list[str]], shared: SharedFiles, shards: KeptFiles | None
-) -> dict[str, list[str]]:
-    """The data files of each question's answers (docs paths), in shard order: kept where the shard's key is
-    unchanged, made otherwise."""
-    if result.verdicts.empty:
-        return {}
-    if result.answers is None:
-        raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
-    groups = shard_groups(list(result.verdicts["run_id"].astype(str).unique()))
-    models = {str(k): str(v) for k, v in zip(result.models["run_id"], result.models["model"])}
-    keys = {}
-    if shards is not None:
-        keys = shard_keys(groups, models, result.benchmark.questions, graders, result.verdicts, shards)
-    by_shard: dict[int, dict[str, str]] = {}
-    for shard, key in keys.items():
-        kept = shards.reuse(str(shard), key, shared)
-        if kept is not None:
-            by_shard[shard] = kept["files"]
-    todo = {shard: run_ids for shard, run_ids in groups.items() if shard not in by_shard}
-    for shard, made in _make_shards(result, graders, todo, models, shared).items():
-        by_shard[shard] = {qid: path for qid, (path, _size) in made.items()}
-        if shard in keys:
-            shards.record(str(shard), keys[shard], made)
-    if shards is not None:
-        shards.save()
-    files: dict[str, list[str]] = {}
-    for shard in sorted(by_shard):
-        for qid, path in by_shard[shard].items():
-            files.setdefault(qid, []).append(path)
-    return files
+@dataclass(frozen=True)
+class _ShardWork:
+    """What making one shard's data files reads, and nothing more: a worker process is sent it whole."""
+
+    shard: int
+    runs: Mapping[str, tuple[int, tuple[str, str]]]
+    """Each run of the shard: its place in the shard's run list, and its link (model name, run page)."""
+    verdicts: pd.DataFrame | Path
+    """The verdict rows of the shard's runs, or the verdicts file to read them from (what a worker is sent:
+    reading them there costs less than sending them, and the render's process holds no copy meanwhile)."""
+    stored: tuple[Run, ...]
+    """The shard's stored runs, whose predictions give the option order each answer showed (read where the shard
+    is made: a run the render has not read is sent as its file's path)."""
+    counts: Mapping[str, int]
+    """Their answers to each question (to cut the questions into slices)."""
+    questions: Sequence[Mapping[str, Any]]
+    graders: Mapping[str, list[str]]
+    """The graders each question shows (:func:`question_graders`)."""
+    order: list[str]
+    """Every grader of the benchmark, in :func:`_grader_order`."""
+    answers: Path
+    """The answers table, which the responses are read from."""
 
 
-def _make_shards(
-    result: BenchmarkResults,
-    graders: Mapping[str, list[str]],
-    groups: Mapping[int, Sequence[str]],
-    models: Mapping[str, str],
-    shared: SharedFiles,
-) -> dict[int, dict[str, tuple[str, int]]]:
-    """Make the data files of the shards ``groups`` (shard → its run ids), handing them to ``shared``.
+class AnswerFiles:
+    """The data files of a benchmark's answers, shard by shard: kept from the last render, made here, or being
+    made by worker processes while this one renders other pages (:func:`answer_files`)."""
 
-    Returns each shard's files: question id → (docs path, bytes). The answers of these runs are read a slice of
+    def __init__(self, graders: dict[str, list[str]], shared: SharedFiles, kept: KeptFiles | None) -> None:
+        self.graders = graders
+        """The graders each question shows (:func:`question_graders`)."""
+        self.pending: dict[int, tuple[Future, _ShardWork]] = {}
+        """The shards being made by workers: each future gives what :func:`_make_shard` returns for its work."""
+        self._shared = shared
+        self._kept = kept
+        self._keys: dict[int, str] = {}
+        self._by_shard: dict[int, dict[str, str]] = {}
+
+    def keep_unchanged(self, result: BenchmarkResults) -> dict[int, list[str]]:
+        """Keep the files of each shard whose key is what it was in the last render; the others' run ids, by shard."""
+        if result.verdicts.empty:
+            return {}
+        if result.answers is None:
+            raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
+        groups = shard_groups(list(result.verdicts["run_id"].astype(str).unique()))
+        if self._kept is not None:
+            questions, verdicts = result.benchmark.questions, result.verdicts_file
+            self._keys = shard_keys(groups, _model_names(result), questions, self.graders, verdicts, self._kept)
+        for shard, key in self._keys.items():
+            reused = self._kept.reuse(str(shard), key, self._shared)
+            if reused is not None:
+                self._by_shard[shard] = reused["files"]
+        return {shard: run_ids for shard, run_ids in groups.items() if shard not in self._by_shard}
+
+    def made(self, shard: int, files: Mapping[str, tuple[str, int]]) -> None:
+        """Take the files of a shard just made (question id → (docs path, bytes)), remembering them under its key."""
+        self._by_shard[shard] = {qid: path for qid, (path, _size) in files.items()}
+        if shard in self._keys:
+            self._kept.record(str(shard), self._keys[shard], files)
+
+    def files(self) -> dict[str, list[str]]:
+        """The data files of each question's answers (docs paths), in shard order, once every shard is made."""
+        for shard, (future, work) in sorted(self.pending.items()):
+            try:
+                files = future.result()
+            except Exception:  # made again here, where the error is raised whole
+                files = _make_shard(work, self._shared)
+            for path, size in files.values():  # a worker wrote them to the docs folder
+                if not self._shared.keep(path, size):
+                    raise RuntimeError(f"a worker made {path} ({size} bytes), but the docs folder does not hold it")
+            self.made(shard, files)
+        self.pending.clear()
+        if self._kept is not None:
+            self._kept.save()
+        files: dict[str, list[str]] = {}
+        for shard in sorted(self._by_shard):
+            for qid, path in self._by_shard[shard].items():
+                files.setdefault(qid, []).append(path)
+        return files
+
+
+@contextmanager
+def answer_files(
+    result: BenchmarkResults, shared: SharedFiles, kept: KeptFiles | None = None, jobs: int | None = None
+) -> Iterator[AnswerFiles]:
+    """Start making the data files of the answers (one per question and shard,
+    :mod:`dualboard.render.answer_shards`), handing them to ``shared``.
+
+    With ``kept``, a shard whose key is what it was in the last render keeps its files, unread. The shards to
+    make are spread over ``jobs`` − 1 worker processes (``jobs``: :func:`~dualboard.workers.default_jobs`, this
+    process being one) when that is one or more, ``shared`` writes to a docs folder and the verdicts were read
+    from a file. The workers read only the scored tables and the runs, so they work while this process
+    renders the other pages, until :meth:`AnswerFiles.files` waits for them (one shard, as after adding a run,
+    still goes to a worker). Not a worker per core: each holds a shard's answers and verdicts besides its own
+    pandas and pyarrow, and the render's memory is counted over its process tree. Otherwise the shards are
+    made here, at once. The files are the same either way (``tests/importers/test_render_by_slices.py``).
+    """
+    answers = AnswerFiles(question_graders(result.verdicts), shared, kept)
+    todo = answers.keep_unchanged(result)
+    jobs = jobs or default_jobs()
+    if jobs <= 1 or not todo or shared.docs is None or result.verdicts_file is None:
+        for work in _shard_works(result, answers.graders, todo, sent=False):
+            answers.made(work.shard, _make_shard(work, shared))
+        yield answers
+        return
+    workers = min(jobs - 1, len(todo))
+    with ProcessPoolExecutor(workers, mp_context=worker_context(__name__, workers)) as pool:
+        for work in _shard_works(result, answers.graders, todo, sent=True):
+            answers.pending[work.shard] = (pool.submit(_make_shard_in_worker, work, shared.docs), work)
+        try:
+            yield answers
+        finally:
+            for future, _work in answers.pending.values():
+                future.cancel()
+
+
+def _model_names(result: BenchmarkResults) -> dict[str, str]:
+    """The model name each run's link shows, by run id."""
+    return {str(k): str(v) for k, v in zip(result.models["run_id"], result.models["model"])}
+
+
+def _shard_works(
+    result: BenchmarkResults, graders: Mapping[str, list[str]], todo: Mapping[int, Sequence[str]], *, sent: bool
+) -> Iterator[_ShardWork]:
+    """What :func:`_make_shard` needs of ``result`` for each shard of ``todo`` (shard → its run ids); ``sent``:
+    to a worker, which reads the verdicts from their file."""
+    models, order = _model_names(result), _grader_order(result.verdicts)
+    for shard, run_ids in todo.items():
+        runs = {
+            run_id: (i, (models.get(run_id, run_id), f"../../runs/{run_slug(run_id)}/"))
+            for i, run_id in enumerate(run_ids)
+        }
+        scored = result.scored.loc[result.scored["run_id"].isin(list(runs)), "question_id"]
+        yield _ShardWork(
+            shard=shard,
+            runs=runs,
+            verdicts=result.verdicts_file if sent else result.verdicts[result.verdicts["run_id"].isin(list(runs))],
+            stored=tuple(run for run in result.runs if run.run_id in runs),
+            counts=scored.value_counts().to_dict(),
+            questions=result.benchmark.questions,
+            graders=graders,
+            order=order,
+            answers=result.answers,
+        )
+
+
+def _make_shard_in_worker(work: _ShardWork, docs: Path) -> dict[str, tuple[str, int]]:
+    """:func:`_make_shard` in a worker process, writing to the docs folder ``docs``."""
+    return _make_shard(work, SharedFiles(docs))
+
+
+def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, int]]:
+    """Make the data files of one shard, handing them to ``shared``.
+
+    Returns the shard's files: question id → (docs path, bytes). The answers of its runs are read a slice of
     questions at a time (:mod:`dualboard.render.answer_texts`), so their text is never in memory at once.
     """
-    made: dict[int, dict[str, tuple[str, int]]] = {shard: {} for shard in groups}
-    if not groups:
-        return made
-    shard_by_run = {run_id: shard for shard, run_ids in groups.items() for run_id in run_ids}
-    links = {
-        shard: {
-            run_id: (i, (models.get(run_id, run_id), f"../../runs/{run_slug(run_id)}/")) for i, run_id in enumerate(ids)
-        }
-        for shard, ids in groups.items()
-    }
-    verdicts = result.verdicts[result.verdicts["run_id"].isin(list(shard_by_run))]
+    made: dict[str, tuple[str, int]] = {}
+    orders = orders_by_slot(work.stored)
+    verdicts = work.verdicts
+    if isinstance(verdicts, Path):
+        verdicts = rows_of_runs(verdicts, list(work.runs), SHARD_VERDICT_COLUMNS).to_pandas()
     rows_of = verdicts.groupby("question_id", sort=False).indices
-    orders = orders_by_slot([run for run in result.runs if run.run_id in shard_by_run])
-    scored = result.scored[result.scored["run_id"].isin(list(shard_by_run))]
-    questions = result.benchmark.questions
-    slices = question_slices([q["id"] for q in questions], scored["question_id"].value_counts().to_dict())
-    by_id = {q["id"]: q for q in questions}
-    order = _grader_order(result.verdicts)
-    for ids, texts in zip(slices, texts_by_slice(result.answers, slices, runs=list(shard_by_run)), strict=True):
+    slices = question_slices([q["id"] for q in work.questions], work.counts)
+    by_id = {q["id"]: q for q in work.questions}
+    links = [link for _, link in work.runs.values()]
+    for ids, texts in zip(slices, texts_by_slice(work.answers, slices, runs=list(work.runs)), strict=True):
         rows = [rows_of[qid] for qid in ids if qid in rows_of]
         if not rows:
             continue
-        table = _verdict_table(verdicts.iloc[np.concatenate(rows)], order)
+        table = _verdict_table(verdicts.iloc[np.concatenate(rows)], work.order)
         table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
         slots = zip(table["run_id"], table["question_id"], table["round"])
         table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
-        table["shard"] = table["run_id"].map(shard_by_run)
-        for (qid, shard), answers in _answers_by_question(table).items():
-            question = by_id[qid]
-            rows = _answer_rows(answers, question, graders.get(qid, []), links[shard])
-            path, data = data_document(
-                answer_columns(question, graders.get(qid, [])), rows, [link for _, link in links[shard].values()]
-            )
+        table["shard"] = work.shard
+        for (qid, _shard), answers in _answers_by_question(table).items():
+            question, graders = by_id[qid], work.graders.get(qid, [])
+            rows = _answer_rows(answers, question, graders, work.runs)
+            path, data = data_document(answer_columns(question, graders), rows, links)
             shared.add(path, data)
-            made[shard][qid] = (path, len(data))
+            made[qid] = (path, len(data))
     return made
 
 

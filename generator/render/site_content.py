@@ -14,7 +14,7 @@ from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import data_files
 from dualboard.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
-from dualboard.render.question_pages import question_pages
+from dualboard.render.question_pages import answer_files, question_pages
 from dualboard.render.reference_pages import DOWNLOADS_PAGE, downloads_page, methodology_appendix, submit_page
 from dualboard.render.run_pages import run_pages
 from dualboard.render.shared_files import SharedFiles
@@ -48,12 +48,15 @@ def site_content(
     shared = SharedFiles() if held else shared
     content.pages.append(home_page(results, releases[-1].version if releases else None))
     for result in results:
-        page, assets = leaderboard_page(result)
-        content.pages.append(page)
-        content.assets.update(assets)
-        runs, tables = run_pages(result, shared, run_tables.get(result.name))
-        questions, question_tables = question_pages(result, shared, shards.get(result.name))
-        content.pages.extend(runs + questions + [graders_page(result)])
+        # Workers make the answers' data files (when it has several cores) while this process writes the rest.
+        with answer_files(result, shared, shards.get(result.name)) as answers:
+            page, assets = leaderboard_page(result)
+            content.pages.append(page)
+            content.assets.update(assets)
+            runs, tables = run_pages(result, shared, run_tables.get(result.name))
+            graders = graders_page(result)
+            questions, question_tables = question_pages(result, answers)
+        content.pages.extend(runs + questions + [graders])
         # The indexes that name the data files those pages load (shared/).
         content.assets.update(data_files(tables + question_tables, shared, versioned=release is not None))
     downloads, files = downloads_page(results, releases, release, shared)

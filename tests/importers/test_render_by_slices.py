@@ -128,10 +128,25 @@ def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferr
     expected_pages, expected_data = reference_question_pages(results(graded, deferred=False))
     monkeypatch.setattr(answer_texts, "SLICE_ANSWERS", slice_answers)
     shared = SharedFiles()
-    pages, _tables = question_pages.question_pages(results(graded, deferred=deferred), shared)
+    result = results(graded, deferred=deferred)
+    with question_pages.answer_files(result, shared) as answers:
+        pages, _tables = question_pages.question_pages(result, answers)
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
     assert shared.data == expected_data
     assert len(shared.data) >= 30, "a file per question and shard"
+
+
+@pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
+def test_question_pages_made_by_worker_processes_are_byte_identical(graded, tmp_path, deferred):
+    """A worker process makes the shards' files in the docs folder (two jobs: it and this process): the same files."""
+    expected_pages, expected_data = reference_question_pages(results(graded, deferred=False))
+    shared = SharedFiles(tmp_path)
+    result = results(graded, deferred=deferred)
+    with question_pages.answer_files(result, shared, jobs=2) as answers:
+        assert len(answers.pending) >= 2, "the shards are being made by workers"
+        pages, _tables = question_pages.question_pages(result, answers)
+    assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
+    assert {name: (tmp_path / name).read_bytes() for name in shared.names} == expected_data
 
 
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])

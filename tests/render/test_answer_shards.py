@@ -15,6 +15,10 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
 
 from dualboard.render.answer_shards import CACHE_DIR, SHARDS, shard_groups, shard_of, verdict_digests
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
@@ -98,25 +102,67 @@ def _documents(root: Path, shard: int) -> list[dict]:
     return [json.loads(gzip.decompress(data)) for _inode, data in shard_files(root, shard).values()]
 
 
-def test_shard_groups_and_verdict_digests_do_not_depend_on_order():
+def test_shard_groups_do_not_depend_on_order():
     runs = [f"run-{i}" for i in range(40)]
     groups = shard_groups(reversed(runs))
     assert sorted(r for ids in groups.values() for r in ids) == sorted(runs)
     assert all(shard_of(r) == shard for shard, ids in groups.items() for r in ids) and set(groups) <= set(range(SHARDS))
-    verdicts = pd.DataFrame(
+
+
+def _verdicts(runs: list[str]) -> pd.DataFrame:
+    """Two verdicts per run, as the verdicts table holds them (``category``: a column the pages do not show)."""
+    return pd.DataFrame(
         {
             "run_id": runs * 2,
-            "question_id": ["q1"] * 40 + ["q2"] * 40,
+            "question_id": ["q1"] * len(runs) + ["q2"] * len(runs),
             "round": 0,
+            "category": "c",
             "grader": "rules",
             "role": "answer_key",
-            "score": [float(i % 3) * 50 for i in range(80)],
-            "detail": [f"d{i}" for i in range(80)],
+            "score": [float(i % 3) * 50 for i in range(2 * len(runs))],
+            "detail": [f"d{i}" for i in range(2 * len(runs))],
         }
     )
-    digests = verdict_digests(verdicts)
-    assert digests == verdict_digests(verdicts.iloc[::-1])
+
+
+def _write_by_run(path: Path, verdicts: pd.DataFrame, together: tuple[str, ...] = ()) -> Path:
+    """Write ``verdicts`` a row group per run (as the grade stage joins them), the runs ``together`` in one."""
+    table = pa.Table.from_pandas(verdicts, preserve_index=False)
+    groups = [[r] for r in sorted(set(verdicts["run_id"]) - set(together))] + ([list(together)] if together else [])
+    with pq.ParquetWriter(path, table.schema) as writer:
+        for runs in groups:
+            writer.write_table(table.filter(pc.is_in(table["run_id"], pa.array(runs))))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("column", "value"), [("detail", "another"), ("score", 25.0), ("grader", "judge"), ("role", "traditional")]
+)
+def test_a_shown_verdict_that_changes_changes_its_shards_digest_only(tmp_path, column, value):
+    runs = [f"run-{i}" for i in range(40)]
+    verdicts = _verdicts(runs)
+    digests = verdict_digests(_write_by_run(tmp_path / "before.parquet", verdicts))
+    assert set(digests) == set(shard_groups(runs))
+    changed = verdicts.copy()
+    changed.loc[5, column] = value
+    after = verdict_digests(_write_by_run(tmp_path / "after.parquet", changed))
+    assert [s for s in digests if digests[s] != after[s]] == [shard_of("run-5")]
+
+
+def test_a_column_the_pages_do_not_show_changes_no_digest(tmp_path):
+    verdicts = _verdicts([f"run-{i}" for i in range(40)])
+    before = verdict_digests(_write_by_run(tmp_path / "before.parquet", verdicts))
+    assert verdict_digests(_write_by_run(tmp_path / "after.parquet", verdicts.assign(category="d"))) == before
+
+
+def test_a_row_group_of_several_runs_counts_in_every_shard(tmp_path):
+    """Its statistics do not say which runs it holds: a change to it changes every shard's digest."""
+    runs = [f"run-{i}" for i in range(40)]
+    verdicts = _verdicts(runs)
+    together = ("run-5", "run-6")
+    digests = verdict_digests(_write_by_run(tmp_path / "before.parquet", verdicts, together))
+    assert set(digests) == set(range(SHARDS))
     changed = verdicts.copy()
     changed.loc[5, "detail"] = "another"
-    after = verdict_digests(changed)
-    assert [s for s in digests if digests[s] != after[s]] == [shard_of("run-5")]
+    after = verdict_digests(_write_by_run(tmp_path / "after.parquet", changed, together))
+    assert all(digests[s] != after[s] for s in digests)

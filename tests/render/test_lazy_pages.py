@@ -22,7 +22,7 @@ from dualboard.release_files import load_releases
 from dualboard.render.answer_shards import shard_of
 from dualboard.render.lazy_tables import FORMAT, Column, data_document, data_files, lazy_table, number, read_data
 from dualboard.render.pages import run_slug
-from dualboard.render.question_pages import _verdict, _verdicts, question_pages
+from dualboard.render.question_pages import _verdict, _verdicts, answer_files, question_pages
 from dualboard.render.run_pages import disagreements
 from dualboard.render.shared_files import SHARED_DIR, SharedFiles
 from dualboard.render.site_content import site_content
@@ -137,7 +137,8 @@ def test_a_release_page_finds_the_shared_files_beside_its_version_folder(board):
     project, content = board
     results = pipeline.analysed_results(project, LocalStore(project.store_dir))
     shared = SharedFiles()
-    pages, tables = question_pages(results[0], shared)
+    with answer_files(results[0], shared) as answers:
+        pages, tables = question_pages(results[0], answers)
     released = data_files(tables, shared, versioned=True)  # what site_content adds to a release's assets
     released.update(shared.data)
     path, index = "benchmarks/tiny/questions/q1.md", "benchmarks/tiny/questions/data-files.json"
