@@ -615,7 +615,7 @@ def analysed_results(project: Project, store: Store, cache: BuildCache | None = 
 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
-    from dualboard.render.pages import SHOWN_VERDICT_COLUMNS, BenchmarkResults
+    from dualboard.render.pages import READ_VERDICT_COLUMNS, BenchmarkResults
     from dualboard.scored_files import ANSWERS, VERDICTS, checked_path, read_scored, read_table
     from dualboard.stats import read_tables
 
@@ -623,7 +623,7 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         benchmark=benchmark,
         stats=read_tables(project.stats_dir(benchmark.name)),
         scored=read_scored(project.scored_dir(), benchmark.name),
-        verdicts=read_table(VERDICTS, project.scored_dir(), benchmark.name, columns=list(SHOWN_VERDICT_COLUMNS)),
+        verdicts=read_table(VERDICTS, project.scored_dir(), benchmark.name, columns=list(READ_VERDICT_COLUMNS)),
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
         verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),

@@ -28,7 +28,7 @@ from typing import BinaryIO
 
 import pyarrow.parquet as pq
 
-from dualboard.build_cache import code_digest, digest
+from dualboard.build_cache import CHUNK, code_digest, digest
 from dualboard.render.kept_files import KeptFiles
 from dualboard.scored_files import ANSWER_SLOT
 
@@ -89,7 +89,9 @@ def verdict_digests(path: Path) -> dict[int, str]:
             digests = [_chunk_digest(handle, row_group.column(c)) for c in columns]
             for shard in _row_group_shards(row_group.column(names.index("run_id"))):
                 hashes.setdefault(shard, []).append(f"{row_group.num_rows}:{':'.join(digests)}")
-    schema = str(reader.schema_arrow)
+    # the schema's types and names, not pyarrow's text of it, which shows the start of the file's metadata
+    # (the store revision: a new one would change every shard's key)
+    schema = str(reader.schema_arrow.remove_metadata())
     return {shard: digest(schema, *parts) for shard, parts in sorted(hashes.items())}
 
 
@@ -97,9 +99,15 @@ def _chunk_digest(handle: BinaryIO, chunk: pq.ColumnChunkMetaData) -> str:
     """SHA-256 of a column chunk's stored bytes (its pages, dictionary included) with its codec and type."""
     start = chunk.dictionary_page_offset if chunk.has_dictionary_page and chunk.dictionary_page_offset else None
     handle.seek(start or chunk.data_page_offset)
-    data = handle.read(chunk.total_compressed_size)
-    about = f"{chunk.compression}\0{chunk.physical_type}\0{chunk.num_values}\0".encode()
-    return hashlib.sha256(about + data).hexdigest()
+    sha = hashlib.sha256(f"{chunk.compression}\0{chunk.physical_type}\0{chunk.num_values}\0".encode())
+    left = chunk.total_compressed_size
+    while left > 0:  # a block at a time: a large run's detail chunk need not be in memory whole
+        block = handle.read(min(left, CHUNK))
+        if not block:
+            raise ValueError(f"{handle.name}: a column chunk runs past the end of the file")
+        sha.update(block)
+        left -= len(block)
+    return sha.hexdigest()
 
 
 def _row_group_shards(run_ids: pq.ColumnChunkMetaData) -> list[int]:

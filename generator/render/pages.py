@@ -42,6 +42,10 @@ class Page:
 SHOWN_VERDICT_COLUMNS = ("run_id", "question_id", "round", "grader", "role", "score", "verdict_parse", "detail")
 """The columns of the verdicts table (``dualboard.scored_files.VERDICTS``) that pages show: the render reads no
 other (at a million answers each string column costs the render hundreds of MB)."""
+READ_VERDICT_COLUMNS = tuple(c for c in SHOWN_VERDICT_COLUMNS if c != "detail")
+"""What the render's process reads of the verdicts file: a verdict's detail, shown only in the answers' data
+files, is read by what makes them, a shard at a time (``question_pages._make_shard``). Every detail at once held
+115 MB more at a million answers, in the process that peaks highest."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class BenchmarkResults:
     """The scored table (``dualboard.scored_files.SCORED``): one row per run × question × round."""
     verdicts: pd.DataFrame
     """The verdicts table (``dualboard.scored_files.VERDICTS``): one row per answer × grader, at least the columns
-    :data:`SHOWN_VERDICT_COLUMNS`."""
+    :data:`SHOWN_VERDICT_COLUMNS`, or :data:`READ_VERDICT_COLUMNS` when read from :attr:`verdicts_file`."""
     runs: tuple[Run, ...] = ()
     """The stored runs (metadata, and the raw responses, which the render reads only for option orders)."""
     answers: Path | None = None
@@ -74,8 +78,8 @@ class BenchmarkResults:
     pages read a slice at a time; None where there is none (pages that show responses then need it)."""
     verdicts_file: Path | None = None
     """The verdicts table's file that ``verdicts`` was read from, whose bytes key the answers' data files
-    (:func:`dualboard.render.answer_shards.verdict_digests`); None where the table was not read from one (every
-    shard of answers is then made anew)."""
+    (:func:`dualboard.render.answer_shards.verdict_digests`) and which they are made from; None where the table
+    was not read from one (every shard of answers is then made anew, from ``verdicts``)."""
 
     @property
     def models(self) -> pd.DataFrame:

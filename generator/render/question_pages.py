@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dualboard.errors import DualboardError
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.intake.models import Run
@@ -43,6 +44,12 @@ from dualboard.workers import default_jobs, worker_context
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
+
+
+RENDER_WORKERS = 1
+"""The most worker processes that make answer shards, whatever the cores: each holds a shard's answers and
+verdicts besides its own pandas and pyarrow (about 0.5 GB at a million answers), and the render's memory,
+counted over its process tree, must stay under 2 GB. One worker beside the render's process uses a second core."""
 
 
 def question_pages(result: BenchmarkResults, answers: AnswerFiles) -> tuple[list[Page], list[LazyTable]]:
@@ -109,6 +116,8 @@ class AnswerFiles:
         self._kept = kept
         self._keys: dict[int, str] = {}
         self._by_shard: dict[int, dict[str, str]] = {}
+        self._verdicts: tuple[Path, tuple[int, int, int]] | None = None
+        """The verdicts file the shards are keyed by and made from, with its identity when keyed."""
 
     def keep_unchanged(self, result: BenchmarkResults) -> dict[int, list[str]]:
         """Keep the files of each shard whose key is what it was in the last render; the others' run ids, by shard."""
@@ -117,6 +126,8 @@ class AnswerFiles:
         if result.answers is None:
             raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
         groups = shard_groups(list(result.verdicts["run_id"].astype(str).unique()))
+        if result.verdicts_file is not None:
+            self._verdicts = (result.verdicts_file, _identity(result.verdicts_file))
         if self._kept is not None:
             questions, verdicts = result.benchmark.questions, result.verdicts_file
             self._keys = shard_keys(groups, _model_names(result), questions, self.graders, verdicts, self._kept)
@@ -144,6 +155,11 @@ class AnswerFiles:
                     raise RuntimeError(f"a worker made {path} ({size} bytes), but the docs folder does not hold it")
             self.made(shard, files)
         self.pending.clear()
+        if self._verdicts is not None and _identity(self._verdicts[0]) != self._verdicts[1]:
+            raise DualboardError(
+                f"{self._verdicts[0]} was replaced while the render read it (did a grade run meanwhile?): "
+                "render again once it is done"
+            )
         if self._kept is not None:
             self._kept.save()
         files: dict[str, list[str]] = {}
@@ -161,25 +177,24 @@ def answer_files(
     :mod:`dualboard.render.answer_shards`), handing them to ``shared``.
 
     With ``kept``, a shard whose key is what it was in the last render keeps its files, unread. The shards to
-    make are spread over ``jobs`` − 1 worker processes (``jobs``: :func:`~dualboard.workers.default_jobs`, this
-    process being one) when that is one or more, ``shared`` writes to a docs folder and the verdicts were read
-    from a file. The workers read only the scored tables and the runs, so they work while this process
-    renders the other pages, until :meth:`AnswerFiles.files` waits for them (one shard, as after adding a run,
-    still goes to a worker). Not a worker per core: each holds a shard's answers and verdicts besides its own
-    pandas and pyarrow, and the render's memory is counted over its process tree. Otherwise the shards are
-    made here, at once. The files are the same either way (``tests/importers/test_render_by_slices.py``).
+    make go to at most :data:`RENDER_WORKERS` worker process(es) when ``jobs``
+    (:func:`~dualboard.workers.default_jobs`, this process being one) leaves a core for them, ``shared`` writes
+    to a docs folder and the verdicts were read from a file. The workers read only the scored tables and the
+    runs, so they work while this process renders the other pages, until :meth:`AnswerFiles.files` waits for
+    them (one shard, as after adding a run, still goes to a worker). Otherwise the shards are made here, at
+    once. The files are the same either way (``tests/importers/test_render_by_slices.py``).
     """
     answers = AnswerFiles(question_graders(result.verdicts), shared, kept)
     todo = answers.keep_unchanged(result)
     jobs = jobs or default_jobs()
     if jobs <= 1 or not todo or shared.docs is None or result.verdicts_file is None:
-        for work in _shard_works(result, answers.graders, todo, sent=False):
+        for work in _shard_works(result, answers.graders, todo):
             answers.made(work.shard, _make_shard(work, shared))
         yield answers
         return
-    workers = min(jobs - 1, len(todo))
+    workers = min(jobs - 1, RENDER_WORKERS, len(todo))
     with ProcessPoolExecutor(workers, mp_context=worker_context(__name__, workers)) as pool:
-        for work in _shard_works(result, answers.graders, todo, sent=True):
+        for work in _shard_works(result, answers.graders, todo):
             answers.pending[work.shard] = (pool.submit(_make_shard_in_worker, work, shared.docs), work)
         try:
             yield answers
@@ -188,16 +203,24 @@ def answer_files(
                 future.cancel()
 
 
+def _identity(path: Path) -> tuple[int, int, int]:
+    """What tells a file from the one that replaces it (a grade writes a new file and renames it over the old)."""
+    stat = path.stat()
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def _model_names(result: BenchmarkResults) -> dict[str, str]:
     """The model name each run's link shows, by run id."""
     return {str(k): str(v) for k, v in zip(result.models["run_id"], result.models["model"])}
 
 
 def _shard_works(
-    result: BenchmarkResults, graders: Mapping[str, list[str]], todo: Mapping[int, Sequence[str]], *, sent: bool
+    result: BenchmarkResults, graders: Mapping[str, list[str]], todo: Mapping[int, Sequence[str]]
 ) -> Iterator[_ShardWork]:
-    """What :func:`_make_shard` needs of ``result`` for each shard of ``todo`` (shard → its run ids); ``sent``:
-    to a worker, which reads the verdicts from their file."""
+    """What :func:`_make_shard` needs of ``result`` for each shard of ``todo`` (shard → its run ids).
+
+    The verdicts are read from their file where there is one (:data:`~dualboard.render.pages.READ_VERDICT_COLUMNS`:
+    the render's own table lacks their details), else taken from ``result``."""
     models, order = _model_names(result), _grader_order(result.verdicts)
     for shard, run_ids in todo.items():
         runs = {
@@ -208,7 +231,7 @@ def _shard_works(
         yield _ShardWork(
             shard=shard,
             runs=runs,
-            verdicts=result.verdicts_file if sent else result.verdicts[result.verdicts["run_id"].isin(list(runs))],
+            verdicts=result.verdicts_file or result.verdicts[result.verdicts["run_id"].isin(list(runs))],
             stored=tuple(run for run in result.runs if run.run_id in runs),
             counts=scored.value_counts().to_dict(),
             questions=result.benchmark.questions,
@@ -246,8 +269,7 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
         table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
         slots = zip(table["run_id"], table["question_id"], table["round"])
         table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
-        table["shard"] = work.shard
-        for (qid, _shard), answers in _answers_by_question(table).items():
+        for qid, answers in _answers_by_question(table).items():
             question, graders = by_id[qid], work.graders.get(qid, [])
             rows = _answer_rows(answers, question, graders, work.runs)
             path, data = data_document(answer_columns(question, graders), rows, links)
@@ -256,16 +278,16 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
     return made
 
 
-def _answers_by_question(table: pd.DataFrame) -> dict[tuple[str, int], dict[str, list[Any]]]:
-    """The answers of each question and shard as columns of plain values (column name → one value per answer),
-    by run and round.
+def _answers_by_question(table: pd.DataFrame) -> dict[str, dict[str, list[Any]]]:
+    """The answers of each question (of one shard) as columns of plain values (column name → one value per
+    answer), by run and round.
 
-    The table is turned into lists once and cut by question and shard: slicing a DataFrame 2,000 times took
-    longer than writing every page.
+    The table is turned into lists once and cut by question: slicing a DataFrame 2,000 times took longer than
+    writing every page.
     """
-    table = table.sort_values(["question_id", "shard", "run_id", "round"], kind="stable")
+    table = table.sort_values(["question_id", "run_id", "round"], kind="stable")
     columns = {c: table[c].tolist() for c in table.columns}
-    keys = list(zip(columns["question_id"], columns["shard"]))
+    keys = columns["question_id"]
     out, start = {}, 0
     for end in range(1, len(keys) + 1):
         if end == len(keys) or keys[end] != keys[start]:

@@ -48,15 +48,16 @@ def site_content(
     shared = SharedFiles() if held else shared
     content.pages.append(home_page(results, releases[-1].version if releases else None))
     for result in results:
-        # Workers make the answers' data files (when it has several cores) while this process writes the rest.
+        # A worker makes the answers' data files (when there are several cores) while this process writes the
+        # leaderboard and run pages. The graders page is made after the worker is done: it is where this process
+        # peaks in memory, and the render's memory counts over its process tree.
         with answer_files(result, shared, shards.get(result.name)) as answers:
             page, assets = leaderboard_page(result)
             content.pages.append(page)
             content.assets.update(assets)
             runs, tables = run_pages(result, shared, run_tables.get(result.name))
-            graders = graders_page(result)
             questions, question_tables = question_pages(result, answers)
-        content.pages.extend(runs + questions + [graders])
+        content.pages.extend(runs + questions + [graders_page(result)])
         # The indexes that name the data files those pages load (shared/).
         content.assets.update(data_files(tables + question_tables, shared, versioned=release is not None))
     downloads, files = downloads_page(results, releases, release, shared)

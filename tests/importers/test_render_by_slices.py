@@ -17,13 +17,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from dualboard import pipeline
+from dualboard.errors import DualboardError
 from dualboard.intake.validate import DeferredPredictions
 from dualboard.project import Project
 from dualboard.render import answer_texts, question_pages, run_pages
 from dualboard.render.answer_shards import shard_groups, shard_of
 from dualboard.render.charts import GRADINGS
+from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import data_document
-from dualboard.render.pages import BenchmarkResults, question_slugs, run_slug
+from dualboard.render.pages import SHOWN_VERDICT_COLUMNS, BenchmarkResults, question_slugs, run_slug
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT, ANSWERS, checked_path
 from dualboard.store import LocalStore
@@ -54,8 +56,10 @@ def results(project: Project, *, deferred: bool) -> BenchmarkResults:
 
 
 def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes]]:
-    """Every answer of every run merged with its verdicts at once, then cut by question and shard."""
-    verdicts = question_pages._verdict_table(result.verdicts, question_pages._grader_order(result.verdicts))
+    """Every answer of every run merged with its verdicts at once (details included, read from the verdicts file,
+    which the render's own table lacks), then cut by question and shard."""
+    shown = pq.read_table(result.verdicts_file, columns=list(SHOWN_VERDICT_COLUMNS)).to_pandas()
+    verdicts = question_pages._verdict_table(shown, question_pages._grader_order(shown))
     predictions = pd.DataFrame(
         [
             (run.run_id, p["question_id"], int(p.get("round", 0)), p.get("response", ""), p.get("choice_order"))
@@ -65,7 +69,12 @@ def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, 
         columns=[*ANSWER_SLOT, "response", "choice_order"],
     )
     table = verdicts.merge(predictions, on=list(ANSWER_SLOT), how="left")
-    by_question = question_pages._answers_by_question(table.assign(shard=table["run_id"].map(shard_of)))
+    table["shard"] = table["run_id"].map(shard_of)
+    by_question = {
+        (qid, shard): answers
+        for shard, part in table.groupby("shard")
+        for qid, answers in question_pages._answers_by_question(part.drop(columns="shard")).items()
+    }
     graders = question_pages.question_graders(result.verdicts)
     groups = shard_groups(result.verdicts["run_id"])
     models = dict(zip(result.models["run_id"], result.models["model"]))
@@ -144,6 +153,8 @@ def test_question_pages_made_by_worker_processes_are_byte_identical(graded, tmp_
     result = results(graded, deferred=deferred)
     with question_pages.answer_files(result, shared, jobs=2) as answers:
         assert len(answers.pending) >= 2, "the shards are being made by workers"
+        # a shard whose worker fails is made again here: the worker path must not fail unseen
+        assert all(future.exception() is None for future, _work in answers.pending.values())
         pages, _tables = question_pages.question_pages(result, answers)
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
     assert {name: (tmp_path / name).read_bytes() for name in shared.names} == expected_data
@@ -172,3 +183,18 @@ def test_the_slices_hold_every_answer_once_in_question_order(graded):
         pd.concat(parts).sort_values(list(ANSWER_SLOT)).reset_index(drop=True),
         table.sort_values(list(ANSWER_SLOT)).reset_index(drop=True),
     )
+
+
+def test_a_verdicts_file_replaced_while_the_render_reads_it_fails_the_render(graded, tmp_path):
+    """The shards are keyed by the file's bytes and made from it: another file in between would be kept under
+    the first one's key, so the render stops and keeps nothing."""
+    result = results(graded, deferred=False)
+    folders = {d.name: d for d in LocalStore(graded.store_dir).run_dirs(result.name)}
+    kept = KeptFiles(tmp_path / "kept.json", pipeline.open_cache(graded), folders)
+    with question_pages.answer_files(result, SharedFiles(tmp_path / "docs"), kept, jobs=1) as answers:
+        replacement = tmp_path / "replacement.parquet"
+        shutil.copy2(result.verdicts_file, replacement)
+        replacement.replace(result.verdicts_file)  # as a grade replaces it: a new file under the same name
+        with pytest.raises(DualboardError, match="replaced while the render read it"):
+            question_pages.question_pages(result, answers)
+    assert not (tmp_path / "kept.json").exists()

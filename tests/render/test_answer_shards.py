@@ -20,7 +20,15 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from dualboard.render.answer_shards import CACHE_DIR, SHARDS, shard_groups, shard_of, verdict_digests
+from dualboard.render.answer_shards import (
+    CACHE_DIR,
+    SHARD_VERDICT_COLUMNS,
+    SHARDS,
+    shard_groups,
+    shard_of,
+    verdict_digests,
+)
+from dualboard.render.pages import SHOWN_VERDICT_COLUMNS
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
 from tests.render import test_dirty_site
 from tests.render.test_dirty_site import assert_same_as_from_scratch, build, other_answers
@@ -166,3 +174,21 @@ def test_a_row_group_of_several_runs_counts_in_every_shard(tmp_path):
     changed.loc[5, "detail"] = "another"
     after = verdict_digests(_write_by_run(tmp_path / "after.parquet", changed, together))
     assert all(digests[s] != after[s] for s in digests)
+
+
+def test_a_new_store_revision_in_the_files_metadata_changes_no_digest(tmp_path):
+    """The scored files' metadata names the store revision each grade read; only the verdicts count."""
+    verdicts = _verdicts([f"run-{i}" for i in range(40)])
+    digests = []
+    for revision in ("000001", "000002"):
+        table = pa.Table.from_pandas(verdicts, preserve_index=False)
+        table = table.replace_schema_metadata({b"dualboard": json.dumps({"revision": revision}).encode()})
+        path = tmp_path / f"{revision}.parquet"
+        pq.write_table(table, path, row_group_size=2)
+        digests.append(verdict_digests(path))
+    assert digests[0] == digests[1]
+
+
+def test_the_shard_verdict_columns_are_columns_the_render_reads():
+    """A worker reads SHARD_VERDICT_COLUMNS from the file, the render's process the shown ones: the same data."""
+    assert set(SHARD_VERDICT_COLUMNS) <= set(SHOWN_VERDICT_COLUMNS)
