@@ -145,6 +145,15 @@ def typed(table: Table, rows: list[dict] | Mapping[str, list], names: Sequence[s
     return frame.astype({c.name: c.dtype for c in table.columns if c.name in names and c.dtype != "string"})
 
 
+def run_id_bounds(run_ids: pq.ColumnChunkMetaData) -> tuple[str, str] | None:
+    """The least and greatest run id in a row group, from the statistics of its ``run_id`` chunk; None when they
+    do not say. The grade stage writes one row group per run, so readers of one run's rows skip the others'."""
+    stats = run_ids.statistics
+    if stats is None or not stats.has_min_max or not isinstance(stats.min, str) or not isinstance(stats.max, str):
+        return None
+    return stats.min, stats.max
+
+
 def checked_name(benchmark: str) -> str:
     """Return ``benchmark`` if its files cannot escape the folder or collide with another's; else raise.
 

@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from dualboard.build_cache import CHUNK, code_digest, digest
 from dualboard.render.kept_files import KeptFiles
-from dualboard.scored_files import ANSWER_SLOT
+from dualboard.scored_files import ANSWER_SLOT, run_id_bounds
 
 SHARDS = 8
 """Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data (about 12 of 100 runs);
@@ -112,10 +112,9 @@ def _chunk_digest(handle: BinaryIO, chunk: pq.ColumnChunkMetaData) -> str:
 
 def _row_group_shards(run_ids: pq.ColumnChunkMetaData) -> list[int]:
     """The shards a row group may hold verdicts of: its run's, when the statistics say it holds one run; else all."""
-    stats = run_ids.statistics
-    known = stats is not None and stats.has_min_max and stats.has_null_count and stats.null_count == 0
-    if known and stats.min == stats.max and isinstance(stats.min, str):
-        return [shard_of(stats.min)]
+    bounds, stats = run_id_bounds(run_ids), run_ids.statistics
+    if bounds is not None and bounds[0] == bounds[1] and stats.has_null_count and stats.null_count == 0:
+        return [shard_of(bounds[0])]
     return list(range(SHARDS))
 
 

@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from dualboard.errors import DualboardError
 from dualboard.intake.models import Run
 from dualboard.intake.validate import DeferredPredictions
-from dualboard.scored_files import ANSWER_SLOT
+from dualboard.scored_files import ANSWER_SLOT, run_id_bounds
 
 TEXT_COLUMNS = [*ANSWER_SLOT, "response"]
 """What the question pages read of the answers table."""
@@ -136,11 +136,8 @@ def _runs_only(table: pa.Table, runs: pa.Array) -> pa.Table:
 
 def _may_hold(reader: pq.ParquetFile, group: int, runs: Sequence[str]) -> bool:
     """Whether row group ``group`` may hold answers of ``runs`` (sorted), by its run id statistics."""
-    column = reader.metadata.row_group(group).column(reader.schema_arrow.get_field_index("run_id"))
-    stats = column.statistics
-    if stats is None or not stats.has_min_max:
-        return True
-    return any(stats.min <= run_id <= stats.max for run_id in runs)
+    bounds = run_id_bounds(reader.metadata.row_group(group).column(reader.schema_arrow.get_field_index("run_id")))
+    return bounds is None or any(bounds[0] <= run_id <= bounds[1] for run_id in runs)
 
 
 def responses_of(answers: Path, slots: pd.DataFrame) -> dict[tuple[str, str, int], str]:
