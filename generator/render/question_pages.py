@@ -183,7 +183,8 @@ def answer_files(
     runs, so they work while this process renders the other pages, until :meth:`AnswerFiles.files` waits for
     them (one shard, as after adding a run, still goes to a worker). Otherwise the shards are made here, at
     once. A render that fails meanwhile cancels the shards not yet started, and waits for the one being made
-    (its worker writes to the docs folder, which must not change under a later render). The files are the same either way (``tests/importers/test_render_by_slices.py``).
+    (its worker writes to the docs folder, which must not change under a later render). The files are the
+    same either way (``tests/importers/test_render_by_slices.py``).
     """
     answers = AnswerFiles(question_graders(result.verdicts), shared, kept)
     todo = answers.keep_unchanged(result)
