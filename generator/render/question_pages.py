@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dualboard.build_cache import stat_key
 from dualboard.errors import DualboardError
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
@@ -31,13 +32,7 @@ from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
-from dualboard.render.pages import (
-    BenchmarkResults,
-    Page,
-    front_matter,
-    question_slugs,
-    run_slug,
-)
+from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT
 from dualboard.workers import default_jobs, worker_context
@@ -116,8 +111,9 @@ class AnswerFiles:
         self._kept = kept
         self._keys: dict[int, str] = {}
         self._by_shard: dict[int, dict[str, str]] = {}
-        self._verdicts: tuple[Path, tuple[int, int, int]] | None = None
-        """The verdicts file the shards are keyed by and made from, with its identity when keyed."""
+        self._verdicts: tuple[Path, list[int]] | None = None
+        """The verdicts file the shards are keyed by and made from, with its status when keyed (a grade writes a
+        new file and renames it over the old)."""
 
     def keep_unchanged(self, result: BenchmarkResults) -> dict[int, list[str]]:
         """Keep the files of each shard whose key is what it was in the last render; the others' run ids, by shard."""
@@ -127,7 +123,7 @@ class AnswerFiles:
             raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
         groups = shard_groups(list(result.verdicts["run_id"].astype(str).unique()))
         if result.verdicts_file is not None:
-            self._verdicts = (result.verdicts_file, _identity(result.verdicts_file))
+            self._verdicts = (result.verdicts_file, stat_key(result.verdicts_file.stat()))
         if self._kept is not None:
             questions, verdicts = result.benchmark.questions, result.verdicts_file
             self._keys = shard_keys(groups, _model_names(result), questions, self.graders, verdicts, self._kept)
@@ -155,7 +151,7 @@ class AnswerFiles:
                     raise RuntimeError(f"a worker made {path} ({size} bytes), but the docs folder does not hold it")
             self.made(shard, files)
         self.pending.clear()
-        if self._verdicts is not None and _identity(self._verdicts[0]) != self._verdicts[1]:
+        if self._verdicts is not None and stat_key(self._verdicts[0].stat()) != self._verdicts[1]:
             raise DualboardError(
                 f"{self._verdicts[0]} was replaced while the render read it (did a grade run meanwhile?): "
                 "render again once it is done"
@@ -203,12 +199,6 @@ def answer_files(
         finally:
             for future, _work in answers.pending.values():
                 future.cancel()
-
-
-def _identity(path: Path) -> tuple[int, int, int]:
-    """What tells a file from the one that replaces it (a grade writes a new file and renames it over the old)."""
-    stat = path.stat()
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _model_names(result: BenchmarkResults) -> dict[str, str]:
