@@ -7,6 +7,7 @@ the command group converts them, in one place (:class:`DualboardCommands`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import json
@@ -235,9 +236,13 @@ def build(project: Project, store: Store, seed: int, progress: bool, jobs: int |
     cache = pipeline.open_cache(project, force=force)
     click.echo(str(pipeline.validate(project, cache=cache)))
     _ingest(project, store, cache)
-    click.echo(str(pipeline.grade_stage(project, store, progress=progress, jobs=jobs, cache=cache)))
-    click.echo(str(pipeline.stats(project, seed=seed, cache=cache, force=force)))
-    click.echo(str(pipeline.render(project, store, cache=cache)))
+    graded = pipeline.grade_stage(project, store, progress=progress, jobs=jobs, cache=cache)
+    click.echo(str(graded))
+    # The answers' data files (most of a render's work) do not depend on the statistics: when the grade changed
+    # something, a worker begins them while this process computes the statistics.
+    with pipeline.answers_ahead(project, store, cache) if not graded.skipped else contextlib.nullcontext() as ahead:
+        click.echo(str(pipeline.stats(project, seed=seed, cache=cache, force=force)))
+        click.echo(str(pipeline.render(project, store, cache=cache, ahead=ahead)))
     click.echo(f"Built in {time.perf_counter() - started:.1f} s. Preview with: dualboard serve --root {project.root}")
 
 

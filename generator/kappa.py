@@ -14,7 +14,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
 
 LANDIS_KOCH = (
     (0.0, "poor"),
@@ -124,6 +123,9 @@ def kappa_interval(
     def stat(i: np.ndarray, axis: int = -1) -> np.ndarray:
         # scipy passes axis, the last of i: each row of i lists the questions of one resample.
         return kappa_from_counts(resample_totals(counts, i))
+
+    # Imported here, not above: the render's worker processes read PASS_MARK, and scipy.stats costs them 0.6 s.
+    from scipy import stats
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -9,9 +9,10 @@ none of them calls it.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,7 +46,10 @@ if TYPE_CHECKING:
 
     from dualboard.grading import GradedTables, Progress, VerdictCache
     from dualboard.release import freeze
-    from dualboard.render.pages import BenchmarkResults
+    from dualboard.render.kept_files import KeptFiles
+    from dualboard.render.pages import BenchmarkResults, GradedBenchmark
+    from dualboard.render.question_pages import AnswerFiles
+    from dualboard.render.shared_files import SharedFiles
     from dualboard.render.site import ComposedDocs
 
 
@@ -512,7 +516,12 @@ def _shown(project: Project, path: Path) -> str:
 
 
 def render(
-    project: Project, store: Store, *, release: str | None = None, cache: BuildCache | None = None
+    project: Project,
+    store: Store,
+    *,
+    release: str | None = None,
+    cache: BuildCache | None = None,
+    ahead: AnswersAhead | None = None,
 ) -> StageSummary:
     """Write the pages and charts, then build the static site into site/.
 
@@ -530,7 +539,8 @@ def render(
     squidfunk/mkdocs-material#7638; removed pages stayed; the navigation of
     pages not rebuilt). A question or run page names its data file through an
     index, so adding a run rewrites few pages. See :func:`_build_site` for when
-    the build is full instead.
+    the build is full instead. ``ahead``: the answers' data files begun before the statistics
+    (:func:`answers_ahead`), which this render finishes.
     """
     cache = cache or open_cache(project)
     snapshot = store.snapshot()
@@ -547,14 +557,15 @@ def render(
     )
     site = project.site_dir
     return unless_done(
-        cache, "render", key, lambda: listing_digest(site), lambda: _render(project, store, release, cache)
+        cache, "render", key, lambda: listing_digest(site), lambda: _render(project, store, release, cache, ahead)
     )
 
 
-def _render(project: Project, store: Store, release: str | None, cache: BuildCache) -> StageSummary:
+def _render(
+    project: Project, store: Store, release: str | None, cache: BuildCache, ahead: AnswersAhead | None
+) -> StageSummary:
     from dualboard.release_files import load_releases
     from dualboard.render.answer_shards import CACHE_DIR
-    from dualboard.render.kept_files import KeptFiles
     from dualboard.render.run_pages import RUN_CACHE_DIR
     from dualboard.render.shared_files import SharedFiles
     from dualboard.render.site import compose_docs, docs_folder
@@ -562,11 +573,8 @@ def _render(project: Project, store: Store, release: str | None, cache: BuildCac
     from dualboard.store.base import read_removals
 
     results = analysed_results(project, store, cache)
-    folders = {r.name: {d.name: d for d in store.run_dirs(r.name)} for r in results}
     kept = {  # the data files of earlier renders, by folder of build/ and benchmark
-        where: {
-            r.name: KeptFiles(project.build_dir / where / f"{r.name}.json", cache, folders[r.name]) for r in results
-        }
+        where: {r.name: kept_files(project, store, cache, where, r.name) for r in results}
         for where in (CACHE_DIR, RUN_CACHE_DIR)
     }
     content = site_content(
@@ -574,9 +582,11 @@ def _render(project: Project, store: Store, release: str | None, cache: BuildCac
         load_releases(project.root),
         read_removals(store.snapshot()),
         release=release,
-        shared=SharedFiles(docs_folder(project.build_dir)),  # data files go to the docs folder as they are made
+        # data files go to the docs folder as they are made
+        shared=ahead.shared if ahead is not None else SharedFiles(docs_folder(project.build_dir)),
         shards=kept[CACHE_DIR],
         run_tables=kept[RUN_CACHE_DIR],
+        started=ahead.answers if ahead is not None else {},
     )
     docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     how = _build_site(project, docs, cache)
@@ -615,19 +625,76 @@ def analysed_results(project: Project, store: Store, cache: BuildCache | None = 
 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
-    from dualboard.render.pages import READ_VERDICT_COLUMNS, BenchmarkResults
-    from dualboard.scored_files import ANSWERS, VERDICTS, checked_path, read_scored, read_table
+    from dualboard.render.pages import BenchmarkResults
     from dualboard.stats import read_tables
 
-    return BenchmarkResults(
+    graded = graded_benchmark(project, benchmark, runs)
+    return BenchmarkResults(**vars(graded), stats=read_tables(project.stats_dir(benchmark.name)))
+
+
+def graded_benchmark(
+    project: Project, benchmark: Benchmark, runs: list, scored_columns: list[str] | None = None
+) -> GradedBenchmark:
+    """What the grade stage made of one benchmark, as the render reads it (of the scored table, only
+    ``scored_columns`` when given)."""
+    from dualboard.render.pages import READ_VERDICT_COLUMNS, GradedBenchmark
+    from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, checked_path, read_table
+
+    return GradedBenchmark(
         benchmark=benchmark,
-        stats=read_tables(project.stats_dir(benchmark.name)),
-        scored=read_scored(project.scored_dir(), benchmark.name),
+        scored=read_table(SCORED, project.scored_dir(), benchmark.name, columns=scored_columns),
         verdicts=read_table(VERDICTS, project.scored_dir(), benchmark.name, columns=list(READ_VERDICT_COLUMNS)),
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
         verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),
     )
+
+
+def kept_files(project: Project, store: Store, cache: BuildCache, where: str, name: str) -> KeptFiles:
+    """The data files that earlier renders made for benchmark ``name``'s pages, as ``build/<where>/`` keeps them."""
+    from dualboard.render.kept_files import KeptFiles
+
+    folders = {d.name: d for d in store.run_dirs(name)}
+    return KeptFiles(project.build_dir / where / f"{name}.json", cache, folders)
+
+
+@dataclass(frozen=True)
+class AnswersAhead:
+    """The answers' data files whose making began before the statistics (:func:`answers_ahead`)."""
+
+    shared: SharedFiles
+    """Where they go (the docs folder): the render hands its other data files to the same one."""
+    answers: dict[str, AnswerFiles]
+    """Each benchmark's, by name."""
+
+
+@contextlib.contextmanager
+def answers_ahead(project: Project, store: Store, cache: BuildCache) -> Iterator[AnswersAhead]:
+    """Begin making the answers' data files of every graded benchmark (the largest part of a render) in a worker
+    process, while the caller computes the statistics, which they do not depend on; the render then finishes
+    them (:func:`render` with ``ahead``). Leaving the block cancels what no worker has begun and waits for the
+    rest; what is made and not rendered is removed from the docs folder by the next render.
+
+    Worth it only when the grade changed something: else their keys are unchanged, and reading the tables to
+    tell so is all this would do.
+    """
+    from dualboard.render.answer_shards import CACHE_DIR
+    from dualboard.render.question_pages import SHARD_SCORED_COLUMNS, started_answer_files
+    from dualboard.render.shared_files import SharedFiles
+    from dualboard.render.site import docs_folder
+    from dualboard.scored_files import benchmark_names
+
+    shared = SharedFiles(docs_folder(project.build_dir))
+    scored = set(benchmark_names(project.scored_dir()))
+    graded = [
+        graded_benchmark(project, benchmark, runs, list(SHARD_SCORED_COLUMNS))
+        for name, (benchmark, runs) in stored_benchmarks(store, cache).items()
+        if name in scored
+    ]
+    kept = {g.name: kept_files(project, store, cache, CACHE_DIR, g.name) for g in graded}
+    with started_answer_files(graded, shared, kept) as answers:
+        del graded  # the workers read what they need from files; the statistics need the memory
+        yield AnswersAhead(shared, answers)
 
 
 def release(project: Project, store: Store, version: str, *, released: str, push: bool = False) -> freeze.ReleaseResult:

@@ -173,6 +173,49 @@ def test_a_one_byte_change_redoes_what_reads_it_and_equals_a_fresh_build(board, 
     assert skipped(build(board, *args)) == set(STAGES)  # and the new state is remembered
 
 
+def dualboard(root: Path, *args: str) -> str:
+    """Run ``dualboard ARGS --root ROOT``; return its output (it must succeed)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", *args, "--root", str(root)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_answers_begun_before_the_statistics_are_those_the_render_makes_itself(board, tmp_path):
+    """`build` begins the answers' data files while it computes the statistics (pipeline.answers_ahead): after a
+    run is added, its site is byte for byte that of the same stages run one by one, where the render makes them."""
+    write_run(board, "run-c")
+    twin = tmp_path / "twin"
+    shutil.copytree(board, twin, symlinks=True)
+    build(board)
+    for stage in ("ingest", "grade", "stats", "render"):
+        dualboard(twin, stage)
+    assert_same_build(board, twin)
+
+
+def test_a_build_that_fails_after_beginning_the_answers_leaves_the_next_one_right(board, tmp_path, monkeypatch):
+    """The statistics fail while the answers' data files are being made ahead: the build fails, and the next
+    build's docs folder and site hold exactly those of a build from scratch (no file made ahead is left over)."""
+    from dualboard import pipeline
+    from dualboard.store import LocalStore
+
+    write_run(board, "run-c")
+    for stage in ("ingest", "grade"):
+        dualboard(board, stage)
+    project = Project(board)
+    store = LocalStore(project.store_dir)
+    cache = pipeline.open_cache(project)
+    with pytest.raises(RuntimeError, match="the statistics failed"):
+        with pipeline.answers_ahead(project, store, cache) as ahead:
+            assert ahead.answers["tiny"].graders, "the answers are begun"
+            raise RuntimeError("the statistics failed")
+    build(board)
+    scratch = from_scratch(board, tmp_path / "scratch")
+    assert_same_build(board, scratch)
+    assert tree_bytes(board / "build" / "docs") == tree_bytes(scratch / "build" / "docs")
+
+
 def test_a_committed_cache_file_is_refused_by_validate(board):
     git_repository(board)
     subprocess.run(["git", "-C", str(board), "add", "-f", ".dualboard/build-cache.json"], check=True)

@@ -59,13 +59,13 @@ class Appendix:
 
 
 @dataclass(frozen=True)
-class BenchmarkResults:
-    """What the render stage knows about one benchmark."""
+class GradedBenchmark:
+    """What the grade stage made of one benchmark, as the render reads it: all that the answers' data files are
+    made from (:func:`dualboard.render.question_pages.answer_files`), which therefore need not wait for the
+    statistics (:func:`dualboard.pipeline.answers_ahead`)."""
 
     benchmark: Benchmark
     """The benchmark definition."""
-    stats: StatsTables
-    """The stats stage's tables (models, pairwise, agreement, power, equator)."""
     scored: pd.DataFrame
     """The scored table (``dualboard.scored_files.SCORED``): one row per run × question × round."""
     verdicts: pd.DataFrame
@@ -82,14 +82,22 @@ class BenchmarkResults:
     was not read from one (every shard of answers is then made anew, from ``verdicts``)."""
 
     @property
-    def models(self) -> pd.DataFrame:
-        """models.csv: one row per run."""
-        return self.stats.models
-
-    @property
     def name(self) -> str:
         """The benchmark's name (a folder name)."""
         return self.benchmark.name
+
+
+@dataclass(frozen=True)
+class BenchmarkResults(GradedBenchmark):
+    """What the render stage knows about one benchmark: what the grade made of it, and its statistics."""
+
+    stats: StatsTables = field(kw_only=True)
+    """The stats stage's tables (models, pairwise, agreement, power, equator)."""
+
+    @property
+    def models(self) -> pd.DataFrame:
+        """models.csv: one row per run."""
+        return self.stats.models
 
 
 @dataclass(frozen=True)

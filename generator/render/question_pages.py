@@ -7,13 +7,14 @@ in every page (a nav of N pages makes the build O(N²); docs/architecture.md, "R
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -32,13 +33,18 @@ from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
-from dualboard.render.pages import BenchmarkResults, Page, front_matter, question_slugs, run_slug
+from dualboard.render.pages import BenchmarkResults, GradedBenchmark, Page, front_matter, question_slugs, run_slug
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT
 from dualboard.workers import default_jobs, worker_context
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
+
+
+SHARD_SCORED_COLUMNS = ("run_id", "model", "question_id")
+"""What the answers' data files read of the scored table: which runs and questions there are, and the model name
+each run's link shows."""
 
 
 RENDER_WORKERS = 1
@@ -115,7 +121,7 @@ class AnswerFiles:
         """The verdicts file the shards are keyed by and made from, with its status when keyed (a grade writes a
         new file and renames it over the old)."""
 
-    def keep_unchanged(self, result: BenchmarkResults) -> dict[int, list[str]]:
+    def keep_unchanged(self, result: GradedBenchmark) -> dict[int, list[str]]:
         """Keep the files of each shard whose key is what it was in the last render; the others' run ids, by shard."""
         if result.verdicts.empty:
             return {}
@@ -165,49 +171,89 @@ class AnswerFiles:
         return files
 
 
-@contextmanager
+@contextlib.contextmanager
 def answer_files(
-    result: BenchmarkResults, shared: SharedFiles, kept: KeptFiles | None = None, jobs: int | None = None
+    result: GradedBenchmark, shared: SharedFiles, kept: KeptFiles | None = None, jobs: int | None = None
 ) -> Iterator[AnswerFiles]:
-    """Start making the data files of the answers (one per question and shard,
-    :mod:`dualboard.render.answer_shards`), handing them to ``shared``.
+    """Start making the data files of one benchmark's answers (:func:`started_answer_files`)."""
+    with started_answer_files([result], shared, {result.name: kept}, jobs) as started:
+        yield started[result.name]
 
-    With ``kept``, a shard whose key is what it was in the last render keeps its files, unread. The shards to
-    make go to at most :data:`RENDER_WORKERS` worker process(es) when ``jobs``
+
+@contextlib.contextmanager
+def started_answer_files(
+    graded: Sequence[GradedBenchmark],
+    shared: SharedFiles,
+    kept: Mapping[str, KeptFiles | None] = MappingProxyType({}),
+    jobs: int | None = None,
+) -> Iterator[dict[str, AnswerFiles]]:
+    """Start making the data files of the answers of every benchmark of ``graded`` (one per question and shard,
+    :mod:`dualboard.render.answer_shards`), handing them to ``shared``; yield each benchmark's
+    :class:`AnswerFiles`, by name.
+
+    With ``kept`` (by benchmark), a shard whose key is what it was in the last render keeps its files, unread.
+    The shards to make go to at most :data:`RENDER_WORKERS` worker process(es) when ``jobs``
     (:func:`~dualboard.workers.default_jobs`, this process being one) leaves a core for them, ``shared`` writes
-    to a docs folder and the verdicts were read from a file. The workers read only the scored tables and the
-    runs, so they work while this process renders the other pages, until :meth:`AnswerFiles.files` waits for
-    them (one shard, as after adding a run, still goes to a worker). Otherwise the shards are made here, at
-    once. A render that fails meanwhile cancels the shards not yet started, and waits for the one being made
-    (its worker writes to the docs folder, which must not change under a later render). The files are the
-    same either way (``tests/importers/test_render_by_slices.py``).
+    to a docs folder and the verdicts were read from a file. The workers read only the grade's tables and the
+    runs, so they work while this process goes on (rendering the other pages, or computing the statistics
+    first: :func:`dualboard.pipeline.answers_ahead`), until :meth:`AnswerFiles.files` waits for them (one shard,
+    as after adding a run, still goes to a worker). Otherwise the shards are made here, at once. When the caller
+    fails meanwhile, the shards not yet started are cancelled, and the one being made is waited for (its worker
+    writes to the docs folder, which must not change under a later render). The files are the same either way
+    (``tests/importers/test_render_by_slices.py``). ``graded`` is not held once this yields: the workers read
+    what they need from files.
     """
-    answers = AnswerFiles(question_graders(result.verdicts), shared, kept)
-    todo = answers.keep_unchanged(result)
     jobs = jobs or default_jobs()
-    if jobs <= 1 or not todo or shared.docs is None or result.verdicts_file is None:
-        for work in _shard_works(result, answers.graders, todo):
-            answers.made(work.shard, _make_shard(work, shared))
+    with contextlib.ExitStack() as stack:
+        answers = _start(graded, shared, kept, jobs, stack)
+        del graded  # not held meanwhile: the tables are read again by whoever needs them
         yield answers
-        return
-    workers = min(jobs - 1, RENDER_WORKERS, len(todo))
-    with ProcessPoolExecutor(workers, mp_context=worker_context(__name__, workers)) as pool:
-        for work in _shard_works(result, answers.graders, todo):
-            answers.pending[work.shard] = (pool.submit(_make_shard_in_worker, work, shared.docs), work)
-        try:
-            yield answers
-        finally:
-            for future, _work in answers.pending.values():
-                future.cancel()
 
 
-def _model_names(result: BenchmarkResults) -> dict[str, str]:
-    """The model name each run's link shows, by run id."""
-    return {str(k): str(v) for k, v in zip(result.models["run_id"], result.models["model"])}
+def _start(
+    graded: Sequence[GradedBenchmark],
+    shared: SharedFiles,
+    kept: Mapping[str, KeptFiles | None],
+    jobs: int,
+    stack: contextlib.ExitStack,
+) -> dict[str, AnswerFiles]:
+    """Key each benchmark's shards, keep the unchanged ones and make the others, in a worker where
+    :func:`started_answer_files` says (its pool entered on ``stack``, which cancels what it has not started
+    when it closes), else here."""
+    answers = {r.name: AnswerFiles(question_graders(r.verdicts), shared, kept.get(r.name)) for r in graded}
+    todo = {r.name: answers[r.name].keep_unchanged(r) for r in graded}
+    sent = {r.name for r in graded if todo[r.name] and r.verdicts_file is not None and shared.docs is not None}
+    workers = min(jobs - 1, RENDER_WORKERS, sum(len(todo[name]) for name in sent))
+    pool = None
+    if workers > 0:
+        pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=worker_context(__name__, workers)))
+        stack.callback(_cancel_pending, list(answers.values()))
+    for result in graded:
+        for work in _shard_works(result, answers[result.name].graders, todo[result.name]):
+            if pool is not None and result.name in sent:
+                future = pool.submit(_make_shard_in_worker, work, shared.docs)
+                answers[result.name].pending[work.shard] = (future, work)
+            else:
+                answers[result.name].made(work.shard, _make_shard(work, shared))
+    return answers
+
+
+def _cancel_pending(answers: Iterable[AnswerFiles]) -> None:
+    """Cancel the shards no worker has started (the pool then waits for the ones being made)."""
+    for files in answers:
+        for future, _work in files.pending.values():
+            future.cancel()
+
+
+def _model_names(result: GradedBenchmark) -> dict[str, str]:
+    """The model name each run's link shows, by run id: that of its first scored row, as models.csv has it
+    (read from the scored table, so the answers' data files need not wait for the statistics)."""
+    first = result.scored.drop_duplicates("run_id")
+    return {str(k): str(v) for k, v in zip(first["run_id"], first["model"])}
 
 
 def _shard_works(
-    result: BenchmarkResults, graders: Mapping[str, list[str]], todo: Mapping[int, Sequence[str]]
+    result: GradedBenchmark, graders: Mapping[str, list[str]], todo: Mapping[int, Sequence[str]]
 ) -> Iterator[_ShardWork]:
     """What :func:`_make_shard` needs of ``result`` for each shard of ``todo`` (shard → its run ids).
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -14,7 +15,7 @@ from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import data_files
 from dualboard.render.leaderboard import leaderboard_columns_appendix, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, SiteContent, home_page
-from dualboard.render.question_pages import answer_files, question_pages
+from dualboard.render.question_pages import AnswerFiles, answer_files, question_pages
 from dualboard.render.reference_pages import DOWNLOADS_PAGE, downloads_page, methodology_appendix, submit_page
 from dualboard.render.run_pages import run_pages
 from dualboard.render.shared_files import SharedFiles
@@ -33,6 +34,7 @@ def site_content(
     shared: SharedFiles | None = None,
     shards: Mapping[str, KeptFiles] = MappingProxyType({}),
     run_tables: Mapping[str, KeptFiles] = MappingProxyType({}),
+    started: Mapping[str, AnswerFiles] = MappingProxyType({}),
 ) -> SiteContent:
     """Every generated page of the site, its chart JSON and downloads, and the navigation.
 
@@ -41,7 +43,9 @@ def site_content(
     ``shared``: where the data files the pages load go (written to the docs folder as they are made);
     without it they are in the content's assets. ``shards`` and ``run_tables``: each benchmark's
     :class:`KeptFiles`, by name, for the question pages to keep the answers' data files of unchanged shards
-    of runs, and for the run pages to keep those of unchanged runs.
+    of runs, and for the run pages to keep those of unchanged runs. ``started``: the answers' data files of
+    benchmarks whose making began before the render (:func:`dualboard.pipeline.answers_ahead`), by name; the
+    others' begin here.
     """
     content = SiteContent()
     held = shared is None
@@ -51,7 +55,9 @@ def site_content(
         # A worker makes the answers' data files (when there are several cores) while this process writes the
         # leaderboard and run pages. The graders page is made after the worker is done: it is where this process
         # peaks in memory, and the render's memory counts over its process tree.
-        with answer_files(result, shared, shards.get(result.name)) as answers:
+        ahead = started.get(result.name)
+        begun = contextlib.nullcontext(ahead) if ahead is not None else None
+        with begun or answer_files(result, shared, shards.get(result.name)) as answers:
             page, assets = leaderboard_page(result)
             content.pages.append(page)
             content.assets.update(assets)

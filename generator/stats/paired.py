@@ -23,10 +23,8 @@ import itertools
 import numpy as np
 from scipy import optimize, stats
 
+from dualboard.stats.defaults import TOO_FEW_QUESTIONS as TOO_FEW_QUESTIONS  # where the statistics read it
 from dualboard.stats.estimators import t_quantile
-
-TOO_FEW_QUESTIONS = 10
-"""Under this many questions a comparison runs only exact tests, and a run gets no rank interval."""
 
 
 def mcnemar_exact_p(b: np.ndarray, c: np.ndarray) -> np.ndarray:

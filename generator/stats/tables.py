@@ -20,7 +20,7 @@ from dualboard.errors import DualboardError
 from dualboard.kappa import MIN_QUESTIONS as KAPPA_MIN_QUESTIONS
 from dualboard.stats.defaults import N_BOOT as N_BOOT  # where the statistics have always read them
 from dualboard.stats.defaults import SEED as SEED
-from dualboard.stats.paired import TOO_FEW_QUESTIONS
+from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 
 FORMAT_VERSION = 5
 LIMITS = {"TOO_FEW_QUESTIONS": TOO_FEW_QUESTIONS, "KAPPA_MIN_QUESTIONS": KAPPA_MIN_QUESTIONS}

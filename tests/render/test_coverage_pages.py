@@ -41,7 +41,7 @@ def _results(missing: dict[str, int]) -> BenchmarkResults:
         questions=tuple({"id": f"q{i:03d}"} for i in range(50)),
     )
     runs = tuple(Run("b", r, {"model": f"model-{r}"}, ()) for r in missing)
-    return BenchmarkResults(benchmark, analyse(scored, n_boot=100), scored, pd.DataFrame(), runs)
+    return BenchmarkResults(benchmark, scored, pd.DataFrame(), runs, stats=analyse(scored, n_boot=100))
 
 
 @pytest.fixture(scope="module")

@@ -88,7 +88,7 @@ def page(tmp_path_factory) -> tuple[str, BenchmarkResults]:
     mp.undo()
     out = tmp_path_factory.mktemp("stats")
     write_tables(analyse(graded.scored, verdicts=graded.verdicts, n_boot=200), Path(out))
-    result = BenchmarkResults(bench, read_tables(Path(out)), graded.scored, graded.verdicts, tuple(runs))
+    result = BenchmarkResults(bench, graded.scored, graded.verdicts, tuple(runs), stats=read_tables(Path(out)))
     return graders_page(result).content, result
 
 
