@@ -83,7 +83,8 @@ def question_graders(verdicts: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def _distinct_pairs(a: pd.Series, b: pd.Series) -> list[tuple[Any, Any]]:
-    """The distinct pairs of values of ``a`` and ``b`` (NaN one value), in the order they first appear.
+    """The distinct pairs of values of ``a`` and ``b``, in the order they first appear (a missing value is one
+    value, NaN).
 
     What ``drop_duplicates`` of the two columns gives, from their integer codes: hashing millions of pairs of
     strings took most of a second at a million answers.
@@ -91,7 +92,7 @@ def _distinct_pairs(a: pd.Series, b: pd.Series) -> list[tuple[Any, Any]]:
     Examples
     --------
     >>> _distinct_pairs(pd.Series(["q", "q", "r", "q"]), pd.Series(["x", "x", "x", None]))
-    [('q', 'x'), ('r', 'x'), ('q', None)]
+    [('q', 'x'), ('r', 'x'), ('q', nan)]
     """
     a_codes, a_values = pd.factorize(a, use_na_sentinel=False)
     b_codes, b_values = pd.factorize(b, use_na_sentinel=False)
