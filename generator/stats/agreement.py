@@ -13,7 +13,7 @@ remain. Rows: overall, per category and, with two runs or more, per run
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -30,11 +30,16 @@ KEYS = list(ANSWER_SLOT)
 READ = (*KEYS, "category", "grader", "role", "score")
 """The columns of the verdicts table (:data:`dualboard.scored_files.VERDICTS`) that agreement reads;
 the stats stage reads no other (``detail``, the longest, is for the site)."""
+CATEGORIES = ("run_id", "question_id", "category", "grader", "role")
+"""The columns of :data:`READ` the stats stage reads as categoricals (:func:`dualboard.scored_files.read_table`):
+few distinct strings on millions of rows, which agreement only compares and numbers (:func:`_numbered`)."""
+NUMBERED = ("run_id", "question_id", "category")
+"""What a grader pair's joined answers carry of each answer, numbered (:func:`_numbered`)."""
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 PAIR_STATS_COLUMNS = ["question_id", "verdict_a", "verdict_b", "score_a", "score_b"]
-"""What :func:`pair_stats` reads of a slice: a per-run row is kept under a hash of these
-(:mod:`~dualboard.stats.pieces`)."""
+"""What :func:`pair_stats` reads of a slice: a per-run row is kept under a hash of these, its questions
+numbered within the run (:func:`_within_runs`, :mod:`~dualboard.stats.pieces`)."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
 """Pairs put the later role as grader_b: each grader is read against the traditional grading and humans."""
 
@@ -73,6 +78,8 @@ def to_verdicts(verdicts: pd.DataFrame, threshold: float = kappa.PASS_MARK) -> p
 
 def question_counts(joined: pd.DataFrame) -> np.ndarray:
     """Return G × 4 counts (both pass, a only, b only, both fail) per question, questions in sorted order.
+
+    ``question_id`` holds the ids, or numbers that group and sort as they do (:func:`_numbered`).
 
     >>> joined = pd.DataFrame({"question_id": ["q2", "q1", "q2"], "verdict_a": [1.0, 0, 1], "verdict_b": [1.0, 1, 0]})
     >>> question_counts(joined).tolist()
@@ -130,7 +137,9 @@ def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int
     """Return the agreement statistics of one grader pair on one slice of grader_b's answers.
 
     ``joined`` has one row per answer grader_b judged; ``verdict_a`` is NaN
-    where grader_a gave no verdict, and those answers are left out.
+    where grader_a gave no verdict, and those answers are left out. Its
+    ``question_id`` is read only through which answers share a question and how
+    the questions sort: numbers that group and sort as the ids do give the same statistics.
     """
     both = joined[joined["verdict_a"].notna()]
     c = question_counts(both).reshape(-1, 4)
@@ -225,9 +234,9 @@ def agreement_table(
         (κ empty, ``reason`` says why) unless the slice has at least
         :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both classes.
     """
-    v = to_verdicts(verdicts, threshold)
+    v, ids = _numbered(to_verdicts(verdicts, threshold))
     slot = _answer_slots(v)
-    roles = v.groupby("grader")["role"].first()
+    roles = v.groupby("grader", observed=True)["role"].first()
     graders = sorted(roles.index, key=lambda name: (ROLE_ORDER.get(roles[name], 0), name))
     pieces = pieces or Pieces(None)
     rows = []
@@ -236,7 +245,7 @@ def agreement_table(
         if joined.empty:  # graders of different question types never meet
             continue
         human = bool(roles[gb] == "human")
-        for run_id, category, part, key in _slices(joined, (ga, gb, human, n_boot, seed, alpha)):
+        for run_id, category, part, key in _slices(joined, ids, (ga, gb, human, n_boot, seed, alpha)):
 
             def stats_of(part: pd.DataFrame = part, human: bool = human) -> dict[str, object]:
                 # Only the columns the key covers: a read of any other would fail here, not go stale in the cache.
@@ -247,20 +256,78 @@ def agreement_table(
     return pd.DataFrame(rows, columns=list(COLUMNS["agreement"]))
 
 
-def _slices(joined: pd.DataFrame, options: tuple) -> Iterator[tuple[str, str, pd.DataFrame, str | None]]:
+def _numbered(v: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, pd.Index]]:
+    """Return the verdicts with each of :data:`NUMBERED` as the place of its id among the sorted ids, and those ids.
+
+    Grouping and sorting by the numbers groups and sorts as by the ids, so the
+    statistics are the same to the bit, but each grader pair's join, slices and
+    question counts then move and hash numbers, not strings. A number is a float,
+    NaN where the id is missing: groupby and factorize leave it out, as they do the id.
+    """
+    numbers, ids = {}, {}
+    for column in NUMBERED:
+        codes, ids[column] = _sorted_codes(v[column])
+        numbers[column] = np.where(codes >= 0, codes, np.nan)
+    return v.assign(**numbers), ids
+
+
+def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Return each value's place among the sorted values (-1: missing), and those values.
+
+    Categoricals (:data:`CATEGORIES`) are numbered from their categories, without
+    a string hashed per row; the numbers group and sort as ``pd.factorize(values,
+    sort=True)``'s do (an unused category only leaves a gap).
+
+    >>> _sorted_codes(pd.Series(pd.Categorical(["b", None, "a", "b"], categories=["b", "c", "a"])))[0].tolist()
+    [1, -1, 0, 1]
+    """
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        codes, ids = pd.factorize(values, sort=True)
+        return codes, pd.Index(ids)
+    categories = values.cat.categories
+    order = categories.argsort()
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order))
+    codes = values.cat.codes.to_numpy()
+    return np.where(codes >= 0, place[codes], -1), categories[order]
+
+
+def _slices(
+    joined: pd.DataFrame, ids: dict[str, pd.Index], options: tuple
+) -> Iterator[tuple[str, str, pd.DataFrame, str | None]]:
     """Yield (run_id, category, rows, key): all, each category, then each run when there are several.
 
-    A run's rows come with the key of their piece (:mod:`~dualboard.stats.pieces`): the
-    hash of what :func:`pair_stats` reads of them (:data:`PAIR_STATS_COLUMNS`); the rows
-    pooled over runs, which change whenever any run does, come with none (always computed).
+    ``joined`` is numbered (:func:`_numbered`; ``ids`` names the numbers). A
+    run's rows come with the key of their piece (:mod:`~dualboard.stats.pieces`):
+    the hash of what :func:`pair_stats` reads of them (:data:`PAIR_STATS_COLUMNS`),
+    their questions numbered within the run (:func:`_within_runs`); the rows pooled
+    over runs, which change whenever any run does, come with none (always computed).
     """
     yield ALL, ALL, joined, None
-    for category, part in joined.groupby("category", sort=True):
-        yield ALL, category, part, None
+    for number, part in joined.groupby("category", sort=True):
+        yield ALL, ids["category"][int(number)], part, None
     grouped, runs = by_run(joined)
     if len(runs) > 1:
-        for (run_id, rows), digest in zip(runs.items(), run_digests(grouped, runs, runs, PAIR_STATS_COLUMNS)):
-            yield run_id, ALL, grouped.iloc[rows], Pieces.key_of("agreement", options, digest)
+        grouped = grouped.assign(question_id=_within_runs(grouped["question_id"].to_numpy(), runs.values()))
+        for (number, rows), digest in zip(runs.items(), run_digests(grouped, runs, runs, PAIR_STATS_COLUMNS)):
+            yield ids["run_id"][int(number)], ALL, grouped.iloc[rows], Pieces.key_of("agreement", options, digest)
+
+
+def _within_runs(questions: np.ndarray, runs: Iterable[slice]) -> np.ndarray:
+    """Number each run's questions from 0 in their order (NaN stays NaN): what :func:`pair_stats` reads of them.
+
+    pair_stats reads a question id only through which answers share it and
+    where it sorts; these numbers say exactly that, whatever questions other
+    runs answered, so a run's piece stays valid when the benchmark gains questions.
+
+    >>> _within_runs(np.array([7.0, 3, 7, np.nan, 5, 9]), [slice(0, 4), slice(4, 6)]).tolist()
+    [1.0, 0.0, 1.0, nan, 0.0, 1.0]
+    """
+    out = np.full(len(questions), np.nan)
+    for rows in runs:
+        codes = pd.factorize(questions[rows], sort=True)[0]
+        out[rows] = np.where(codes >= 0, codes, np.nan)
+    return out
 
 
 def _join(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:
@@ -280,7 +347,7 @@ def _join(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:
     b, a = in_b[b_at], in_a[a_at]
     verdict, score = v["verdict"].to_numpy(), v["score"].to_numpy()
     return (
-        v[[*KEYS, "category"]]
+        v[list(NUMBERED)]
         .iloc[b]
         .reset_index(drop=True)
         .assign(verdict_b=verdict[b], score_b=score[b], verdict_a=verdict[a], score_a=score[a])

@@ -126,6 +126,22 @@ def test_each_input_of_a_runs_agreement_row_computes_it_again(scored, tmp_path, 
     assert_same_tables(again, analyse(changed, n_boot=N_BOOT))
 
 
+def test_a_run_with_a_new_question_leaves_the_other_runs_pieces(scored, tmp_path):
+    """A run's agreement piece numbers its questions within the run (agreement._within_runs): a question id
+    that sorts before every other, answered by a new run alone, moves every question's place in the benchmark
+    and none in the other runs, whose pieces are reused."""
+    path = tmp_path / "pieces.json"
+    analysed_with(scored, path)
+    last = scored.loc[scored["run_id"] == "run0", "question_id"].max()
+    new = scored[scored["run_id"] == "run0"].assign(  # run0's answers, its last question now sorting first
+        run_id="run6", model="m6", question_id=lambda f: f["question_id"].mask(f["question_id"] == last, "a-first")
+    )
+    more = pd.concat([scored, new], ignore_index=True)
+    tables, pieces = analysed_with(more, path)
+    assert (pieces.computed, pieces.asked) == (2, 14)  # run6's models and agreement rows
+    assert_same_tables(tables, analyse(more, n_boot=N_BOOT))
+
+
 def test_runs_are_sliced_as_groupby_splits_them_in_any_row_order(scored):
     shuffled = scored.sample(frac=1.0, random_state=4).reset_index(drop=True)
     grouped, rows = by_run(shuffled)
