@@ -160,12 +160,24 @@ def test_a_column_digest_tells_apart_every_value_and_its_place():
     assert columns_digest({"q": ids, "y": np.array([1.0, 2.0])}) != base
     assert columns_digest({"q": ids, "x": np.array([1, 2])}) != base
     assert columns_digest({"q": np.array(["a", None], dtype=object), "x": np.array([1.0, 2.0])}) != base
-    frame = pd.DataFrame({"run_id": ["r", "r", "s"], "q": ["a", "bc", "a"], "x": [1.0, 2.0, 3.0]})
-    grouped, rows = by_run(frame)
-    assert run_digests(grouped, rows, ["r", "none"], ["q", "x"]) == [
-        base,
-        columns_digest({"q": ids[:0], "x": np.array([], dtype=float)}),
-    ]
+
+
+@pytest.mark.parametrize("dtype", [object, "str"])
+def test_a_runs_digest_covers_its_strings_and_their_order_not_the_other_runs(dtype):
+    """run_digests numbers a column of strings once, then hashes each run's numbers within the run and its
+    distinct strings: the same rows give the same digest whatever the other runs hold; any other string,
+    order or a missing value gives another."""
+
+    def digests(r: list, s: list) -> list[str]:
+        frame = pd.DataFrame({"run_id": ["r"] * len(r) + ["s"] * len(s), "q": pd.Series(r + s, dtype=dtype)})
+        grouped, rows = by_run(frame.assign(x=np.arange(len(frame)) < len(r)))
+        return run_digests(grouped, rows, ["r", "s", "none"], ["q", "x"])
+
+    base = digests(["a", "bc", "a"], ["a"])
+    assert digests(["a", "bc", "a"], ["zz", "bc", "a"])[0] == base[0]  # other runs' strings are not read
+    for other in (["ab", "c", "a"], ["bc", "a", "a"], ["a", "bc", "bc"], ["a", None, "a"], ["a", "bc"]):
+        assert digests(other, ["a"])[0] != base[0], other
+    assert base[2] == digests([], ["a"])[2] != base[0]  # a run without rows
 
 
 @pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": 99, "pieces": {}}', b'{"format": 1, "pieces": 3}'])
