@@ -311,7 +311,7 @@ def _slices(
 
 
 def _within_runs(questions: np.ndarray, runs: Iterable[slice]) -> np.ndarray:
-    """Number each run's questions from 0 in their order (NaN stays NaN): what :func:`pair_stats` reads of them.
+    """Number each run's questions from 0 in sorted order (NaN stays NaN): what :func:`pair_stats` reads of them.
 
     pair_stats reads a question id only through which answers share it and
     where it sorts; these numbers say exactly that, whatever questions other

@@ -107,7 +107,10 @@ def run_digests(frame: pd.DataFrame, rows: dict[str, slice], runs: Iterable[str]
 
 def _numbered_strings(column: pd.Series) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """A column's values, or for strings each one's number among the column's distinct values and those values."""
-    if not pd.api.types.is_string_dtype(column.dtype):
+    strings = isinstance(column.dtype, pd.StringDtype) or (
+        column.dtype == object and pd.api.types.infer_dtype(column, skipna=False) == "string"
+    )
+    if not strings:  # numbers, or objects of other kinds (hashed one by one, as before)
         return column.to_numpy()
     codes, distinct = pd.factorize(column, use_na_sentinel=False)  # a missing value is one more distinct value
     return codes, np.asarray(distinct, dtype=object)
