@@ -304,13 +304,25 @@ def checked_path(table: Table, scored_dir: Path, benchmark: str) -> Path:
     return path
 
 
-def read_table(table: Table, scored_dir: Path, benchmark: str, *, columns: list[str] | None = None) -> pd.DataFrame:
-    """Read ``benchmark``'s file of ``table`` (only ``columns``, if given), after checking what it is."""
+def read_table(
+    table: Table,
+    scored_dir: Path,
+    benchmark: str,
+    *,
+    columns: list[str] | None = None,
+    categories: Sequence[str] = (),
+) -> pd.DataFrame:
+    """Read ``benchmark``'s file of ``table`` (only ``columns``, if given), after checking what it is.
+
+    ``categories``: columns read as pandas categoricals, straight from the file's
+    dictionary pages: a string repeated on many rows (a run or question id) is then
+    decoded once, not once a row, and numbered by its code.
+    """
     path = checked_path(table, scored_dir, benchmark)
-    unknown = sorted(set(columns or ()) - set(table.names))
+    unknown = sorted(set(columns or ()).union(categories) - set(table.names))
     if unknown:
         raise ValueError(f"the {table.name} table has no column {unknown[0]!r}; it has {', '.join(table.names)}")
-    return pq.read_table(path, columns=columns).to_pandas()
+    return pq.read_table(path, columns=columns, read_dictionary=list(categories) or None).to_pandas()
 
 
 def read_scored(scored_dir: Path, benchmark: str) -> pd.DataFrame:

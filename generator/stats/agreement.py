@@ -13,7 +13,7 @@ remain. Rows: overall, per category and, with two runs or more, per run
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -30,11 +30,16 @@ KEYS = list(ANSWER_SLOT)
 READ = (*KEYS, "category", "grader", "role", "score")
 """The columns of the verdicts table (:data:`dualboard.scored_files.VERDICTS`) that agreement reads;
 the stats stage reads no other (``detail``, the longest, is for the site)."""
+CATEGORIES = ("run_id", "question_id", "category", "grader", "role")
+"""The columns of :data:`READ` the stats stage reads as categoricals (:func:`dualboard.scored_files.read_table`):
+few distinct strings on millions of rows, which agreement only compares and numbers (:func:`_numbered`)."""
+NUMBERED = ("run_id", "question_id", "category")
+"""What a grader pair's joined answers carry of each answer, numbered (:func:`_numbered`)."""
 ALL = "all"
 """The ``run_id`` and ``category`` of rows that pool every run or category."""
 PAIR_STATS_COLUMNS = ["question_id", "verdict_a", "verdict_b", "score_a", "score_b"]
-"""What :func:`pair_stats` reads of a slice: a per-run row is kept under a hash of these
-(:mod:`~dualboard.stats.pieces`)."""
+"""What :func:`pair_stats` reads of a slice: a per-run row is kept under a hash of these, its questions
+numbered within the run (:func:`_within_runs`, :mod:`~dualboard.stats.pieces`)."""
 ROLE_ORDER = {"answer_key": 0, "traditional": 1, "human": 2}
 """Pairs put the later role as grader_b: each grader is read against the traditional grading and humans."""
 
@@ -74,6 +79,8 @@ def to_verdicts(verdicts: pd.DataFrame, threshold: float = kappa.PASS_MARK) -> p
 def question_counts(joined: pd.DataFrame) -> np.ndarray:
     """Return G × 4 counts (both pass, a only, b only, both fail) per question, questions in sorted order.
 
+    ``question_id`` holds the ids, or numbers that group and sort as they do (:func:`_numbered`).
+
     >>> joined = pd.DataFrame({"question_id": ["q2", "q1", "q2"], "verdict_a": [1.0, 0, 1], "verdict_b": [1.0, 1, 0]})
     >>> question_counts(joined).tolist()
     [[0, 0, 1, 0], [1, 1, 0, 0]]
@@ -81,11 +88,8 @@ def question_counts(joined: pd.DataFrame) -> np.ndarray:
     a, b = joined["verdict_a"].to_numpy(dtype=int), joined["verdict_b"].to_numpy(dtype=int)
     questions, ids = pd.factorize(joined["question_id"], sort=True)
     keep = questions >= 0  # an answer without a question id belongs to no question (as groupby leaves it out)
-    cells = (a & b, a & (1 - b), (1 - a) & b, (1 - a) & (1 - b))
-    # Integer counts summed by bincount (in float64, exact far beyond any benchmark's size) are those of a groupby.
-    return np.stack([np.bincount(questions[keep], weights=c[keep], minlength=len(ids)) for c in cells], axis=1).astype(
-        np.int64
-    )
+    cell = 2 * (1 - a) + (1 - b)  # 0 both pass, 1 a only, 2 b only, 3 both fail
+    return np.bincount(4 * questions[keep] + cell[keep], minlength=4 * len(ids)).astype(np.int64).reshape(-1, 4)
 
 
 def cluster_wilson(successes: np.ndarray, totals: np.ndarray, alpha: float) -> tuple:
@@ -130,7 +134,9 @@ def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int
     """Return the agreement statistics of one grader pair on one slice of grader_b's answers.
 
     ``joined`` has one row per answer grader_b judged; ``verdict_a`` is NaN
-    where grader_a gave no verdict, and those answers are left out.
+    where grader_a gave no verdict, and those answers are left out. Its
+    ``question_id`` is read only through which answers share a question and how
+    the questions sort: numbers that group and sort as the ids do give the same statistics.
     """
     both = joined[joined["verdict_a"].notna()]
     c = question_counts(both).reshape(-1, 4)
@@ -225,9 +231,9 @@ def agreement_table(
         (κ empty, ``reason`` says why) unless the slice has at least
         :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both classes.
     """
-    v = to_verdicts(verdicts, threshold)
+    v, ids = _numbered(to_verdicts(verdicts, threshold))
     slot = _answer_slots(v)
-    roles = v.groupby("grader")["role"].first()
+    roles = v.groupby("grader", observed=True)["role"].first()
     graders = sorted(roles.index, key=lambda name: (ROLE_ORDER.get(roles[name], 0), name))
     pieces = pieces or Pieces(None)
     rows = []
@@ -236,7 +242,7 @@ def agreement_table(
         if joined.empty:  # graders of different question types never meet
             continue
         human = bool(roles[gb] == "human")
-        for run_id, category, part, key in _slices(joined, (ga, gb, human, n_boot, seed, alpha)):
+        for run_id, category, part, key in _slices(joined, ids, (ga, gb, human, n_boot, seed, alpha)):
 
             def stats_of(part: pd.DataFrame = part, human: bool = human) -> dict[str, object]:
                 # Only the columns the key covers: a read of any other would fail here, not go stale in the cache.
@@ -247,20 +253,78 @@ def agreement_table(
     return pd.DataFrame(rows, columns=list(COLUMNS["agreement"]))
 
 
-def _slices(joined: pd.DataFrame, options: tuple) -> Iterator[tuple[str, str, pd.DataFrame, str | None]]:
+def _numbered(v: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, pd.Index]]:
+    """Return the verdicts with each of :data:`NUMBERED` as the place of its id among the sorted ids, and those ids.
+
+    Grouping and sorting by the numbers groups and sorts as by the ids, so the
+    statistics are the same to the bit, but each grader pair's join, slices and
+    question counts then move and hash numbers, not strings. A number is a float,
+    NaN where the id is missing: groupby and factorize leave it out, as they do the id.
+    """
+    numbers, ids = {}, {}
+    for column in NUMBERED:
+        numbers[column], ids[column] = _sorted_numbers(v[column])
+    return v.assign(**numbers), ids
+
+
+def _sorted_numbers(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Return each value's place among the sorted values, as a float (NaN: missing), and those values.
+
+    Categoricals (:data:`CATEGORIES`) are numbered from their categories, without
+    a string hashed per row; the numbers group and sort as ``pd.factorize(values,
+    sort=True)``'s codes do (an unused category only leaves a gap).
+
+    >>> _sorted_numbers(pd.Series(pd.Categorical(["b", None, "a", "b"], categories=["b", "c", "a"])))[0].tolist()
+    [1.0, nan, 0.0, 1.0]
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        order = categories.argsort()
+        place = np.empty(len(order))
+        place[order] = np.arange(len(order))
+        codes, ids = values.cat.codes.to_numpy(), categories[order]
+    else:
+        codes, ids = pd.factorize(values, sort=True)
+        place = np.arange(len(ids), dtype=float)
+    return np.append(place, np.nan)[codes], pd.Index(ids)  # code -1 (missing) takes the NaN after the places
+
+
+def _slices(
+    joined: pd.DataFrame, ids: dict[str, pd.Index], options: tuple
+) -> Iterator[tuple[str, str, pd.DataFrame, str | None]]:
     """Yield (run_id, category, rows, key): all, each category, then each run when there are several.
 
-    A run's rows come with the key of their piece (:mod:`~dualboard.stats.pieces`): the
-    hash of what :func:`pair_stats` reads of them (:data:`PAIR_STATS_COLUMNS`); the rows
-    pooled over runs, which change whenever any run does, come with none (always computed).
+    ``joined`` is numbered (:func:`_numbered`; ``ids`` names the numbers). A
+    run's rows come with the key of their piece (:mod:`~dualboard.stats.pieces`):
+    the hash of what :func:`pair_stats` reads of them (:data:`PAIR_STATS_COLUMNS`),
+    their questions numbered within the run (:func:`_within_runs`); the rows pooled
+    over runs, which change whenever any run does, come with none (always computed).
     """
     yield ALL, ALL, joined, None
-    for category, part in joined.groupby("category", sort=True):
-        yield ALL, category, part, None
+    for number, part in joined.groupby("category", sort=True):
+        yield ALL, ids["category"][int(number)], part, None
     grouped, runs = by_run(joined)
     if len(runs) > 1:
-        for (run_id, rows), digest in zip(runs.items(), run_digests(grouped, runs, runs, PAIR_STATS_COLUMNS)):
-            yield run_id, ALL, grouped.iloc[rows], Pieces.key_of("agreement", options, digest)
+        grouped = grouped.assign(question_id=_within_runs(grouped["question_id"].to_numpy(), runs.values()))
+        for (number, rows), digest in zip(runs.items(), run_digests(grouped, runs, runs, PAIR_STATS_COLUMNS)):
+            yield ids["run_id"][int(number)], ALL, grouped.iloc[rows], Pieces.key_of("agreement", options, digest)
+
+
+def _within_runs(questions: np.ndarray, runs: Iterable[slice]) -> np.ndarray:
+    """Number each run's questions from 0 in sorted order (NaN stays NaN): what :func:`pair_stats` reads of them.
+
+    pair_stats reads a question id only through which answers share it and
+    where it sorts; these numbers say exactly that, whatever questions other
+    runs answered, so a run's piece stays valid when the benchmark gains questions.
+
+    >>> _within_runs(np.array([7.0, 3, 7, np.nan, 5, 9]), [slice(0, 4), slice(4, 6)]).tolist()
+    [1.0, 0.0, 1.0, nan, 0.0, 1.0]
+    """
+    out = np.full(len(questions), np.nan)
+    for rows in runs:
+        codes = pd.factorize(questions[rows], sort=True)[0]
+        out[rows] = np.where(codes >= 0, codes, np.nan)
+    return out
 
 
 def _join(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:
@@ -280,7 +344,7 @@ def _join(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame:
     b, a = in_b[b_at], in_a[a_at]
     verdict, score = v["verdict"].to_numpy(), v["score"].to_numpy()
     return (
-        v[[*KEYS, "category"]]
+        v[list(NUMBERED)]
         .iloc[b]
         .reset_index(drop=True)
         .assign(verdict_b=verdict[b], score_b=score[b], verdict_a=verdict[a], score_a=score[a])
@@ -293,7 +357,13 @@ def _inner_matches(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.
 
     >>> _inner_matches(np.array([3, 1, 2]), np.array([1, 3, 1]))
     (array([0, 1, 1]), array([1, 0, 2]))
+    >>> _inner_matches(np.array([3, 1, 2]), np.array([1, 3, 4]))
+    (array([0, 1]), array([1, 0]))
     """
+    if len(right) and (np.diff(right) > 0).all():  # one grader's answers in order, each once (the usual table)
+        at = np.minimum(np.searchsorted(right, left), len(right) - 1)
+        hit = np.flatnonzero(right[at] == left)
+        return hit, at[hit]
     order = np.argsort(right, kind="stable")
     ordered = right[order]
     first = np.searchsorted(ordered, left, side="left")
@@ -304,9 +374,11 @@ def _inner_matches(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _answer_slots(v: pd.DataFrame) -> np.ndarray:
-    """Return one integer per verdict row naming its answer: equal exactly when run, question and round are."""
-    codes = [pd.factorize(v[key])[0].astype(np.int64) for key in KEYS]
+    """Return one integer per row of the numbered verdicts (:func:`_numbered`) naming its answer: equal exactly
+    when run, question and round are, and ordered as they sort (a missing one first)."""
+    parts = [np.nan_to_num(v[key].to_numpy(), nan=-1.0).astype(np.int64) for key in ("run_id", "question_id")]
+    parts.append(pd.factorize(v["round"], sort=True)[0].astype(np.int64))
     slot = np.zeros(len(v), dtype=np.int64)
-    for c in codes:
-        slot = slot * (int(c.max(initial=0)) + 1) + c
+    for codes in parts:
+        slot = slot * (int(codes.max(initial=-1)) + 2) + codes + 1
     return slot

@@ -92,13 +92,41 @@ def by_run(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, slice]]:
 
 
 def run_digests(frame: pd.DataFrame, rows: dict[str, slice], runs: Iterable[str], columns: Iterable[str]) -> list[str]:
-    """The :func:`columns_digest` of ``columns`` of each run's rows (``rows`` from :func:`by_run`; none: no rows).
+    """The digest of ``columns`` of each run's rows (``rows`` from :func:`by_run`; none: no rows).
 
     Each column is taken out of the frame once and sliced per run: what a run's
-    piece reads is hashed without building a frame of its rows.
+    piece reads is hashed without building a frame of its rows. A column of
+    strings is numbered once (:func:`_numbered_strings`), and a run's strings are hashed as
+    their numbers within the run with the distinct strings in that order: the
+    same strings give the same digest, other strings another, and the strings
+    of a run are turned to bytes once each, not once a row.
     """
-    arrays = {c: frame[c].to_numpy() for c in columns}
-    return [columns_digest({c: a[rows.get(run, slice(0, 0))] for c, a in arrays.items()}) for run in runs]
+    arrays = {c: _numbered_strings(frame[c]) for c in columns}
+    return [columns_digest(_run_columns(arrays, rows.get(run, slice(0, 0)))) for run in runs]
+
+
+def _numbered_strings(column: pd.Series) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """A column's values, or for strings each one's number among the column's distinct values and those values."""
+    strings = isinstance(column.dtype, pd.StringDtype) or (
+        column.dtype == object and pd.api.types.infer_dtype(column, skipna=False) == "string"
+    )
+    if not strings:  # numbers, or objects of other kinds (hashed one by one, as before)
+        return column.to_numpy()
+    codes, distinct = pd.factorize(column, use_na_sentinel=False)  # a missing value is one more distinct value
+    return codes, np.asarray(distinct, dtype=object)
+
+
+def _run_columns(arrays: Mapping[str, np.ndarray | tuple], rows: slice) -> dict[str, np.ndarray]:
+    """The columns :func:`columns_digest` hashes for one run's ``rows`` (strings: numbered in order of appearance)."""
+    out = {}
+    for name, values in arrays.items():
+        if isinstance(values, tuple):
+            codes, distinct = values
+            within, used = pd.factorize(codes[rows])
+            out[f"{name} numbers"], out[f"{name} values"] = within.astype(np.int64), distinct[used]
+        else:
+            out[name] = values[rows]
+    return out
 
 
 class Pieces:

@@ -263,7 +263,7 @@ def _merged(v: pd.DataFrame, slot: np.ndarray, ga: str, gb: str) -> pd.DataFrame
     """The join as a pandas inner merge on the answer slot (how ``_join`` was written before it took rows itself)."""
     in_b = ((v["grader"] == gb) & v["score"].notna()).to_numpy()
     in_a = (v["grader"] == ga).to_numpy()
-    b = v.loc[in_b, ["run_id", "question_id", "round", "category", "verdict", "score"]].assign(slot=slot[in_b])
+    b = v.loc[in_b, [*agreement.NUMBERED, "verdict", "score"]].assign(slot=slot[in_b])
     a = v.loc[in_a, ["verdict", "score"]].assign(slot=slot[in_a])
     return (
         b.rename(columns={"verdict": "verdict_b", "score": "score_b"})
@@ -284,7 +284,23 @@ def test_the_grader_join_is_the_inner_merge_on_the_answer(rows):
     """Rows in any order, graders missing answers or judging one answer twice, no verdicts: the merge's frame."""
     v = pd.DataFrame(rows, columns=["grader", "round", "question_id", "score_kind"]).assign(run_id="r", category="c")
     v["score"] = v["score_kind"].map({0: 0.0, 1: 100.0, 2: np.nan})
-    v = agreement.to_verdicts(v.drop(columns="score_kind").astype({"run_id": "str", "question_id": "str"}))
+    v, _ = agreement._numbered(
+        agreement.to_verdicts(v.drop(columns="score_kind").astype({"run_id": "str", "question_id": "str"}))
+    )
     slot = agreement._answer_slots(v)
     for ga, gb in [("a", "b"), ("b", "a"), ("a", "c"), ("c", "b")]:
         pd.testing.assert_frame_equal(agreement._join(v, slot, ga, gb), _merged(v, slot, ga, gb), check_exact=True)
+
+
+def test_verdicts_read_as_categoricals_give_the_table_of_strings(two_runs):
+    """The stats stage reads the verdicts' ids as categoricals (agreement.CATEGORIES), whose categories come in the
+    file's order, not sorted, and may include unused ones: the rows, their order and every bit are those of strings."""
+    verdicts = two_runs[0].copy()
+    verdicts.loc[verdicts.index[::7], "category"] = None  # answers without a category count only in "all"
+    coded = verdicts.astype({column: "category" for column in agreement.CATEGORIES})
+    for column in agreement.CATEGORIES:  # reversed, with one more: sorted order must come from the values
+        categories = coded[column].cat.categories
+        coded[column] = coded[column].cat.set_categories([*categories[::-1], "zz-unused"])
+    strings = agreement_table(verdicts, n_boot=200)
+    assert set(strings["category"]) == {"all", "big", "small"} and set(strings["run_id"]) == {"all", "r1", "r2"}
+    pd.testing.assert_frame_equal(agreement_table(coded, n_boot=200), strings, check_exact=True)

@@ -126,6 +126,22 @@ def test_each_input_of_a_runs_agreement_row_computes_it_again(scored, tmp_path, 
     assert_same_tables(again, analyse(changed, n_boot=N_BOOT))
 
 
+def test_a_run_with_a_new_question_leaves_the_other_runs_pieces(scored, tmp_path):
+    """A run's agreement piece numbers its questions within the run (agreement._within_runs): a question id
+    that sorts before every other, answered by a new run alone, moves every question's place in the benchmark
+    and none in the other runs, whose pieces are reused."""
+    path = tmp_path / "pieces.json"
+    analysed_with(scored, path)
+    last = scored.loc[scored["run_id"] == "run0", "question_id"].max()
+    new = scored[scored["run_id"] == "run0"].assign(  # run0's answers, its last question now sorting first
+        run_id="run6", model="m6", question_id=lambda f: f["question_id"].mask(f["question_id"] == last, "a-first")
+    )
+    more = pd.concat([scored, new], ignore_index=True)
+    tables, pieces = analysed_with(more, path)
+    assert (pieces.computed, pieces.asked) == (2, 14)  # run6's models and agreement rows
+    assert_same_tables(tables, analyse(more, n_boot=N_BOOT))
+
+
 def test_runs_are_sliced_as_groupby_splits_them_in_any_row_order(scored):
     shuffled = scored.sample(frac=1.0, random_state=4).reset_index(drop=True)
     grouped, rows = by_run(shuffled)
@@ -144,12 +160,24 @@ def test_a_column_digest_tells_apart_every_value_and_its_place():
     assert columns_digest({"q": ids, "y": np.array([1.0, 2.0])}) != base
     assert columns_digest({"q": ids, "x": np.array([1, 2])}) != base
     assert columns_digest({"q": np.array(["a", None], dtype=object), "x": np.array([1.0, 2.0])}) != base
-    frame = pd.DataFrame({"run_id": ["r", "r", "s"], "q": ["a", "bc", "a"], "x": [1.0, 2.0, 3.0]})
-    grouped, rows = by_run(frame)
-    assert run_digests(grouped, rows, ["r", "none"], ["q", "x"]) == [
-        base,
-        columns_digest({"q": ids[:0], "x": np.array([], dtype=float)}),
-    ]
+
+
+@pytest.mark.parametrize("dtype", [object, "str"])
+def test_a_runs_digest_covers_its_strings_and_their_order_not_the_other_runs(dtype):
+    """run_digests numbers a column of strings once, then hashes each run's numbers within the run and its
+    distinct strings: the same rows give the same digest whatever the other runs hold; any other string,
+    order or a missing value gives another."""
+
+    def digests(r: list, s: list) -> list[str]:
+        frame = pd.DataFrame({"run_id": ["r"] * len(r) + ["s"] * len(s), "q": pd.Series(r + s, dtype=dtype)})
+        grouped, rows = by_run(frame.assign(x=np.arange(len(frame)) < len(r)))
+        return run_digests(grouped, rows, ["r", "s", "none"], ["q", "x"])
+
+    base = digests(["a", "bc", "a"], ["a"])
+    assert digests(["a", "bc", "a"], ["zz", "bc", "a"])[0] == base[0]  # other runs' strings are not read
+    for other in (["ab", "c", "a"], ["bc", "a", "a"], ["a", "bc", "bc"], ["a", None, "a"], ["a", "bc"]):
+        assert digests(other, ["a"])[0] != base[0], other
+    assert base[2] == digests([], ["a"])[2] != base[0]  # a run without rows
 
 
 @pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": 99, "pieces": {}}', b'{"format": 1, "pieces": 3}'])
