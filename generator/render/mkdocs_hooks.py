@@ -51,6 +51,10 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.utils import copy_file
+
+from dualboard.render.raw_html_blocks import RawHtmlFirst
+from dualboard.render.shared_files import SHARED_DIR
 
 SEARCH_INDEX = os.path.join("search", "search_index.json")
 """Where mkdocs-material's search plugin writes its index, inside the output folder."""
@@ -76,6 +80,11 @@ class _DirtyBuild:
     """Output path of every page and file of the site."""
     rebuilt: set[str] = field(default_factory=set)
     """URL of every page rebuilt by this build."""
+    data_outputs: set[str] = field(default_factory=set)
+    """Output path of every shared data file (:func:`on_files` takes them out of MkDocs' files)."""
+    raw_anchors: set[str | None] = field(default_factory=set)
+    """Anchor ids of the raw HTML blocks of the page being rendered, which MkDocs does not see
+    (:class:`~dualboard.render.raw_html_blocks.RawHtmlFirst`)."""
 
 
 _BUILD = _DirtyBuild()
@@ -90,6 +99,11 @@ def on_startup(command: str, dirty: bool) -> None:
 
 def _not_the_dirty_warning(record: logging.LogRecord) -> bool:
     return not record.getMessage().startswith(DIRTY_WARNING)
+
+
+def on_config(config):
+    config.markdown_extensions.append(RawHtmlFirst(_BUILD.raw_anchors))
+    return config
 
 
 def on_pre_build(config) -> None:
@@ -111,6 +125,10 @@ def on_pre_build(config) -> None:
 
 
 def on_files(files, config):
+    data = [f for f in files if _is_data_file(f, config.docs_dir)]
+    for file in data:
+        files.remove(file)  # MkDocs neither checks nor copies them: they are linked here
+    _BUILD.data_outputs = _link_data_files(data, config.site_dir)
     for file in files:
         if not file.inclusion.is_included():
             continue
@@ -121,6 +139,46 @@ def on_files(files, config):
     return files
 
 
+def _is_data_file(file, docs_dir: str) -> bool:
+    """Whether ``file`` is a shared data file of the docs folder, which the site has but no page links to in Markdown.
+
+    Such files (thousands at a million answers) are named by their content
+    (:mod:`dualboard.render.shared_files`), and the pages load them from their
+    HTML only, so MkDocs needs not know them: an output of the same name holds
+    the same bytes, and nothing else is to be checked or copied.
+    """
+    return (
+        file.src_uri.startswith(f"{SHARED_DIR}/")
+        and file.inclusion.is_included()
+        and not file.is_documentation_page()
+        and _in_docs(file, docs_dir)
+    )
+
+
+def _in_docs(file, docs_dir: str) -> bool:
+    return file.abs_src_path is not None and os.path.abspath(file.abs_src_path).startswith(docs_dir + os.sep)
+
+
+def _link_data_files(data: list, site_dir: str) -> set[str]:
+    """Give each data file of ``data`` whose output is missing one, linked from it; return every output path.
+
+    One listing of the output's data folder replaces a look at each output: at +1 run, all but a few are there.
+    """
+    existing = set()
+    for folder, _dirs, names in os.walk(os.path.join(site_dir, SHARED_DIR)):
+        existing.update(os.path.join(folder, name) for name in names)
+    outputs, folders = set(), set()
+    for file in data:
+        dest = os.path.normpath(os.path.join(site_dir, file.dest_uri))
+        outputs.add(dest)
+        if dest not in existing:
+            if os.path.dirname(dest) not in folders:
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                folders.add(os.path.dirname(dest))
+            _link(file.abs_src_path, dest)
+    return outputs
+
+
 def _link_from_docs(file, docs_dir: str) -> None:
     """Make the output of a file of the docs folder a hard link to it, so MkDocs copies no byte.
 
@@ -129,7 +187,7 @@ def _link_from_docs(file, docs_dir: str) -> None:
     (:func:`dualboard.render.site.compose_docs`), so the link never sees a change it should not.
     """
     source, dest = file.abs_src_path, file.abs_dest_path
-    if source is None or os.path.lexists(dest) or not os.path.abspath(source).startswith(docs_dir + os.sep):
+    if os.path.lexists(dest) or not _in_docs(file, docs_dir):
         return
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     try:
@@ -138,15 +196,29 @@ def _link_from_docs(file, docs_dir: str) -> None:
         pass  # no links here (another file system): MkDocs copies it
 
 
+def _link(source: str, dest: str) -> None:
+    """Make ``dest`` a hard link to ``source``, or a copy as MkDocs makes one where the file system has no links."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        copy_file(source, dest)
+
+
 def on_nav(nav, config, files):
     if not _BUILD.dirty:
         return nav
     # As Page.url has it: the home page's is "" (its file's is "./").
     _BUILD.pages = ["" if file.url in (".", "./") else file.url for file in files.documentation_pages()]
     _BUILD.outputs = {os.path.normpath(f.abs_dest_path) for f in files if f.inclusion.is_included()}
+    _BUILD.outputs |= _BUILD.data_outputs
     for page in nav.pages:
         _unlink(page.file.abs_dest_path)  # no output: MkDocs reads and rebuilds the page, so its title is known
     return nav
+
+
+def on_page_content(html, page, config, files):
+    page.present_anchor_ids |= _BUILD.raw_anchors
+    return html
 
 
 def on_page_context(context, page, config, nav):
