@@ -42,24 +42,35 @@ in :data:`_BUILD` between the calls.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from jinja2 import FileSystemBytecodeCache
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.utils import copy_file
 
 from dualboard.render.raw_html_blocks import RawHtmlFirst
 from dualboard.render.shared_files import SHARED_DIR
+from dualboard.render.site_config import tool_versions
 
 SEARCH_INDEX = os.path.join("search", "search_index.json")
 """Where mkdocs-material's search plugin writes its index, inside the output folder."""
 SITEMAP = "sitemap.xml"
 """The theme template that MkDocs also writes gzip-compressed (``sitemap.xml.gz``)."""
+KEPT_TEMPLATES = frozenset({"404.html"})
+"""Theme templates a dirty build keeps as they are: like a page not rebuilt, they show only what the layout
+fixes (the navigation, the site's name); the sitemap lists every page, so it is rendered every time."""
+TEMPLATE_CACHE = "mkdocs-templates"
+"""The folder beside the effective configuration where Jinja keeps the theme's templates compiled (compiling them
+took a tenth of a second a build), in a subfolder per Python and tools' versions; Jinja checks each template's
+source itself."""
 DIRTY_WARNING = "A 'dirty' build is being performed"
 """The start of MkDocs' warning about dirty builds (mkdocs/commands/build.py)."""
 MTIME_SLACK_S = 0.05
@@ -77,11 +88,12 @@ class _DirtyBuild:
     pages: list[str] = field(default_factory=list)
     """URL of every page, in the order MkDocs builds (and indexes) them."""
     outputs: set[str] = field(default_factory=set)
-    """Output path of every page and file of the site."""
+    """Output of every page and file of the site, and of the templates not rendered again (:data:`KEPT_TEMPLATES`):
+    posix paths relative to the output folder."""
     rebuilt: set[str] = field(default_factory=set)
     """URL of every page rebuilt by this build."""
     data_outputs: set[str] = field(default_factory=set)
-    """Output path of every shared data file (:func:`on_files` takes them out of MkDocs' files)."""
+    """Output of every shared data file, as in :attr:`outputs` (:func:`on_files` takes them out of MkDocs' files)."""
     raw_anchors: set[str | None] = field(default_factory=set)
     """Anchor ids of the raw HTML blocks of the page being rendered, which MkDocs does not see
     (:class:`~dualboard.render.raw_html_blocks.RawHtmlFirst`)."""
@@ -103,7 +115,17 @@ def _not_the_dirty_warning(record: logging.LogRecord) -> bool:
 
 def on_config(config):
     config.markdown_extensions.append(RawHtmlFirst(_BUILD.raw_anchors))
+    if _BUILD.dirty:
+        config.theme.static_templates -= KEPT_TEMPLATES
     return config
+
+
+def on_env(env, config, files):
+    key = hashlib.sha256("\n".join([sys.version, *tool_versions()]).encode("utf-8")).hexdigest()[:16]
+    folder = os.path.join(os.path.dirname(config.config_file_path), TEMPLATE_CACHE, key)
+    os.makedirs(folder, exist_ok=True)
+    env.bytecode_cache = FileSystemBytecodeCache(folder)
+    return env
 
 
 def on_pre_build(config) -> None:
@@ -149,34 +171,36 @@ def _is_data_file(file, docs_dir: str) -> bool:
     """
     return (
         file.src_uri.startswith(f"{SHARED_DIR}/")
+        and file.src_dir == docs_dir
         and file.inclusion.is_included()
         and not file.is_documentation_page()
-        and _in_docs(file, docs_dir)
     )
 
 
-def _in_docs(file, docs_dir: str) -> bool:
-    return file.abs_src_path is not None and os.path.abspath(file.abs_src_path).startswith(docs_dir + os.sep)
-
-
 def _link_data_files(data: list, site_dir: str) -> set[str]:
-    """Give each data file of ``data`` whose output is missing one, linked from it; return every output path.
+    """Give each data file of ``data`` whose output is missing one, linked from it; return every output.
 
     One listing of the output's data folder replaces a look at each output: at +1 run, all but a few are there.
     """
-    existing = set()
-    for folder, _dirs, names in os.walk(os.path.join(site_dir, SHARED_DIR)):
-        existing.update(os.path.join(folder, name) for name in names)
-    outputs, folders = set(), set()
+    existing = _files_under(site_dir, SHARED_DIR)
+    made = set()
     for file in data:
-        dest = os.path.normpath(os.path.join(site_dir, file.dest_uri))
-        outputs.add(dest)
-        if dest not in existing:
-            if os.path.dirname(dest) not in folders:
+        if file.dest_uri not in existing:
+            dest = os.path.join(site_dir, file.dest_uri)
+            if os.path.dirname(dest) not in made:
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
-                folders.add(os.path.dirname(dest))
+                made.add(os.path.dirname(dest))
             _link(file.abs_src_path, dest)
-    return outputs
+    return {file.dest_uri for file in data}
+
+
+def _files_under(site_dir: str, folder: str = "") -> set[str]:
+    """Every entry but folders under ``site_dir``'s ``folder``, as posix paths relative to ``site_dir``."""
+    found = set()
+    for parent, _dirs, names in os.walk(os.path.join(site_dir, folder)):
+        prefix = os.path.relpath(parent, site_dir).replace(os.sep, "/")
+        found.update(names if prefix == "." else (f"{prefix}/{name}" for name in names))
+    return found
 
 
 def _link_from_docs(file, docs_dir: str) -> None:
@@ -187,7 +211,7 @@ def _link_from_docs(file, docs_dir: str) -> None:
     (:func:`dualboard.render.site.compose_docs`), so the link never sees a change it should not.
     """
     source, dest = file.abs_src_path, file.abs_dest_path
-    if os.path.lexists(dest) or not _in_docs(file, docs_dir):
+    if source is None or os.path.lexists(dest) or not os.path.abspath(source).startswith(docs_dir + os.sep):
         return
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     try:
@@ -209,8 +233,7 @@ def on_nav(nav, config, files):
         return nav
     # As Page.url has it: the home page's is "" (its file's is "./").
     _BUILD.pages = ["" if file.url in (".", "./") else file.url for file in files.documentation_pages()]
-    _BUILD.outputs = {os.path.normpath(f.abs_dest_path) for f in files if f.inclusion.is_included()}
-    _BUILD.outputs |= _BUILD.data_outputs
+    _BUILD.outputs = {f.dest_uri for f in files if f.inclusion.is_included()} | _BUILD.data_outputs | KEPT_TEMPLATES
     for page in nav.pages:
         _unlink(page.file.abs_dest_path)  # no output: MkDocs reads and rebuilds the page, so its title is known
     return nav
@@ -271,13 +294,20 @@ def _unlink(path: str) -> None:
 
 
 def _remove_stale(site_dir: str, outputs: set[str], started: float) -> None:
-    """Remove what no page or file of the site produced and this build did not write, then empty folders."""
-    for folder, dirs, files in os.walk(site_dir, topdown=False):
+    """Remove what no page or file of the site produced and this build did not write, then the folders emptied.
+
+    ``outputs``: posix paths relative to ``site_dir``. Only a folder something was removed from can have become
+    empty: the build that wrote the folder left none.
+    """
+    emptied = set()
+    for folder, _dirs, files in os.walk(site_dir, topdown=False):
+        prefix = os.path.relpath(folder, site_dir).replace(os.sep, "/")
         for name in files:
-            path = os.path.normpath(os.path.join(folder, name))
-            if path not in outputs and os.lstat(path).st_mtime < started:
-                os.unlink(path)
-        for name in dirs:
-            path = os.path.join(folder, name)
-            if not os.path.islink(path) and not os.listdir(path):
-                os.rmdir(path)
+            if (name if prefix == "." else f"{prefix}/{name}") not in outputs:
+                path = os.path.join(folder, name)
+                if os.lstat(path).st_mtime < started:
+                    os.unlink(path)
+                    emptied.add(folder)
+        if folder in emptied and folder != site_dir and not os.listdir(folder):
+            os.rmdir(folder)
+            emptied.add(os.path.dirname(folder))

@@ -6,7 +6,7 @@ for the rest of Markdown); on a generated page that is nearly all of it, 600 KB 
 tag a Python call, twice. :class:`RawHtmlFirst` runs ``html_block`` before MkDocs' look, which then reads
 placeholders (it changes no line, so the HTML is the same), and reads the ids of the blocks taken out itself.
 
-And a long line on its own that :func:`whole_block` shows to be one HTML element, read as ``html_block`` reads it,
+And a line on its own that :func:`whole_block` shows to be one HTML element, read as ``html_block`` reads it,
 is taken out whole, with one regular expression instead of the HTML parser: the text between such lines still goes
 through ``html_block``'s parser, each piece alone, and only when the parser ends each piece at rest, as it would
 reach the line reading the page at once (:func:`_at_rest`); otherwise the page is read at once as before.
@@ -25,8 +25,6 @@ RAW_HTML_FIRST = 21.5
 """Where :class:`RawHtmlFirst` puts ``html_block`` (20) among the preprocessors: just above MkDocs' look for
 anchors in raw HTML (21, ``mkdocs/structure/pages.py``), below every other one that runs before ``html_block``
 anyway (``fenced_code_block`` 25, ``normalize_whitespace`` 30)."""
-WHOLE_BLOCK_CHARS = 1000
-"""Lines shorter than this go through the HTML parser: for a few tags, checking a line costs about as much."""
 ANCHOR_ATTRIBUTE = re.compile(r"(?i)(?<![^\s'\"/])(?:id|name)(?![^\s/=>])")
 """Found in every raw HTML block with an ``id`` (or ``name``) attribute as MkDocs' HTML parser reads one: a name
 after a blank, quote or slash, up to a blank, slash, ``=`` or ``>``, lowercased; it may be found in others too."""
@@ -34,9 +32,12 @@ after a blank, quote or slash, up to a blank, slash, ``=`` or ``>``, lowercased;
 _START = r"<([a-zA-Z][a-zA-Z0-9]*)(?: +[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:=\"[^\"<>`]*\")?)*>"
 _END = r"</([a-zA-Z][a-zA-Z0-9]*)>"
 _TEXT = r"[^<&`]+|&#[0-9]+;|&#[xX][0-9a-fA-F]+;|&[a-zA-Z][a-zA-Z0-9]*;"
-TOKEN = re.compile(f"{_START}|{_END}|{_TEXT}")
-"""A start tag, an end tag or text, each in a form the HTML parser reads one way only and gives back unchanged."""
 TOKENS = re.compile(f"(?:{_START}|{_END}|{_TEXT})*")
+"""Start tags, end tags and texts, each in a form the HTML parser reads one way only and gives back unchanged."""
+TAG = re.compile(f"{_START}|{_END}")
+WHOLE_BLOCK_ANCHOR = re.compile(r"(?i)<[^<>]* (?:id|name)[ =>]")
+"""Found in every line :func:`whole_block` accepts that has an ``id`` or ``name`` attribute (a tag is all its
+``<...>``, attributes after a space); it may be found in others too."""
 NOT_NESTED = frozenset(
     {"hr", "iframe", "noembed", "noframes", "noscript", "plaintext", "script", "style", "textarea", "title", "xmp"}
 )
@@ -51,10 +52,9 @@ class RawHtmlFirst(Extension):
     as it is, and the page's ids are then read from its whole text, as MkDocs reads them.
     """
 
-    def __init__(self, anchors: set, *, whole_block_chars: int = WHOLE_BLOCK_CHARS) -> None:
+    def __init__(self, anchors: set) -> None:
         super().__init__()
         self.anchors = anchors
-        self.whole_block_chars = whole_block_chars
 
     def extendMarkdown(self, md) -> None:
         if "html_block" in md.preprocessors:
@@ -73,13 +73,14 @@ class _BlocksFirst(Preprocessor):
         stash = self.md.htmlStash
         stashed = len(stash.rawHtmlBlocks)
         core = type(self.blocks) is HtmlBlockPreprocessor
-        result = take_blocks(self.md, lines, self.extension.whole_block_chars) if core else None
-        if result is None:
-            result = self.blocks.run(lines)
-        taken = stash.rawHtmlBlocks[stashed:]
+        taken = take_blocks(self.md, lines) if core else None
+        result, whole = taken if taken else (self.blocks.run(lines), set())
         self.extension.anchors.clear()
         if core:
-            self.extension.anchors.update(*(_anchors(block) for block in taken if ANCHOR_ATTRIBUTE.search(block)))
+            for i in range(stashed, len(stash.rawHtmlBlocks)):
+                block = stash.rawHtmlBlocks[i]
+                if (WHOLE_BLOCK_ANCHOR if i in whole else ANCHOR_ATTRIBUTE).search(block):
+                    self.extension.anchors.update(_anchors(block))
         else:  # elements too, whose text is gone: read the page as MkDocs would have
             self.extension.anchors.update(_anchors("\n".join(lines)))
         return result
@@ -93,18 +94,19 @@ def _anchors(html: str) -> set[str | None]:
     return parser.present_anchor_ids
 
 
-def take_blocks(md, lines: list[str], whole_block_chars: int) -> list[str] | None:
-    """The lines the core ``html_block`` makes of ``lines``, stashing the same blocks; None if none is whole.
+def take_blocks(md, lines: list[str]) -> tuple[list[str], set[int]] | None:
+    """The lines the core ``html_block`` makes of ``lines``, stashing the same blocks, and the stash indices of
+    the blocks taken whole; None if none is.
 
-    A line of at least ``whole_block_chars`` between blank lines that :func:`whole_block` accepts is stashed
+    A line between blank lines that :func:`whole_block` accepts is stashed
     as the parser would stash it; the text around goes through the parser piece by piece. None (and the stash
     as it was) when no line is taken whole or a piece leaves the parser within something (:func:`_at_rest`).
     """
     stash = md.htmlStash
     before = (len(stash.rawHtmlBlocks), stash.html_counter)
-    source, cleandoc, start, offset = "\n".join(lines), [], 0, 0
+    source, cleandoc, start, offset, whole = "\n".join(lines), [], 0, 0, set()
     for i, line in enumerate(lines):
-        if 0 < i < len(lines) - 2 and lines[i - 1] == lines[i + 1] == "" and len(line) >= whole_block_chars:
+        if 0 < i < len(lines) - 2 and lines[i - 1] == lines[i + 1] == "" and line.startswith("<"):
             if whole_block(line, md):
                 parser = HTMLExtractor(md)
                 parser.feed(source[start:offset])
@@ -113,6 +115,7 @@ def take_blocks(md, lines: list[str], whole_block_chars: int) -> list[str] | Non
                     stash.html_counter = before[1]
                     return None
                 # What the parser does with a block followed by a blank line (HTMLExtractor.handle_endtag).
+                whole.add(len(stash.rawHtmlBlocks))
                 cleandoc += [*parser.cleandoc, "\n", stash.store(line + "\n"), "\n\n"]
                 start = offset + len(line)
         offset += len(line) + 1
@@ -121,7 +124,7 @@ def take_blocks(md, lines: list[str], whole_block_chars: int) -> list[str] | Non
     parser = HTMLExtractor(md)
     parser.feed(source[start:])
     parser.close()
-    return "".join([*cleandoc, *parser.cleandoc]).split("\n")
+    return "".join([*cleandoc, *parser.cleandoc]).split("\n"), whole
 
 
 def whole_block(line: str, md) -> bool:
@@ -129,28 +132,28 @@ def whole_block(line: str, md) -> bool:
 
     It must begin with the start tag of a block-level element and end with the end tag that empties the
     parser's stack of open tags, and nowhere before; every tag and text in between must have the one form
-    :data:`TOKEN` allows (no comment, no tag the parser treats otherwise: :data:`NOT_NESTED`). The stack is kept
+    :data:`TOKENS` allows (no comment, no tag the parser treats otherwise: :data:`NOT_NESTED`). The stack is kept
     as ``HTMLExtractor`` keeps it: every start tag pushed, an end tag popping down to its own if it is there.
     """
     if not line.startswith("<") or not TOKENS.fullmatch(line):
         return False
+    tags = TAG.findall(line)  # text holds no "<": these are the tags of the tokens, in order
     stack: list[str] = []
-    for token in TOKEN.finditer(line):
-        opened, closed = token.group(1), token.group(2)
+    for i, (opened, closed) in enumerate(tags):
         if opened:
             tag = opened.lower()
             if tag in NOT_NESTED or (not stack and not md.is_block_level(tag)):
                 return False
             stack.append(tag)
         elif not stack:
-            return False  # text or an end tag before the first start tag
-        elif closed:
+            return False  # an end tag first
+        else:
             tag = closed.lower()
             if tag in stack:
                 while stack.pop() != tag:
                     pass
             if not stack:
-                return token.end() == len(line)
+                return i == len(tags) - 1 and line.endswith(f"</{closed}>")
     return False
 
 
