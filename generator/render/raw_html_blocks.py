@@ -35,6 +35,9 @@ _TEXT = r"[^<&`]+|&#[0-9]+;|&#[xX][0-9a-fA-F]+;|&[a-zA-Z][a-zA-Z0-9]*;"
 TOKENS = re.compile(f"(?:{_START}|{_END}|{_TEXT})*")
 """Start tags, end tags and texts, each in a form the HTML parser reads one way only and gives back unchanged."""
 TAG = re.compile(f"{_START}|{_END}")
+NO_LOOKAHEAD = re.compile(f"(?:{_START}|{_END}|[^<])*")
+"""Text whose every ``<`` opens a whole tag of :data:`TOKENS`' form: no tag, comment or declaration in it makes
+the parser look for its end beyond it."""
 WHOLE_BLOCK_ANCHOR = re.compile(r"(?i)<[^<>]* (?:id|name)[ =>]")
 """Found in every line :func:`whole_block` accepts that has an ``id`` or ``name`` attribute (a tag is all its
 ``<...>``, attributes after a space); it may be found in others too."""
@@ -100,7 +103,8 @@ def take_blocks(md, lines: list[str]) -> tuple[list[str], set[int]] | None:
 
     A line between blank lines that :func:`whole_block` accepts is stashed
     as the parser would stash it; the text around goes through the parser piece by piece. None (and the stash
-    as it was) when no line is taken whole or a piece leaves the parser within something (:func:`_at_rest`).
+    as it was) when no line is taken whole, or a piece before one leaves the parser within something
+    (:func:`_at_rest`) or holds what makes the parser look past its end (:func:`_self_contained`).
     """
     stash = md.htmlStash
     before = (len(stash.rawHtmlBlocks), stash.html_counter)
@@ -110,7 +114,7 @@ def take_blocks(md, lines: list[str]) -> tuple[list[str], set[int]] | None:
             if whole_block(line, md):
                 parser = HTMLExtractor(md)
                 parser.feed(source[start:offset])
-                if not _at_rest(parser):
+                if not _at_rest(parser) or not _self_contained(source[start:offset]):
                     del stash.rawHtmlBlocks[before[0] :]
                     stash.html_counter = before[1]
                     return None
@@ -155,6 +159,13 @@ def whole_block(line: str, md) -> bool:
             if not stack:
                 return i == len(tags) - 1 and line.endswith(f"</{closed}>")
     return False
+
+
+def _self_contained(text: str) -> bool:
+    """Whether the parser read ``text`` as it reads it followed by more: nothing in it looks beyond it."""
+    return bool(NO_LOOKAHEAD.fullmatch(text)) and not any(
+        (opened or closed).lower() in NOT_NESTED for opened, closed in TAG.findall(text)
+    )
 
 
 def _at_rest(parser: HTMLExtractor) -> bool:
