@@ -24,16 +24,21 @@ dropped, since the hooks fix what it warns about.
 And MkDocs writes a file in place, truncating it, while the published site
 shares the output folder's files (hard links, so that publishing copies no
 byte): every output this build will write (pages and files newer than their
-output, the search index, the theme's 404 page and sitemap) is unlinked first,
+output, the search index, the theme's sitemap) is unlinked first,
 so MkDocs writes a new file and the published one stays as it was. In every
 build, full or not, the output of a file of the docs folder (a data file, a
 script) is a hard link to it rather than a copy: the data files of ``shared/``
 change by thousands when a run is added, and writing or deleting a file costs
-more than linking it. Everything else a dirty build
+more than linking it. Those data files (content-named, loaded by the pages'
+scripts, never linked from Markdown) are linked here and taken out of MkDocs'
+files, so MkDocs looks at none of them (:func:`_is_data_file`). A dirty build
+also keeps the 404 page as it is (:data:`KEPT_TEMPLATES`), and every build keeps
+Jinja's compiled templates (:data:`TEMPLATE_CACHE`) and reads each page's raw
+HTML once (:mod:`dualboard.render.raw_html_blocks`). Everything else a dirty build
 relies on (the same configuration, navigation and tools as the build that wrote
 the folder, and sources rewritten only when their bytes change) is the caller's
 to ensure (:func:`dualboard.render.site.build_site`). Without ``--dirty`` the
-hooks do nothing.
+hooks only link files, keep compiled templates and read raw HTML once.
 
 MkDocs loads this file itself (``hooks:`` in the generated configuration) and
 calls its ``on_*`` functions in its own process; the state of one build is kept
@@ -194,7 +199,7 @@ def _link_data_files(data: list, site_dir: str) -> set[str]:
     return {file.dest_uri for file in data}
 
 
-def _files_under(site_dir: str, folder: str = "") -> set[str]:
+def _files_under(site_dir: str, folder: str) -> set[str]:
     """Every entry but folders under ``site_dir``'s ``folder``, as posix paths relative to ``site_dir``."""
     found = set()
     for parent, _dirs, names in os.walk(os.path.join(site_dir, folder)):
