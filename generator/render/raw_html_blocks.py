@@ -21,6 +21,8 @@ from markdown.htmlparser import HTMLExtractor
 from markdown.preprocessors import HtmlBlockPreprocessor, Preprocessor
 from mkdocs.structure.pages import _HTMLHandler  # the parser MkDocs reads anchors with
 
+from dualboard.linear_regex import compile_linear
+
 RAW_HTML_FIRST = 21.5
 """Where :class:`RawHtmlFirst` puts ``html_block`` (20) among the preprocessors: just above MkDocs' look for
 anchors in raw HTML (21, ``mkdocs/structure/pages.py``), below every other one that runs before ``html_block``
@@ -32,10 +34,14 @@ after a blank, quote or slash, up to a blank, slash, ``=`` or ``>``, lowercased;
 _START = r"<([a-zA-Z][a-zA-Z0-9]*)(?: +[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:=\"[^\"<>`]*\")?)*>"
 _END = r"</([a-zA-Z][a-zA-Z0-9]*)>"
 _TEXT = r"[^<&`]+|&#[0-9]+;|&#[xX][0-9a-fA-F]+;|&[a-zA-Z][a-zA-Z0-9]*;"
-TOKENS = re.compile(f"(?:{_START}|{_END}|{_TEXT})*")
+# The repeated alternatives run under RE2, in time linear in the line: a page's text comes partly from pull
+# requests (site_src/, escaped submissions), and under re a run of text then a stray backtick made TOKENS try every
+# split of the run (1 s at 24 characters, doubling with each more). TAG repeats nothing that can match the same
+# text two ways, and re finds its 36,000 tags on a questions list ten times faster than RE2.
+TOKENS = compile_linear(f"(?:{_START}|{_END}|{_TEXT})*")
 """Start tags, end tags and texts, each in a form the HTML parser reads one way only and gives back unchanged."""
 TAG = re.compile(f"{_START}|{_END}")
-NO_LOOKAHEAD = re.compile(f"(?:{_START}|{_END}|[^<])*")
+NO_LOOKAHEAD = compile_linear(f"(?:{_START}|{_END}|[^<])*")
 """Text whose every ``<`` opens a whole tag of :data:`TOKENS`' form: no tag, comment or declaration in it makes
 the parser look for its end beyond it."""
 WHOLE_BLOCK_ANCHOR = re.compile(r"(?i)<[^<>]* (?:id|name)[ =>]")

@@ -8,6 +8,9 @@ MkDocs' own anchor look registered as MkDocs registers it.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import markdown
 import pytest
 from mkdocs.config import load_config
@@ -134,3 +137,16 @@ def test_a_line_taken_whole_is_stashed_and_its_ids_kept():
     taken = raw_html_blocks.take_blocks(md, AROUND["between paragraphs"].format(TEXTS["one element"]).split("\n"))
     assert taken is not None and len(taken[1]) == 1
     assert "c1" in markdown_render(AROUND["between paragraphs"].format(TEXTS["one element"]), [], ours=True)[1]
+
+
+def test_a_line_that_almost_takes_the_one_form_is_refused_at_once():
+    """A long run of text, then what the one form lacks (a backtick, a bare ``&``): TOKENS, which repeats texts, is
+    RE2, so refusing costs one pass; under ``re`` it tried every split of the run (a minute at 30 characters, and
+    site_src/ pages come by pull request). A child process with a deadline, so a backtracking engine fails the
+    test instead of hanging it."""
+    code = (
+        "import markdown; from dualboard.render.raw_html_blocks import whole_block\n"
+        "for tail in ('`', '&', '<'):\n"
+        "    assert not whole_block('<p>' + 'a' * 100_000 + tail, markdown.Markdown())\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
