@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -633,17 +633,27 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
 
 
 def graded_benchmark(
-    project: Project, benchmark: Benchmark, runs: list, scored_columns: list[str] | None = None
+    project: Project,
+    benchmark: Benchmark,
+    runs: list,
+    scored_columns: list[str] | None = None,
+    verdict_categories: Sequence[str] = (),
 ) -> GradedBenchmark:
     """What the grade stage made of one benchmark, as the render reads it (of the scored table, only
-    ``scored_columns`` when given)."""
+    ``scored_columns`` when given; ``verdict_categories``: verdict columns read as categoricals)."""
     from dualboard.render.pages import READ_VERDICT_COLUMNS, GradedBenchmark
     from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, checked_path, read_table
 
     return GradedBenchmark(
         benchmark=benchmark,
         scored=read_table(SCORED, project.scored_dir(), benchmark.name, columns=scored_columns),
-        verdicts=read_table(VERDICTS, project.scored_dir(), benchmark.name, columns=list(READ_VERDICT_COLUMNS)),
+        verdicts=read_table(
+            VERDICTS,
+            project.scored_dir(),
+            benchmark.name,
+            columns=list(READ_VERDICT_COLUMNS),
+            categories=verdict_categories,
+        ),
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
         verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),
@@ -679,7 +689,7 @@ def answers_ahead(project: Project, store: Store, cache: BuildCache) -> Iterator
     tell so is all this would do.
     """
     from dualboard.render.answer_shards import CACHE_DIR
-    from dualboard.render.question_pages import SHARD_SCORED_COLUMNS, started_answer_files
+    from dualboard.render.question_pages import SHARD_SCORED_COLUMNS, SHARD_VERDICT_CATEGORIES, started_answer_files
     from dualboard.render.shared_files import SharedFiles
     from dualboard.render.site import docs_folder
     from dualboard.scored_files import benchmark_names
@@ -687,7 +697,7 @@ def answers_ahead(project: Project, store: Store, cache: BuildCache) -> Iterator
     shared = SharedFiles(docs_folder(project.build_dir))
     scored = set(benchmark_names(project.scored_dir()))
     graded = [
-        graded_benchmark(project, benchmark, runs, list(SHARD_SCORED_COLUMNS))
+        graded_benchmark(project, benchmark, runs, list(SHARD_SCORED_COLUMNS), SHARD_VERDICT_CATEGORIES)
         for name, (benchmark, runs) in stored_benchmarks(store, cache).items()
         if name in scored
     ]

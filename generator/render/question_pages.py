@@ -45,6 +45,10 @@ PROMPT_PREVIEW = 60
 SHARD_SCORED_COLUMNS = ("run_id", "model", "question_id")
 """What the answers' data files read of the scored table: which runs and questions there are, and the model name
 each run's link shows."""
+SHARD_VERDICT_CATEGORIES = ("run_id", "question_id", "grader", "role")
+"""The verdict columns the answers' shards are keyed and sent by, which only group and compare: read as categoricals
+where nothing else reads the table (:func:`dualboard.pipeline.answers_ahead`), so a million answers' strings are
+never decoded one by one."""
 
 
 RENDER_WORKERS = 1
@@ -148,7 +152,7 @@ class AnswerFiles:
             return {}
         if result.answers is None:
             raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
-        groups = shard_groups(list(result.verdicts["run_id"].astype(str).unique()))
+        groups = shard_groups([str(run_id) for run_id in result.verdicts["run_id"].unique()])
         if result.verdicts_file is not None:
             self._verdicts = (result.verdicts_file, stat_key(result.verdicts_file.stat()))
         if self._kept is not None:
