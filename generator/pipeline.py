@@ -616,7 +616,7 @@ def analysed_results(project: Project, store: Store, cache: BuildCache | None = 
 def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> BenchmarkResults:
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
     from dualboard.render.pages import READ_VERDICT_COLUMNS, BenchmarkResults
-    from dualboard.scored_files import ANSWERS, VERDICTS, checked_path, read_scored, read_table
+    from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, checked_path, read_scored, read_table
     from dualboard.stats import read_tables
 
     return BenchmarkResults(
@@ -627,6 +627,7 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
         verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),
+        scored_file=checked_path(SCORED, project.scored_dir(), benchmark.name),
     )
 
 

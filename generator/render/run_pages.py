@@ -14,7 +14,6 @@ hundreds of runs; see docs/architecture.md, "Rendering").
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from dualboard.render.pages import (
 )
 from dualboard.render.question_pages import prompt_preview
 from dualboard.render.shared_files import SharedFiles
+from dualboard.scored_files import stored_row_groups
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -128,22 +128,29 @@ def run_pages(
 
 def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: KeptFiles) -> dict[str, str]:
     """The key of each run's tables: a digest of all they are made from (the code, the questions and their
-    slugs, the run's rows of the scored table in order, and its stored files, whose answers the disagreements
-    show); a run with no stored folder has none, and is always made anew."""
-    scored = result.scored
+    slugs, the run's rows of the scored table, and its stored files, whose answers the disagreements show).
+
+    A run's rows are keyed by the stored bytes of the row groups of the scored file (``result.scored_file``)
+    that hold them (:func:`~dualboard.scored_files.stored_row_groups`), in the file's order; a row group whose
+    statistics do not pin down one run counts for every run. A run with no stored folder has no key, nor has any
+    run when the scored table was not read from a file: their tables are always made anew.
+    """
+    if result.scored_file is None:
+        return {}
+    schema, groups = stored_row_groups(result.scored_file)
     common = digest(
         "run-tables",
         code_digest(),
         result.name,
-        json.dumps([list(result.benchmark.questions), dict(slugs), list(scored.columns)], sort_keys=True),
+        json.dumps([list(result.benchmark.questions), dict(slugs), list(result.scored.columns)], sort_keys=True),
+        schema,
     )
-    hashes = pd.util.hash_pandas_object(scored, index=False).to_numpy(dtype=np.uint64)
     keys = {}
-    for run_id, rows in scored.groupby("run_id", sort=False).indices.items():
+    for run_id in result.scored["run_id"].unique():
         stored = kept.run_digest(run_id)
         if stored is not None:
-            rows_digest = hashlib.sha256(hashes[np.sort(rows)].tobytes()).hexdigest()
-            keys[run_id] = digest(common, run_id, rows_digest, stored)
+            rows = [group.digest for group in groups if group.run_id in (run_id, None)]
+            keys[run_id] = digest(common, run_id, stored, *rows)
     return keys
 
 
