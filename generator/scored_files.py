@@ -175,7 +175,7 @@ def stored_row_groups(path: Path, columns: Sequence[str] | None = None) -> tuple
     equal values, so a value that changes changes its chunk. The grade stage writes a row group per run, copied
     byte for byte when the run is not graded again (adding a run leaves the others' bytes as they were), so what
     was made from one run's rows can be keyed by the digests of its row groups, reading a few MB; hashing the
-    decoded rows took a second per render at a million answers.
+    decoded rows took up to a second per render at a million answers.
     """
     reader = pq.ParquetFile(path)
     meta = reader.metadata
