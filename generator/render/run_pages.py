@@ -66,8 +66,11 @@ RUN_CACHE_DIR = "run-tables"
 
 @dataclass(frozen=True)
 class RunTables:
-    """A run page's two lazy tables and the words before each: what grows with the run's answers."""
+    """What a run page shows that is made from the run's rows alone, kept while its key holds (:func:`run_pages`):
+    its scores per category, and its two lazy tables (what grows with the run's answers) with the words before each."""
 
+    categories: str
+    """The table of its mean score per category (or the sentence that it has no scored answer)."""
     listing_intro: str
     listing: LazyTable | None
     """The list of questions; None when the run has no scored answer."""
@@ -82,9 +85,10 @@ def run_pages(
     """One page per stored run of the benchmark, and their lazy tables.
 
     With ``kept`` (and ``shared``, where the kept data files stay), a run whose tables' key
-    (:func:`run_table_keys`) is what it was in the last render keeps its data files, unread; the tables of
-    the other runs are made: every run's list of questions from one grouping of the scored table, and the
-    responses of every run's listed disagreements from one reading of the answers table (``result.answers``).
+    (:func:`run_table_keys`) is what it was in the last render keeps its data files, unread, and its category
+    table; the tables of the other runs are made: their lists of questions and their scores per category from
+    one grouping each of their rows of the scored table, and the responses of their listed disagreements from one
+    reading of the answers table (``result.answers``).
     """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
@@ -98,17 +102,19 @@ def run_pages(
     todo = [run_id for run_id in scored if run_id not in tables]
     made = result.scored[result.scored["run_id"].isin(todo)] if len(todo) < len(scored) else result.scored
     answered = _per_question(made)
+    scores = category_scores(made)  # one grouping of the runs made, as for their lists of questions
+    categories = dict(tuple(scores.groupby("run_id", sort=False)))
     listed = [listed_disagreements(scored[run_id]) for run_id in todo]
     texts = responses_of(result.answers, pd.concat(listed)) if listed and result.answers is not None else {}
-    # one grouping of every run's scores: one per run page took 0.7 s at 100 runs
-    categories = dict(tuple(category_scores(result.scored).groupby("run_id", sort=False)))
     pages, lazy_tables = [], []
     for run in result.runs:
         rows = scored.get(run.run_id, result.scored.iloc[0:0])
         path = _page_path(result.name, run.run_id)
         if run.run_id not in tables:
-            questions = result.benchmark.questions
-            made_tables = run_tables(path, run, rows, slugs, questions, answered.get(run.run_id, {}), texts)
+            questions, categories_of_run = result.benchmark.questions, categories.get(run.run_id, scores.iloc[0:0])
+            made_tables = run_tables(
+                path, run, rows, slugs, questions, answered.get(run.run_id, {}), texts, categories_of_run
+            )
             tables[run.run_id] = made_tables
             if run.run_id in keys:
                 kept.record(run.run_id, keys[run.run_id], *_made_files(made_tables))
@@ -120,7 +126,6 @@ def run_pages(
             slugs,
             current_version=result.benchmark.version,
             tables=tables[run.run_id],
-            categories=categories.get(run.run_id),
         )
         pages.append(page)
         lazy_tables += page_tables
@@ -158,9 +163,9 @@ def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: Kep
 
 
 def _made_files(tables: RunTables) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
-    """What :class:`KeptFiles` records of a run's tables just made: their data files, and the disagreements' intro."""
+    """What :class:`KeptFiles` records of a run's tables just made: their data files, and the texts the page shows."""
     files = {t.key: (t.paths[0], len(t.data[0])) for t in (tables.listing, tables.disagreements) if t is not None}
-    return files, {"disagreement_intro": tables.disagreement_intro}
+    return files, {"categories": tables.categories, "disagreement_intro": tables.disagreement_intro}
 
 
 def _kept_tables(path: str, entry: Mapping[str, Any]) -> RunTables:
@@ -168,6 +173,7 @@ def _kept_tables(path: str, entry: Mapping[str, Any]) -> RunTables:
     files = entry["files"]
     listing, disagreements = (files.get(f"{PurePosixPath(path).stem}#{noun}") for noun in ("questions", "answers"))
     return RunTables(
+        entry["notes"]["categories"],
         LISTING_INTRO if listing else NO_ANSWERS,
         sharded_table(path, QUESTION_COLUMNS, [listing], noun="questions", filterable=True) if listing else None,
         entry["notes"]["disagreement_intro"],
@@ -187,11 +193,13 @@ def run_tables(
     questions: Sequence[Mapping[str, Any]],
     answered: Mapping[str, Mapping[str, Any]],
     responses: Mapping[tuple[str, str, int], str],
+    categories: pd.DataFrame,
 ) -> RunTables:
-    """Make the two lazy tables of the run page at docs path ``path`` (arguments as for :func:`run_page`)."""
+    """Make the category table and the two lazy tables of the run page at docs path ``path`` (arguments as for
+    :func:`run_page`; ``categories``: the run's rows of :func:`~dualboard.render.charts.category_scores`)."""
     listing_intro, listing = question_table(path, scored, answered, questions, slugs)
     disagreement_intro, lazy = _disagreements(path, run, scored, slugs, responses)
-    return RunTables(listing_intro, listing, disagreement_intro, lazy)
+    return RunTables(_category_table(scored, categories), listing_intro, listing, disagreement_intro, lazy)
 
 
 def run_page(
@@ -206,7 +214,6 @@ def run_page(
     answered: Mapping[str, Mapping[str, Any]] | None = None,
     responses: Mapping[tuple[str, str, int], str] = MappingProxyType({}),
     tables: RunTables | None = None,
-    categories: pd.DataFrame | None = None,
 ) -> tuple[Page, list[LazyTable]]:
     """The page of one run (metadata, scores per category) and the data files of its two lazy tables.
 
@@ -217,15 +224,14 @@ def run_page(
     questions it was never asked. ``answered``: the run's entry of :func:`_per_question` (worked out
     from ``scored`` when not given); ``responses``: the text of the listed disagreements by
     (run id, question id, round) (:func:`dualboard.render.answer_texts.responses_of`; one missing shows empty).
-    ``tables``: the two tables, made already (:func:`run_tables`); then ``questions``, ``answered`` and
-    ``responses`` are not used. ``categories``: the run's rows of :func:`~dualboard.render.charts.category_scores`
-    (worked out from ``scored`` when not given).
+    ``tables``: the category table and the two lazy tables, made already (:func:`run_tables`); then
+    ``questions``, ``answered`` and ``responses`` are not used.
     """
     path = _page_path(benchmark, run.run_id)
     if tables is None:
         if answered is None:
             answered = _per_question(scored).get(run.run_id, {})
-        tables = run_tables(path, run, scored, slugs, questions, answered, responses)
+        tables = run_tables(path, run, scored, slugs, questions, answered, responses, category_scores(scored))
     listed, lazy = tables.listing, tables.disagreements
     text = (
         front_matter(f"Run {run.run_id}")
@@ -235,7 +241,7 @@ def run_page(
         + (_summary(model_row) if model_row is not None else "")
         + "\n## Scores per category\n\n"
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
-        + _category_table(scored, categories)
+        + tables.categories
         + "\n## Every question\n\n"
         + tables.listing_intro
         + (listed.html if listed is not None else "")
@@ -340,11 +346,10 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, "" if value is None else str(value))]
 
 
-def _category_table(scored: pd.DataFrame, scores: pd.DataFrame | None) -> str:
-    """The run's mean score per category (``scores``: its rows of ``category_scores``, None to work them out)."""
+def _category_table(scored: pd.DataFrame, scores: pd.DataFrame) -> str:
+    """The table of a run's mean score per category (``scores``: its rows of ``category_scores``)."""
     if scored.empty:
         return "This run has no scored answers.\n"
-    scores = category_scores(scored) if scores is None else scores
     rows = [
         [
             Cell(str(r.category)),

@@ -57,6 +57,7 @@ def test_adding_a_run_keeps_the_other_runs_tables_and_equals_a_full_build(board,
     assert {run: run_files(board, run) for run in ("run-a", "run-b")} == before, "kept, not written again"
     assert {r: e["key"] for r, e in manifest(board).items() if r != "run-c"} == keys
     assert manifest(board)["run-c"]["files"], "run-c's tables were made"
+    assert all("<table" in entry["notes"]["categories"] for entry in manifest(board).values()), "kept with them"
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
