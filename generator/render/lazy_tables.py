@@ -205,7 +205,7 @@ def data_files(tables: Iterable[LazyTable], shared: SharedFiles, *, versioned: b
         entries = indexes.setdefault(t.index, {})
         if t.key in entries:
             raise ValueError(f"two lazy tables of {t.index} have the key {t.key!r}; give each table its own noun")
-        entries[t.key] = [posixpath.basename(p) for p in t.paths]  # PurePosixPath took 0.2 s for 20,000
+        entries[t.key] = [posixpath.basename(p) for p in t.paths]  # a third of PurePosixPath(p).name's time
         for path, data in zip(t.paths, t.data):
             shared.add(path, data)
     for path, entries in sorted(indexes.items()):
