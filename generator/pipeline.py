@@ -657,6 +657,7 @@ def graded_benchmark(
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
         verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),
+        scored_file=checked_path(SCORED, project.scored_dir(), benchmark.name) if scored_columns is None else None,
     )
 
 

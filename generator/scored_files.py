@@ -24,11 +24,13 @@ revision it is about to name (:func:`table_revision`); DuckDB shows it with
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 import pyarrow as pa
@@ -36,6 +38,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from dualboard.atomic import atomic_path
+from dualboard.build_cache import CHUNK
 from dualboard.errors import DualboardError
 from dualboard.names import RUN_ID_RULE, is_name
 
@@ -152,6 +155,65 @@ def run_id_bounds(run_ids: pq.ColumnChunkMetaData) -> tuple[str, str] | None:
     if stats is None or not stats.has_min_max or not isinstance(stats.min, str) or not isinstance(stats.max, str):
         return None
     return stats.min, stats.max
+
+
+@dataclass(frozen=True)
+class StoredRowGroup:
+    """A row group of a file of the grade stage, as its stored bytes and statistics say."""
+
+    run_id: str | None
+    """The one run it holds, when its run id statistics say so (least = greatest, no null); None when they do not."""
+    digest: str
+    """Its row count and the SHA-256 of each of its column chunks hashed (:func:`stored_row_groups`), as stored."""
+
+
+def stored_row_groups(path: Path, columns: Sequence[str] | None = None) -> tuple[str, list[StoredRowGroup]]:
+    """The schema of a Parquet file of the grade stage (its names and types), and each of its row groups: the run
+    it holds and a digest of its ``columns`` (every column when None), read from the file's bytes.
+
+    The chunks are hashed as stored, compressed, never decoded: equal bytes (under the same codec and type) hold
+    equal values, so a value that changes changes its chunk. The grade stage writes a row group per run, copied
+    byte for byte when the run is not graded again (adding a run leaves the others' bytes as they were), so what
+    was made from one run's rows can be keyed by the digests of its row groups, reading a few MB; hashing the
+    decoded rows took up to a second per render at a million answers.
+    """
+    reader = pq.ParquetFile(path)
+    meta = reader.metadata
+    names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    hashed = range(meta.num_columns) if columns is None else [names.index(c) for c in columns]
+    groups = []
+    with open(path, "rb") as handle:
+        for group in range(meta.num_row_groups):
+            row_group = meta.row_group(group)
+            digests = [_chunk_digest(handle, row_group.column(c)) for c in hashed]
+            run_id = _single_run(row_group.column(names.index("run_id")))
+            groups.append(StoredRowGroup(run_id, f"{row_group.num_rows}:{':'.join(digests)}"))
+    # the schema's types and names, not pyarrow's text of it, which shows the start of the file's metadata
+    # (the store revision: a new one would change every digest)
+    return str(reader.schema_arrow.remove_metadata()), groups
+
+
+def _chunk_digest(handle: BinaryIO, chunk: pq.ColumnChunkMetaData) -> str:
+    """SHA-256 of a column chunk's stored bytes (its pages, dictionary included) with its codec and type."""
+    start = chunk.dictionary_page_offset if chunk.has_dictionary_page and chunk.dictionary_page_offset else None
+    handle.seek(start or chunk.data_page_offset)
+    sha = hashlib.sha256(f"{chunk.compression}\0{chunk.physical_type}\0{chunk.num_values}\0".encode())
+    left = chunk.total_compressed_size
+    while left > 0:  # a block at a time: a large run's chunk of text need not be in memory whole
+        block = handle.read(min(left, CHUNK))
+        if not block:
+            raise ValueError(f"{handle.name}: a column chunk runs past the end of the file")
+        sha.update(block)
+        left -= len(block)
+    return sha.hexdigest()
+
+
+def _single_run(run_ids: pq.ColumnChunkMetaData) -> str | None:
+    """The run of a row group whose run id statistics say it holds one run and no null; else None."""
+    bounds, stats = run_id_bounds(run_ids), run_ids.statistics
+    if bounds is not None and bounds[0] == bounds[1] and stats.has_null_count and stats.null_count == 0:
+        return bounds[0]
+    return None
 
 
 def checked_name(benchmark: str) -> str:

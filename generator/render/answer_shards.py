@@ -24,13 +24,10 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
 
-import pyarrow.parquet as pq
-
-from dualboard.build_cache import CHUNK, code_digest, digest
+from dualboard.build_cache import code_digest, digest
 from dualboard.render.kept_files import KeptFiles
-from dualboard.scored_files import ANSWER_SLOT, run_id_bounds
+from dualboard.scored_files import ANSWER_SLOT, stored_row_groups
 
 SHARDS = 8
 """Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data (about 12 of 100 runs);
@@ -71,51 +68,16 @@ def shard_groups(run_ids: Iterable[str]) -> dict[int, list[str]]:
 def verdict_digests(path: Path) -> dict[int, str]:
     """A digest of each shard's verdicts (the columns the pages show), by shard number, from the verdicts file's bytes.
 
-    The bytes of those columns' chunks in each row group are hashed as stored, compressed, never decoded: equal
-    bytes (under the same codec and type) hold equal values, so a shown verdict that changes changes its chunk.
-    A row group goes to the shard of its run when its run id statistics name one run (the grade stage writes a
-    row group per run, copied byte for byte when the run is not graded again: adding a run leaves the others'
-    bytes as they were); a row group whose runs the statistics do not pin down goes to every shard. Hashing
-    the decoded rows took a second per render at a million answers; this reads a few MB.
+    A row group (:func:`~dualboard.scored_files.stored_row_groups`: its chunks hashed as stored) goes to the shard
+    of its run when its run id statistics name one run; a row group whose runs the statistics do not pin down
+    goes to every shard.
     """
-    reader = pq.ParquetFile(path)
-    meta = reader.metadata
-    names = [meta.schema.column(i).path for i in range(meta.num_columns)]
-    columns = [names.index(c) for c in SHARD_VERDICT_COLUMNS]
+    schema, groups = stored_row_groups(path, SHARD_VERDICT_COLUMNS)
     hashes: dict[int, list[str]] = {}
-    with open(path, "rb") as handle:
-        for group in range(meta.num_row_groups):
-            row_group = meta.row_group(group)
-            digests = [_chunk_digest(handle, row_group.column(c)) for c in columns]
-            for shard in _row_group_shards(row_group.column(names.index("run_id"))):
-                hashes.setdefault(shard, []).append(f"{row_group.num_rows}:{':'.join(digests)}")
-    # the schema's types and names, not pyarrow's text of it, which shows the start of the file's metadata
-    # (the store revision: a new one would change every shard's key)
-    schema = str(reader.schema_arrow.remove_metadata())
+    for group in groups:
+        for shard in range(SHARDS) if group.run_id is None else [shard_of(group.run_id)]:
+            hashes.setdefault(shard, []).append(group.digest)
     return {shard: digest(schema, *parts) for shard, parts in sorted(hashes.items())}
-
-
-def _chunk_digest(handle: BinaryIO, chunk: pq.ColumnChunkMetaData) -> str:
-    """SHA-256 of a column chunk's stored bytes (its pages, dictionary included) with its codec and type."""
-    start = chunk.dictionary_page_offset if chunk.has_dictionary_page and chunk.dictionary_page_offset else None
-    handle.seek(start or chunk.data_page_offset)
-    sha = hashlib.sha256(f"{chunk.compression}\0{chunk.physical_type}\0{chunk.num_values}\0".encode())
-    left = chunk.total_compressed_size
-    while left > 0:  # a block at a time: a large run's detail chunk need not be in memory whole
-        block = handle.read(min(left, CHUNK))
-        if not block:
-            raise ValueError(f"{handle.name}: a column chunk runs past the end of the file")
-        sha.update(block)
-        left -= len(block)
-    return sha.hexdigest()
-
-
-def _row_group_shards(run_ids: pq.ColumnChunkMetaData) -> list[int]:
-    """The shards a row group may hold verdicts of: its run's, when the statistics say it holds one run; else all."""
-    bounds, stats = run_id_bounds(run_ids), run_ids.statistics
-    if bounds is not None and bounds[0] == bounds[1] and stats.has_null_count and stats.null_count == 0:
-        return [shard_of(bounds[0])]
-    return list(range(SHARDS))
 
 
 def shard_keys(

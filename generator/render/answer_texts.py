@@ -143,14 +143,18 @@ def _may_hold(reader: pq.ParquetFile, group: int, runs: Sequence[str]) -> bool:
 def responses_of(answers: Path, slots: pd.DataFrame) -> dict[tuple[str, str, int], str]:
     """The response of each answer of ``slots`` (columns :data:`ANSWER_SLOT`) by (run id, question id, round).
 
-    The answers table is read a row group at a time, its responses only where a row group holds one of them.
+    The answers table is read a row group at a time, skipping those whose run id statistics rule out every run of
+    ``slots``, its responses only where a row group holds one of them.
     """
     wanted = slots[list(ANSWER_SLOT)].drop_duplicates()
     found: dict[tuple[str, str, int], str] = {}
     if wanted.empty:
         return found
     reader = pq.ParquetFile(answers)
+    runs = sorted(set(wanted["run_id"]))
     for group in range(reader.num_row_groups):
+        if not _may_hold(reader, group, runs):
+            continue
         keys = reader.read_row_group(group, columns=list(ANSWER_SLOT)).to_pandas()
         rows = keys.reset_index().merge(wanted, on=list(ANSWER_SLOT))["index"].to_numpy()
         if len(rows):

@@ -44,6 +44,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
@@ -204,7 +205,7 @@ def data_files(tables: Iterable[LazyTable], shared: SharedFiles, *, versioned: b
         entries = indexes.setdefault(t.index, {})
         if t.key in entries:
             raise ValueError(f"two lazy tables of {t.index} have the key {t.key!r}; give each table its own noun")
-        entries[t.key] = [PurePosixPath(p).name for p in t.paths]
+        entries[t.key] = [posixpath.basename(p) for p in t.paths]  # a third of PurePosixPath(p).name's time
         for path, data in zip(t.paths, t.data):
             shared.add(path, data)
     for path, entries in sorted(indexes.items()):

@@ -80,6 +80,10 @@ class GradedBenchmark:
     """The verdicts table's file that ``verdicts`` was read from, whose bytes key the answers' data files
     (:func:`dualboard.render.answer_shards.verdict_digests`) and which they are made from; None where the table
     was not read from one (every shard of answers is then made anew, from ``verdicts``)."""
+    scored_file: Path | None = None
+    """The scored table's file that ``scored`` was read from (every column), whose bytes key the run pages' tables
+    (:func:`dualboard.render.run_pages.run_table_keys`); None where the table was not read from one (every run's
+    tables are then made anew)."""
 
     @property
     def name(self) -> str:

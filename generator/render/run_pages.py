@@ -14,7 +14,6 @@ hundreds of runs; see docs/architecture.md, "Rendering").
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from dualboard.render.pages import (
 )
 from dualboard.render.question_pages import prompt_preview
 from dualboard.render.shared_files import SharedFiles
+from dualboard.scored_files import stored_row_groups
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -66,8 +66,11 @@ RUN_CACHE_DIR = "run-tables"
 
 @dataclass(frozen=True)
 class RunTables:
-    """A run page's two lazy tables and the words before each: what grows with the run's answers."""
+    """What a run page shows that is made from the run's rows alone, kept while its key holds (:func:`run_pages`):
+    its scores per category, and its two lazy tables (what grows with the run's answers) with the words before each."""
 
+    categories: str
+    """The table of its mean score per category (or the sentence that it has no scored answer)."""
     listing_intro: str
     listing: LazyTable | None
     """The list of questions; None when the run has no scored answer."""
@@ -82,13 +85,15 @@ def run_pages(
     """One page per stored run of the benchmark, and their lazy tables.
 
     With ``kept`` (and ``shared``, where the kept data files stay), a run whose tables' key
-    (:func:`run_table_keys`) is what it was in the last render keeps its data files, unread; the tables of
-    the other runs are made: every run's list of questions from one grouping of the scored table, and the
-    responses of every run's listed disagreements from one reading of the answers table (``result.answers``).
+    (:func:`run_table_keys`) is what it was in the last render keeps its data files, unread, and its category
+    table; the tables of the other runs are made: their lists of questions and their scores per category from
+    one grouping each of their rows of the scored table, and the responses of their listed disagreements from one
+    reading of the answers table (``result.answers``).
     """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
-    scored = {run_id: rows for run_id, rows in result.scored.groupby("run_id", sort=False)}
+    indices = result.scored.groupby("run_id", sort=False).indices
+    scored = {run_id: _rows(result.scored, index) for run_id, index in indices.items()}
     keys = run_table_keys(result, slugs, kept) if kept is not None and shared is not None else {}
     tables: dict[str, RunTables] = {}
     for run_id, key in keys.items():
@@ -96,8 +101,11 @@ def run_pages(
         if entry is not None:
             tables[run_id] = _kept_tables(_page_path(result.name, run_id), entry)
     todo = [run_id for run_id in scored if run_id not in tables]
-    made = result.scored[result.scored["run_id"].isin(todo)] if len(todo) < len(scored) else result.scored
+    positions = [indices[run_id] for run_id in todo]
+    made = _rows(result.scored, np.sort(np.concatenate(positions)) if positions else np.arange(0))
     answered = _per_question(made)
+    scores = category_scores(made)  # one grouping of the runs made, as for their lists of questions
+    categories = dict(tuple(scores.groupby("run_id", sort=False)))
     listed = [listed_disagreements(scored[run_id]) for run_id in todo]
     texts = responses_of(result.answers, pd.concat(listed)) if listed and result.answers is not None else {}
     pages, lazy_tables = [], []
@@ -105,8 +113,10 @@ def run_pages(
         rows = scored.get(run.run_id, result.scored.iloc[0:0])
         path = _page_path(result.name, run.run_id)
         if run.run_id not in tables:
-            questions = result.benchmark.questions
-            made_tables = run_tables(path, run, rows, slugs, questions, answered.get(run.run_id, {}), texts)
+            questions, categories_of_run = result.benchmark.questions, categories.get(run.run_id, scores.iloc[0:0])
+            made_tables = run_tables(
+                path, run, rows, slugs, questions, answered.get(run.run_id, {}), texts, categories_of_run
+            )
             tables[run.run_id] = made_tables
             if run.run_id in keys:
                 kept.record(run.run_id, keys[run.run_id], *_made_files(made_tables))
@@ -126,31 +136,46 @@ def run_pages(
     return pages, lazy_tables
 
 
+def _rows(scored: pd.DataFrame, index: np.ndarray) -> pd.DataFrame:
+    """The rows of ``scored`` at the ascending positions ``index``: a slice, not a copy, where they are together
+    (the grade stage writes a run's rows together: copying every run's rows took 0.1 s at a million answers)."""
+    if len(index) and index[-1] - index[0] + 1 == len(index):
+        return scored.iloc[index[0] : index[-1] + 1]
+    return scored.take(index)
+
+
 def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: KeptFiles) -> dict[str, str]:
     """The key of each run's tables: a digest of all they are made from (the code, the questions and their
-    slugs, the run's rows of the scored table in order, and its stored files, whose answers the disagreements
-    show); a run with no stored folder has none, and is always made anew."""
-    scored = result.scored
+    slugs, the run's rows of the scored table, and its stored files, whose answers the disagreements show).
+
+    A run's rows are keyed by the stored bytes of the row groups of the scored file (``result.scored_file``)
+    that hold them (:func:`~dualboard.scored_files.stored_row_groups`), in the file's order; a row group whose
+    statistics do not pin down one run counts for every run. A run with no stored folder has no key, nor has any
+    run when the scored table was not read from a file: their tables are always made anew.
+    """
+    if result.scored_file is None:
+        return {}
+    schema, groups = stored_row_groups(result.scored_file)
     common = digest(
         "run-tables",
         code_digest(),
         result.name,
-        json.dumps([list(result.benchmark.questions), dict(slugs), list(scored.columns)], sort_keys=True),
+        json.dumps([list(result.benchmark.questions), dict(slugs), list(result.scored.columns)], sort_keys=True),
+        schema,
     )
-    hashes = pd.util.hash_pandas_object(scored, index=False).to_numpy(dtype=np.uint64)
     keys = {}
-    for run_id, rows in scored.groupby("run_id", sort=False).indices.items():
+    for run_id in result.scored["run_id"].unique():
         stored = kept.run_digest(run_id)
         if stored is not None:
-            rows_digest = hashlib.sha256(hashes[np.sort(rows)].tobytes()).hexdigest()
-            keys[run_id] = digest(common, run_id, rows_digest, stored)
+            rows = [group.digest for group in groups if group.run_id in (run_id, None)]
+            keys[run_id] = digest(common, run_id, stored, *rows)
     return keys
 
 
 def _made_files(tables: RunTables) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
-    """What :class:`KeptFiles` records of a run's tables just made: their data files, and the disagreements' intro."""
+    """What :class:`KeptFiles` records of a run's tables just made: their data files, and the texts the page shows."""
     files = {t.key: (t.paths[0], len(t.data[0])) for t in (tables.listing, tables.disagreements) if t is not None}
-    return files, {"disagreement_intro": tables.disagreement_intro}
+    return files, {"categories": tables.categories, "disagreement_intro": tables.disagreement_intro}
 
 
 def _kept_tables(path: str, entry: Mapping[str, Any]) -> RunTables:
@@ -158,6 +183,7 @@ def _kept_tables(path: str, entry: Mapping[str, Any]) -> RunTables:
     files = entry["files"]
     listing, disagreements = (files.get(f"{PurePosixPath(path).stem}#{noun}") for noun in ("questions", "answers"))
     return RunTables(
+        entry["notes"]["categories"],
         LISTING_INTRO if listing else NO_ANSWERS,
         sharded_table(path, QUESTION_COLUMNS, [listing], noun="questions", filterable=True) if listing else None,
         entry["notes"]["disagreement_intro"],
@@ -177,11 +203,13 @@ def run_tables(
     questions: Sequence[Mapping[str, Any]],
     answered: Mapping[str, Mapping[str, Any]],
     responses: Mapping[tuple[str, str, int], str],
+    categories: pd.DataFrame,
 ) -> RunTables:
-    """Make the two lazy tables of the run page at docs path ``path`` (arguments as for :func:`run_page`)."""
+    """Make the category table and the two lazy tables of the run page at docs path ``path`` (arguments as for
+    :func:`run_page`; ``categories``: the run's rows of :func:`~dualboard.render.charts.category_scores`)."""
     listing_intro, listing = question_table(path, scored, answered, questions, slugs)
     disagreement_intro, lazy = _disagreements(path, run, scored, slugs, responses)
-    return RunTables(listing_intro, listing, disagreement_intro, lazy)
+    return RunTables(_category_table(scored, categories), listing_intro, listing, disagreement_intro, lazy)
 
 
 def run_page(
@@ -206,14 +234,14 @@ def run_page(
     questions it was never asked. ``answered``: the run's entry of :func:`_per_question` (worked out
     from ``scored`` when not given); ``responses``: the text of the listed disagreements by
     (run id, question id, round) (:func:`dualboard.render.answer_texts.responses_of`; one missing shows empty).
-    ``tables``: the two tables, made already (:func:`run_tables`); then ``questions``, ``answered`` and
-    ``responses`` are not used.
+    ``tables``: the category table and the two lazy tables, made already (:func:`run_tables`); then
+    ``questions``, ``answered`` and ``responses`` are not used.
     """
     path = _page_path(benchmark, run.run_id)
     if tables is None:
         if answered is None:
             answered = _per_question(scored).get(run.run_id, {})
-        tables = run_tables(path, run, scored, slugs, questions, answered, responses)
+        tables = run_tables(path, run, scored, slugs, questions, answered, responses, category_scores(scored))
     listed, lazy = tables.listing, tables.disagreements
     text = (
         front_matter(f"Run {run.run_id}")
@@ -223,7 +251,7 @@ def run_page(
         + (_summary(model_row) if model_row is not None else "")
         + "\n## Scores per category\n\n"
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
-        + _category_table(scored)
+        + tables.categories
         + "\n## Every question\n\n"
         + tables.listing_intro
         + (listed.html if listed is not None else "")
@@ -328,10 +356,10 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, "" if value is None else str(value))]
 
 
-def _category_table(scored: pd.DataFrame) -> str:
+def _category_table(scored: pd.DataFrame, scores: pd.DataFrame) -> str:
+    """The table of a run's mean score per category (``scores``: its rows of ``category_scores``)."""
     if scored.empty:
         return "This run has no scored answers.\n"
-    scores = category_scores(scored)
     rows = [
         [
             Cell(str(r.category)),

@@ -198,3 +198,21 @@ def test_a_verdicts_file_replaced_while_the_render_reads_it_fails_the_render(gra
         with pytest.raises(DualboardError, match="replaced while the render read it"):
             question_pages.question_pages(result, answers)
     assert not (tmp_path / "kept.json").exists()
+
+
+def test_the_responses_of_one_runs_answers_read_that_runs_row_group_only(graded, monkeypatch):
+    """As after adding a run: its listed disagreements' texts, from its own row group of the answers table."""
+    result = results(graded, deferred=False)
+    scored = result.scored
+    listed = {r.run_id: run_pages.listed_disagreements(scored[scored["run_id"] == r.run_id]) for r in result.runs}
+    group, run = max(enumerate(result.runs), key=lambda item: len(listed[item[1].run_id]))
+    slots = listed[run.run_id]
+    read, read_row_group = [], pq.ParquetFile.read_row_group
+    monkeypatch.setattr(
+        pq.ParquetFile, "read_row_group", lambda self, i, *a, **k: read.append(i) or read_row_group(self, i, *a, **k)
+    )
+    texts = answer_texts.responses_of(result.answers, slots)
+    submitted = {(run.run_id, p["question_id"], int(p.get("round", 0))): p.get("response", "") for p in run.predictions}
+    assert len(slots) > 0 and texts == {slot: submitted[slot] for slot in texts}
+    assert set(texts) == set(zip(slots["run_id"], slots["question_id"], slots["round"].tolist()))
+    assert set(read) == {group} and pq.ParquetFile(result.answers).num_row_groups == len(result.runs)

@@ -20,6 +20,7 @@ from dualboard.intake.models import GraderSpec
 from dualboard.render.graders_page import (
     answer_key_choice,
     coverage_rates,
+    grader_disagreements,
     graders_page,
 )
 from dualboard.render.pages import BenchmarkResults
@@ -196,3 +197,31 @@ def test_each_graders_rule_is_printed_from_its_code(page):
     content, _ = page
     assert "## How each grader judges" in content
     assert escape_text(RULE) in content and str(SHORT_MAX_WORDS) in RULE
+
+
+def _verdicts(scores: dict[tuple[str, str], list[float | None]]) -> pd.DataFrame:
+    """Verdicts of three answers (run r, questions q0–q2) by (grader, role)."""
+    return pd.concat(
+        pd.DataFrame(
+            {"run_id": "r", "question_id": ["q0", "q1", "q2"], "round": 0, "grader": g, "role": role, "score": values}
+        )
+        for (g, role), values in scores.items()
+    )
+
+
+@pytest.mark.parametrize(
+    ("scores", "audited"),
+    [
+        ({("rules", "answer_key"): [100.0, 0.0, 100.0], ("exact", "traditional"): [0.0, 0.0, 0.0]}, []),
+        ({("rules", "answer_key"): [100.0, 0.0, None], ("judge", "answer_key"): [100.0, 100.0, 0.0]}, ["q1"]),
+        ({("rules", "answer_key"): [100.0, 0.0, 0.0], ("human", "human"): [100.0, None, 100.0]}, ["q2"]),
+        ({("human", "human"): [100.0, 0.0, 0.0]}, []),
+    ],
+    ids=["one-answer-key-grader", "two-answer-key-graders", "a-grader-and-people", "people-only"],
+)
+def test_disagreements_to_audit_need_two_graders_and_a_verdict_from_each(scores, audited):
+    """Answer-key graders are compared with each other, or every grader with people; a grader alone agrees."""
+    found = grader_disagreements(_verdicts(scores))
+    assert found["question_id"].tolist() == audited
+    compared = {f"score:{g}" for g, role in scores if role != "traditional"}  # no people: answer-key graders only
+    assert {c for c in found.columns if c.startswith("score:")} == compared
