@@ -100,9 +100,9 @@ def _distinct_pairs(a: pd.Series, b: pd.Series) -> list[tuple[Any, Any]]:
     """
     a_codes, a_values = pd.factorize(a, use_na_sentinel=False)
     b_codes, b_values = pd.factorize(b, use_na_sentinel=False)
-    pairs = a_codes.astype(np.int64) * max(len(b_values), 1) + b_codes
-    first = np.sort(np.unique(pairs, return_index=True)[1])
-    return [(a_values[a_codes[i]], b_values[b_codes[i]]) for i in first]
+    width = max(len(b_values), 1)
+    pairs = pd.unique(a_codes.astype(np.int64) * width + b_codes)  # hashed, in the order first seen: no sort
+    return [(a_values[pair // width], b_values[pair % width]) for pair in pairs]
 
 
 @dataclass(frozen=True)
