@@ -245,7 +245,10 @@ def on_nav(nav, config, files):
 
 
 def on_page_content(html, page, config, files):
+    # Taken and cleared: Markdown returns before its preprocessors on a blank page, which then would get the ids
+    # of the page read before it.
     page.present_anchor_ids |= _BUILD.raw_anchors
+    _BUILD.raw_anchors.clear()
     return html
 
 

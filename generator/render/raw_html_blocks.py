@@ -56,9 +56,11 @@ NOT_NESTED = frozenset(
 class RawHtmlFirst(Extension):
     """Run the core ``html_block`` before MkDocs' look for anchors, faster, and put the ids it hides in ``anchors``.
 
-    ``anchors`` is filled at each page read with the anchor ids of the raw HTML blocks taken out, as MkDocs would
-    have found them; the caller adds them to the page's. Another ``html_block`` (``md_in_html``'s) is run first
-    as it is, and the page's ids are then read from its whole text, as MkDocs reads them.
+    ``anchors`` is filled at each page read with the anchor ids of the raw HTML blocks taken out, each block read
+    alone (MkDocs reads the page at once, so around a comment left open the two may differ: only MkDocs' check of
+    links to anchors reads them, never the page); the caller adds them to the page's and empties the set.
+    Another ``html_block`` (``md_in_html``'s) is run first as it is, and the page's ids are then read from its
+    whole text, as MkDocs reads them.
     """
 
     def __init__(self, anchors: set) -> None:
@@ -109,8 +111,9 @@ def take_blocks(md, lines: list[str]) -> tuple[list[str], set[int]] | None:
 
     A line between blank lines that :func:`whole_block` accepts is stashed
     as the parser would stash it; the text around goes through the parser piece by piece. None (and the stash
-    as it was) when no line is taken whole, or a piece before one leaves the parser within something
-    (:func:`_at_rest`) or holds what makes the parser look past its end (:func:`_self_contained`).
+    as it was) when no line is taken whole, a piece before one leaves the parser within something
+    (:func:`_at_rest`) or holds what makes the parser look past its end (:func:`_self_contained`), or the parser
+    cannot finish the piece after the last one.
     """
     stash = md.htmlStash
     before = (len(stash.rawHtmlBlocks), stash.html_counter)
@@ -121,9 +124,7 @@ def take_blocks(md, lines: list[str]) -> tuple[list[str], set[int]] | None:
                 parser = HTMLExtractor(md)
                 parser.feed(source[start:offset])
                 if not _at_rest(parser) or not _self_contained(source[start:offset]):
-                    del stash.rawHtmlBlocks[before[0] :]
-                    stash.html_counter = before[1]
-                    return None
+                    return _unstash(stash, before)
                 # What the parser does with a block followed by a blank line (HTMLExtractor.handle_endtag).
                 whole.add(len(stash.rawHtmlBlocks))
                 cleandoc += [*parser.cleandoc, "\n", stash.store(line + "\n"), "\n\n"]
@@ -133,8 +134,16 @@ def take_blocks(md, lines: list[str]) -> tuple[list[str], set[int]] | None:
         return None
     parser = HTMLExtractor(md)
     parser.feed(source[start:])
+    if parser.rawdata:  # left unfinished (a comment, CDATA, a tag): what close() makes of it hangs on the offsets
+        return _unstash(stash, before)
     parser.close()
     return "".join([*cleandoc, *parser.cleandoc]).split("\n"), whole
+
+
+def _unstash(stash, before: tuple[int, int]) -> None:
+    """Put the stash back as it was (``before``: its blocks and counter) when the page is read at once after all."""
+    del stash.rawHtmlBlocks[before[0] :]
+    stash.html_counter = before[1]
 
 
 def whole_block(line: str, md) -> bool:

@@ -124,12 +124,21 @@ def read_tables(out_dir: Path) -> StatsTables:
             f"{meta.get('format_version')!r}, expected {FORMAT_VERSION} — "
             "run `dualboard stats` again to rewrite the tables in this format"
         )
-    frames = {
-        t: pd.read_csv(
-            out_dir / f"{t}.csv",
-            keep_default_na=True,
-            dtype={"run_id": str, "run_a": str, "run_b": str, "model": str, "benchmark_version": str},
-        )
-        for t in TABLES
-    }
+    frames = {t: _read_csv(out_dir / f"{t}.csv") for t in TABLES}
     return StatsTables(**frames, notes=tuple(meta["notes"]))
+
+
+NAME_COLUMNS = ("run_id", "run_a", "run_b", "model", "benchmark_version")
+"""Columns of names a submission chose, read back as written."""
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """One table as :func:`write_tables` wrote it: a name (:data:`NAME_COLUMNS`) is read back as it is written, so
+    a model or run called "NA", "nan" or "null" keeps its name (pandas reads those as missing); only an empty
+    field, where a missing name was written, is missing."""
+    frame = pd.read_csv(path, dtype=dict.fromkeys(NAME_COLUMNS, str))
+    names = [c for c in NAME_COLUMNS if c in frame.columns]
+    if names:
+        written = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False)
+        frame[names] = written[names].mask(written[names] == "")
+    return frame

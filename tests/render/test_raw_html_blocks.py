@@ -86,6 +86,11 @@ AROUND = {
     "after an open inline tag": "Para <span>open\n\n{}\n\nclose</span> here.\n",
     "in fenced code": "```\n\n{}\n\n```\n\nAfter.\n",
     "twice": "# Title\n\n{0}\n\n## Part {{#p}}\n\n{0}\n\nEnd.\n",
+    # What follows the last line taken whole, left unfinished, must not be read apart from the page.
+    "before an open CDATA": "Text.\n\n{}\n\n</n>\n<![CDATA[\n><div\n>",
+    "before an open comment": "Text.\n\n{}\n\n<!-- never closed\n\nEnd.\n",
+    "before an open tag": 'Text.\n\n{}\n\n<a href="x"\n\nEnd.\n',
+    "before an open instruction": "Text.\n\n{}\n\n<?php open\n\nEnd.\n",
 }
 EXTENSIONS = {
     "default": ["tables", "attr_list", "admonition", "toc"],

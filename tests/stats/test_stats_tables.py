@@ -192,3 +192,17 @@ def test_same_seed_same_tables_and_the_seed_is_published(tables):
     first, second = (analyse(scored, verdicts=verdicts, n_boot=300) for _ in range(2))
     for name in TABLES:
         pd.testing.assert_frame_equal(getattr(first, name), getattr(second, name))
+
+
+def test_names_that_pandas_reads_as_missing_are_read_back_as_written(tmp_path):
+    """A model called "NA" or a run called "null" keeps its name through models.csv and pairwise.csv (pandas
+    reads such words as missing by default); the pages and the answers' data files then show the same name."""
+    rng = np.random.default_rng(3)
+    runs = []
+    for run_id, model in (("nan", "NA"), ("null", "None"), ("r3", "n/a")):
+        x = 100.0 * (rng.random((12, 1)) < 0.6)
+        runs.append(scored_run(run_id, x, 100 - x).assign(model=model))
+    write_tables(analyse(pd.concat(runs, ignore_index=True), n_boot=50, seed=1), tmp_path)
+    back = read_tables(tmp_path)
+    assert back.models.set_index("run_id")["model"].to_dict() == {"nan": "NA", "null": "None", "r3": "n/a"}
+    assert set(back.pairwise["run_a"]) | set(back.pairwise["run_b"]) == {"nan", "null", "r3"}
