@@ -641,9 +641,13 @@ def graded_benchmark(
 ) -> GradedBenchmark:
     """What the grade stage made of one benchmark, as the render reads it (of the scored table, only
     ``scored_columns`` when given; ``verdict_categories``: verdict columns read as categoricals)."""
+    from dualboard.build_cache import stat_key
     from dualboard.render.pages import READ_VERDICT_COLUMNS, GradedBenchmark
     from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, checked_path, read_table
 
+    whole = scored_columns is None  # the run pages' keys are read from the file: it must be what was read
+    scored_file = checked_path(SCORED, project.scored_dir(), benchmark.name) if whole else None
+    scored_status = stat_key(scored_file.stat()) if scored_file is not None else None
     return GradedBenchmark(
         benchmark=benchmark,
         scored=read_table(SCORED, project.scored_dir(), benchmark.name, columns=scored_columns),
@@ -657,7 +661,8 @@ def graded_benchmark(
         runs=tuple(runs),
         answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
         verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),
-        scored_file=checked_path(SCORED, project.scored_dir(), benchmark.name) if scored_columns is None else None,
+        scored_file=scored_file,
+        scored_status=scored_status,
     )
 
 

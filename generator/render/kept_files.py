@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from dualboard.atomic import atomic_write_text
-from dualboard.build_cache import BuildCache
+from dualboard.build_cache import BuildCache, stat_key
+from dualboard.errors import DualboardError
 from dualboard.render.shared_files import SharedFiles
 
 _MANIFEST_FORMAT = 2
@@ -72,3 +73,12 @@ class KeptFiles:
         """Write the manifest of the items this render used (the others are forgotten)."""
         document = {"format": _MANIFEST_FORMAT, "items": dict(sorted(self._used.items()))}
         atomic_write_text(self.path, json.dumps(document, separators=(",", ":")))
+
+
+def check_unreplaced(path: Path, status: tuple[int, ...]) -> None:
+    """Stop the render when the file ``path`` no longer has the ``status`` (:func:`dualboard.build_cache.stat_key`)
+    it had when the render read it: keys read from its bytes would be remembered for pages made from other rows."""
+    if stat_key(path.stat()) != status:
+        raise DualboardError(
+            f"{path} was replaced while the render read it (did a grade run meanwhile?): render again once it is done"
+        )

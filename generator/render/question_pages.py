@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 from dualboard.build_cache import stat_key
-from dualboard.errors import DualboardError
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.intake.models import Run
@@ -30,7 +29,7 @@ from dualboard.render.answer_shards import SHARD_VERDICT_COLUMNS, shard_groups, 
 from dualboard.render.answer_texts import orders_by_slot, question_slices, rows_of_runs, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
-from dualboard.render.kept_files import KeptFiles
+from dualboard.render.kept_files import KeptFiles, check_unreplaced
 from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, GradedBenchmark, Page, front_matter, question_slugs, run_slug
@@ -182,11 +181,8 @@ class AnswerFiles:
                     raise RuntimeError(f"a worker made {path} ({size} bytes), but the docs folder does not hold it")
             self.made(shard, files)
         self.pending.clear()
-        if self._verdicts is not None and stat_key(self._verdicts[0].stat()) != self._verdicts[1]:
-            raise DualboardError(
-                f"{self._verdicts[0]} was replaced while the render read it (did a grade run meanwhile?): "
-                "render again once it is done"
-            )
+        if self._verdicts is not None:
+            check_unreplaced(*self._verdicts)
         if self._kept is not None:
             self._kept.save()
         files: dict[str, list[str]] = {}

@@ -31,7 +31,7 @@ from dualboard.render.answer_texts import responses_of
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
-from dualboard.render.kept_files import KeptFiles
+from dualboard.render.kept_files import KeptFiles, check_unreplaced
 from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number, sharded_table
 from dualboard.render.numbers import (
     format_agreement,
@@ -132,6 +132,8 @@ def run_pages(
         pages.append(page)
         lazy_tables += page_tables
     if kept is not None and shared is not None:
+        if keys and result.scored_status is not None:
+            check_unreplaced(result.scored_file, result.scored_status)
         kept.save()
     return pages, lazy_tables
 

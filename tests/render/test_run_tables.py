@@ -21,11 +21,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from dualboard import pipeline
-from dualboard.build_cache import BuildCache
+from dualboard.build_cache import BuildCache, stat_key
+from dualboard.errors import DualboardError
 from dualboard.project import Project
 from dualboard.render.kept_files import KeptFiles
 from dualboard.render.pages import BenchmarkResults, question_slugs
-from dualboard.render.run_pages import RUN_CACHE_DIR, run_table_keys
+from dualboard.render.run_pages import RUN_CACHE_DIR, run_pages, run_table_keys
+from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import SCORED
 from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, write_run
@@ -180,3 +182,19 @@ def test_a_scored_table_not_read_from_a_file_keys_no_run(analysed):
     result, kept = analysed
     result = dataclasses.replace(result, scored_file=None)
     assert run_table_keys(result, question_slugs(result.benchmark), kept) == {}
+
+
+def test_a_scored_file_replaced_while_the_render_reads_it_fails_the_render(analysed, tmp_path):
+    """The run tables' keys are read from the scored file after its rows: another file in between (a grade
+    running meanwhile) would have its keys remembered for tables of the first one's rows, so the render stops
+    and keeps nothing."""
+    result, kept = analysed
+    scored = tmp_path / "scored.parquet"
+    shutil.copy2(result.scored_file, scored)
+    result = dataclasses.replace(result, scored_file=scored, scored_status=stat_key(scored.stat()))
+    kept = KeptFiles(tmp_path / "kept.json", BuildCache.empty(None), kept.folders)
+    shutil.copy2(scored, tmp_path / "regraded.parquet")
+    (tmp_path / "regraded.parquet").replace(scored)  # as a grade replaces it: a new file under the same name
+    with pytest.raises(DualboardError, match="replaced while the render read it"):
+        run_pages(result, SharedFiles(tmp_path / "docs"), kept)
+    assert not (tmp_path / "kept.json").exists()
