@@ -75,7 +75,7 @@ class KeptFiles:
         atomic_write_text(self.path, json.dumps(document, separators=(",", ":")))
 
 
-def check_unreplaced(path: Path, status: tuple[int, ...]) -> None:
+def check_unreplaced(path: Path, status: list[int]) -> None:
     """Stop the render when the file ``path`` no longer has the ``status`` (:func:`dualboard.build_cache.stat_key`)
     it had when the render read it: keys read from its bytes would be remembered for pages made from other rows."""
     if stat_key(path.stat()) != status:

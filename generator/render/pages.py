@@ -84,7 +84,7 @@ class GradedBenchmark:
     """The scored table's file that ``scored`` was read from (every column), whose bytes key the run pages' tables
     (:func:`dualboard.render.run_pages.run_table_keys`); None where the table was not read from one (every run's
     tables are then made anew)."""
-    scored_status: tuple[int, ...] | None = None
+    scored_status: list[int] | None = None
     """The status of ``scored_file`` (:func:`dualboard.build_cache.stat_key`) when ``scored`` was read: the run
     pages' keys, read from the file later, are of those bytes only while it holds (else the render stops)."""
 
