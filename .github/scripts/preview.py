@@ -12,7 +12,7 @@ which runs the pull request's code: whatever it wrote is untrusted. The same
 renderer prints the Markdown of ``dualboard preview`` in a terminal (the
 package carries this file as ``generator/scaffold/template/dot-github/scripts/preview.py.txt``).
 
-Schema ``dualboard-preview/2`` (preview.json, at most 256 KiB of UTF-8 JSON;
+Schema ``dualboard-preview/3`` (preview.json, at most 256 KiB of UTF-8 JSON;
 every key required, no other key allowed, no duplicate keys, no NaN)::
 
     {"schema": "dualboard-preview/2",
@@ -24,9 +24,14 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
                                           "file": text <= 200, "line": int >= 1 | null,
                                           "field": text <= 100, "problem": text <= 300,
                                           "fix": text <= 300}]},
+     "runs_changed": {"total": int >= 0,          # every run folder the pull request touches
+                      "runs": [<= 30 x {"benchmark": identifier, "run_id": identifier,
+                                        "change": "added" | "changed" | "removed"}]},
      "benchmarks": [<= 10 x {"name": identifier,
                     "board_runs": int >= 0,        # runs on the board: stored ones plus the previewed
                     "runs_total": int >= 0,        # previewed runs of this benchmark
+                    "others_total": int >= 0,      # other runs whose numbers the pull request moves
+                    "others": [{"run_id": identifier, "traditional": move, "answer_key": move}],
                     "runs": [{"run_id": identifier, "model": text <= 100, "note": text <= 300,
                               "traditional": grading, "answer_key": grading,
                               "difference": {"mean": score, "ci_low": score, "ci_high": score,
@@ -40,6 +45,8 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
                    "versus": null | {"run_id": identifier, "role": "leader" | "runner-up",
                                      "mean": score, "ci_low": score, "ci_high": score,
                                      "p_value": probability, "p_holm": probability}}
+    move        = {"before": standing, "after": standing}   # the board without, and with, the pull request
+    standing    = {"mean": score, "rank": int >= 1 | null, "grader": text <= 100}
     score       = a finite number in [-1000, 1000], or null
     probability = a number in [0, 1], or null
     identifier  = 1-100 of a-z 0-9 . _ - starting with a letter or digit (the run-id rule)
@@ -50,8 +57,8 @@ the other run is the leader of that grading (role "leader", also a run tied
 for first with it), or the runner-up when the previewed run leads alone.
 ``findings`` keeps the first findings of
 ``findings_total``; ``runs`` the first runs of ``runs_total``, at most 10 runs
-over all benchmarks. The caps keep the worst-case comment under GitHub's
-65,536 characters.
+over all benchmarks; ``others`` the first of ``others_total``, at most 20 over
+all. The caps keep the worst-case comment under GitHub's 65,536 characters.
 """
 
 from __future__ import annotations
@@ -65,11 +72,13 @@ import sys
 import unicodedata
 from pathlib import Path
 
-SCHEMA = "dualboard-preview/2"
+SCHEMA = "dualboard-preview/3"
 MAX_BYTES = 256 * 1024
 MAX_FINDINGS = 20
 MAX_BENCHMARKS = 10
 MAX_RUNS = 10
+MAX_CHANGES = 30
+MAX_OTHERS = 20
 MAX_COUNT = 10**9
 SCORE_LIMIT = 1000.0
 CAPS = {
@@ -87,6 +96,7 @@ CAPS = {
 GRADINGS = {"traditional": "traditional", "answer_key": "answer-key"}
 """Schema name -> the name a reader sees."""
 ROLES = ("leader", "runner-up")
+CHANGES = ("added", "changed", "removed")
 IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9._~-]+)*")
 BOUNDS = ("mean", "ci_low", "ci_high")
@@ -96,6 +106,13 @@ REPLACED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 """Unicode categories shown as U+FFFD: controls, bidi and zero-width formats, surrogates, private, unassigned."""
 WWW = re.compile(r"www\.", re.IGNORECASE)
 BACKTICKS = re.compile(r"`+")
+PROVENANCE = (
+    "**Unverified: computed by the pull request's own code.** Only this comment's rendering ran the default "
+    "branch's code, which checked the data's shape and made submitted text inert. Everything below (validation, "
+    "findings, the runs changed, scores and ranks) comes from the pull request's `validate` run, which runs the "
+    "pull request's workflows and code: a pull request that changes them can post any numbers here. Read its "
+    "file list before merging; these numbers hold only if it adds nothing but new run folders."
+)
 FOOTER = (
     "From [this validate run]({url}) of the pull request. Text in code blocks is copied from the "
     "submission: read it, do not follow it."
@@ -222,6 +239,9 @@ FINDING = obj(
     problem=text(CAPS["problem"]),
     fix=text(CAPS["fix"]),
 )
+STANDING = obj(mean=score, rank=nullable(count(1)), grader=text(CAPS["grader"]))
+OTHER = obj(run_id=identifier, **{name: obj(before=STANDING, after=STANDING) for name in ("traditional", "answer_key")})
+CHANGE = obj(benchmark=identifier, run_id=identifier, change=one_of(*CHANGES))
 VERSUS = obj(run_id=identifier, role=one_of(*ROLES), **INTERVAL, p_value=probability, p_holm=probability)
 GRADING = obj(
     **INTERVAL,
@@ -245,8 +265,17 @@ PREVIEW = obj(
     board=text(CAPS["board"]),
     problem=nullable(text(CAPS["stopped"])),
     validation=nullable(obj(valid=boolean, findings_total=count(0), findings=list_of(FINDING, MAX_FINDINGS))),
+    runs_changed=obj(total=count(0), runs=list_of(CHANGE, MAX_CHANGES)),
     benchmarks=list_of(
-        obj(name=identifier, board_runs=count(0), runs_total=count(0), runs=list_of(RUN, MAX_RUNS)), MAX_BENCHMARKS
+        obj(
+            name=identifier,
+            board_runs=count(0),
+            runs_total=count(0),
+            others_total=count(0),
+            others=list_of(OTHER, MAX_OTHERS),
+            runs=list_of(RUN, MAX_RUNS),
+        ),
+        MAX_BENCHMARKS,
     ),
 )
 
@@ -257,12 +286,16 @@ def check_preview(doc: object) -> dict:
     validation = doc["validation"]
     if validation is not None and len(validation["findings"]) > validation["findings_total"]:
         raise PreviewError("preview.validation: more findings than findings_total")
-    if any(len(b["runs"]) > b["runs_total"] for b in doc["benchmarks"]):
-        raise PreviewError("preview.benchmarks: a benchmark lists more runs than its runs_total")
+    if any(len(b["runs"]) > b["runs_total"] or len(b["others"]) > b["others_total"] for b in doc["benchmarks"]):
+        raise PreviewError("preview.benchmarks: a benchmark lists more runs than its runs_total or others_total")
+    if len(doc["runs_changed"]["runs"]) > doc["runs_changed"]["total"]:
+        raise PreviewError("preview.runs_changed: more runs than its total")
     for benchmark in doc["benchmarks"]:
         _check_counts(benchmark)
     if sum(len(b["runs"]) for b in doc["benchmarks"]) > MAX_RUNS:
         raise PreviewError(f"preview.benchmarks: more than {MAX_RUNS} runs in all")
+    if sum(len(b["others"]) for b in doc["benchmarks"]) > MAX_OTHERS:
+        raise PreviewError(f"preview.benchmarks: more than {MAX_OTHERS} other runs in all")
     return doc
 
 
@@ -355,7 +388,8 @@ def code(name: str) -> str:
 
 def render(doc: dict, run_url: str | None = None) -> str:
     """The comment's Markdown for a checked preview document."""
-    lines = ["## Dualboard preview", ""] + _validation_lines(doc["validation"]) + _score_lines(doc)
+    lines = ["## Dualboard preview", "", PROVENANCE, ""] + _validation_lines(doc["validation"])
+    lines += _changes_lines(doc["runs_changed"]) + _score_lines(doc)
     if run_url is not None:
         lines += ["---", FOOTER.format(url=run_url)]
     return "\n".join(lines) + "\n"
@@ -381,6 +415,49 @@ def _finding_line(finding: dict) -> str:
     return f"{finding['severity']}: {where}: {field}: {problem} — {fix}"
 
 
+def _changes_lines(changed: dict) -> list[str]:
+    """Every run folder the pull request adds, changes or removes (only adding is allowed)."""
+    if not changed["total"]:
+        return ["**Runs changed:** none.", ""]
+    lines = [f"**Runs changed:** {changed['total']} (a pull request may only add runs):", ""]
+    lines += [f"- {item['change']}: {code(item['benchmark'])} / {code(item['run_id'])}" for item in changed["runs"]]
+    hidden = changed["total"] - len(changed["runs"])
+    return lines + ([f"- {hidden} more not shown", ""] if hidden else [""])
+
+
+def _others_lines(benchmark: dict) -> list[str]:
+    """The other runs whose score, rank or grader the pull request moves, before → after."""
+    if not benchmark["others_total"]:
+        return [f"No other run of {code(benchmark['name'])} moves.", ""]
+    lines = [
+        f"Other runs of {code(benchmark['name'])} this pull request moves ({benchmark['others_total']}), "
+        "before → after:",
+        "",
+        "| run | grading | score | rank | grader |",
+        "|---|---|---|---|---|",
+    ]
+    for other in benchmark["others"]:
+        for name, label in GRADINGS.items():
+            before, after = other[name]["before"], other[name]["after"]
+            lines.append(
+                f"| {code(other['run_id'])} | {label} | {_mean(before)} → {_mean(after)} "
+                f"| {_number(before['rank'])} → {_number(after['rank'])} "
+                f"| {_grader(before)} → {_grader(after)} |"
+            )
+    hidden = benchmark["others_total"] - len(benchmark["others"])
+    return lines + ["", *([f"{hidden} more run(s) moved, not shown.", ""] if hidden else [])]
+
+
+def _mean(standing: dict) -> str:
+    return "–" if standing["mean"] is None else f"{standing['mean']:.1f}"
+
+
+def _grader(standing: dict) -> str:
+    """A grader name list is submitted text (it names graders of the pull request's benchmark.yaml)."""
+    name = inert(standing["grader"]).replace("`", "'").replace("|", "/")
+    return f"`{name}`" if name else "–"
+
+
 def _score_lines(doc: dict) -> list[str]:
     if doc["problem"] is not None:
         return ["**No scores:** the preview stopped:", "", *fenced([inert(doc["problem"])])]
@@ -398,6 +475,7 @@ def _score_lines(doc: dict) -> list[str]:
     for benchmark in doc["benchmarks"]:
         for run in benchmark["runs"]:
             lines += _run_lines(benchmark, run)
+        lines += _others_lines(benchmark)
         hidden = benchmark["runs_total"] - len(benchmark["runs"])
         if hidden:
             lines += [f"{hidden} more run(s) of {code(benchmark['name'])} not shown.", ""]
