@@ -471,7 +471,7 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     metavar="FILE",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write the preview as a dualboard-preview/2 JSON document (what the comment workflow renders).",
+    help="Also write the preview as a dualboard-preview/3 JSON document (what the comment workflow renders).",
 )
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")

@@ -15,17 +15,17 @@ package carries this file as ``generator/scaffold/template/dot-github/scripts/pr
 Schema ``dualboard-preview/3`` (preview.json, at most 256 KiB of UTF-8 JSON;
 every key required, no other key allowed, no duplicate keys, no NaN)::
 
-    {"schema": "dualboard-preview/2",
+    {"schema": "dualboard-preview/3",
      "board": text <= 300,              # where the current board came from
      "problem": null | text <= 2000,    # why there are no scores, when the preview stopped
      "validation": null                 # the validator wrote no report
                  | {"valid": bool, "findings_total": int >= 0,
-                    "findings": [<= 20 x {"severity": "error" | "warning",
+                    "findings": [<= 12 x {"severity": "error" | "warning",
                                           "file": text <= 200, "line": int >= 1 | null,
                                           "field": text <= 100, "problem": text <= 300,
                                           "fix": text <= 300}]},
      "runs_changed": {"total": int >= 0,          # every run folder the pull request touches
-                      "runs": [<= 30 x {"benchmark": identifier, "run_id": identifier,
+                      "runs": [<= 20 x {"benchmark": identifier, "run_id": identifier,
                                         "change": "added" | "changed" | "removed"}]},
      "benchmarks": [<= 10 x {"name": identifier,
                     "board_runs": int >= 0,        # runs on the board: stored ones plus the previewed
@@ -46,7 +46,7 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
                                      "mean": score, "ci_low": score, "ci_high": score,
                                      "p_value": probability, "p_holm": probability}}
     move        = {"before": standing, "after": standing}   # the board without, and with, the pull request
-    standing    = {"mean": score, "rank": int >= 1 | null, "grader": text <= 100}
+    standing    = {"mean": score, "rank": int >= 1 | null, "grader": text <= 40}
     score       = a finite number in [-1000, 1000], or null
     probability = a number in [0, 1], or null
     identifier  = 1-100 of a-z 0-9 . _ - starting with a letter or digit (the run-id rule)
@@ -57,7 +57,7 @@ the other run is the leader of that grading (role "leader", also a run tied
 for first with it), or the runner-up when the previewed run leads alone.
 ``findings`` keeps the first findings of
 ``findings_total``; ``runs`` the first runs of ``runs_total``, at most 10 runs
-over all benchmarks; ``others`` the first of ``others_total``, at most 20 over
+over all benchmarks; ``others`` the first of ``others_total``, at most 10 over
 all. The caps keep the worst-case comment under GitHub's 65,536 characters.
 """
 
@@ -74,11 +74,11 @@ from pathlib import Path
 
 SCHEMA = "dualboard-preview/3"
 MAX_BYTES = 256 * 1024
-MAX_FINDINGS = 20
+MAX_FINDINGS = 12
 MAX_BENCHMARKS = 10
 MAX_RUNS = 10
-MAX_CHANGES = 30
-MAX_OTHERS = 20
+MAX_CHANGES = 20
+MAX_OTHERS = 10
 MAX_COUNT = 10**9
 SCORE_LIMIT = 1000.0
 CAPS = {
@@ -89,6 +89,7 @@ CAPS = {
     "model": 100,
     "note": 300,
     "grader": 100,
+    "moved_grader": 40,
     "board": 300,
     "stopped": 2000,
 }
@@ -239,7 +240,7 @@ FINDING = obj(
     problem=text(CAPS["problem"]),
     fix=text(CAPS["fix"]),
 )
-STANDING = obj(mean=score, rank=nullable(count(1)), grader=text(CAPS["grader"]))
+STANDING = obj(mean=score, rank=nullable(count(1)), grader=text(CAPS["moved_grader"]))
 OTHER = obj(run_id=identifier, **{name: obj(before=STANDING, after=STANDING) for name in ("traditional", "answer_key")})
 CHANGE = obj(benchmark=identifier, run_id=identifier, change=one_of(*CHANGES))
 VERSUS = obj(run_id=identifier, role=one_of(*ROLES), **INTERVAL, p_value=probability, p_holm=probability)
@@ -281,7 +282,7 @@ PREVIEW = obj(
 
 
 def check_preview(doc: object) -> dict:
-    """Return ``doc`` if it is a dualboard-preview/2 document; raise PreviewError otherwise."""
+    """Return ``doc`` if it is a dualboard-preview/3 document; raise PreviewError otherwise."""
     PREVIEW(doc, "preview")
     validation = doc["validation"]
     if validation is not None and len(validation["findings"]) > validation["findings_total"]:
@@ -455,7 +456,7 @@ def _mean(standing: dict) -> str:
 def _grader(standing: dict) -> str:
     """A grader name list is submitted text (it names graders of the pull request's benchmark.yaml)."""
     name = inert(standing["grader"]).replace("`", "'").replace("|", "/")
-    return f"`{name}`" if name else "–"
+    return f"`{name or '(none)'}`"
 
 
 def _score_lines(doc: dict) -> list[str]:

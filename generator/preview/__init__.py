@@ -3,7 +3,7 @@
 :func:`preview` validates the runs (and everything else a pull request can
 change, as ``dualboard validate`` does), grades them together with the
 board's stored runs, analyses the whole board and returns the
-``dualboard-preview/2`` document that the comment workflow renders.
+``dualboard-preview/3`` document that the comment workflow renders.
 
 - :mod:`dualboard.preview.board`: the current board (a store, or a git revision's submissions/)
 - :mod:`dualboard.preview.git_base`: the base revision read from git
@@ -39,7 +39,7 @@ class PreviewResult:
     """What ``dualboard preview`` prints and writes."""
 
     document: dict
-    """The checked ``dualboard-preview/2`` document."""
+    """The checked ``dualboard-preview/3`` document."""
     ok: bool
     """Validation passed and every run was placed on the board."""
 

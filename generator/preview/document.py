@@ -1,4 +1,4 @@
-"""The preview as a ``dualboard-preview/2`` document, and its Markdown.
+"""The preview as a ``dualboard-preview/3`` document, and its Markdown.
 
 The schema, its caps and the Markdown renderer have one home: the trusted
 script the comment workflow runs from the default branch
@@ -135,7 +135,7 @@ def _standings(models: pd.DataFrame, scored: pd.DataFrame) -> dict[str, dict]:
             g: {
                 "mean": None if _number(row[f"{g}_mean"]) is None else round(_number(row[f"{g}_mean"]), 1),
                 "rank": _integer(row[f"rank_{g}"]),
-                "grader": _clip(_graders(scored, row["run_id"], g), "grader"),
+                "grader": _clip(_graders(scored, row["run_id"], g), "moved_grader"),
             }
             for g in GRADINGS
         }

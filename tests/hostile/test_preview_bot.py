@@ -287,15 +287,44 @@ def finding(**text: str) -> dict:
     }
 
 
-def document(findings: list[dict] | None = None, runs: list[dict] | None = None) -> dict:
+def standing(mean: float | None = 71.2, rank: int | None = 1, grader: str = "mc_letter") -> dict:
+    return {"mean": mean, "rank": rank, "grader": grader}
+
+
+def other(run_id: str = "run-z", grader: str = "rules") -> dict:
+    """A stored run the pull request moves: one place down under both gradings, its answer-key grader changed."""
+    return {
+        "run_id": run_id,
+        "traditional": {"before": standing(), "after": standing(rank=2)},
+        "answer_key": {"before": standing(54.2, 4, "human"), "after": standing(70.7, 2, grader)},
+    }
+
+
+def document(
+    findings: list[dict] | None = None, runs: list[dict] | None = None, others: list[dict] | None = None
+) -> dict:
     findings = [finding()] if findings is None else findings
     runs = [run()] if runs is None else runs
+    others = [other()] if others is None else others
     return {
         "schema": preview.SCHEMA,
         "board": "local store .dualboard/store, revision 000001",
         "problem": None,
         "validation": {"valid": False, "findings_total": len(findings), "findings": findings},
-        "benchmarks": [{"name": "tiny", "board_runs": max(3, len(runs)), "runs_total": len(runs), "runs": runs}],
+        "runs_changed": {
+            "total": len(runs),
+            "runs": [{"benchmark": "tiny", "run_id": r["run_id"], "change": "added"} for r in runs],
+        },
+        "benchmarks": [
+            {
+                "name": "tiny",
+                "board_runs": max(3, len(runs) + len(others)),
+                "runs_total": len(runs),
+                "others_total": len(others),
+                "others": others,
+                "runs": runs,
+            }
+        ],
     }
 
 
@@ -363,7 +392,10 @@ MALFORMED = {
     "missing key": lambda doc: doc.pop("benchmarks"),
     "missing board": lambda doc: doc.pop("board"),
     "old schema": _set("schema", "dualboard-preview/1"),
-    "other schema": _set("schema", "dualboard-preview/3"),
+    "previous schema": _set("schema", "dualboard-preview/2"),
+    "change not listed": _set("runs_changed.runs.0.change", "renamed"),
+    "more others than their total": _set("benchmarks.0.others_total", 0),
+    "standing without grader": lambda doc: doc["benchmarks"][0]["others"][0]["traditional"]["after"].pop("grader"),
     "bool as count": _set("validation.findings_total", True),
     "line zero": _set("validation.findings.0.line", 0),
     "line as text": _set("validation.findings.0.line", "3"),
@@ -438,7 +470,7 @@ def test_render_refuses_with_a_clear_message_and_prints_nothing(tmp_path, capsys
     (tmp_path / "preview.json").write_text('{"schema": "dualboard-preview/2", "pr": 1}')
     assert preview.main(["render", str(tmp_path / "preview.json")]) == 1
     out, err = capsys.readouterr()
-    assert out == "" and "nothing posted" in err and "dualboard-preview/2 schema" in err
+    assert out == "" and "nothing posted" in err and f"{preview.SCHEMA} schema" in err
     assert preview.main(["render", str(tmp_path / "preview.json"), "--run-url", "javascript:alert(1)"]) == 2
 
 
@@ -512,6 +544,9 @@ def hostile_document(text: str, *, stopped: bool = False) -> dict:
     )
     for r in doc["benchmarks"][0]["runs"]:
         r["traditional"]["grader"] = r["answer_key"]["grader"] = text
+    short = text[: preview.CAPS["moved_grader"]]
+    doc["benchmarks"][0]["others"] = [other(grader=short), other("run-y", grader=short)]
+    doc["benchmarks"][0]["others_total"] = 3
     doc["board"] = text
     doc["benchmarks"][0]["runs_total"] = 3
     doc["validation"]["findings_total"] = 5
@@ -600,13 +635,54 @@ def test_the_worst_case_comment_fits_github():
         | {"traditional": wide, "answer_key": wide, "difference": {**widest, "p_value": 0.5}}
         for _ in range(preview.MAX_RUNS)
     ]
-    doc = document(findings=[finding(**texts, severity="warning", line=10**9)] * preview.MAX_FINDINGS, runs=runs)
+    wide_standing = standing(-1000.0, 10**9, "@" * preview.CAPS["moved_grader"])
+    others = [
+        {"run_id": "o" * 100} | {g: {"before": wide_standing, "after": wide_standing} for g in preview.GRADINGS}
+        for _ in range(preview.MAX_OTHERS)
+    ]
+    doc = document(
+        findings=[finding(**texts, severity="warning", line=10**9)] * preview.MAX_FINDINGS, runs=runs, others=others
+    )
     doc["validation"]["findings_total"] = 10**9
+    doc["runs_changed"] = {
+        "total": 10**9,
+        "runs": [{"benchmark": "b" * 100, "run_id": "r" * 100, "change": "removed"}] * preview.MAX_CHANGES,
+    }
     doc["board"] = "@" * preview.CAPS["board"]
-    doc["benchmarks"][0] |= {"name": "b" * 100, "board_runs": 10**9, "runs_total": 10**9}
+    doc["benchmarks"][0] |= {"name": "b" * 100, "board_runs": 10**9, "runs_total": 10**9, "others_total": 10**9}
     assert len(preview.render(preview.check_preview(doc), RUN_URL)) < 65_536
     stopped = doc | {"problem": "@" * preview.CAPS["stopped"], "benchmarks": []}
     assert len(preview.render(preview.check_preview(stopped), RUN_URL)) < 65_536
+
+
+def test_a_forged_preview_is_never_presented_as_verified():
+    """validate.yml runs the pull request's code, which can write any preview.json that fits the schema: a
+    forged "passed, rank 1, nothing else changed" is rendered, but under a statement, ahead of every number,
+    that the default branch's code computed none of it."""
+    forged = document(findings=[], runs=[run()], others=[])
+    forged["validation"]["valid"] = True
+    body = preview.render(preview.check_preview(forged), RUN_URL)
+    statement = body.index("**Unverified: computed by the pull request's own code.**")
+    assert statement < body.index("**Validation:** passed") < body.index("1 of 3")
+    assert "the default branch's code" in body[statement : body.index("**Validation:**")]
+    assert "verified" not in body.replace("Unverified", "")
+
+
+def test_the_comment_lists_every_run_changed_and_how_other_runs_move():
+    doc = document(others=[other()])
+    doc["runs_changed"] = {
+        "total": 3,
+        "runs": [
+            {"benchmark": "tiny", "run_id": "run-a", "change": "added"},
+            {"benchmark": "tiny", "run_id": "run-lead", "change": "removed"},
+            {"benchmark": "tiny", "run_id": "run-z", "change": "changed"},
+        ],
+    }
+    body = preview.render(preview.check_preview(doc))
+    assert "**Runs changed:** 3 (a pull request may only add runs):" in body
+    assert "- removed: `tiny` / `run-lead`" in body and "- changed: `tiny` / `run-z`" in body
+    assert "| `run-z` | traditional | 71.2 → 71.2 | 1 → 2 | `mc_letter` → `mc_letter` |" in body
+    assert "| `run-z` | answer-key | 54.2 → 70.7 | 4 → 2 | `human` → `rules` |" in body
 
 
 def test_the_comment_reads_as_documented():

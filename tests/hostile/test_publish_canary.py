@@ -71,7 +71,7 @@ elif args[0] == "release":
     commit = subprocess.run(["git", "commit-tree", tree, "-m", "site"], capture_output=True, text=True, check=True)
     subprocess.run(["git", "update-ref", "refs/heads/gh-pages", commit.stdout.strip()], check=True)
 elif args[0] == "publish":
-    root = pathlib.Path(args[args.index("--root") + 1])
+    root = pathlib.Path(args[args.index("--root") + 1] if "--root" in args else ".")
     version = args[args.index("--release") + 1]
     assert (root / "releases" / version / "SHA256SUMS").is_file(), "the release reached the publish job"
     assert (root / ".dualboard/hub-pending/runs/staged.txt").is_file(), "the staged runs reached it"
