@@ -2,10 +2,14 @@
 
 Standard library only, so the trusted side needs nothing installed.
 
-    python preview.py render PREVIEW_JSON [--run-url URL] > comment.md
+    python preview.py render PREVIEW_JSON [--files FILES_JSONL] [--run-url URL] > comment.md
         comment.yml, from the default branch's checkout (trusted). Refuses any
         document that breaks the schema, then writes Markdown in which no
         submitted text can become a mention, link, image, HTML or markup.
+        FILES_JSONL is GitHub's list of the pull request's files, one
+        {"status", "filename"} object a line (``gh api --paginate
+        repos/OWNER/NAME/pulls/N/files --jq '.[] | {status, filename}'``): the
+        one part of the comment the default branch's code checks itself.
 
 The document comes from ``dualboard preview --json FILE`` in validate.yml,
 which runs the pull request's code: whatever it wrote is untrusted. The same
@@ -101,6 +105,10 @@ CHANGES = ("added", "changed", "removed")
 IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9._~-]+)*")
 BOUNDS = ("mean", "ci_low", "ci_high")
+RUN_FILES = ("metadata.yaml", "predictions.jsonl", "provenance.jsonl")
+"""What a run folder holds; a submission adds these and nothing else."""
+MAX_FILES_BYTES = 4 * 1024 * 1024
+MAX_FILES_SHOWN = 20
 JOINER = "\u2060"
 """WORD JOINER: invisible, and breaks GitHub's mention and link detection."""
 REPLACED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
@@ -108,11 +116,11 @@ REPLACED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 WWW = re.compile(r"www\.", re.IGNORECASE)
 BACKTICKS = re.compile(r"`+")
 PROVENANCE = (
-    "**Unverified: computed by the pull request's own code.** Only this comment's rendering ran the default "
-    "branch's code, which checked the data's shape and made submitted text inert. Everything below (validation, "
-    "findings, the runs changed, scores and ranks) comes from the pull request's `validate` run, which runs the "
-    "pull request's workflows and code: a pull request that changes them can post any numbers here. Read its "
-    "file list before merging; these numbers hold only if it adds nothing but new run folders."
+    "**Unverified: computed by the pull request's own code.** Everything below (validation, findings, the runs "
+    "changed, scores and ranks) comes from the pull request's `validate` run, which runs the pull request's "
+    "workflows and code: a pull request that changes them can post any numbers here. The default branch's code "
+    "only checked the data's shape, made submitted text inert and read GitHub's file list above. These numbers "
+    "hold only if the pull request adds nothing but new run folders."
 )
 FOOTER = (
     "From [this validate run]({url}) of the pull request. Text in code blocks is copied from the "
@@ -387,10 +395,15 @@ def code(name: str) -> str:
     return f"`{inert(name)}`"
 
 
-def render(doc: dict, run_url: str | None = None) -> str:
-    """The comment's Markdown for a checked preview document."""
-    lines = ["## Dualboard preview", "", PROVENANCE, ""] + _validation_lines(doc["validation"])
-    lines += _changes_lines(doc["runs_changed"]) + _score_lines(doc)
+def render(doc: dict, run_url: str | None = None, files: list[tuple[str, str]] | None = None) -> str:
+    """The comment's Markdown for a checked preview document; ``run_url`` for a comment (it then says who
+    computed what), ``files`` GitHub's (status, path) list of the pull request's files (:func:`read_files`)."""
+    lines = ["## Dualboard preview", ""]
+    if files is not None:
+        lines += _files_lines(files)
+    if run_url is not None:
+        lines += [PROVENANCE, ""]
+    lines += _validation_lines(doc["validation"]) + _changes_lines(doc["runs_changed"]) + _score_lines(doc)
     if run_url is not None:
         lines += ["---", FOOTER.format(url=run_url)]
     return "\n".join(lines) + "\n"
@@ -414,6 +427,51 @@ def _finding_line(finding: dict) -> str:
     where = inert(finding["file"]) + (f":{finding['line']}" if finding["line"] is not None else "")
     field, problem, fix = (inert(finding[key]) for key in ("field", "problem", "fix"))
     return f"{finding['severity']}: {where}: {field}: {problem} — {fix}"
+
+
+def read_files(path: Path) -> list[tuple[str, str]]:
+    """GitHub's list of the pull request's files: (status, path) pairs, read strictly (see the module's usage)."""
+    data = path.read_bytes()
+    if len(data) > MAX_FILES_BYTES:
+        raise PreviewError(f"{path}: larger than {MAX_FILES_BYTES} bytes")
+    files = []
+    for number, line in enumerate(data.splitlines(), 1):
+        item = parse_json(line)
+        if not (
+            isinstance(item, dict)
+            and set(item) == {"status", "filename"}
+            and all(isinstance(value, str) for value in item.values())
+        ):
+            raise PreviewError(f"{path}:{number}: expected an object with text status and filename")
+        files.append((item["status"], item["filename"]))
+    return files
+
+
+def new_run_file(status: str, path: str) -> tuple[str, str] | None:
+    """(benchmark, run id) when ``path`` is a file a submission adds: a run file of a run folder, added."""
+    parts = path.split("/")
+    if status != "added" or len(parts) != 4 or parts[0] != "submissions" or parts[3] not in RUN_FILES:
+        return None
+    return (parts[1], parts[2]) if all(IDENTIFIER.fullmatch(part) for part in parts[1:3]) else None
+
+
+def _files_lines(files: list[tuple[str, str]]) -> list[str]:
+    """What the default branch's code found in GitHub's file list: run folders added to, and every other change."""
+    runs = sorted({run for status, path in files if (run := new_run_file(status, path))})
+    others = [f"{status}: {inert(path)}" for status, path in files if new_run_file(status, path) is None]
+    added = ", ".join(f"{code(b)} / {code(r)}" for b, r in runs[:MAX_FILES_SHOWN]) or "none"
+    lines = [
+        "**Checked by the default branch's code**, from GitHub's list of this pull request's "
+        f"{len(files)} file(s): run files added to {len(runs)} run folder(s): {added}"
+        + (" …" if len(runs) > MAX_FILES_SHOWN else "")
+        + ".",
+        "",
+    ]
+    if not others:
+        return lines + ["It changes nothing else (whether each folder is new is checked below, by its own run).", ""]
+    lines += [f"**Read these by eye:** {len(others)} change(s) a submission never makes:", ""]
+    lines += fenced([inert(line) for line in others[:MAX_FILES_SHOWN]])
+    return lines + ([f"{len(others) - MAX_FILES_SHOWN} more not shown.", ""] if len(others) > MAX_FILES_SHOWN else [])
 
 
 def _changes_lines(changed: dict) -> list[str]:
@@ -550,7 +608,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("preview.py: --run-url must be an https:// address of the validate run\n")
         return 2
     try:
-        body = render(read_preview(args.preview_json), args.run_url)
+        files = None if args.files is None else read_files(args.files)
+        body = render(read_preview(args.preview_json), args.run_url, files)
     except PreviewError as error:
         sys.stderr.write(
             f"preview.py: refused the pull request's preview artifact, nothing posted: {error}. "
@@ -568,6 +627,7 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("render", help="check preview.json and write the comment's Markdown (trusted side)")
     show.add_argument("preview_json", type=Path)
     show.add_argument("--run-url", help="the validate run's address, for the footer link")
+    show.add_argument("--files", type=Path, help="GitHub's list of the pull request's files (JSON lines)")
     return parser
 
 

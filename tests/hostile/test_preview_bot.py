@@ -55,17 +55,21 @@ GH_STUB = """#!{python}
 import json, os, sys
 with open(os.environ["GH_STUB_LOG"], "a", encoding="utf-8") as log:
     log.write(json.dumps(sys.argv[1:]) + "\\n")
-with open(os.environ["GH_STUB_REPLY"], encoding="utf-8") as reply:
+files = any("/files" in arg for arg in sys.argv[1:])  # the pull request's file list, else the pulls list
+with open(os.environ["GH_STUB_FILES" if files else "GH_STUB_REPLY"], encoding="utf-8") as reply:
     sys.stdout.write(reply.read())
 sys.exit(int(os.environ.get("GH_STUB_EXIT", "0")))
 """
 
 
 class Gh:
-    """A fake ``gh`` first on PATH: records each argv, prints a canned reply."""
+    """A fake ``gh`` first on PATH: records each argv, prints a canned reply (one for the pull request's file
+    list, one for anything else)."""
 
     def __init__(self, folder: Path):
         self.bin, self.log, self.reply = folder / "bin", folder / "gh-calls.jsonl", folder / "gh-reply.txt"
+        self.files = folder / "gh-files.jsonl"
+        self.answer_files(("added", "submissions/tiny/run-a/metadata.yaml"))
         self.bin.mkdir()
         (self.bin / "gh").write_text(GH_STUB.format(python=sys.executable))
         (self.bin / "gh").chmod(0o755)
@@ -77,6 +81,10 @@ class Gh:
         """Reply as ``gh api --paginate`` does: one JSON array per page, back to back."""
         self.reply.write_text("".join(json.dumps(page) for page in pages) + "\n")
 
+    def answer_files(self, *files: tuple[str, str]) -> None:
+        """Reply as ``gh api --paginate .../files --jq '.[] | {status, filename}'`` does: a JSON object a line."""
+        self.files.write_text("".join(json.dumps({"status": s, "filename": f}) + "\n" for s, f in files))
+
     def calls(self) -> list[list[str]]:
         return [json.loads(line) for line in self.log.read_text().splitlines()] if self.log.exists() else []
 
@@ -86,6 +94,7 @@ class Gh:
             "GH_TOKEN": "stub-token",
             "GH_STUB_LOG": str(self.log),
             "GH_STUB_REPLY": str(self.reply),
+            "GH_STUB_FILES": str(self.files),
             "GH_STUB_EXIT": str(self.exit),
             "HOME": str(self.bin.parent),
             **extra,
@@ -664,8 +673,54 @@ def test_a_forged_preview_is_never_presented_as_verified():
     body = preview.render(preview.check_preview(forged), RUN_URL)
     statement = body.index("**Unverified: computed by the pull request's own code.**")
     assert statement < body.index("**Validation:** passed") < body.index("1 of 3")
-    assert "the default branch's code" in body[statement : body.index("**Validation:**")]
+    assert "default branch's code only checked" in body[statement : body.index("**Validation:**")]
     assert "verified" not in body.replace("Unverified", "")
+
+
+def test_the_default_branch_reads_githubs_file_list_and_names_what_the_forgery_hides(tmp_path, workspace, gh):
+    """The forged preview says "passed" with no run changed but its own; GitHub's list of the pull request's
+    files, read by the default branch's code in comment.yml, names every change a submission never makes."""
+    forged = document(findings=[], runs=[run()], others=[])
+    forged["validation"]["valid"] = True
+    (workspace / "untrusted" / "preview.json").write_text(json.dumps(forged))
+    gh.answer([pull(12, SHA)])
+    gh.answer_files(
+        ("added", "submissions/tiny/run-a/predictions.jsonl"),
+        ("added", "submissions/tiny/run-a/metadata.yaml"),
+        ("removed", "submissions/tiny/run-lead/predictions.jsonl"),
+        ("modified", "submissions/tiny/run-z/metadata.yaml"),
+        ("added", "submissions/.gitattributes"),
+        ("added", "submissions/tiny/run-a/.gitattributes"),
+        ("added", "pip.py"),
+        ("modified", ".github/workflows/validate.yml"),
+    )
+    assert _run_comment_job(workspace, gh, event(tmp_path)) == {"number": "12"}
+    body = (workspace / "comment.md").read_text("utf-8")
+    checked = body[: body.index("**Unverified")]
+    assert (
+        "from GitHub's list of this pull request's 8 file(s): run files added to 1 run folder(s): `tiny` / `run-a`."
+        in (checked)
+    )
+    assert "**Read these by eye:** 6 change(s) a submission never makes:" in checked
+    for line in (
+        "removed: submissions/tiny/run-lead/predictions.jsonl",
+        "modified: submissions/tiny/run-z/metadata.yaml",
+        "added: submissions/.gitattributes",
+        "added: submissions/tiny/run-a/.gitattributes",
+        "added: pip.py",
+        "modified: .github/workflows/validate.yml",
+    ):
+        assert f"\n{line}\n" in checked, line
+    [files_call] = [call for call in gh.calls() if any("/files" in arg for arg in call)]
+    assert files_call[:3] == ["api", "--paginate", f"repos/{REPOSITORY}/pulls/12/files?per_page=100"]
+
+
+@pytest.mark.parametrize("line", ['{"status": "added"}', '["added", "x"]', '{"status": 1, "filename": "x"}', "x"])
+def test_a_malformed_file_list_posts_nothing(tmp_path, line):
+    (tmp_path / "preview.json").write_text(json.dumps(document()))
+    (tmp_path / "files.jsonl").write_text(line + "\n")
+    args = ["render", str(tmp_path / "preview.json"), "--files", str(tmp_path / "files.jsonl")]
+    assert preview.main(args) == 1
 
 
 def test_the_comment_lists_every_run_changed_and_how_other_runs_move():
@@ -778,8 +833,8 @@ def test_comment_job_posts_to_the_pull_request_github_names(workspace, gh, tmp_p
     gh.answer([pull(12, SHA, head={"sha": SHA, "ref": shell, "repo": {"full_name": "stranger/board"}})])
     outputs = _run_comment_job(workspace, gh, event(tmp_path, head_branch=shell, display_title=shell))
     assert outputs == {"number": "12"}
-    api, post = gh.calls()
-    assert api[:2] == ["api", "--paginate"]
+    api, files, post = gh.calls()
+    assert api[:2] == ["api", "--paginate"] and files[2] == f"repos/{REPOSITORY}/pulls/12/files?per_page=100"
     assert post == ["pr", "comment", "12", "--repo", REPOSITORY, "--body-file", "comment.md"]
     body = (workspace / "comment.md").read_text("utf-8")
     assert body.startswith("## Dualboard preview") and "@\u2060everyone" in body and "666" not in body
