@@ -113,7 +113,8 @@ def _others(placement: Placement) -> list[dict]:
     moves under either grading: before, then after."""
     if placement.before is None:
         return []
-    before, after = (_standings(stats.models, scored) for stats, scored in _boards(placement))
+    before = _standings(placement.before.models, placement.before_scored)
+    after = _standings(placement.stats.models, placement.scored)
     moved = []
     for run_id in sorted(set(before) & set(after) - set(placement.previewed)):
         if before[run_id] != after[run_id]:
@@ -123,19 +124,15 @@ def _others(placement: Placement) -> list[dict]:
     return moved
 
 
-def _boards(placement: Placement) -> list[tuple]:
-    """(statistics, scored table) of the board before the pull request and after it."""
-    return [(placement.before, placement.before_scored), (placement.stats, placement.scored)]
-
-
 def _standings(models: pd.DataFrame, scored: pd.DataFrame) -> dict[str, dict]:
     """Each run's score as shown, rank and grader names, per grading."""
+    graders = {g: _graders(scored, g) for g in GRADINGS}
     return {
         row["run_id"]: {
             g: {
                 "mean": None if _number(row[f"{g}_mean"]) is None else round(_number(row[f"{g}_mean"]), 1),
                 "rank": _integer(row[f"rank_{g}"]),
-                "grader": _clip(_graders(scored, row["run_id"], g), "moved_grader"),
+                "grader": _clip(graders[g].get(row["run_id"], ""), "moved_grader"),
             }
             for g in GRADINGS
         }
@@ -143,10 +140,13 @@ def _standings(models: pd.DataFrame, scored: pd.DataFrame) -> dict[str, dict]:
     }
 
 
-def _graders(scored: pd.DataFrame, run_id: str, g: str) -> str:
-    """The graders that judged ``run_id`` under grading ``g``, joined."""
-    mine = scored[scored["run_id"] == run_id]
-    return ", ".join(sorted({name for name in mine[f"{g}_grader"].astype(str) if name}))
+def _graders(scored: pd.DataFrame, g: str) -> dict[str, str]:
+    """Each run's graders under grading ``g``, joined (one pass over the scored table's distinct pairs)."""
+    pairs = scored[["run_id", f"{g}_grader"]].drop_duplicates()
+    return {
+        str(run_id): ", ".join(sorted({name for name in names.astype(str) if name}))
+        for run_id, names in pairs.groupby("run_id", sort=False, observed=True)[f"{g}_grader"]
+    }
 
 
 def _run(placement: Placement, run_id: str) -> dict:
@@ -171,7 +171,7 @@ def _grading(placement: Placement, models: pd.DataFrame, run_id: str, g: str) ->
         "rank_ci_low": _integer(row[f"rank_ci_low_{g}"]),
         "rank_ci_high": _integer(row[f"rank_ci_high_{g}"]),
         "coverage_percent": None if _number(row[f"{g}_coverage"]) is None else coverage_percent(row[f"{g}_coverage"]),
-        "grader": _clip(_graders(placement.scored, run_id, g), "grader"),
+        "grader": _clip(_graders(placement.scored, g).get(run_id, ""), "grader"),
         "versus": _versus(placement.stats.pairwise, ranked, run_id, g),
     }
 

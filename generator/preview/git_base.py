@@ -153,8 +153,12 @@ def classify_changes(
             allowable = parts[0] != submissions
             findings.append(_git_file(path, allowable) if any(map(is_git_file, parts)) else _outside(path, allowable))
     runs = [RunChange(*run, _change(run, base_runs, present)) for run in sorted(touched)]
-    findings += [_run_finding(change, touched[(change.benchmark, change.run_id)], submissions) for change in runs]
-    return PullRequestChanges(tuple(runs), tuple(f for f in findings if f is not None))
+    findings += [
+        _run_finding(change, touched[(change.benchmark, change.run_id)], submissions)
+        for change in runs
+        if change.change != "added"
+    ]
+    return PullRequestChanges(tuple(runs), tuple(findings))
 
 
 def _change(run: tuple[str, ...], base_runs: set[tuple[str, ...]], present: set[tuple[str, ...]]) -> str:
@@ -163,10 +167,8 @@ def _change(run: tuple[str, ...], base_runs: set[tuple[str, ...]], present: set[
     return "changed" if run in present else "removed"
 
 
-def _run_finding(change: RunChange, files: list[str], submissions: str) -> Finding | None:
+def _run_finding(change: RunChange, files: list[str], submissions: str) -> Finding:
     """An existing run's folder changed or removed: only a maintainer may replace or withdraw a run."""
-    if change.change == "added":
-        return None
     shown = ", ".join(sorted(files)[:5]) + (", …" if len(files) > 5 else "")
     return Finding(
         f"{submissions}/{change.benchmark}/{change.run_id}",
