@@ -471,7 +471,7 @@ def publish(project: Project, hub_repo: str | None, hub_endpoint: str | None, ve
     metavar="FILE",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write the preview as a dualboard-preview/2 JSON document (what the comment workflow renders).",
+    help="Also write the preview as a dualboard-preview/3 JSON document (what the comment workflow renders).",
 )
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of every bootstrap.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
@@ -493,9 +493,12 @@ def preview(
     with the runs already on the board, and prints for each run: its score
     under both gradings with 95% intervals, "rank N of M" with the rank
     interval, the paired difference to the leader, the grader coverage and
-    any findings. Nothing is written to the store. With --base, each file
-    changed since REV outside submissions/ (answer keys, graders, site,
-    workflows) is a warning: the preview used the changed version.
+    any findings. Nothing is written to the store. With --base, it lists every
+    run added, changed or removed since REV and how the other runs' scores and
+    ranks move; a pull request may only add run folders, so a changed or
+    removed run, a file changed outside submissions/<benchmark>/<new run>/
+    (unless REV's dualboard.yaml allows it under pull_requests.allowed_paths)
+    and a git attribute, ignore or config file are errors.
 
     \b
     The current board, read without any token:
@@ -520,11 +523,11 @@ def preview(
 
     commit, changed = board_preview.runs_changed_since(project, base) if base is not None else (None, [])
     dirs = [d.resolve() for d in run_dirs] or changed
-    warnings = board_preview.changes_beyond_runs(project, commit) if commit is not None else []
+    changes = board_preview.changes_since(project, commit) if commit is not None else None
     store = _choose_store(project, hub_repo, hub_endpoint, hub_revision)
     board = {"store": store} if commit is None or not isinstance(store, LocalStore) else {"base_commit": commit}
     result = board_preview.preview(
-        project, dirs, **board, warnings=warnings, validate_all=not run_dirs, seed=seed, progress=progress
+        project, dirs, **board, changes=changes, validate_all=not run_dirs, seed=seed, progress=progress
     )
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)

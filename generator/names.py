@@ -15,6 +15,14 @@ RUN_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 """Valid run ids and benchmark names; use ``fullmatch`` (``$`` would accept a trailing newline)."""
 HUB_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 """A Hugging Face Hub dataset name, ``ORG/NAME``; use ``fullmatch``. It becomes part of links and Hub paths."""
+GIT_FILE = re.compile(r"\.git.*|\.lfsconfig", re.IGNORECASE)
+"""Names git (or Git LFS) reads as its own attributes, ignore rules, configuration, hooks or modules.
+
+Such a file changes how git checks out, diffs and archives every other file
+of its folder and below (``*/predictions.jsonl text eol=crlf`` rewrites other
+runs' answers at checkout), so no submission may carry one. Matched whole,
+case-insensitively (a case-insensitive checkout reads ``.GitAttributes`` too).
+"""
 RUN_ID_RULE = "lower-case letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit)"
 """:data:`RUN_ID` in words, for messages."""
 
@@ -28,6 +36,17 @@ def is_name(value: object) -> bool:
     (True, False, False)
     """
     return isinstance(value, str) and RUN_ID.fullmatch(value) is not None
+
+
+def is_git_file(name: str) -> bool:
+    """True when a file or folder called ``name`` configures git (:data:`GIT_FILE`).
+
+    Examples
+    --------
+    >>> is_git_file(".gitattributes"), is_git_file(".GITIGNORE"), is_git_file(".lfsconfig"), is_git_file("git.txt")
+    (True, True, True, False)
+    """
+    return GIT_FILE.fullmatch(name) is not None
 
 
 def is_run_name(value: object) -> bool:

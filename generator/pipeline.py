@@ -160,14 +160,20 @@ def _grader_findings(benchmarks: dict[str, Benchmark] | None) -> list[Finding]:
 
 def _settings_findings(project: Project) -> list[Finding]:
     """dualboard.yaml is read by every Hub command: a broken one must fail review, not the publish."""
-    try:
-        project.store_settings()
-    except InvalidInputError as exc:
-        return exc.findings
-    except DualboardError as exc:
-        return [
-            Finding(CONFIG_FILE, None, "store", str(exc), "correct dualboard.yaml (see the README's 'Store' section)")
-        ]
+    for field, read, section in (
+        ("store", project.store_settings, "Store"),
+        ("pull_requests", project.pull_request_settings, "Pull requests are untrusted"),
+    ):
+        try:
+            read()
+        except InvalidInputError as exc:
+            return exc.findings
+        except DualboardError as exc:
+            return [
+                Finding(
+                    CONFIG_FILE, None, field, str(exc), f"correct dualboard.yaml (see the README's '{section}' section)"
+                )
+            ]
     return []
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dualboard.errors import DualboardError
 from dualboard.intake.yaml_mapping import read_yaml_mapping
@@ -25,6 +27,42 @@ class StoreSettings:
     """Hub dataset ``ORG/NAME``; ``None`` keeps the embedded local store."""
     endpoint: str | None = None
     """Hub address; ``None`` means the default (https://huggingface.co)."""
+
+
+@dataclass(frozen=True)
+class PullRequestSettings:
+    """What a pull request may change besides adding run folders (``pull_requests:`` in ``dualboard.yaml``).
+
+    Read from the pull request's base commit, never from its own tree: a pull
+    request must not widen what it may change.
+    """
+
+    allowed_paths: tuple[str, ...] = ()
+    """Shell-style patterns (``fnmatch``: ``*`` also matches ``/``) of paths outside submissions/ a pull
+    request may add, change or remove, e.g. ``docs/*``. Nothing under submissions/ is ever allowed by them."""
+
+    def allows(self, path: str) -> bool:
+        """Whether the pull request may change ``path`` (relative to the leaderboard folder, ``/``-separated)."""
+        return any(fnmatch.fnmatchcase(path, pattern) for pattern in self.allowed_paths)
+
+
+def pull_request_settings(config: dict[str, Any], file: str) -> PullRequestSettings:
+    """The ``pull_requests:`` section of a parsed ``dualboard.yaml``; raise DualboardError when it is malformed."""
+    section = config.get("pull_requests")
+    if section is None:
+        return PullRequestSettings()
+    if not isinstance(section, dict) or set(section) - {"allowed_paths"}:
+        raise DualboardError(
+            f"{file}: pull_requests: expected a mapping with only allowed_paths — write e.g. "
+            "pull_requests: {allowed_paths: ['docs/*']}"
+        )
+    patterns = section.get("allowed_paths") or []
+    if not isinstance(patterns, list) or not all(isinstance(p, str) and p.strip() for p in patterns):
+        raise DualboardError(
+            f"{file}: pull_requests.allowed_paths: expected a list of path patterns — write e.g. "
+            "allowed_paths: ['docs/*', 'README.md']"
+        )
+    return PullRequestSettings(tuple(patterns))
 
 
 @dataclass(frozen=True)
@@ -163,3 +201,11 @@ class Project:
                 "write e.g. hub: my-org/my-leaderboard"
             )
         return StoreSettings(hub=store.get("hub"), endpoint=store.get("endpoint"))
+
+    def pull_request_settings(self) -> PullRequestSettings:
+        """Read ``pull_requests:`` from this folder's ``dualboard.yaml`` (checked on review; the preview
+        obeys the base commit's copy, see :func:`pull_request_settings`)."""
+        path = self.root / CONFIG_FILE
+        if not path.is_file():
+            return PullRequestSettings()
+        return pull_request_settings(read_yaml_mapping(path, example="the README's 'Store' section"), str(path))

@@ -4,7 +4,7 @@ Read as text: the READMEs, ``docs/``, the site sources, the scaffold template, t
 workflows, and the strings and comments of every Python file of ``generator/`` and
 ``bench/`` (messages, help texts, docstrings; ``from dualboard import x`` is code, not
 text). The rule: a lower-case ``dualboard`` that stands alone (not ``dualboard.yaml``,
-``dualboard==1.0``, ``dualboard[embed]`` or ``dualboard-preview/2``) and is followed on
+``dualboard==1.0``, ``dualboard[embed]`` or ``dualboard-preview/3``) and is followed on
 its line by a lower-case word is a command line, so that word must be a command, and
 after a command group (``dualboard import``) the next lower-case word one of its
 subcommands. Prose names the project with a capital: "the Dualboard package".

@@ -2,31 +2,40 @@
 
 Standard library only, so the trusted side needs nothing installed.
 
-    python preview.py render PREVIEW_JSON [--run-url URL] > comment.md
+    python preview.py render PREVIEW_JSON [--files FILES_JSONL] [--run-url URL] > comment.md
         comment.yml, from the default branch's checkout (trusted). Refuses any
         document that breaks the schema, then writes Markdown in which no
         submitted text can become a mention, link, image, HTML or markup.
+        FILES_JSONL is GitHub's list of the pull request's files, one
+        {"status", "filename"} object a line (``gh api --paginate
+        repos/OWNER/NAME/pulls/N/files --jq '.[] | {status, filename}'``): the
+        one part of the comment the default branch's code checks itself.
 
 The document comes from ``dualboard preview --json FILE`` in validate.yml,
 which runs the pull request's code: whatever it wrote is untrusted. The same
 renderer prints the Markdown of ``dualboard preview`` in a terminal (the
 package carries this file as ``generator/scaffold/template/dot-github/scripts/preview.py.txt``).
 
-Schema ``dualboard-preview/2`` (preview.json, at most 256 KiB of UTF-8 JSON;
+Schema ``dualboard-preview/3`` (preview.json, at most 256 KiB of UTF-8 JSON;
 every key required, no other key allowed, no duplicate keys, no NaN)::
 
-    {"schema": "dualboard-preview/2",
+    {"schema": "dualboard-preview/3",
      "board": text <= 300,              # where the current board came from
      "problem": null | text <= 2000,    # why there are no scores, when the preview stopped
      "validation": null                 # the validator wrote no report
                  | {"valid": bool, "findings_total": int >= 0,
-                    "findings": [<= 20 x {"severity": "error" | "warning",
+                    "findings": [<= 12 x {"severity": "error" | "warning",
                                           "file": text <= 200, "line": int >= 1 | null,
                                           "field": text <= 100, "problem": text <= 300,
                                           "fix": text <= 300}]},
+     "runs_changed": {"total": int >= 0,          # every run folder the pull request touches
+                      "runs": [<= 20 x {"benchmark": identifier, "run_id": identifier,
+                                        "change": "added" | "changed" | "removed"}]},
      "benchmarks": [<= 10 x {"name": identifier,
                     "board_runs": int >= 0,        # runs on the board: stored ones plus the previewed
                     "runs_total": int >= 0,        # previewed runs of this benchmark
+                    "others_total": int >= 0,      # other runs whose numbers the pull request moves
+                    "others": [{"run_id": identifier, "traditional": move, "answer_key": move}],
                     "runs": [{"run_id": identifier, "model": text <= 100, "note": text <= 300,
                               "traditional": grading, "answer_key": grading,
                               "difference": {"mean": score, "ci_low": score, "ci_high": score,
@@ -40,6 +49,8 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
                    "versus": null | {"run_id": identifier, "role": "leader" | "runner-up",
                                      "mean": score, "ci_low": score, "ci_high": score,
                                      "p_value": probability, "p_holm": probability}}
+    move        = {"before": standing, "after": standing}   # the board without, and with, the pull request
+    standing    = {"mean": score, "rank": int >= 1 | null, "grader": text <= 40}
     score       = a finite number in [-1000, 1000], or null
     probability = a number in [0, 1], or null
     identifier  = 1-100 of a-z 0-9 . _ - starting with a letter or digit (the run-id rule)
@@ -50,8 +61,8 @@ the other run is the leader of that grading (role "leader", also a run tied
 for first with it), or the runner-up when the previewed run leads alone.
 ``findings`` keeps the first findings of
 ``findings_total``; ``runs`` the first runs of ``runs_total``, at most 10 runs
-over all benchmarks. The caps keep the worst-case comment under GitHub's
-65,536 characters.
+over all benchmarks; ``others`` the first of ``others_total``, at most 10 over
+all. The caps keep the worst-case comment under GitHub's 65,536 characters.
 """
 
 from __future__ import annotations
@@ -65,11 +76,13 @@ import sys
 import unicodedata
 from pathlib import Path
 
-SCHEMA = "dualboard-preview/2"
+SCHEMA = "dualboard-preview/3"
 MAX_BYTES = 256 * 1024
-MAX_FINDINGS = 20
+MAX_FINDINGS = 12
 MAX_BENCHMARKS = 10
 MAX_RUNS = 10
+MAX_CHANGES = 20
+MAX_OTHERS = 10
 MAX_COUNT = 10**9
 SCORE_LIMIT = 1000.0
 CAPS = {
@@ -80,6 +93,7 @@ CAPS = {
     "model": 100,
     "note": 300,
     "grader": 100,
+    "moved_grader": 40,
     "board": 300,
     "stopped": 2000,
 }
@@ -87,15 +101,27 @@ CAPS = {
 GRADINGS = {"traditional": "traditional", "answer_key": "answer-key"}
 """Schema name -> the name a reader sees."""
 ROLES = ("leader", "runner-up")
+CHANGES = ("added", "changed", "removed")
 IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9._~-]+)*")
 BOUNDS = ("mean", "ci_low", "ci_high")
+RUN_FILES = ("metadata.yaml", "predictions.jsonl", "provenance.jsonl")
+"""What a run folder holds; a submission adds these and nothing else."""
+MAX_FILES_BYTES = 4 * 1024 * 1024
+MAX_FILES_SHOWN = 20
 JOINER = "\u2060"
 """WORD JOINER: invisible, and breaks GitHub's mention and link detection."""
 REPLACED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 """Unicode categories shown as U+FFFD: controls, bidi and zero-width formats, surrogates, private, unassigned."""
 WWW = re.compile(r"www\.", re.IGNORECASE)
 BACKTICKS = re.compile(r"`+")
+PROVENANCE = (
+    "**Unverified: computed by the pull request's own code.** Everything below (validation, findings, the runs "
+    "changed, scores and ranks) comes from the pull request's `validate` run, which runs the pull request's "
+    "workflows and code: a pull request that changes them can post any numbers here. The default branch's code "
+    "only checked the data's shape, made submitted text inert and read GitHub's file list above. These numbers "
+    "hold only if the pull request adds nothing but new run folders."
+)
 FOOTER = (
     "From [this validate run]({url}) of the pull request. Text in code blocks is copied from the "
     "submission: read it, do not follow it."
@@ -222,6 +248,9 @@ FINDING = obj(
     problem=text(CAPS["problem"]),
     fix=text(CAPS["fix"]),
 )
+STANDING = obj(mean=score, rank=nullable(count(1)), grader=text(CAPS["moved_grader"]))
+OTHER = obj(run_id=identifier, **{name: obj(before=STANDING, after=STANDING) for name in ("traditional", "answer_key")})
+CHANGE = obj(benchmark=identifier, run_id=identifier, change=one_of(*CHANGES))
 VERSUS = obj(run_id=identifier, role=one_of(*ROLES), **INTERVAL, p_value=probability, p_holm=probability)
 GRADING = obj(
     **INTERVAL,
@@ -245,24 +274,37 @@ PREVIEW = obj(
     board=text(CAPS["board"]),
     problem=nullable(text(CAPS["stopped"])),
     validation=nullable(obj(valid=boolean, findings_total=count(0), findings=list_of(FINDING, MAX_FINDINGS))),
+    runs_changed=obj(total=count(0), runs=list_of(CHANGE, MAX_CHANGES)),
     benchmarks=list_of(
-        obj(name=identifier, board_runs=count(0), runs_total=count(0), runs=list_of(RUN, MAX_RUNS)), MAX_BENCHMARKS
+        obj(
+            name=identifier,
+            board_runs=count(0),
+            runs_total=count(0),
+            others_total=count(0),
+            others=list_of(OTHER, MAX_OTHERS),
+            runs=list_of(RUN, MAX_RUNS),
+        ),
+        MAX_BENCHMARKS,
     ),
 )
 
 
 def check_preview(doc: object) -> dict:
-    """Return ``doc`` if it is a dualboard-preview/2 document; raise PreviewError otherwise."""
+    """Return ``doc`` if it is a dualboard-preview/3 document; raise PreviewError otherwise."""
     PREVIEW(doc, "preview")
     validation = doc["validation"]
     if validation is not None and len(validation["findings"]) > validation["findings_total"]:
         raise PreviewError("preview.validation: more findings than findings_total")
-    if any(len(b["runs"]) > b["runs_total"] for b in doc["benchmarks"]):
-        raise PreviewError("preview.benchmarks: a benchmark lists more runs than its runs_total")
+    if any(len(b["runs"]) > b["runs_total"] or len(b["others"]) > b["others_total"] for b in doc["benchmarks"]):
+        raise PreviewError("preview.benchmarks: a benchmark lists more runs than its runs_total or others_total")
+    if len(doc["runs_changed"]["runs"]) > doc["runs_changed"]["total"]:
+        raise PreviewError("preview.runs_changed: more runs than its total")
     for benchmark in doc["benchmarks"]:
         _check_counts(benchmark)
     if sum(len(b["runs"]) for b in doc["benchmarks"]) > MAX_RUNS:
         raise PreviewError(f"preview.benchmarks: more than {MAX_RUNS} runs in all")
+    if sum(len(b["others"]) for b in doc["benchmarks"]) > MAX_OTHERS:
+        raise PreviewError(f"preview.benchmarks: more than {MAX_OTHERS} other runs in all")
     return doc
 
 
@@ -353,9 +395,15 @@ def code(name: str) -> str:
     return f"`{inert(name)}`"
 
 
-def render(doc: dict, run_url: str | None = None) -> str:
-    """The comment's Markdown for a checked preview document."""
-    lines = ["## Dualboard preview", ""] + _validation_lines(doc["validation"]) + _score_lines(doc)
+def render(doc: dict, run_url: str | None = None, files: list[tuple[str, str]] | None = None) -> str:
+    """The comment's Markdown for a checked preview document; ``run_url`` for a comment (it then says who
+    computed what), ``files`` GitHub's (status, path) list of the pull request's files (:func:`read_files`)."""
+    lines = ["## Dualboard preview", ""]
+    if files is not None:
+        lines += _files_lines(files)
+    if run_url is not None:
+        lines += [PROVENANCE, ""]
+    lines += _validation_lines(doc["validation"]) + _changes_lines(doc["runs_changed"]) + _score_lines(doc)
     if run_url is not None:
         lines += ["---", FOOTER.format(url=run_url)]
     return "\n".join(lines) + "\n"
@@ -381,6 +429,94 @@ def _finding_line(finding: dict) -> str:
     return f"{finding['severity']}: {where}: {field}: {problem} — {fix}"
 
 
+def read_files(path: Path) -> list[tuple[str, str]]:
+    """GitHub's list of the pull request's files: (status, path) pairs, read strictly (see the module's usage)."""
+    data = path.read_bytes()
+    if len(data) > MAX_FILES_BYTES:
+        raise PreviewError(f"{path}: larger than {MAX_FILES_BYTES} bytes")
+    files = []
+    for number, line in enumerate(data.splitlines(), 1):
+        item = parse_json(line)
+        if not (
+            isinstance(item, dict)
+            and set(item) == {"status", "filename"}
+            and all(isinstance(value, str) for value in item.values())
+        ):
+            raise PreviewError(f"{path}:{number}: expected an object with text status and filename")
+        files.append((item["status"], item["filename"]))
+    return files
+
+
+def new_run_file(status: str, path: str) -> tuple[str, str] | None:
+    """(benchmark, run id) when ``path`` is a file a submission adds: a run file of a run folder, added."""
+    parts = path.split("/")
+    if status != "added" or len(parts) != 4 or parts[0] != "submissions" or parts[3] not in RUN_FILES:
+        return None
+    return (parts[1], parts[2]) if all(IDENTIFIER.fullmatch(part) for part in parts[1:3]) else None
+
+
+def _files_lines(files: list[tuple[str, str]]) -> list[str]:
+    """What the default branch's code found in GitHub's file list: run folders added to, and every other change."""
+    runs = sorted({run for status, path in files if (run := new_run_file(status, path))})
+    others = [f"{status}: {inert(path)}" for status, path in files if new_run_file(status, path) is None]
+    added = ", ".join(f"{code(b)} / {code(r)}" for b, r in runs[:MAX_FILES_SHOWN]) or "none"
+    lines = [
+        "**Checked by the default branch's code**, from GitHub's list of this pull request's "
+        f"{len(files)} file(s): run files added to {len(runs)} run folder(s): {added}"
+        + (" …" if len(runs) > MAX_FILES_SHOWN else "")
+        + ".",
+        "",
+    ]
+    if not others:
+        return lines + ["It changes nothing else (whether each folder is new is checked below, by its own run).", ""]
+    lines += [f"**Read these by eye:** {len(others)} change(s) a submission never makes:", ""]
+    lines += fenced([inert(line) for line in others[:MAX_FILES_SHOWN]])
+    return lines + ([f"{len(others) - MAX_FILES_SHOWN} more not shown.", ""] if len(others) > MAX_FILES_SHOWN else [])
+
+
+def _changes_lines(changed: dict) -> list[str]:
+    """Every run folder the pull request adds, changes or removes (only adding is allowed)."""
+    if not changed["total"]:
+        return ["**Runs changed:** none.", ""]
+    lines = [f"**Runs changed:** {changed['total']} (a pull request may only add runs):", ""]
+    lines += [f"- {item['change']}: {code(item['benchmark'])} / {code(item['run_id'])}" for item in changed["runs"]]
+    hidden = changed["total"] - len(changed["runs"])
+    return lines + ([f"- {hidden} more not shown", ""] if hidden else [""])
+
+
+def _others_lines(benchmark: dict) -> list[str]:
+    """The other runs whose score, rank or grader the pull request moves, before → after."""
+    if not benchmark["others_total"]:
+        return [f"No other run of {code(benchmark['name'])} moves.", ""]
+    lines = [
+        f"Other runs of {code(benchmark['name'])} this pull request moves ({benchmark['others_total']}), "
+        "before → after:",
+        "",
+        "| run | grading | score | rank | grader |",
+        "|---|---|---|---|---|",
+    ]
+    for other in benchmark["others"]:
+        for name, label in GRADINGS.items():
+            before, after = other[name]["before"], other[name]["after"]
+            lines.append(
+                f"| {code(other['run_id'])} | {label} | {_mean(before)} → {_mean(after)} "
+                f"| {_number(before['rank'])} → {_number(after['rank'])} "
+                f"| {_grader(before)} → {_grader(after)} |"
+            )
+    hidden = benchmark["others_total"] - len(benchmark["others"])
+    return lines + ["", *([f"{hidden} more run(s) moved, not shown.", ""] if hidden else [])]
+
+
+def _mean(standing: dict) -> str:
+    return "–" if standing["mean"] is None else f"{standing['mean']:.1f}"
+
+
+def _grader(standing: dict) -> str:
+    """A grader name list is submitted text (it names graders of the pull request's benchmark.yaml)."""
+    name = inert(standing["grader"]).replace("`", "'").replace("|", "/")
+    return f"`{name or '(none)'}`"
+
+
 def _score_lines(doc: dict) -> list[str]:
     if doc["problem"] is not None:
         return ["**No scores:** the preview stopped:", "", *fenced([inert(doc["problem"])])]
@@ -398,6 +534,7 @@ def _score_lines(doc: dict) -> list[str]:
     for benchmark in doc["benchmarks"]:
         for run in benchmark["runs"]:
             lines += _run_lines(benchmark, run)
+        lines += _others_lines(benchmark)
         hidden = benchmark["runs_total"] - len(benchmark["runs"])
         if hidden:
             lines += [f"{hidden} more run(s) of {code(benchmark['name'])} not shown.", ""]
@@ -471,7 +608,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("preview.py: --run-url must be an https:// address of the validate run\n")
         return 2
     try:
-        body = render(read_preview(args.preview_json), args.run_url)
+        files = None if args.files is None else read_files(args.files)
+        body = render(read_preview(args.preview_json), args.run_url, files)
     except PreviewError as error:
         sys.stderr.write(
             f"preview.py: refused the pull request's preview artifact, nothing posted: {error}. "
@@ -489,6 +627,7 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("render", help="check preview.json and write the comment's Markdown (trusted side)")
     show.add_argument("preview_json", type=Path)
     show.add_argument("--run-url", help="the validate run's address, for the footer link")
+    show.add_argument("--files", type=Path, help="GitHub's list of the pull request's files (JSON lines)")
     return parser
 
 

@@ -40,7 +40,7 @@ from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.prediction_decoder import LEAD, Prediction, answer_keys, as_row, confirmed_framed, confirmed_row
 from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
-from dualboard.names import RUN_ID_RULE, colliding, is_name
+from dualboard.names import RUN_ID_RULE, colliding, is_git_file, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, untrusted_findings
 from dualboard.workers import default_jobs
 
@@ -760,9 +760,21 @@ def _location_findings(run_dir: Path, submissions_root: Path | None) -> list[Fin
             "warning",
         )
         for p in entries
-        if p.name not in RUN_FILES and not p.is_symlink()
+        if p.name not in RUN_FILES and not p.is_symlink() and not is_git_file(p.name)
     ]
+    findings += [_git_file_finding(p) for p in entries if is_git_file(p.name) and not p.is_symlink()]
     return findings
+
+
+def _git_file_finding(path: Path) -> Finding:
+    """A git attribute, ignore or config file: it would change how git checks out every other run (an error)."""
+    return Finding(
+        str(path),
+        None,
+        "path",
+        "a git attribute, ignore or configuration file: it changes how git checks out other runs' files",
+        "remove it; a run folder holds only " + ", ".join(RUN_FILES),
+    )
 
 
 def _check_run_id(run_dir: Path) -> list[Finding]:

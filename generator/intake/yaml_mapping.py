@@ -44,13 +44,26 @@ def read_yaml_fields(
         raw = read_regular(path, root=root or path.parent, limit=MAX_CONFIG_BYTES)
     except UnsafeFileError as exc:
         raise InvalidInputError([exc.finding()]) from exc
-    text, problem = decode_utf8(raw, str(path))
+    data, text = parse_yaml_mapping(raw, str(path))
+    return data, yaml_field_lines(text), hashlib.sha256(raw).hexdigest()
+
+
+def parse_yaml_mapping(raw: bytes, file: str) -> tuple[dict[str, Any], str]:
+    """The mapping in the YAML bytes ``raw`` and their text; raise InvalidInputError naming ``file``.
+
+    For bytes read elsewhere than from a file, such as a git commit's dualboard.yaml.
+    """
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise InvalidInputError(
+            [Finding(file, None, "-", f"larger than {MAX_CONFIG_BYTES} bytes", "keep the file short")]
+        )
+    text, problem = decode_utf8(raw, file)
     if problem is None:
-        data, problem = parse_yaml(text, str(path))
+        data, problem = parse_yaml(text, file)
     if problem is not None:
         raise InvalidInputError([problem])
     if not isinstance(data, dict):
         raise InvalidInputError(
-            [Finding(str(path), 1, "-", "expected a mapping at the top level", "write key: value pairs")]
+            [Finding(file, 1, "-", "expected a mapping at the top level", "write key: value pairs")]
         )
-    return data, yaml_field_lines(text), hashlib.sha256(raw).hexdigest()
+    return data, text

@@ -3,7 +3,7 @@
 :func:`preview` validates the runs (and everything else a pull request can
 change, as ``dualboard validate`` does), grades them together with the
 board's stored runs, analyses the whole board and returns the
-``dualboard-preview/2`` document that the comment workflow renders.
+``dualboard-preview/3`` document that the comment workflow renders.
 
 - :mod:`dualboard.preview.board`: the current board (a store, or a git revision's submissions/)
 - :mod:`dualboard.preview.git_base`: the base revision read from git
@@ -19,17 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dualboard import pipeline
-from dualboard.errors import DualboardError, Finding
+from dualboard.errors import DualboardError
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.validate import find_run_dirs
 from dualboard.preview.board import Board, git_board, store_board
 from dualboard.preview.document import document, markdown
-from dualboard.preview.git_base import changed_files_outside, changed_run_dirs, resolve_commit
+from dualboard.preview.git_base import PullRequestChanges, changed_run_dirs, pull_request_changes, resolve_commit
 from dualboard.preview.placement import place_runs
 from dualboard.project import Project
 from dualboard.store import Store
 
-__all__ = ["PreviewResult", "changes_beyond_runs", "markdown", "preview", "runs_changed_since"]
+__all__ = ["PreviewResult", "changes_since", "markdown", "preview", "runs_changed_since"]
 
 NOT_READ = "(not read)"
 
@@ -39,7 +39,7 @@ class PreviewResult:
     """What ``dualboard preview`` prints and writes."""
 
     document: dict
-    """The checked ``dualboard-preview/2`` document."""
+    """The checked ``dualboard-preview/3`` document."""
     ok: bool
     """Validation passed and every run was placed on the board."""
 
@@ -50,33 +50,23 @@ def runs_changed_since(project: Project, revision: str) -> tuple[str, list[Path]
     return commit, changed_run_dirs(project.root, commit, project.submissions_dir)
 
 
-def changes_beyond_runs(project: Project, commit: str) -> list[Finding]:
-    """A warning for each file the working tree changes since ``commit`` outside submissions/.
+def changes_since(project: Project, commit: str) -> PullRequestChanges:
+    """Every run the working tree adds, changes or removes since ``commit``, and the findings against it.
 
-    A pull request that adds a run can also edit the answer keys, graders, site
-    or workflows; the preview grades with its version of them, so without a
-    word its scores could rest on keys the submitter rewrote. The warnings put
-    each such file in front of the maintainer who reads the comment.
+    A pull request may only add run folders: changing or removing a run on the
+    board, any file outside submissions/<benchmark>/<new run>/ that the base's
+    dualboard.yaml does not allow, and any git attribute, ignore or config file
+    are errors. A change to the answer keys, graders or workflows would
+    otherwise ride along with a run, and the preview would grade with it.
     """
-    return [
-        Finding(
-            name,
-            None,
-            "-",
-            "changed by this pull request outside submissions/ (the preview ran with this version)",
-            "a submission changes only submissions/<benchmark>/<run_id>/: move this change to a pull request "
-            "of its own, for a maintainer to review",
-            severity="warning",
-        )
-        for name in changed_files_outside(project.root, commit, project.submissions_dir)
-    ]
+    return pull_request_changes(project.root, commit, project.submissions_dir)
 
 
 def preview(
     project: Project,
     run_dirs: list[Path],
     *,
-    warnings: list[Finding] | None = None,
+    changes: PullRequestChanges | None = None,
     store: Store | None = None,
     base_commit: str | None = None,
     validate_all: bool = False,
@@ -86,27 +76,28 @@ def preview(
     """Validate ``run_dirs`` and place them on the board of ``store``, or of git ``base_commit``'s submissions/.
 
     ``validate_all`` checks every run under submissions/, not only ``run_dirs``
-    (CI, where the changed runs come from git); ``warnings`` (from
-    :func:`changes_beyond_runs`) are listed after the validation findings. The store is only read, and
+    (CI, where the changed runs come from git); ``changes`` (from :func:`changes_since`):
+    its findings follow the validation findings and fail it, its runs are listed. The store is only read, and
     the base commit's runs are extracted into a temporary folder removed
     afterwards. Bad input and a board that cannot be graded end up in the
     document (findings, ``problem``), never as an exception.
     """
     report = pipeline.check_pull_request(project, None if validate_all else run_dirs, new=run_dirs)
-    findings = [*report.findings, *(warnings or [])]
+    changed = changes or PullRequestChanges((), ())
+    findings = [*report.findings, *changed.findings]
+    ok = report.ok and not any(f.severity == "error" for f in changed.findings)
     wanted = {(d.parent.name, d.name) for d in find_run_dirs(run_dirs)}  # a benchmark folder stands for its runs
     previewed = [run for run in report.runs if (run.benchmark, run.run_id) in wanted]
-    if not report.ok or not previewed:
-        return PreviewResult(document(NOT_READ, findings, report.ok, []), report.ok)
+    if not ok or not previewed:
+        return PreviewResult(document(NOT_READ, findings, ok, [], runs_changed=changed.runs), ok)
     workdir = Path(tempfile.mkdtemp(prefix="dualboard-preview-"))
     try:
         board = _open_board(project, store, base_commit, workdir)
         placements = place_runs(board, load_benchmarks(project.data_dir), previewed, seed=seed, progress=progress)
-        return PreviewResult(document(board.description, findings, True, placements), True)
+        return PreviewResult(document(board.description, findings, True, placements, runs_changed=changed.runs), True)
     except DualboardError as exc:
-        return PreviewResult(
-            document(NOT_READ, findings, True, [], problem=_relative(str(exc), project, workdir)), False
-        )
+        problem = _relative(str(exc), project, workdir)
+        return PreviewResult(document(NOT_READ, findings, True, [], problem, runs_changed=changed.runs), False)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -1,4 +1,4 @@
-"""The preview as a ``dualboard-preview/2`` document, and its Markdown.
+"""The preview as a ``dualboard-preview/3`` document, and its Markdown.
 
 The schema, its caps and the Markdown renderer have one home: the trusted
 script the comment workflow runs from the default branch
@@ -19,6 +19,7 @@ from importlib import resources
 import pandas as pd
 
 from dualboard.errors import Finding
+from dualboard.preview.git_base import RunChange
 from dualboard.preview.placement import Placement
 from dualboard.scaffold import TEMPLATE
 from dualboard.stats.scores import GRADINGS, coverage_percent
@@ -37,7 +38,13 @@ def renderer() -> types.ModuleType:
 
 
 def document(
-    board: str, findings: list[Finding] | None, valid: bool, placements: list[Placement], problem: str | None = None
+    board: str,
+    findings: list[Finding] | None,
+    valid: bool,
+    placements: list[Placement],
+    problem: str | None = None,
+    *,
+    runs_changed: tuple[RunChange, ...] = (),
 ) -> dict:
     """The checked preview document; ``findings`` None means validation never ran."""
     r = renderer()
@@ -46,6 +53,13 @@ def document(
         "board": _clip(board, "board"),
         "problem": None if problem is None else _clip(problem, "stopped"),
         "validation": None if findings is None else _validation(findings, valid),
+        "runs_changed": {
+            "total": len(runs_changed),
+            "runs": [
+                {"benchmark": c.benchmark, "run_id": c.run_id, "change": c.change}
+                for c in runs_changed[: r.MAX_CHANGES]
+            ],
+        },
         "benchmarks": _benchmarks(placements),
     }
     return r.check_preview(json.loads(json.dumps(doc)))
@@ -75,38 +89,81 @@ def _finding(finding: Finding) -> dict:
 
 def _benchmarks(placements: list[Placement]) -> list[dict]:
     """One entry per benchmark, runs cut to the renderer's caps (MAX_RUNS over all, MAX_BENCHMARKS)."""
-    entries, room = [], renderer().MAX_RUNS
+    entries, room, others_room = [], renderer().MAX_RUNS, renderer().MAX_OTHERS
     for placement in placements[: renderer().MAX_BENCHMARKS]:
         shown = placement.previewed[:room]
         room -= len(shown)
+        others = _others(placement)
         entries.append(
             {
                 "name": placement.benchmark,
                 "board_runs": placement.board_runs,
                 "runs_total": len(placement.previewed),
+                "others_total": len(others),
+                "others": others[:others_room],
                 "runs": [_run(placement, run_id) for run_id in shown],
             }
         )
+        others_room -= len(entries[-1]["others"])
     return entries
+
+
+def _others(placement: Placement) -> list[dict]:
+    """Every run on the board before the pull request whose score (as shown, to 0.1), rank or grader it
+    moves under either grading: before, then after."""
+    if placement.before is None:
+        return []
+    before = _standings(placement.before.models, placement.before_scored)
+    after = _standings(placement.stats.models, placement.scored)
+    moved = []
+    for run_id in sorted(set(before) & set(after) - set(placement.previewed)):
+        if before[run_id] != after[run_id]:
+            moved.append(
+                {"run_id": run_id} | {g: {"before": before[run_id][g], "after": after[run_id][g]} for g in GRADINGS}
+            )
+    return moved
+
+
+def _standings(models: pd.DataFrame, scored: pd.DataFrame) -> dict[str, dict]:
+    """Each run's score as shown, rank and grader names, per grading."""
+    graders = {g: _graders(scored, g) for g in GRADINGS}
+    return {
+        row["run_id"]: {
+            g: {
+                "mean": None if _number(row[f"{g}_mean"]) is None else round(_number(row[f"{g}_mean"]), 1),
+                "rank": _integer(row[f"rank_{g}"]),
+                "grader": _clip(graders[g].get(row["run_id"], ""), "moved_grader"),
+            }
+            for g in GRADINGS
+        }
+        for _, row in models.iterrows()
+    }
+
+
+def _graders(scored: pd.DataFrame, g: str) -> dict[str, str]:
+    """Each run's graders under grading ``g``, joined (one pass over the scored table's distinct pairs)."""
+    pairs = scored[["run_id", f"{g}_grader"]].drop_duplicates()
+    return {
+        str(run_id): ", ".join(sorted({name for name in names.astype(str) if name}))
+        for run_id, names in pairs.groupby("run_id", sort=False, observed=True)[f"{g}_grader"]
+    }
 
 
 def _run(placement: Placement, run_id: str) -> dict:
     models = placement.stats.models.set_index("run_id", drop=False).rename_axis(None)
     row = models.loc[run_id]
-    mine = placement.scored[placement.scored["run_id"] == run_id]
     return {
         "run_id": run_id,
         "model": _clip(row["model"], "model"),
         "note": _clip(_text(row["note"]), "note"),
-        **{g: _grading(placement, models, run_id, g, mine) for g in GRADINGS},
+        **{g: _grading(placement, models, run_id, g) for g in GRADINGS},
         "difference": {**_interval(row, "diff"), "p_value": _probability(row["p_value"])},
     }
 
 
-def _grading(placement: Placement, models: pd.DataFrame, run_id: str, g: str, mine: pd.DataFrame) -> dict:
+def _grading(placement: Placement, models: pd.DataFrame, run_id: str, g: str) -> dict:
     row = models.loc[run_id]
     ranked = models[models[f"ranked_{g}"].astype(bool)]
-    graders = sorted({name for name in mine[f"{g}_grader"].astype(str) if name})
     return {
         **_interval(row, g),
         "rank": _integer(row[f"rank_{g}"]),
@@ -114,7 +171,7 @@ def _grading(placement: Placement, models: pd.DataFrame, run_id: str, g: str, mi
         "rank_ci_low": _integer(row[f"rank_ci_low_{g}"]),
         "rank_ci_high": _integer(row[f"rank_ci_high_{g}"]),
         "coverage_percent": None if _number(row[f"{g}_coverage"]) is None else coverage_percent(row[f"{g}_coverage"]),
-        "grader": _clip(", ".join(graders), "grader"),
+        "grader": _clip(_graders(placement.scored, g).get(run_id, ""), "grader"),
         "versus": _versus(placement.stats.pairwise, ranked, run_id, g),
     }
 

@@ -42,6 +42,10 @@ class Placement:
     """The scored table of every run on the board (which graders judged, per answer)."""
     stats: StatsTables
     """The statistics tables of the whole board."""
+    before: StatsTables | None
+    """The statistics tables of the board as it stands, before the pull request (None: it has no run)."""
+    before_scored: pd.DataFrame | None
+    """The scored table of the board before the pull request (None: it has no run)."""
 
 
 class ReadOnlyVerdicts:
@@ -68,7 +72,9 @@ def place_runs(
     placements = []
     for name in sorted({run.benchmark for run in previewed}):
         mine = sorted((r for r in previewed if r.benchmark == name), key=lambda r: r.run_id)
-        runs = sorted([*_stored_runs(board, benchmarks, name, {r.run_id for r in mine}), *mine], key=lambda r: r.run_id)
+        ids = {r.run_id for r in mine}
+        stored = _stored_runs(board, benchmarks, name)
+        runs = sorted([*(r for r in stored if r.run_id not in ids), *mine], key=lambda r: r.run_id)
         # labels of runs not on this board are set aside by grading
         tables = pipeline.grade_with_bar(benchmarks[name], runs, cache, progress=progress)
         placements.append(
@@ -78,15 +84,27 @@ def place_runs(
                 len(runs),
                 tables.scored,
                 analyse(tables.scored, verdicts=tables.verdicts, seed=seed),
+                *_analysed(benchmarks[name], stored, cache, seed),
             )
         )
     return placements
 
 
-def _stored_runs(board: Board, benchmarks: dict[str, Benchmark], name: str, replaced: set[str]) -> list[Run]:
-    """The board's runs of benchmark ``name``, less those a previewed run replaces, checked against data/."""
+def _analysed(
+    benchmark: Benchmark, runs: list[Run], cache: VerdictCache, seed: int
+) -> tuple[StatsTables | None, pd.DataFrame | None]:
+    """The board as it stands, before the pull request, analysed: what its runs' numbers move from (their
+    verdicts are cached by now, so this grades nothing again)."""
+    if not runs:
+        return None, None
+    tables = pipeline.grade_with_bar(benchmark, runs, cache, progress=False)
+    return analyse(tables.scored, verdicts=tables.verdicts, seed=seed), tables.scored
+
+
+def _stored_runs(board: Board, benchmarks: dict[str, Benchmark], name: str) -> list[Run]:
+    """The board's runs of benchmark ``name``, checked against data/."""
     try:
-        return load_runs([d for d in board.run_dirs(name) if d.name not in replaced], benchmarks)
+        return load_runs(board.run_dirs(name), benchmarks)
     except InvalidInputError as exc:
         first = exc.findings[0] if exc.findings else None
         raise BoardLoadError(

@@ -162,8 +162,11 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         f'4. Check it locally with the Dualboard version that grades this leaderboard: `pip install "{REQUIREMENT}"`, '
         "then `dualboard validate submissions/<benchmark>/<run-id>` lists every problem in one "
         "pass, each as `file:line: field: problem — fix`, and changes nothing. Exit code 0 means valid.\n"
-        "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
-        "under both gradings and appears in the next build and release.\n\n"
+        "5. Open a pull request that adds this one folder and changes nothing else: a pull request may only add "
+        "run folders (a change to another run, to any file outside the new folder, or a git file such as "
+        "`.gitattributes` fails validation). To replace a run of yours, submit it under a new run id and ask a "
+        "maintainer to withdraw the old one. The workflow validates it without secrets; once merged, the run is "
+        "graded under both gradings and appears in the next build and release.\n\n"
         "Responses are shown on the site exactly as submitted, every character escaped.\n\n",
         _example_section(benchmarks),
         _graders_section(benchmarks),

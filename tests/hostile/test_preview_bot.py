@@ -55,17 +55,21 @@ GH_STUB = """#!{python}
 import json, os, sys
 with open(os.environ["GH_STUB_LOG"], "a", encoding="utf-8") as log:
     log.write(json.dumps(sys.argv[1:]) + "\\n")
-with open(os.environ["GH_STUB_REPLY"], encoding="utf-8") as reply:
+files = any("/files" in arg for arg in sys.argv[1:])  # the pull request's file list, else the pulls list
+with open(os.environ["GH_STUB_FILES" if files else "GH_STUB_REPLY"], encoding="utf-8") as reply:
     sys.stdout.write(reply.read())
 sys.exit(int(os.environ.get("GH_STUB_EXIT", "0")))
 """
 
 
 class Gh:
-    """A fake ``gh`` first on PATH: records each argv, prints a canned reply."""
+    """A fake ``gh`` first on PATH: records each argv, prints a canned reply (one for the pull request's file
+    list, one for anything else)."""
 
     def __init__(self, folder: Path):
         self.bin, self.log, self.reply = folder / "bin", folder / "gh-calls.jsonl", folder / "gh-reply.txt"
+        self.files = folder / "gh-files.jsonl"
+        self.answer_files(("added", "submissions/tiny/run-a/metadata.yaml"))
         self.bin.mkdir()
         (self.bin / "gh").write_text(GH_STUB.format(python=sys.executable))
         (self.bin / "gh").chmod(0o755)
@@ -77,6 +81,10 @@ class Gh:
         """Reply as ``gh api --paginate`` does: one JSON array per page, back to back."""
         self.reply.write_text("".join(json.dumps(page) for page in pages) + "\n")
 
+    def answer_files(self, *files: tuple[str, str]) -> None:
+        """Reply as ``gh api --paginate .../files --jq '.[] | {status, filename}'`` does: a JSON object a line."""
+        self.files.write_text("".join(json.dumps({"status": s, "filename": f}) + "\n" for s, f in files))
+
     def calls(self) -> list[list[str]]:
         return [json.loads(line) for line in self.log.read_text().splitlines()] if self.log.exists() else []
 
@@ -86,6 +94,7 @@ class Gh:
             "GH_TOKEN": "stub-token",
             "GH_STUB_LOG": str(self.log),
             "GH_STUB_REPLY": str(self.reply),
+            "GH_STUB_FILES": str(self.files),
             "GH_STUB_EXIT": str(self.exit),
             "HOME": str(self.bin.parent),
             **extra,
@@ -287,15 +296,44 @@ def finding(**text: str) -> dict:
     }
 
 
-def document(findings: list[dict] | None = None, runs: list[dict] | None = None) -> dict:
+def standing(mean: float | None = 71.2, rank: int | None = 1, grader: str = "mc_letter") -> dict:
+    return {"mean": mean, "rank": rank, "grader": grader}
+
+
+def other(run_id: str = "run-z", grader: str = "rules") -> dict:
+    """A stored run the pull request moves: one place down under both gradings, its answer-key grader changed."""
+    return {
+        "run_id": run_id,
+        "traditional": {"before": standing(), "after": standing(rank=2)},
+        "answer_key": {"before": standing(54.2, 4, "human"), "after": standing(70.7, 2, grader)},
+    }
+
+
+def document(
+    findings: list[dict] | None = None, runs: list[dict] | None = None, others: list[dict] | None = None
+) -> dict:
     findings = [finding()] if findings is None else findings
     runs = [run()] if runs is None else runs
+    others = [other()] if others is None else others
     return {
         "schema": preview.SCHEMA,
         "board": "local store .dualboard/store, revision 000001",
         "problem": None,
         "validation": {"valid": False, "findings_total": len(findings), "findings": findings},
-        "benchmarks": [{"name": "tiny", "board_runs": max(3, len(runs)), "runs_total": len(runs), "runs": runs}],
+        "runs_changed": {
+            "total": len(runs),
+            "runs": [{"benchmark": "tiny", "run_id": r["run_id"], "change": "added"} for r in runs],
+        },
+        "benchmarks": [
+            {
+                "name": "tiny",
+                "board_runs": max(3, len(runs) + len(others)),
+                "runs_total": len(runs),
+                "others_total": len(others),
+                "others": others,
+                "runs": runs,
+            }
+        ],
     }
 
 
@@ -363,7 +401,10 @@ MALFORMED = {
     "missing key": lambda doc: doc.pop("benchmarks"),
     "missing board": lambda doc: doc.pop("board"),
     "old schema": _set("schema", "dualboard-preview/1"),
-    "other schema": _set("schema", "dualboard-preview/3"),
+    "previous schema": _set("schema", "dualboard-preview/2"),
+    "change not listed": _set("runs_changed.runs.0.change", "renamed"),
+    "more others than their total": _set("benchmarks.0.others_total", 0),
+    "standing without grader": lambda doc: doc["benchmarks"][0]["others"][0]["traditional"]["after"].pop("grader"),
     "bool as count": _set("validation.findings_total", True),
     "line zero": _set("validation.findings.0.line", 0),
     "line as text": _set("validation.findings.0.line", "3"),
@@ -438,7 +479,7 @@ def test_render_refuses_with_a_clear_message_and_prints_nothing(tmp_path, capsys
     (tmp_path / "preview.json").write_text('{"schema": "dualboard-preview/2", "pr": 1}')
     assert preview.main(["render", str(tmp_path / "preview.json")]) == 1
     out, err = capsys.readouterr()
-    assert out == "" and "nothing posted" in err and "dualboard-preview/2 schema" in err
+    assert out == "" and "nothing posted" in err and f"{preview.SCHEMA} schema" in err
     assert preview.main(["render", str(tmp_path / "preview.json"), "--run-url", "javascript:alert(1)"]) == 2
 
 
@@ -512,6 +553,9 @@ def hostile_document(text: str, *, stopped: bool = False) -> dict:
     )
     for r in doc["benchmarks"][0]["runs"]:
         r["traditional"]["grader"] = r["answer_key"]["grader"] = text
+    short = text[: preview.CAPS["moved_grader"]]
+    doc["benchmarks"][0]["others"] = [other(grader=short), other("run-y", grader=short)]
+    doc["benchmarks"][0]["others_total"] = 3
     doc["board"] = text
     doc["benchmarks"][0]["runs_total"] = 3
     doc["validation"]["findings_total"] = 5
@@ -600,13 +644,100 @@ def test_the_worst_case_comment_fits_github():
         | {"traditional": wide, "answer_key": wide, "difference": {**widest, "p_value": 0.5}}
         for _ in range(preview.MAX_RUNS)
     ]
-    doc = document(findings=[finding(**texts, severity="warning", line=10**9)] * preview.MAX_FINDINGS, runs=runs)
+    wide_standing = standing(-1000.0, 10**9, "@" * preview.CAPS["moved_grader"])
+    others = [
+        {"run_id": "o" * 100} | {g: {"before": wide_standing, "after": wide_standing} for g in preview.GRADINGS}
+        for _ in range(preview.MAX_OTHERS)
+    ]
+    doc = document(
+        findings=[finding(**texts, severity="warning", line=10**9)] * preview.MAX_FINDINGS, runs=runs, others=others
+    )
     doc["validation"]["findings_total"] = 10**9
+    doc["runs_changed"] = {
+        "total": 10**9,
+        "runs": [{"benchmark": "b" * 100, "run_id": "r" * 100, "change": "removed"}] * preview.MAX_CHANGES,
+    }
     doc["board"] = "@" * preview.CAPS["board"]
-    doc["benchmarks"][0] |= {"name": "b" * 100, "board_runs": 10**9, "runs_total": 10**9}
+    doc["benchmarks"][0] |= {"name": "b" * 100, "board_runs": 10**9, "runs_total": 10**9, "others_total": 10**9}
     assert len(preview.render(preview.check_preview(doc), RUN_URL)) < 65_536
     stopped = doc | {"problem": "@" * preview.CAPS["stopped"], "benchmarks": []}
     assert len(preview.render(preview.check_preview(stopped), RUN_URL)) < 65_536
+
+
+def test_a_forged_preview_is_never_presented_as_verified():
+    """validate.yml runs the pull request's code, which can write any preview.json that fits the schema: a
+    forged "passed, rank 1, nothing else changed" is rendered, but under a statement, ahead of every number,
+    that the default branch's code computed none of it."""
+    forged = document(findings=[], runs=[run()], others=[])
+    forged["validation"]["valid"] = True
+    body = preview.render(preview.check_preview(forged), RUN_URL)
+    statement = body.index("**Unverified: computed by the pull request's own code.**")
+    assert statement < body.index("**Validation:** passed") < body.index("1 of 3")
+    assert "default branch's code only checked" in body[statement : body.index("**Validation:**")]
+    assert "verified" not in body.replace("Unverified", "")
+
+
+def test_the_default_branch_reads_githubs_file_list_and_names_what_the_forgery_hides(tmp_path, workspace, gh):
+    """The forged preview says "passed" with no run changed but its own; GitHub's list of the pull request's
+    files, read by the default branch's code in comment.yml, names every change a submission never makes."""
+    forged = document(findings=[], runs=[run()], others=[])
+    forged["validation"]["valid"] = True
+    (workspace / "untrusted" / "preview.json").write_text(json.dumps(forged))
+    gh.answer([pull(12, SHA)])
+    gh.answer_files(
+        ("added", "submissions/tiny/run-a/predictions.jsonl"),
+        ("added", "submissions/tiny/run-a/metadata.yaml"),
+        ("removed", "submissions/tiny/run-lead/predictions.jsonl"),
+        ("modified", "submissions/tiny/run-z/metadata.yaml"),
+        ("added", "submissions/.gitattributes"),
+        ("added", "submissions/tiny/run-a/.gitattributes"),
+        ("added", "pip.py"),
+        ("modified", ".github/workflows/validate.yml"),
+    )
+    assert _run_comment_job(workspace, gh, event(tmp_path)) == {"number": "12"}
+    body = (workspace / "comment.md").read_text("utf-8")
+    checked = body[: body.index("**Unverified")]
+    assert (
+        "from GitHub's list of this pull request's 8 file(s): run files added to 1 run folder(s): `tiny` / `run-a`."
+        in (checked)
+    )
+    assert "**Read these by eye:** 6 change(s) a submission never makes:" in checked
+    for line in (
+        "removed: submissions/tiny/run-lead/predictions.jsonl",
+        "modified: submissions/tiny/run-z/metadata.yaml",
+        "added: submissions/.gitattributes",
+        "added: submissions/tiny/run-a/.gitattributes",
+        "added: pip.py",
+        "modified: .github/workflows/validate.yml",
+    ):
+        assert f"\n{line}\n" in checked, line
+    [files_call] = [call for call in gh.calls() if any("/files" in arg for arg in call)]
+    assert files_call[:3] == ["api", "--paginate", f"repos/{REPOSITORY}/pulls/12/files?per_page=100"]
+
+
+@pytest.mark.parametrize("line", ['{"status": "added"}', '["added", "x"]', '{"status": 1, "filename": "x"}', "x"])
+def test_a_malformed_file_list_posts_nothing(tmp_path, line):
+    (tmp_path / "preview.json").write_text(json.dumps(document()))
+    (tmp_path / "files.jsonl").write_text(line + "\n")
+    args = ["render", str(tmp_path / "preview.json"), "--files", str(tmp_path / "files.jsonl")]
+    assert preview.main(args) == 1
+
+
+def test_the_comment_lists_every_run_changed_and_how_other_runs_move():
+    doc = document(others=[other()])
+    doc["runs_changed"] = {
+        "total": 3,
+        "runs": [
+            {"benchmark": "tiny", "run_id": "run-a", "change": "added"},
+            {"benchmark": "tiny", "run_id": "run-lead", "change": "removed"},
+            {"benchmark": "tiny", "run_id": "run-z", "change": "changed"},
+        ],
+    }
+    body = preview.render(preview.check_preview(doc))
+    assert "**Runs changed:** 3 (a pull request may only add runs):" in body
+    assert "- removed: `tiny` / `run-lead`" in body and "- changed: `tiny` / `run-z`" in body
+    assert "| `run-z` | traditional | 71.2 → 71.2 | 1 → 2 | `mc_letter` → `mc_letter` |" in body
+    assert "| `run-z` | answer-key | 54.2 → 70.7 | 4 → 2 | `human` → `rules` |" in body
 
 
 def test_the_comment_reads_as_documented():
@@ -702,8 +833,8 @@ def test_comment_job_posts_to_the_pull_request_github_names(workspace, gh, tmp_p
     gh.answer([pull(12, SHA, head={"sha": SHA, "ref": shell, "repo": {"full_name": "stranger/board"}})])
     outputs = _run_comment_job(workspace, gh, event(tmp_path, head_branch=shell, display_title=shell))
     assert outputs == {"number": "12"}
-    api, post = gh.calls()
-    assert api[:2] == ["api", "--paginate"]
+    api, files, post = gh.calls()
+    assert api[:2] == ["api", "--paginate"] and files[2] == f"repos/{REPOSITORY}/pulls/12/files?per_page=100"
     assert post == ["pr", "comment", "12", "--repo", REPOSITORY, "--body-file", "comment.md"]
     body = (workspace / "comment.md").read_text("utf-8")
     assert body.startswith("## Dualboard preview") and "@\u2060everyone" in body and "666" not in body

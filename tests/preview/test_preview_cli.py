@@ -72,7 +72,7 @@ def placed(built_demo) -> tuple[subprocess.CompletedProcess, dict]:
 def test_the_new_run_is_placed_among_the_stored_ones(placed):
     done, doc = placed
     assert renderer().check_preview(doc) == doc
-    assert doc["schema"] == "dualboard-preview/2" and doc["problem"] is None
+    assert doc["schema"] == "dualboard-preview/3" and doc["problem"] is None
     assert doc["validation"] == {"valid": True, "findings_total": 0, "findings": []}
     [benchmark] = doc["benchmarks"]
     assert (benchmark["name"], benchmark["board_runs"], benchmark["runs_total"]) == ("demo", len(STORED) + 1, 1)
@@ -203,8 +203,8 @@ def test_a_run_outside_submissions_is_a_finding(tiny_root, tmp_path):
     assert any(f["field"] == "path" for f in doc["validation"]["findings"]) and doc["benchmarks"] == []
 
 
-def test_a_changed_stored_run_is_previewed_in_its_own_place(tmp_path):
-    """A pull request that edits a stored run previews that run only, on a board of the same size."""
+def test_a_changed_stored_run_is_an_error_and_listed_as_changed(tmp_path):
+    """A pull request may only add runs: one that edits a stored run fails, and the preview says which."""
     root = copy_demo(tmp_path)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
@@ -212,13 +212,14 @@ def test_a_changed_stored_run_is_previewed_in_its_own_place(tmp_path):
     metadata = root / "submissions" / "demo" / "fjord-3b" / "metadata.yaml"
     metadata.write_text(metadata.read_text("utf-8").replace("model: fjord-3b", "model: fjord-3b-v2"), "utf-8")
     done, doc = preview(root, "--base", "main")
-    assert done.returncode == 0, done.stdout + done.stderr
-    [run] = doc["benchmarks"][0]["runs"]
-    assert (run["run_id"], run["model"], doc["benchmarks"][0]["board_runs"]) == ("fjord-3b", "fjord-3b-v2", len(STORED))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert doc["runs_changed"]["runs"] == [{"benchmark": "demo", "run_id": "fjord-3b", "change": "changed"}]
+    [error] = doc["validation"]["findings"]
+    assert (error["file"], error["field"], doc["benchmarks"]) == ("submissions/demo/fjord-3b", "run", [])
 
 
-def test_files_changed_outside_submissions_are_warnings_in_the_comment(tmp_path):
-    """A run's pull request that also rewrites an answer key (and adds site settings) says so, file by file."""
+def test_files_changed_outside_submissions_are_errors_in_the_comment(tmp_path):
+    """A run's pull request that also rewrites an answer key (and adds site settings) fails, file by file."""
     root = copy_demo(tmp_path)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
@@ -233,11 +234,11 @@ def test_files_changed_outside_submissions_are_warnings_in_the_comment(tmp_path)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "a run, and a key that suits it")
     done, doc = preview(root, "--base", base)
-    assert done.returncode == 0, done.stdout + done.stderr
-    warned = [(f["severity"], f["file"], f["line"]) for f in doc["validation"]["findings"]]
-    assert warned == [("warning", "data/benchmarks/demo/questions.jsonl", None), ("warning", "mkdocs.yml", None)]
-    assert doc["validation"]["valid"] and [r["run_id"] for r in doc["benchmarks"][0]["runs"]] == [NEW]
-    assert "warning: data/benchmarks/demo/questions.jsonl: -: changed by this pull request outside submissions/" in (
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = [(f["severity"], f["file"], f["line"]) for f in doc["validation"]["findings"]]
+    assert found == [("error", "data/benchmarks/demo/questions.jsonl", None), ("error", "mkdocs.yml", None)]
+    assert not doc["validation"]["valid"] and doc["benchmarks"] == []
+    assert "error: data/benchmarks/demo/questions.jsonl: path: changed by this pull request outside submissions/" in (
         done.stdout
     )
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import shlex
+import shutil
 
 import httpx
 import pandas as pd
@@ -15,6 +18,7 @@ from dualboard.cli import main
 from dualboard.errors import DualboardError
 from dualboard.release_files import hub_file_url
 from tests.conftest import GIT_ENV, git_repository, write_run
+from tests.conftest import REPO as REPO_ROOT
 from tests.store.conftest import TOKEN
 
 REPO = "dualboard/tiny-results"
@@ -192,3 +196,22 @@ def test_a_release_from_a_hub_store_names_the_dataset_on_its_downloads_page(tiny
     page = html.unescape((tiny_root / "build" / "docs" / "downloads.md").read_text("utf-8"))
     assert f"is on the Hugging Face Hub dataset `{REPO}`" in page, "the files' place on the Hub"
     assert f'datasets.load_dataset("{REPO}", "scored", revision="v1"' in page, "loading from the Hub tag"
+
+
+def test_publish_needs_only_what_the_build_job_hands_over(tiny_root, hub_server, tmp_path):
+    """publish.yml's publish job checks out nothing: it gets the paths its build job packs (read from the
+    workflow's tar line) and publishes from them alone."""
+    workflow = (REPO_ROOT / ".github" / "workflows" / "publish.yml").read_text("utf-8")
+    [packed] = re.findall(r'-C "\$PWD" (.+)$', workflow, re.MULTILINE)
+    stage(tiny_root, hub_server)
+    assert release(tiny_root, hub_server, "2026.1").exit_code == 0
+    handed = tmp_path / "staged"
+    for path in shlex.split(packed.replace("$RELEASE", "2026.1")):
+        source = tiny_root / path
+        (handed / path).parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, handed / path)
+    env = {"HF_TOKEN": TOKEN, "DUALBOARD_HUB_ENDPOINT": hub_server.endpoint}
+    result = CliRunner(env=env).invoke(main, ["publish", "--root", str(handed), "--hub", REPO, "--release", "2026.1"])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    tagged = hub_server.repos[REPO].resolve("2026.1")
+    assert "runs/tiny/run-a/predictions.jsonl" in tagged.files and "releases/2026.1/scored/tiny.parquet" in tagged.files

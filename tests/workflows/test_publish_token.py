@@ -20,9 +20,9 @@ ENDPOINT = "https://huggingface.co"
 
 
 def _steps(path) -> list[dict]:
+    """Every job's steps, job after job (the build job, then the one that publishes)."""
     doc = yaml.safe_load(path.read_text("utf-8"))
-    [job] = doc["jobs"].values()
-    return job["steps"]
+    return [step for job in doc["jobs"].values() for step in job["steps"]]
 
 
 def _writer(steps: list[dict]) -> int:
@@ -39,7 +39,7 @@ def test_publish_workflows_exist():
 @pytest.mark.parametrize("path", PUBLISH, ids=_id)
 def test_token_exists_only_in_the_step_that_writes_to_the_hub(path):
     doc = yaml.safe_load(path.read_text("utf-8"))
-    [job] = doc["jobs"].values()
+    [job] = [j for j in doc["jobs"].values() if "dualboard publish" in str(j["steps"])]
     steps = job["steps"]
     writer = steps[_writer(steps)]
     assert writer["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
@@ -83,3 +83,34 @@ def test_github_token_stays_out_of_the_build(path):
     holders = [s.get("name") for s in steps if "github.token" in str(s.get("env", {})) + str(s.get("with", {}))]
     assert holders == ["Deploy the versioned site"]
     assert "github.token" not in "".join(str(s.get("run", "")) for s in steps)
+
+
+def _jobs(path) -> dict[str, dict]:
+    return yaml.safe_load(path.read_text("utf-8"))["jobs"]
+
+
+@pytest.mark.parametrize("path", PUBLISH, ids=_id)
+def test_the_job_that_holds_secrets_checks_out_nothing(path):
+    """The tree a merged pull request wrote is read by the tokenless build job only; the publish job gets its
+    results as an artifact, installs Dualboard outside any checkout and pushes from a fresh repository."""
+    jobs = _jobs(path)
+    holders = {name for name, job in jobs.items() if re.search(r"secrets\.|github\.token", yaml.safe_dump(job))}
+    assert holders == {"publish"}
+    build, publish = jobs["build"], jobs["publish"]
+    assert publish["needs"] == "build" and "environment" not in build and "permissions" not in build
+    assert not any("actions/checkout" in str(s.get("uses", "")) for s in publish["steps"])
+    script = "\n".join(str(s.get("run", "")) for s in publish["steps"])
+    assert "git init --quiet --bare" in script
+    git_commands = [line for line in script.splitlines() if re.match(r"\s*git ", line)]
+    assert all("-c core.hooksPath=/dev/null" in line for line in git_commands[1:]), git_commands
+    assert "GITHUB_WORKSPACE" not in script and " ./" not in script
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=_id)
+def test_python_never_imports_from_the_working_folder(path):
+    """``python -m pip`` puts the current folder first on sys.path, so a pull request's pip.py would run
+    instead of pip: every ``-m`` runs with ``-P`` (or ``-I``), which leaves it out; scripts run by path."""
+    for step in _steps(path):
+        for line in str(step.get("run", "")).splitlines():
+            for call in re.findall(r"python3?\S*\s+(?:-\S+\s+)*-m\b", line):
+                assert re.search(r"\s-[IP]\s", f" {call} "), f"{path.name}: {line.strip()!r}: run python -P -m"

@@ -69,7 +69,7 @@ def test_build_job_builds_and_checks_the_wheel(workflow):
     [checkout] = [s for s in build["steps"] if str(s.get("uses", "")).startswith("actions/checkout")]
     assert checkout["with"]["persist-credentials"] is False
     script = "\n".join(str(s.get("run", "")) for s in build["steps"])
-    assert "python -m build --outdir dist" in script
+    assert "python -P -m build --outdir dist" in script
     assert "twine check --strict" in script
     assert "dualboard init" in script and "dualboard build" in script, (
         "the wheel works outside the checkout before it is published"

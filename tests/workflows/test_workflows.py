@@ -26,6 +26,40 @@ GITHUB_DIRS = [REPO / ".github", SCAFFOLD_GITHUB]
 WORKFLOWS = sorted(p for d in GITHUB_DIRS for p in (d / "workflows").glob("*.y*ml"))
 REPOSITORY_REQUIREMENT = "."
 """What this repository's workflows install where the scaffold's install the pinned version: the checkout."""
+OWN_PUBLISH = (
+    (
+        """      # `dualboard init` pinned the exact Dualboard that scaffolded the repository
+      # (never code from the checkout, which a pull request can change).
+      - name: Install Dualboard
+        run: python -P -m pip install "@@REQUIREMENT@@"
+""",
+        """      # Dualboard's own repository builds its wheel here, in the job with no
+      # secret, and hands it to the publish job (`dualboard init` pins a release
+      # instead). python -P: the checkout is never on sys.path.
+      - name: Build and install Dualboard
+        run: |
+          python -P -m pip wheel --no-deps --wheel-dir "$RUNNER_TEMP/dist" .
+          python -P -m pip install "$RUNNER_TEMP"/dist/dualboard-*.whl
+""",
+    ),
+    (
+        """          git bundle create "$pack/gh-pages.bundle" gh-pages
+""",
+        """          git bundle create "$pack/gh-pages.bundle" gh-pages
+          cp "$RUNNER_TEMP"/dist/dualboard-*.whl "$pack/"
+""",
+    ),
+    (
+        """      - name: Install Dualboard (the pinned release, never a file of the artifact)
+        run: python -P -m pip install "@@REQUIREMENT@@"
+""",
+        """      - name: Install Dualboard (the wheel the build job made from this repository)
+        run: python -P -m pip install "$RUNNER_TEMP"/staged/dualboard-*.whl
+""",
+    ),
+)
+"""Where this repository's publish.yml differs from the scaffold's: its publish job installs the wheel its
+build job made (a checkout it must not run), where a scaffolded leaderboard's installs the pinned release."""
 
 
 def _load(path: Path) -> dict:
@@ -78,7 +112,10 @@ def test_secrets_only_in_publish(path):
         assert not uses_secrets, f"{path}: secrets belong to publish.yml only"
     else:
         jobs = _load(path)["jobs"].values()
-        assert all(job.get("environment") for job in jobs), "the Hub token comes from a protected environment"
+        holders = [job for job in jobs if re.search(r"secrets\s*[.\[]", yaml.safe_dump(job))]
+        assert holders and all(job.get("environment") for job in holders), (
+            "the Hub token comes from a protected environment"
+        )
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=_id)
@@ -135,7 +172,7 @@ def test_publish_runs_on_main_only():
         assert set(_triggers(doc)) == {"push"}
         assert _triggers(doc)["push"]["branches"] == ["main"]
         script = "\n".join(str(s.get("run", "")) for s in _steps(doc))
-        for command in ("dualboard build", "dualboard release", "dualboard publish --hub", "git push origin gh-pages"):
+        for command in ("dualboard build", "dualboard release", "dualboard publish --root", "gh-pages:gh-pages"):
             assert command in script
 
 
@@ -143,7 +180,7 @@ def test_repository_workflows_equal_the_scaffold():
     """.github/ is the scaffold's, except that this repository installs Dualboard from its checkout."""
     ours = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / ".github").rglob("*") if p.is_file()}
     scaffold = {
-        output_name(rel): data.replace(REQUIREMENT_TOKEN.encode(), REPOSITORY_REQUIREMENT.encode())
+        output_name(rel): _own(rel, data).replace(REQUIREMENT_TOKEN.encode(), REPOSITORY_REQUIREMENT.encode())
         for rel, data in template_files()
         if rel.startswith("dot-github/")
     }
@@ -157,6 +194,16 @@ def test_repository_workflows_equal_the_scaffold():
     )
 
 
+def _own(rel: str, data: bytes) -> bytes:
+    """The scaffold's file as this repository keeps it (:data:`OWN_PUBLISH`)."""
+    if not rel.endswith("workflows/publish.yml"):
+        return data
+    for scaffold, own in OWN_PUBLISH:
+        assert data.count(scaffold.encode()) == 1, f"the scaffold's publish.yml lost {scaffold!r}: update OWN_PUBLISH"
+        data = data.replace(scaffold.encode(), own.encode())
+    return data
+
+
 def test_scaffold_installs_only_the_pinned_dualboard():
     """A scaffolded repository never installs code from its checkout: a pull request could change that code,
     and publish.yml runs it beside the Hub token. Every job that runs dualboard installs the pin first."""
@@ -165,7 +212,7 @@ def test_scaffold_installs_only_the_pinned_dualboard():
             scripts = [str(s.get("run", "")) for s in job.get("steps") or []]
             installs = [line.strip() for run in scripts for line in run.splitlines() if "pip install" in line]
             runs_dualboard = [i for i, run in enumerate(scripts) if re.search(r"^\s*dualboard ", run, re.M)]
-            assert installs == ([f'python -m pip install "{REQUIREMENT_TOKEN}"'] if runs_dualboard else []), path
+            assert installs == ([f'python -P -m pip install "{REQUIREMENT_TOKEN}"'] if runs_dualboard else []), path
             if runs_dualboard:
                 install = next(i for i, run in enumerate(scripts) if "pip install" in run)
                 assert install < runs_dualboard[0], f"{path}: install Dualboard before the first dualboard command"
