@@ -85,7 +85,7 @@ def uncommitted(answer: str, key: KeyTexts, matched: Iterable[str] = ()) -> str 
     flagged = [word for word in rest if word in HEDGES or (word in NEGATIONS and not negating_key)]
     if flagged:
         return f"says {flagged[0]!r} beside it"
-    if rest and _has_separator(answer):
+    if rest and _is_list(answer, max(longest + 1, 3)):
         return f"lists {' '.join(rest)[:40]!r} beside it"
     return None
 
@@ -110,9 +110,13 @@ def _without(words: list[str], *texts: list[str]) -> list[str]:
     return line.split()
 
 
-def _has_separator(answer: str) -> bool:
-    """Whether ``answer`` holds a list separator (:data:`SEPARATORS`) that is no part of a number."""
+def _is_list(answer: str, item_words: int) -> bool:
+    """Whether ``answer`` is a list: separators (:data:`SEPARATORS`, none inside a number) between items of at
+    most ``item_words`` words each ("oxygen, carbon dioxide"; not "yes, ask him to spin again")."""
+    items, start = [], 0
     for at, char in enumerate(answer):
         if char in SEPARATORS and not (answer[at - 1 : at].isdecimal() and answer[at + 1 : at + 2].isdecimal()):
-            return True
-    return False
+            items.append(answer[start:at])
+            start = at + 1
+    words = [len(normalize_text(item).split()) for item in [*items, answer[start:]]]
+    return len([n for n in words if n]) > 1 and max(words) <= item_words

@@ -127,7 +127,9 @@ def test_replies_come_back_in_input_order(judge, open_question) -> None:
     def script(body, n):
         content = body["messages"][0]["content"]
         with lock:
-            return Reply("Verdict {nonce}: pass" if "ZZEVEN" in content else "Verdict {nonce}: fail", delay_s=0.05 * (n % 3))
+            return Reply(
+                "Verdict {nonce}: pass" if "ZZEVEN" in content else "Verdict {nonce}: fail", delay_s=0.05 * (n % 3)
+            )
 
     judge.script = script
     items = [(open_question, {"response": "ZZEVEN" if i % 2 == 0 else "ZZODD"}) for i in range(12)]
