@@ -2,8 +2,9 @@
 
 It compares the manifests of past releases (read by
 :mod:`dualboard.release_files`): runs added, resubmitted and removed (with the
-store's reason), benchmarks whose questions or graders changed, and every rank
-that moved, marked significant when the data support the move.
+store's reason), benchmarks whose questions or graders changed (a grader's new
+version named: its verdicts were computed again), every rank that moved,
+marked significant when the data support the move, and every score that moved.
 """
 
 from __future__ import annotations
@@ -39,6 +40,17 @@ class RankChange:
 
 
 @dataclass(frozen=True)
+class ScoreChange:
+    """A run whose score under one grading moved between two releases (as shown: one decimal)."""
+
+    benchmark: str
+    run_id: str
+    grading: str
+    before: float
+    after: float
+
+
+@dataclass(frozen=True)
 class ReleaseChanges:
     """What a release changed compared with the previous one."""
 
@@ -57,6 +69,10 @@ class ReleaseChanges:
     """Benchmarks whose questions or grading configuration changed."""
     rank_changes: list[RankChange]
     """Every rank that moved; :attr:`RankChange.significant` says which moves the data support."""
+    score_changes: list[ScoreChange]
+    """Every score that moved, of runs in both releases (a manifest without scores gives none)."""
+    grader_changes: list[str]
+    """Graders whose version changed, per benchmark ("demo: rules 4 → 5"): why scores moved with no new run."""
 
 
 def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> ReleaseChanges:
@@ -75,6 +91,8 @@ def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> Release
         ),
         changed_benchmarks=_changed_benchmarks(previous, current),
         rank_changes=_rank_changes(previous, current) if previous else [],
+        score_changes=_score_changes(previous, current) if previous else [],
+        grader_changes=_grader_changes(previous, current) if previous else [],
     )
 
 
@@ -145,6 +163,34 @@ def _rank_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[Ran
     return changes
 
 
+def _score_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[ScoreChange]:
+    changes = []
+    for bench, info in current.get("benchmarks", {}).items():
+        old_ranks = previous.get("benchmarks", {}).get(bench, {}).get("ranks", {})
+        for run_id, ranks in info.get("ranks", {}).items():
+            for grading in GRADINGS:
+                old = (old_ranks.get(run_id, {}).get(grading) or {}).get("score")
+                new = (ranks.get(grading) or {}).get("score")
+                if old is not None and new is not None and old != new:
+                    changes.append(ScoreChange(bench, run_id, grading, float(old), float(new)))
+    return changes
+
+
+def _grader_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """ "benchmark: grader old → new" for each grader (by name and role) whose version differs."""
+    out = []
+    for bench, info in current.get("benchmarks", {}).items():
+        old = {
+            (g["name"], g["role"]): g["version"]
+            for g in previous.get("benchmarks", {}).get(bench, {}).get("graders", [])
+        }
+        for grader in info.get("graders", []):
+            was = old.get((grader["name"], grader["role"]))
+            if was is not None and was != grader["version"]:
+                out.append(f"{bench}: {grader['name']} {was} → {grader['version']}")
+    return sorted(set(out))
+
+
 def changelog_page(changes: list[ReleaseChanges], unreleased: list[Removal] = ()) -> Page:
     """What each release changed: runs added, removed (and why), resubmitted, and rank moves the data support.
 
@@ -188,6 +234,20 @@ def _release_changes(c: ReleaseChanges) -> str:
             + ", ".join(f"`{b}`" for b in c.changed_benchmarks)
             + "\n"
         )
+    for change in c.grader_changes:
+        lines.append(f"- New grader version (its verdicts were computed again): {escape_text(change)}\n")
+    if c.score_changes:
+        rows = [
+            [
+                Cell(ch.benchmark),
+                Cell(ch.run_id),
+                Cell(ch.grading),
+                Cell(f"{ch.before:.1f}", sort=ch.before),
+                Cell(f"{ch.after:.1f}", sort=ch.after),
+            ]
+            for ch in c.score_changes
+        ]
+        lines.append("\n" + table(["Benchmark", "Run", "Grading", "Score before", "Score now"], rows))
     if c.rank_changes:
         rows = [
             [
@@ -206,4 +266,6 @@ def _release_changes(c: ReleaseChanges) -> str:
         )
     elif c.previous:
         lines.append("- No rank changed.\n")
+    if c.previous and not c.score_changes:
+        lines.append("- No score changed.\n")
     return "".join(lines) + "\n"

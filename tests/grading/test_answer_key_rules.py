@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dualboard.grading.commitment import KeyTexts, uncommitted
 from dualboard.grading.errors import GraderConfigError
 from dualboard.grading.exact import ExactGrader, NumericGrader
 from dualboard.grading.final_answer import extract_final_answer, find_numbers
-from dualboard.grading.commitment import KeyTexts, uncommitted
 from dualboard.grading.rules import (
     SHORT_MAX_CHARS,
     SHORT_MAX_WORDS,

@@ -127,6 +127,7 @@ def test_a_key_blind_run_scores_nothing_on_what_it_hedged() -> None:
     assert (mine.answer_key == 0).all(), mine[mine.answer_key != 0].head()
     models = analyse(graded.scored, n_boot=200).models.set_index("run_id")
     print(
-        f"key-blind run: answer_key {models.answer_key_mean['key-blind']:.1f}, rank {models.rank_answer_key['key-blind']:g}"
+        f"key-blind run: answer_key {models.answer_key_mean['key-blind']:.1f}, "
+        f"rank {models.rank_answer_key['key-blind']:g}"
     )
     assert models.rank_answer_key["key-blind"] == len(models)
