@@ -179,6 +179,11 @@ class LlmGrader(Grader):
     ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a longer
     ``Retry-After`` from the server is honoured, up to 60 s).
 
+    The response reaches the judge between delimiter lines that carry a random
+    nonce drawn for the call (:func:`new_nonce`), and only a reply whose last
+    non-empty line is ``Verdict <nonce>: pass`` or ``... fail`` gives a verdict;
+    any other reply is no verdict (:func:`~dualboard.grading.judge_replies.parse_judge_reply`).
+
     Empty responses fail without a request. 429/5xx replies, timeouts and
     dropped connections are retried with backoff; if they persist the answer
     gets a transient no-verdict (not cached, so the next build asks again). An

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from dualboard.grading.choices import LETTERS, extract_choice, normalize_question_text, shown_options
-from dualboard.grading.commitment import KeyTexts, uncommitted
+from dualboard.grading.commitment import EXTRA_WORDS, KeyTexts, uncommitted
 from dualboard.grading.final_answer import (
     FinalAnswer,
     extract_marked_answer,
@@ -52,7 +52,11 @@ RULE = (
     "taken whole. Anything else, such as a long explanation without a marked final answer, gets no verdict. "
     "The answer then passes (100) when it equals the key's answer or an alias, contains one as whole words, "
     "or matches one of the key's patterns (for a numeric key: the answer's first number, within tolerance), "
-    "and fails (0) otherwise. An empty response, a final-answer marker with nothing after it, or a "
+    "and it commits to that one answer; it fails (0) otherwise. A final answer that does not commit fails, its "
+    "reason in the detail: another number or option beside the key, alternatives or a list ('24 or 36', "
+    "'oxygen, carbon dioxide'), a negation or hedge beside it ('not 36', '36 is tempting, but it is 24', "
+    "'maybe 36'), or more than twice the key's words plus "
+    f"{EXTRA_WORDS}. An empty response, a final-answer marker with nothing after it, or a "
     "multiple-choice answer naming no option is the model's failure and scores 0. Two different marked "
     "answers are judged by the last and flagged (recovered)."
 )
@@ -233,7 +237,8 @@ class RulesGrader(Grader):
     else, for a numeric key, the response's only number
     (:func:`distinct_numbers`); else a short response taken whole
     (:func:`is_short`). Anything else gets no verdict (score None). The answer
-    is checked by :func:`match_key`. An empty response, a bare final-answer
+    is checked by :func:`match_key`, and must commit to the key
+    (:func:`~dualboard.grading.commitment.uncommitted`): "24 or 36" fails. An empty response, a bare final-answer
     marker or a multiple-choice answer naming no option is the model's failure:
     0 with ``verdict_parse = none``. No options.
 
