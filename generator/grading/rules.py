@@ -245,8 +245,10 @@ class RulesGrader(Grader):
     Examples
     --------
     >>> q = {"id": "1", "type": "open", "answer_key": {"answer": "Paris", "aliases": [], "patterns": []}}
-    >>> RulesGrader().grade(q, {"response": "Final answer: Paris, France."}).score
+    >>> RulesGrader().grade(q, {"response": "Final answer: Paris."}).score
     100.0
+    >>> RulesGrader().grade(q, {"response": "Final answer: Paris or Lyon"}).score
+    0.0
     >>> RulesGrader().grade(q, {"response": "It is a long story. " * 20}).score is None
     True
     """
