@@ -3,7 +3,7 @@
 ``rules`` used to pass any final answer that held the key: "not 36", "24 or 36",
 every option of a multiple-choice question. A run written without reading a
 single key (every option; the prompt's words and the integers 0-129) scored
-64.6 under answer-key grading on the demo and ranked 3 of 8. Now a final answer
+62.5 under answer-key grading on the demo and ranked 4 of 8 (issue: 64.6, 3 of 8). Now a final answer
 that names several candidates, negates or hedges the key, or runs far longer
 than the key fails (0, not "no verdict"), and says why.
 """
