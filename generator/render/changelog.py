@@ -9,10 +9,15 @@ marked significant when the data support the move, and every score that moved.
 
 from __future__ import annotations
 
+import copy
+import io
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 from dualboard.names import is_run_name
+from dualboard.release.manifest import ranks as ranks_of
 from dualboard.release_files import ReleaseRecord
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, table
@@ -100,9 +105,26 @@ def history(records: list[ReleaseRecord]) -> list[ReleaseChanges]:
     """The changes of every release against the one before it, newest first."""
     changes, previous = [], None
     for record in records:
-        changes.append(compare(previous, record.manifest))
-        previous = record.manifest
+        manifest = with_scores(record)
+        changes.append(compare(previous, manifest))
+        previous = manifest
     return changes[::-1]
+
+
+def with_scores(record: ReleaseRecord) -> dict[str, Any]:
+    """The record's manifest with each run's scores, read from the release's ``stats/<benchmark>/models.csv``
+    where the manifest predates them (releases made before manifests recorded scores)."""
+    manifest = copy.deepcopy(record.manifest)
+    for bench, info in manifest.get("benchmarks", {}).items():
+        ranks = info.get("ranks", {})
+        table = record.folder_bytes(f"stats/{bench}/models.csv")
+        if table is None or all("score" in grading for run in ranks.values() for grading in run.values()):
+            continue
+        scored = ranks_of(pd.read_csv(io.BytesIO(table), keep_default_na=False, na_values=[""]))
+        for run_id, gradings in ranks.items():
+            for grading, entry in gradings.items():
+                entry.setdefault("score", scored.get(run_id, {}).get(grading, {}).get("score"))
+    return manifest
 
 
 def _runs(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:

@@ -21,8 +21,8 @@ from dualboard import __version__
 from dualboard.cli import main
 from dualboard.csv_download import FORMULA_TRIGGERS
 from dualboard.release.manifest import ranks
-from dualboard.release_files import load_releases
-from dualboard.render.changelog import changelog_page, compare
+from dualboard.release_files import ReleaseRecord, load_releases
+from dualboard.render.changelog import changelog_page, compare, history
 from dualboard.stats.scores import GRADINGS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -309,3 +309,17 @@ def test_the_manifest_records_each_score_as_shown():
         [{"run_id": "x", **{c: v for g in GRADINGS for c, v in ((f"rank_{g}", 1), (f"{g}_mean", 67.54))}}]
     )
     assert ranks(models)["x"]["answer_key"]["score"] == 67.5
+
+
+def test_a_release_made_before_manifests_held_scores_gives_them_from_its_models_table(tmp_path):
+    """The first release after a grader version bump compares with one whose manifest has ranks only."""
+    (tmp_path / "stats" / "b").mkdir(parents=True)
+    columns = {c: v for g in GRADINGS for c, v in ((f"rank_{g}", 1), (f"{g}_mean", 70.71))}
+    pd.DataFrame([{"run_id": "x", **columns}]).to_csv(tmp_path / "stats" / "b" / "models.csv", index=False)
+    old = _manifest("1", {"x": {"answer_key": {"rank": 1, "low": 1, "high": 1}}}, {"x": {"content_hash": "1"}})
+    new = _manifest(
+        "2", {"x": {"answer_key": {"rank": 1, "low": 1, "high": 1, "score": 67.5}}}, old["benchmarks"]["b"]["runs"]
+    )
+    records = [ReleaseRecord("1", old, {}, tmp_path), ReleaseRecord("2", new, {}, tmp_path / "none")]
+    [latest, _] = history(records)
+    assert [(c.run_id, c.before, c.after) for c in latest.score_changes] == [("x", 70.7, 67.5)]
