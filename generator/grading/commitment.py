@@ -38,8 +38,8 @@ SEPARATORS = ",;/|&"
 """Characters that join the items of a list ("24, 36"; "24/36"), unless they sit inside a number
 ("1,000", "7/12")."""
 EXTRA_WORDS = 8
-"""A final answer may hold this many words beyond twice the key's (units, "the answer is", a name's
-title) ..."""
+"""A final answer may run to twice the key's words plus this many (a unit, "the answer is", a title);
+a longer one is a passage, not one committed answer."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def _without(words: list[str], *texts: list[str]) -> list[str]:
     line = f" {' '.join(words)} "
     for text in sorted(texts, key=len, reverse=True):
         taken = f" {' '.join(text)} "
-        while text and taken in line:  # twice over: one pass misses the second of two adjacent occurrences
+        while text and taken in line:  # a second pass takes what the first skipped: adjacent ones share a space
             line = line.replace(taken, " ")
     return line.split()
 
