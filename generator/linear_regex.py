@@ -196,8 +196,6 @@ class ContextPattern:
     >>> numbers = ContextPattern(r"(?:^|[^\w.])(\d+)(\z|\W)")
     >>> [m.texts[0] for m in numbers.finditer("1 2 x3 4é 5")]
     ['1', '2', '5']
-    >>> numbers.sub("#", "1 2 x3")
-    '# # x3'
     """
 
     def __init__(self, pattern: str, *, ignore_case: bool = False):
@@ -208,14 +206,6 @@ class ContextPattern:
         data = text.encode("utf-8")
         for match in self._matches(data, len(text[:pos].encode("utf-8")) if pos else 0):
             yield ContextMatch(tuple(None if g is None else g.decode("utf-8") for g in match.groups()[:-1]))
-
-    def sub(self, replacement: str, text: str) -> str:
-        """Return ``text`` with group 1 of every match (the match without its context) replaced."""
-        data, pieces, end = text.encode("utf-8"), [], 0
-        for match in self._matches(data):
-            pieces += [data[end : match.start(1)], replacement.encode("utf-8")]
-            end = match.end(1)
-        return b"".join([*pieces, data[end:]]).decode("utf-8")
 
     def _matches(self, data: bytes, pos: int = 0) -> Iterator[re2._Match]:
         """Yield the RE2 matches in UTF-8 ``data`` from byte ``pos`` on; each search is linear in the bytes it

@@ -3,8 +3,10 @@
 Works with Ollama, vLLM, llama.cpp's server and hosted APIs: it POSTs to
 ``<base_url>/chat/completions`` with temperature 0 and a fixed seed, fills a
 versioned prompt template (a data file in ``generator/grading/prompts/``,
-hashed into the config), and reads the reply with
-:func:`dualboard.grading.judge_replies.parse_judge_reply`. How requests go
+hashed into the config) that puts the response between delimiters carrying a
+fresh random nonce (:func:`new_nonce`), and reads the verdict from the reply's
+last line, which must carry that nonce
+(:func:`dualboard.grading.judge_replies.parse_judge_reply`). How requests go
 out (how many in flight, how often, retries) is
 :mod:`dualboard.grading.judge_client`'s job.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
@@ -30,7 +33,7 @@ OPERATIONAL_OPTIONS = ("max_concurrency", "requests_per_minute", "timeout_s", "m
 """Options that change how verdicts are fetched, not what they are: left out of the config hash."""
 
 DEFAULTS: dict[str, Any] = {
-    "prompt": "judge_v1",
+    "prompt": "judge_v2",
     "seed": 0,
     "max_tokens": 256,
     "api_key_env": None,
@@ -45,12 +48,27 @@ MAX_CONCURRENCY = 1024
 KEY_VARIABLE = compile_linear(r"DUALBOARD_JUDGE_[A-Z0-9_]{1,64}")
 """Names ``api_key_env`` may take. benchmark.yaml arrives by pull request: any other name
 (``HF_TOKEN``, ``GITHUB_TOKEN``) would let it send a secret of the build to a URL it chooses."""
-_PLACEHOLDER = compile_linear(r"\{(question|answer|aliases|reference|response)\}")
+_PLACEHOLDER = compile_linear(r"\{(question|answer|aliases|reference|response|nonce)\}")
+NONCE_BYTES = 12
+"""Random bytes of a call's nonce (:func:`new_nonce`): 96 bits, never guessed."""
 _PROMPT_NAME = compile_linear(r"[a-z0-9_]+")
 _EXAMPLE = (
     "{name: llm, options: {base_url: 'http://localhost:11434/v1', model: 'llama3.1:8b', "
     "api_key_env: DUALBOARD_JUDGE_KEY}}"
 )
+
+
+def new_nonce() -> str:
+    """A fresh nonce for one judge call: random hex, drawn when the request is built.
+
+    The answer's author cannot guess it, so cannot close the answer's block
+    early or write the verdict line the judge must end on. It is random, not
+    derived from the content: anything derived without a secret (a hash of key
+    and response) could be computed by that author. Verdicts stay reproducible:
+    they are cached by content and grader configuration, where the nonce has
+    no part, and the detail records the verdict line with its nonce.
+    """
+    return secrets.token_hex(NONCE_BYTES)
 
 
 def load_prompt(name: str) -> str:
@@ -62,10 +80,16 @@ def load_prompt(name: str) -> str:
         raise GraderConfigError(
             f"llm grader: unknown prompt {name[:80]!r} — use one of {known} (files in generator/grading/prompts/)"
         )
-    return path.read_text(encoding="utf-8")
+    template = path.read_text(encoding="utf-8")
+    if template.count("{response}") != 1 or template.count("{nonce}") < 3:
+        raise GraderConfigError(
+            f"llm grader: prompt {name!r} must paste {{response}} once, between delimiter lines that carry "
+            "{nonce}, and ask for a last line 'Verdict {nonce}: pass|fail' (see judge_v2.txt)"
+        )
+    return template
 
 
-def fill_prompt(template: str, question: dict[str, Any], response: str) -> str:
+def fill_prompt(template: str, question: dict[str, Any], response: str, nonce: str) -> str:
     """Fill the template's placeholders in one pass (so a response cannot inject one)."""
     key = question.get("answer_key") or {}
     values = {
@@ -74,6 +98,7 @@ def fill_prompt(template: str, question: dict[str, Any], response: str) -> str:
         "aliases": ", ".join(map(str, key.get("aliases") or [])),
         "reference": str(key.get("reference") or key.get("answer", "")),
         "response": response,
+        "nonce": nonce,
     }
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
@@ -90,7 +115,7 @@ def _number(value: Any, low: float, *, above: bool = False) -> bool:
 
 
 _RULES: dict[str, tuple[Callable[[Any], bool], str, str]] = {
-    "prompt": (lambda v: isinstance(v, str), "the name of a prompt template", "prompt: judge_v1"),
+    "prompt": (lambda v: isinstance(v, str), "the name of a prompt template", "prompt: judge_v2"),
     "seed": (lambda v: _integer(v, 0), "an integer ≥ 0", "seed: 0"),
     "max_tokens": (lambda v: _integer(v, 1), "an integer ≥ 1", "max_tokens: 256"),
     "max_concurrency": (
@@ -148,11 +173,16 @@ class LlmGrader(Grader):
     environment variable holding the key, ``DUALBOARD_JUDGE_…``; never the key itself.
     The key goes to ``base_url``, which a pull request can change in
     benchmark.yaml: export a judge key only for builds of reviewed main); ``prompt``
-    (template name, default ``judge_v1``); ``seed`` (0); ``max_tokens`` (256);
+    (template name, default ``judge_v2``); ``seed`` (0); ``max_tokens`` (256);
     and, left out of the config hash, ``max_concurrency`` (8 requests in flight
     at most), ``requests_per_minute`` (no limit; retries count), ``timeout_s`` (60),
     ``max_retries`` (3) and ``backoff_s`` (1, doubled per retry; a longer
     ``Retry-After`` from the server is honoured, up to 60 s).
+
+    The response reaches the judge between delimiter lines that carry a random
+    nonce drawn for the call (:func:`new_nonce`), and only a reply whose last
+    non-empty line is ``Verdict <nonce>: pass`` or ``... fail`` gives a verdict;
+    any other reply is no verdict (:func:`~dualboard.grading.judge_replies.parse_judge_reply`).
 
     Empty responses fail without a request. 429/5xx replies, timeouts and
     dropped connections are retried with backoff; if they persist the answer
@@ -162,7 +192,7 @@ class LlmGrader(Grader):
     """
 
     name: ClassVar[str] = "llm"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     default_role: ClassVar[str] = "answer_key"
     cpu_bound: ClassVar[bool] = False
 
@@ -186,11 +216,11 @@ class LlmGrader(Grader):
         waits for its slowest reply, so a batch far larger than the concurrency keeps the judge busy."""
         return max(Grader.batch_size, 16 * self.options["max_concurrency"])
 
-    def request_body(self, question: dict[str, Any], response: str) -> dict[str, Any]:
-        """Return the JSON body sent for one answer."""
+    def request_body(self, question: dict[str, Any], response: str, nonce: str) -> dict[str, Any]:
+        """Return the JSON body sent for one answer, its block delimited by ``nonce``."""
         return {
             "model": self.options["model"],
-            "messages": [{"role": "user", "content": fill_prompt(self.template, question, response)}],
+            "messages": [{"role": "user", "content": fill_prompt(self.template, question, response, nonce)}],
             "temperature": 0,
             "seed": self.options["seed"],
             "max_tokens": self.options["max_tokens"],
@@ -230,8 +260,9 @@ class LlmGrader(Grader):
             return Verdict(0.0, "none", "empty response (not sent to the judge)")
         from dualboard.grading.judge_client import NoReply
 
-        reply = await ask(self.request_body(question, response))
+        nonce = new_nonce()
+        reply = await ask(self.request_body(question, response, nonce))
         if isinstance(reply, NoReply):
             return Verdict(None, "none", f"no reply: {reply.problem}", transient=True)
-        score, parse, detail = parse_judge_reply(reply)
+        score, parse, detail = parse_judge_reply(reply, nonce)
         return Verdict(score, parse, detail[:300])

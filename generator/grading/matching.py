@@ -67,3 +67,9 @@ def pattern_matches(candidate: str, question: dict[str, Any]) -> str | None:
         if compile_key_pattern(str(pattern)).search(candidate):
             return str(pattern)
     return None
+
+
+def pattern_spans(candidate: str, question: dict[str, Any]) -> list[str]:
+    """Return what each of the key's patterns matched in ``candidate`` (first match of each; none: left out)."""
+    patterns = (question.get("answer_key") or {}).get("patterns") or []
+    return [match.group(0) for p in patterns if (match := compile_key_pattern(str(p)).search(candidate))]

@@ -10,20 +10,23 @@ What counts as readable is defined once, here: :data:`SHORT_MAX_WORDS`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from dualboard.grading.choices import LETTERS, extract_choice, shown_options
+from dualboard.grading.choices import LETTERS, extract_choice, normalize_question_text, shown_options
+from dualboard.grading.commitment import EXTRA_WORDS, KeyTexts, uncommitted
 from dualboard.grading.final_answer import (
     FinalAnswer,
     extract_marked_answer,
     find_numbers,
 )
 from dualboard.grading.matching import (
+    key_texts,
     number_matches,
     number_within,
     numeric_key,
     pattern_matches,
+    pattern_spans,
     text_contains,
     text_equals,
 )
@@ -49,7 +52,11 @@ RULE = (
     "taken whole. Anything else, such as a long explanation without a marked final answer, gets no verdict. "
     "The answer then passes (100) when it equals the key's answer or an alias, contains one as whole words, "
     "or matches one of the key's patterns (for a numeric key: the answer's first number, within tolerance), "
-    "and fails (0) otherwise. An empty response, a final-answer marker with nothing after it, or a "
+    "and it commits to that one answer; it fails (0) otherwise. A final answer that does not commit fails, its "
+    "reason in the detail: another number or option beside the key, alternatives or a list ('24 or 36', "
+    "'oxygen, carbon dioxide'), a negation or hedge beside it ('not 36', '36 is tempting, but it is 24', "
+    "'maybe 36'), or more than twice the key's words plus "
+    f"{EXTRA_WORDS}. An empty response, a final-answer marker with nothing after it, or a "
     "multiple-choice answer naming no option is the model's failure and scores 0. Two different marked "
     "answers are judged by the last and flagged (recovered)."
 )
@@ -78,6 +85,11 @@ class _Reading:
     """``ok``, or ``recovered`` when the response gave different answers or only a fallback style."""
     note: str = ""
     """Why it is ``recovered``, for the detail."""
+    said: str | None = None
+    """The final answer as the response wrote it, where it differs from ``text`` (a multiple-choice final
+    answer read as the option it names): what must commit (:func:`~dualboard.grading.commitment.uncommitted`)."""
+    committed_to: KeyTexts | None = None
+    """What ``said`` must commit to, where not the key's own texts (the option it names)."""
 
 
 def distinct_numbers(text: str) -> list[float]:
@@ -120,6 +132,15 @@ def match_key(candidate: str, question: dict[str, Any]) -> str | None:
     return None
 
 
+def _key(question: dict[str, Any], prediction: dict[str, Any]) -> KeyTexts:
+    """What a final answer must commit to: the key's answer and aliases (and number); on a multiple-choice
+    question every option the key does not name is another candidate."""
+    texts = tuple(key_texts(question))
+    options = shown_options(question, prediction) if question.get("type") == "multiple_choice" else []
+    others = tuple(o for o in options if normalize_question_text(o) not in texts)
+    return KeyTexts(texts, numeric_key(question), others)
+
+
 def _final_answer_line(response: str) -> str:
     """The final-answer statement as written: the marker's line, or the next line when
     the marker ends its line ("The final answer is:" followed by the answer)."""
@@ -151,7 +172,11 @@ def _read_choice(response: str, question: dict[str, Any], prediction: dict[str, 
     if stated is not None:
         named = extract_choice(_final_answer_line(response), shown)
         if named.index is not None:
-            return _Reading(shown[named.index], f"final answer names option {named.method}", "ok")
+            option = shown[named.index]
+            chosen = KeyTexts((option, LETTERS[named.index]), others=tuple(o for o in shown if o != option))
+            return _Reading(
+                option, f"final answer names option {named.method}", "ok", said=stated.text, committed_to=chosen
+            )
         return _from_marked(stated)
     choice = extract_choice(response, shown)
     if choice.index is not None:
@@ -172,7 +197,11 @@ def _read_open(response: str, question: dict[str, Any]) -> _Reading | Verdict:
     """
     marked = extract_marked_answer(response)
     if marked is not None:
-        return _from_marked(marked)
+        # A quoted answer inside a final-answer statement ("Final answer: 'no smoke' is tempting, but ...")
+        # is read by the JSON marker; the statement around it is what must commit.
+        stated = extract_marked_answer(response, markers=("final_answer",))
+        around = stated is not None and stated.text != marked.text and marked.text in stated.text
+        return replace(_from_marked(marked), said=stated.text if around else None)
     if _EMPTY_MARKER.search(response):
         return Verdict(0.0, "none", "a final-answer marker with nothing after it: the model's failure, scored 0")
     key = numeric_key(question)
@@ -208,21 +237,24 @@ class RulesGrader(Grader):
     else, for a numeric key, the response's only number
     (:func:`distinct_numbers`); else a short response taken whole
     (:func:`is_short`). Anything else gets no verdict (score None). The answer
-    is checked by :func:`match_key`. An empty response, a bare final-answer
+    is checked by :func:`match_key`, and must commit to the key
+    (:func:`~dualboard.grading.commitment.uncommitted`): "24 or 36" fails. An empty response, a bare final-answer
     marker or a multiple-choice answer naming no option is the model's failure:
     0 with ``verdict_parse = none``. No options.
 
     Examples
     --------
     >>> q = {"id": "1", "type": "open", "answer_key": {"answer": "Paris", "aliases": [], "patterns": []}}
-    >>> RulesGrader().grade(q, {"response": "Final answer: Paris, France."}).score
+    >>> RulesGrader().grade(q, {"response": "Final answer: Paris."}).score
     100.0
+    >>> RulesGrader().grade(q, {"response": "Final answer: Paris or Lyon"}).score
+    0.0
     >>> RulesGrader().grade(q, {"response": "It is a long story. " * 20}).score is None
     True
     """
 
     name: ClassVar[str] = "rules"
-    version: ClassVar[str] = "4"
+    version: ClassVar[str] = "5"
     default_role: ClassVar[str] = "answer_key"
     rule: ClassVar[str] = RULE
 
@@ -235,7 +267,15 @@ class RulesGrader(Grader):
         if isinstance(reading, Verdict):
             return reading
         reason = match_key(reading.text, question)
-        detail = f"final answer {reading.text[:80]!r} ({reading.method}) " + (
+        detail = f"final answer {(reading.said or reading.text)[:80]!r} ({reading.method}) " + (
             f"{reading.note}; " if reading.note else ""
         )
+        said = reading.said or reading.text
+        key = reading.committed_to or _key(question, prediction)
+        if reason is not None and (hedge := uncommitted(said, key, pattern_spans(said, question))) is not None:
+            # Several candidates, a negation or a hedge: the model did not commit. A fail, not "no verdict",
+            # which would let a run hedge away the questions it finds hardest.
+            return Verdict(
+                0.0, reading.parse, f"{detail}holds the key but {hedge}: no committed answer, scored 0"[:300]
+            )
         return Verdict(0.0 if reason is None else 100.0, reading.parse, (detail + (reason or "matches no key"))[:300])

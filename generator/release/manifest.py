@@ -58,8 +58,9 @@ def graders(verdicts: pd.DataFrame) -> list[dict[str, str]]:
     ]
 
 
-def ranks(models: pd.DataFrame) -> dict[str, dict[str, dict[str, int | None]]]:
-    """Each run's rank and simultaneous rank interval under both gradings (models.csv)."""
+def ranks(models: pd.DataFrame) -> dict[str, dict[str, dict[str, float | int | None]]]:
+    """Each run's rank, simultaneous rank interval and score (to one decimal, as shown) under both gradings
+    (models.csv): the changelog lists every rank and every score that moves."""
     out = {}
     for row in models.to_dict("records"):
         out[row["run_id"]] = {
@@ -67,10 +68,18 @@ def ranks(models: pd.DataFrame) -> dict[str, dict[str, dict[str, int | None]]]:
                 "rank": _int(row[f"rank_{g}"]),
                 "low": _int(row.get(f"rank_ci_low_{g}")),
                 "high": _int(row.get(f"rank_ci_high_{g}")),
+                "score": _rounded(row.get(f"{g}_mean")),
             }
             for g in ("traditional", "answer_key")
         }
     return out
+
+
+def _rounded(value: Any) -> float | None:
+    """A score as the site shows it (one decimal); None when the run has none."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return round(float(value), 1)
 
 
 def _int(value: Any) -> int | None:

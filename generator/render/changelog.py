@@ -2,16 +2,22 @@
 
 It compares the manifests of past releases (read by
 :mod:`dualboard.release_files`): runs added, resubmitted and removed (with the
-store's reason), benchmarks whose questions or graders changed, and every rank
-that moved, marked significant when the data support the move.
+store's reason), benchmarks whose questions or graders changed (a grader's new
+version named: its verdicts were computed again), every rank that moved,
+marked significant when the data support the move, and every score that moved.
 """
 
 from __future__ import annotations
 
+import copy
+import io
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 from dualboard.names import is_run_name
+from dualboard.release.manifest import ranks as ranks_of
 from dualboard.release_files import ReleaseRecord
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, table
@@ -39,6 +45,17 @@ class RankChange:
 
 
 @dataclass(frozen=True)
+class ScoreChange:
+    """A run whose score under one grading moved between two releases (as shown: one decimal)."""
+
+    benchmark: str
+    run_id: str
+    grading: str
+    before: float
+    after: float
+
+
+@dataclass(frozen=True)
 class ReleaseChanges:
     """What a release changed compared with the previous one."""
 
@@ -57,6 +74,10 @@ class ReleaseChanges:
     """Benchmarks whose questions or grading configuration changed."""
     rank_changes: list[RankChange]
     """Every rank that moved; :attr:`RankChange.significant` says which moves the data support."""
+    score_changes: list[ScoreChange]
+    """Every score that moved, of runs in both releases (a manifest without scores gives none)."""
+    grader_changes: list[str]
+    """Graders whose version changed, per benchmark ("demo: rules 4 → 5"): why scores moved with no new run."""
 
 
 def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> ReleaseChanges:
@@ -75,6 +96,8 @@ def compare(previous: dict[str, Any] | None, current: dict[str, Any]) -> Release
         ),
         changed_benchmarks=_changed_benchmarks(previous, current),
         rank_changes=_rank_changes(previous, current) if previous else [],
+        score_changes=_score_changes(previous, current) if previous else [],
+        grader_changes=_grader_changes(previous, current) if previous else [],
     )
 
 
@@ -82,9 +105,26 @@ def history(records: list[ReleaseRecord]) -> list[ReleaseChanges]:
     """The changes of every release against the one before it, newest first."""
     changes, previous = [], None
     for record in records:
-        changes.append(compare(previous, record.manifest))
-        previous = record.manifest
+        manifest = with_scores(record)
+        changes.append(compare(previous, manifest))
+        previous = manifest
     return changes[::-1]
+
+
+def with_scores(record: ReleaseRecord) -> dict[str, Any]:
+    """The record's manifest with each run's scores, read from the release's ``stats/<benchmark>/models.csv``
+    where the manifest predates them (releases made before manifests recorded scores)."""
+    manifest = copy.deepcopy(record.manifest)
+    for bench, info in manifest.get("benchmarks", {}).items():
+        ranks = info.get("ranks", {})
+        table = record.folder_bytes(f"stats/{bench}/models.csv")
+        if table is None or all("score" in grading for run in ranks.values() for grading in run.values()):
+            continue
+        scored = ranks_of(pd.read_csv(io.BytesIO(table), keep_default_na=False, na_values=[""]))
+        for run_id, gradings in ranks.items():
+            for grading, entry in gradings.items():
+                entry.setdefault("score", scored.get(run_id, {}).get(grading, {}).get("score"))
+    return manifest
 
 
 def _runs(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -145,6 +185,34 @@ def _rank_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[Ran
     return changes
 
 
+def _score_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[ScoreChange]:
+    changes = []
+    for bench, info in current.get("benchmarks", {}).items():
+        old_ranks = previous.get("benchmarks", {}).get(bench, {}).get("ranks", {})
+        for run_id, ranks in info.get("ranks", {}).items():
+            for grading in GRADINGS:
+                old = (old_ranks.get(run_id, {}).get(grading) or {}).get("score")
+                new = (ranks.get(grading) or {}).get("score")
+                if old is not None and new is not None and old != new:
+                    changes.append(ScoreChange(bench, run_id, grading, float(old), float(new)))
+    return changes
+
+
+def _grader_changes(previous: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """ "benchmark: grader old → new" for each grader (by name and role) whose version differs."""
+    out = []
+    for bench, info in current.get("benchmarks", {}).items():
+        old = {
+            (g["name"], g["role"]): g["version"]
+            for g in previous.get("benchmarks", {}).get(bench, {}).get("graders", [])
+        }
+        for grader in info.get("graders", []):
+            was = old.get((grader["name"], grader["role"]))
+            if was is not None and was != grader["version"]:
+                out.append(f"{bench}: {grader['name']} {was} → {grader['version']}")
+    return sorted(set(out))
+
+
 def changelog_page(changes: list[ReleaseChanges], unreleased: list[Removal] = ()) -> Page:
     """What each release changed: runs added, removed (and why), resubmitted, and rank moves the data support.
 
@@ -188,6 +256,20 @@ def _release_changes(c: ReleaseChanges) -> str:
             + ", ".join(f"`{b}`" for b in c.changed_benchmarks)
             + "\n"
         )
+    for change in c.grader_changes:
+        lines.append(f"- New grader version (its verdicts were computed again): {escape_text(change)}\n")
+    if c.score_changes:
+        rows = [
+            [
+                Cell(ch.benchmark),
+                Cell(ch.run_id),
+                Cell(ch.grading),
+                Cell(f"{ch.before:.1f}", sort=ch.before),
+                Cell(f"{ch.after:.1f}", sort=ch.after),
+            ]
+            for ch in c.score_changes
+        ]
+        lines.append("\n" + table(["Benchmark", "Run", "Grading", "Score before", "Score now"], rows))
     if c.rank_changes:
         rows = [
             [
@@ -206,4 +288,6 @@ def _release_changes(c: ReleaseChanges) -> str:
         )
     elif c.previous:
         lines.append("- No rank changed.\n")
+    if c.previous and not c.score_changes:
+        lines.append("- No score changed.\n")
     return "".join(lines) + "\n"

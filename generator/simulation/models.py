@@ -85,7 +85,8 @@ class SimulatedModel:
     not list (``paraphrased_answers``): a string matcher fails them."""
     rules_false_pass_rate: float = 0.0
     """Share of wrong, marked open answers that mention the key
-    (``key_mentioning_answers``, "not 36 but 40"): a string matcher passes them."""
+    (``key_mentioning_answers``, "not 36 but 40"): a plain string matcher passes them;
+    ``rules`` fails them, as no committed answer (:mod:`dualboard.grading.commitment`)."""
     judge_false_pass_rate: float = 0.0
     """Share of readable open answers failing the traditional grading that the
     lenient judge passes anyway."""

@@ -12,8 +12,8 @@ Per answer (:func:`draw_truth`), three layers are drawn from the seeds:
 2. **Writer and grader errors**, at the model's documented rates, on readable
    open answers only: free prose with no marked final answer
    (``unmarked_rate``), wording that fools a string matcher
-   (``rules_false_fail_rate`` on correct answers, ``rules_false_pass_rate`` on
-   wrong ones), the lenient judge passing a failing answer
+   (``rules_false_fail_rate`` on correct answers, which ``rules`` fails;
+   ``rules_false_pass_rate`` on wrong ones, which it fails too: they hedge), the lenient judge passing a failing answer
    (``judge_false_pass_rate``), and, on every readable answer, a human
    labeller contradicting the ideal answer-key verdict (``human_error_rate``).
 3. **Scores** on 0–100, ideal and observed.
@@ -150,7 +150,9 @@ def _scored(truth: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     ideal_traditional = np.where(judged_open, judge_scores(passed, rng), 100 * passed)
     false_pass_scores = judge_scores(np.ones(len(truth), dtype=bool), rng)
     ideal_answer_key = 100 * truth["answer_key"].to_numpy()
-    answer_key = np.where(truth["misleading"], 100 - ideal_answer_key, ideal_answer_key).astype(float)
+    # Only a paraphrase misleads rules: a wrong answer that mentions the key hedges, and rules fails it.
+    fooled = truth["misleading"].to_numpy() & (ideal_answer_key == 100)
+    answer_key = np.where(fooled, 0, ideal_answer_key).astype(float)
     answer_key[~truth["marked"].to_numpy()] = np.nan
     scored = truth.assign(
         ideal_traditional=ideal_traditional,
@@ -171,8 +173,8 @@ def true_scores(models: list[SimulatedModel], benchmark: Benchmark) -> pd.DataFr
     traditional grading of multiple choice; for open questions the judge
     scores (1−m)·E[judge score]. What the graders observe differs on open
     questions: the judge also passes a ``judge_false_pass_rate`` share of the
-    answers that fail, and ``rules`` fails paraphrases, passes key-mentioning
-    answers, and is taken to give no verdict on unmarked answers, so its mean
+    answers that fail, and ``rules`` fails paraphrases (and, rightly, key-mentioning
+    answers), and is taken to give no verdict on unmarked answers, so its mean
     runs over the answers it judges (marked and malformed ones): unmarked
     answers are as likely to be correct as marked ones, so leaving them out
     changes no expectation but the share of malformed answers. Category and
@@ -230,6 +232,6 @@ def _expected_scores(question: Mapping[str, Any], model: SimulatedModel) -> dict
 def _expected_rules_score(p_key: float, model: SimulatedModel) -> float:
     """Expected ``rules`` score of an open question over the answers it judges (NaN if none)."""
     marked = (1 - model.malformed_rate) * (1 - model.unmarked_rate)
-    passes = p_key * (1 - model.rules_false_fail_rate) + (1 - p_key) * model.rules_false_pass_rate
+    passes = p_key * (1 - model.rules_false_fail_rate)
     judged = model.malformed_rate + marked
     return 100 * marked * passes / judged if judged > 0 else float("nan")

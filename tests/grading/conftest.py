@@ -86,6 +86,6 @@ def numeric_question() -> dict[str, Any]:
 
 @pytest.fixture
 def judge() -> Iterator[ScriptedJudgeServer]:
-    """A loopback judge answering 'Verdict: pass'; tests replace ``.script``."""
-    with ScriptedJudgeServer(lambda body, number: Reply("Verdict: pass")) as server:
+    """A loopback judge answering 'Verdict {nonce}: pass'; tests replace ``.script``."""
+    with ScriptedJudgeServer(lambda body, number: Reply("Verdict {nonce}: pass")) as server:
         yield server

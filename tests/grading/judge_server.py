@@ -25,7 +25,8 @@ from typing import Any
 class Reply:
     """What the server answers to one request."""
 
-    content: str = "Verdict: pass"
+    content: str = "Verdict {nonce}: pass"
+    """The reply; ``{nonce}`` is replaced with the request's nonce (:func:`nonce_of`), as a judge writes it."""
     status: int = 200
     delay_s: float = 0.0
     raw_body: str | None = None
@@ -102,6 +103,7 @@ class ScriptedJudgeServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 number = owner._enter(body, dict(self.headers))
+                self._nonce = nonce_of(body)
                 try:
                     reply = owner.script(body, number) if self.path == "/v1/chat/completions" else Reply(status=404)
                     time.sleep(reply.delay_s)
@@ -114,7 +116,7 @@ class ScriptedJudgeServer:
             def _send(self, reply: Reply) -> None:
                 payload = reply.raw_body
                 if payload is None:
-                    message = {"role": "assistant", "content": reply.content}
+                    message = {"role": "assistant", "content": reply.content.replace("{nonce}", self._nonce)}
                     payload = json.dumps(
                         {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
                     )
@@ -130,14 +132,25 @@ class ScriptedJudgeServer:
         return Handler
 
 
+def nonce_of(body: dict[str, Any]) -> str:
+    """The nonce a request's prompt asks the verdict line to carry, read as a judge reads it: from the prompt's
+    last line ('"Verdict <nonce>: pass" or ...'); "" when the body holds no such prompt."""
+    try:
+        last = str(body["messages"][-1]["content"]).rstrip().splitlines()[-1]
+    except (KeyError, IndexError, TypeError):
+        return ""
+    words = last.split()
+    return words[1].rstrip(":") if len(words) > 1 and words[0] == '"Verdict' else ""
+
+
 def always(content: str, delay_s: float = 0.0) -> Script:
     """Script that answers every request with the same content."""
     return lambda body, number: Reply(content=content, delay_s=delay_s)
 
 
 def _serve(latency_s: float, connection) -> None:
-    """Child process: serve "Verdict: pass" after ``latency_s`` until told to stop; send back the counts."""
-    with ScriptedJudgeServer(always("The answer agrees.\nVerdict: pass", delay_s=latency_s)) as server:
+    """Child process: serve "Verdict {nonce}: pass" after ``latency_s`` until told to stop; send back the counts."""
+    with ScriptedJudgeServer(always("The answer agrees.\nVerdict {nonce}: pass", delay_s=latency_s)) as server:
         connection.send(server.base_url)
         while connection.recv() == "counts":
             connection.send((len(server.requests), server.reset_peak()))

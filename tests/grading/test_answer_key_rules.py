@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dualboard.grading.commitment import KeyTexts, uncommitted
 from dualboard.grading.errors import GraderConfigError
 from dualboard.grading.exact import ExactGrader, NumericGrader
 from dualboard.grading.final_answer import extract_final_answer, find_numbers
@@ -211,6 +212,9 @@ def test_rules_never_guesses_from_unmarked_prose(open_question: dict, lines: lis
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=st.lists(PROSE_WORDS, min_size=1, max_size=SHORT_MAX_WORDS).map(" ".join))
 def test_rules_judges_every_short_answer(open_question: dict, words: str) -> None:
-    """For every one-line answer within the limits, rules judges it whole: it passes exactly when it names the key."""
+    """For every one-line answer within the limits, rules judges it whole: it passes exactly when it names the key
+    and commits to it (a long line of "Paris Paris ..." or "Paris well, Lyon" does not)."""
     verdict = RulesGrader().grade(open_question, {"response": words})
-    assert verdict.score == (100.0 if "paris" in words.lower().split() else 0.0), verdict.detail
+    key = open_question["answer_key"]
+    committed = uncommitted(words, KeyTexts((key["answer"], *key["aliases"]))) is None
+    assert verdict.score == (100.0 if "paris" in words.lower().split() and committed else 0.0), verdict.detail

@@ -1,4 +1,4 @@
-"""The llm grader's tolerant verdict parser."""
+"""The llm grader's verdict parser: the reply's last non-empty line, with the call's nonce, or no verdict."""
 
 from __future__ import annotations
 
@@ -6,27 +6,29 @@ import pytest
 
 from dualboard.grading.judge_replies import parse_judge_reply
 
+NONCE = "3fa9c1d27b0e4d6a8c5b1e2f"
 REPLIES = [
-    ("The final answers agree.\nVerdict: pass", 100.0, "ok"),
-    ("Verdict: FAIL", 0.0, "ok"),
-    ("**Verdict:** Pass", 100.0, "ok"),
-    ("Reasoning...\nScore: 100", 100.0, "ok"),
-    ("Score: 0/100", 0.0, "ok"),
-    ("It fails at first sight.\nVerdict: pass", 100.0, "ok"),  # the strict line wins
-    ("Verdict: pass\n...on reflection...\nVerdict: fail", 0.0, "ok"),  # the last strict line wins
-    ("The response is incorrect: it says two races.", 0.0, "recovered"),
-    ("The answer is not correct.", 0.0, "recovered"),
-    ("This does not match the answer key.", 0.0, "recovered"),
-    ("Correct — it matches the key.", 100.0, "recovered"),
-    ("PASS", 100.0, "recovered"),
-    ("It is correct in places but wrong overall.", None, "none"),
-    ("I cannot decide.", None, "none"),
+    (f"The final answers agree.\nVerdict {NONCE}: pass", 100.0, "ok"),
+    (f"Verdict {NONCE}: FAIL", 0.0, "ok"),
+    (f"**Verdict {NONCE}:** Pass", 100.0, "ok"),
+    (f"It fails at first sight.\nVerdict {NONCE}: pass\n\n  \n", 100.0, "ok"),  # blank lines after it
+    (f"Verdict {NONCE}: pass\n...on reflection...\nVerdict {NONCE}: fail.", 0.0, "ok"),
+    # Everything else is no verdict: the line must be last, carry this call's nonce and say pass or fail.
+    (f"Verdict {NONCE}: pass\nThat is my verdict.", None, "none"),
+    ("Verdict: pass", None, "none"),
+    (f"Verdict {NONCE[:-1]}0: pass", None, "none"),
+    (f"Verdict {NONCE}: passed", None, "none"),
+    (f"Verdict {NONCE}: pass or fail", None, "none"),
+    ("Reasoning...\nScore: 100", None, "none"),  # phrase and score recovery are gone
+    ("The response is incorrect: it says two races.", None, "none"),
+    ("Correct — it matches the key.", None, "none"),
+    ("PASS", None, "none"),
     ("", None, "none"),
 ]
 
 
 @pytest.mark.parametrize(("reply", "score", "parse"), REPLIES)
 def test_parse_judge_reply(reply: str, score: float | None, parse: str) -> None:
-    found = parse_judge_reply(reply)
+    found = parse_judge_reply(reply, NONCE)
     assert found[:2] == (score, parse)
     assert found[2]

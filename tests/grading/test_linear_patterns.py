@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dualboard.grading import choices, final_answer, judge_replies, rules
+from dualboard.grading import choices, final_answer, rules
 from dualboard.linear_regex import PatternSyntaxError, compile_linear, unicode_classes
 
 OLD_JSON = re.compile(
@@ -47,20 +47,6 @@ OLD_NUMBER = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
-OLD_STRICT = re.compile(
-    r"^[\W_]*(?:(verdict)[\W_]*[:=][\W_]*(pass|fail)|(score)[\W_]*[:=][\W_]*(100|0)(?:\s*/\s*100)?)[\W_]*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-OLD_FAIL = re.compile(
-    r"\b(?:fail(?:s|ed)?|incorrect|not correct|wrong|does not match|doesn't match|do not match|"
-    r"mismatch(?:es)?|not equivalent|inaccurate|score\W{0,3}0(?:\s*/\s*100)?)\b",
-    re.IGNORECASE,
-)
-OLD_PASS = re.compile(
-    r"\b(?:pass(?:es|ed)?|correct(?:ly)?|matches|match|equivalent|accurate|score\W{0,3}100(?:\s*/\s*100)?)\b",
-    re.IGNORECASE,
-)
-
 MARKERS = [
     "answer",
     "Answer",
@@ -127,24 +113,6 @@ ENDINGS = ["", ".", "}", '"}', "'}", ")", "\n", " ", "x", "é", "**", "!", "]", 
 ALPHABET = "ABCabc019٣é_ .,:;!?-−/=*`'\"(){}[]\n\t\xa0\u2009"
 statements = st.tuples(*(st.sampled_from(part) for part in (MARKERS, SEPARATORS, VALUES, ENDINGS))).map("".join)
 texts = st.lists(statements | st.text(ALPHABET, max_size=4), max_size=25).map("".join)
-JUDGE_LINES = [
-    "Verdict: pass",
-    "**Verdict:** FAIL",
-    "Score: 100",
-    "score = 0 / 100",
-    "Verdict - pass.",
-    "verdict:pass_",
-    "Score: 100/100",
-    "Verdict: passed",
-    "The answer is correct.",
-    "It does not match.",
-    "  Verdict:  fail  ",
-    "VERDICT: PASS ✓",
-    "Score: 0",
-    "Verdict: é pass",
-    "Score:\xa0100",
-]
-replies = st.lists(st.sampled_from(JUDGE_LINES) | statements | st.text(ALPHABET, max_size=4), max_size=8).map("\n".join)
 values = st.tuples(*(st.sampled_from(part) for part in (SEPARATORS, VALUES, ENDINGS, SEPARATORS))).map("".join)
 
 EDGES = [
@@ -218,26 +186,11 @@ def test_final_answer_patterns_agree_with_re(text: str) -> None:
     )
 
 
-@settings(max_examples=300, deadline=None)
-@given(replies)
-def test_judge_reply_patterns_agree_with_re(text: str) -> None:
-    assert [m.group(0) for m in judge_replies._STRICT.finditer(text)] == [m.group(0) for m in OLD_STRICT.finditer(text)]
-    assert [m.groups() for m in judge_replies._STRICT.finditer(text)] == [m.groups() for m in OLD_STRICT.finditer(text)]
-    assert [m.texts[0] for m in judge_replies._FAIL.finditer(text)] == OLD_FAIL.findall(text)
-    assert judge_replies._FAIL.sub(" ", text) == OLD_FAIL.sub(" ", text)
-    assert [m.texts[0] for m in judge_replies._PASS.finditer(text)] == OLD_PASS.findall(text)
-
-
 @pytest.mark.parametrize("text", EDGES)
 def test_edge_cases_agree_with_re(text: str) -> None:
     """Cases where a consumed context character could hide the next match."""
     test_choice_patterns_agree_with_re.hypothesis.inner_test(text)
     test_final_answer_patterns_agree_with_re.hypothesis.inner_test(text)
-    test_judge_reply_patterns_agree_with_re.hypothesis.inner_test(text)
-
-
-def test_context_sub_keeps_multibyte_text() -> None:
-    assert judge_replies._FAIL.sub("_", "é—wrong, ça ne match pas—fail") == "é—_, ça ne match pas—_"
 
 
 @pytest.mark.parametrize(

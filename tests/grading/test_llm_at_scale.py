@@ -49,7 +49,7 @@ def test_answers_are_pulled_as_requests_go_out_never_queued(judge, open_question
         seen.append((n, len(pulled)))
         if n < 32:
             first_wave.wait()
-        return Reply("Verdict: pass", delay_s=0.01)
+        return Reply("Verdict {nonce}: pass", delay_s=0.01)
 
     judge.script = script
 
@@ -76,7 +76,7 @@ def test_requests_per_minute_spaces_requests_across_workers(judge, open_question
 
 
 def test_retries_are_paced_too(judge, open_question) -> None:
-    judge.script = lambda body, n: Reply(status=503) if n < 3 else Reply("Verdict: pass")
+    judge.script = lambda body, n: Reply(status=503) if n < 3 else Reply("Verdict {nonce}: pass")
     start = time.monotonic()
     verdict = llm(judge, backoff_s=0.0, requests_per_minute=300).grade(open_question, {"response": "Paris"})
     assert verdict.score == 100.0 and len(judge.requests) == 4
@@ -222,7 +222,7 @@ def saved_parts(root: Path) -> list[Path]:
 @pytest.mark.slow
 def test_a_killed_grade_keeps_its_verdicts_and_the_rerun_asks_only_for_the_rest(tmp_path: Path) -> None:
     answers = QUESTIONS * RUNS
-    with ScriptedJudgeServer(always("Verdict: pass", delay_s=0.05)) as judge:  # 4 × 20 answers/s: 10 s in all
+    with ScriptedJudgeServer(always("Verdict {nonce}: pass", delay_s=0.05)) as judge:  # 4 × 20 answers/s: 10 s in all
         root = cluster_board(tmp_path, judge.base_url)
         ingest = dualboard(root, "ingest")
         assert ingest.wait(timeout=300) == 0, ingest.stdout.read()

@@ -41,9 +41,11 @@ def test_request_shape(judge, open_question, monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("reply", "score", "parse"),
     [
-        ("Same conclusion.\nVerdict: pass", 100.0, "ok"),
-        ("Score: 0", 0.0, "ok"),
-        ("The response is incorrect.", 0.0, "recovered"),
+        ("Same conclusion.\nVerdict {nonce}: pass", 100.0, "ok"),
+        ("Verdict {nonce}: FAIL", 0.0, "ok"),
+        ("Score: 0", None, "none"),  # no phrase recovery: only the verdict line with the nonce counts
+        ("The response is incorrect.", None, "none"),
+        ("Verdict: pass", None, "none"),  # no nonce
         ("Hmm, hard to say.", None, "none"),
         ("", None, "none"),
     ],
@@ -60,7 +62,7 @@ def test_non_json_body_yields_no_verdict(judge, open_question) -> None:
 
 
 def test_500s_and_429s_are_retried_with_backoff(judge, open_question) -> None:
-    judge.script = lambda body, n: Reply(status=[500, 429, 503][n]) if n < 3 else Reply("Verdict: fail")
+    judge.script = lambda body, n: Reply(status=[500, 429, 503][n]) if n < 3 else Reply("Verdict {nonce}: fail")
     verdict = llm(judge, max_retries=3).grade(open_question, {"response": "Lyon"})
     assert (verdict.score, verdict.verdict_parse) == (0.0, "ok")
     assert len(judge.requests) == 4
@@ -74,10 +76,10 @@ def test_persistent_500s_give_a_transient_no_verdict(judge, open_question) -> No
 
 
 def test_slow_replies_time_out_then_retry(judge, open_question) -> None:
-    judge.script = lambda body, n: Reply("Verdict: pass", delay_s=1.0 if n == 0 else 0.0)
+    judge.script = lambda body, n: Reply("Verdict {nonce}: pass", delay_s=1.0 if n == 0 else 0.0)
     verdict = llm(judge, timeout_s=0.3, max_retries=1).grade(open_question, {"response": "Paris"})
     assert verdict.score == 100.0 and len(judge.requests) == 2
-    judge.script = lambda body, n: Reply("Verdict: pass", delay_s=1.0)
+    judge.script = lambda body, n: Reply("Verdict {nonce}: pass", delay_s=1.0)
     slow = llm(judge, timeout_s=0.2, max_retries=0).grade(open_question, {"response": "Paris"})
     assert slow.transient and "timeout" in slow.detail
 
@@ -109,7 +111,7 @@ def test_empty_response_is_not_sent(judge, open_question) -> None:
 
 
 def test_grade_many_is_concurrent_but_bounded(judge, open_question) -> None:
-    judge.script = always("Verdict: pass", delay_s=0.1)
+    judge.script = always("Verdict {nonce}: pass", delay_s=0.1)
     items = [(open_question, {"response": f"Paris {i}"}) for i in range(24)]
     start = time.perf_counter()
     verdicts = llm(judge, max_concurrency=6).grade_many(items)
@@ -125,7 +127,9 @@ def test_replies_come_back_in_input_order(judge, open_question) -> None:
     def script(body, n):
         content = body["messages"][0]["content"]
         with lock:
-            return Reply("Verdict: pass" if "ZZEVEN" in content else "Verdict: fail", delay_s=0.05 * (n % 3))
+            return Reply(
+                "Verdict {nonce}: pass" if "ZZEVEN" in content else "Verdict {nonce}: fail", delay_s=0.05 * (n % 3)
+            )
 
     judge.script = script
     items = [(open_question, {"response": "ZZEVEN" if i % 2 == 0 else "ZZODD"}) for i in range(12)]
@@ -141,12 +145,12 @@ def test_cache_hits_make_no_requests_and_transient_verdicts_are_retried(judge, o
         for i in range(3)
     ]
     judge.script = lambda body, n: (
-        Reply(status=500) if "Paris 2" in body["messages"][0]["content"] else Reply("Verdict: pass")
+        Reply(status=500) if "Paris 2" in body["messages"][0]["content"] else Reply("Verdict {nonce}: pass")
     )
     first = grade_benchmark(bench, runs, cache=VerdictCache(LocalStore(tmp_path)))
     assert first.scored.answer_key.tolist()[:2] == [100.0, 100.0] and first.scored.answer_key.isna().tolist()[2]
     assert len(judge.requests) == 3
-    judge.script = always("Verdict: pass")
+    judge.script = always("Verdict {nonce}: pass")
     second = grade_benchmark(bench, runs, cache=VerdictCache(LocalStore(tmp_path)))
     assert len(judge.requests) == 4  # only the transient failure was asked again
     assert second.scored.answer_key.tolist() == [100.0, 100.0, 100.0]
@@ -164,10 +168,12 @@ def test_config_hash_covers_verdict_options_and_prompt_but_not_operational_ones(
 
 
 def test_prompt_is_a_versioned_data_file_and_placeholders_cannot_be_injected(open_question) -> None:
-    template = load_prompt("judge_v1")
-    assert "{response}" in template and "Verdict: pass" in template
-    filled = fill_prompt(template, open_question, "I say {reference} and {answer}")
-    assert "I say {reference} and {answer}" in filled
+    template = load_prompt("judge_v2")
+    assert "{response}" in template and "Verdict {nonce}: pass" in template
+    filled = fill_prompt(template, open_question, "I say {reference} and {answer} {nonce}", "n0nce")
+    assert "<<<ANSWER n0nce\nI say {reference} and {answer} {nonce}\nANSWER n0nce>>>" in filled
+    with pytest.raises(GraderConfigError, match="unknown prompt"):
+        load_prompt("judge_v1")  # pasted the response without delimiters: gone
     with pytest.raises(GraderConfigError, match="unknown prompt"):
         load_prompt("../secrets")
 

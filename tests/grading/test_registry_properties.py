@@ -47,7 +47,7 @@ def test_options_change_the_config_hash(name: str) -> None:
     changes = {
         "numeric": ({}, {"tolerance": 0.5}),
         "embedding": ({"threshold": 0.6}, {"threshold": 0.7}),
-        "llm": (OPTIONS["llm"], {**OPTIONS["llm"], "prompt": "judge_v1", "seed": 3}),
+        "llm": (OPTIONS["llm"], {**OPTIONS["llm"], "prompt": "judge_v2", "seed": 3}),
     }
     before, after = changes[name]
     assert get_grader(GraderSpec(name, before)).config_hash != get_grader(GraderSpec(name, after)).config_hash

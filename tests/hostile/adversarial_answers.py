@@ -119,7 +119,7 @@ GRADERS: dict[str, Callable[[str], Any]] = {
     "rules (numeric)": _grade(RulesGrader(), NUMERIC_QUESTION),
     "exact": _grade(ExactGrader(), OPEN_QUESTION),
     "numeric": _grade(NumericGrader(), NUMERIC_QUESTION),
-    "llm (judge reply parser)": parse_judge_reply,
+    "llm (judge reply parser)": lambda reply: parse_judge_reply(reply, "0123456789abcdef01234567"),
 }
 """Every grader that reads text, as a function of one answer. ``embedding`` reads the final
 answer as ``exact`` does, then needs its model; ``recorded`` and ``human`` read no text."""

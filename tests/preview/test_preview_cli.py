@@ -246,7 +246,7 @@ def test_files_changed_outside_submissions_are_errors_in_the_comment(tmp_path):
 def test_the_verdict_cache_is_read_and_never_written(tiny_root):
     """An llm-judged answer key: the stored run's answers come from the cache, only the new run's reach the judge."""
     llm = {"name": "llm", "options": {"base_url": "", "model": "judge-7b", "backoff_s": 0.01}}
-    with ScriptedJudgeServer(always("Verdict: pass")) as judge:
+    with ScriptedJudgeServer(always("Verdict {nonce}: pass")) as judge:
         llm["options"]["base_url"] = judge.base_url
         benchmark = {**TINY_BENCHMARK, "graders": {**TINY_BENCHMARK["graders"], "answer_key": [llm]}}
         (tiny_root / "data" / "benchmarks" / "tiny" / "benchmark.yaml").write_text(yaml.safe_dump(benchmark), "utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import shutil
@@ -19,8 +20,10 @@ from click.testing import CliRunner
 from dualboard import __version__
 from dualboard.cli import main
 from dualboard.csv_download import FORMULA_TRIGGERS
-from dualboard.release_files import load_releases
-from dualboard.render.changelog import compare
+from dualboard.release.manifest import ranks
+from dualboard.release_files import ReleaseRecord, load_releases
+from dualboard.render.changelog import changelog_page, compare, history
+from dualboard.stats.scores import GRADINGS
 
 REPO = Path(__file__).resolve().parents[2]
 GIT_ENV = {
@@ -277,3 +280,46 @@ def test_answers_csv_is_the_answers_parquet_made_spreadsheet_safe(released):
     csv = pd.read_csv(folder / "answers" / "demo.csv", keep_default_na=False, dtype={"response": str})
     assert csv.columns.tolist() == answers.columns.tolist()
     assert csv.response.tolist() == ["'" + r if r.startswith(FORMULA_TRIGGERS) else r for r in answers.response]
+
+
+def test_a_grader_version_bump_lists_every_score_that_moved():
+    """A new rules version re-grades every answer: the changelog names it and lists each score that moved,
+    even where no rank moved (issue 25 §3)."""
+    rules = {"name": "rules", "role": "answer_key", "config_hash": "c"}
+
+    def release(version: str, grader: str, x: float, y: float) -> dict:
+        scores = {"x": x, "y": y}
+        ranks = {
+            r: {"answer_key": {"rank": i + 1, "low": 1, "high": 2, "score": scores[r]}} for i, r in enumerate("xy")
+        }
+        manifest = _manifest(version, ranks, {"x": {"content_hash": "1"}, "y": {"content_hash": "2"}})
+        manifest["benchmarks"]["b"]["graders"] = [{**rules, "version": grader}]
+        return manifest
+
+    changes = compare(release("1", "4", 70.7, 64.6), release("2", "5", 67.5, 64.6))
+    assert changes.grader_changes == ["b: rules 4 → 5"]
+    assert [(c.run_id, c.before, c.after) for c in changes.score_changes] == [("x", 70.7, 67.5)]
+    assert changes.rank_changes == []
+    page = html.unescape(changelog_page([changes]).content)
+    assert "rules 4 → 5" in page and "70.7" in page and "67.5" in page and "No rank changed" in page
+
+
+def test_the_manifest_records_each_score_as_shown():
+    models = pd.DataFrame(
+        [{"run_id": "x", **{c: v for g in GRADINGS for c, v in ((f"rank_{g}", 1), (f"{g}_mean", 67.54))}}]
+    )
+    assert ranks(models)["x"]["answer_key"]["score"] == 67.5
+
+
+def test_a_release_made_before_manifests_held_scores_gives_them_from_its_models_table(tmp_path):
+    """The first release after a grader version bump compares with one whose manifest has ranks only."""
+    (tmp_path / "stats" / "b").mkdir(parents=True)
+    columns = {c: v for g in GRADINGS for c, v in ((f"rank_{g}", 1), (f"{g}_mean", 70.71))}
+    pd.DataFrame([{"run_id": "x", **columns}]).to_csv(tmp_path / "stats" / "b" / "models.csv", index=False)
+    old = _manifest("1", {"x": {"answer_key": {"rank": 1, "low": 1, "high": 1}}}, {"x": {"content_hash": "1"}})
+    new = _manifest(
+        "2", {"x": {"answer_key": {"rank": 1, "low": 1, "high": 1, "score": 67.5}}}, old["benchmarks"]["b"]["runs"]
+    )
+    records = [ReleaseRecord("1", old, {}, tmp_path), ReleaseRecord("2", new, {}, tmp_path / "none")]
+    [latest, _] = history(records)
+    assert [(c.run_id, c.before, c.after) for c in latest.score_changes] == [("x", 70.7, 67.5)]

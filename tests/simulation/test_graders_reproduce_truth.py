@@ -71,18 +71,18 @@ def test_the_graders_really_err(graded):
     truths = [truth for _, _, truth in graded]
     rules_errors = [t for t in truths if t.marked and t.answer_key != t.ideal_answer_key]
     assert sum(t.ideal_answer_key == 100 for t in rules_errors) > 10  # paraphrases failed
-    assert sum(t.ideal_answer_key == 0 for t in rules_errors) > 10  # key mentions passed
+    assert not any(t.ideal_answer_key == 0 for t in rules_errors)  # key mentions hedge: rules fails them
     assert sum(t.traditional > t.ideal_traditional for t in truths) > 10  # the judge's false passes
     assert sum(t.human != t.ideal_answer_key for t in truths) > 10  # the labellers' mistakes
 
 
 @pytest.mark.parametrize("question_id", sorted(TEXTS))
-def test_rules_fails_every_paraphrase_and_passes_every_key_mention(question_id):
+def test_rules_fails_every_paraphrase_and_every_key_mention(question_id):
     question = BENCHMARK.question(question_id)
     grader = registry.get_grader(BENCHMARK.answer_key[0])
     for answer, expected in [
         *((a, 0.0) for a in TEXTS[question_id].paraphrased),
-        *((a, 100.0) for a in TEXTS[question_id].key_mentioning),
+        *((a, 0.0) for a in TEXTS[question_id].key_mentioning),  # "not 36 but 40": no committed answer
     ]:
         verdict = grader.grade(question, {"response": f"Thinking it through.\nFinal answer: {answer}"})
         assert verdict.score == expected, (answer, verdict.detail)

@@ -251,7 +251,10 @@ def check_open_text(response: str, question: dict, texts: AnswerTexts, truth) ->
         return
     correct = states_key(said, key) or said in texts.paraphrased
     assert correct == (truth.ideal_answer_key == 100), response
-    assert mentions_key(said, key) == (truth.answer_key == 100), response
+    # A string matcher passes the key and the answers that mention it (paraphrases aside); rules passes only
+    # a committed key: "not 36 but 40" mentions it and fails.
+    assert mentions_key(said, key) == ((truth.ideal_answer_key == 100) != truth.misleading), response
+    assert (truth.answer_key == 100) == (truth.ideal_answer_key == 100 and not truth.misleading), response
     assert (said in texts.paraphrased + texts.key_mentioning) == truth.misleading, response
 
 
@@ -322,9 +325,10 @@ def test_true_scores_ideal_and_observed_by_hand():
     )
     table = true_scores([exact, erring], benchmark).query("category == 'all'").set_index(["run_id", "grading"])
     assert (table.loc["a", "ideal_mean"] == table.loc["a", "observed_mean"]).all()
-    # rules judges the malformed .1 and the marked .9 · .5 = .45, passing .5 · .8 + .5 · .1 of the marked.
+    # rules judges the malformed .1 and the marked .9 · .5 = .45, passing .5 · .8 of the marked: it fails
+    # paraphrases of the key, and the wrong answers that mention it (they hedge).
     assert table.loc[("b", "answer_key"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(
-        [45, 100 * 0.45 * 0.45 / 0.55]
+        [45, 100 * 0.45 * 0.4 / 0.55]
     )
     # The judge scores 94 on average for a pass and 14 for a fail, and passes .5 + .5 · .5 = 75 %.
     assert table.loc[("b", "traditional"), ["ideal_mean", "observed_mean"]].tolist() == pytest.approx(

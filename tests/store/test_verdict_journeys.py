@@ -28,7 +28,7 @@ ANSWERS = 3
 
 @pytest.fixture
 def judge():
-    with ScriptedJudgeServer(always("Verdict: pass")) as server:
+    with ScriptedJudgeServer(always("Verdict {nonce}: pass")) as server:
         yield server
 
 
