@@ -92,7 +92,8 @@ def benchmark_digest(benchmark: Benchmark) -> str:
     material = {
         "name": benchmark.name,
         "version": benchmark.version,
-        "previous_versions": list(benchmark.previous_versions),
+        "previous_versions": {version: sorted(ids) for version, ids in sorted(benchmark.previous_versions.items())},
+        "min_answered": benchmark.min_answered,
         "questions": list(benchmark.questions),
         "traditional": {kind: get_grader(spec).config_hash for kind, spec in sorted(benchmark.traditional.items())},
         "answer_key": [get_grader(spec).config_hash for spec in benchmark.answer_key],

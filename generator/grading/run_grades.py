@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -62,10 +62,23 @@ class _Answer:
     prediction: dict[str, Any]
     round: int
     """The prediction's round (0 when it names none), read once: sorting and every table's rows ask for it."""
+    unanswered: bool = False
+    """Whether the run gave no line for this question and round although its version asked it (a run let in by
+    ``allow_incomplete``): no grader reads it, it scores 0 under every grader (:data:`UNANSWERED`)."""
 
     @classmethod
     def of(cls, question: dict[str, Any], prediction: dict[str, Any]) -> _Answer:
         return cls(question, prediction, int(prediction.get("round", 0) or 0))
+
+    @classmethod
+    def gap(cls, question: dict[str, Any], round_: int) -> _Answer:
+        """The place of an answer the run did not give."""
+        return cls(question, {"question_id": question["id"], "round": round_, "response": None}, round_, True)
+
+
+UNANSWERED = Verdict(0.0, "none", "no answer: the run left this question out, so it counts as wrong")
+"""Every grader's verdict on an answer the run did not give: a run must not raise its score by leaving out the
+questions it would fail."""
 
 
 @dataclass(frozen=True)
@@ -113,8 +126,11 @@ class RunPlan:
 
 def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
     """Pair each prediction with its question, refusing unknown questions (except in a run of an earlier
-    version, which may answer questions dropped since) and duplicates; sort by question order, then round."""
-    answers, seen = [], set()
+    version, which may answer questions dropped since), questions its version did not have, and duplicates;
+    add a gap (:meth:`_Answer.gap`) for each question and round its version asked that it did not answer; sort by
+    question order, then round."""
+    asked = benchmark.asked_ids(run.metadata)
+    answers, seen, had = [], set(), set(asked)
     for prediction in run.predictions:
         question_id = str(prediction.get("question_id"))
         try:
@@ -126,6 +142,11 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
                 f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
                 "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
             ) from None
+        if question_id not in had:
+            raise GradingInputError(
+                f"run {run.run_id!r} answers question {question_id!r}, which its version "
+                f"{run.metadata.get('benchmark_version')!r} did not have — remove the line (run `dualboard validate`)"
+            )
         answer = _Answer.of(question, prediction)
         if (question_id, answer.round) in seen:
             raise GradingInputError(
@@ -133,6 +154,8 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
             )
         seen.add((question_id, answer.round))
         answers.append(answer)
+    rounds = range(int(run.metadata.get("rounds") or 1 + max((a.round for a in answers), default=0)))
+    answers += [_Answer.gap(benchmark.question(q), r) for q in asked for r in rounds if (q, r) not in seen]
     order = {q["id"]: i for i, q in enumerate(benchmark.questions)}
     return sorted(answers, key=lambda a: (order[a.question["id"]], a.round))
 
@@ -166,13 +189,15 @@ def plan_run(benchmark: Benchmark, run: Run, labels: HumanLabels) -> RunPlan:
     answers = _collect_answers(benchmark, run)
     everyone = tuple(range(len(answers)))
     labelled = tuple(i for i, a in enumerate(answers) if (run.run_id, a.question["id"], a.round) in labels)
+    # people mark an answer not given as every grader does (wrong), so labels on every answer given stay whole
+    judged = tuple(i for i, a in enumerate(answers) if a.unanswered or i in labelled)
     assignments = _traditional_assignments(benchmark, answers)
     for spec in benchmark.answer_key:
         grader = get_grader(spec)
         human = isinstance(grader, HumanGrader)
-        assignments.append(_Assignment(grader, "human" if human else "answer_key", labelled if human else everyone))
+        assignments.append(_Assignment(grader, "human" if human else "answer_key", judged if human else everyone))
     if labelled and not any(a.role == "human" for a in assignments):
-        assignments.append(_Assignment(HumanGrader(), "human", labelled))
+        assignments.append(_Assignment(HumanGrader(), "human", judged))
     return RunPlan(benchmark, run, tuple(answers), tuple(assignments), labels)
 
 
@@ -209,7 +234,24 @@ def grade_run(plan: RunPlan, cache: VerdictCache | None = None, tally: Tally | N
 
 
 def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
-    """Return one verdict per answer of the assignment, counting them on ``tally``."""
+    """Return one verdict per answer of the assignment, counting them on ``tally``: :data:`UNANSWERED` for an
+    answer the run did not give, the grader's for the others."""
+    gaps = {p for p in assignment.positions if plan.answers[p].unanswered}
+    if not gaps:
+        return _given_verdicts(plan, assignment, cache, tally)
+    given = iter(
+        _given_verdicts(plan, replace(assignment, positions=_without(assignment.positions, gaps)), cache, tally)
+    )
+    tally.advance(len(gaps))
+    return [UNANSWERED if p in gaps else next(given) for p in assignment.positions]
+
+
+def _without(positions: tuple[int, ...], left_out: set[int]) -> tuple[int, ...]:
+    return tuple(p for p in positions if p not in left_out)
+
+
+def _given_verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
+    """Return one verdict per answer of the assignment (every one given), counting them on ``tally``."""
     grader = assignment.grader
     if not isinstance(grader, HumanGrader):
         return _grade_assignment(assignment, plan, cache, tally)
@@ -287,6 +329,13 @@ def _verdict_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]
     return typed(VERDICTS, columns)
 
 
+def answered_share(plan: RunPlan) -> float:
+    """The share of the current version's answers (questions × the run's rounds) the run gave."""
+    rounds = int(plan.run.metadata.get("rounds") or 1 + max((a.round for a in plan.answers), default=0))
+    given = sum(not answer.unanswered for answer in plan.answers)
+    return given / (len(plan.benchmark.questions) * rounds) if plan.benchmark.questions else 1.0
+
+
 def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
     """One row per answer: the traditional verdict, with the text it judged (columns :data:`RUN_ANSWER_COLUMNS`)."""
     traditional: dict[int, tuple[str, Verdict]] = {}
@@ -310,6 +359,9 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
         "traditional_grader": [name for name, _ in trads],
         "verdict_parse": [verdict.verdict_parse for _, verdict in trads],
         "missing": [not str(response or "").strip() for response in responses],
+        "unanswered": [answer.unanswered for answer in plan.answers],
+        "answered_share": [answered_share(plan)] * n,
+        "min_answered": [benchmark.min_answered] * n,
         "benchmark_version": [str(run.metadata.get("benchmark_version", benchmark.version))] * n,
         "prompt": [q.get("prompt", "") for q in questions],
         "key_answer": [str(q.get("answer_key", {}).get("answer", "")) for q in questions],

@@ -60,7 +60,7 @@ def run_labels(labels: HumanLabels, run_id: str) -> dict[AnswerSlot, float]:
 
 def check_run_labels(plan: RunPlan) -> None:
     """Refuse labels naming an answer the run does not have: a typo (run, question or round)."""
-    known = {plan.slot(answer) for answer in plan.answers}
+    known = {plan.slot(answer) for answer in plan.answers if not answer.unanswered}
     stray = sorted(set(plan.labels) - known)
     if stray and plan.answers:
         raise GradingInputError(
@@ -126,7 +126,9 @@ def grade_benchmark(
     runs
         Validated runs of this benchmark. Predictions are graded as they are:
         an empty or unreadable response scores 0 (``verdict_parse = none``) and
-        is counted; absent questions get no row (validation checks coverage).
+        is counted; so does a question (and round) its version asked that the run
+        did not answer (``unanswered``: no grader reads it); a question its
+        version did not have (added since) gets no row: never run.
     cache
         Verdict cache; verdicts found there are not graded again, new ones are added.
     progress
