@@ -154,7 +154,7 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
             )
         seen.add((question_id, answer.round))
         answers.append(answer)
-    rounds = range(int(run.metadata.get("rounds") or 1 + max((a.round for a in answers), default=0)))
+    rounds = range(_rounds(run))  # none for a run that states no rounds: validation refuses it
     answers += [_Answer.gap(benchmark.question(q), r) for q in asked for r in rounds if (q, r) not in seen]
     order = {q["id"]: i for i, q in enumerate(benchmark.questions)}
     return sorted(answers, key=lambda a: (order[a.question["id"]], a.round))
@@ -329,11 +329,21 @@ def _verdict_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]
     return typed(VERDICTS, columns)
 
 
+def _rounds(run: Run) -> int:
+    """The rounds ``metadata.yaml`` states (0 when it states none)."""
+    rounds = run.metadata.get("rounds")
+    return rounds if isinstance(rounds, int) and not isinstance(rounds, bool) else 0
+
+
 def answered_share(plan: RunPlan) -> float:
-    """The share of the current version's answers (questions × the run's rounds) the run gave."""
-    rounds = int(plan.run.metadata.get("rounds") or 1 + max((a.round for a in plan.answers), default=0))
-    given = sum(not answer.unanswered for answer in plan.answers)
-    return given / (len(plan.benchmark.questions) * rounds) if plan.benchmark.questions else 1.0
+    """The share of the current version's answers (questions × the run's rounds) the run gave; for a run that
+    states no rounds, the share of the current questions it answered."""
+    questions = len(plan.benchmark.questions)
+    if not questions:
+        return 1.0
+    given = [answer for answer in plan.answers if not answer.unanswered]
+    rounds = _rounds(plan.run)
+    return len(given) / (questions * rounds) if rounds else len({a.question["id"] for a in given}) / questions
 
 
 def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:

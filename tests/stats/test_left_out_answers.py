@@ -7,6 +7,7 @@ apart, ranked under neither grading.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from hypothesis import given, settings
@@ -84,3 +85,17 @@ def test_a_left_out_answer_is_wrong_and_too_many_list_the_run_apart():
     assert row.apart_reason == "answered 80% of the current questions (min_answered: 90%)"
     assert not row.ranked_answer_key and math.isnan(row.rank_answer_key)
     assert "not ranked, listed apart: answered 80% of the current questions" in row.note
+
+
+def test_a_run_of_an_earlier_version_scores_the_questions_it_left_out_as_wrong():
+    benchmark = dataclasses.replace(
+        _benchmark(10, 0.9), previous_versions={"0.9": frozenset(f"q{i:02d}" for i in range(8))}
+    )
+    target = _run("target", [True] * 10, [True] * 4 + [False] * 6)
+    target = dataclasses.replace(target, metadata={**target.metadata, "benchmark_version": "0.9"})
+    scored = grade_benchmark(benchmark, [target]).scored
+    assert sorted(scored.question_id) == [f"q{i:02d}" for i in range(8)], "q08 and q09 were never run"
+    assert scored.unanswered.sum() == 4 and scored.answered_share.iloc[0] == 0.4
+    row = analyse(scored, n_boot=20).models.iloc[0]
+    assert (row.answer_key_mean, row.n_unanswered, row.n_never_run) == (50.0, 4, 0)
+    assert row.apart_reason == "answered 40% of the current questions (min_answered: 90%)"
