@@ -164,3 +164,19 @@ def test_the_run_page_shows_each_left_out_answer_as_missing(board):
     mine = scored[scored.run_id == "one-answer"]
     assert len(mine) == 144 and mine.unanswered.sum() == 143
     assert (mine.loc[mine.unanswered, ["traditional", "answer_key"]] == 0).all().all()
+
+
+def test_the_preview_says_the_run_would_not_be_ranked(board, picked):
+    _add_run(board, "fjord-3b-picked-again", picked)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", "preview", "--no-progress", "submissions/demo/fjord-3b-picked-again"],
+        capture_output=True,
+        text=True,
+        cwd=board,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "| answer-key | " in proc.stdout and "| not ranked (of 7): see the note |" in proc.stdout
+    assert "note: 116 answer(s) not given: scored wrong (0) under both gradings; not ranked, listed apart: " in (
+        proc.stdout
+    )
