@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -64,7 +64,8 @@ class _Answer:
     """The prediction's round (0 when it names none), read once: sorting and every table's rows ask for it."""
     unanswered: bool = False
     """Whether the run gave no line for this question and round although its version asked it (a run let in by
-    ``allow_incomplete``): no grader reads it, it scores 0 under every grader (:data:`UNANSWERED`)."""
+    ``allow_incomplete``): no grader reads it and it has no verdict rows (which would count in the graders'
+    agreement), and it scores 0 under both gradings (:data:`UNANSWERED`)."""
 
     @classmethod
     def of(cls, question: dict[str, Any], prediction: dict[str, Any]) -> _Answer:
@@ -77,8 +78,13 @@ class _Answer:
 
 
 UNANSWERED = Verdict(0.0, "none", "no answer: the run left this question out, so it counts as wrong")
-"""Every grader's verdict on an answer the run did not give: a run must not raise its score by leaving out the
-questions it would fail."""
+"""The score of an answer the run did not give, under both gradings: a run must not raise its score by leaving out
+the questions it would fail."""
+
+
+def given_answers(answers: pd.DataFrame) -> int:
+    """How many rows of a run's answers table the run gave (not :attr:`_Answer.unanswered`)."""
+    return int((~answers["unanswered"].astype(bool)).sum())
 
 
 @dataclass(frozen=True)
@@ -187,17 +193,16 @@ def plan_run(benchmark: Benchmark, run: Run, labels: HumanLabels) -> RunPlan:
     only. ``labels`` are the labels of this run's answers.
     """
     answers = _collect_answers(benchmark, run)
-    everyone = tuple(range(len(answers)))
+    # an answer not given is no grader's to judge: it has no verdict rows, and scores 0 (UNANSWERED)
+    everyone = tuple(i for i, a in enumerate(answers) if not a.unanswered)
     labelled = tuple(i for i, a in enumerate(answers) if (run.run_id, a.question["id"], a.round) in labels)
-    # people mark an answer not given as every grader does (wrong), so labels on every answer given stay whole
-    judged = tuple(i for i, a in enumerate(answers) if a.unanswered or i in labelled)
     assignments = _traditional_assignments(benchmark, answers)
     for spec in benchmark.answer_key:
         grader = get_grader(spec)
         human = isinstance(grader, HumanGrader)
-        assignments.append(_Assignment(grader, "human" if human else "answer_key", judged if human else everyone))
+        assignments.append(_Assignment(grader, "human" if human else "answer_key", labelled if human else everyone))
     if labelled and not any(a.role == "human" for a in assignments):
-        assignments.append(_Assignment(HumanGrader(), "human", judged))
+        assignments.append(_Assignment(HumanGrader(), "human", labelled))
     return RunPlan(benchmark, run, tuple(answers), tuple(assignments), labels)
 
 
@@ -234,24 +239,7 @@ def grade_run(plan: RunPlan, cache: VerdictCache | None = None, tally: Tally | N
 
 
 def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
-    """Return one verdict per answer of the assignment, counting them on ``tally``: :data:`UNANSWERED` for an
-    answer the run did not give, the grader's for the others."""
-    gaps = {p for p in assignment.positions if plan.answers[p].unanswered}
-    if not gaps:
-        return _given_verdicts(plan, assignment, cache, tally)
-    given = iter(
-        _given_verdicts(plan, replace(assignment, positions=_without(assignment.positions, gaps)), cache, tally)
-    )
-    tally.advance(len(gaps))
-    return [UNANSWERED if p in gaps else next(given) for p in assignment.positions]
-
-
-def _without(positions: tuple[int, ...], left_out: set[int]) -> tuple[int, ...]:
-    return tuple(p for p in positions if p not in left_out)
-
-
-def _given_verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
-    """Return one verdict per answer of the assignment (every one given), counting them on ``tally``."""
+    """Return one verdict per answer of the assignment, counting them on ``tally``."""
     grader = assignment.grader
     if not isinstance(grader, HumanGrader):
         return _grade_assignment(assignment, plan, cache, tally)
@@ -356,7 +344,7 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
             )
     run, benchmark = plan.run, plan.benchmark
     n = len(plan.answers)
-    trads = [traditional[position] for position in range(n)]
+    trads = [traditional.get(position, ("", UNANSWERED)) for position in range(n)]
     questions = [answer.question for answer in plan.answers]
     responses = [answer.prediction.get("response") for answer in plan.answers]
     columns = {

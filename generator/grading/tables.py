@@ -21,7 +21,7 @@ from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_ke
 from dualboard.grading.cache import VerdictCache
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
-from dualboard.grading.run_grades import Progress, RunGrades, RunPlan, Tally, grade_run, plan_run
+from dualboard.grading.run_grades import Progress, RunGrades, RunPlan, Tally, given_answers, grade_run, plan_run
 from dualboard.intake.human_labels import AnswerSlot, HumanLabels, labels_by_slot
 from dualboard.intake.models import Benchmark, Run
 from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, typed
@@ -89,7 +89,7 @@ def assemble(benchmark: Benchmark, runs: Sequence[RunGrades], notes: tuple[str, 
     """Choose the ``answer_key`` grader over ``runs`` and put their grades together, run after run."""
     evidence = ChoiceEvidence()
     for grades in runs:
-        evidence.add(len(grades.answers), grades.verdicts)
+        evidence.add(given_answers(grades.answers), grades.verdicts)
     choice = choose_answer_key(benchmark, evidence)
     answers = [with_answer_key(grades, choice) for grades in runs]
     answers_frame = pd.concat(answers, ignore_index=True) if answers else typed(ANSWERS, [])

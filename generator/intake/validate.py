@@ -1273,7 +1273,7 @@ def _missing_findings(
     )
     fix = (
         "answer every question in every round: each missing answer is scored wrong (0) under both gradings and "
-        "shown as missing"
+        f"shown as missing, and a run that answers under {100 * benchmark.min_answered:g}% of them is not ranked"
         if benchmark.allow_incomplete
         else "answer every question in every round (its version asked them all)"
     )

@@ -79,7 +79,10 @@ def test_leaving_out_answers_never_raises_score_or_rank(board):
 def test_a_left_out_answer_is_wrong_and_too_many_list_the_run_apart():
     benchmark = _benchmark(10, 0.9)
     runs = [_run("target", [True] * 10, [True] * 8 + [False] * 2), _run("other", [False] * 10, [True] * 10)]
-    tables = analyse(grade_benchmark(benchmark, runs).scored, n_boot=20)
+    graded = grade_benchmark(benchmark, runs)
+    verdicts = graded.verdicts[graded.verdicts.run_id == "target"]
+    assert len(verdicts) == 8 * 2, "an answer not given has no verdict rows: no grader judged it"
+    tables = analyse(graded.scored, n_boot=20)
     row = tables.models.set_index("run_id").loc["target"]
     assert (row.answer_key_mean, row.traditional_mean, row.n_unanswered) == (80.0, 80.0, 2)
     assert row.apart_reason == "answered 80% of the current questions (min_answered: 90%)"
