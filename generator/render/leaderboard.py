@@ -32,7 +32,7 @@ from dualboard.render.numbers import (
 )
 from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
-from dualboard.stats.scores import MIN_COVERAGE
+from dualboard.stats.scores import MIN_COVERAGE, is_ranked
 
 COLUMNS = [
     Header(
@@ -264,7 +264,7 @@ def coverage_banner(models: pd.DataFrame) -> str:
     """Warn at the top of the leaderboard when a grading ranks fewer than half of the runs, with the fix."""
     out = ""
     for g, fix in FIXES.items():
-        unranked = int((~models[f"ranked_{g}"].map(is_true)).sum())
+        unranked = int((~is_ranked(models[f"{g}_coverage"])).sum())  # runs listed apart are not the grader's doing
         if len(models) and unranked > len(models) / 2:
             out += (
                 f'!!! warning "{GRADING_NAMES[g].capitalize()} grading ranks few runs"\n'
