@@ -42,7 +42,7 @@ from dualboard.build_cache import CHUNK
 from dualboard.errors import DualboardError
 from dualboard.names import RUN_ID_RULE, is_name
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Layout of the three tables; a file of another version is refused with the command that rewrites it."""
 METADATA_KEY = b"dualboard"
 """Parquet key-value metadata key of the JSON that says what a file is and where it came from."""

@@ -42,7 +42,7 @@ every key required, no other key allowed, no duplicate keys, no NaN)::
                                              "p_value": probability}}]}]}
 
     grading     = {"mean": score, "ci_low": score, "ci_high": score,
-                   "rank": int >= 1 | null,         # null: not ranked (coverage under the threshold)
+                   "rank": int >= 1 | null,         # null: not ranked (coverage, or answers, under the threshold)
                    "ranked_runs": int >= 0,         # the M of "rank N of M"
                    "rank_ci_low": int >= 1 | null, "rank_ci_high": int >= 1 | null,
                    "coverage_percent": int 0-100 | null, "grader": text <= 100,
@@ -569,7 +569,7 @@ def _run_lines(benchmark: dict, run: dict) -> list[str]:
 
 def _grading_row(label: str, grading: dict) -> str:
     if grading["rank"] is None:
-        rank = f"not ranked (of {grading['ranked_runs']}): too few verdicts"
+        rank = f"not ranked (of {grading['ranked_runs']}): see the note"
     else:
         interval = f"[{_number(grading['rank_ci_low'])}, {_number(grading['rank_ci_high'])}]"
         rank = f"{grading['rank']} of {grading['ranked_runs']} {interval}"

@@ -169,7 +169,7 @@ ANSWER_KEY_COLUMNS = ("answer_key", "answer_key_grader", "answer_key_parse")
 def answer_key_columns(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyChoice | None) -> pa.Table:
     """The :data:`ANSWER_KEY_COLUMNS` of a run's answers (Arrow tables, as the run cache keeps them) under
     ``choice``: all a run's rows of the answers table lack until the choice is taken."""
-    slots = answers.select(list(ANSWER_SLOT[1:])).to_pandas()
+    slots = answers.select([*ANSWER_SLOT[1:], "unanswered"]).to_pandas()
     score, parse = answer_key_values(slots, verdicts.select(CHOICE_COLUMNS + ["verdict_parse"]).to_pandas(), choice)
     added = {
         "answer_key": pa.array(score, pa.float64(), from_pandas=True),  # NaN is null, as pandas writes it
@@ -190,9 +190,12 @@ def answer_key_values(
     answers: pd.DataFrame, verdicts: pd.DataFrame, choice: AnswerKeyChoice | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``answer_key`` score and ``answer_key_parse`` of each of a run's ``answers`` (at least
-    ``question_id`` and ``round``), from ``choice``'s rows of the run's ``verdicts``."""
+    ``question_id``, ``round`` and ``unanswered``), from ``choice``'s rows of the run's ``verdicts``; an answer the
+    run did not give scores 0, as under every grader."""
     if choice is None:
-        return np.full(len(answers), np.nan), np.full(len(answers), "none", dtype=object)
-    chosen = choice.rows(verdicts)[[*ANSWER_SLOT[1:], "score", "verdict_parse"]]
-    filled = answers[list(ANSWER_SLOT[1:])].merge(chosen, on=list(ANSWER_SLOT[1:]), how="left")
-    return filled.score.to_numpy(float), filled.verdict_parse.fillna("none").to_numpy(object)
+        score, parse = np.full(len(answers), np.nan), np.full(len(answers), "none", dtype=object)
+    else:
+        chosen = choice.rows(verdicts)[[*ANSWER_SLOT[1:], "score", "verdict_parse"]]
+        filled = answers[list(ANSWER_SLOT[1:])].merge(chosen, on=list(ANSWER_SLOT[1:]), how="left")
+        score, parse = filled.score.to_numpy(float), filled.verdict_parse.fillna("none").to_numpy(object)
+    return np.where(answers["unanswered"].to_numpy(bool), 0.0, score), parse

@@ -40,7 +40,7 @@ import dualboard
 from dualboard.atomic import atomic_path
 from dualboard.grading.answer_key_choice import CHOICE_COLUMNS, AnswerKeyChoice, RunEvidence, choice_id
 from dualboard.grading.registry import get_grader
-from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades
+from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades, given_answers
 from dualboard.grading.verdict import canonical_json, sha256_text
 from dualboard.intake.human_labels import AnswerSlot
 from dualboard.intake.models import Benchmark
@@ -92,7 +92,8 @@ def benchmark_digest(benchmark: Benchmark) -> str:
     material = {
         "name": benchmark.name,
         "version": benchmark.version,
-        "previous_versions": list(benchmark.previous_versions),
+        "previous_versions": {version: sorted(ids) for version, ids in sorted(benchmark.previous_versions.items())},
+        "min_answered": benchmark.min_answered,
         "questions": list(benchmark.questions),
         "traditional": {kind: get_grader(spec).config_hash for kind, spec in sorted(benchmark.traditional.items())},
         "answer_key": [get_grader(spec).config_hash for spec in benchmark.answer_key],
@@ -148,7 +149,7 @@ class RunCache:
         answers, verdicts = self._paths(name)
         self._drop_answer_keys(name)  # made from the grades this save replaces
         _write(grades.verdicts, verdicts, VERDICTS.schema)
-        _write_evidence(RunEvidence.of(len(grades.answers), grades.verdicts), self._evidence_path(name))
+        _write_evidence(RunEvidence.of(given_answers(grades.answers), grades.verdicts), self._evidence_path(name))
         _write(grades.answers, answers, pa.schema([ANSWERS.schema.field(c) for c in RUN_ANSWER_COLUMNS]))
         return name
 
@@ -190,7 +191,7 @@ class RunCache:
         if path.is_file() and not path.is_symlink():
             return _read_evidence(path)
         answers, verdicts = self._paths(name)
-        count = pq.ParquetFile(answers).metadata.num_rows
+        count = given_answers(pq.read_table(answers, columns=["unanswered"]).to_pandas())
         evidence = RunEvidence.of(count, pq.read_table(verdicts, columns=CHOICE_COLUMNS).to_pandas())
         _write_evidence(evidence, path)
         return evidence

@@ -62,10 +62,29 @@ class _Answer:
     prediction: dict[str, Any]
     round: int
     """The prediction's round (0 when it names none), read once: sorting and every table's rows ask for it."""
+    unanswered: bool = False
+    """Whether the run gave no line for this question and round although its version asked it (a run let in by
+    ``allow_incomplete``): no grader reads it and it has no verdict rows (which would count in the graders'
+    agreement), and it scores 0 under both gradings (:data:`UNANSWERED`)."""
 
     @classmethod
     def of(cls, question: dict[str, Any], prediction: dict[str, Any]) -> _Answer:
         return cls(question, prediction, int(prediction.get("round", 0) or 0))
+
+    @classmethod
+    def gap(cls, question: dict[str, Any], round_: int) -> _Answer:
+        """The place of an answer the run did not give."""
+        return cls(question, {"question_id": question["id"], "round": round_, "response": None}, round_, True)
+
+
+UNANSWERED = Verdict(0.0, "none", "no answer: the run left this question out, so it counts as wrong")
+"""The score of an answer the run did not give, under both gradings: a run must not raise its score by leaving out
+the questions it would fail."""
+
+
+def given_answers(answers: pd.DataFrame) -> int:
+    """How many rows of a run's answers table the run gave (not :attr:`_Answer.unanswered`)."""
+    return int((~answers["unanswered"].astype(bool)).sum())
 
 
 @dataclass(frozen=True)
@@ -113,8 +132,11 @@ class RunPlan:
 
 def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
     """Pair each prediction with its question, refusing unknown questions (except in a run of an earlier
-    version, which may answer questions dropped since) and duplicates; sort by question order, then round."""
-    answers, seen = [], set()
+    version, which may answer questions dropped since), questions its version did not have, and duplicates;
+    add a gap (:meth:`_Answer.gap`) for each question and round its version asked that it did not answer; sort by
+    question order, then round."""
+    asked = benchmark.asked_ids(run.metadata)
+    answers, seen, had = [], set(), set(asked)
     for prediction in run.predictions:
         question_id = str(prediction.get("question_id"))
         try:
@@ -126,6 +148,11 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
                 f"run {run.run_id!r} answers question {question_id!r}, which benchmark {benchmark.name!r} "
                 "does not have — fix question_id in predictions.jsonl (run `dualboard validate` first)"
             ) from None
+        if question_id not in had:
+            raise GradingInputError(
+                f"run {run.run_id!r} answers question {question_id!r}, which its version "
+                f"{run.metadata.get('benchmark_version')!r} did not have — remove the line (run `dualboard validate`)"
+            )
         answer = _Answer.of(question, prediction)
         if (question_id, answer.round) in seen:
             raise GradingInputError(
@@ -133,6 +160,8 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
             )
         seen.add((question_id, answer.round))
         answers.append(answer)
+    rounds = range(_rounds(run))  # none for a run that states no rounds: validation refuses it
+    answers += [_Answer.gap(benchmark.question(q), r) for q in asked for r in rounds if (q, r) not in seen]
     order = {q["id"]: i for i, q in enumerate(benchmark.questions)}
     return sorted(answers, key=lambda a: (order[a.question["id"]], a.round))
 
@@ -164,7 +193,8 @@ def plan_run(benchmark: Benchmark, run: Run, labels: HumanLabels) -> RunPlan:
     only. ``labels`` are the labels of this run's answers.
     """
     answers = _collect_answers(benchmark, run)
-    everyone = tuple(range(len(answers)))
+    # an answer not given is no grader's to judge: it has no verdict rows, and scores 0 (UNANSWERED)
+    everyone = tuple(i for i, a in enumerate(answers) if not a.unanswered)
     labelled = tuple(i for i, a in enumerate(answers) if (run.run_id, a.question["id"], a.round) in labels)
     assignments = _traditional_assignments(benchmark, answers)
     for spec in benchmark.answer_key:
@@ -287,6 +317,23 @@ def _verdict_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]
     return typed(VERDICTS, columns)
 
 
+def _rounds(run: Run) -> int:
+    """The rounds ``metadata.yaml`` states (0 when it states none)."""
+    rounds = run.metadata.get("rounds")
+    return rounds if isinstance(rounds, int) and not isinstance(rounds, bool) else 0
+
+
+def answered_share(plan: RunPlan) -> float:
+    """The share of the current version's answers (questions × the run's rounds) the run gave; for a run that
+    states no rounds, the share of the current questions it answered."""
+    questions = len(plan.benchmark.questions)
+    if not questions:
+        return 1.0
+    given = [answer for answer in plan.answers if not answer.unanswered]
+    rounds = _rounds(plan.run)
+    return len(given) / (questions * rounds) if rounds else len({a.question["id"] for a in given}) / questions
+
+
 def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
     """One row per answer: the traditional verdict, with the text it judged (columns :data:`RUN_ANSWER_COLUMNS`)."""
     traditional: dict[int, tuple[str, Verdict]] = {}
@@ -297,7 +344,7 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
             )
     run, benchmark = plan.run, plan.benchmark
     n = len(plan.answers)
-    trads = [traditional[position] for position in range(n)]
+    trads = [traditional.get(position, ("", UNANSWERED)) for position in range(n)]
     questions = [answer.question for answer in plan.answers]
     responses = [answer.prediction.get("response") for answer in plan.answers]
     columns = {
@@ -310,6 +357,9 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
         "traditional_grader": [name for name, _ in trads],
         "verdict_parse": [verdict.verdict_parse for _, verdict in trads],
         "missing": [not str(response or "").strip() for response in responses],
+        "unanswered": [answer.unanswered for answer in plan.answers],
+        "answered_share": [answered_share(plan)] * n,
+        "min_answered": [benchmark.min_answered] * n,
         "benchmark_version": [str(run.metadata.get("benchmark_version", benchmark.version))] * n,
         "prompt": [q.get("prompt", "") for q in questions],
         "key_answer": [str(q.get("answer_key", {}).get("answer", "")) for q in questions],

@@ -21,7 +21,7 @@ from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_ke
 from dualboard.grading.cache import VerdictCache
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
-from dualboard.grading.run_grades import Progress, RunGrades, RunPlan, Tally, grade_run, plan_run
+from dualboard.grading.run_grades import Progress, RunGrades, RunPlan, Tally, given_answers, grade_run, plan_run
 from dualboard.intake.human_labels import AnswerSlot, HumanLabels, labels_by_slot
 from dualboard.intake.models import Benchmark, Run
 from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, typed
@@ -60,7 +60,7 @@ def run_labels(labels: HumanLabels, run_id: str) -> dict[AnswerSlot, float]:
 
 def check_run_labels(plan: RunPlan) -> None:
     """Refuse labels naming an answer the run does not have: a typo (run, question or round)."""
-    known = {plan.slot(answer) for answer in plan.answers}
+    known = {plan.slot(answer) for answer in plan.answers if not answer.unanswered}
     stray = sorted(set(plan.labels) - known)
     if stray and plan.answers:
         raise GradingInputError(
@@ -89,7 +89,7 @@ def assemble(benchmark: Benchmark, runs: Sequence[RunGrades], notes: tuple[str, 
     """Choose the ``answer_key`` grader over ``runs`` and put their grades together, run after run."""
     evidence = ChoiceEvidence()
     for grades in runs:
-        evidence.add(len(grades.answers), grades.verdicts)
+        evidence.add(given_answers(grades.answers), grades.verdicts)
     choice = choose_answer_key(benchmark, evidence)
     answers = [with_answer_key(grades, choice) for grades in runs]
     answers_frame = pd.concat(answers, ignore_index=True) if answers else typed(ANSWERS, [])
@@ -126,7 +126,9 @@ def grade_benchmark(
     runs
         Validated runs of this benchmark. Predictions are graded as they are:
         an empty or unreadable response scores 0 (``verdict_parse = none``) and
-        is counted; absent questions get no row (validation checks coverage).
+        is counted; so does a question (and round) its version asked that the run
+        did not answer (``unanswered``: no grader reads it); a question its
+        version did not have (added since) gets no row: never run.
     cache
         Verdict cache; verdicts found there are not graded again, new ones are added.
     progress

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,10 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
     config, lines, config_digest = read_yaml_fields(
         config_path, example="data/benchmarks/demo/benchmark.yaml", root=root
     )
-    findings = schema_findings(config, "benchmark", file=str(config_path), lines=lines)
+    findings = _plain_version_findings(config, str(config_path), lines) or schema_findings(
+        config, "benchmark", file=str(config_path), lines=lines
+    )
+    findings += _previous_version_findings(config, str(config_path), lines) if not findings else []
     if not findings and not (is_name(config["name"]) and config["name"] == folder.name):
         findings.append(
             Finding(
@@ -93,9 +97,46 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
         questions=tuple(questions),
         allow_incomplete=bool(config.get("allow_incomplete", False)),
         path=folder,
-        previous_versions=tuple(str(v) for v in config.get("previous_versions", ())),
+        previous_versions={v["version"]: frozenset(v["questions"]) for v in config.get("previous_versions", ())},
+        min_answered=float(config.get("min_answered", 0.9)),
         digests=digests,
     )
+
+
+def _plain_version_findings(config: dict[str, Any], file: str, lines: dict[str, int]) -> list[Finding]:
+    """The form before each previous version named its questions (``previous_versions: ["1"]``), refused with
+    the fix: without the question set, every question a run left out would count as never run, not unanswered."""
+    entries = config.get("previous_versions")
+    plain = [str(v) for v in entries if isinstance(v, (str, int, float))] if isinstance(entries, list) else []
+    if not plain:
+        return []
+    return [
+        Finding(
+            file,
+            lines.get("previous_versions"),
+            "previous_versions",
+            f"version {plain[0][:50]!r} is a plain name: each previous version must now list the ids of the "
+            "questions it asked (a run of it may leave out only the questions added since)",
+            f"write it as - {{version: {json.dumps(plain[0][:50])}, questions: [<every question id version "
+            f"{plain[0][:50]} had>]}} (the ids of its questions.jsonl)",
+        )
+    ]
+
+
+def _previous_version_findings(config: dict[str, Any], file: str, lines: dict[str, int]) -> list[Finding]:
+    """A previous version named twice, or named like the current version."""
+    names = [entry["version"] for entry in config.get("previous_versions", ())]
+    clashes = sorted({n for n in names if names.count(n) > 1 or n == str(config["version"])})
+    return [
+        Finding(
+            file,
+            lines.get("previous_versions"),
+            "previous_versions",
+            f"version {name[:50]!r} is listed twice, or is the current version",
+            "list each earlier version once, and never the current one (version)",
+        )
+        for name in clashes
+    ]
 
 
 def _spec(entry: dict[str, Any]) -> GraderSpec:

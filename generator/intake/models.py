@@ -45,9 +45,13 @@ class Benchmark:
     """Whether a run may skip questions or rounds (otherwise an error)."""
     path: Path | None = None
     """Folder it was loaded from, when it came from disk."""
-    previous_versions: tuple[str, ...] = ()
-    """Earlier versions a run may name in ``benchmark_version``: it stays on the board, graded against the
-    current keys, and the questions it was never asked (added since) are left out of its analyses."""
+    previous_versions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Earlier versions a run may name in ``benchmark_version``, each with the ids of the questions it asked: such
+    a run stays on the board, graded against the current keys, and only the questions its version did not have
+    (added since) are left out of its analyses; any other question it leaves out counts as unanswered."""
+    min_answered: float = 0.9
+    """Share of the current (question, round) answers a run must give to be ranked; a run under it is listed
+    apart, with the reason (``benchmark.yaml`` ``min_answered``)."""
     digests: Mapping[str, str] = field(default_factory=dict)
     """sha256 of the bytes each definition file held when it was loaded, by file name (from disk only): a store
     keeps these bytes, the ones runs were validated against, or refuses (``store.base.expected_files``)."""
@@ -55,6 +59,12 @@ class Benchmark:
     def answers_older_version(self, metadata: dict[str, Any]) -> bool:
         """Whether a run with this ``metadata`` answered one of :attr:`previous_versions`."""
         return str(metadata.get("benchmark_version")) in self.previous_versions
+
+    def asked_ids(self, metadata: Mapping[str, Any]) -> list[str]:
+        """The current questions a run with this ``metadata`` was asked, in file order: all of them, or for a run
+        of a previous version those its version had. Every other current question is *never run* for it."""
+        had = self.previous_versions.get(str(metadata.get("benchmark_version", self.version)))
+        return [q["id"] for q in self.questions if had is None or q["id"] in had]
 
     def question(self, question_id: str) -> dict[str, Any]:
         """Return the question with this id (KeyError if absent)."""

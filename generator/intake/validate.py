@@ -443,9 +443,8 @@ class _ToRead:
         answers.seen.update(seen)
         if answers.vouched:
             return answers
-        if self.benchmark is not None and self.rounds is not None and not self.older:
-            # an earlier version's run was never asked the newer questions
-            answers.coverage = _coverage_findings(path, answers, self.benchmark, self.rounds)
+        if self.benchmark is not None and self.rounds is not None:
+            answers.coverage = _coverage_findings(path, answers, self.benchmark, self.rounds, self.metadata.fields)
         answers.provenance = (
             problems if provenance is None else _provenance_findings(path.parent / PROVENANCE, provenance)
         )
@@ -1237,20 +1236,58 @@ def _provenance_findings(path: Path, data: bytes) -> list[Finding]:
     return findings.list()
 
 
-def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, rounds: int) -> list[Finding]:
-    """Questions and rounds no line answers; lines that could not be read may hold some of them."""
+def _coverage_findings(
+    path: Path, answers: _Answers, benchmark: Benchmark, rounds: int, metadata: Mapping[str, Any]
+) -> list[Finding]:
+    """Questions and rounds its version asked that no line answers (lines that could not be read may hold some
+    of them), and answers to questions its version did not have (added since: a run of an earlier version that
+    picked some of them would choose its own questions)."""
     if not answers.read or (answers.unreadable and not answers.answered):
         return []  # nothing readable to compare: the findings about the file say what to fix first
-    expected = len(benchmark._by_id) * rounds
-    if answers.covered == expected:
+    asked = benchmark.asked_ids(metadata)
+    expected = len(asked) * rounds
+    older = len(asked) < len(benchmark._by_id)
+    if answers.covered == expected and not older:
         return []
-    missing = sorted(set(product(benchmark._by_id, range(rounds))) - answers.answered)
-    severity = "warning" if benchmark.allow_incomplete else "error"
+    chosen = sorted({q for q, _ in answers.answered} & (benchmark._by_id.keys() - set(asked)))
+    missing = sorted(set(product(asked, range(rounds))) - answers.answered)
+    return _added_findings(path, chosen, metadata) + _missing_findings(path, answers, benchmark, missing, expected)
+
+
+def _added_findings(path: Path, chosen: list[str], metadata: Mapping[str, Any]) -> list[Finding]:
+    """One error for the answers of a run of an earlier version to questions added since."""
+    if not chosen:
+        return []
+    version = str(metadata.get("benchmark_version"))[:50]
+    return [
+        Finding(
+            str(path),
+            None,
+            "question_id",
+            f"{len(chosen)} answer(s) to questions version {version!r} did not have, e.g. {chosen[0][:100]!r}",
+            "remove them, or answer the current version (every question) and say so in benchmark_version",
+        )
+    ]
+
+
+def _missing_findings(
+    path: Path, answers: _Answers, benchmark: Benchmark, missing: list[tuple[str, int]], expected: int
+) -> list[Finding]:
+    """One finding for the answers the run's version asked and no line gives: an error, or with allow_incomplete
+    a warning (each is then scored wrong)."""
+    if not missing:
+        return []
     shown = ", ".join(f"{q} round {r}" for q, r in missing[:10]) + (" …" if len(missing) > 10 else "")
     unread = (
         f" ({answers.unreadable} line(s) above name no readable question and round: they may be some of these)"
         if answers.unreadable
         else ""
+    )
+    fix = (
+        "answer every question in every round: each missing answer is scored wrong (0) under both gradings and "
+        f"shown as missing, and a run that answers under {100 * benchmark.min_answered:g}% of them is not ranked"
+        if benchmark.allow_incomplete
+        else "answer every question in every round (its version asked them all)"
     )
     return [
         Finding(
@@ -1258,8 +1295,8 @@ def _coverage_findings(path: Path, answers: _Answers, benchmark: Benchmark, roun
             None,
             "coverage",
             f"{len(missing)} of {expected} answers (question, round) missing: {shown}{unread}",
-            "answer every question in every round (missing answers would silently lower the score)",
-            severity,
+            fix,
+            "warning" if benchmark.allow_incomplete else "error",
         )
     ]
 

@@ -17,6 +17,7 @@ from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, Row, chart, rank_switch, safe_url, table
 from dualboard.render.numbers import (
     GRADING_NAMES,
+    apart_reason,
     format_agreement,
     format_coverage,
     format_interval,
@@ -31,7 +32,7 @@ from dualboard.render.numbers import (
 )
 from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
-from dualboard.stats.scores import MIN_COVERAGE
+from dualboard.stats.scores import MIN_COVERAGE, is_ranked
 
 COLUMNS = [
     Header(
@@ -165,7 +166,10 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     b = result.benchmark
     models = result.models
     metadata = {run.run_id: run.metadata for run in result.runs}
-    tables = {g: (label, _ranked_table(models, g, metadata, b.version)) for g, label in RANKED_BY.items()}
+    listed_apart = models["apart_reason"].map(apart_reason) != ""
+    tables = {
+        g: (label, _ranked_table(models[~listed_apart], g, metadata, b.version)) for g, label in RANKED_BY.items()
+    }
     order = list(models.sort_values(["answer_key_mean", "run_id"], ascending=[False, True])["run_id"])
     text = (
         front_matter(f"Leaderboard: {b.name}", hide=("navigation", "toc"))
@@ -190,6 +194,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "a copied link shows this view. See the [questions](questions/index.md) and how the "
         "[graders](graders.md) agree with humans.\n\n"
         + rank_switch(tables)
+        + apart_section(models[listed_apart], b.version)
         + board_notes(result.stats.notes)
         + "\n## Traditional → answer-key\n\n"
         + chart("charts/scores.json", CAPTIONS["scores"])
@@ -216,11 +221,50 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
     return Page(f"{folder}/index.md", text), assets
 
 
+_BY_KEY = {header.key: header for header in COLUMNS}
+APART_COLUMNS = [
+    _BY_KEY["model"],
+    Header("Why not ranked", key="reason", title="What keeps the run out of both rankings."),
+    _BY_KEY["traditional"],
+    _BY_KEY["answer_key"],
+    _BY_KEY["questions"],
+]
+"""The columns of the runs listed apart: their numbers stand, but they are ranked under neither grading."""
+
+
+def apart_section(apart: pd.DataFrame, current: str) -> str:
+    """The runs listed apart, not ranked under either grading (they count in no rank, interval or Holm family),
+    each with the reason; "" when there is none."""
+    if apart.empty:
+        return ""
+    older = dict(zip(apart["run_id"], _older(apart["benchmark_version"], current), strict=True))
+    rows = [
+        [
+            Cell(
+                str(row.model),
+                href=f"runs/{run_slug(row.run_id)}/",
+                badge=_badges(row, older[row.run_id]),
+                css_class="dualboard-wrap",
+            ),
+            Cell(apart_reason(row.apart_reason), css_class="dualboard-wrap"),
+            _interval(row, "traditional"),
+            _interval(row, "answer_key"),
+            _questions(row),
+        ]
+        for row in apart.sort_values("run_id").itertuples(index=False)
+    ]
+    return (
+        "\n## Listed apart, not ranked {#listed-apart}\n\n"
+        "These runs' numbers are shown, but they are ranked under neither grading and take no part in the others' "
+        "rank intervals or tests ([why](../../methodology.md#listed-apart)).\n\n" + table(APART_COLUMNS, rows)
+    )
+
+
 def coverage_banner(models: pd.DataFrame) -> str:
     """Warn at the top of the leaderboard when a grading ranks fewer than half of the runs, with the fix."""
     out = ""
     for g, fix in FIXES.items():
-        unranked = int((~models[f"ranked_{g}"].map(is_true)).sum())
+        unranked = int((~is_ranked(models[f"{g}_coverage"])).sum())  # runs listed apart are not the grader's doing
         if len(models) and unranked > len(models) / 2:
             out += (
                 f'!!! warning "{GRADING_NAMES[g].capitalize()} grading ranks few runs"\n'
@@ -295,9 +339,11 @@ def _ranked_table(models: pd.DataFrame, grading: str, metadata: Mapping[str, Map
 
 def _questions(row) -> Cell:
     """Questions answered, and those never run (added after the version the run answered); the answers below."""
-    never = int(row.n_never_run)
+    never, unanswered = int(row.n_never_run), int(row.n_unanswered)
     return Cell(
-        f"{int(row.n_questions)}" + (f" ({never} never run)" if never else ""),
+        f"{int(row.n_questions)}"
+        + (f" ({never} never run)" if never else "")
+        + (f" ({unanswered} answers not given, scored 0)" if unanswered else ""),
         sort=int(row.n_questions),
         note=f"{int(row.n_answers)} answers",
     )

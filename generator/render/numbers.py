@@ -150,6 +150,18 @@ def unranked_reason(grading: str, share: float) -> str:
     )
 
 
+def apart_reason(value: object) -> str:
+    """A models row's ``apart_reason``: why the run is listed apart, not ranked; "" when it is not (read back
+    from the CSV, an empty reason is missing).
+
+    Examples
+    --------
+    >>> apart_reason(float("nan")), apart_reason("answered 3% of the current questions")
+    ('', 'answered 3% of the current questions')
+    """
+    return value if isinstance(value, str) else ""
+
+
 def format_agreement(agree: float, paired: float, answers: float) -> str:
     """Say on how many answers the two gradings agree, out of those both judged.
 

@@ -21,6 +21,7 @@ from dualboard.render.escape import escape_slug, escape_text
 from dualboard.render.html import Cell, table
 from dualboard.render.numbers import (
     GRADING_NAMES,
+    apart_reason,
     format_number,
     format_percent,
     is_true,
@@ -189,13 +190,17 @@ def _home_row(result: BenchmarkResults) -> list[Cell]:
 
 
 def _leader(models: pd.DataFrame, grading: str) -> str:
-    """The best ranked run; a run the grading judged too little of is not ranked, so never the leader."""
+    """The best ranked run; a run the grading judged too little of, or listed apart, is not ranked, so never the
+    leader."""
     if models.empty:
         return "no runs yet"
     ranked = models[models[f"ranked_{grading}"].map(is_true)]
     if ranked.empty:
         return (
-            f"none ranked (every run has {GRADING_NAMES[grading]} verdicts "
+            f"none ranked (every run is listed apart, or has {GRADING_NAMES[grading]} verdicts "
+            f"on under {format_percent(MIN_COVERAGE, 0)} of its answers)"
+            if models["apart_reason"].map(apart_reason).ne("").any()
+            else f"none ranked (every run has {GRADING_NAMES[grading]} verdicts "
             f"on under {format_percent(MIN_COVERAGE, 0)} of its answers)"
         )
     best = ranked.sort_values([f"{grading}_mean", "run_id"], ascending=[False, True]).iloc[0]

@@ -155,7 +155,10 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
     parts = [
         front_matter("How to submit"),
         "# How to submit a run\n\n",
-        "1. Run the model on every question of the benchmark (and every round you report), keeping the raw text.\n"
+        "1. Run the model on every question of the benchmark (and every round you report), keeping the raw text. "
+        "Leave none out: a missing answer is refused, or where the benchmark allows incomplete runs it is scored "
+        "wrong, and a run that answers under the benchmark's `min_answered` (90 % unless it says otherwise) is "
+        "listed apart, not ranked.\n"
         "2. Create `submissions/<benchmark>/<run-id>/` in a fork of this repository. The run id is "
         f"{RUN_ID_RULE}.\n"
         "3. Write `metadata.yaml` and `predictions.jsonl` there: copy the example below and change what differs.\n"

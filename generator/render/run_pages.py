@@ -34,6 +34,7 @@ from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.kept_files import KeptFiles, check_unreplaced
 from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number, sharded_table
 from dualboard.render.numbers import (
+    apart_reason,
     format_agreement,
     format_interval,
     format_number,
@@ -318,6 +319,8 @@ def _summary(row: pd.Series) -> str:
 
 def _rank(row: pd.Series, grading: str) -> str:
     """The rank with its interval, or why the run is not ranked in this grading."""
+    if apart_reason(row["apart_reason"]):
+        return f"not ranked, listed apart: {apart_reason(row['apart_reason'])}"
     if not is_true(row[f"ranked_{grading}"]):
         return unranked_reason(grading, row[f"{grading}_coverage"])
     return format_rank(row[f"rank_{grading}"], row[f"rank_ci_low_{grading}"], row[f"rank_ci_high_{grading}"])
@@ -412,7 +415,8 @@ QUESTION_COLUMNS = (
             filter=True,
             title=(
                 f"Whether each grading passes the question (mean ≥ {format_number(PASS_MARK, 0)} counts as a pass); "
-                "never run: the run was not asked it."
+                "never run: the run was not asked it (added after the version it answered); missing: its version "
+                "asked it and the run gave no answer, scored 0 under both gradings."
             ),
         ),
         "text",
@@ -468,6 +472,8 @@ def _per_question(scored: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
     grouped = ordered.groupby(keys, sort=False)
     summary = grouped[list(GRADINGS)].mean()  # NaN-skipping: an answer without a verdict is left out
     summary["category"] = grouped["category"].first()
+    # a question none of whose rounds the run answered (its version asked it): each round scored 0
+    summary["unanswered"] = grouped["unanswered"].all() if "unanswered" in ordered else False
     size = grouped.size().to_numpy()
     ends = np.cumsum(size)
     for g in GRADINGS:
@@ -498,7 +504,7 @@ def _question_row(link: int, answered: Mapping[str, Any], question: Mapping[str,
         # Means as verdicts: on both sides of the pass mark, the row is highlighted (fails one grading only).
         *[[number(means[g]), format_number(means[g]), answered[f"rounds:{g}"]] for g in GRADINGS],
         [number(difference), format_number(difference)],
-        _outcome(means["traditional"], means["answer_key"]),
+        NOT_ANSWERED if answered.get("unanswered") else _outcome(means["traditional"], means["answer_key"]),
     ]
 
 
@@ -531,8 +537,8 @@ PASSES = {
     (False, True): "fails traditional only",
 }
 """The outcome of a question by (traditional passes, answer-key passes)."""
-NO_VERDICT, NEVER_RUN = "no verdict", "never run"
-OUTCOMES = (*PASSES.values(), NO_VERDICT, NEVER_RUN)
+NO_VERDICT, NEVER_RUN, NOT_ANSWERED = "no verdict", "never run", "missing: scored 0"
+OUTCOMES = (*PASSES.values(), NO_VERDICT, NEVER_RUN, NOT_ANSWERED)
 """Every word the Outcome column (and its filter) can show."""
 
 

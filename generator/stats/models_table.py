@@ -178,6 +178,15 @@ def _never_run_note(row: dict[str, object]) -> str:
     )
 
 
+def _apart_notes(row: dict[str, object]) -> list[str]:
+    """Say how many answers the run left out (each scored wrong) and why it is listed apart, if it is."""
+    n = int(row["n_unanswered"])
+    return [
+        f"{n} answer(s) not given: scored wrong (0) under both gradings" if n else "",
+        f"not ranked, listed apart: {row['apart_reason']}" if row["apart_reason"] else "",
+    ]
+
+
 @documents("models")
 def models_table(
     qmeans: pd.DataFrame,
@@ -214,7 +223,10 @@ def models_table(
         key = Pieces.key_of("models", (alpha,), qm_digest, paired_digest)
         rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: _run_row_of_key(q, p, alpha))})
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
-    table["note"] = [join_notes(*_coverage_notes(r), _never_run_note(r), r["note"]) for r in table.to_dict("records")]
+    table["note"] = [
+        join_notes(*_apart_notes(r), *_coverage_notes(r), _never_run_note(r), r["note"])
+        for r in table.to_dict("records")
+    ]
     p = table["p_value"].to_numpy(dtype=float)
     ok = np.isfinite(p)
     adjusted = np.full(len(p), np.nan)

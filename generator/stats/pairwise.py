@@ -18,8 +18,8 @@ from dualboard.stats.scores import GRADINGS, MIN_COVERAGE, POINTS
 from dualboard.stats.tables import COLUMNS, documents
 
 OUT_OF_FAMILY = (
-    f"not ranked: a run's coverage in this grading is under {100 * MIN_COVERAGE:.0f}%, "
-    "so the pair is left out of the Holm family and the rank intervals"
+    f"not ranked: a run's coverage in this grading is under {100 * MIN_COVERAGE:.0f}%, or it is listed apart "
+    "(too few of the questions answered), so the pair is left out of the Holm family and the rank intervals"
 )
 
 
@@ -74,7 +74,8 @@ def pairwise_table(
     """Return every pair of runs within each grading, with Holm-adjusted p-values.
 
     ``unranked`` lists the (run_id, grading) pairs not ranked there (coverage
-    under :data:`dualboard.stats.scores.MIN_COVERAGE`): their pairs keep
+    under :data:`dualboard.stats.scores.MIN_COVERAGE`, or listed apart:
+    :func:`dualboard.stats.scores.unranked_runs`): their pairs keep
     their own test but stay out of the Holm family (``p_holm`` NaN, never
     ``significant``), so they move no rank interval. With ``pieces``, a pair
     whose two runs are unchanged in the grading reuses its comparison

@@ -9,6 +9,8 @@
   :data:`~dualboard.stats.scores.MIN_COVERAGE` is not ranked there at all:
   no rank, no interval, no tie group, and it is not counted in the others'
   (its mean covers only the answers a grader could judge, not the benchmark).
+  Nor is a run listed apart (``apart_reason``: it answered under ``min_answered``
+  of the current questions), in either grading.
 * Bootstrap (secondary, Arena-style): questions resampled jointly for every
   run (the same ids), percentile interval of each run's mean, and
   rank = 1 + #runs whose lower bound exceeds this run's upper bound
@@ -22,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
-from dualboard.stats.scores import GRADINGS, is_ranked
+from dualboard.stats.scores import GRADINGS, ranked_in
 
 
 def holm_rank_intervals(pairwise: pd.DataFrame, means: pd.Series, grading: str) -> pd.DataFrame:
@@ -90,14 +92,15 @@ def add_ranks(
 ) -> pd.DataFrame:
     """Add point ranks, Holm rank intervals, tied-first flags and bootstrap ranks to ``models``.
 
-    Only runs whose ``{grading}_coverage`` reaches the threshold are ranked in
-    that grading (``ranked_{grading}``); the others get NaN in every rank column.
+    Only runs whose ``{grading}_coverage`` reaches the threshold and that are not
+    listed apart are ranked in that grading (``ranked_{grading}``,
+    :func:`~dualboard.stats.scores.ranked_in`); the others get NaN in every rank column.
     """
     models = models.set_index("run_id")
     question_ids = pd.Index(sorted(qmeans["question_id"].unique()))
     weights = resampling_weights(len(question_ids), n_boot, seed)
     for g in GRADINGS:
-        ranked = is_ranked(models[f"{g}_coverage"])
+        ranked = ranked_in(models, g)
         judged = qmeans[(qmeans["grading"] == g) & qmeans["run_id"].isin(ranked[ranked].index)]
         few = judged.groupby("run_id").size().reindex(models.index, fill_value=0) < TOO_FEW_QUESTIONS
         means = models.loc[ranked, f"{g}_mean"]

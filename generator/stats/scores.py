@@ -24,7 +24,7 @@ POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
 """The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics need."""
-READ = (*REQUIRED, "benchmark_version")
+READ = (*REQUIRED, "benchmark_version", "unanswered", "answered_share", "min_answered")
 """The columns the stats stage reads from a scored file: the others (grader names, parse status…) it never uses,
 and leaving them in the file keeps the stage's memory and reading time down."""
 
@@ -239,8 +239,11 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
         both gradings judged), ``n_answers_agree`` (of those, the answers
         the two gradings score the same), ``n_never_run`` (questions other
         runs answered and this one was never asked: no row, so left out of
-        every analysis, not counted wrong) and ``benchmark_version`` (the
-        version the run answered; empty when the table has no such column).
+        every analysis, not counted wrong), ``benchmark_version`` (the
+        version the run answered; empty when the table has no such column),
+        ``n_unanswered`` (answers its version asked that it did not give, each
+        scored 0), ``answered_share`` and ``apart_reason`` (why it is not
+        ranked at all, :func:`_apart_reason`; empty when it may be).
 
     Examples
     --------
@@ -249,7 +252,7 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     >>> run_counts(scored).iloc[0].to_dict()
     {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0,
      'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2, 'n_never_run': 0,
-     'benchmark_version': ''}
+     'benchmark_version': '', 'n_unanswered': 0, 'answered_share': 1.0, 'apart_reason': ''}
     """
     v = _verdicts(scored)
     frame = scored[["run_id", "model", "question_id"]].assign(
@@ -269,16 +272,38 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     )
     out[["n_answers_paired", "n_answers_agree"]] = out[["n_answers_paired", "n_answers_agree"]].astype(int)
     out["n_never_run"] = scored["question_id"].nunique() - out["n_questions"]
-    out["benchmark_version"] = (
-        scored.groupby("run_id", sort=True)["benchmark_version"].first().astype(str)
-        if "benchmark_version" in scored.columns
-        else ""
-    )
+    by_run = scored.groupby("run_id", sort=True)
+    out["benchmark_version"] = by_run["benchmark_version"].first().astype(str) if "benchmark_version" in scored else ""
+    # a table graded before these columns, or built by hand, answered everything asked
+    out["n_unanswered"] = by_run["unanswered"].sum().astype(int) if "unanswered" in scored else 0
+    out["answered_share"] = by_run["answered_share"].first().astype(float) if "answered_share" in scored else 1.0
+    minimum = by_run["min_answered"].first().astype(float) if "min_answered" in scored else 0.0
+    lows = np.broadcast_to(minimum, len(out))
+    out["apart_reason"] = [_apart_reason(share, low) for share, low in zip(out["answered_share"], lows, strict=True)]
     return out.reset_index()
 
 
+def _apart_reason(share: float, minimum: float) -> str:
+    """Why a run is not ranked under either grading, but listed apart ("" when it may be ranked).
+
+    Examples
+    --------
+    >>> _apart_reason(1 / 30, 0.9)
+    'answered 3% of the current questions (min_answered: 90%)'
+    >>> _apart_reason(27 / 30, 0.9)
+    ''
+    """
+    if np.round(share, 12) >= minimum:
+        return ""
+    return f"answered {coverage_percent(share)}% of the current questions (min_answered: {100 * minimum:g}%)"
+
+
+def ranked_in(counts: pd.DataFrame, grading: str) -> pd.Series:
+    """Which runs of ``counts`` (:func:`run_counts`, or the models table) ``grading`` ranks: those it judged
+    enough of (:func:`is_ranked`) and not listed apart (``apart_reason``)."""
+    return pd.Series(is_ranked(counts[f"{grading}_coverage"]), index=counts.index) & counts["apart_reason"].eq("")
+
+
 def unranked_runs(counts: pd.DataFrame) -> frozenset[tuple[str, str]]:
-    """Return the (run_id, grading) pairs whose coverage is under :data:`MIN_COVERAGE`."""
-    return frozenset(
-        (run_id, g) for g in GRADINGS for run_id in counts.loc[~is_ranked(counts[f"{g}_coverage"]), "run_id"]
-    )
+    """Return the (run_id, grading) pairs not ranked (:func:`ranked_in`): out of that grading's Holm family."""
+    return frozenset((run_id, g) for g in GRADINGS for run_id in counts.loc[~ranked_in(counts, g), "run_id"])

@@ -31,7 +31,7 @@ from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_ke
 from dualboard.grading.cache import question_digest, verdict_key
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.run_cache import GRADED_DIR, RunCache, benchmark_digest, run_key
-from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades, Tally, _verdicts, plan_run
+from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades, Tally, _verdicts, answered_share, plan_run
 from dualboard.grading.tables import benchmark_labels, run_labels
 from dualboard.grading.verdict import canonical_json, sha256_text
 from dualboard.importers import import_autogenai
@@ -143,6 +143,9 @@ def _reference_run(benchmark, run, labels) -> RunGrades:
                 "traditional_grader": name,
                 "verdict_parse": verdict.verdict_parse,
                 "missing": not str(response or "").strip(),
+                "unanswered": answer.unanswered,
+                "answered_share": answered_share(plan),
+                "min_answered": benchmark.min_answered,
                 "benchmark_version": str(run.metadata.get("benchmark_version", benchmark.version)),
                 "prompt": answer.question.get("prompt", ""),
                 "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),

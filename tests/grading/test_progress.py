@@ -69,7 +69,9 @@ def test_tiny_progress_leaves_out_the_labels_it_sets_aside(tiny_root: Path) -> N
 
 
 def test_progress_leaves_out_answers_to_questions_dropped_since_the_runs_version(open_question) -> None:
-    benchmark = dataclasses.replace(make_benchmark([open_question]), previous_versions=("0",))
+    benchmark = dataclasses.replace(
+        make_benchmark([open_question]), previous_versions={"0": frozenset({"capital", "dropped"})}
+    )
     old = Run(
         "demo",
         "old",

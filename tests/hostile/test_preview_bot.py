@@ -749,9 +749,7 @@ def test_the_comment_reads_as_documented():
         "| traditional | 71.2 [60.0, 80.0] | 1 of 3 [1, 3] | 2.5 [-9.0, 14.0] vs runner-up `run-z` "
         "| 0.500 (1.000) | 98 % |"
     ) in body
-    assert (
-        "| answer-key | 50.0 [60.0, 80.0] | not ranked (of 3): too few verdicts | – (no other run) | – | 98 % |" in body
-    )
+    assert "| answer-key | 50.0 [60.0, 80.0] | not ranked (of 3): see the note | – (no other run) | – | 98 % |" in body
     assert "Answer-key − traditional, question by question: -21.2 [–, –], p = 0.040." in body
     assert (
         "model: tiny-model\ntraditional grader: mc_letter, recorded\nanswer-key grader: rules\nnote: answer_key" in body

@@ -1,5 +1,6 @@
 """A benchmark moves on: runs of an earlier version stay on the board, graded against the current keys, and the
-questions added since count as never run for them — left out of their paired analyses, not counted wrong.
+questions added since (those benchmark.yaml does not list for their version) count as never run for them — left
+out of their paired analyses, not counted wrong. Any other question they leave out is missing.
 
 The board is built by `dualboard build` in a subprocess; the paired numbers are checked against scipy on the
 questions both runs share, computed here from the responses as written (not from Dualboard's tables).
@@ -23,10 +24,12 @@ from scipy.stats import binomtest
 from tests.conftest import REPO
 
 N_OLD, N_ADDED = 30, 6
+VERSION_1 = [f"q{i:02d}" for i in range(N_OLD)] + ["q-retired"]
 BENCHMARK = {
     "name": "moving",
     "version": "2",
-    "previous_versions": ["1"],
+    "previous_versions": [{"version": "1", "questions": VERSION_1}],
+    "min_answered": 0.8,  # a run of version 1 answers 30 of the 36 current questions
     "title": "Moving",
     "description": "v2 adds 6.",
     "graders": {"traditional": {"name": "exact"}, "answer_key": [{"name": "rules"}]},
@@ -132,6 +135,21 @@ def test_a_run_of_the_current_version_must_still_answer_every_question(tmp_path)
     _write_run(tmp_path, "lazy-run", "2", N_OLD, RIGHT_OLD)
     proc = dualboard("validate", "--root", str(tmp_path))
     assert proc.returncode == 1 and "coverage: 6 of 36 answers (question, round) missing" in proc.stdout
+
+
+def test_a_run_of_an_earlier_version_must_answer_every_question_of_that_version(tmp_path):
+    _write_benchmark(tmp_path, BENCHMARK)
+    _write_run(tmp_path, "picky-run", "1", N_OLD - 3, RIGHT_OLD)
+    proc = dualboard("validate", "--root", str(tmp_path))
+    assert proc.returncode == 1 and "coverage: 3 of 30 answers (question, round) missing: q27 round 0" in proc.stdout
+
+
+def test_a_run_of_an_earlier_version_may_not_pick_questions_added_since(tmp_path):
+    _write_benchmark(tmp_path, BENCHMARK)
+    _write_run(tmp_path, "picky-run", "1", N_OLD + 2, RIGHT_NEW, dropped=("q-retired",))
+    proc = dualboard("validate", "--root", str(tmp_path))
+    assert proc.returncode == 1
+    assert "question_id: 2 answer(s) to questions version '1' did not have, e.g. 'q30'" in proc.stdout
 
 
 def test_the_older_run_stays_marked_with_the_version_it_answered(board):
