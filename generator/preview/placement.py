@@ -9,7 +9,7 @@ for this preview, so the store is never written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +17,7 @@ import pandas as pd
 from dualboard import pipeline
 from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.grading import VerdictCache
+from dualboard.intake.model_names import with_shown_models
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.validate import load_runs
 from dualboard.preview.board import Board
@@ -71,15 +72,9 @@ def place_runs(
         runs = sorted([*_stored_runs(board, benchmarks, name, {r.run_id for r in mine}), *mine], key=lambda r: r.run_id)
         # labels of runs not on this board are set aside by grading
         tables = pipeline.grade_with_bar(benchmarks[name], runs, cache, progress=progress)
-        placements.append(
-            Placement(
-                name,
-                tuple(r.run_id for r in mine),
-                len(runs),
-                tables.scored,
-                analyse(tables.scored, verdicts=tables.verdicts, seed=seed),
-            )
-        )
+        stats = analyse(tables.scored, verdicts=tables.verdicts, seed=seed)
+        stats = replace(stats, models=with_shown_models(stats.models, runs))  # a shared name with its revision
+        placements.append(Placement(name, tuple(r.run_id for r in mine), len(runs), tables.scored, stats))
     return placements
 
 
