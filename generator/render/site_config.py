@@ -485,7 +485,8 @@ def _setting_findings(data: dict, lines: dict[str, int], file: str) -> list[Find
     if isinstance(data.get("markdown_extensions"), list):
         findings += _extension_findings(data["markdown_extensions"], lines, file)
     findings += _shape_findings(data, lines, file)
-    return findings + _value_findings(data, lines, file)
+    refused = tuple(prefix for f in findings for prefix in (f"{f.field}.", f"{f.field}["))
+    return findings + [f for f in _value_findings(data, lines, file) if not f.field.startswith(refused)]
 
 
 def _value_findings(data: dict, lines: dict[str, int], file: str) -> list[Finding]:
@@ -498,7 +499,29 @@ def _value_findings(data: dict, lines: dict[str, int], file: str) -> list[Findin
         problem, fix = VALUE_RULES[kind]
         if (found := problem(value)) is not None:
             findings.append(Finding(file, lines.get(field), field, f"is {value!r:.80}: {found}", fix))
-    return findings
+    return findings + [
+        Finding(
+            file,
+            lines.get(field),
+            field,
+            f"is a title with an angle bracket ({title!r:.80}): the theme writes page titles into <title> "
+            "through Jinja's striptags, which undoes escaping",
+            "write the title without < and >",
+        )
+        for field, title in _titles(data.get("nav"), "nav")
+        if "<" in title or ">" in title
+    ]
+
+
+def _titles(nav: Any, field: str) -> list[tuple[str, str]]:
+    """Every title of ``nav`` (its mappings' keys) with the dotted name of its entry."""
+    if isinstance(nav, list):
+        return [title for i, item in enumerate(nav) for title in _titles(item, f"{field}[{i}]")]
+    if isinstance(nav, dict):
+        return [(f"{field}.{k}", str(k)) for k in nav] + [
+            title for k, item in nav.items() for title in _titles(item, f"{field}.{k}")
+        ]
+    return []
 
 
 def _texts(value: Any, field: str) -> list[tuple[str, str]]:
@@ -518,8 +541,8 @@ def _shape_findings(data: dict, lines: dict[str, int], file: str) -> list[Findin
     """``extra`` keys, ``extra.social`` and ``extra_javascript`` entries, extension options: only checked shapes."""
     extra = data.get("extra") if isinstance(data.get("extra"), dict) else {}
     allowed = "extra may set " + ", ".join(EXTRA_KEYS)
-    findings = [_refused(f"extra.{k}", f"extra.{k}", lines, file, allowed=allowed) for k in extra]
-    findings = [f for f in findings if f.field.removeprefix("extra.") not in EXTRA_KEYS]
+    refused = [f"extra.{key}" for key in extra if key not in EXTRA_KEYS]
+    findings = [_refused(name, name, lines, file, allowed=allowed) for name in refused]
     social = extra.get("social") if isinstance(extra.get("social"), list) else []
     findings += _entry_findings(social, "extra.social", SOCIAL_KEYS, lines, file)
     scripts = data.get("extra_javascript") if isinstance(data.get("extra_javascript"), list) else []
