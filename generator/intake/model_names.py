@@ -128,30 +128,33 @@ def clash_findings(runs: list[NamedRun], new: Collection[Path]) -> list[Finding]
         groups[skeleton(run.model)].append(run)  # the same name has the same skeleton: only these pairs can clash
     findings = []
     for a, b in (pair for group in groups.values() for pair in combinations(group, 2)):
-        problem = _clash(a, b)
+        clash = _clash(a, b)
         at = [run for run in (a, b) if run.run_dir in new] or ([] if new else [a, b])
-        for run in at if problem else ():
+        for run in at if clash else ():
             other = b if run is a else a
+            problem, fix = clash
             findings.append(
                 Finding(
                     str(run.run_dir / "metadata.yaml"),
                     run.line,
                     "model",
-                    f"model {run.model!r} {problem} {other.model!r} of run {other.run_id}",
-                    "name the model as it is published; a model already on the board needs a model_revision "
-                    "that differs from the other run's (both runs must state one)",
+                    f"model {run.model!r} {problem} {other.model!r}, the model of run {other.run_id}",
+                    fix,
                 )
             )
     return findings
 
 
-def _clash(a: NamedRun, b: NamedRun) -> str | None:
-    """How two runs of one skeleton clash: the same name without distinct revisions, or look-alike names."""
+def _clash(a: NamedRun, b: NamedRun) -> tuple[str, str] | None:
+    """How two runs of one skeleton clash (problem, fix): the same name without distinct revisions, or look-alikes."""
     if name_key(a.model) != name_key(b.model):
-        return "looks like (same Unicode TR39 skeleton)"
+        return "looks like (the same Unicode TR39 skeleton as)", "name the model as it is published, in plain letters"
     revisions = [name_key(r) if r else None for r in (a.revision, b.revision)]
     if None in revisions or revisions[0] == revisions[1]:
-        return "is the model name, without two distinct model_revisions, of"
+        return (
+            "is the name, without two distinct model_revisions, of",
+            "state model_revision in both runs' metadata.yaml, differing, or name a different model",
+        )
     return None
 
 

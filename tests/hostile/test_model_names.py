@@ -66,12 +66,12 @@ def findings(root: Path, run: Path) -> list[dict]:
 
 
 IMPERSONATIONS = [
-    ("aurora-lm-70b-rerun", "aurora-lm-70b", None, "is the model name, without two distinct model_revisions"),
-    ("aurora-lm-70b-rerun", "Aurora-LM-70B", None, "is the model name, without two distinct model_revisions"),
-    ("aurora-lm-70b-rerun", "ａｕｒｏｒａ-lm-70b", None, "is the model name, without two distinct model_revisions"),
+    ("aurora-lm-70b-rerun", "aurora-lm-70b", None, "is the name, without two distinct model_revisions"),
+    ("aurora-lm-70b-rerun", "Aurora-LM-70B", None, "is the name, without two distinct model_revisions"),
+    ("aurora-lm-70b-rerun", "ａｕｒｏｒａ-lm-70b", None, "is the name, without two distinct model_revisions"),
     ("aurora-lm-70b-same", "aurora-lm-70b", "aurora-lm-70b@sim-2026-01", "without two distinct model_revisions"),
-    ("aurora-cyrillic", "\u0430urora-lm-70b", None, "looks like (same Unicode TR39 skeleton) 'aurora-lm-70b'"),
-    ("delta-digit", "de1ta-mind-34b", None, "looks like (same Unicode TR39 skeleton) 'delta-mind-34b'"),
+    ("aurora-cyrillic", "\u0430urora-lm-70b", None, "looks like (the same Unicode TR39 skeleton as) 'aurora-lm-70b'"),
+    ("delta-digit", "de1ta-mind-34b", None, "looks like (the same Unicode TR39 skeleton as) 'delta-mind-34b'"),
 ]
 
 
@@ -146,3 +146,19 @@ def test_two_runs_of_one_name_with_distinct_revisions_are_both_shown_with_their_
     assert '"aurora-lm-70b"' in chart and '"aurora-lm-70b-rerun"' in chart, "the charts label runs by their ids"
     others = re.findall(r"<h1>([^<]*)</h1>", page_text(two_revisions, "benchmarks/demo/runs/fjord-3b/index.html"))
     assert others == ["fjord-3b"], "a name no other run shares is shown alone"
+
+
+def test_the_preview_names_a_shared_model_with_its_revision(tiny_root: Path) -> None:
+    from tests.conftest import tiny_metadata, write_run
+    from tests.preview.demo_runs import git
+    from tests.preview.test_preview_cli import preview
+
+    write_run(tiny_root, "run-a", metadata=tiny_metadata(model_revision="r1"))
+    git(tiny_root, "init", "-q", "-b", "main")
+    git(tiny_root, "add", "-A")
+    git(tiny_root, "commit", "-qm", "base")
+    write_run(tiny_root, "run-b", metadata=tiny_metadata(model="Tiny-Model", model_revision="r2"))
+    done, doc = preview(tiny_root, "--base", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [run] = doc["benchmarks"][0]["runs"]
+    assert (run["run_id"], run["model"]) == ("run-b", "Tiny-Model (r2)")
