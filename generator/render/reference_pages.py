@@ -164,7 +164,10 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         "pass, each as `file:line: field: problem — fix`, and changes nothing. Exit code 0 means valid.\n"
         "5. Open a pull request. The workflow validates it without secrets; once merged, the run is graded "
         "under both gradings and appears in the next build and release.\n\n"
-        "Responses are shown on the site exactly as submitted, every character escaped.\n\n",
+        "Responses are shown on the site exactly as submitted, every character escaped. Name the model as it is "
+        "published, in visible characters: a model already on the board needs a `model_revision` that differs from "
+        "the other run's (the site then shows both, each with its revision), and a name that looks like another "
+        "run's is refused.\n\n",
         _example_section(benchmarks),
         _graders_section(benchmarks),
         "## Reference: the files and their fields\n\n"

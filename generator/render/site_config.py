@@ -91,7 +91,7 @@ SCRIPT_KEYS = ("path", "type", "async", "defer")
 """Keys of an ``extra_javascript`` entry written as a mapping."""
 
 VALUE_KINDS = (
-    (re.compile(r"(site_name|site_description|site_author|copyright|repo_name)"), "text"),
+    (re.compile("|".join(TEXT_SETTINGS)), "text"),
     (re.compile(r"site_url|repo_url|edit_uri|extra\.homepage|extra\.social\[\d+\]\.link|nav\b.*"), "link"),
     (re.compile(r"extra_css\[\d+\]|extra_javascript\[\d+\](\.path)?|theme\.(logo|favicon)"), "asset"),
     (
@@ -272,7 +272,8 @@ def site_source_findings(root: Path) -> list[Finding]:
     * Every text value is checked, because the theme writes them into every
       page as HTML, unescaped: ``site_name``, ``site_description``,
       ``site_author``, ``copyright``, ``repo_name`` and the titles of ``nav``
-      are HTML-escaped (markup shows as written). Links (``site_url``,
+      are HTML-escaped (markup shows as written), and a ``nav`` title may not
+      hold ``<`` or ``>`` (the theme's ``<title>`` undoes escaping). Links (``site_url``,
       ``repo_url``, ``edit_uri``, ``nav`` paths, ``extra.homepage``,
       ``extra.social`` links) must be http(s) or relative, with no quote, blank,
       angle bracket or character reference (``javascript:`` ran script). Assets
@@ -291,8 +292,9 @@ def site_source_findings(root: Path) -> list[Finding]:
       ``theme.font`` (Google Fonts: no external requests), and the
       extensions ``pymdownx.snippets`` and ``pymdownx.b64`` (they read files
       of the build machine), ``pymdownx.emoji`` (images from a CDN),
-      ``extra.analytics`` (a tracker) and ``extra.consent`` (HTML), or any extension not on the list (MkDocs imports
-      it by name, so it could be a module of the pull request).
+      ``extra.analytics`` (a tracker) and ``extra.consent`` (HTML), or any
+      extension not on the list (MkDocs imports it by name, so it could be a
+      module of the pull request).
 
     ``dualboard validate`` reports these findings on a pull request (this
     module imports nothing of the render, so checking costs no start-up);
