@@ -1,7 +1,7 @@
 """Model names as a reader sees them: no hidden characters, no look-alikes, a shared name told apart by revision.
 
-A run's ``model`` is what the leaderboard, the home page's leader, the run page and the charts show, so a pull
-request could borrow another run's standing by naming its model like it: ``aurora-lm-70b`` again, or
+A run's ``model`` is what the leaderboard, the home page's leader, the run and question pages and the preview
+show, so a pull request could borrow another run's standing by naming its model like it: ``aurora-lm-70b`` again, or
 ``аurora-lm-70b`` with a Cyrillic ``а``, ``delta\\u200b-mind-34b`` with a zero-width space, or a right-to-left
 override that makes the text display reversed. So:
 
