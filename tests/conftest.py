@@ -115,7 +115,9 @@ def write_run(
         raw_lines if raw_lines is not None else [json.dumps(p).encode() for p in (predictions or tiny_predictions())]
     )
     (run / "predictions.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    (run / "metadata.yaml").write_text(yaml.safe_dump(metadata or tiny_metadata()), "utf-8")
+    # runs that share a model name must state distinct revisions: each run its own, unless the test says otherwise
+    metadata = {"model_revision": run_id, **(metadata or tiny_metadata())}
+    (run / "metadata.yaml").write_text(yaml.safe_dump(metadata), "utf-8")
     return run
 
 

@@ -36,6 +36,7 @@ from typing import Any, BinaryIO
 from dualboard.build_cache import BuildCache, code_digest, digest, stat_key
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import DEFINITION_FILES, load_benchmarks
+from dualboard.intake.model_names import NamedRun, clash_findings, hidden_character_findings
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.prediction_decoder import LEAD, Prediction, answer_keys, as_row, confirmed_framed, confirmed_row
 from dualboard.intake.schemas import schema_findings
@@ -202,6 +203,7 @@ def check_runs(
     ]
     others = [_RunCheck(d, None, d.parent.name, ()) for d in board if d.parent.name in benchmarks]
     findings = [f for check in checks for f in check.findings] + _duplicate_findings([*checks, *others], new)
+    findings += _model_findings([*checks, *others], new, limits)
     return ValidationReport(tuple(c.run for c in checks if c.run is not None), tuple(findings))
 
 
@@ -342,6 +344,20 @@ def _duplicate_findings(checks: list[_RunCheck], new: Collection[Path] = ()) -> 
                     )
                 )
     return findings
+
+
+def _model_findings(checks: list[_RunCheck], new: Collection[Path], limits: Limits) -> list[Finding]:
+    """Model names a reader could not tell apart among a benchmark's runs, the pull request's and the board's
+    (:func:`~dualboard.intake.model_names.clash_findings`; ``new`` as for :func:`_duplicate_findings`)."""
+    resolved = {_resolved(d) for d in find_run_dirs(list(new))}
+    named: dict[str, list[NamedRun]] = defaultdict(list)
+    for check in checks:
+        metadata = _read_metadata(check.run_dir / METADATA, limits) if check.benchmark is not None else None
+        if metadata is not None and isinstance(metadata.fields.get("model"), str):
+            model, revision = metadata.fields["model"], metadata.fields.get("model_revision")
+            named[check.benchmark].append(NamedRun(check.run_dir, model, revision, metadata.line("model")))
+    at = {run.run_dir for runs in named.values() for run in runs if _resolved(run.run_dir) in resolved}
+    return [f for runs in named.values() for f in clash_findings(runs, at)] if not new or at else []
 
 
 def _resolved(run_dir: Path) -> Path:
@@ -878,6 +894,7 @@ def _read_metadata(path: Path, limits: Limits) -> _Metadata:
         )
     data, lines = _stringify_dates(data), yaml_field_lines(text)
     findings = _schema_findings(data, "metadata", str(path), lines=lines)
+    findings += hidden_character_findings(data, str(path), lines)
     wrong = _wrong_fields(findings)
     usable = {} if "-" in wrong else {k: v for k, v in data.items() if k not in wrong}
     return _Metadata(usable, lines, tuple(findings), {METADATA: seen})

@@ -9,7 +9,7 @@ for this preview, so the store is never written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +17,7 @@ import pandas as pd
 from dualboard import pipeline
 from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.grading import VerdictCache
+from dualboard.intake.model_names import with_shown_models
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.validate import load_runs
 from dualboard.preview.board import Board
@@ -77,13 +78,15 @@ def place_runs(
         runs = sorted([*(r for r in stored if r.run_id not in ids), *mine], key=lambda r: r.run_id)
         # labels of runs not on this board are set aside by grading
         tables = pipeline.grade_with_bar(benchmarks[name], runs, cache, progress=progress)
+        stats = analyse(tables.scored, verdicts=tables.verdicts, seed=seed)
+        stats = replace(stats, models=with_shown_models(stats.models, runs))  # a shared name with its revision
         placements.append(
             Placement(
                 name,
                 tuple(r.run_id for r in mine),
                 len(runs),
                 tables.scored,
-                analyse(tables.scored, verdicts=tables.verdicts, seed=seed),
+                stats,
                 *_analysed(benchmarks[name], stored, cache, seed),
             )
         )
@@ -98,7 +101,8 @@ def _analysed(
     if not runs:
         return None, None
     tables = pipeline.grade_with_bar(benchmark, runs, cache, progress=False)
-    return analyse(tables.scored, verdicts=tables.verdicts, seed=seed), tables.scored
+    stats = analyse(tables.scored, verdicts=tables.verdicts, seed=seed)
+    return replace(stats, models=with_shown_models(stats.models, runs)), tables.scored
 
 
 def _stored_runs(board: Board, benchmarks: dict[str, Benchmark], name: str) -> list[Run]:

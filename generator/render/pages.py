@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dualboard.intake.model_names import with_shown_models
 from dualboard.intake.models import Benchmark, Run
 from dualboard.render.escape import escape_slug, escape_text
 from dualboard.render.html import Cell, table
@@ -104,8 +105,8 @@ class BenchmarkResults(GradedBenchmark):
 
     @property
     def models(self) -> pd.DataFrame:
-        """models.csv: one row per run."""
-        return self.stats.models
+        """models.csv: one row per run, a model name shared by runs shown with each one's revision."""
+        return with_shown_models(self.stats.models, self.runs)
 
 
 @dataclass(frozen=True)

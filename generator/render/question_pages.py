@@ -23,6 +23,7 @@ import pandas as pd
 from dualboard.build_cache import stat_key
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
+from dualboard.intake.model_names import with_shown_models
 from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_shards import SHARD_VERDICT_COLUMNS, shard_groups, shard_keys
@@ -268,8 +269,9 @@ def _cancel_pending(answers: Iterable[AnswerFiles]) -> None:
 
 def _model_names(result: GradedBenchmark) -> dict[str, str]:
     """The model name each run's link shows, by run id: that of its first scored row, as models.csv has it
-    (read from the scored table, so the answers' data files need not wait for the statistics)."""
-    first = result.scored.drop_duplicates("run_id")
+    (read from the scored table, so the answers' data files need not wait for the statistics), with its revision
+    where runs share it (:func:`~dualboard.intake.model_names.shown_models`)."""
+    first = with_shown_models(result.scored.drop_duplicates("run_id"), result.runs)
     return {str(k): str(v) for k, v in zip(first["run_id"], first["model"])}
 
 

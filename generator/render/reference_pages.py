@@ -170,7 +170,10 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         "`.gitattributes` fails validation). To replace a run of yours, submit it under a new run id and ask a "
         "maintainer to withdraw the old one. The workflow validates it without secrets; once merged, the run is "
         "graded under both gradings and appears in the next build and release.\n\n"
-        "Responses are shown on the site exactly as submitted, every character escaped.\n\n",
+        "Responses are shown on the site exactly as submitted, every character escaped. Name the model as it is "
+        "published, in visible characters: a model already on the board needs a `model_revision` that differs from "
+        "the other run's (the site then shows both, each with its revision), and a name that looks like another "
+        "run's is refused.\n\n",
         _example_section(benchmarks),
         _graders_section(benchmarks),
         "## Reference: the files and their fields\n\n"

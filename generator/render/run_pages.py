@@ -248,7 +248,7 @@ def run_page(
     listed, lazy = tables.listing, tables.disagreements
     text = (
         front_matter(f"Run {run.run_id}")
-        + f"<h1>{escape_text(run.model)}</h1>\n\n"
+        + f"<h1>{escape_text(run.model if model_row is None else model_row['model'])}</h1>\n\n"
         + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
         + (_older_version(model_row, current_version) if model_row is not None else "")
         + (_summary(model_row) if model_row is not None else "")

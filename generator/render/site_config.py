@@ -14,8 +14,11 @@ for the policy and its reasons.
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import stat
+import unicodedata
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -75,6 +78,81 @@ THEME_KEYS = ("name", "palette", "features", "logo", "favicon", "icon", "languag
 
 THEME_NAME = "material"
 
+TEXT_SETTINGS = ("site_name", "site_description", "site_author", "copyright", "repo_name")
+"""Plain text the theme writes into every page as HTML (``{{ config.copyright }}``, ``content="{{ ... }}"``):
+taken HTML-escaped, so markup in them is shown as written and never parsed (nav titles too)."""
+
+EXTRA_KEYS = ("social", "homepage", "generator")
+"""``extra:`` keys a leaderboard may set. The theme reads others into pages as HTML or script
+(``extra.consent``), or loads trackers (``extra.analytics``)."""
+
+SOCIAL_KEYS = ("icon", "link", "name")
+SCRIPT_KEYS = ("path", "type", "async", "defer")
+"""Keys of an ``extra_javascript`` entry written as a mapping."""
+
+VALUE_KINDS = (
+    (re.compile("|".join(TEXT_SETTINGS)), "text"),
+    (re.compile(r"site_url|repo_url|edit_uri|extra\.homepage|extra\.social\[\d+\]\.link|nav\b.*"), "link"),
+    (re.compile(r"extra_css\[\d+\]|extra_javascript\[\d+\](\.path)?|theme\.(logo|favicon)"), "asset"),
+    (
+        re.compile(
+            r"theme\.(features\[\d+\]|language|icon\..*|palette(\[\d+\])?\.(scheme|primary|accent|toggle\.icon))"
+            r"|extra\.social\[\d+\]\.icon|extra_javascript\[\d+\]\.type"
+        ),
+        "name",
+    ),
+)
+"""What each text value of ``mkdocs.yml`` is, by its dotted name (first match; any other is ``plain``):
+``text`` is escaped (:data:`TEXT_SETTINGS`); the others are checked by :data:`VALUE_RULES`."""
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_ASSET = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._/+-]*")
+_MARKUP = frozenset("<>\"'`")
+
+
+def _unseen(value: str) -> bool:
+    """Whether ``value`` holds a blank, control or format character (a browser drops some inside a link)."""
+    return any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in value)
+
+
+def _link_problem(value: str) -> str | None:
+    if _unseen(value) or _MARKUP.intersection(value) or "\\" in value:
+        return "holds a blank, control character, quote, angle bracket, backtick or backslash, which can end the link"
+    if html.unescape(value) != value:
+        return "holds an HTML character reference (&...;), which the browser decodes in a link"
+    scheme = _SCHEME.match(value)
+    if scheme and scheme.group(1).lower() not in ("http", "https"):
+        return f"is a {scheme.group(1)}: link, and only http(s) and relative links are taken (javascript: runs script)"
+    return None
+
+
+def _asset_problem(value: str) -> str | None:
+    if _ASSET.fullmatch(value) is None:
+        return "is not a path inside the site, and the site loads nothing from another origin"
+    return None
+
+
+def _name_problem(value: str) -> str | None:
+    if _NAME.fullmatch(value) is None:
+        return "is not a name (letters, digits, ' ', '.', '_', '/', '+', '-')"
+    return None
+
+
+def _plain_problem(value: str) -> str | None:
+    if _unseen(value.replace(" ", "")) or _MARKUP.intersection(value):
+        return "holds markup (< > \" ' `) or a control character, which the theme would write into a page as HTML"
+    return None
+
+
+VALUE_RULES = {
+    "link": (_link_problem, "write an https:// address or a path relative to the site"),
+    "asset": (_asset_problem, "put the file under site_src/ and name its path, such as stylesheets/extra.css"),
+    "name": (_name_problem, "write the theme's name for it, such as indigo or material/weather-night"),
+    "plain": (_plain_problem, "write plain text"),
+}
+"""How each kind of value is checked, and the fix a finding gives."""
+
 MARKDOWN_EXTENSIONS = frozenset(
     {
         "abbr",
@@ -103,7 +181,6 @@ MARKDOWN_EXTENSIONS = frozenset(
                 "caret",
                 "critic",
                 "details",
-                "emoji",
                 "escapeall",
                 "extra",
                 "fancylists",
@@ -147,6 +224,9 @@ REFUSED = {
     "theme.font": "it loads Google Fonts, and the site makes no external requests",
     "pymdownx.snippets": "it includes files of the build machine in pages",
     "pymdownx.b64": "it embeds files of the build machine in pages",
+    "pymdownx.emoji": "its images load from a CDN, and the site makes no external requests",
+    "extra.analytics": "it loads a tracker from another origin, and the site makes no external requests",
+    "extra.consent": "the theme writes its text into every page as HTML",
 }
 """Why the settings people most often reach for are not taken (anything else not allowed gets a generic reason)."""
 
@@ -189,6 +269,21 @@ def site_source_findings(root: Path) -> list[Finding]:
       (``material`` only), ``palette``, ``features``, ``logo``, ``favicon``,
       ``icon``, ``language``, and ``markdown_extensions`` from a list of
       extensions that only transform text (added after the package's own).
+    * Every text value is checked, because the theme writes them into every
+      page as HTML, unescaped: ``site_name``, ``site_description``,
+      ``site_author``, ``copyright``, ``repo_name`` and the titles of ``nav``
+      are HTML-escaped (markup shows as written), and a ``nav`` title may not
+      hold ``<`` or ``>`` (the theme's ``<title>`` undoes escaping). Links (``site_url``,
+      ``repo_url``, ``edit_uri``, ``nav`` paths, ``extra.homepage``,
+      ``extra.social`` links) must be http(s) or relative, with no quote, blank,
+      angle bracket or character reference (``javascript:`` ran script). Assets
+      (``extra_css``, ``extra_javascript``, ``theme.logo``, ``theme.favicon``)
+      must be paths inside the site: nothing loads from another origin. Theme
+      names (palette colours, icons, features, language) must be names, and any
+      other text must hold no markup. ``extra`` may set only ``social``,
+      ``homepage`` and ``generator``; ``extra.social`` entries only ``icon``,
+      ``link`` and ``name``; an extension's options only plain values or lists
+      of them.
     * Everything else is refused, notably ``hooks`` and ``plugins`` (Python
       run at build time), ``INHERIT`` (reads another file, possibly outside
       the folder), ``docs_dir``/``site_dir`` (the render owns the folders),
@@ -196,8 +291,10 @@ def site_source_findings(root: Path) -> list[Finding]:
       Python objects and run code; theme folders are copied onto the site),
       ``theme.font`` (Google Fonts: no external requests), and the
       extensions ``pymdownx.snippets`` and ``pymdownx.b64`` (they read files
-      of the build machine) or any extension not on the list (MkDocs imports
-      it by name, so it could be a module of the pull request).
+      of the build machine), ``pymdownx.emoji`` (images from a CDN),
+      ``extra.analytics`` (a tracker) and ``extra.consent`` (HTML), or any
+      extension not on the list (MkDocs imports it by name, so it could be a
+      module of the pull request).
 
     ``dualboard validate`` reports these findings on a pull request (this
     module imports nothing of the render, so checking costs no start-up);
@@ -291,8 +388,24 @@ def read_site_config(path: Path, file: str) -> tuple[dict[str, Any], list[Findin
 
 
 def effective_settings(own: dict[str, Any], default: dict[str, Any]) -> dict[str, Any]:
-    """The folder's checked settings as written into the effective config (lists in APPENDED extended)."""
-    return {key: default.get(key, []) + value if key in APPENDED else value for key, value in own.items()}
+    """The folder's checked settings as written into the effective config (lists in APPENDED extended).
+
+    :data:`TEXT_SETTINGS` and the titles of ``nav`` are HTML-escaped: the theme writes them into pages as HTML.
+    """
+    settings = {key: default.get(key, []) + value if key in APPENDED else value for key, value in own.items()}
+    settings.update({key: html.escape(settings[key]) for key in TEXT_SETTINGS if key in settings})
+    if "nav" in settings:
+        settings["nav"] = _escaped_titles(settings["nav"])
+    return settings
+
+
+def _escaped_titles(nav: Any) -> Any:
+    """``nav`` with every title (mapping key) HTML-escaped; the paths and links stay as checked."""
+    if isinstance(nav, list):
+        return [_escaped_titles(item) for item in nav]
+    if isinstance(nav, dict):
+        return {html.escape(str(title)): _escaped_titles(item) for title, item in nav.items()}
+    return nav
 
 
 def _node_findings(root: yaml.Node | None, file: str) -> tuple[list[Finding], dict[str, int]]:
@@ -373,6 +486,104 @@ def _setting_findings(data: dict, lines: dict[str, int], file: str) -> list[Find
         findings += _theme_findings(data["theme"], lines, file)
     if isinstance(data.get("markdown_extensions"), list):
         findings += _extension_findings(data["markdown_extensions"], lines, file)
+    findings += _shape_findings(data, lines, file)
+    refused = tuple(prefix for f in findings for prefix in (f"{f.field}.", f"{f.field}["))
+    return findings + [f for f in _value_findings(data, lines, file) if not f.field.startswith(refused)]
+
+
+def _value_findings(data: dict, lines: dict[str, int], file: str) -> list[Finding]:
+    """A finding for every text value that could run script or load from another origin (:data:`VALUE_KINDS`)."""
+    findings = []
+    for field, value in _texts(data, ""):
+        kind = next((kind for pattern, kind in VALUE_KINDS if pattern.fullmatch(field)), "plain")
+        if kind == "text":
+            continue  # escaped by effective_settings
+        problem, fix = VALUE_RULES[kind]
+        if (found := problem(value)) is not None:
+            findings.append(Finding(file, lines.get(field), field, f"is {value!r:.80}: {found}", fix))
+    return findings + [
+        Finding(
+            file,
+            lines.get(field),
+            field,
+            f"is a title with an angle bracket ({title!r:.80}): the theme writes page titles into <title> "
+            "through Jinja's striptags, which undoes escaping",
+            "write the title without < and >",
+        )
+        for field, title in _titles(data.get("nav"), "nav")
+        if "<" in title or ">" in title
+    ]
+
+
+def _titles(nav: Any, field: str) -> list[tuple[str, str]]:
+    """Every title of ``nav`` (its mappings' keys) with the dotted name of its entry."""
+    if isinstance(nav, list):
+        return [title for i, item in enumerate(nav) for title in _titles(item, f"{field}[{i}]")]
+    if isinstance(nav, dict):
+        return [(f"{field}.{k}", str(k)) for k in nav] + [
+            title for k, item in nav.items() for title in _titles(item, f"{field}.{k}")
+        ]
+    return []
+
+
+def _texts(value: Any, field: str) -> list[tuple[str, str]]:
+    """Every text value under ``value`` with its dotted name as :func:`_children` writes it (``nav[1].About``).
+
+    Mapping keys are names of settings, except in ``nav``, where they are titles (escaped)."""
+    if isinstance(value, str):
+        return [(field, value)]
+    if isinstance(value, list):
+        return [text for i, item in enumerate(value) for text in _texts(item, f"{field}[{i}]")]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in _texts(item, f"{field}.{key}".lstrip("."))]
+    return []
+
+
+def _shape_findings(data: dict, lines: dict[str, int], file: str) -> list[Finding]:
+    """``extra`` keys, ``extra.social`` and ``extra_javascript`` entries, extension options: only checked shapes."""
+    extra = data.get("extra") if isinstance(data.get("extra"), dict) else {}
+    allowed = "extra may set " + ", ".join(EXTRA_KEYS)
+    refused = [f"extra.{key}" for key in extra if key not in EXTRA_KEYS]
+    findings = [_refused(name, name, lines, file, allowed=allowed) for name in refused]
+    social = extra.get("social") if isinstance(extra.get("social"), list) else []
+    findings += _entry_findings(social, "extra.social", SOCIAL_KEYS, lines, file)
+    scripts = data.get("extra_javascript") if isinstance(data.get("extra_javascript"), list) else []
+    findings += _entry_findings(scripts, "extra_javascript", SCRIPT_KEYS, lines, file, text_too=True)
+    extensions = data.get("markdown_extensions") if isinstance(data.get("markdown_extensions"), list) else []
+    for i, item in enumerate(extensions):
+        options = next(iter(item.values())) if isinstance(item, dict) and len(item) == 1 else None
+        for key, value in options.items() if isinstance(options, dict) else ():
+            if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, dict | list) for v in value)):
+                field = f"markdown_extensions[{i}].{next(iter(item))}.{key}"
+                findings.append(
+                    Finding(
+                        file,
+                        lines.get(field),
+                        field,
+                        "is a mapping or nested list: an extension option may be a plain value or a list of them "
+                        "(nested ones set HTML attributes or name Python functions)",
+                        "remove it",
+                    )
+                )
+    return findings
+
+
+def _entry_findings(
+    entries: list, field: str, keys: tuple[str, ...], lines: dict[str, int], file: str, *, text_too: bool = False
+) -> list[Finding]:
+    """Entries of ``field`` that are not mappings of ``keys`` (or, with ``text_too``, text)."""
+    findings = []
+    for i, entry in enumerate(entries):
+        name = f"{field}[{i}]"
+        if isinstance(entry, dict):
+            findings += [
+                _refused(f"{name}.{k}", f"{name}.{k}", lines, file, allowed=f"{field} entries set " + ", ".join(keys))
+                for k in entry
+                if k not in keys
+            ]
+        elif not (text_too and isinstance(entry, str)):
+            kind = "text or a mapping" if text_too else "a mapping"
+            findings.append(Finding(file, lines.get(name), name, f"must be {kind}, not {entry!r:.80}", f"write {kind}"))
     return findings
 
 

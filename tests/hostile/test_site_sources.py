@@ -147,6 +147,48 @@ def test_safe_reader_refuses_dot_dot(root: Path) -> None:
         read_regular(root / "site_src" / ".." / ".." / "secret.txt", root=root)
 
 
+SCRIPT_CONFIGS = [
+    # Settings that ran script or loaded from another origin (issue 25, item 6): restricted, or refused.
+    (
+        "extra:\n  social:\n    - icon: fontawesome/brands/github\n      link: javascript:alert(document.domain)\n",
+        "extra.social[0].link",
+        "is a javascript: link",
+    ),
+    ("extra:\n  homepage: JavaScript:alert(1)\n", "extra.homepage", "is a JavaScript: link"),
+    ("repo_url: data:text/html,<script>alert(1)</script>\n", "repo_url", "which can end the link"),
+    ("repo_url: 'https://x.org/\" onmouseover=\"alert(1)'\n", "repo_url", "which can end the link"),
+    ("site_url: '&#106;avascript:alert(1)'\n", "site_url", "HTML character reference"),
+    ('edit_uri: "java\\tscript:alert(1)"\n', "edit_uri", "which can end the link"),
+    ("nav:\n  - Evil: javascript:alert(1)\n", "nav[0].Evil", "is a javascript: link"),
+    (
+        "nav:\n  - </title><img src=x onerror=alert(1)>: about.md\n",
+        "nav[0].</title><img src=x onerror=alert(1)>",
+        "striptags",
+    ),
+    ("extra_javascript:\n  - https://evil.example/x.js\n", "extra_javascript[0]", "from another origin"),
+    ("extra_javascript:\n  - path: //evil.example/x.js\n    type: module\n", "extra_javascript[0].path", "origin"),
+    ("extra_javascript:\n  - path: x.js\n    onload: alert(1)\n", "extra_javascript[0].onload", "cannot be set"),
+    ("extra_css:\n  - https://evil.example/x.css\n", "extra_css[0]", "from another origin"),
+    ("theme:\n  logo: https://evil.example/logo.png\n", "theme.logo", "from another origin"),
+    ("theme:\n  favicon: 'data:image/svg+xml,<svg onload=alert(1)>'\n", "theme.favicon", "another origin"),
+    ("theme:\n  palette:\n    primary: 'indigo\" onmouseover=\"alert(1)'\n", "theme.palette.primary", "not a name"),
+    ("theme:\n  icon:\n    logo: ../../../../etc/passwd\n", "theme.icon.logo", "is not a name"),
+    ("extra:\n  analytics:\n    provider: google\n    property: G-X\n", "extra.analytics", "loads a tracker"),
+    ("extra:\n  consent:\n    description: <img src=x onerror=alert(1)>\n", "extra.consent", "as HTML"),
+    ("extra:\n  social:\n    - link: https://x.org\n      onclick: alert(1)\n", "extra.social[0].onclick", "set"),
+    ("markdown_extensions:\n  - pymdownx.emoji\n", "markdown_extensions[0]", "load from a CDN"),
+    (
+        "markdown_extensions:\n  - pymdownx.highlight:\n      css_class: 'x\" onmouseover=\"alert(1)'\n",
+        "markdown_extensions[0].pymdownx.highlight.css_class",
+        "holds markup",
+    ),
+    (
+        "markdown_extensions:\n  - pymdownx.keys:\n      key_map: {x: <b>}\n",
+        "markdown_extensions[0].pymdownx.keys.key_map",
+        "is a mapping or nested list",
+    ),
+]
+
 REFUSED_CONFIGS = [
     ("hooks:\n  - submissions/evil.py\n", "hooks", "runs these Python files"),
     ("plugins:\n  - macros\n", "plugins", "runs plugins"),
@@ -178,10 +220,11 @@ REFUSED_CONFIGS = [
     ),
     ("extra:\n  x: !!python/name:os.system\n", "extra.x", "uses the YAML tag !!python/name:os.system"),
     ("site_name: a\nsite_name: b\n", "site_name", "is set twice"),
-    ("extra: &a {x: 1}\nnav: [*a]\n", "nav[0]", "alias"),
+    ("extra: &a {generator: false}\nnav: [*a]\n", "nav[0]", "alias"),
     ("site_name: [1, 2]\n", "site_name", "must be text"),
     ("- just a list\n", "-", "holds no key: value settings"),
     ("site_name: 'unclosed\n", "-", "is not valid YAML"),
+    *SCRIPT_CONFIGS,
 ]
 
 
@@ -276,3 +319,53 @@ def test_mkdocs_ignores_modules_in_the_current_folder(tmp_path: Path, monkeypatc
     build_site(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert (tmp_path / "site" / "index.html").is_file()
     assert not (tmp_path / "pwned").exists(), sys.executable
+
+
+TEXT_PAYLOAD = "<img src=x onerror=window.__xss=1>"
+HOSTILE_TEXT = {
+    "site_name": f'Board "{TEXT_PAYLOAD}',
+    "site_description": f'"><script>window.__xss=1</script>{TEXT_PAYLOAD}',
+    "site_author": f'"{TEXT_PAYLOAD}',
+    "copyright": f"© Board {TEXT_PAYLOAD}",
+    "repo_name": TEXT_PAYLOAD,
+    "repo_url": "https://example.org/board",
+    "nav": [{'About & "more"': "about.md"}],
+    "extra": {"social": [{"icon": "fontawesome/brands/github", "link": "https://example.org", "name": "GitHub"}]},
+}
+"""Text settings with markup (issue 25, item 6: the copyright's ran on every page): taken, and escaped."""
+
+
+def test_markup_in_text_settings_is_shown_as_text_on_a_real_build(root: Path) -> None:
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(HOSTILE_TEXT, allow_unicode=True), "utf-8")
+    assert site_source_findings(root) == []
+    build_site(compose_docs(root, root / "build", SiteContent()).config, root / "site")
+    page = (root / "site" / "about" / "index.html").read_text("utf-8")
+    assert "<img src=x" not in page and "<script>window.__xss" not in page
+    assert "© Board &lt;img src=x onerror=window.__xss=1&gt;" in page  # the footer shows it as written
+    assert "About &amp; &quot;more&quot;" in page and '<meta name="author" content="&#34;&lt;img' in page.replace(
+        "&quot;", "&#34;"
+    )
+
+
+def test_a_hostile_mkdocs_yml_replayed_through_validate_names_each_setting_and_its_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from dualboard.cli import main
+    from tests.conftest import write_tiny_board
+
+    root = write_tiny_board(tmp_path)
+    hostile = {
+        "site_name": "Board",
+        "copyright": f"© Board {TEXT_PAYLOAD}",
+        "extra": {"social": [{"icon": "fontawesome/brands/github", "link": "javascript:window.__xss=1"}]},
+        "extra_javascript": ["https://evil.example/steal.js"],
+    }
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(hostile, sort_keys=False), "utf-8")
+    result = CliRunner().invoke(main, ["validate", "--root", str(root)])
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("mkdocs.yml")]
+    assert [line.split(": ")[0:2] for line in lines] == [
+        ["mkdocs.yml:6", "extra.social[0].link"],
+        ["mkdocs.yml:8", "extra_javascript[0]"],
+    ], result.output
+    assert "javascript: link" in lines[0] and "another origin" in lines[1]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from dualboard import pipeline
 from dualboard.kappa import PASS_MARK
@@ -158,6 +159,8 @@ def test_question_page_html_stays_the_same_when_the_runs_double(board, tmp_path)
     for run in ("run-a", "run-b"):
         copy = root / "submissions" / "tiny" / f"{run}-again"
         shutil.copytree(project.root / "submissions" / "tiny" / run, copy)
+        metadata = yaml.safe_load((copy / "metadata.yaml").read_text("utf-8"))  # the same model: its own revision
+        (copy / "metadata.yaml").write_text(yaml.safe_dump({**metadata, "model_revision": "again"}), "utf-8")
         shutil.copytree(project.root / "submissions" / "tiny" / run, root / "submissions" / "tiny" / run)
     _, doubled = build(root)
     for question in QUESTIONS:
