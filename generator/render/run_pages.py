@@ -319,7 +319,7 @@ def _summary(row: pd.Series) -> str:
 def _rank(row: pd.Series, grading: str) -> str:
     """The rank with its interval, or why the run is not ranked in this grading."""
     if not is_true(row[f"ranked_{grading}"]):
-        return unranked_reason(grading, row[f"{grading}_coverage"])
+        return unranked_reason(grading, row[f"{grading}_coverage"], row.get("n_awaiting_labels", 0))
     return format_rank(row[f"rank_{grading}"], row[f"rank_ci_low_{grading}"], row[f"rank_ci_high_{grading}"])
 
 

@@ -15,7 +15,7 @@ from dualboard.grading import grade_benchmark
 from dualboard.grading.exact import ExactGrader
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.verdict import Verdict
-from dualboard.intake.human_labels import parse_human_labels
+from dualboard.intake.human_labels import parse_human_labels, response_sha256
 from dualboard.intake.models import GraderSpec
 from dualboard.render.graders_page import (
     answer_key_choice,
@@ -82,7 +82,13 @@ def page(tmp_path_factory) -> tuple[str, BenchmarkResults]:
     ]
     labels = parse_human_labels(
         pd.DataFrame(
-            {"run": np.repeat(["a", "b"], 10), "question": LABELLED * 2, "round": 0, "label": HUMAN["a"] + HUMAN["b"]}
+            {
+                "run": np.repeat(["a", "b"], 10),
+                "question": LABELLED * 2,
+                "round": 0,
+                "label": HUMAN["a"] + HUMAN["b"],
+                "response_sha256": response_sha256("x"),
+            }
         )
     )
     graded = grade_benchmark(bench, runs, human_labels=labels)
