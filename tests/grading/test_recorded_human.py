@@ -14,7 +14,7 @@ from dualboard.grading.recorded import RecordedGrader
 from dualboard.intake.human_labels import HumanLabelsError, load_human_labels, parse_human_labels
 from dualboard.intake.models import GraderSpec
 from tests.conftest import LABELS_HEADER
-from tests.grading.grading_fixtures import make_benchmark, make_run
+from tests.grading.grading_fixtures import labels_of, make_benchmark, make_run
 
 SHA = "ab" * 32
 """A digest of a response, for labels whose response no test reads."""
@@ -65,7 +65,7 @@ def test_load_human_labels_reads_the_files_scale(tmp_path: Path, labels: list[st
     ("body", "message"),
     [
         ("run,question,label,response_sha256\na,1,1,x\n", "missing column"),
-        ("run,question,round,label\na,1,0,1\n", "no response_sha256 column .* `dualboard label-digests BENCHMARK`"),
+        ("run,question,round,label\na,1,0,1\n", "no response_sha256 column.*`dualboard label-digests BENCHMARK`"),
         (f"{LABELS_HEADER}a,1,0,1,ABC\n", ":2: response_sha256 'ABC' is not a SHA-256"),
         (f"{LABELS_HEADER}a,1,0,maybe,{SHA}\n", ":2: label 'maybe' is not pass/fail, 0/1 or a mark on 0–100"),
         (f"{LABELS_HEADER}a,1,0,0,{SHA}\na,2,0,101,{SHA}\n", ":3: label '101'"),
@@ -103,10 +103,10 @@ def test_parse_keeps_string_question_ids() -> None:
     assert labels["question_id"].tolist() == ["007"]
 
 
-def _labels(rows: list[tuple[str, str, int, str]]) -> pd.DataFrame:
-    return parse_human_labels(
-        pd.DataFrame(rows, columns=["run", "question", "round", "label"]).assign(response_sha256=SHA)
-    )
+def _labels(rows: list[tuple[str, str, int, str]], runs: list) -> pd.DataFrame:
+    """Labels of the runs' answers, each with the digest of the response it judged."""
+    columns = ["run", "question", "round", "label"]
+    return parse_human_labels(labels_of(runs, {c: [row[i] for row in rows] for i, c in enumerate(columns)}))
 
 
 @pytest.fixture
@@ -119,7 +119,7 @@ def open_runs() -> list:
 
 def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, open_runs) -> None:
     benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"), GraderSpec("rules")))
-    labels = _labels([("alpha", "capital", 0, "40"), ("beta", "capital", 0, "80")])
+    labels = _labels([("alpha", "capital", 0, "40"), ("beta", "capital", 0, "80")], open_runs)
     tables = grade_benchmark(benchmark, open_runs, human_labels=labels)
     scored = tables.scored
     assert scored[["traditional", "answer_key"]].to_numpy().tolist() == [[60.0, 40.0], [100.0, 80.0]]
@@ -133,7 +133,7 @@ def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, op
 
 def test_an_unlabelled_answer_has_no_answer_key_verdict_when_people_grade(open_question, open_runs) -> None:
     benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"),))
-    scored = grade_benchmark(benchmark, open_runs, human_labels=_labels([("beta", "capital", 0, "60")])).scored
+    scored = grade_benchmark(benchmark, open_runs, human_labels=_labels([("beta", "capital", 0, "60")], open_runs)).scored
     assert scored.answer_key.isna().tolist() == [True, False] and scored.answer_key.iloc[1] == 60.0
     assert scored.answer_key_parse.tolist() == ["none", "ok"]
 
