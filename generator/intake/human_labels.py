@@ -130,6 +130,10 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
         )
     if missing:
         raise HumanLabelsError(f"{source}: missing column(s) {missing} — the header must be {','.join(LABEL_COLUMNS)}")
+    rounds = pd.to_numeric(frame["round"], errors="coerce")
+    if rounds.isna().any() or (rounds < 0).any() or (rounds % 1 != 0).any():
+        line = int(rounds.isna().idxmax() if rounds.isna().any() else (rounds < 0).idxmax()) + 2
+        raise HumanLabelsError(f"{source}:{line}: round must be an integer ≥ 0 — fix the round")
     digests = frame[DIGEST].astype(str)
     bad = ~digests.str.fullmatch(_HEX64)
     if bad.any():
@@ -137,10 +141,6 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
             f"{source}:{_first(bad) + 2}: {DIGEST} {digests[bad].iloc[0][:80]!r} is not a SHA-256 in lower-case hex — "
             "write the digest of the labelled response (`dualboard label-digests BENCHMARK`)"
         )
-    rounds = pd.to_numeric(frame["round"], errors="coerce")
-    if rounds.isna().any() or (rounds < 0).any() or (rounds % 1 != 0).any():
-        line = int(rounds.isna().idxmax() if rounds.isna().any() else (rounds < 0).idxmax()) + 2
-        raise HumanLabelsError(f"{source}:{line}: round must be an integer ≥ 0 — fix the round")
     out = pd.DataFrame(
         {
             "run_id": frame["run"].astype(str).to_numpy(),

@@ -133,7 +133,8 @@ def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, op
 
 def test_an_unlabelled_answer_has_no_answer_key_verdict_when_people_grade(open_question, open_runs) -> None:
     benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"),))
-    scored = grade_benchmark(benchmark, open_runs, human_labels=_labels([("beta", "capital", 0, "60")], open_runs)).scored
+    labels = _labels([("beta", "capital", 0, "60")], open_runs)
+    scored = grade_benchmark(benchmark, open_runs, human_labels=labels).scored
     assert scored.answer_key.isna().tolist() == [True, False] and scored.answer_key.iloc[1] == 60.0
     assert scored.answer_key_parse.tolist() == ["none", "ok"]
 
