@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import html
 import shutil
 from pathlib import Path
 
@@ -24,9 +25,11 @@ from dualboard.intake.benchmark import load_benchmark
 from dualboard.intake.human_labels import LABELS_FILE, parse_human_labels
 from dualboard.intake.models import GraderSpec, Run
 from dualboard.intake.validate import find_run_dirs, load_runs, validate_submissions
+from dualboard.render.leaderboard import leaderboard_page
+from dualboard.render.pages import BenchmarkResults, home_page
 from dualboard.simulation import DEMO_SEED, human_labels, load_answer_texts, load_simulated_models, simulate_run
 from dualboard.simulation.models import MODELS_FILE
-from dualboard.stats import analyse
+from dualboard.stats import analyse, read_tables, write_tables
 from tests.conftest import DEMO, REPO
 
 DIGEST = "response_sha256"
@@ -162,3 +165,18 @@ def test_a_label_file_without_digests_is_refused_and_migrated_by_one_command(lab
     assert result.exit_code == 0, result.output
     pd.testing.assert_frame_equal(pd.read_csv(path, dtype=str), written)
     assert validate_submissions(labelled_board / "data", [submissions], submissions).ok
+
+
+def test_the_home_page_never_names_a_run_awaiting_labels_leader(tmp_path: Path) -> None:
+    """A newcomer with delta-mind-34b's answers, people passing every answer they labelled but one left: ranked
+    on its labelled answers it would lead with 100; it awaits labels, and the leaderboard says so."""
+    benchmark, runs, labels = demo()
+    copy = dataclasses.replace(run_named(runs, "delta-mind-34b"), run_id=NEWCOMER)
+    theirs = labels[labels.run == "delta-mind-34b"].iloc[1:].assign(run=NEWCOMER, label="1")
+    graded = grade_benchmark(benchmark, [*runs, copy], human_labels=parse_human_labels(pd.concat([labels, theirs])))
+    write_tables(analyse(graded.scored, verdicts=graded.verdicts, n_boot=200), tmp_path)
+    result = BenchmarkResults(benchmark, graded.scored, graded.verdicts, (*runs, copy), stats=read_tables(tmp_path))
+    home = html.unescape(home_page([result], None).content)
+    assert "delta-mind-34b (79.2)" in home and NEWCOMER not in home
+    board_page, _ = leaderboard_page(result)
+    assert "awaiting labels: 1 answers have no human label yet" in html.unescape(board_page.content)
