@@ -22,7 +22,7 @@ from dualboard.atomic import atomic_write_text
 from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError, InvalidInputError
 from dualboard.intake.validate import Limits, ValidationReport
-from dualboard.names import HUB_REPO_ID, RUN_ID_RULE, is_run_name
+from dualboard.names import HUB_REPO_ID, RUN_ID_RULE, is_name, is_run_name
 from dualboard.project import CONFIG_FILE, Project
 from dualboard.stats.defaults import SEED
 from dualboard.store import LocalStore, Store
@@ -683,6 +683,26 @@ def simulate(project: Project, benchmark: str, seed: int | None):
     for path in paths:
         click.echo(f"wrote {path}")
     click.echo(f"{len(paths)} simulated runs for {benchmark} (seed {seed})")
+
+
+@main.command(name="label-digests")
+@root_option
+@click.argument("benchmark")
+def label_digests(project: Project, benchmark: str):
+    """Add response_sha256 to a human_labels.csv written before labels named their response.
+
+    Each label gets the digest of the response its run holds now in
+    submissions/BENCHMARK/, so from then on a label applies to that response
+    only. Run it once, after checking that the labelled runs are those people
+    labelled: a run replaced since would inherit their labels.
+    """
+    from dualboard.intake.human_labels import LABELS_FILE, add_digests
+
+    path = project.data_dir / "benchmarks" / benchmark / LABELS_FILE
+    if not is_name(benchmark) or not path.is_file():
+        raise click.ClickException(f"{path} does not exist — name a benchmark with human labels")
+    count = add_digests(path, project.submissions_dir / benchmark)
+    click.echo(f"wrote {path}: {count} label(s) with the digest of the response each labels")
 
 
 @main.group(name="import")

@@ -464,7 +464,7 @@ def _analyse_all(project: Project, seed: int, *, fresh: bool = False) -> StageSu
     benchmarks = benchmark_names(scored_dir)
     for name in benchmarks:
         pieces = Pieces(pieces_dir / f"{name}.json") if fresh else Pieces.load(pieces_dir / f"{name}.json")
-        scored = read_table(SCORED, scored_dir, name, columns=list(scores.READ))
+        scored = read_table(SCORED, scored_dir, name, columns=list(scores.READ), categories=scores.CATEGORIES)
         verdicts = read_table(VERDICTS, scored_dir, name, columns=list(agreement.READ), categories=agreement.CATEGORIES)
         tables = analyse(scored, verdicts=verdicts, seed=seed, pieces=pieces)
         write_tables(tables, project.stats_dir(name))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from dualboard.intake.human_labels import response_sha256
 from dualboard.render.shared_files import shared_href, shared_name
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,6 +91,16 @@ def tiny_metadata(**overrides) -> dict:
         "decoding": {"temperature": 0.0, "seed": 1},
     }
     return {**meta, **overrides}
+
+
+LABELS_HEADER = "run,question,round,label,response_sha256\n"
+"""The header of human_labels.csv."""
+
+
+def tiny_label(run: str, question: str, label: str) -> str:
+    """A line of human_labels.csv labelling the tiny run's response to ``question`` (round 0)."""
+    response = {p["question_id"]: p["response"] for p in tiny_predictions()}[question]
+    return f"{run},{question},0,{label},{response_sha256(response)}\n"
 
 
 def tiny_predictions() -> list[dict]:

@@ -1,10 +1,12 @@
 """Which grader fills the scored table's ``answer_key`` column, chosen over every run of a benchmark.
 
-The rule is :func:`~dualboard.grading.grade_benchmark`'s. It needs, of all
-runs together, each answer-key grader's coverage and its agreement with the
-human labels; runs are graded one at a time, so :class:`ChoiceEvidence`
-gathers just that from each run's verdicts (:meth:`ChoiceEvidence.add`), and
-:func:`choose_answer_key` decides once every run is in. :func:`with_answer_key`
+The rule is :func:`~dualboard.grading.grade_benchmark`'s, and it is the benchmark's: what
+``benchmark.yaml`` lists and, for an automatic grader, how each agrees with the human labels on
+the answers people labelled. Answers nobody labelled never weigh in, so adding a run (labelled or
+not) never changes the choice: a run without labels under ``human`` grading awaits them instead.
+Runs are graded one at a time, so :class:`ChoiceEvidence` gathers the verdicts at the labelled
+answers from each run (:meth:`ChoiceEvidence.add`), and :func:`choose_answer_key` decides once
+every run is in. :func:`with_answer_key`
 then fills the column of each run's answers from the chosen grader's verdicts.
 """
 
@@ -56,25 +58,19 @@ class RunEvidence:
 
     answers: int
     """The run's answers."""
-    judged: dict[str, list[int]]
-    """Per answer-key grader configuration: ``[verdict rows, rows with a verdict]``."""
     labelled: pd.DataFrame | None
     """Its verdict rows, of the answer-key graders and people, at the answers people labelled (None: no label)."""
 
     @classmethod
     def of(cls, answers: int, verdicts: pd.DataFrame) -> RunEvidence:
         """The evidence of a run of ``answers`` answers and ``verdicts`` (at least :data:`CHOICE_COLUMNS`)."""
-        judged: dict[str, list[int]] = {}
-        keys = verdicts[verdicts.role == "answer_key"]
-        for config_hash, scores in keys.groupby("config_hash", sort=False).score:
-            judged[str(config_hash)] = [len(scores), int(scores.notna().sum())]
         human = verdicts[verdicts.role == HUMAN]
         labelled = None
         if len(human):
             rows = verdicts[verdicts.role.isin(["answer_key", HUMAN])]
             at_labels = rows.merge(human[list(ANSWER_SLOT)].drop_duplicates(), on=list(ANSWER_SLOT))
             labelled = at_labels[[*ANSWER_SLOT, "role", "config_hash", "score"]]
-        return cls(answers, judged, labelled)
+        return cls(answers, labelled)
 
 
 @dataclass
@@ -83,8 +79,6 @@ class ChoiceEvidence:
 
     answers: int = 0
     """Answers graded (the ``answer_key`` graders grade each once)."""
-    judged: dict[str, list[int]] = field(default_factory=dict)
-    """Per answer-key grader configuration: ``[verdict rows, rows with a verdict]``."""
     labelled: list[pd.DataFrame] = field(default_factory=list)
     """Per run: its verdict rows, of the answer-key graders and people, at the answers people labelled."""
 
@@ -96,10 +90,6 @@ class ChoiceEvidence:
     def add_run(self, run: RunEvidence) -> None:
         """Count one run's evidence in."""
         self.answers += run.answers
-        for config_hash, (rows, judged) in run.judged.items():
-            counts = self.judged.setdefault(config_hash, [0, 0])
-            counts[0] += rows
-            counts[1] += judged
         if run.labelled is not None:
             self.labelled.append(run.labelled)
 
@@ -107,27 +97,29 @@ class ChoiceEvidence:
 def choose_answer_key(benchmark: Benchmark, evidence: ChoiceEvidence) -> AnswerKeyChoice | None:
     """Return the grader whose verdicts fill the ``answer_key`` column (rule: ``grade_benchmark``)."""
     listed = [get_grader(spec) for spec in benchmark.answer_key]
-    labelled = pd.concat(evidence.labelled, ignore_index=True) if evidence.labelled else None
-    marks = labelled[labelled.role == HUMAN].drop_duplicates(list(ANSWER_SLOT)) if labelled is not None else None
-    n_labels = int(marks.score.notna().sum()) if marks is not None else 0
-    if n_labels and n_labels == evidence.answers:
-        return AnswerKeyChoice(HUMAN, HUMAN, None)
-    if n_labels:
-        eligible = []
-        for grader in listed:
-            rows, judged = evidence.judged.get(grader.config_hash, (0, 0))
-            if isinstance(grader, HumanGrader) or not rows or judged / rows < MIN_COVERAGE:
-                continue
-            k = _kappa_against(labelled, marks, grader.config_hash)
-            if np.isfinite(k):
-                eligible.append((round(k, 12), AnswerKeyChoice(grader.name, "answer_key", grader.config_hash)))
-        if eligible:  # max keeps the first of equal κ: ties go to the benchmark's order
-            return max(eligible, key=lambda e: e[0])[1]
     if not listed:
         return None
-    first = listed[0]
-    human = isinstance(first, HumanGrader)
-    return AnswerKeyChoice(first.name, HUMAN if human else "answer_key", None if human else first.config_hash)
+    if isinstance(listed[0], HumanGrader):  # declared: people are the answer-key grading, whichever runs there are
+        return AnswerKeyChoice(HUMAN, HUMAN, None)
+    labelled = pd.concat(evidence.labelled, ignore_index=True) if evidence.labelled else None
+    marks = labelled[labelled.role == HUMAN].drop_duplicates(list(ANSWER_SLOT)) if labelled is not None else None
+    eligible = []
+    for grader in listed if marks is not None and marks.score.notna().any() else ():
+        candidate = AnswerKeyChoice(grader.name, "answer_key", grader.config_hash)
+        if isinstance(grader, HumanGrader) or _coverage(candidate.rows(labelled), marks) < MIN_COVERAGE:
+            continue
+        k = _kappa_against(labelled, marks, grader.config_hash)
+        if np.isfinite(k):
+            eligible.append((round(k, 12), candidate))
+    if eligible:  # max keeps the first of equal κ: ties go to the benchmark's order
+        return max(eligible, key=lambda e: e[0])[1]
+    return AnswerKeyChoice(listed[0].name, "answer_key", listed[0].config_hash)
+
+
+def _coverage(rows: pd.DataFrame, marks: pd.DataFrame) -> float:
+    """The share of the labelled answers (``marks``) on which a grader (its ``rows``) gave a verdict."""
+    judged = rows[rows.score.notna()][list(ANSWER_SLOT)].merge(marks[list(ANSWER_SLOT)], on=list(ANSWER_SLOT))
+    return len(judged) / len(marks)
 
 
 def _kappa_against(labelled: pd.DataFrame, marks: pd.DataFrame, config_hash: str) -> float:

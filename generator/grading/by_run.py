@@ -35,7 +35,7 @@ from dualboard.grading.registry import get_grader
 from dualboard.grading.run_cache import RunCache, benchmark_digest, run_key
 from dualboard.grading.run_grades import RunGrades, grade_run, plan_run
 from dualboard.grading.tables import benchmark_labels, check_run_labels, label_notes, run_labels
-from dualboard.intake.human_labels import HumanLabels
+from dualboard.intake.human_labels import LabelRecords
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
 from dualboard.workers import worker_context
@@ -141,7 +141,7 @@ class _Task:
 
     benchmark: Benchmark
     run_dir: Path
-    labels: HumanLabels
+    labels: LabelRecords
     cache_folder: Path
     key: str
 

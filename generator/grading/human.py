@@ -23,9 +23,9 @@ class HumanGrader(Grader):
     partial credit passes through unchanged. Only the answers that
     ``human_labels.csv`` labels (by run, question and round) get a human
     verdict row.
-    Labels on every answer are the answer-key grading; labels on a sample
-    choose the automatic answer-key grader that fills that column (the rule is
-    in :func:`~dualboard.grading.tables.grade_benchmark`).
+    Listed first in ``benchmark.yaml``, labels are the answer-key grading;
+    otherwise they choose the automatic answer-key grader that fills that
+    column (the rule is in :func:`~dualboard.grading.tables.grade_benchmark`).
     """
 
     name: ClassVar[str] = "human"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import BinaryIO
@@ -42,7 +42,7 @@ from dualboard.grading.answer_key_choice import CHOICE_COLUMNS, AnswerKeyChoice,
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades, given_answers
 from dualboard.grading.verdict import canonical_json, sha256_text
-from dualboard.intake.human_labels import AnswerSlot
+from dualboard.intake.human_labels import LabelRecords
 from dualboard.intake.models import Benchmark
 from dualboard.safe_read import open_regular
 from dualboard.scored_files import ANSWERS, COMPRESSION, VERDICTS
@@ -102,7 +102,7 @@ def benchmark_digest(benchmark: Benchmark) -> str:
 
 
 def run_key(
-    run_dir: Path, benchmark: str, labels: Mapping[AnswerSlot, float], file_digest: Callable[[Path], str] | None = None
+    run_dir: Path, benchmark: str, labels: LabelRecords, file_digest: Callable[[Path], str] | None = None
 ) -> str:
     """The content address of one stored run's grades (``benchmark``: :func:`benchmark_digest`).
 
@@ -217,7 +217,7 @@ _EVIDENCE_SCHEMA = pa.schema([VERDICTS.schema.field(c) for c in CHOICE_COLUMNS])
 
 def _write_evidence(evidence: RunEvidence, path: Path) -> None:
     labelled = evidence.labelled if evidence.labelled is not None else pd.DataFrame(columns=CHOICE_COLUMNS)
-    counts = {"answers": evidence.answers, "judged": evidence.judged, "labelled": evidence.labelled is not None}
+    counts = {"answers": evidence.answers, "labelled": evidence.labelled is not None}
     arrow = pa.Table.from_pandas(labelled[CHOICE_COLUMNS], schema=_EVIDENCE_SCHEMA, preserve_index=False)
     arrow = arrow.replace_schema_metadata({b"counts": json.dumps(counts, sort_keys=True).encode()})
     with atomic_path(path) as tmp:
@@ -228,4 +228,4 @@ def _read_evidence(path: Path) -> RunEvidence:
     table = pq.read_table(path)
     counts = json.loads(table.schema.metadata[b"counts"])
     labelled = table.to_pandas() if counts["labelled"] else None
-    return RunEvidence(int(counts["answers"]), {k: list(v) for k, v in counts["judged"].items()}, labelled)
+    return RunEvidence(int(counts["answers"]), labelled)

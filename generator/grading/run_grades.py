@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -24,7 +24,7 @@ from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
 from dualboard.grading.registry import get_grader
 from dualboard.grading.verdict import Grader, Verdict
-from dualboard.intake.human_labels import AnswerSlot, HumanLabels
+from dualboard.intake.human_labels import AnswerSlot, HumanLabels, LabelRecords, response_sha256
 from dualboard.intake.models import Benchmark, Run
 from dualboard.scored_files import ANSWERS, VERDICTS, typed
 
@@ -104,8 +104,18 @@ class RunPlan:
     run: Run
     answers: tuple[_Answer, ...]
     assignments: tuple[_Assignment, ...]
-    labels: HumanLabels
-    """The human labels of this run's answers."""
+    labels: LabelRecords
+    """The human labels naming this run's answers, each with the digest of the response it judged."""
+
+    @functools.cached_property
+    def applied(self) -> HumanLabels:
+        """The labels that judged the response the run holds now: a label of another response is not applied."""
+        responses = {self.slot(a): a.prediction.get("response", "") for a in self.answers}
+        return {
+            slot: score
+            for slot, (score, digest) in self.labels.items()
+            if slot in responses and response_sha256(responses[slot]) == digest
+        }
 
     @property
     def verdict_rows(self) -> int:
@@ -185,17 +195,20 @@ def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -
     return [_Assignment(g, "traditional", tuple(p)) for g, p in by_hash.values()]
 
 
-def plan_run(benchmark: Benchmark, run: Run, labels: HumanLabels) -> RunPlan:
+def plan_run(benchmark: Benchmark, run: Run, labels: LabelRecords) -> RunPlan:
     """List every (grader, role, answers) the benchmark asks for on ``run``, answer-key graders in listed order.
 
     People's labels play the role ``human`` wherever they are listed, so that
     every grader is compared with them; ``human`` grades the labelled answers
-    only. ``labels`` are the labels of this run's answers.
+    only: those whose label judged the response the run holds
+    (:attr:`RunPlan.applied`). ``labels`` are the labels naming this run's answers.
     """
     answers = _collect_answers(benchmark, run)
+    plan = RunPlan(benchmark, run, tuple(answers), (), labels)
     # an answer not given is no grader's to judge: it has no verdict rows, and scores 0 (UNANSWERED)
-    everyone = tuple(i for i, a in enumerate(answers) if not a.unanswered)
-    labelled = tuple(i for i, a in enumerate(answers) if (run.run_id, a.question["id"], a.round) in labels)
+    given = [i for i, a in enumerate(answers) if not a.unanswered]
+    everyone = tuple(given)
+    labelled = tuple(i for i in given if plan.slot(answers[i]) in plan.applied)
     assignments = _traditional_assignments(benchmark, answers)
     for spec in benchmark.answer_key:
         grader = get_grader(spec)
@@ -203,7 +216,7 @@ def plan_run(benchmark: Benchmark, run: Run, labels: HumanLabels) -> RunPlan:
         assignments.append(_Assignment(grader, "human" if human else "answer_key", labelled if human else everyone))
     if labelled and not any(a.role == "human" for a in assignments):
         assignments.append(_Assignment(HumanGrader(), "human", labelled))
-    return RunPlan(benchmark, run, tuple(answers), tuple(assignments), labels)
+    return replace(plan, assignments=tuple(assignments))
 
 
 @dataclass
@@ -244,7 +257,7 @@ def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None
     if not isinstance(grader, HumanGrader):
         return _grade_assignment(assignment, plan, cache, tally)
     # people judged these answers already: their labels are read, not graded or cached
-    verdicts = grader.grade_labels(plan.labels, [plan.slot(plan.answers[p]) for p in assignment.positions])
+    verdicts = grader.grade_labels(plan.applied, [plan.slot(plan.answers[p]) for p in assignment.positions])
     tally.advance(len(verdicts))
     return verdicts
 

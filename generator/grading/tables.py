@@ -22,7 +22,7 @@ from dualboard.grading.cache import VerdictCache
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
 from dualboard.grading.run_grades import Progress, RunGrades, RunPlan, Tally, given_answers, grade_run, plan_run
-from dualboard.intake.human_labels import AnswerSlot, HumanLabels, labels_by_slot
+from dualboard.intake.human_labels import AnswerSlot, LabelRecords, labels_by_slot
 from dualboard.intake.models import Benchmark, Run
 from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, typed
 
@@ -41,7 +41,7 @@ class GradedTables:
     """What the grading set aside, for a warning line (e.g. human labels of runs not graded)."""
 
 
-def benchmark_labels(benchmark: Benchmark, labels: pd.DataFrame | None) -> dict[AnswerSlot, float]:
+def benchmark_labels(benchmark: Benchmark, labels: pd.DataFrame | None) -> dict[AnswerSlot, tuple[float, str]]:
     """Key ``human_labels.csv`` by answer; refuse a benchmark that lists ``human`` without labels."""
     if labels is None:
         if any(spec.name == HumanGrader.name for spec in benchmark.answer_key):
@@ -53,7 +53,7 @@ def benchmark_labels(benchmark: Benchmark, labels: pd.DataFrame | None) -> dict[
     return labels_by_slot(labels)
 
 
-def run_labels(labels: HumanLabels, run_id: str) -> dict[AnswerSlot, float]:
+def run_labels(labels: LabelRecords, run_id: str) -> dict[AnswerSlot, tuple[float, str]]:
     """The labels of one run's answers."""
     return {slot: score for slot, score in labels.items() if slot[0] == run_id}
 
@@ -69,7 +69,7 @@ def check_run_labels(plan: RunPlan) -> None:
         )
 
 
-def label_notes(labels: HumanLabels, graded: set[str]) -> tuple[str, ...]:
+def label_notes(labels: LabelRecords, graded: set[str]) -> tuple[str, ...]:
     """Say which labels were set aside: those of runs not graded (``graded``: run ids with an answer graded).
 
     Labels of a run that is not graded (it left the store, or a preview left
@@ -114,15 +114,21 @@ def grade_benchmark(
         ``answer_key`` lists answer-key graders. Which of them fills the scored
         table's ``answer_key`` column (and ``answer_key_grader``):
 
-        - human labels on every answer: ``human``, listed or not;
-        - human labels on a sample: the automatic answer-key grader with the
-          highest Cohen's κ against them (pass/fail reading, score ≥ 50, over
-          the labelled answers it judged) among those that give a verdict on
-          at least :data:`MIN_COVERAGE` (80 %) of all the benchmark's answers;
+        - ``human`` listed first: people's labels, whichever runs there are.
+          An answer without a label (or whose label judged another response,
+          ``response_sha256``) has no verdict: its run awaits labels and is
+          not ranked under answer-key grading (the stats stage);
+        - otherwise, with human labels: the automatic answer-key grader with
+          the highest Cohen's κ against them (pass/fail reading, score ≥ 50,
+          over the labelled answers it judged) among those that give a verdict
+          on at least :data:`MIN_COVERAGE` (80 %) of the labelled answers;
           equal κ goes to the one listed first. κ must be estimable as in
           ``agreement.csv``: at least 10 labelled questions, both verdicts
           used by both raters. When no grader qualifies, the first listed;
         - no human labels: the first listed answer-key grader.
+
+        Only the benchmark (``benchmark.yaml``, ``human_labels.csv``) and the
+        verdicts at labelled answers decide: adding a run never changes it.
     runs
         Validated runs of this benchmark. Predictions are graded as they are:
         an empty or unreadable response scores 0 (``verdict_parse = none``) and

@@ -48,7 +48,13 @@ import yaml
 
 from dualboard.errors import DualboardError
 from dualboard.grading.human import HumanGrader
-from dualboard.intake.human_labels import LABEL_COLUMNS, LABELS_FILE, HumanLabelsError, parse_human_labels
+from dualboard.intake.human_labels import (
+    LABEL_COLUMNS,
+    LABELS_FILE,
+    HumanLabelsError,
+    parse_human_labels,
+    response_sha256,
+)
 from dualboard.names import RUN_ID_RULE, is_name
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
@@ -429,13 +435,19 @@ def _correct_choices_as_letters(questions: list[dict[str, Any]]) -> None:
         question["correct_choice"] = LETTERS[question["choices"].index(question["correct_choice"])]
 
 
+def _response(record: _Record) -> str:
+    """The response a run holds for a published answer: the model's raw answer."""
+    answer = record.fields.get("model_answer")
+    return "" if answer is None else str(answer)
+
+
 def _prediction(record: _Record, question: dict[str, Any], score_name: str) -> dict[str, Any]:
     """Build the predictions.jsonl row of one published answer."""
     fields = record.fields
     prediction: dict[str, Any] = {
         "question_id": question["id"],
         "round": record.round,
-        "response": "" if fields.get("model_answer") is None else str(fields["model_answer"]),
+        "response": _response(record),
     }
     if question["type"] == "multiple_choice":
         letter = {text: LETTERS[i] for i, text in enumerate(question["choices"])}
@@ -508,12 +520,15 @@ def _label_text(mark: float) -> str:
 def human_labels_csv(runs: dict[str, _RunRecords]) -> str | None:
     """Write the authors' marks as ``human_labels.csv`` text (None when the release has none).
 
+    Each label carries the digest of the run's response to that answer (the
+    model's raw answer, which the authors marked), so it applies to that response only.
+
     Reads the text back with the grading stage's parser, so a mark that would
     not come back unchanged (e.g. marks of only 0 and 1 point, read as
     pass/fail) stops the import instead of being misread later.
     """
     rows = [
-        (run_id, question["id"], record.round, record.fields["human_mark"])
+        (run_id, question["id"], record.round, record.fields["human_mark"], response_sha256(_response(record)))
         for run_id, (_, pairs) in runs.items()
         for record, question in pairs
         if record.fields.get("human_mark") is not None

@@ -1,6 +1,11 @@
 """``human_labels.csv``: the labels people gave answers, read and checked as an input.
 
-The file has columns ``run``, ``question``, ``round`` and ``label``. A label is
+The file has columns ``run``, ``question``, ``round``, ``label`` and
+``response_sha256``: the digest of the response the label judged
+(:func:`response_sha256`), so a label applies to that response only. An answer
+whose response differs (a run replaced under the same id) keeps no label: it
+awaits one. A file without the column is refused, with the command that adds
+it (``dualboard label-digests``). A label is
 ``pass``/``fail`` (any case) or a number. A file whose numbers are all 0 or 1 is
 read as pass/fail (1 = pass = 100); in any other file numbers are marks on
 0–100, with partial credit between (e.g. 60), as people mark open answers. A
@@ -14,18 +19,23 @@ checking submissions should not pay its start-up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import io
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dualboard.errors import DualboardError
+from dualboard.errors import DualboardError, Finding
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from dualboard.intake.models import Run
+
 LABELS_FILE = "human_labels.csv"
 """File name of the labels, in ``data/benchmarks/<benchmark>/``."""
-LABEL_COLUMNS = ("run", "question", "round", "label")
+DIGEST = "response_sha256"
+"""The column holding the digest of the response a label judged (:func:`response_sha256`)."""
+LABEL_COLUMNS = ("run", "question", "round", "label", DIGEST)
 _WORDS = {"pass": 100.0, "fail": 0.0}
 _BINARY = {0.0, 1.0}
 """Numbers of a pass/fail file, where 1 means a pass."""
@@ -36,6 +46,23 @@ AnswerSlot = tuple[str, str, int]
 """Where an answer sits: ``(run_id, question_id, round)``, the key of a human label."""
 HumanLabels = Mapping[AnswerSlot, float]
 """People's scores on 0–100 by answer: what the ``human`` grader reads."""
+LabelRecords = Mapping[AnswerSlot, tuple[float, str]]
+"""People's scores by answer, each with the :func:`response_sha256` of the response it judged."""
+_HEX64 = r"[0-9a-f]{64}"
+
+
+def response_sha256(response: str) -> str:
+    """The digest a label stores of the response it judged: SHA-256 of the ``response`` text of
+    predictions.jsonl (as JSON decodes it, nothing trimmed or normalised), UTF-8 encoded, in lower-case hex.
+
+    Examples
+    --------
+    >>> response_sha256("Final answer: 4")[:16]
+    '9b1504e8eafb7f6c'
+    """
+    import hashlib
+
+    return hashlib.sha256(str(response).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class HumanLabelsError(DualboardError):
@@ -83,7 +110,7 @@ def _label_scores(labels: pd.Series, source: str) -> list[float]:
 
 
 def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") -> pd.DataFrame:
-    """Check a raw labels table and return ``run_id, question_id, round, score``.
+    """Check a raw labels table and return ``run_id, question_id, round, score, response_sha256``.
 
     Raises
     ------
@@ -95,18 +122,32 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
     from dualboard.scored_files import ANSWER_SLOT
 
     missing = [c for c in LABEL_COLUMNS if c not in frame.columns]
+    if missing == [DIGEST]:
+        raise HumanLabelsError(
+            f"{source}: no {DIGEST} column: a label must name the response it judged, or it would pass to whatever "
+            "response later takes that run id — run `dualboard label-digests BENCHMARK` once, after checking that "
+            "the runs are those people labelled"
+        )
     if missing:
-        raise HumanLabelsError(f"{source}: missing column(s) {missing} — the header must be run,question,round,label")
+        raise HumanLabelsError(f"{source}: missing column(s) {missing} — the header must be {','.join(LABEL_COLUMNS)}")
     rounds = pd.to_numeric(frame["round"], errors="coerce")
     if rounds.isna().any() or (rounds < 0).any() or (rounds % 1 != 0).any():
         line = int(rounds.isna().idxmax() if rounds.isna().any() else (rounds < 0).idxmax()) + 2
         raise HumanLabelsError(f"{source}:{line}: round must be an integer ≥ 0 — fix the round")
+    digests = frame[DIGEST].astype(str)
+    bad = ~digests.str.fullmatch(_HEX64)
+    if bad.any():
+        raise HumanLabelsError(
+            f"{source}:{_first(bad) + 2}: {DIGEST} {digests[bad].iloc[0][:80]!r} is not a SHA-256 in lower-case hex — "
+            "write the digest of the labelled response (`dualboard label-digests BENCHMARK`)"
+        )
     out = pd.DataFrame(
         {
             "run_id": frame["run"].astype(str).to_numpy(),
             "question_id": frame["question"].astype(str).to_numpy(),
             "round": rounds.astype("int64").to_numpy(),
             "score": _label_scores(frame["label"], source),
+            DIGEST: digests.to_numpy(),
         }
     )
     duplicated = out.duplicated(list(ANSWER_SLOT))
@@ -117,13 +158,15 @@ def parse_human_labels(frame: pd.DataFrame, source: str = "human_labels.csv") ->
 
 
 def load_human_labels(path: Path) -> pd.DataFrame:
-    """Read ``human_labels.csv`` into ``run_id, question_id, round, score`` (0–100).
+    """Read ``human_labels.csv`` into ``run_id, question_id, round, score`` (0–100) ``, response_sha256``.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "human_labels.csv"
-    >>> _ = p.write_text("run,question,round,label\\nr1,q1,0,pass\\nr1,q2,0,0\\nr1,q3,0,60\\n")
+    >>> sha = response_sha256("Final answer: 4")
+    >>> _ = p.write_text(f"run,question,round,label,response_sha256\\nr1,q1,0,pass,{sha}\\nr1,q2,0,0,{sha}\\n"
+    ...                  f"r1,q3,0,60,{sha}\\n")
     >>> load_human_labels(p)["score"].tolist()
     [100.0, 0.0, 60.0]
     """
@@ -133,17 +176,90 @@ def load_human_labels(path: Path) -> pd.DataFrame:
     return parse_human_labels(frame, str(path))
 
 
-def labels_by_slot(labels: pd.DataFrame) -> dict[AnswerSlot, float]:
-    """Key the scores of :func:`load_human_labels` by the answer they label.
+def labels_by_slot(labels: pd.DataFrame) -> dict[AnswerSlot, tuple[float, str]]:
+    """Key the scores of :func:`load_human_labels`, with the digest of the response each judged, by answer.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> frame = pd.DataFrame({"run_id": ["r1"], "question_id": ["q1"], "round": [0], "score": [100.0]})
-    >>> labels_by_slot(frame)
-    {('r1', 'q1', 0): 100.0}
+    >>> frame = pd.DataFrame({"run_id": ["r1"], "question_id": ["q1"], "round": [0], "score": [100.0],
+    ...                       "response_sha256": ["ab" * 32]})
+    >>> labels_by_slot(frame)[("r1", "q1", 0)][0]
+    100.0
     """
     from dualboard.scored_files import ANSWER_SLOT
 
-    columns = labels[[*ANSWER_SLOT, "score"]]
-    return {(str(r), str(q), int(n)): float(s) for r, q, n, s in columns.itertuples(index=False, name=None)}
+    columns = labels[[*ANSWER_SLOT, "score", DIGEST]]
+    return {
+        (str(r), str(q), int(n)): (float(s), str(d)) for r, q, n, s, d in columns.itertuples(index=False, name=None)
+    }
+
+
+def stale_label_findings(path: Path, runs: Sequence[Run]) -> list[Finding]:
+    """One finding per label of ``path`` (``human_labels.csv``) naming an answer of ``runs`` whose response is not
+    the one it judged: the grading does not apply it, and the answer awaits a label."""
+    import pandas as pd
+
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    labels = parse_human_labels(frame, str(path))
+    by_run = {run.run_id: run for run in runs}
+    mine = labels[labels["run_id"].isin(list(by_run))]
+    findings = []
+    for run_id, rows in mine.groupby("run_id", sort=True):
+        held = {
+            (str(p.get("question_id")), int(p.get("round", 0) or 0)): response_sha256(p.get("response", ""))
+            for p in by_run[run_id].predictions
+        }
+        for line, question, round_, digest in zip(rows.index + 2, rows["question_id"], rows["round"], rows[DIGEST]):
+            if held.get((question, int(round_)), digest) != digest:
+                findings.append(_stale_finding(str(path), int(line), run_id, question, int(round_)))
+    return findings
+
+
+def _stale_finding(file: str, line: int, run_id: str, question: str, round_: int) -> Finding:
+    return Finding(
+        file,
+        line,
+        DIGEST,
+        f"run {run_id[:100]!r} question {question[:100]!r} round {round_}: the run's response is not the one "
+        "this label judged, so the label is not applied (the answer awaits a label)",
+        "a changed run takes a new run id (a maintainer runs `dualboard remove`); or label the new response "
+        "and write its digest here",
+    )
+
+
+def add_digests(path: Path, submissions: Path) -> int:
+    """Give every label of ``path`` (a ``human_labels.csv`` without :data:`DIGEST`) the digest of the response its
+    run holds now, read from ``submissions`` (``submissions/<benchmark>/``); rewrite the file; return the labels.
+
+    For a file written before labels named their response: whoever runs it vouches that each labelled run is
+    still the one people labelled. A label whose answer no run holds stops it, and nothing is written.
+    """
+    import pandas as pd
+
+    from dualboard.atomic import atomic_write_text
+    from dualboard.intake.untrusted import iter_json_lines
+    from dualboard.safe_read import read_regular
+
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if DIGEST in frame.columns:
+        raise HumanLabelsError(f"{path}: already has a {DIGEST} column — nothing to add")
+    responses: dict[tuple[str, str, str], str] = {}
+    for run_id in sorted(set(frame.get("run", ()))):
+        data = read_regular(submissions / run_id / "predictions.jsonl", root=submissions)
+        for _, row, _problem in iter_json_lines(io.BytesIO(data), run_id):
+            if isinstance(row, dict):
+                key = (run_id, str(row.get("question_id")), str(int(row.get("round", 0) or 0)))
+                responses[key] = response_sha256(row.get("response", ""))
+    keys = list(zip(frame["run"], frame["question"], frame["round"].str.strip(), strict=True))
+    missing = [i for i, key in enumerate(keys) if key not in responses]
+    if missing:
+        run, question, round_ = keys[missing[0]]
+        raise HumanLabelsError(
+            f"{path}:{missing[0] + 2}: run {run!r} has no answer to question {question!r} round {round_} — "
+            "remove the line, or restore the run people labelled"
+        )
+    frame[DIGEST] = [responses[key] for key in keys]
+    parse_human_labels(frame, str(path))
+    atomic_write_text(path, frame.to_csv(index=False, lineterminator="\n"))
+    return len(frame)

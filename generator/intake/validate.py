@@ -36,6 +36,7 @@ from typing import Any, BinaryIO
 from dualboard.build_cache import BuildCache, code_digest, digest, stat_key
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.intake.benchmark import DEFINITION_FILES, load_benchmarks
+from dualboard.intake.human_labels import LABELS_FILE, stale_label_findings
 from dualboard.intake.model_names import NamedRun, clash_findings, hidden_character_findings
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.prediction_decoder import LEAD, Prediction, answer_keys, as_row, confirmed_framed, confirmed_row
@@ -265,7 +266,18 @@ def validate_submissions(
         new=(run_dirs if board else ()) if new is None else new,
         board=board,
     )
+    findings += _label_findings(benchmarks, report.runs)
     return ValidationReport(report.runs, tuple(dict.fromkeys([*findings, *report.findings])))
+
+
+def _label_findings(benchmarks: Mapping[str, Benchmark], runs: Sequence[Run]) -> list[Finding]:
+    """Human labels naming an answer of ``runs`` whose response is not the one the label judged."""
+    findings = []
+    for name, benchmark in sorted(benchmarks.items()):
+        path = benchmark.path / LABELS_FILE if benchmark.path else None
+        if path is not None and path.is_file():
+            findings += stale_label_findings(path, [run for run in runs if run.benchmark == name])
+    return findings
 
 
 def _misplaced_run_findings(submissions_root: Path) -> list[Finding]:

@@ -244,26 +244,36 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
             f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists "
             "(no human labels to choose by)."
         )
-    if chosen == HUMAN and labels == len(scored):
-        return f"Answer-key column: human (people marked all {labels} answers)."
+    if chosen == HUMAN:
+        return (
+            f"Answer-key column: human, listed first by the benchmark: people's labels ({labels} of {len(scored)} "
+            "answers carry one). A run with an answer nobody labelled awaits labels and is not ranked under "
+            "answer-key grading."
+        )
     rule = (
         f"the automatic answer-key grader with the highest Cohen's κ against the human labels (score ≥ 50 "
-        f"passes) among those that judge at least {MIN_COVERAGE:.0%} of all answers and have an estimable κ; "
-        f"equal κ goes to the grader listed first"
+        f"passes) among those that judge at least {MIN_COVERAGE:.0%} of the labelled answers and have an "
+        "estimable κ; equal κ goes to the grader listed first"
     )
     row = _overall_against_humans(agreement, chosen)
-    coverage = verdicts.loc[verdicts["grader"].eq(chosen), "score"].notna().mean()
-    if row is not None and is_true(row["estimable"]) and coverage >= MIN_COVERAGE:
+    if row is not None and is_true(row["estimable"]) and _labelled_coverage(verdicts, chosen) >= MIN_COVERAGE:
         return (
             f"Answer-key column: {chosen}, chosen by κ = {format_number(row['kappa'], 2)} "
             f"[{format_number(row['kappa_ci_low'], 2)}, {format_number(row['kappa_ci_high'], 2)}] against "
             f"{int(row['n'])} human-labelled answers ({labels} of {len(scored)} answers carry a label): {rule}."
         )
-    unlabelled = " (the answers without a label have no answer-key verdict)" if chosen == HUMAN else ""
     return (
-        f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists{unlabelled}: no "
+        f"Answer-key column: {chosen}, the first answer-key grader the benchmark lists: no "
         f"grader qualifies as {rule}; {labels} of {len(scored)} answers carry a human label."
     )
+
+
+def _labelled_coverage(verdicts: pd.DataFrame, grader: str) -> float:
+    """The share of the labelled answers on which ``grader`` gave a verdict."""
+    slot = ["run_id", "question_id", "round"]
+    labelled = verdicts.loc[verdicts["role"].eq(HUMAN), slot].drop_duplicates()
+    judged = verdicts.loc[verdicts["grader"].eq(grader) & verdicts["score"].notna(), slot].drop_duplicates()
+    return len(judged.merge(labelled, on=slot)) / len(labelled) if len(labelled) else 0.0
 
 
 def _overall_against_humans(agreement: pd.DataFrame, grader: str) -> pd.Series | None:

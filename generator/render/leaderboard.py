@@ -365,7 +365,9 @@ def _row(row, grading: str, metadata: Mapping[str, Any], older: bool = False) ->
             _rank_cell(row, grading)
             if ranked
             else Cell(  # sorts after every rank
-                unranked_reason(grading, getattr(row, f"{grading}_coverage")), sort=1e12, css_class="dualboard-wrap"
+                unranked_reason(grading, getattr(row, f"{grading}_coverage"), getattr(row, "n_awaiting_labels", 0)),
+                sort=1e12,
+                css_class="dualboard-wrap",
             ),
             Cell(
                 str(row.model),

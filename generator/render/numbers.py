@@ -136,14 +136,18 @@ def with_coverage(text: str, share: float | None) -> str:
     return f"{text} · {coverage}" if coverage else text
 
 
-def unranked_reason(grading: str, share: float) -> str:
-    """Say why a run is not ranked in a grading (its coverage is under the threshold).
+def unranked_reason(grading: str, share: float, awaiting: float = 0) -> str:
+    """Say why a run is not ranked in a grading: ``awaiting`` answers lack a human label, or its coverage is low.
 
     Examples
     --------
     >>> unranked_reason("answer_key", 0.795)
     'not ranked: answer-key verdicts on 79 % of answers (under 80 %)'
+    >>> unranked_reason("answer_key", 0.0, awaiting=48)
+    'awaiting labels: 48 answers have no human label yet'
     """
+    if grading == "answer_key" and not is_missing(awaiting) and int(awaiting):
+        return f"awaiting labels: {int(awaiting)} answers have no human label yet"
     return (
         f"not ranked: {GRADING_NAMES[grading]} verdicts on {format_share_judged(share)} of answers "
         f"(under {format_percent(MIN_COVERAGE, 0)})"

@@ -322,7 +322,7 @@ def _rank(row: pd.Series, grading: str) -> str:
     if apart_reason(row["apart_reason"]):
         return f"not ranked, listed apart: {apart_reason(row['apart_reason'])}"
     if not is_true(row[f"ranked_{grading}"]):
-        return unranked_reason(grading, row[f"{grading}_coverage"])
+        return unranked_reason(grading, row[f"{grading}_coverage"], row.get("n_awaiting_labels", 0))
     return format_rank(row[f"rank_{grading}"], row[f"rank_ci_low_{grading}"], row[f"rank_ci_high_{grading}"])
 
 

@@ -28,7 +28,7 @@ import yaml
 from dualboard.atomic import atomic_write_text
 from dualboard.errors import DualboardError
 from dualboard.intake.benchmark import load_benchmark
-from dualboard.intake.human_labels import LABELS_FILE
+from dualboard.intake.human_labels import DIGEST, LABELS_FILE, response_sha256
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.schemas import load_schema
 from dualboard.names import RUN_ID_RULE, is_name
@@ -231,7 +231,8 @@ def human_labels(simulated: Sequence[SimulatedRun], run_ids: Sequence[str]) -> p
     Returns
     -------
     pandas.DataFrame
-        ``run``, ``question``, ``round``, ``label`` (0/1), runs in ``run_ids`` order.
+        ``run``, ``question``, ``round``, ``label`` (0/1), ``response_sha256`` (of the response labelled),
+        runs in ``run_ids`` order.
     """
     by_id = {sim.run.run_id: sim for sim in simulated}
     unknown = [r for r in run_ids if r not in by_id]
@@ -246,6 +247,7 @@ def human_labels(simulated: Sequence[SimulatedRun], run_ids: Sequence[str]) -> p
                 "question": by_id[run_id].truth["question_id"],
                 "round": by_id[run_id].truth["round"],
                 "label": (by_id[run_id].truth["human"] > 0).astype(int),
+                DIGEST: [response_sha256(p["response"]) for p in by_id[run_id].run.predictions],
             }
         )
         for run_id in run_ids
@@ -254,7 +256,7 @@ def human_labels(simulated: Sequence[SimulatedRun], run_ids: Sequence[str]) -> p
 
 
 def write_human_labels(labels: pd.DataFrame, path: Path) -> Path:
-    """Write ``human_labels.csv`` atomically (columns run, question, round, label)."""
+    """Write ``human_labels.csv`` atomically (columns run, question, round, label, response_sha256)."""
     return atomic_write_text(path, labels.to_csv(index=False, lineterminator="\n"))
 
 

@@ -36,7 +36,10 @@ def analyse(
         the answer, which is then left out of that grading's means and of
         every traditional vs answer-key pairing; each grading's coverage is
         reported, and under :data:`dualboard.stats.scores.MIN_COVERAGE` a run
-        is not ranked in that grading.
+        is not ranked in that grading. With ``answer_key_grader`` ``human``, a
+        run with an answer people have not labelled awaits labels: its
+        answer-key scores are left out, so it is not ranked under answer-key
+        grading (:func:`dualboard.stats.scores.awaiting_labels`).
     verdicts : pandas.DataFrame, optional
         Long verdicts for agreement: ``run_id``, ``question_id``, ``round``,
         ``category``, ``grader``, ``role`` (traditional | answer_key | human),
@@ -78,9 +81,10 @@ def analyse(
     dualboard.stats.tables.write_tables, dualboard.stats.tables.read_tables
     """
     scores.check_scored(scored)
+    scored, missing_labels = scores.awaiting_labels(scored)  # a run awaiting labels has no answer-key score
     # The paired means are those of the answers both gradings judged (usually every answer: the same table).
     qmeans, paired = scores.question_and_paired_means(scored)
-    counts = scores.run_counts(scored)
+    counts = scores.run_counts(scored).assign(n_awaiting_labels=lambda c: c["run_id"].map(missing_labels))
     models = models_table(qmeans, paired, counts, naive_table(scored, alpha), alpha, pieces)
     pairwise = pairwise_table(qmeans, alpha, scores.unranked_runs(counts), pieces)
     models = add_ranks(models, pairwise, qmeans, seed=seed, n_boot=n_boot, alpha=alpha)

@@ -154,17 +154,31 @@ def _clipped_note(grading: str, row: dict[str, object]) -> str:
 
 
 def _coverage_notes(row: dict[str, object]) -> list[str]:
-    """Say which gradings left answers unjudged, and which of them do not rank the run."""
-    notes = []
+    """Say which gradings left answers unjudged, and which of them do not rank the run (awaiting labels first)."""
+    missing = int(row["n_awaiting_labels"])
+    notes = [awaiting_note(missing, int(row["n_answers"]))] if missing else []
     for g in GRADINGS:
         share = float(row[f"{g}_coverage"])
-        if share < 1:
+        if share < 1 and not (missing and g == "answer_key"):
             ranked = bool(is_ranked(share))
             notes.append(
                 f"{g} verdicts on {coverage_percent(share)}% of answers (the rest left out)"
                 + ("" if ranked else f"; not ranked under {g} grading (coverage under {100 * MIN_COVERAGE:.0f}%)")
             )
     return notes
+
+
+def awaiting_note(missing: int, answers: int) -> str:
+    """Say that a run awaits human labels, and how many.
+
+    Examples
+    --------
+    >>> awaiting_note(3, 48)
+    'awaiting labels: 3 of 48 answers have no human label yet; not ranked under answer-key grading'
+    """
+    return (
+        f"awaiting labels: {missing} of {answers} answers have no human label yet; not ranked under answer-key grading"
+    )
 
 
 def _never_run_note(row: dict[str, object]) -> str:

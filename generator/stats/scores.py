@@ -24,9 +24,13 @@ POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
 """The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics need."""
-READ = (*REQUIRED, "benchmark_version", "unanswered", "answered_share", "min_answered")
-"""The columns the stats stage reads from a scored file: the others (grader names, parse status…) it never uses,
+READ = (*REQUIRED, "benchmark_version", "unanswered", "answered_share", "min_answered", "answer_key_grader")
+"""The columns the stats stage reads from a scored file: the others (parse status, texts…) it never uses,
 and leaving them in the file keeps the stage's memory and reading time down."""
+CATEGORIES = ("answer_key_grader",)
+"""The columns of :data:`READ` read as categoricals: one grader name repeated on every row."""
+PEOPLE = "human"
+"""The ``answer_key_grader`` of people's labels (``dualboard.grading.human.HumanGrader.name``)."""
 
 
 def check_scored(scored: pd.DataFrame) -> None:
@@ -302,6 +306,40 @@ def ranked_in(counts: pd.DataFrame, grading: str) -> pd.Series:
     """Which runs of ``counts`` (:func:`run_counts`, or the models table) ``grading`` ranks: those it judged
     enough of (:func:`is_ranked`) and not listed apart (``apart_reason``)."""
     return pd.Series(is_ranked(counts[f"{grading}_coverage"]), index=counts.index) & counts["apart_reason"].eq("")
+
+
+def awaiting_labels(scored: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """Set aside the answer-key scores of the runs that await human labels; count their missing labels.
+
+    When people's labels are the answer-key grading (``answer_key_grader`` is
+    ``human``), an answer without a score has no label yet (or its label judged
+    another response). A run with one such answer awaits labels: a mean over
+    the labelled answers alone is not its answer-key score, so every
+    answer-key score of the run is left out (it is not ranked under answer-key
+    grading) and its traditional numbers stay.
+
+    Returns
+    -------
+    tuple
+        ``scored`` with those runs' ``answer_key`` set to NaN, and the number of
+        answers awaiting a label per run id (every run, 0 for most).
+
+    Examples
+    --------
+    >>> scored = pd.DataFrame({"run_id": ["a", "a", "b"], "traditional": [100.0, 0, 100],
+    ...     "answer_key": [100.0, None, 100], "answer_key_grader": "human"})
+    >>> kept, missing = awaiting_labels(scored)
+    >>> kept["answer_key"].tolist(), missing.to_dict()
+    ([nan, nan, 100.0], {'a': 1, 'b': 0})
+    """
+    unlabelled = pd.Series(False, index=scored.index)
+    if "answer_key_grader" in scored.columns:
+        unlabelled = scored["answer_key_grader"].astype(object).eq(PEOPLE) & _verdicts(scored)["answer_key"].isna()
+    missing = unlabelled.groupby(scored["run_id"], sort=True).sum().astype(int)
+    waiting = scored["run_id"].isin(missing.index[missing > 0])
+    if not waiting.any():
+        return scored, missing
+    return scored.assign(answer_key=scored["answer_key"].mask(waiting)), missing
 
 
 def unranked_runs(counts: pd.DataFrame) -> frozenset[tuple[str, str]]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
+from dualboard.intake.human_labels import response_sha256
 from dualboard.intake.models import Benchmark, GraderSpec, Run
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "easy-problems"
@@ -48,3 +50,12 @@ def real_data() -> Path:
     if not DATA.is_dir():
         pytest.skip(f"real data absent: {DATA.resolve()} (the shared/ folder beside the repository)")
     return DATA
+
+
+def labels_of(runs: list[Run], rows: dict[str, list]) -> pd.DataFrame:
+    """A raw human_labels.csv table of ``rows`` (columns run, question, round, label), each label with the digest
+    of the response its run holds (a label of an answer no run has gets a digest of the empty response)."""
+    held = {(r.run_id, p["question_id"], int(p.get("round", 0))): p["response"] for r in runs for p in r.predictions}
+    frame = pd.DataFrame(rows)
+    slots = zip(frame["run"], frame["question"], frame["round"].astype(int), strict=True)
+    return frame.assign(response_sha256=[response_sha256(held.get(slot, "")) for slot in slots])

@@ -17,7 +17,7 @@ from dualboard.grading import GradedTables, grade_benchmark
 from dualboard.grading.exact import ExactGrader, NumericGrader
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.verdict import Verdict
-from dualboard.intake.human_labels import parse_human_labels
+from dualboard.intake.human_labels import parse_human_labels, response_sha256
 from dualboard.intake.models import GraderSpec
 from dualboard.scored_files import MIN_COVERAGE
 from dualboard.stats.agreement import agreement_table
@@ -57,7 +57,13 @@ def graded(answer_key: Sequence[str], labelled: Sequence[int]) -> GradedTables:
     run = make_run("r", [{"question_id": q, "response": "x", "recorded": {"judge": 50}} for q in IDS])
     labels = parse_human_labels(
         pd.DataFrame(
-            {"run": "r", "question": [IDS[i] for i in labelled], "round": 0, "label": [HUMAN[i] for i in labelled]}
+            {
+                "run": "r",
+                "question": [IDS[i] for i in labelled],
+                "round": 0,
+                "label": [HUMAN[i] for i in labelled],
+                "response_sha256": response_sha256("x"),
+            }
         )
     )
     return grade_benchmark(bench, [run], human_labels=labels if len(labelled) else None)
@@ -73,13 +79,20 @@ SAMPLE = range(10)
 
 
 def test_higher_kappa_with_too_little_coverage_is_not_chosen(monkeypatch) -> None:
-    # exact agrees perfectly with people on the sample but judges only 15 of 20 answers (75 % < 80 %).
-    exact = [*HUMAN[:10], *HUMAN[10:15], None, None, None, None, None]
+    # exact agrees perfectly with people but judges only 15 of the 20 labelled answers (75 % < 80 %).
+    exact = [*HUMAN[:15], None, None, None, None, None]
     script(monkeypatch, {"exact": exact, "rules": flip(HUMAN, [0, 1])})
     assert np.mean([s is not None for s in exact]) < MIN_COVERAGE
-    scored = graded(["human", "exact", "rules"], SAMPLE).scored
+    scored = graded(["exact", "rules", "human"], range(N)).scored
     assert set(scored.answer_key_grader) == {"rules"}
     assert scored.answer_key.tolist() == flip(HUMAN, [0, 1])
+
+
+def test_coverage_counts_the_labelled_answers_only(monkeypatch) -> None:
+    """Answers nobody labelled (another run's, say) cannot push a grader under the coverage threshold."""
+    exact = [*HUMAN[:10], *[None] * 10]  # every labelled answer judged; none of the others
+    script(monkeypatch, {"exact": exact, "rules": flip(HUMAN, [0, 1])})
+    assert set(graded(["rules", "exact"], SAMPLE).scored.answer_key_grader) == {"exact"}
 
 
 def test_the_highest_kappa_wins_against_the_listed_order(monkeypatch) -> None:
@@ -100,12 +113,15 @@ def test_equal_kappa_goes_to_the_benchmark_order(monkeypatch, order) -> None:
     assert set(graded(order, SAMPLE).scored.answer_key_grader) == {order[0]}
 
 
-def test_human_marks_on_every_answer_are_the_answer_key_wherever_listed(monkeypatch) -> None:
-    script(monkeypatch, {"rules": HUMAN, "exact": HUMAN})
+def test_human_listed_first_is_the_answer_key_and_labels_alone_do_not_make_it(monkeypatch) -> None:
+    """People are the answer-key grading when benchmark.yaml says so; labels on every answer do not decide it
+    (issue 25 §4: which runs happen to carry labels must not choose the grader)."""
+    script(monkeypatch, {"rules": flip(HUMAN, [0]), "exact": flip(HUMAN, [0])})
+    scored = graded(["human", "rules", "exact"], range(N)).scored
+    assert set(scored.answer_key_grader) == {"human"}
+    assert scored.answer_key.tolist() == HUMAN
     for order in (["rules", "exact", "human"], ["rules", "exact"]):
-        scored = graded(order, range(N)).scored
-        assert set(scored.answer_key_grader) == {"human"}
-        assert scored.answer_key.tolist() == HUMAN
+        assert set(graded(order, range(N)).scored.answer_key_grader) == {"rules"}
 
 
 def test_without_labels_the_first_listed_grader_stays(monkeypatch) -> None:
@@ -114,8 +130,14 @@ def test_without_labels_the_first_listed_grader_stays(monkeypatch) -> None:
 
 
 def test_when_no_grader_qualifies_the_first_listed_stays(monkeypatch) -> None:
-    thin = [*HUMAN[:10], *[None] * 10]  # 50 % coverage
+    thin = [*HUMAN[:5], *[None] * 15]  # half the labelled answers judged
     script(monkeypatch, {"rules": thin, "exact": thin})
+    scored = graded(["exact", "rules", "human"], SAMPLE).scored
+    assert set(scored.answer_key_grader) == {"exact"}
+
+
+def test_human_listed_first_grades_only_the_labelled_answers(monkeypatch) -> None:
+    script(monkeypatch, {"rules": HUMAN, "exact": HUMAN})
     scored = graded(["human", "rules", "exact"], SAMPLE).scored
     assert set(scored.answer_key_grader) == {"human"}
     assert scored.answer_key.isna().sum() == N - len(SAMPLE)

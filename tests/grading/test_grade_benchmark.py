@@ -17,7 +17,7 @@ from dualboard.intake.human_labels import parse_human_labels
 from dualboard.intake.models import GraderSpec
 from dualboard.scored_files import ScoredFileError
 from dualboard.store import LocalStore
-from tests.grading.grading_fixtures import make_benchmark, make_run
+from tests.grading.grading_fixtures import labels_of, make_benchmark, make_run
 
 
 @pytest.fixture
@@ -109,13 +109,14 @@ def test_missing_traditional_grader_for_a_question_type(mc_question, open_questi
 
 def test_human_labels_become_human_verdict_rows(benchmark, runs) -> None:
     labels = parse_human_labels(
-        pd.DataFrame(
+        labels_of(
+            runs,
             {
                 "run": ["alpha", "beta"],
                 "question": ["capital", "horses"],
                 "round": [0, 1],
                 "label": ["pass", "0"],
-            }
+            },
         )
     )
     verdicts = grade_benchmark(benchmark, runs, human_labels=labels).verdicts
@@ -124,7 +125,7 @@ def test_human_labels_become_human_verdict_rows(benchmark, runs) -> None:
         ("alpha", "capital", 0, 100.0),
         ("beta", "horses", 1, 0.0),
     ]
-    typo = parse_human_labels(pd.DataFrame({"run": ["alpha"], "question": ["capitol"], "round": [0], "label": [1]}))
+    typo = parse_human_labels(labels_of(runs, {"run": ["alpha"], "question": ["capitol"], "round": [0], "label": [1]}))
     with pytest.raises(GradingInputError, match="no run has"):
         grade_benchmark(benchmark, runs, human_labels=typo)
 
@@ -132,13 +133,14 @@ def test_human_labels_become_human_verdict_rows(benchmark, runs) -> None:
 def test_labels_of_a_run_not_graded_are_set_aside_with_a_note(benchmark, runs) -> None:
     """A run that left the store (or a preview left out) keeps its labels in the file; grading sets them aside."""
     labels = parse_human_labels(
-        pd.DataFrame(
+        labels_of(
+            runs,
             {
                 "run": ["alpha", "zeta", "zeta"],
                 "question": ["capital", "capital", "horses"],
                 "round": [0, 0, 1],
                 "label": ["pass", "fail", "pass"],
-            }
+            },
         )
     )
     tables = grade_benchmark(benchmark, runs, human_labels=labels)

@@ -16,7 +16,7 @@ from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.validate import find_run_dirs, load_runs
 from dualboard.store import LocalStore
-from tests.conftest import REPO
+from tests.conftest import LABELS_HEADER, REPO, tiny_label
 from tests.grading.grading_fixtures import make_benchmark, make_run
 
 
@@ -56,7 +56,8 @@ def test_demo_progress_reaches_the_number_of_verdict_rows_cold_and_from_the_cach
 
 def test_tiny_progress_leaves_out_the_labels_it_sets_aside(tiny_root: Path) -> None:
     """Labels of a run that is not graded make no verdict, so they are not counted either."""
-    labels = "run,question,round,label\nrun-a,q1,0,pass\nrun-a,q3,0,fail\ngone,q1,0,pass\ngone,q2,0,pass\n"
+    rows = [("run-a", "q1", "pass"), ("run-a", "q3", "fail"), ("gone", "q1", "pass"), ("gone", "q2", "pass")]
+    labels = LABELS_HEADER + "".join(tiny_label(*row) for row in rows)
     (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_text(labels, "utf-8")
     benchmarks = load_benchmarks(tiny_root / "data")
     runs = load_runs(find_run_dirs([tiny_root / "submissions"]), benchmarks)
@@ -96,7 +97,7 @@ def test_a_bar_shows_what_grading_reports(tiny_root: Path) -> None:
 
 def test_grade_with_bar_grades_with_the_benchmarks_labels(tiny_root: Path, tmp_path: Path) -> None:
     (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_text(
-        "run,question,round,label\nrun-a,q2,0,60\n", "utf-8"
+        LABELS_HEADER + tiny_label("run-a", "q2", "60"), "utf-8"
     )
     benchmarks = load_benchmarks(tiny_root / "data")
     runs = load_runs(find_run_dirs([tiny_root / "submissions"]), benchmarks)
@@ -122,6 +123,6 @@ def test_a_human_label_key_in_a_prediction_is_not_a_label(open_question) -> None
     with_labels = grade_benchmark(
         make_benchmark([open_question]),
         [run],
-        human_labels=pd.DataFrame(columns=["run_id", "question_id", "round", "score"]),
+        human_labels=pd.DataFrame(columns=["run_id", "question_id", "round", "score", "response_sha256"]),
     )
     assert "human" not in set(with_labels.verdicts.role)

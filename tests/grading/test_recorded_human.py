@@ -13,7 +13,11 @@ from dualboard.grading.human import HumanGrader
 from dualboard.grading.recorded import RecordedGrader
 from dualboard.intake.human_labels import HumanLabelsError, load_human_labels, parse_human_labels
 from dualboard.intake.models import GraderSpec
-from tests.grading.grading_fixtures import make_benchmark, make_run
+from tests.conftest import LABELS_HEADER
+from tests.grading.grading_fixtures import labels_of, make_benchmark, make_run
+
+SHA = "ab" * 32
+"""A digest of a response, for labels whose response no test reads."""
 
 
 @pytest.mark.parametrize("value", [0, 20, 80.5, 100])
@@ -50,9 +54,9 @@ def test_recorded_needs_a_field() -> None:
 )
 def test_load_human_labels_reads_the_files_scale(tmp_path: Path, labels: list[str], scores: list[float]) -> None:
     path = tmp_path / "human_labels.csv"
-    path.write_text("run,question,round,label\n" + "".join(f"a,{i},0,{label}\n" for i, label in enumerate(labels)))
+    path.write_text(LABELS_HEADER + "".join(f"a,{i},0,{label},{SHA}\n" for i, label in enumerate(labels)))
     parsed = load_human_labels(path)
-    assert list(parsed.columns) == ["run_id", "question_id", "round", "score"]
+    assert list(parsed.columns) == ["run_id", "question_id", "round", "score", "response_sha256"]
     assert parsed["score"].tolist() == scores
     assert parsed["question_id"].tolist()[:2] == ["0", "1"] and parsed["round"].dtype == "int64"
 
@@ -60,15 +64,17 @@ def test_load_human_labels_reads_the_files_scale(tmp_path: Path, labels: list[st
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("run,question,label\na,1,1\n", "missing column"),
-        ("run,question,round,label\na,1,0,maybe\n", ":2: label 'maybe' is not pass/fail, 0/1 or a mark on 0–100"),
-        ("run,question,round,label\na,1,0,0\na,2,0,101\n", ":3: label '101'"),
-        ("run,question,round,label\na,1,0,-20\n", ":2: label '-20'"),
-        ("run,question,round,label\na,1,0,nan\n", ":2: label 'nan'"),
-        ("run,question,round,label\na,1,0,\n", ":2: label ''"),
-        ("run,question,round,label\na,1,0,60\na,2,0,1\n", r":3: label 1 is ambiguous .*\(line 2: '60'\) — write 100"),
-        ("run,question,round,label\na,1,x,1\n", ":2: round"),
-        ("run,question,round,label\na,1,0,1\na,1,0,0\n", ":3: a second label"),
+        ("run,question,label,response_sha256\na,1,1,x\n", "missing column"),
+        ("run,question,round,label\na,1,0,1\n", "no response_sha256 column.*`dualboard label-digests BENCHMARK`"),
+        (f"{LABELS_HEADER}a,1,0,1,ABC\n", ":2: response_sha256 'ABC' is not a SHA-256"),
+        (f"{LABELS_HEADER}a,1,0,maybe,{SHA}\n", ":2: label 'maybe' is not pass/fail, 0/1 or a mark on 0–100"),
+        (f"{LABELS_HEADER}a,1,0,0,{SHA}\na,2,0,101,{SHA}\n", ":3: label '101'"),
+        (f"{LABELS_HEADER}a,1,0,-20,{SHA}\n", ":2: label '-20'"),
+        (f"{LABELS_HEADER}a,1,0,nan,{SHA}\n", ":2: label 'nan'"),
+        (f"{LABELS_HEADER}a,1,0,,{SHA}\n", ":2: label ''"),
+        (f"{LABELS_HEADER}a,1,0,60,{SHA}\na,2,0,1,{SHA}\n", r":3: label 1 is ambiguous .*\(line 2: '60'\) — write 100"),
+        (f"{LABELS_HEADER}a,1,x,1,{SHA}\n", ":2: round"),
+        (f"{LABELS_HEADER}a,1,0,1,{SHA}\na,1,0,0,{SHA}\n", ":3: a second label"),
     ],
 )
 def test_load_human_labels_reports_the_line_and_the_fix(tmp_path: Path, body: str, message: str) -> None:
@@ -91,12 +97,16 @@ def test_human_grader_does_not_grade_a_response() -> None:
 
 
 def test_parse_keeps_string_question_ids() -> None:
-    labels = parse_human_labels(pd.DataFrame({"run": ["a"], "question": ["007"], "round": ["0"], "label": ["pass"]}))
+    labels = parse_human_labels(
+        pd.DataFrame({"run": ["a"], "question": ["007"], "round": ["0"], "label": ["pass"], "response_sha256": [SHA]})
+    )
     assert labels["question_id"].tolist() == ["007"]
 
 
-def _labels(rows: list[tuple[str, str, int, str]]) -> pd.DataFrame:
-    return parse_human_labels(pd.DataFrame(rows, columns=["run", "question", "round", "label"]))
+def _labels(rows: list[tuple[str, str, int, str]], runs: list) -> pd.DataFrame:
+    """Labels of the runs' answers, each with the digest of the response it judged."""
+    columns = ["run", "question", "round", "label"]
+    return parse_human_labels(labels_of(runs, {c: [row[i] for row in rows] for i, c in enumerate(columns)}))
 
 
 @pytest.fixture
@@ -109,7 +119,7 @@ def open_runs() -> list:
 
 def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, open_runs) -> None:
     benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"), GraderSpec("rules")))
-    labels = _labels([("alpha", "capital", 0, "40"), ("beta", "capital", 0, "80")])
+    labels = _labels([("alpha", "capital", 0, "40"), ("beta", "capital", 0, "80")], open_runs)
     tables = grade_benchmark(benchmark, open_runs, human_labels=labels)
     scored = tables.scored
     assert scored[["traditional", "answer_key"]].to_numpy().tolist() == [[60.0, 40.0], [100.0, 80.0]]
@@ -123,7 +133,8 @@ def test_human_first_in_answer_key_fills_the_answer_key_column(open_question, op
 
 def test_an_unlabelled_answer_has_no_answer_key_verdict_when_people_grade(open_question, open_runs) -> None:
     benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"),))
-    scored = grade_benchmark(benchmark, open_runs, human_labels=_labels([("beta", "capital", 0, "60")])).scored
+    labels = _labels([("beta", "capital", 0, "60")], open_runs)
+    scored = grade_benchmark(benchmark, open_runs, human_labels=labels).scored
     assert scored.answer_key.isna().tolist() == [True, False] and scored.answer_key.iloc[1] == 60.0
     assert scored.answer_key_parse.tolist() == ["none", "ok"]
 

@@ -17,7 +17,7 @@ from dualboard import pipeline
 from dualboard.cli import main
 from dualboard.intake.untrusted import parse_json_line, parse_yaml
 from dualboard.project import Project
-from tests.conftest import tiny_metadata, tiny_predictions, write_run
+from tests.conftest import LABELS_HEADER, tiny_metadata, tiny_predictions, write_run
 
 
 def _validate(root: Path, *args: str):
@@ -147,15 +147,20 @@ def test_impossible_date_in_benchmark_yaml_is_a_finding(tiny_root: Path) -> None
     _assert_finding(tiny_root, "benchmark.yaml: -: unreadable YAML value")
 
 
+HEADER = LABELS_HEADER.encode()
+SHA = b"ab" * 32
+
+
 @pytest.mark.parametrize(
     ("labels", "expected"),
     [
-        (b'run,question,round,label\n"run-a,q1,0,pass\n', "human_labels.csv"),
-        (b"run,question,round,label\nrun-a,q1,0,pass,extra\n", "not a readable CSV"),
+        (HEADER + b'"run-a,q1,0,pass,' + SHA + b"\n", "human_labels.csv"),
+        (HEADER + b"run-a,q1,0,pass," + SHA + b",extra\n", "not a readable CSV"),
         (b"run,question\nrun-a,q1\n", "missing column(s)"),
-        (b"run,question,round,label\nrun-a,q1,zero,pass\n", "round must be an integer"),
-        (b"run,question,round,label\nrun-a,q1,0,maybe\n", "label"),
-        (b"run,question,round,label\nrun-a,q1,0,\xff\n", "not UTF-8"),
+        (HEADER + b"run-a,q1,zero,pass," + SHA + b"\n", "round must be an integer"),
+        (HEADER + b"run-a,q1,0,maybe," + SHA + b"\n", "label"),
+        (HEADER + b"run-a,q1,0,\xff," + SHA + b"\n", "not UTF-8"),
+        (b"run,question,round,label\nrun-a,q1,0,pass\n", "no response_sha256 column"),
     ],
 )
 def test_malformed_human_labels_fail_validation(tiny_root: Path, labels: bytes, expected: str) -> None:
@@ -165,7 +170,7 @@ def test_malformed_human_labels_fail_validation(tiny_root: Path, labels: bytes, 
 
 def test_build_refuses_what_validate_refuses(tiny_root: Path) -> None:
     (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_bytes(
-        b"run,question,round,label\nrun-a,q1,0,maybe\n"
+        HEADER + b"run-a,q1,0,maybe," + SHA + b"\n"
     )
     result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
     assert result.exit_code != 0

@@ -10,6 +10,7 @@ import pytest
 from dualboard.errors import DualboardError
 from dualboard.importers import import_autogenai
 from dualboard.importers.autogenai import repair_mojibake, run_id_for
+from dualboard.intake.human_labels import response_sha256
 from tests.importers.import_fixtures import load_imported, load_labels
 
 
@@ -80,11 +81,12 @@ def test_the_authors_marks_become_the_answer_key_grading(open_release: Path, tmp
     summary = import_autogenai(open_release, benchmark="toy-open", dest=tmp_path / "repo")
     assert summary.n_human_labels == 8 and summary.warnings == ()
     folder = tmp_path / "repo" / "data" / "benchmarks" / "toy-open"
-    assert (folder / "human_labels.csv").read_text().splitlines()[:3] == [
-        "run,question,round,label",
-        "my-model_v1,1,0,0",
-        "my-model_v1,2,0,60",
-    ]
+    lines = (folder / "human_labels.csv").read_text().splitlines()
+    assert lines[0] == "run,question,round,label,response_sha256"
+    assert [line.rsplit(",", 1)[0] for line in lines[1:3]] == ["my-model_v1,1,0,0", "my-model_v1,2,0,60"]
+    run = tmp_path / "repo" / "submissions" / "toy-open" / "my-model_v1" / "predictions.jsonl"
+    responses = [json.loads(line)["response"] for line in run.read_text().splitlines()]
+    assert [line.rsplit(",", 1)[1] for line in lines[1:3]] == [response_sha256(r) for r in responses[:2]]
     benchmark, _ = load_imported(tmp_path / "repo", "toy-open")
     assert [g.name for g in benchmark.answer_key] == ["human", "rules"]
     assert load_labels(tmp_path / "repo", "toy-open").score.tolist() == [0.0, 60.0] * 4

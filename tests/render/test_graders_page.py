@@ -15,7 +15,7 @@ from dualboard.grading import grade_benchmark
 from dualboard.grading.exact import ExactGrader
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.verdict import Verdict
-from dualboard.intake.human_labels import parse_human_labels
+from dualboard.intake.human_labels import parse_human_labels, response_sha256
 from dualboard.intake.models import GraderSpec
 from dualboard.render.graders_page import (
     answer_key_choice,
@@ -68,7 +68,7 @@ def page(tmp_path_factory) -> tuple[str, BenchmarkResults]:
         }
         for i, q in enumerate(IDS)
     ]
-    bench = make_benchmark(questions, answer_key=(GraderSpec("human"), GraderSpec("rules"), GraderSpec("exact")))
+    bench = make_benchmark(questions, answer_key=(GraderSpec("rules"), GraderSpec("exact"), GraderSpec("human")))
     runs = [
         make_run(
             r,
@@ -82,7 +82,13 @@ def page(tmp_path_factory) -> tuple[str, BenchmarkResults]:
     ]
     labels = parse_human_labels(
         pd.DataFrame(
-            {"run": np.repeat(["a", "b"], 10), "question": LABELLED * 2, "round": 0, "label": HUMAN["a"] + HUMAN["b"]}
+            {
+                "run": np.repeat(["a", "b"], 10),
+                "question": LABELLED * 2,
+                "round": 0,
+                "label": HUMAN["a"] + HUMAN["b"],
+                "response_sha256": response_sha256("x"),
+            }
         )
     )
     graded = grade_benchmark(bench, runs, human_labels=labels)
@@ -114,7 +120,7 @@ def test_answer_key_column_names_the_chosen_grader_and_its_kappa(page):
     text = _text(content)
     assert f"Answer-key column: exact, chosen by κ = {_kappa(EXACT):.2f} [" in text
     assert "against 20 human-labelled answers (20 of 24 answers carry a label)" in text
-    assert "at least 80% of all answers" in text
+    assert "at least 80% of the labelled answers" in text
 
 
 def test_every_grader_is_read_against_people_overall_by_model_and_by_category(page):
@@ -175,17 +181,19 @@ def _choice(graders: list[str], scores: dict[str, list[float | None]], chosen: s
     return answer_key_choice(scored, verdicts, agreement if agreement is not None else pd.DataFrame())
 
 
-def test_choice_sentence_when_people_marked_everything():
+def test_choice_sentence_when_people_are_the_grading():
     text = _choice(["human", "rules"], {"human": [100.0, 0.0], "rules": [100.0, 100.0]}, "human")
-    assert text == "Answer-key column: human (people marked all 2 answers)."
+    assert text.startswith("Answer-key column: human, listed first by the benchmark: people's labels (2 of 2 answers")
+
+
+def test_choice_sentence_when_people_are_the_grading_and_labels_are_missing():
+    text = _choice(["human", "rules"], {"human": [100.0, None, None], "rules": [100.0, None, None]}, "human")
+    assert "(1 of 3 answers carry one). A run with an answer nobody labelled awaits labels" in text
 
 
 def test_choice_sentence_when_no_grader_qualifies():
-    text = _choice(["human", "rules"], {"human": [100.0, None, None], "rules": [100.0, None, None]}, "human")
-    assert text.startswith(
-        "Answer-key column: human, the first answer-key grader the benchmark lists "
-        "(the answers without a label have no answer-key verdict): no grader qualifies"
-    )
+    text = _choice(["rules", "human"], {"human": [100.0, None, None], "rules": [None, 100.0, None]}, "rules")
+    assert text.startswith("Answer-key column: rules, the first answer-key grader the benchmark lists: no grader")
     assert text.endswith("1 of 3 answers carry a human label.")
 
 

@@ -38,7 +38,7 @@ def test_committed_labels_are_the_demo_seed_output(tmp_path: Path) -> None:
 def test_labels_cover_every_answer_of_the_labelled_runs() -> None:
     runs = load_labelled_runs(MODELS)
     labels = pd.read_csv(DEMO / "human_labels.csv")
-    assert list(labels.columns) == ["run", "question", "round", "label"]
+    assert list(labels.columns) == ["run", "question", "round", "label", "response_sha256"]
     assert tuple(labels["run"].unique()) == runs and len(runs) == 2
     assert set(labels["label"]) <= {0, 1}
     assert len(load_human_labels(DEMO / "human_labels.csv")) == len(labels)

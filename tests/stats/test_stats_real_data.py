@@ -191,8 +191,12 @@ def test_answer_key_coverage_and_agreement_per_release(imported_tables):
 
 
 def _synthetic_gaps(scored: pd.DataFrame) -> pd.DataFrame:
-    """Remove answer-key verdicts: a third of the first run's questions, every 10th answer of the rest."""
-    scored = scored.copy()
+    """Remove answer-key verdicts: a third of the first run's questions, every 10th answer of the rest.
+
+    The gaps are an automatic grader's no-verdicts: where people grade, a missing label makes the run await
+    labels instead (tests/hostile/test_label_grading.py).
+    """
+    scored = scored.assign(answer_key_grader="rules")
     q = pd.Series(pd.factorize(scored["question_id"], sort=True)[0], index=scored.index)
     first = scored["run_id"] == scored["run_id"].min()
     gap = (first & (q % 3 == 0)) | (~first & ((q + scored["round"]) % 10 == 0))

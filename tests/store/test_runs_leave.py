@@ -18,7 +18,7 @@ from dualboard.intake.benchmark import load_benchmarks
 from dualboard.store import LocalStore
 from dualboard.store.base import Removal, RunNotStoredError, read_removals
 from dualboard.store.hub import HubStore
-from tests.conftest import GIT_ENV, REPO, git_repository, tree_bytes, write_run
+from tests.conftest import GIT_ENV, LABELS_HEADER, REPO, git_repository, tiny_label, tree_bytes, write_run
 from tests.store.conftest import TOKEN, make_hub_store
 
 HUB_REPO = "dualboard/tiny-store"
@@ -48,10 +48,8 @@ def _today() -> str:
 
 def _with_labels(root: Path) -> None:
     """Human labels for run-a and run-b (the labels stay in the file after run-b leaves)."""
-    rows = ["run,question,round,label"] + [
-        f"{r},{q},0,{label}" for r in ("run-a", "run-b") for q, label in (("q1", "pass"), ("q3", "fail"))
-    ]
-    (root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_text("\n".join(rows) + "\n", "utf-8")
+    rows = [tiny_label(r, q, label) for r in ("run-a", "run-b") for q, label in (("q1", "pass"), ("q3", "fail"))]
+    (root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_text(LABELS_HEADER + "".join(rows), "utf-8")
 
 
 def test_a_deleted_run_leaves_on_the_next_build_and_the_changelog_says_so(tiny_root):
