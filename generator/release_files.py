@@ -32,10 +32,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+import pandas as pd
 
 from dualboard import scored_files
 from dualboard.errors import DualboardError
@@ -221,3 +224,33 @@ def _files(folder: Path) -> dict[str, tuple[int, str]]:
         out[name] = (path.stat().st_size if path.is_file() else 0, digest)
     out[CHECKSUMS] = (len(text), hashlib.sha256(text).hexdigest())
     return out
+
+
+def run_standings(models: pd.DataFrame) -> dict[str, dict[str, dict[str, float | int | None]]]:
+    """Each run's rank, simultaneous rank interval and score (to one decimal, as shown) under both gradings
+    (models.csv): the changelog lists every rank and every score that moves."""
+    out = {}
+    for row in models.to_dict("records"):
+        out[row["run_id"]] = {
+            g: {
+                "rank": _int(row[f"rank_{g}"]),
+                "low": _int(row.get(f"rank_ci_low_{g}")),
+                "high": _int(row.get(f"rank_ci_high_{g}")),
+                "score": _rounded(row.get(f"{g}_mean")),
+            }
+            for g in ("traditional", "answer_key")
+        }
+    return out
+
+
+def _rounded(value: Any) -> float | None:
+    """A score as the site shows it (one decimal); None when the run has none."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return round(float(value), 1)
+
+
+def _int(value: Any) -> int | None:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return int(value)

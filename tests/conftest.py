@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -109,6 +110,15 @@ def tiny_predictions() -> list[dict]:
         {"question_id": "q2", "round": 0, "response": 'Paris is the capital.\n{"ANSWER": "B"}'},
         {"question_id": "q3", "round": 0, "response": "Final answer: Atlantic", "recorded": {"judge": 40}},
     ]
+
+
+def copy_run(source: Path, dest: Path) -> Path:
+    """Copy the run folder ``source`` to ``dest`` as another model's run (named after ``dest``): two runs of one
+    model name must state distinct revisions, and a copy is a newcomer, not a rerun."""
+    shutil.copytree(source, dest)
+    metadata = yaml.safe_load((dest / "metadata.yaml").read_text("utf-8"))
+    (dest / "metadata.yaml").write_text(yaml.safe_dump({**metadata, "model": dest.name}), "utf-8")
+    return dest
 
 
 def write_run(

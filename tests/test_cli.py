@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from dualboard.cli import EXIT_INVALID, main
-from tests.conftest import write_run
+from tests.conftest import tiny_metadata, write_run
 
 STORE_COMMANDS = {
     "build": ["--no-progress"],
@@ -46,7 +46,8 @@ def test_every_command_reports_a_library_error_as_a_message(tiny_root: Path, com
 def test_findings_are_relative_and_cannot_drive_the_terminal(tiny_root: Path) -> None:
     """A submitter names a run folder with a carriage return, a colour code and a line break."""
     shutil.rmtree(tiny_root / "submissions" / "tiny" / "run-a")
-    write_run(tiny_root, "run\rok\x1b[31m\nforged")
+    # the folder name alone is wrong: the run's model revision is a plain one
+    write_run(tiny_root, "run\rok\x1b[31m\nforged", metadata={**tiny_metadata(), "model_revision": "r1"})
     proc = subprocess.run(
         [sys.executable, "-m", "dualboard", "build", "--no-progress", "--root", str(tiny_root)],
         capture_output=True,

@@ -189,5 +189,5 @@ def answer_key_values(
     else:
         chosen = choice.rows(verdicts)[[*ANSWER_SLOT[1:], "score", "verdict_parse"]]
         filled = answers[list(ANSWER_SLOT[1:])].merge(chosen, on=list(ANSWER_SLOT[1:]), how="left")
-        score, parse = filled.score.to_numpy(float), filled.verdict_parse.fillna("none").to_numpy(object)
+        score, parse = filled.score.to_numpy(float), filled.verdict_parse.astype(object).fillna("none").to_numpy(object)
     return np.where(answers["unanswered"].to_numpy(bool), 0.0, score), parse

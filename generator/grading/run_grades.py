@@ -176,12 +176,14 @@ def _collect_answers(benchmark: Benchmark, run: Run) -> list[_Answer]:
     return sorted(answers, key=lambda a: (order[a.question["id"]], a.round))
 
 
-def _traditional_assignments(benchmark: Benchmark, answers: Sequence[_Answer]) -> list[_Assignment]:
-    """Give each answer the traditional grader chosen for its question type."""
+def _traditional_assignments(
+    benchmark: Benchmark, answers: Sequence[_Answer], positions: Sequence[int]
+) -> list[_Assignment]:
+    """Give each answer at ``positions`` the traditional grader chosen for its question type."""
     graders: dict[str, Grader] = {}
     by_hash: dict[str, tuple[Grader, list[int]]] = {}
-    for position, answer in enumerate(answers):
-        kind = answer.question.get("type", "open")
+    for position in positions:
+        kind = answers[position].question.get("type", "open")
         if kind not in graders:
             spec = benchmark.traditional.get(kind) or benchmark.traditional.get(ALL_TYPES)
             if spec is None:
@@ -209,7 +211,7 @@ def plan_run(benchmark: Benchmark, run: Run, labels: LabelRecords) -> RunPlan:
     given = [i for i, a in enumerate(answers) if not a.unanswered]
     everyone = tuple(given)
     labelled = tuple(i for i in given if plan.slot(answers[i]) in plan.applied)
-    assignments = _traditional_assignments(benchmark, answers)
+    assignments = _traditional_assignments(benchmark, answers, everyone)
     for spec in benchmark.answer_key:
         grader = get_grader(spec)
         human = isinstance(grader, HumanGrader)

@@ -68,10 +68,11 @@ class Benchmark:
 
     def question(self, question_id: str) -> dict[str, Any]:
         """Return the question with this id (KeyError if absent)."""
-        return self._by_id[question_id]
+        return self.questions_by_id[question_id]
 
     @property
-    def _by_id(self) -> dict[str, dict[str, Any]]:
+    def questions_by_id(self) -> dict[str, dict[str, Any]]:
+        """The questions keyed by id (built once per benchmark)."""
         cached = self.__dict__.get("_by_id_cache")
         if cached is None:
             cached = {q["id"]: q for q in self.questions}

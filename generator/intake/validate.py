@@ -1145,7 +1145,7 @@ class _AnswerRules:
     check compares it with questions × rounds instead of building the million pairs expected."""
 
     def __post_init__(self) -> None:
-        self.known = None if self.benchmark is None else self.benchmark._by_id
+        self.known = None if self.benchmark is None else self.benchmark.questions_by_id
 
     def take_all(self, lines: list[Prediction]) -> bool:
         """Whether no line of a whole file has a finding here; if so, count them all as :meth:`findings` would.
@@ -1275,10 +1275,10 @@ def _coverage_findings(
         return []  # nothing readable to compare: the findings about the file say what to fix first
     asked = benchmark.asked_ids(metadata)
     expected = len(asked) * rounds
-    older = len(asked) < len(benchmark._by_id)
+    older = len(asked) < len(benchmark.questions_by_id)
     if answers.covered == expected and not older:
         return []
-    chosen = sorted({q for q, _ in answers.answered} & (benchmark._by_id.keys() - set(asked)))
+    chosen = sorted({q for q, _ in answers.answered} & (benchmark.questions_by_id.keys() - set(asked)))
     missing = sorted(set(product(asked, range(rounds))) - answers.answered)
     return _added_findings(path, chosen, metadata) + _missing_findings(path, answers, benchmark, missing, expected)
 

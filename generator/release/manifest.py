@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from dualboard import __version__
+from dualboard.release_files import run_standings
 from dualboard.store.base import Removal
 
 FORMAT_VERSION = 2
@@ -58,36 +58,6 @@ def graders(verdicts: pd.DataFrame) -> list[dict[str, str]]:
     ]
 
 
-def ranks(models: pd.DataFrame) -> dict[str, dict[str, dict[str, float | int | None]]]:
-    """Each run's rank, simultaneous rank interval and score (to one decimal, as shown) under both gradings
-    (models.csv): the changelog lists every rank and every score that moves."""
-    out = {}
-    for row in models.to_dict("records"):
-        out[row["run_id"]] = {
-            g: {
-                "rank": _int(row[f"rank_{g}"]),
-                "low": _int(row.get(f"rank_ci_low_{g}")),
-                "high": _int(row.get(f"rank_ci_high_{g}")),
-                "score": _rounded(row.get(f"{g}_mean")),
-            }
-            for g in ("traditional", "answer_key")
-        }
-    return out
-
-
-def _rounded(value: Any) -> float | None:
-    """A score as the site shows it (one decimal); None when the run has none."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return None
-    return round(float(value), 1)
-
-
-def _int(value: Any) -> int | None:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return None
-    return int(value)
-
-
 def benchmark_entry(
     benchmark_dir: Path, run_dirs: list[Path], models: pd.DataFrame, verdicts: pd.DataFrame, version: str
 ) -> dict[str, Any]:
@@ -101,7 +71,7 @@ def benchmark_entry(
             for d in sorted(run_dirs)
         },
         "graders": graders(verdicts),
-        "ranks": ranks(models),
+        "ranks": run_standings(models),
     }
 
 

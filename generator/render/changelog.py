@@ -17,8 +17,7 @@ from typing import Any
 import pandas as pd
 
 from dualboard.names import is_run_name
-from dualboard.release.manifest import ranks as ranks_of
-from dualboard.release_files import ReleaseRecord
+from dualboard.release_files import ReleaseRecord, run_standings
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, table
 from dualboard.render.pages import Page, front_matter
@@ -120,7 +119,7 @@ def with_scores(record: ReleaseRecord) -> dict[str, Any]:
         table = record.folder_bytes(f"stats/{bench}/models.csv")
         if table is None or all("score" in grading for run in ranks.values() for grading in run.values()):
             continue
-        scored = ranks_of(pd.read_csv(io.BytesIO(table), keep_default_na=False, na_values=[""]))
+        scored = run_standings(pd.read_csv(io.BytesIO(table), keep_default_na=False, na_values=[""]))
         for run_id, gradings in ranks.items():
             for grading, entry in gradings.items():
                 entry.setdefault("score", scored.get(run_id, {}).get(grading, {}).get("score"))

@@ -27,6 +27,7 @@ from dualboard.project import Project
 from dualboard.safe_read import UnsafeFileError
 from dualboard.scored_files import ANSWERS, TABLES, VERDICTS, read_table, typed, write_scored
 from dualboard.store import LocalStore
+from tests.conftest import copy_run
 
 DEMO_RUNS = 7
 
@@ -68,7 +69,7 @@ def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(d
     assert f"(0 of {DEMO_RUNS} runs graded again)" in again.line
     assert _fragments(project) == kept
 
-    shutil.copytree(project.submissions_dir / "demo" / "fjord-3b", project.submissions_dir / "demo" / "newcomer-1b")
+    copy_run(project.submissions_dir / "demo" / "fjord-3b", project.submissions_dir / "demo" / "newcomer-1b")
     pipeline.ingest(project, store, today="2026-01-01")
     added = pipeline.grade(project, store, progress=False, jobs=1)
     assert f"(1 of {DEMO_RUNS + 1} runs graded again)" in added.line

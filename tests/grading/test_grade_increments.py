@@ -31,6 +31,7 @@ from dualboard.grading.verdict import Verdict
 from dualboard.grading.verdict_keys import VERDICT_KEYS_DIR
 from dualboard.store import LocalStore
 from dualboard.store.verdicts import part_files, read_parts
+from tests.conftest import copy_run
 from tests.grading.test_screened_readers import HOSTILE
 from tests.importers.import_fixtures import OPEN_RELEASE, real_data
 
@@ -73,7 +74,7 @@ def _steps(root: Path, benchmark: str, tmp_path: Path, labels: Path | None) -> N
     _grade(root)
     _assert_as_from_nothing(root, tmp_path, "first")
 
-    shutil.copytree(first, runs / "newcomer")
+    copy_run(first, runs / "newcomer")
     _ingest(root)
     assert "(1 of" in _grade(root)
     _assert_as_from_nothing(root, tmp_path, "added")

@@ -171,7 +171,8 @@ def test_the_home_page_never_names_a_run_awaiting_labels_leader(tmp_path: Path) 
     """A newcomer with delta-mind-34b's answers, people passing every answer they labelled but one left: ranked
     on its labelled answers it would lead with 100; it awaits labels, and the leaderboard says so."""
     benchmark, runs, labels = demo()
-    copy = dataclasses.replace(run_named(runs, "delta-mind-34b"), run_id=NEWCOMER)
+    original = run_named(runs, "delta-mind-34b")
+    copy = dataclasses.replace(original, run_id=NEWCOMER, metadata={**original.metadata, "model": NEWCOMER})
     theirs = labels[labels.run == "delta-mind-34b"].iloc[1:].assign(run=NEWCOMER, label="1")
     graded = grade_benchmark(benchmark, [*runs, copy], human_labels=parse_human_labels(pd.concat([labels, theirs])))
     write_tables(analyse(graded.scored, verdicts=graded.verdicts, n_boot=200), tmp_path)

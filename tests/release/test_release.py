@@ -20,8 +20,7 @@ from click.testing import CliRunner
 from dualboard import __version__
 from dualboard.cli import main
 from dualboard.csv_download import FORMULA_TRIGGERS
-from dualboard.release.manifest import ranks
-from dualboard.release_files import ReleaseRecord, load_releases
+from dualboard.release_files import ReleaseRecord, load_releases, run_standings
 from dualboard.render.changelog import changelog_page, compare, history
 from dualboard.stats.scores import GRADINGS
 
@@ -308,7 +307,7 @@ def test_the_manifest_records_each_score_as_shown():
     models = pd.DataFrame(
         [{"run_id": "x", **{c: v for g in GRADINGS for c, v in ((f"rank_{g}", 1), (f"{g}_mean", 67.54))}}]
     )
-    assert ranks(models)["x"]["answer_key"]["score"] == 67.5
+    assert run_standings(models)["x"]["answer_key"]["score"] == 67.5
 
 
 def test_a_release_made_before_manifests_held_scores_gives_them_from_its_models_table(tmp_path):

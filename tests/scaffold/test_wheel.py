@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from dualboard import REQUIREMENT, __version__
-from tests.conftest import REPO
+from tests.conftest import REPO, copy_run
 from tests.workflows.job_runner import load_steps, run_job
 from tests.workflows.test_release import RELEASE
 
@@ -190,7 +190,7 @@ def _open_pull_request(board: Path, run_id: str, predictions: bytes) -> dict[str
     _git(board, "checkout", "-q", "-f", "-B", "pull-request", "main")
     _git(board, "clean", "-q", "-fdx")
     [benchmark] = (board / "submissions").iterdir()
-    shutil.copytree(benchmark / "example-run", benchmark / run_id)
+    copy_run(benchmark / "example-run", benchmark / run_id)
     (benchmark / run_id / "predictions.jsonl").write_bytes(predictions)
     _git(board, "add", "-A")
     _git(board, "commit", "-q", "-m", f"add {run_id}")
