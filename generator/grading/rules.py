@@ -161,6 +161,21 @@ def _from_marked(marked: FinalAnswer) -> _Reading:
     return _Reading(marked.text, marked.method, "recovered", note)
 
 
+def _option_letters(answer: str, options: int) -> list[str]:
+    """The different option letters ``answer`` names when it is nothing but option letters ("C D A B"; not
+    "B. A good choice", where "A" is a word).
+
+    Examples
+    --------
+    >>> _option_letters("C D A B", 4), _option_letters("(B)", 4), _option_letters("B. A good choice", 4)
+    (['C', 'D', 'A', 'B'], ['B'], [])
+    """
+    tokens = "".join(ch if ch.isalnum() else " " for ch in answer).split()
+    if not tokens or any(token not in LETTERS[:options] for token in tokens):
+        return []
+    return list(dict.fromkeys(tokens))
+
+
 def _read_choice(response: str, question: dict[str, Any], prediction: dict[str, Any]) -> _Reading | Verdict:
     """Read a multiple-choice answer: its stated final answer, else the option it committed to."""
     shown = shown_options(question, prediction)
@@ -171,6 +186,12 @@ def _read_choice(response: str, question: dict[str, Any], prediction: dict[str, 
     stated = extract_marked_answer(response, markers=("final_answer",))
     if stated is not None:
         named = extract_choice(_final_answer_line(response), shown)
+        if len(letters := _option_letters(stated.text, len(shown))) > 1:
+            return Verdict(
+                0.0,
+                "none",
+                f"final answer {stated.text[:80]!r} names options {', '.join(letters)}: no committed answer, scored 0",
+            )
         if named.index is not None:
             option = shown[named.index]
             chosen = KeyTexts((option, LETTERS[named.index]), others=tuple(o for o in shown if o != option))

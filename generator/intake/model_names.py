@@ -5,14 +5,15 @@ show, so a pull request could borrow another run's standing by naming its model 
 ``аurora-lm-70b`` with a Cyrillic ``а``, ``delta\\u200b-mind-34b`` with a zero-width space, or a right-to-left
 override that makes the text display reversed. So:
 
-* names are compared by :func:`name_key` (NFKC, then case-folded): two that differ only in width, compatibility
-  forms or case are one name;
-* a name or revision may hold no control, format (zero-width, bidirectional) or unassigned character
-  (:func:`hidden_characters`);
+* names are compared by :func:`name_key` (NFKC, case-folded, white space collapsed): two that differ only in width,
+  compatibility forms, case or spacing are one name;
+* a name or revision may hold no control, format (zero-width, bidirectional), default-ignorable (such as the
+  Hangul filler) or unassigned character (:func:`hidden_characters`);
 * two runs of a benchmark may share a name only when both state distinct ``model_revision``\\ s, and the site then
   shows the name with the revision (:func:`shown_models`);
-* two different names whose Unicode TR39 skeletons are equal are look-alikes (:func:`skeleton`, ICU's
-  ``SpoofChecker``, which implements TR39): one of them is a finding.
+* two different names that share a Unicode TR39 skeleton, as written, lower- or upper-cased, are look-alikes
+  (:func:`skeletons`, ICU's ``SpoofChecker``, which implements TR39): one of them is a finding; so are two
+  revisions of a shared name that look alike.
 """
 
 from __future__ import annotations
@@ -37,14 +38,15 @@ line and paragraph separators: none shows as itself."""
 
 
 def name_key(name: str) -> str:
-    """The form two names are compared in: NFKC, case-folded (and NFKC again, as case folding may undo it).
+    """The form two names are compared in: NFKC, case-folded (and NFKC again, as case folding may undo it), its
+    white space collapsed (a trailing space does not make another name).
 
     Examples
     --------
-    >>> name_key("Aurora-LM-70B") == name_key("ａｕｒｏｒａ-lm-70b") == "aurora-lm-70b"
+    >>> name_key("Aurora-LM-70B") == name_key("ａｕｒｏｒａ-lm-70b") == name_key(" aurora-lm-70b ") == "aurora-lm-70b"
     True
     """
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold()).split())
 
 
 def hidden_characters(name: str) -> list[str]:
@@ -54,13 +56,14 @@ def hidden_characters(name: str) -> list[str]:
     --------
     >>> hidden_characters("delta\\u200b-mind-34b"), hidden_characters("\\u202eb07-ml-arorua")
     (['U+200B ZERO WIDTH SPACE'], ['U+202E RIGHT-TO-LEFT OVERRIDE'])
-    >>> hidden_characters("Modèle-7B")
-    []
+    >>> hidden_characters("aurora-lm-70b\u3164"), hidden_characters("Modèle-7B")
+    (['U+3164 HANGUL FILLER'], [])
     """
     return [
         f"U+{ord(ch):04X} {unicodedata.name(ch, 'unassigned')}"
         for ch in dict.fromkeys(name)
         if unicodedata.category(ch) in HIDDEN_CATEGORIES
+        or icu.Char.hasBinaryProperty(ch, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT)
     ]
 
 
@@ -69,17 +72,21 @@ def _checker() -> icu.SpoofChecker:
     return icu.SpoofChecker()
 
 
-def skeleton(name: str) -> str:
-    """The TR39 skeleton of ``name``'s :func:`name_key`: equal for names that look alike.
+def skeletons(name: str) -> frozenset[str]:
+    """The TR39 skeletons of ``name`` as written, lower- and upper-cased (white space collapsed): two names that
+    share one look alike. TR39 maps ``I`` and ``l`` together, and ``0`` and ``O``, but not ``o`` and ``O``, so one
+    case alone misses ``aurora-Im-70b`` or ``AURORA-LM-7OB``.
 
     Examples
     --------
-    >>> skeleton("aurora-lm-70b") == skeleton("\\u0430urora-lm-70b") == skeleton("AURORA-LM-70B")
-    True
-    >>> skeleton("delta-mind-34b") == skeleton("de1ta-mind-34b"), skeleton("gale-8x7b") == skeleton("gale-8x22b")
+    >>> real = skeletons("aurora-lm-70b")
+    >>> [bool(real & skeletons(n)) for n in ("\u0430urora-lm-70b", "aurora-Im-70b", "aurora-lm-7Ob", "AURORA-LM-7OB")]
+    [True, True, True, True]
+    >>> bool(skeletons("delta-mind-34b") & skeletons("de1ta-mind-34b")), bool(skeletons("gale-8x7b") & skeletons("gale-8x22b"))
     (True, False)
     """
-    return _checker().getSkeleton(0, name_key(name))
+    written = " ".join(unicodedata.normalize("NFKC", name).split())
+    return frozenset(_checker().getSkeleton(0, form) for form in (written, name_key(written), written.upper()))
 
 
 @dataclass(frozen=True)
@@ -125,9 +132,11 @@ def clash_findings(runs: list[NamedRun], new: Collection[Path]) -> list[Finding]
     """
     groups: dict[str, list[NamedRun]] = defaultdict(list)
     for run in sorted(runs, key=lambda r: r.run_id):
-        groups[skeleton(run.model)].append(run)  # the same name has the same skeleton: only these pairs can clash
+        for key in skeletons(run.model):  # the same name shares every skeleton: only these pairs can clash
+            groups[key].append(run)
+    pairs = dict.fromkeys(pair for group in groups.values() for pair in combinations(group, 2))
     findings = []
-    for a, b in (pair for group in groups.values() for pair in combinations(group, 2)):
+    for a, b in pairs:
         clash = _clash(a, b)
         at = [run for run in (a, b) if run.run_dir in new] or ([] if new else [a, b])
         for run in at if clash else ():
@@ -146,13 +155,13 @@ def clash_findings(runs: list[NamedRun], new: Collection[Path]) -> list[Finding]
 
 
 def _clash(a: NamedRun, b: NamedRun) -> tuple[str, str] | None:
-    """How two runs of one skeleton clash (problem, fix): the same name without distinct revisions, or look-alikes."""
+    """How two runs sharing a skeleton clash (problem, fix): the same name without distinct revisions (two
+    revisions that look alike are not distinct), or look-alikes."""
     if name_key(a.model) != name_key(b.model):
         return "looks like (the same Unicode TR39 skeleton as)", "name the model as it is published, in plain letters"
-    revisions = [name_key(r) if r else None for r in (a.revision, b.revision)]
-    if None in revisions or revisions[0] == revisions[1]:
+    if not (a.revision and b.revision) or skeletons(a.revision) & skeletons(b.revision):
         return (
-            "is the name, without two distinct model_revisions, of",
+            "is the name, without two distinct model_revisions (revisions that look alike are not distinct), of",
             "state model_revision in both runs' metadata.yaml, differing, or name a different model",
         )
     return None

@@ -94,6 +94,7 @@ VALUE_KINDS = (
     (re.compile("|".join(TEXT_SETTINGS)), "text"),
     (re.compile(r"site_url|repo_url|edit_uri|extra\.homepage|extra\.social\[\d+\]\.link|nav\b.*"), "link"),
     (re.compile(r"extra_css\[\d+\]|extra_javascript\[\d+\](\.path)?|theme\.(logo|favicon)"), "asset"),
+    (re.compile(r"markdown_extensions\[\d+\]\..*"), "option"),
     (
         re.compile(
             r"theme\.(features\[\d+\]|language|icon\..*|palette(\[\d+\])?\.(scheme|primary|accent|toggle\.icon))"
@@ -128,7 +129,7 @@ def _link_problem(value: str) -> str | None:
 
 
 def _asset_problem(value: str) -> str | None:
-    if _ASSET.fullmatch(value) is None:
+    if _ASSET.fullmatch(value) is None or ".." in value.split("/"):
         return "is not a path inside the site, and the site loads nothing from another origin"
     return None
 
@@ -145,11 +146,17 @@ def _plain_problem(value: str) -> str | None:
     return None
 
 
+def _option_problem(value: str) -> str | None:
+    """An extension option is plain text; one that starts like a link (wikilinks' ``base_url``) is a link too."""
+    return _plain_problem(value) or (_link_problem(value) if _SCHEME.match(value) else None)
+
+
 VALUE_RULES = {
     "link": (_link_problem, "write an https:// address or a path relative to the site"),
     "asset": (_asset_problem, "put the file under site_src/ and name its path, such as stylesheets/extra.css"),
     "name": (_name_problem, "write the theme's name for it, such as indigo or material/weather-night"),
     "plain": (_plain_problem, "write plain text"),
+    "option": (_option_problem, "write plain text, or an https:// address or relative path where it is a link"),
 }
 """How each kind of value is checked, and the fix a finding gives."""
 
@@ -278,12 +285,13 @@ def site_source_findings(root: Path) -> list[Finding]:
       ``extra.social`` links) must be http(s) or relative, with no quote, blank,
       angle bracket or character reference (``javascript:`` ran script). Assets
       (``extra_css``, ``extra_javascript``, ``theme.logo``, ``theme.favicon``)
-      must be paths inside the site: nothing loads from another origin. Theme
+      must be paths inside the site, with no ``..``: nothing loads from another origin. Theme
       names (palette colours, icons, features, language) must be names, and any
       other text must hold no markup. ``extra`` may set only ``social``,
       ``homepage`` and ``generator``; ``extra.social`` entries only ``icon``,
       ``link`` and ``name``; an extension's options only plain values or lists
-      of them.
+      of them, and one that starts like a link (wikilinks' ``base_url``) is a
+      link.
     * Everything else is refused, notably ``hooks`` and ``plugins`` (Python
       run at build time), ``INHERIT`` (reads another file, possibly outside
       the folder), ``docs_dir``/``site_dir`` (the render owns the folders),

@@ -48,6 +48,8 @@ def grade(question: dict, final: str):
         (KEY_36, "maybe 36"),
         (QUESTIONS["demo-001"], "96 or 102 or 112 or 106"),  # every option
         (QUESTIONS["demo-001"], "B or A"),
+        (QUESTIONS["demo-001"], "C D A B"),  # every letter, no joining word
+        (QUESTIONS["demo-001"], "B A"),
         (QUESTIONS["demo-006"], "1024 is tempting, but it is 512"),
         (QUESTIONS["demo-024"], "carbon dioxide or oxygen"),
         (QUESTIONS["demo-024"], "not carbon dioxide but oxygen"),
@@ -68,6 +70,7 @@ def test_a_hedged_final_answer_fails_and_says_why(question: dict, final: str) ->
         (KEY_36, "thirty-six"),
         (QUESTIONS["demo-001"], "B"),
         (QUESTIONS["demo-001"], "(B) 102"),
+        (QUESTIONS["demo-001"], "B. A multiple of 17."),
         (QUESTIONS["demo-006"], "1,024"),
         (QUESTIONS["demo-024"], "Carbon dioxide (CO2)."),
     ],

@@ -72,6 +72,12 @@ IMPERSONATIONS = [
     ("aurora-lm-70b-same", "aurora-lm-70b", "aurora-lm-70b@sim-2026-01", "without two distinct model_revisions"),
     ("aurora-cyrillic", "\u0430urora-lm-70b", None, "looks like (the same Unicode TR39 skeleton as) 'aurora-lm-70b'"),
     ("delta-digit", "de1ta-mind-34b", None, "looks like (the same Unicode TR39 skeleton as) 'delta-mind-34b'"),
+    # found by an attacker's walk after the first fix: a trailing space, capitals that TR39 maps only uncased,
+    # a revision that looks like the other run's
+    ("aurora-space", "aurora-lm-70b ", None, "is the name, without two distinct model_revisions"),
+    ("aurora-capital-i", "aurora-Im-70b", None, "looks like (the same Unicode TR39 skeleton as) 'aurora-lm-70b'"),
+    ("aurora-capital-o", "AURORA-LM-7OB", None, "looks like (the same Unicode TR39 skeleton as) 'aurora-lm-70b'"),
+    ("aurora-same-look", "aurora-lm-70b", "aurora-Im-70b@sim-2026-0l", "without two distinct model_revisions"),
 ]
 
 
@@ -95,6 +101,7 @@ def test_a_run_named_like_a_board_run_is_a_finding_at_the_new_run(
         ("\u202eb43-dnim-atled", "U+202E RIGHT-TO-LEFT OVERRIDE"),
         ("delta-mind-34b\u2066", "U+2066 LEFT-TO-RIGHT ISOLATE"),
         ("delta\x7f-mind", "U+007F"),
+        ("delta-mind-34b\u3164", "U+3164 HANGUL FILLER"),  # a letter (Lo) that shows as nothing
     ],
 )
 def test_hidden_characters_in_a_model_name_are_a_finding(tmp_path: Path, model: str, hidden: str) -> None:

@@ -173,6 +173,13 @@ SCRIPT_CONFIGS = [
     ("theme:\n  favicon: 'data:image/svg+xml,<svg onload=alert(1)>'\n", "theme.favicon", "another origin"),
     ("theme:\n  palette:\n    primary: 'indigo\" onmouseover=\"alert(1)'\n", "theme.palette.primary", "not a name"),
     ("theme:\n  icon:\n    logo: ../../../../etc/passwd\n", "theme.icon.logo", "is not a name"),
+    ("theme:\n  logo: images/../../../../etc/hostname\n", "theme.logo", "not a path inside the site"),
+    ("extra_javascript:\n  - javascripts/../../etc/passwd\n", "extra_javascript[0]", "not a path inside the site"),
+    (
+        "markdown_extensions:\n  - wikilinks:\n      base_url: 'javascript:alert(document.domain)//'\n",
+        "markdown_extensions[0].wikilinks.base_url",
+        "is a javascript: link",
+    ),
     ("extra:\n  analytics:\n    provider: google\n    property: G-X\n", "extra.analytics", "loads a tracker"),
     ("extra:\n  consent:\n    description: <img src=x onerror=alert(1)>\n", "extra.consent", "as HTML"),
     ("extra:\n  social:\n    - link: https://x.org\n      onclick: alert(1)\n", "extra.social[0].onclick", "set"),
