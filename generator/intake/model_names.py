@@ -82,8 +82,9 @@ def skeletons(name: str) -> frozenset[str]:
     >>> real = skeletons("aurora-lm-70b")
     >>> [bool(real & skeletons(n)) for n in ("\u0430urora-lm-70b", "aurora-Im-70b", "aurora-lm-7Ob", "AURORA-LM-7OB")]
     [True, True, True, True]
-    >>> bool(skeletons("delta-mind-34b") & skeletons("de1ta-mind-34b")), bool(skeletons("gale-8x7b") & skeletons("gale-8x22b"))
-    (True, False)
+    >>> pairs = [("delta-mind-34b", "de1ta-mind-34b"), ("gale-8x7b", "gale-8x22b")]
+    >>> [bool(skeletons(a) & skeletons(b)) for a, b in pairs]
+    [True, False]
     """
     written = " ".join(unicodedata.normalize("NFKC", name).split())
     return frozenset(_checker().getSkeleton(0, form) for form in (written, name_key(written), written.upper()))
