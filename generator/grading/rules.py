@@ -2,7 +2,8 @@
 
 It judges only what it can read. A response it cannot read gets no verdict
 (score None, the reason in ``detail``), never a guess from its last line; a
-response that gives no answer at all is the model's failure and scores 0.
+response that gives no answer at all is the model's failure and scores 0, and
+so is one that names a number or short key nowhere (it cannot be right).
 What counts as readable is defined once, here: :data:`SHORT_MAX_WORDS`,
 :data:`SHORT_MAX_CHARS` and :func:`distinct_numbers`, printed for people as
 :data:`RULE`.
@@ -38,6 +39,9 @@ SHORT_MAX_WORDS = 20
 one line (once stripped) of at most this many words ..."""
 SHORT_MAX_CHARS = 200
 """... and at most this many characters (a single 100 KB "word" is not short)."""
+NAMED_KEY_WORDS = 4
+"""A key of at most this many words (or a number) is one every right answer names: a response that marks no final
+answer and names it nowhere fails, rather than getting no verdict."""
 
 RULE = (
     "rules judges only what it can read; otherwise it gives no verdict and says why. "
@@ -49,7 +53,9 @@ RULE = (
     "(digits, a fraction, or a number word up to twenty), compared within the key's tolerance; several "
     "different numbers get no verdict; "
     f"(3) a short response: one line of at most {SHORT_MAX_WORDS} words and {SHORT_MAX_CHARS} characters, "
-    "taken whole. Anything else, such as a long explanation without a marked final answer, gets no verdict. "
+    "taken whole. Anything else, such as a long explanation without a marked final answer, gets no verdict, "
+    f"unless the key is a number or at most {NAMED_KEY_WORDS} words and the response names it nowhere: then it "
+    "fails (0), whatever it says. "
     "The answer then passes (100) when it equals the key's answer or an alias, contains one as whole words, "
     "or matches one of the key's patterns (for a numeric key: the answer's first number, within tolerance), "
     "and it commits to that one answer; it fails (0) otherwise. A final answer that does not commit fails, its "
@@ -236,14 +242,35 @@ def _read_open(response: str, question: dict[str, Any]) -> _Reading | Verdict:
             "ok",
             f"the response's only number, {numbers[0]:g}, is {relation} {key[1]:g} of {key[0]:g}",
         )
+    if is_short(response) and len(numbers) <= 1:
+        return _Reading(response.strip(), "short response", "ok")
+    if _names_key_nowhere(response, question, numbers):
+        # Whatever it says, it is not the key: a fail, not "no verdict", which would let a run hedge away the
+        # questions it finds hardest ("17 in one place, 23 in another, so I leave it open").
+        return Verdict(0.0, "none", "no marked final answer, and the key is nowhere in the response: scored 0")
     if len(numbers) > 1:
         shown = ", ".join(f"{number:g}" for number in numbers[:5])
         return Verdict(
             None, "none", f"{len(numbers)} different numbers ({shown}) and no marked final answer: cannot judge"
         )
-    if is_short(response):
-        return _Reading(response.strip(), "short response", "ok")
     return Verdict(None, "none", f"no marked final answer in a {len(response.split())}-word response: cannot judge")
+
+
+def _names_key_nowhere(response: str, question: dict[str, Any], numbers: list[float]) -> bool:
+    """Whether an unmarked response never names a key that a right answer must name: a numeric key (no number
+    within tolerance), or a short one (:data:`NAMED_KEY_WORDS`: its answer, aliases and patterns nowhere).
+
+    A longer key, such as a reference sentence, is paraphrased by right answers: not naming it proves nothing.
+    """
+    key = numeric_key(question)
+    if key is not None:
+        named = any(number_within(number, *key) for number in numbers)
+    elif max((len(text.split()) for text in key_texts(question)), default=0) <= NAMED_KEY_WORDS:
+        # a key written as a word ("Four") is named by its digits too
+        named = bool({n for text in key_texts(question) for n in find_numbers(text)} & set(find_numbers(response)))
+    else:
+        return False
+    return not (named or text_contains(response, question) or pattern_matches(response, question))
 
 
 @dataclass(frozen=True)
@@ -270,8 +297,10 @@ class RulesGrader(Grader):
     100.0
     >>> RulesGrader().grade(q, {"response": "Final answer: Paris or Lyon"}).score
     0.0
-    >>> RulesGrader().grade(q, {"response": "It is a long story. " * 20}).score is None
+    >>> RulesGrader().grade(q, {"response": "It is a long story about Paris. " * 20}).score is None
     True
+    >>> RulesGrader().grade(q, {"response": "It is a long story. " * 20}).detail
+    'no marked final answer, and the key is nowhere in the response: scored 0'
     """
 
     name: ClassVar[str] = "rules"

@@ -203,10 +203,16 @@ PROSE_WORDS = st.sampled_from(
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(st.lists(PROSE_WORDS, min_size=1, max_size=15).map(" ".join), min_size=2, max_size=6))
 def test_rules_never_guesses_from_unmarked_prose(open_question: dict, lines: list[str]) -> None:
-    """For every unmarked answer of several lines, whatever its last line says, rules gives no verdict."""
-    verdict = RulesGrader().grade(open_question, {"response": "\n".join(lines)})
-    assert (verdict.score, verdict.verdict_parse) == (None, "none"), verdict.detail
-    assert verdict.detail.endswith("cannot judge")
+    """For every unmarked answer of several lines, whatever its last line says, rules gives no verdict; unless it
+    never names the (one-word) key, which it then cannot have given: a fail."""
+    response = "\n".join(lines)
+    verdict = RulesGrader().grade(open_question, {"response": response})
+    if "Paris" in response.split():
+        assert (verdict.score, verdict.verdict_parse) == (None, "none"), verdict.detail
+        assert verdict.detail.endswith("cannot judge")
+    else:
+        assert (verdict.score, verdict.verdict_parse) == (0.0, "none"), verdict.detail
+        assert "the key is nowhere in the response" in verdict.detail
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

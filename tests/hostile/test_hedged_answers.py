@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dualboard.grading import grade_benchmark
-from dualboard.grading.rules import RulesGrader
+from dualboard.grading.rules import NAMED_KEY_WORDS, RulesGrader
 from dualboard.intake.models import Run
 from dualboard.intake.validate import find_run_dirs, load_benchmarks, load_runs
 from dualboard.pipeline import human_labels
@@ -134,3 +134,39 @@ def test_a_key_blind_run_scores_nothing_on_what_it_hedged() -> None:
         f"rank {models.rank_answer_key['key-blind']:g}"
     )
     assert models.rank_answer_key["key-blind"] == len(models)
+
+
+HEDGE = "It is hard to say; my working gives 17 in one place and 23 in another, so I leave it open."
+"""An unmarked answer that names no key: no verdict once, which left the answer out of the run's mean."""
+
+
+def _named_key(question: dict) -> bool:
+    """A key every right answer names: a number, or at most NAMED_KEY_WORDS words (a longer one is paraphrased,
+    and an unmarked answer to it still gets no verdict)."""
+    key = question["answer_key"]
+    texts = [key["answer"], *key.get("aliases", [])]
+    return bool(key.get("numeric")) or max(len(text.split()) for text in texts) <= NAMED_KEY_WORDS
+
+
+def test_a_run_cannot_hedge_its_failed_answers_into_no_verdict() -> None:
+    """fjord-3b again, its open answers that rules failed replaced by the unmarked hedge. Before, each got no
+    verdict and dropped out of the mean: 40.3 → 55.4 under answer-key grading, rank 6 → 4, 0 findings (found by
+    an attacker's walk after the commitment rule). Now each fails where the key is a number or a few words: the
+    key is nowhere in it."""
+    benchmarks = load_benchmarks(REPO / "data")
+    runs = load_runs(find_run_dirs([REPO / "submissions" / "demo"]), benchmarks)
+    fjord = next(run for run in runs if run.run_id == "fjord-3b")
+    graded = grade_benchmark(benchmarks["demo"], [fjord]).scored.set_index(["question_id", "round"])
+    named = {q for q, question in QUESTIONS.items() if question["type"] == "open" and _named_key(question)}
+    failed = {slot for slot, row in graded.iterrows() if row.answer_key == 0 and slot[0] in named}
+    assert len(failed) > 10
+    hedged = tuple(
+        {**p, "response": HEDGE} if (p["question_id"], p["round"]) in failed else p for p in fjord.predictions
+    )
+    copy = Run("demo", "fjord-3b-hedged", {**fjord.metadata, "model": "fjord-3b-hedged"}, hedged)
+    scored = grade_benchmark(benchmarks["demo"], [*runs, copy], human_labels=human_labels(benchmarks["demo"])).scored
+    mine = scored[(scored.run_id == copy.run_id) & scored.set_index(["question_id", "round"]).index.isin(failed)]
+    assert (mine.answer_key == 0).all(), mine[mine.answer_key != 0].head()
+    models = analyse(scored, n_boot=200).models.set_index("run_id")
+    assert models.answer_key_mean[copy.run_id] <= models.answer_key_mean["fjord-3b"]
+    assert models.rank_answer_key[copy.run_id] >= models.rank_answer_key["fjord-3b"]

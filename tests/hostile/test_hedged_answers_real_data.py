@@ -42,7 +42,9 @@ def test_no_verdict_moves_on_the_real_releases(release, monkeypatch) -> None:
     ]
     assert moved == []
     agreed = sum(v.score is not None and (v.score >= 50) == (m >= 50) for (_, _, m), v in zip(answers, now))
-    assert agreed == {OPEN_RELEASE: 30, MC_RELEASE: 3899}[name]  # as under rules version 4
+    # rules version 4 agreed on 30 of the paper's answers: the 13 more are unmarked answers that name the key
+    # nowhere, which got no verdict and now fail, as the paper's human marks do
+    assert agreed == {OPEN_RELEASE: 43, MC_RELEASE: 3899}[name]
     assert sum(v.score == 100 for v in now) > 0
 
 
