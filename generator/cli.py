@@ -298,13 +298,15 @@ def validate(
 
 
 def _echo_report(report: ValidationReport) -> None:
-    for finding in report.findings:
-        click.echo(_printable(str(finding)))
+    for finding in report.findings:  # a warning says so: it is reported and accepted, unlike the problems
+        click.echo(("warning: " if finding.severity == "warning" else "") + _printable(str(finding)))
     answers = sum(len(r.predictions) for r in report.runs)
+    warnings = len(report.findings) - len(report.errors)
+    also = f" ({warnings} warning(s), accepted)" if warnings else ""
     if report.ok:
-        click.echo(f"valid: {len(report.runs)} runs, {answers} answers")
+        click.echo(f"valid: {len(report.runs)} runs, {answers} answers{also}")
     else:
-        click.echo(f"invalid: {len(report.errors)} problem(s) — fix them and validate again; nothing was changed")
+        click.echo(f"invalid: {len(report.errors)} problem(s){also} — fix them and validate again; nothing was changed")
 
 
 def _printable(text: str) -> str:
