@@ -80,8 +80,9 @@ def test_git_attributes_anywhere_under_submissions_are_errors(tmp_path):
     _commit(root)
     done, doc = preview(root, "--base", "HEAD~1")
     assert done.returncode == 1, done.stdout + done.stderr
-    flagged = {file for file, field in _errors(doc) if field == "path"}
-    assert flagged == {
+    flagged = [file for file, field in _errors(doc) if field == "path"]
+    assert len(flagged) == len(set(flagged)), "each git file is named once"
+    assert set(flagged) == {
         "submissions/.gitattributes",
         "submissions/demo/.gitignore",
         f"submissions/demo/{NEW}/.gitattributes",
@@ -115,8 +116,9 @@ def test_files_outside_new_run_folders_fail_unless_the_base_allows_them(tmp_path
     _commit(root)
     done, doc = preview(root, "--base", "HEAD~1")
     assert done.returncode == 1, done.stdout + done.stderr
-    flagged = {file for file, field in _errors(doc) if field == "path"}
-    assert flagged == {*planted, "dualboard.yaml"}, flagged
+    flagged = [file for file, field in _errors(doc) if field == "path"]
+    assert len(flagged) == len(set(flagged)), "each git file is named once"
+    assert set(flagged) == {*planted, "dualboard.yaml"}, flagged
     assert "docs/notes.md" not in json.dumps(doc["validation"])
 
 
