@@ -31,7 +31,10 @@ OWN_PUBLISH = (
         """      # `dualboard init` pinned the exact Dualboard that scaffolded the repository
       # (never code from the checkout, which a pull request can change).
       - name: Install Dualboard
-        run: python -P -m pip install "@@REQUIREMENT@@"
+        run: |
+          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
+          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
+          python -P -m pip install "@@REQUIREMENT@@"
 """,
         """      # Dualboard's own repository builds its wheel here, in the job with no
       # secret, and hands it to the publish job (`dualboard init` pins a release
@@ -39,6 +42,8 @@ OWN_PUBLISH = (
       - name: Build and install Dualboard
         run: |
           python -P -m pip wheel --no-deps --wheel-dir "$RUNNER_TEMP/dist" .
+          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
+          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
           python -P -m pip install "$RUNNER_TEMP"/dist/dualboard-*.whl
 """,
     ),
@@ -51,10 +56,16 @@ OWN_PUBLISH = (
     ),
     (
         """      - name: Install Dualboard (the pinned release, never a file of the artifact)
-        run: python -P -m pip install "@@REQUIREMENT@@"
+        run: |
+          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
+          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
+          python -P -m pip install "@@REQUIREMENT@@"
 """,
         """      - name: Install Dualboard (the wheel the build job made from this repository)
-        run: python -P -m pip install "$RUNNER_TEMP"/staged/dualboard-*.whl
+        run: |
+          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
+          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
+          python -P -m pip install "$RUNNER_TEMP"/staged/dualboard-*.whl
 """,
     ),
 )
