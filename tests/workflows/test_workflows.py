@@ -26,25 +26,27 @@ GITHUB_DIRS = [REPO / ".github", SCAFFOLD_GITHUB]
 WORKFLOWS = sorted(p for d in GITHUB_DIRS for p in (d / "workflows").glob("*.y*ml"))
 REPOSITORY_REQUIREMENT = "."
 """What this repository's workflows install where the scaffold's install the pinned version: the checkout."""
+ICU = (
+    "          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it\n"
+    "          pkg-config --exists icu-i18n || "
+    "{ sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }\n"
+)
+"""The lines that install ICU's headers before Dualboard in every workflow."""
 OWN_PUBLISH = (
     (
-        """      # `dualboard init` pinned the exact Dualboard that scaffolded the repository
+        f"""      # `dualboard init` pinned the exact Dualboard that scaffolded the repository
       # (never code from the checkout, which a pull request can change).
       - name: Install Dualboard
         run: |
-          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
-          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
-          python -P -m pip install "@@REQUIREMENT@@"
+{ICU}          python -P -m pip install "@@REQUIREMENT@@"
 """,
-        """      # Dualboard's own repository builds its wheel here, in the job with no
+        f"""      # Dualboard's own repository builds its wheel here, in the job with no
       # secret, and hands it to the publish job (`dualboard init` pins a release
       # instead). python -P: the checkout is never on sys.path.
       - name: Build and install Dualboard
         run: |
           python -P -m pip wheel --no-deps --wheel-dir "$RUNNER_TEMP/dist" .
-          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
-          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
-          python -P -m pip install "$RUNNER_TEMP"/dist/dualboard-*.whl
+{ICU}          python -P -m pip install "$RUNNER_TEMP"/dist/dualboard-*.whl
 """,
     ),
     (
@@ -55,17 +57,13 @@ OWN_PUBLISH = (
 """,
     ),
     (
-        """      - name: Install Dualboard (the pinned release, never a file of the artifact)
+        f"""      - name: Install Dualboard (the pinned release, never a file of the artifact)
         run: |
-          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
-          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
-          python -P -m pip install "@@REQUIREMENT@@"
+{ICU}          python -P -m pip install "@@REQUIREMENT@@"
 """,
-        """      - name: Install Dualboard (the wheel the build job made from this repository)
+        f"""      - name: Install Dualboard (the wheel the build job made from this repository)
         run: |
-          # PyICU (model-name look-alikes) builds against ICU where pip finds no wheel for it
-          pkg-config --exists icu-i18n || { sudo apt-get update -qq && sudo apt-get install -y -qq libicu-dev pkg-config; }
-          python -P -m pip install "$RUNNER_TEMP"/staged/dualboard-*.whl
+{ICU}          python -P -m pip install "$RUNNER_TEMP"/staged/dualboard-*.whl
 """,
     ),
 )
