@@ -242,7 +242,7 @@ def validate_submissions(
             [
                 *untrusted_findings(data_dir),
                 *untrusted_findings(submissions_root),
-                *_misplaced_run_findings(submissions_root),
+                *_submissions_tree_findings(submissions_root),
             ]
         )
         meanwhile()
@@ -280,11 +280,14 @@ def _label_findings(benchmarks: Mapping[str, Benchmark], runs: Sequence[Run]) ->
     return findings
 
 
-def _misplaced_run_findings(submissions_root: Path) -> list[Finding]:
-    """Run files deeper than ``submissions/<benchmark>/<run_id>/``: the build would never see them."""
+def _submissions_tree_findings(submissions_root: Path) -> list[Finding]:
+    """Run files deeper than ``submissions/<benchmark>/<run_id>/`` (the build would never see them), and git files
+    above the run folders (a run folder's own are its checks' findings)."""
     findings = []
     for folder, dirs, files in os.walk(submissions_root):  # links are not followed (and reported above)
         depth = len(Path(folder).relative_to(submissions_root).parts)
+        if depth < 2:
+            findings += [_git_file_finding(Path(folder) / name) for name in sorted(files) if is_git_file(name)]
         if depth > 2 and ({METADATA, PREDICTIONS} & set(files)):
             findings.append(
                 Finding(
@@ -800,7 +803,7 @@ def _git_file_finding(path: Path) -> Finding:
         None,
         "path",
         "a git attribute, ignore or configuration file: it changes how git checks out other runs' files",
-        "remove it; a run folder holds only " + ", ".join(RUN_FILES),
+        "remove it; submissions/ holds only run folders, and a run folder only " + ", ".join(RUN_FILES),
     )
 
 

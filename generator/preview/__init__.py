@@ -84,7 +84,8 @@ def preview(
     """
     report = pipeline.check_pull_request(project, None if validate_all else run_dirs, new=run_dirs)
     changed = changes or PullRequestChanges((), ())
-    findings = [*report.findings, *changed.findings]
+    named = {(f.file, f.field) for f in report.findings}  # a git file validation found is named once
+    findings = [*report.findings, *(f for f in changed.findings if (f.file, f.field) not in named)]
     ok = report.ok and not any(f.severity == "error" for f in changed.findings)
     wanted = {(d.parent.name, d.name) for d in find_run_dirs(run_dirs)}  # a benchmark folder stands for its runs
     previewed = [run for run in report.runs if (run.benchmark, run.run_id) in wanted]

@@ -147,7 +147,7 @@ def classify_changes(
         parts = path.split("/")
         if parts[0] == submissions and len(parts) >= 4:  # submissions/<benchmark>/<run_id>/<file>
             touched[tuple(parts[1:3])].append("/".join(parts[3:]))
-            if any(is_git_file(part) for part in parts[4:]):  # one in the run folder itself: validation's finding
+            if any(is_git_file(part) for part in parts[3:]):
                 findings.append(_git_file(path, allowable=False))
         elif parts[0] == submissions or not settings.allows(path):
             allowable = parts[0] != submissions

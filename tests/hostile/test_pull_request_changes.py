@@ -90,15 +90,22 @@ def test_git_attributes_anywhere_under_submissions_are_errors(tmp_path):
     assert doc["runs_changed"]["runs"] == [{"benchmark": "demo", "run_id": NEW, "change": "added"}]
 
 
-def test_a_git_file_in_a_run_folder_fails_validate_without_git(tmp_path):
-    """`dualboard validate` (no git, no base) refuses it too: it is an error, not an unexpected-file warning."""
+def test_git_files_under_submissions_fail_validate_without_git(tmp_path):
+    """`dualboard validate` (no git, no base) refuses it too: it is an error, not an unexpected-file warning; and
+    so is one above the run folders."""
     root = copy_demo(tmp_path / "board")
     run = add_strong_run(root)
     (run / ".gitattributes").write_text(GIT_ATTRIBUTES, "utf-8")
+    (root / "submissions" / ".gitattributes").write_text(GIT_ATTRIBUTES, "utf-8")
+    (root / "submissions" / "demo" / ".gitignore").write_text("*.log\n", "utf-8")
     done = dualboard(root, "validate", "--format", "json", f"submissions/demo/{NEW}")
     assert done.returncode == 1, done.stdout + done.stderr
-    found = [f for f in json.loads(done.stdout)["findings"] if f["file"].endswith(".gitattributes")]
-    assert [f["severity"] for f in found] == ["error"]
+    found = [(f["file"], f["severity"]) for f in json.loads(done.stdout)["findings"] if ".git" in f["file"]]
+    assert sorted(found) == [
+        ("submissions/.gitattributes", "error"),
+        ("submissions/demo/.gitignore", "error"),
+        (f"submissions/demo/{NEW}/.gitattributes", "error"),
+    ]
 
 
 def test_files_outside_new_run_folders_fail_unless_the_base_allows_them(tmp_path):
