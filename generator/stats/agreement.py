@@ -227,7 +227,8 @@ def agreement_table(
         (run_id "all"; answers without a category count only in "all"); with
         two runs or more, one per run (category "all"). ``estimable`` is False
         (κ empty, ``reason`` says why) unless the slice has at least
-        :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both classes.
+        :data:`~dualboard.kappa.MIN_QUESTIONS` questions and at most 1 % of its
+        question resamples leave a rater one class (:func:`~dualboard.kappa.not_estimable_reason`).
     """
     v, ids = _numbered(to_verdicts(verdicts, threshold))
     slot = _answer_slots(v)
