@@ -408,9 +408,9 @@ def kappa_cell(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator,
     counts = verdict_counts(cell, sims, accuracy, rng)
     hits, defined = 0, 0
     for i in range(sims):
-        lo, hi, method = kappa.kappa_interval(counts[i], n_boot=n_boot, seed=i)
-        if method == "not_estimable":
+        if kappa.not_estimable_reason(counts[i]):
             continue
+        lo, hi, _ = kappa.kappa_interval(counts[i], n_boot=n_boot, seed=i)
         defined += 1
         hits += lo <= k_true <= hi
     rate = hits / max(defined, 1)

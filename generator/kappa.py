@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 
 LANDIS_KOCH = (
     (0.0, "poor"),
@@ -24,6 +25,9 @@ LANDIS_KOCH = (
     (1.0, "almost perfect"),
 )
 UNDEFINED_SHARE = 0.01
+"""κ is not estimable when more than this share of question resamples leave a rater one class."""
+MAX_LABEL_SPAN = 3
+"""The most Landis–Koch labels an interval's span names; a wider interval shows the point's label only."""
 PASS_MARK = 50.0
 """A score (0–100) at or above this reads as a pass, so partial credit of 60 passes."""
 MIN_QUESTIONS = 10
@@ -64,20 +68,85 @@ def pass_fail_counts(score_a: np.ndarray, score_b: np.ndarray, threshold: float 
     return np.array([np.sum(pa & pb), np.sum(pa & ~pb), np.sum(~pa & pb), np.sum(~pa & ~pb)])
 
 
-def not_estimable_reason(counts: np.ndarray, n_questions: int) -> str:
-    """Return why κ is not estimable from pooled counts (Methodology, §Grader agreement), or '' when it is.
+def counts_by_question(questions: np.ndarray, verdict_a: np.ndarray, verdict_b: np.ndarray) -> np.ndarray:
+    """Return G × 4 counts (both pass, a only, b only, both fail) per question, questions in sorted order.
+
+    Verdicts are 0/1; an answer without a question (NaN, or pandas' missing) belongs to none and is left out.
 
     Examples
     --------
-    >>> not_estimable_reason(np.array([20, 5, 10, 15]), 12), not_estimable_reason(np.array([20, 5, 0, 0]), 12)
-    ('', 'a rater used only one class (κ undefined; see accuracy and prevalence)')
+    >>> counts_by_question(np.array(["q2", "q1", "q2"]), np.array([1, 0, 1]), np.array([1, 1, 0])).tolist()
+    [[0, 0, 1, 0], [1, 1, 0, 0]]
     """
-    c = np.asarray(counts)
-    if n_questions < MIN_QUESTIONS:
-        return f"fewer than {MIN_QUESTIONS} questions ({n_questions})"
-    if min(c[0] + c[1], c[2] + c[3], c[0] + c[2], c[1] + c[3]) == 0:
-        return "a rater used only one class (κ undefined; see accuracy and prevalence)"
-    return ""
+    a, b = np.asarray(verdict_a, dtype=int), np.asarray(verdict_b, dtype=int)
+    codes, ids = pd.factorize(np.asarray(questions), sort=True)
+    keep = codes >= 0
+    cell = 2 * (1 - a) + (1 - b)  # 0 both pass, 1 a only, 2 b only, 3 both fail
+    return np.bincount(4 * codes[keep] + cell[keep], minlength=4 * len(ids)).astype(np.int64).reshape(-1, 4)
+
+
+def one_class_shares(per_question: np.ndarray) -> tuple[float, float, float]:
+    """Return the share of question resamples in which rater a, rater b, or either gives one verdict only.
+
+    A resample draws G of the G questions with replacement; it leaves rater a
+    one class exactly when every question drawn is one where a only passed (or
+    only failed), which has probability (share of such questions)^G. So the
+    shares are exact: the limit of what a bootstrap of many resamples counts,
+    the same for every seed (questions without answers are left out).
+
+    Examples
+    --------
+    >>> c = np.array([[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 1, 0]])
+    >>> [round(s, 4) for s in one_class_shares(c)]  # a passes in 1 of 4 questions: (3/4)^4 + (1/4)^4
+    [0.3203, 0.125, 0.375]
+    """
+    c = np.asarray(per_question)
+    c = c[c.sum(axis=1) > 0]
+    g = len(c)
+    if not g:
+        return 1.0, 1.0, 1.0
+
+    def all_drawn_from(questions: np.ndarray) -> float:
+        return float(np.mean(questions) ** g)
+
+    a = all_drawn_from(c[:, 2] + c[:, 3] == 0) + all_drawn_from(c[:, 0] + c[:, 1] == 0)
+    b = all_drawn_from(c[:, 1] + c[:, 3] == 0) + all_drawn_from(c[:, 0] + c[:, 2] == 0)
+    both = sum(all_drawn_from(c[:, k] == c.sum(axis=1)) for k in range(4))  # one cell: both raters one class
+    return a, b, a + b - both
+
+
+def not_estimable_reason(per_question: np.ndarray, raters: tuple[str, str] = ("grader_a", "grader_b")) -> str:
+    """Return why κ is not estimable (Methodology, §Grader agreement), or '' when it is.
+
+    The one rule of the agreement table, the graders page and the choice of
+    the answer-key grader: at least :data:`MIN_QUESTIONS` questions, and at most
+    :data:`UNDEFINED_SHARE` of question resamples (:func:`one_class_shares`) leave
+    a rater with one class, where κ says nothing about agreement (it is 0, or
+    undefined). The reason names the rater most often left with one class and its passes.
+
+    Examples
+    --------
+    >>> c = np.tile([5, 1, 1, 5], (12, 1))
+    >>> not_estimable_reason(c), not_estimable_reason(c[:4])
+    ('', 'fewer than 10 questions (4)')
+    >>> c[2:, 0:2] = [0, 0]  # rules passes in 2 of 12 questions only
+    >>> not_estimable_reason(c, ("rules", "human"))
+    'rules passed 12 of 84: 11.2 % of question resamples leave it one class (over 1 %)'
+    """
+    c = np.asarray(per_question)
+    if len(c) < MIN_QUESTIONS:
+        return f"fewer than {MIN_QUESTIONS} questions ({len(c)})"
+    share_a, share_b, either = one_class_shares(c)
+    if either <= UNDEFINED_SHARE:
+        return ""
+    total = c.sum(axis=0)
+    rater, passes, share = (
+        (raters[0], total[0] + total[1], share_a) if share_a >= share_b else (raters[1], total[0] + total[2], share_b)
+    )
+    return (
+        f"{rater} passed {passes} of {total.sum()}: {100 * share:.1f} % of question resamples leave it one class "
+        f"(over {100 * UNDEFINED_SHARE:g} %)"
+    )
 
 
 def landis_koch(kappa: float) -> str:
@@ -96,25 +165,37 @@ def landis_koch(kappa: float) -> str:
 
 
 def label_span(low: float, high: float) -> str:
-    """Return the labels an interval spans, e.g. 'fair–substantial' ('' if not finite)."""
+    """Return the labels an interval spans, e.g. 'fair–substantial'; '' if not finite or over :data:`MAX_LABEL_SPAN`.
+
+    A span of four labels or more (e.g. 'slight–almost perfect') says only that the interval is wide.
+
+    Examples
+    --------
+    >>> label_span(0.3, 0.7), label_span(0.0, 1.0), label_span(0.85, 0.9)
+    ('fair–substantial', '', 'almost perfect')
+    """
     a, b = landis_koch(low), landis_koch(high)
-    return a if a == b else (f"{a}–{b}" if a and b else "")
+    if not (a and b):
+        return ""
+    names = [label for _, label in LANDIS_KOCH]
+    if names.index(b) - names.index(a) >= MAX_LABEL_SPAN:
+        return ""
+    return a if a == b else f"{a}–{b}"
 
 
 def kappa_interval(
     per_question: np.ndarray, *, n_boot: int, seed: int, alpha: float = 0.05
 ) -> tuple[float, float, str]:
-    """Return κ's CI by a question-cluster BCa bootstrap, and the method used.
+    """Return κ's CI by a question-cluster BCa bootstrap, and the method used, for an estimable κ.
 
-    ``per_question`` is G × 4 counts. When more than 1 % of resamples have an
-    undefined κ (one class only) the CI is not estimable. Perfect agreement
-    makes every resample κ = 1; a one-sided lower bound is given instead, from
-    the upper 95 % bound on the question-level disagreement rate.
+    ``per_question`` is G × 4 counts that :func:`not_estimable_reason` accepts:
+    at most 1 % of resamples leave a rater one class. Those resamples have κ = 0
+    (or undefined, with both raters one class: then the percentile interval of
+    the defined ones is given). Perfect agreement makes every resample κ = 1; a
+    one-sided lower bound is given instead, from the upper 95 % bound on the
+    question-level disagreement rate.
     """
     total = per_question.sum(axis=0)
-    kappa = float(kappa_from_counts(total))
-    if not np.isfinite(kappa):
-        return float("nan"), float("nan"), "not_estimable"
     if total[1] + total[2] == 0:
         return _perfect_lower_bound(total, len(per_question), alpha), 1.0, "one_sided_perfect"
     idx = np.arange(len(per_question))
@@ -140,11 +221,8 @@ def kappa_interval(
             random_state=np.random.default_rng(seed),
         )
     dist = res.bootstrap_distribution
-    undefined = float(np.mean(~np.isfinite(dist)))
-    if undefined > UNDEFINED_SHARE:
-        return float("nan"), float("nan"), "not_estimable"
     low, high = res.confidence_interval
-    if undefined > 0 or not (np.isfinite(low) and np.isfinite(high)):
+    if not np.isfinite(dist).all() or not (np.isfinite(low) and np.isfinite(high)):
         low, high = np.nanquantile(dist, [alpha / 2, 1 - alpha / 2])
         return float(low), float(high), "percentile_question_bootstrap"
     return float(low), float(high), "bca_question_bootstrap"

@@ -125,8 +125,8 @@ def _coverage(rows: pd.DataFrame, marks: pd.DataFrame) -> float:
 def _kappa_against(labelled: pd.DataFrame, marks: pd.DataFrame, config_hash: str) -> float:
     """Return κ of one grader's pass/fail verdicts against the human marks; NaN if not estimable.
 
-    Estimable as in agreement.csv (Methodology, §Grader agreement): the answers both judged
-    span at least :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both verdicts.
+    Estimable by the rule of agreement.csv (:func:`~dualboard.kappa.not_estimable_reason`), on the
+    answers both judged, clustered by question as there.
     """
     from dualboard import kappa  # SciPy: a second of imports per grading process, needed only with labels
 
@@ -134,13 +134,13 @@ def _kappa_against(labelled: pd.DataFrame, marks: pd.DataFrame, config_hash: str
     paired = marks[[*ANSWER_SLOT, "score"]].merge(
         candidate[[*ANSWER_SLOT, "score"]], on=list(ANSWER_SLOT), how="left", suffixes=("_human", "")
     )
-    theirs, human = paired.score.to_numpy(float), paired.score_human.to_numpy(float)
-    both = ~(np.isnan(theirs) | np.isnan(human))
-    questions = set(paired.question_id[both])
-    counts = kappa.pass_fail_counts(theirs, human)
-    return (
-        float("nan") if kappa.not_estimable_reason(counts, len(questions)) else float(kappa.kappa_from_counts(counts))
+    paired = paired[paired.score.notna() & paired.score_human.notna()]
+    per_question = kappa.counts_by_question(
+        paired.question_id, paired.score >= kappa.PASS_MARK, paired.score_human >= kappa.PASS_MARK
     )
+    if kappa.not_estimable_reason(per_question):
+        return float("nan")
+    return float(kappa.kappa_from_counts(per_question.sum(axis=0)))
 
 
 def with_answer_key(grades: RunGrades, choice: AnswerKeyChoice | None) -> pd.DataFrame:

@@ -123,8 +123,9 @@ def grade_benchmark(
           over the labelled answers it judged) among those that give a verdict
           on at least :data:`MIN_COVERAGE` (80 %) of the labelled answers;
           equal κ goes to the one listed first. κ must be estimable as in
-          ``agreement.csv``: at least 10 labelled questions, both verdicts
-          used by both raters. When no grader qualifies, the first listed;
+          ``agreement.csv`` (:func:`~dualboard.kappa.not_estimable_reason`): at
+          least 10 labelled questions, and at most 1 % of question resamples
+          leave a rater one verdict. When no grader qualifies, the first listed;
         - no human labels: the first listed answer-key grader.
 
         Only the benchmark (``benchmark.yaml``, ``human_labels.csv``) and the

@@ -5,13 +5,12 @@ from __future__ import annotations
 import pandas as pd
 
 from dualboard.grading.registry import describe_graders
-from dualboard.kappa import MIN_QUESTIONS, PASS_MARK
+from dualboard.kappa import MAX_LABEL_SPAN, MIN_QUESTIONS, PASS_MARK, UNDEFINED_SHARE
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Row, paragraph, table
 from dualboard.render.numbers import (
-    format_interval,
-    format_number,
     format_percent,
+    interval_text,
     is_missing,
     is_true,
     sort_key,
@@ -57,9 +56,11 @@ INTRO = (
     "A grader is only as good as its agreement with people. "
     f"Each score becomes a verdict at {PASS_MARK:g} (a mark of {PASS_MARK + 10:g} passes). "
     "*Accuracy* is raw agreement of those verdicts; *Cohen's κ* corrects it for chance (labels after "
-    "Landis and Koch; the label of the interval's ends in brackets); both intervals resample questions, so rounds "
-    f"of one question are not counted as independent. κ needs at least {MIN_QUESTIONS} questions and both "
-    "verdicts from both raters; otherwise the note says why it is missing. "
+    "Landis and Koch; in brackets, the labels the interval spans when it spans at most "
+    f"{MAX_LABEL_SPAN}, else the point's label alone); both intervals resample questions, so rounds "
+    f"of one question are not counted as independent. κ needs at least {MIN_QUESTIONS} questions, and at most "
+    f"{UNDEFINED_SHARE:.0%} of question resamples may leave a rater with one verdict (κ then measures no "
+    "agreement); otherwise it is not estimable and the note says why, naming the rater and its passes. "
     "An answer a grader could not judge (no verdict) is left out of its comparisons, "
     "and the answers column says how many of the other rater's answers remain.\n\n"
 )
@@ -205,19 +206,19 @@ def _measure_cells(r) -> list[Cell]:
     return [
         _share_cell(r.accuracy, r.accuracy_ci_low, r.accuracy_ci_high),
         Cell(
-            format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
+            interval_text(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
             sort=sort_key(r.kappa),
         ),
         Cell(label),
         Cell(
-            format_interval(r.mean_abs_diff, r.mean_abs_diff_ci_low, r.mean_abs_diff_ci_high),
+            interval_text(r.mean_abs_diff, r.mean_abs_diff_ci_low, r.mean_abs_diff_ci_high),
             sort=sort_key(r.mean_abs_diff),
         ),
     ]
 
 
 def _share_cell(value, low, high) -> Cell:
-    text = "—" if is_missing(value) else format_interval(100 * value, 100 * low, 100 * high) + " %"
+    text = "—" if is_missing(value) else interval_text(100 * value, 100 * low, 100 * high) + " %"
     return Cell(text, sort=sort_key(value))
 
 
@@ -258,8 +259,8 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
     row = _overall_against_humans(agreement, chosen)
     if row is not None and is_true(row["estimable"]) and _labelled_coverage(verdicts, chosen) >= MIN_COVERAGE:
         return (
-            f"Answer-key column: {chosen}, chosen by κ = {format_number(row['kappa'], 2)} "
-            f"[{format_number(row['kappa_ci_low'], 2)}, {format_number(row['kappa_ci_high'], 2)}] against "
+            f"Answer-key column: {chosen}, chosen by κ = "
+            f"{interval_text(row['kappa'], row['kappa_ci_low'], row['kappa_ci_high'], 2)} against "
             f"{int(row['n'])} human-labelled answers ({labels} of {len(scored)} answers carry a label): {rule}."
         )
     return (
@@ -338,28 +339,30 @@ def _coverage_table(verdicts: pd.DataFrame) -> str:
 def grader_disagreements(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Answers to audit, one row per answer with a ``score:<grader>`` column per grader.
 
-    With human labels: answers where some grader's pass/fail differs from the
-    human label. Without: answers where the answer-key graders disagree. A
-    missing verdict is no disagreement, nor is anything when fewer than two graders are compared.
+    An answer is listed when two graders that both gave it a verdict disagree
+    on pass/fail: every pair the agreement tables compare, people and the
+    traditional grading included, so each pair's pass/fail and fail/pass
+    counts are among these answers. A missing verdict is no disagreement.
+
+    Examples
+    --------
+    >>> v = pd.DataFrame({"run_id": "r", "question_id": ["q0", "q1"] * 2, "round": 0,
+    ...     "grader": ["rules"] * 2 + ["judge"] * 2, "score": [100.0, 0.0, 100.0, 100.0]})
+    >>> grader_disagreements(v).to_dict("records")
+    [{'run_id': 'r', 'question_id': 'q1', 'round': 0, 'score:judge': 100.0, 'score:rules': 0.0}]
     """
     keys = list(ANSWER_SLOT)
-    humans = verdicts["role"].eq(HUMAN)
-    compared = verdicts["role"].isin(
-        ["answer_key", HUMAN] if not humans.any() else ["traditional", "answer_key", HUMAN]
-    )
-    graders = sorted(verdicts.loc[compared, "grader"].dropna().unique())
-    if len(graders) < 2:  # one grader agrees with itself: pivoting its verdicts took 0.5 s at a million answers
-        return pd.DataFrame(columns=[*keys, *(f"score:{g}" for g in graders)])
-    pool = verdicts[compared]
-    if humans.any():
-        labelled = verdicts.loc[humans, keys].drop_duplicates()
-        pool = pool.merge(labelled, on=keys)
-    wide = pool.pivot_table(index=keys, columns="grader", values="score", aggfunc="first")
-    passes = wide.ge(50).where(wide.notna())
-    reference = passes[HUMAN] if HUMAN in passes.columns else passes.iloc[:, 0]
-    disagree = passes.apply(lambda col: col.notna() & reference.notna() & (col != reference)).any(axis=1)
-    out = wide[disagree].reset_index()
-    out.columns = [c if c in keys else f"score:{c}" for c in out.columns]
+    graders = sorted(verdicts["grader"].dropna().unique())
+    columns = [*keys, *(f"score:{g}" for g in graders)]
+    judged = verdicts[verdicts["score"].notna()]
+    # min ≠ max of an answer's pass/fail verdicts: some two graders split on it (no pivot of every answer)
+    verdict = judged["score"].ge(PASS_MARK).groupby([judged[k] for k in keys], observed=True).agg(["min", "max"])
+    split = verdict.index[verdict["min"] != verdict["max"]].to_frame(index=False)
+    if split.empty:
+        return pd.DataFrame(columns=columns)
+    wide = verdicts.merge(split, on=keys).pivot_table(index=keys, columns="grader", values="score", aggfunc="first")
+    out = wide.reindex(columns=graders).reset_index()
+    out.columns = columns
     return out
 
 
@@ -368,7 +371,7 @@ def _disagreement_list(result: BenchmarkResults) -> str:
         return "No verdicts.\n"
     found = grader_disagreements(result.verdicts)
     if found.empty:
-        return "None: the graders compared here agree on every answer.\n"
+        return "None: every pair of graders compared above gives the same verdict on every answer both judged.\n"
     slugs = question_slugs(result.benchmark)
     graders = [c.split(":", 1)[1] for c in found.columns if c.startswith("score:")]
     rows = [
@@ -383,16 +386,14 @@ def _disagreement_list(result: BenchmarkResults) -> str:
         )
         for r in found.head(MAX_LISTED).to_dict("records")
     ]
-    basis = (
-        "some grader's verdict differs from the human label" if HUMAN in graders else "the answer-key graders disagree"
-    )
     note = (
         paragraph(f"Showing {MAX_LISTED} of {len(found)}; all are in the verdicts download.")
         if len(found) > MAX_LISTED
         else ""
     )
     return (
-        f"{len(found)} answers where {basis} (≥ 50 counts as a pass). Open the question to read the "
+        f"{len(found)} answers on which two graders compared above disagree (≥ {PASS_MARK:g} counts as a pass): "
+        "every pass/fail and fail/pass answer of the tables is here. Open the question to read the "
         "answer, the key and every grader's reasoning.\n\n" + table(["Question", "Run", "Round", *graders], rows) + note
     )
 

@@ -54,6 +54,29 @@ def format_interval(mean: float | None, low: float | None, high: float | None, d
     return f"{format_number(mean, digits)} [{format_number(low, digits)}, {format_number(high, digits)}]"
 
 
+MAX_EXTRA_DIGITS = 4
+"""How many digits :func:`interval_text` may add to keep distinct ends apart."""
+
+
+def interval_text(mean: float | None, low: float | None, high: float | None, digits: int = 1) -> str:
+    """Format ``mean [low, high]`` with as many more digits as keep distinct values distinct (at most
+    :data:`MAX_EXTRA_DIGITS` more), so a non-degenerate interval never reads as a point.
+
+    Examples
+    --------
+    >>> interval_text(0.99946, 0.9974, 1.0, 2), interval_text(0.4, 0.2, 0.6, 2)
+    ('0.999 [0.997, 1.000]', '0.40 [0.20, 0.60]')
+    >>> interval_text(1.0, 1.0, 1.0, 2), interval_text(0.5, float("nan"), 0.7, 2)
+    ('1.00 [1.00, 1.00]', '0.50 [—, 0.70]')
+    """
+    values = [float(v) for v in (mean, low, high) if not is_missing(v)]
+    pairs = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :] if a != b]
+    shown = digits
+    while shown < digits + MAX_EXTRA_DIGITS and any(f"{a:.{shown}f}" == f"{b:.{shown}f}" for a, b in pairs):
+        shown += 1
+    return format_interval(mean, low, high, shown)
+
+
 NOTHING_DETECTABLE = "nothing detectable"
 """What an MDE cell says when the gradings disagree too little for any difference to be detected."""
 

@@ -85,11 +85,7 @@ def question_counts(joined: pd.DataFrame) -> np.ndarray:
     >>> question_counts(joined).tolist()
     [[0, 0, 1, 0], [1, 1, 0, 0]]
     """
-    a, b = joined["verdict_a"].to_numpy(dtype=int), joined["verdict_b"].to_numpy(dtype=int)
-    questions, ids = pd.factorize(joined["question_id"], sort=True)
-    keep = questions >= 0  # an answer without a question id belongs to no question (as groupby leaves it out)
-    cell = 2 * (1 - a) + (1 - b)  # 0 both pass, 1 a only, 2 b only, 3 both fail
-    return np.bincount(4 * questions[keep] + cell[keep], minlength=4 * len(ids)).astype(np.int64).reshape(-1, 4)
+    return kappa.counts_by_question(joined["question_id"], joined["verdict_a"], joined["verdict_b"])
 
 
 def cluster_wilson(successes: np.ndarray, totals: np.ndarray, alpha: float) -> tuple:
@@ -130,8 +126,10 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     return POINTS * mu, POINTS * float(lo), POINTS * float(hi)
 
 
-def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
-    """Return the agreement statistics of one grader pair on one slice of grader_b's answers.
+def pair_stats(
+    joined: pd.DataFrame, raters: tuple[str, str], b_is_human: bool, *, n_boot: int, seed: int, alpha: float
+) -> dict[str, object]:
+    """Return the agreement statistics of one grader pair (``raters``: a, b) on one slice of grader_b's answers.
 
     ``joined`` has one row per answer grader_b judged; ``verdict_a`` is NaN
     where grader_a gave no verdict, and those answers are left out. Its
@@ -167,14 +165,14 @@ def pair_stats(joined: pd.DataFrame, b_is_human: bool, *, n_boot: int, seed: int
         spec = cluster_wilson(c[:, 3], c[:, 1] + c[:, 3], alpha)
         rec.update(zip(["sensitivity", "sensitivity_ci_low", "sensitivity_ci_high"], sens))
         rec.update(zip(["specificity", "specificity_ci_low", "specificity_ci_high"], spec))
-    rec.update(_kappa_part(c, n_boot=n_boot, seed=seed, alpha=alpha))
+    rec.update(_kappa_part(c, raters, n_boot=n_boot, seed=seed, alpha=alpha))
     return rec
 
 
-def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
+def _kappa_part(c: np.ndarray, raters: tuple[str, str], *, n_boot: int, seed: int, alpha: float) -> dict[str, object]:
     """Return κ, its CI and labels, or the reason it is not estimable."""
     total = c.sum(axis=0)
-    reason = kappa.not_estimable_reason(total, len(c))
+    reason = kappa.not_estimable_reason(c, raters)
     if reason:
         return {"estimable": False, "reason": reason, "kappa_ci_method": "not_estimable"}
     k = float(kappa.kappa_from_counts(total))
@@ -187,7 +185,7 @@ def _kappa_part(c: np.ndarray, *, n_boot: int, seed: int, alpha: float) -> dict[
         "label": kappa.landis_koch(k),
         "label_ci_span": kappa.label_span(lo, hi),
         "estimable": True,
-        "reason": "" if method != "not_estimable" else "over 1% of resamples undefined",
+        "reason": "",
     }
 
 
@@ -229,7 +227,8 @@ def agreement_table(
         (run_id "all"; answers without a category count only in "all"); with
         two runs or more, one per run (category "all"). ``estimable`` is False
         (κ empty, ``reason`` says why) unless the slice has at least
-        :data:`~dualboard.kappa.MIN_QUESTIONS` questions and both raters used both classes.
+        :data:`~dualboard.kappa.MIN_QUESTIONS` questions and at most 1 % of its
+        question resamples leave a rater one class (:func:`~dualboard.kappa.not_estimable_reason`).
     """
     v, ids = _numbered(to_verdicts(verdicts, threshold))
     slot = _answer_slots(v)
@@ -244,9 +243,9 @@ def agreement_table(
         human = bool(roles[gb] == "human")
         for run_id, category, part, key in _slices(joined, ids, (ga, gb, human, n_boot, seed, alpha)):
 
-            def stats_of(part: pd.DataFrame = part, human: bool = human) -> dict[str, object]:
+            def stats_of(part: pd.DataFrame = part, raters: tuple = (ga, gb), human: bool = human) -> dict[str, object]:
                 # Only the columns the key covers: a read of any other would fail here, not go stale in the cache.
-                return pair_stats(part[PAIR_STATS_COLUMNS], human, n_boot=n_boot, seed=seed, alpha=alpha)
+                return pair_stats(part[PAIR_STATS_COLUMNS], raters, human, n_boot=n_boot, seed=seed, alpha=alpha)
 
             found = stats_of() if key is None else pieces.get(key, stats_of)
             rows.append({"grader_a": ga, "grader_b": gb, "category": category, "run_id": run_id, **found})

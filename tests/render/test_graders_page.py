@@ -220,16 +220,36 @@ def _verdicts(scores: dict[tuple[str, str], list[float | None]]) -> pd.DataFrame
 @pytest.mark.parametrize(
     ("scores", "audited"),
     [
-        ({("rules", "answer_key"): [100.0, 0.0, 100.0], ("exact", "traditional"): [0.0, 0.0, 0.0]}, []),
+        ({("rules", "answer_key"): [100.0, 0.0, 100.0], ("exact", "traditional"): [0.0, 0.0, 0.0]}, ["q0", "q2"]),
         ({("rules", "answer_key"): [100.0, 0.0, None], ("judge", "answer_key"): [100.0, 100.0, 0.0]}, ["q1"]),
         ({("rules", "answer_key"): [100.0, 0.0, 0.0], ("human", "human"): [100.0, None, 100.0]}, ["q2"]),
         ({("human", "human"): [100.0, 0.0, 0.0]}, []),
     ],
-    ids=["one-answer-key-grader", "two-answer-key-graders", "a-grader-and-people", "people-only"],
+    ids=["an-answer-key-and-a-traditional-grader", "two-answer-key-graders", "a-grader-and-people", "people-only"],
 )
 def test_disagreements_to_audit_need_two_graders_and_a_verdict_from_each(scores, audited):
-    """Answer-key graders are compared with each other, or every grader with people; a grader alone agrees."""
+    """Every two graders are compared, whatever their roles (issue 26 §6: a traditional grader counted
+    only against people, so `rules` against the judge listed nothing); a grader alone agrees."""
     found = grader_disagreements(_verdicts(scores))
     assert found["question_id"].tolist() == audited
-    compared = {f"score:{g}" for g, role in scores if role != "traditional"}  # no people: answer-key graders only
-    assert {c for c in found.columns if c.startswith("score:")} == compared
+    assert {c for c in found.columns if c.startswith("score:")} == {f"score:{g}" for g, _ in scores}
+
+
+def listed_per_pair(found: pd.DataFrame, agreement: pd.DataFrame) -> list[tuple[str, str, int, int]]:
+    """Per overall pair row of agreement.csv: (grader_a, grader_b, its pass/fail + fail/pass, the listed answers
+    on which those two graders' verdicts differ)."""
+    rows = agreement[agreement.run_id.eq("all") & agreement.category.eq("all")]
+    out = []
+    for r in rows.itertuples(index=False):
+        a, b = found[f"score:{r.grader_a}"].astype(float), found[f"score:{r.grader_b}"].astype(float)
+        split = a.notna() & b.notna() & ((a >= 50) != (b >= 50))
+        out.append((r.grader_a, r.grader_b, int(r.n_a_pass_b_fail + r.n_a_fail_b_pass), int(split.sum())))
+    return out
+
+
+def test_the_disagreements_listed_are_those_of_every_pair_the_tables_show(page):
+    content, result = page
+    pairs = listed_per_pair(grader_disagreements(result.verdicts), result.stats.agreement)
+    assert {(a, b) for a, b, _, _ in pairs} >= {("rules", "recorded"), ("exact", "recorded"), ("rules", "human")}
+    assert all(counted == listed for _, _, counted, listed in pairs), pairs
+    assert any(counted for _, _, counted, _ in pairs) and "None:" not in content

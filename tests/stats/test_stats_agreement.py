@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from dualboard.kappa import kappa_interval, label_span, landis_koch
+from dualboard.kappa import label_span, landis_koch, not_estimable_reason, one_class_shares, resample_totals
 from dualboard.stats import agreement, analyse
 from dualboard.stats.agreement import agreement_table
 from tests.stats.stats_builders import scored_run
@@ -99,14 +99,62 @@ def test_answers_without_a_label_or_a_verdict_are_left_out_and_coverage_says_so(
     assert row["accuracy"] == pytest.approx(8 / 9)
 
 
-def test_bootstrap_declares_ci_not_estimable_when_resamples_lose_a_class():
+def test_kappa_is_not_estimable_when_resamples_lose_a_class():
+    """The rule that used to sit in the bootstrap (issue 26 §7 moved it to ``not_estimable_reason``, for every user)."""
     counts = np.zeros((30, 4), dtype=int)
     counts[:, 0] = 3  # both pass everywhere...
-    counts[0] = [0, 1, 0, 2]  # ...except one question, absent from ~36% of resamples
-    assert kappa_interval(counts, n_boot=500, seed=1)[2] == "not_estimable"
+    counts[0] = [0, 1, 0, 2]  # ...except one question, absent from (29/30)^30 = 36% of resamples
+    assert not_estimable_reason(counts, ("llm", "people")) == (
+        "llm passed 88 of 90: 36.2 % of question resamples leave it one class (over 1 %)"
+    )
 
 
-@pytest.mark.parametrize("low,high,span", [(0.3, 0.7, "fair–substantial"), (0.5, 0.55, "moderate"), (np.nan, 0.5, "")])
+def test_one_rater_with_one_class_in_over_1_percent_of_resamples_is_not_estimable():
+    """Issue 26 §7: the grader passes on 2 of 20 questions. Both raters use both classes pooled, so κ was
+    "estimable" (its resamples with one class have κ = 0, not NaN, and the bootstrap counted none undefined);
+    in (18/20)^20 = 12 % of question resamples the grader passes nothing."""
+    human = np.repeat(100.0 * (np.arange(20) % 2 == 0), 2).reshape(20, 2)
+    grader = np.zeros((20, 2))
+    grader[[0, 2]] = 100.0
+    row = agreement_table(verdict_frame(human, grader), n_boot=200).iloc[0]
+    assert not row["estimable"] and np.isnan(row["kappa"]) and row["kappa_ci_method"] == "not_estimable"
+    assert row["reason"] == "llm passed 4 of 40: 12.2 % of question resamples leave it one class (over 1 %)"
+    assert row["label"] != row["label"]  # no strength words (NaN)
+
+
+def test_the_share_of_one_class_resamples_is_the_bootstraps_limit():
+    """The exact share (share of one-class questions)^G, against the frequency over 40,000 seeded resamples."""
+    rng = np.random.default_rng(26)
+    counts = rng.integers(0, 3, size=(15, 4))
+    counts[:12, :2] = 0  # grader a passes in 3 of 15 questions at most
+    counts[:3, 2:] = [[1, 0], [0, 4], [5, 0]]  # b fails only, or passes only, in these
+    draws = rng.integers(0, len(counts), size=(40_000, len(counts)))
+    totals = resample_totals(counts, draws)
+    one_a = (totals[:, 0] + totals[:, 1] == 0) | (totals[:, 2] + totals[:, 3] == 0)
+    one_b = (totals[:, 0] + totals[:, 2] == 0) | (totals[:, 1] + totals[:, 3] == 0)
+    for exact, seen in zip(one_class_shares(counts), (one_a, one_b, one_a | one_b), strict=True):
+        se = np.sqrt(exact * (1 - exact) / len(draws))
+        assert abs(seen.mean() - exact) <= 4 * se + 1e-12, (seen.mean(), exact)
+    assert one_class_shares(counts)[2] > 0.01
+
+
+def test_a_rater_with_one_class_pooled_is_never_left_estimable():
+    counts = np.tile([0, 0, 2, 3], (12, 1))  # grader a never passes
+    assert one_class_shares(counts)[0] == 1.0
+    assert not_estimable_reason(counts, ("rules", "human")).startswith("rules passed 0 of 60: 100.0 %")
+
+
+@pytest.mark.parametrize(
+    "low,high,span",
+    [
+        (0.3, 0.7, "fair–substantial"),
+        (0.5, 0.55, "moderate"),
+        (np.nan, 0.5, ""),
+        (0.1, 0.5, "slight–moderate"),  # three labels: still said
+        (0.1, 0.7, ""),  # four labels or more say only that the interval is wide (issue 26 §7)
+        (0.0, 1.0, ""),
+    ],
+)
 def test_label_span(low, high, span):
     assert label_span(low, high) == span
 
