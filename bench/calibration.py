@@ -85,7 +85,7 @@ class Gate:
 
 
 COVERAGE = Gate(0.95, 0.01)  # [93, 97] at 2,000 simulations (Methodology, §How the methods are checked)
-COVERAGE_CONSERVATIVE = Gate(0.95, 0.01, upper=False)  # Bonett–Price, exact McNemar
+COVERAGE_CONSERVATIVE = Gate(0.95, 0.01, upper=False)  # Tango widened to exact McNemar; sparse differences
 TYPE_ONE = Gate(ALPHA, 0.0, lower=False)  # 5.5 % at 10,000 simulations
 POWER = Gate(0.80, 0.005)  # 80 ± 2.6 at 2,000 simulations
 RANKS = Gate(0.95, 0.0, upper=False)  # simultaneous: at least 95 %
