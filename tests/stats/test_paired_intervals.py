@@ -171,3 +171,16 @@ def test_models_and_pairwise_tables_carry_no_interval_under_too_few_questions():
     for table in (tables.models, tables.pairwise):
         assert table["diff_ci_low"].isna().all() and table["diff_ci_high"].isna().all()
         assert all("too few judged questions (n=4 < 10): exact test only" in note for note in table["note"])
+
+
+@pytest.mark.parametrize(
+    "n,rounds,discordant,two_way,gathered",
+    [(30, 10, 5, False, False), (30, 10, 5, True, False), (30, 10, 2, True, True), (30, 1, 5, False, False)],
+)
+def test_sparse_cells_cover_the_truth(n, rounds, discordant, two_way, gathered):
+    """A seeded subset of bench/calibration.py's sparse cells (500 boards: gate 92 %, MC SE ≈ 1 %)."""
+    from tests.stats.test_stats_calibration import calibration
+
+    cell = calibration.SparseCell(n, rounds, discordant, two_way, gathered)
+    row = calibration.sparse_cell(cell, 500, np.random.default_rng(26))
+    assert row["value"] >= 0.92, row
