@@ -110,7 +110,7 @@ def compare(
         abs_sd=float(np.abs(d).std(ddof=1)) if len(d) > 1 else float("nan"),
     )
     if single_round_binary:
-        rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"], len(d)))
+        rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"]))
     else:
         rec.update(_continuous(d, detail))
     if len(d) < paired.TOO_FEW_QUESTIONS:
@@ -153,7 +153,7 @@ def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray, detail: bool) -> dict
     return out
 
 
-def _mcnemar(up: int, down: int, n: int) -> dict[str, object]:
+def _mcnemar(up: int, down: int) -> dict[str, object]:
     """Return the exact McNemar test."""
     out = {"test": "mcnemar_exact", "p_value": float(paired.mcnemar_exact_p(up, down))}
     if up + down == 0:
