@@ -44,7 +44,7 @@ from scipy import stats
 from dualboard import kappa
 from dualboard.simulation import outcomes
 from dualboard.simulation.outcomes import question_probabilities
-from dualboard.stats import estimators, paired, power
+from dualboard.stats import estimators, pair_matrix, paired, power
 from dualboard.stats.comparison import DECIMALS
 from dualboard.stats.tables import SEED
 
@@ -85,7 +85,7 @@ class Gate:
 
 
 COVERAGE = Gate(0.95, 0.01)  # [93, 97] at 2,000 simulations (Methodology, §How the methods are checked)
-COVERAGE_CONSERVATIVE = Gate(0.95, 0.01, upper=False)  # Bonett–Price, exact McNemar
+COVERAGE_CONSERVATIVE = Gate(0.95, 0.01, upper=False)  # Tango widened to exact McNemar; sparse differences
 TYPE_ONE = Gate(ALPHA, 0.0, lower=False)  # 5.5 % at 10,000 simulations
 POWER = Gate(0.80, 0.005)  # 80 ± 2.6 at 2,000 simulations
 RANKS = Gate(0.95, 0.0, upper=False)  # simultaneous: at least 95 %
@@ -150,16 +150,17 @@ def coverage_cell(cell: Cell, sims: int, rng: np.random.Generator) -> list[dict]
 
 def _diff_coverage(cell: Cell, k: np.ndarray, y: np.ndarray, truth: float, sims: int) -> dict:
     """Return coverage of the answer_key - traditional interval the leaderboard would show."""
+    lo, hi = shown_difference_interval(k - y, cell.rounds == 1)
     if cell.rounds == 1:
-        up, down = np.sum(k > y, axis=1), np.sum(k < y, axis=1)
-        lo, hi = paired.bonett_price_interval(up, down, cell.n, ALPHA)
-        return _cov(cell, "diff: bonett_price (K=1)", lo, hi, truth, sims, conservative=True)
-    d = np.round(k - y, DECIMALS)  # as the site: float noise must not break a constant d
-    t = paired.paired_t(d, ALPHA)
-    constant = np.all(d == d[:, :1], axis=1)
-    const_lo, const_hi = paired.constant_difference_interval(d[:, 0], cell.n, ALPHA)
-    lo, hi = np.where(constant, const_lo, t["ci_low"]), np.where(constant, const_hi, t["ci_high"])
-    return _cov(cell, "diff: paired t (constant d: p̄ interval)", lo, hi, truth, sims)
+        return _cov(cell, "diff: Tango, to 0 if McNemar (K=1)", lo, hi, truth, sims, conservative=True)
+    return _cov(cell, "diff: augmented t, atanh (t if disagree)", lo, hi, truth, sims)
+
+
+def shown_difference_interval(d: np.ndarray, binary: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Return the interval the site shows for each row of question differences ``d`` (sims × n)."""
+    d = np.round(d, DECIMALS)  # as the site: float noise must not break a constant d
+    t = pair_matrix.row_tests(d, np.ones(d.shape, dtype=bool), np.full(len(d), binary), ALPHA)
+    return t["diff_ci_low"], t["diff_ci_high"]
 
 
 def _cov(
@@ -417,6 +418,63 @@ def kappa_cell(cell: Cell, sims: int, accuracy: float, rng: np.random.Generator,
     return _row("coverage", f"kappa: cluster BCa (true {k_true:.2f}, {defined} estimable)", cell, sims, rate, None)
 
 
+# ---------------------------------------------------------------- sparse paired differences
+
+SPARSE_DISCORDANT = (0, 1, 2, 5)
+"""Expected discordant answers per simulated board in the sparse cells (issue 26, item 4)."""
+
+
+@dataclass(frozen=True)
+class SparseCell:
+    """Two runs that disagree on a handful of answers: ``discordant`` expected over n × K answers.
+
+    ``two_way``: each question's discordances go either way (true difference 0), else all one way.
+    ``gathered``: discordances gather on few questions (per-question rate ~ Beta with concentration 1),
+    else they are spread evenly (the same rate on every question).
+    """
+
+    n: int
+    rounds: int
+    discordant: int
+    two_way: bool
+    gathered: bool
+
+    @property
+    def label(self) -> str:
+        way, where = ("two-way" if self.two_way else "one-way"), ("gathered" if self.gathered else "spread")
+        return f"sparse diff: {self.discordant} discordant, {way}, {where}"
+
+
+def sparse_differences(cell: SparseCell, sims: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """Return question differences (sims × n) and the true mean difference."""
+    rate = cell.discordant / (cell.n * cell.rounds)
+    shape = (sims, cell.n)
+    theta = rng.beta(rate, 1 - rate, shape) if cell.gathered and rate > 0 else np.full(shape, rate)
+    sign = rng.choice((-1.0, 1.0), shape) if cell.two_way else 1.0
+    return sign * rng.binomial(cell.rounds, theta) / cell.rounds, 0.0 if cell.two_way else rate
+
+
+def sparse_cell(cell: SparseCell, sims: int, rng: np.random.Generator) -> dict:
+    """Return coverage and mean width (points) of the shown interval in one sparse cell (gate: at least 93 %)."""
+    d, truth = sparse_differences(cell, sims, rng)
+    lo, hi = shown_difference_interval(d, cell.rounds == 1)
+    rate = float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi)))
+    row = _row("coverage", cell.label, Cell(cell.n, cell.rounds, truth, "sparse"), sims, rate, COVERAGE_CONSERVATIVE)
+    return row | {"width": float(100 * np.mean(hi - lo))}
+
+
+def sparse_cells() -> list[SparseCell]:
+    """Return the sparse grid: binary K=1 and K=10, n = 30 and 100, every discordance count and pattern."""
+    return [
+        SparseCell(n, k, e, two_way, gathered)
+        for n in (30, 100)
+        for k in (1, 10)
+        for e in SPARSE_DISCORDANT
+        for two_way in (False, True)
+        for gathered in ((False,) if k == 1 else (False, True))
+    ]
+
+
 # ---------------------------------------------------------------- driver
 
 
@@ -426,7 +484,7 @@ def grid(quick: bool) -> list[Cell]:
     return [Cell(n, k, m, c) for n in ns for k in ks for m in means for c in CONCENTRATION]
 
 
-PARTS = ("grid", "fwer", "power", "ranks", "effects", "kappa")
+PARTS = ("grid", "sparse", "fwer", "power", "ranks", "effects", "kappa")
 
 
 def run(quick: bool, sims: int, type1_sims: int, seed: int, parts: tuple[str, ...] = PARTS) -> pd.DataFrame:
@@ -448,6 +506,8 @@ def run(quick: bool, sims: int, type1_sims: int, seed: int, parts: tuple[str, ..
         for cell in grid(quick):
             add(coverage_cell(cell, sims, rng))
             add(type1_cell(cell, type1_sims, rng))
+    if "sparse" in parts:
+        add([sparse_cell(cell, sims, rng) for cell in sparse_cells()])
     if "fwer" in parts:
         for n, k in ((30, 1), (30, 3), (100, 1), (100, 3)):
             add([fwer_cell(Cell(n, k, 0.8, "clustered"), type1_sims, rng)])

@@ -184,9 +184,8 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "the data cannot separate from the leader. MDE is the smallest difference this benchmark detects with "
         "80 % power; *nothing detectable* means the two gradings disagree on too few questions for any difference "
         "to be detected (with 30 questions and one round: on 10 % of them or fewer). "
-        "When every question difference is equal, the interval is not zero-width: it allows for the share of "
-        "questions that could differ unseen (9.5 % at 30 questions), and the cell says on how many answers the two "
-        "gradings agree. "
+        "No difference interval is zero-width, none leaves [−100, 100], and under 10 judged questions none is "
+        "given (only the exact test); the cell says on how many answers the two gradings agree. "
         + coverage_sentence(models)
         + older_versions_sentence(models, b.version)
         + "Hover a column header for what it means ([all columns](../../methodology.md#leaderboard-columns)); click it "

@@ -40,25 +40,32 @@ RECORD_KEYS = (
 )
 
 
-def constant_note(test: str, n: int, alpha: float = 0.05) -> str:
+def constant_note(test: str) -> str:
     """Return the note of a comparison whose question differences are all equal (or concordant).
 
     ``test`` is ``mcnemar_exact`` (all pairs concordant), ``all_zero`` or ``sign_test``.
 
     Examples
     --------
-    >>> constant_note("all_zero", 30)
-    'every question difference is 0: p=1; interval: at most 9.5% of questions differ (95% bound)'
+    >>> constant_note("all_zero")
+    'every question difference is 0: p=1'
     """
-    bound = (
-        f"at most {100 * float(paired.departing_share_bound(n, alpha)):.1f}% of questions "
-        f"differ ({100 * (1 - alpha):.0f}% bound)"
-    )
     return {
-        "mcnemar_exact": f"all pairs concordant: d=0, p=1; {bound}",
-        "all_zero": f"every question difference is 0: p=1; interval: {bound}",
-        "sign_test": f"every question difference is equal: sign test; interval: {bound}",
+        "mcnemar_exact": "all pairs concordant: d=0, p=1",
+        "all_zero": "every question difference is 0: p=1",
+        "sign_test": "every question difference is equal: sign test",
     }[test]
+
+
+def too_few_note(n: int) -> str:
+    """Return the note of a comparison over fewer than TOO_FEW_QUESTIONS questions (no interval is shown).
+
+    Examples
+    --------
+    >>> too_few_note(2)
+    'too few judged questions (n=2 < 10): exact test only'
+    """
+    return f"too few judged questions (n={n} < {paired.TOO_FEW_QUESTIONS}): exact test only"
 
 
 def compare(
@@ -103,12 +110,27 @@ def compare(
         abs_sd=float(np.abs(d).std(ddof=1)) if len(d) > 1 else float("nan"),
     )
     if single_round_binary:
-        rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"], len(d), alpha))
+        rec.update(_mcnemar(rec["n_discordant_up"], rec["n_discordant_down"]))
     else:
-        rec.update(_continuous(d, alpha, detail))
+        rec.update(_continuous(d, detail))
     if len(d) < paired.TOO_FEW_QUESTIONS:
+        rec.update(note=join_notes(rec["note"], too_few_note(len(d))))
+    else:
+        rec["diff_ci_low"], rec["diff_ci_high"] = (
+            float(v)
+            for v in paired.difference_interval(
+                len(d),
+                rec["diff_mean"],
+                float(rec["diff_se"]) * np.sqrt(len(d)),
+                rec["n_discordant_up"],
+                rec["n_discordant_down"],
+                rec["p_value"],
+                single_round_binary,
+                alpha,
+            )
+        )
         rec["note"] = join_notes(
-            rec["note"], f"too few questions (n={len(d)} < {paired.TOO_FEW_QUESTIONS}): exact test only"
+            rec["note"], widened_note(rec["test"], rec["p_value"], rec["diff_ci_low"], rec["diff_ci_high"], alpha)
         )
     return rec
 
@@ -131,46 +153,35 @@ def _describe(x: np.ndarray, y: np.ndarray, d: np.ndarray, detail: bool) -> dict
     return out
 
 
-def _mcnemar(up: int, down: int, n: int, alpha: float) -> dict[str, object]:
-    """Return the exact McNemar test with the Bonett–Price interval."""
-    lo, hi = paired.bonett_price_interval(up, down, n, alpha)
-    out = {
-        "test": "mcnemar_exact",
-        "p_value": float(paired.mcnemar_exact_p(up, down)),
-        "diff_ci_low": float(lo),
-        "diff_ci_high": float(hi),
-    }
+def _mcnemar(up: int, down: int) -> dict[str, object]:
+    """Return the exact McNemar test."""
+    out = {"test": "mcnemar_exact", "p_value": float(paired.mcnemar_exact_p(up, down))}
     if up + down == 0:
-        out["note"] = constant_note("mcnemar_exact", n, alpha)
+        out["note"] = constant_note("mcnemar_exact")
     return out
 
 
-def _continuous(d: np.ndarray, alpha: float, detail: bool) -> dict[str, object]:
-    """Return the paired t path, or its exact replacements when t is undefined or n < TOO_FEW_QUESTIONS."""
+def _continuous(d: np.ndarray, detail: bool) -> dict[str, object]:
+    """Return the paired t test, or its exact replacements when t is undefined or n < TOO_FEW_QUESTIONS."""
     n = len(d)
     if np.all(d == d[0]):
         test = "all_zero" if d[0] == 0 else "sign_test"
-        lo, hi = paired.constant_difference_interval(d[0], n, alpha)
-        return {
-            "test": test,
-            "p_value": 1.0 if test == "all_zero" else paired.sign_test_p(d),
-            "diff_ci_low": float(lo),
-            "diff_ci_high": float(hi),
-            "note": constant_note(test, n, alpha),
-        }
-    t = paired.paired_t(d, alpha)
-    out = {
-        "test": "paired_t",
-        "p_value": float(t["p_value"]),
-        "diff_ci_low": float(t["ci_low"]),
-        "diff_ci_high": float(t["ci_high"]),
-    }
+        p = 1.0 if test == "all_zero" else paired.sign_test_p(d)
+        return {"test": test, "p_value": p, "note": constant_note(test)}
+    out = {"test": "paired_t", "p_value": float(paired.paired_t(d)["p_value"])}
     if detail:
         w = pga.wilcoxon(d)
         out.update(wilcoxon_w=w["w"], wilcoxon_p=w["p_value"])
     if n < paired.TOO_FEW_QUESTIONS:
         out.update(test="permutation_exact", p_value=paired.sign_flip_p(d))
     return out
+
+
+def widened_note(test: str, p_value: float, low: float, high: float, alpha: float = 0.05) -> str:
+    """Say when Tango's interval was widened to reach 0 because exact McNemar does not reject (conservative)."""
+    if test == "mcnemar_exact" and p_value >= alpha and 0.0 in (low, high):
+        return "interval widened to reach 0: the exact test does not reject"
+    return ""
 
 
 def join_notes(*notes: object) -> str:

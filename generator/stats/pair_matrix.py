@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dualboard.stats import estimators, paired, power
-from dualboard.stats.comparison import DECIMALS, constant_note
+from dualboard.stats import paired, power
+from dualboard.stats.comparison import DECIMALS, constant_note, join_notes, widened_note
 from dualboard.stats.scores import POINTS
 
 PAIR_COLUMNS = (
@@ -94,16 +94,20 @@ def _tests(m: dict[str, np.ndarray], binary: np.ndarray, alpha: float) -> dict[s
     with np.errstate(invalid="ignore", divide="ignore"):
         se = sd / np.sqrt(n)
         p_t = 2 * stats.t.sf(np.abs(mean / se), n - 1)
-        half = estimators.t_quantile(n - 1, alpha) * se
-        const_lo, const_hi = paired.constant_difference_interval(mean, n, alpha)
-    bp_lo, bp_hi = paired.bonett_price_interval(up, down, n, alpha)
     exact = paired.mcnemar_exact_p(up, down)
     zero, constant = (up + down) == 0, m["constant"]
     test = np.select([binary, zero, constant], ["mcnemar_exact", "all_zero", "sign_test"], "paired_t")
     p = np.select([binary, zero, constant], [exact, 1.0, exact], p_t)
-    lo = np.select([binary, constant], [bp_lo, const_lo], mean - half)
-    hi = np.select([binary, constant], [bp_hi, const_hi], mean + half)
+    lo, hi = paired.difference_interval(n, mean, sd, up, down, p, binary, alpha)
     return {"test": test, "p_value": p, "diff_ci_low": lo, "diff_ci_high": hi, "diff_se": se}
+
+
+def row_tests(d: np.ndarray, shared: np.ndarray, binary: np.ndarray, alpha: float = 0.05) -> dict[str, np.ndarray]:
+    """Return test, p-value, CI and SE of each row of differences ``d`` (rows × questions), as the pairwise table.
+
+    The calibration bench calls it on simulated boards, so it checks the intervals the site shows.
+    """
+    return _tests(_moments(d, shared), binary, alpha)
 
 
 def pairs(a: np.ndarray, b: np.ndarray, values: np.ndarray, simple: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
@@ -134,8 +138,13 @@ def _block(x: np.ndarray, y: np.ndarray, simple_x: np.ndarray, simple_y: np.ndar
     t = _tests(m, binary, alpha)
     concordant = binary & ((m["up"] + m["down"]) == 0)
     notes = [
-        constant_note(name, k, alpha) if k and (name in ("all_zero", "sign_test") or flag) else ""
-        for name, k, flag in zip(t["test"], m["n"], concordant)
+        join_notes(
+            constant_note(name) if k and (name in ("all_zero", "sign_test") or flag) else "",
+            widened_note(name, p, lo, hi, alpha),
+        )
+        for name, k, flag, p, lo, hi in zip(
+            t["test"], m["n"], concordant, t["p_value"], t["diff_ci_low"], t["diff_ci_high"]
+        )
     ]
     with np.errstate(invalid="ignore", divide="ignore"):
         dz = np.where((m["n"] > 2) & ~m["constant"], m["mean"] / m["sd"], np.nan)

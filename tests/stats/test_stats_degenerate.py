@@ -14,11 +14,13 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.weightstats import DescrStatsW
 
 from dualboard.stats import analyse, estimators, paired, power
 from tests.stats.stats_builders import scored_run
 
 P_BAR_30 = 1 - 0.05 ** (1 / 30)  # 9.5 % at n = 30 (Methodology, §No interval is zero-width)
+TANGO_0_30 = 3.8414588206941254 / (30 + 3.8414588206941245)  # b = c = 0: n Δ/(1 - Δ) = z² (Tango's score = ±z)
 
 
 def _row(scored: pd.DataFrame) -> pd.Series:
@@ -37,25 +39,34 @@ def wilson_t(successes: float, n: int) -> tuple[float, float]:
 # ---------------------------------------------------------------- difference intervals
 
 
-def test_every_difference_zero_with_rounds_gives_the_pbar_interval():
+def augmented_reference(d: np.ndarray) -> tuple[float, float]:
+    """The augmented interval from statsmodels' weighted mean and SE (pseudo-questions +1, -1 of weight w)."""
+    w = paired.PSEUDO_WEIGHT
+    fit = DescrStatsW(np.r_[d, 1, -1], weights=np.r_[np.ones(len(d)), w, w], ddof=1)
+    half = stats.t.ppf(0.975, len(d) - 1) * fit.std_mean / (1 - fit.mean**2)
+    return 100 * np.tanh(np.arctanh(fit.mean) - half), 100 * np.tanh(np.arctanh(fit.mean) + half)
+
+
+def test_every_difference_zero_with_rounds_gives_the_augmented_interval():
+    # Issue 26 §4 changed this interval: it was the p̄ interval [-9.5, 9.5], 14× wider than with one discordance.
     x = 100.0 * np.random.default_rng(1).integers(0, 6, (30, 3)) / 5
     row = _row(scored_run("r", x, x))
     assert row["test"] == "all_zero"
-    # before: [0.0, 0.0]
-    assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx((-100 * P_BAR_30, 100 * P_BAR_30))
-    assert (round(row["diff_ci_low"], 1), round(row["diff_ci_high"], 1)) == (-9.5, 9.5)
-    assert "9.5% of questions" in row["note"]
+    # before issue 9: [0.0, 0.0]
+    assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx(augmented_reference(np.zeros(30)), abs=1e-9)
+    assert (round(row["diff_ci_low"], 1), round(row["diff_ci_high"], 1)) == (-2.2, 2.2)
+    assert row["note"].startswith("every question difference is 0: p=1")
 
 
-def test_constant_nonzero_difference_gives_the_pbar_interval():
+def test_constant_nonzero_difference_gives_a_nonzero_interval_that_agrees_with_the_sign_test():
     trad = 100.0 * np.random.default_rng(2).integers(1, 6, (15, 2)) / 5
     row = _row(scored_run("r", trad, trad - 20))
-    share = 1 - 0.05 ** (1 / 15)
     assert row["test"] == "sign_test"
     assert row["p_value"] == pytest.approx(stats.binomtest(0, 15).pvalue)
-    # before: [-20.0, -20.0]
-    assert row["diff_ci_low"] == pytest.approx(-20 - share * (-20 + 100))
-    assert row["diff_ci_high"] == pytest.approx(-20 + share * (100 + 20))
+    # before issue 9: [-20.0, -20.0]; before issue 26: the p̄ interval [-38.1, -1.9]
+    lo, hi = paired.tango_interval(0, 15, 15)
+    assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx((20 * float(lo), 20 * float(hi)), abs=1e-9)
+    assert row["diff_ci_low"] < row["diff_ci_high"] < 0  # the sign test rejects: 0 is excluded
 
 
 def test_pbar_is_the_exact_binomial_upper_bound_with_no_events():
@@ -65,23 +76,23 @@ def test_pbar_is_the_exact_binomial_upper_bound_with_no_events():
         assert float(paired.departing_share_bound(n)) == pytest.approx(upper, abs=1e-12)
 
 
-def test_binary_one_round_keeps_bonett_price():
+def test_binary_one_round_uses_tango():
+    # Issue 26 §4 replaced Bonett–Price ([-8.66, 8.66] here) by Tango's score interval.
     x = 100.0 * (np.random.default_rng(3).random((30, 1)) < 0.6)
     row = _row(scored_run("r", x, x))
-    lo, hi = paired.bonett_price_interval(0, 0, 30)
     assert row["test"] == "mcnemar_exact"
-    assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx((100 * lo, 100 * hi), abs=1e-12)
-    assert round(row["diff_ci_high"], 2) == 8.66
+    assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx((-100 * TANGO_0_30, 100 * TANGO_0_30), abs=1e-9)
 
 
-def test_run_vs_run_constant_differences_get_the_pbar_interval():
+def test_run_vs_run_constant_differences_get_the_augmented_interval():
     x = 100.0 * np.random.default_rng(4).integers(0, 4, (30, 3)) / 3
     scored = pd.concat([scored_run(run_id, x, x) for run_id in "abc"])
     pw = analyse(scored, n_boot=50).pairwise
     assert set(pw["test"]) == {"all_zero"}
-    # before: every pair [0.0, 0.0]
-    np.testing.assert_allclose(pw["diff_ci_low"], -100 * P_BAR_30, atol=1e-12)
-    np.testing.assert_allclose(pw["diff_ci_high"], 100 * P_BAR_30, atol=1e-12)
+    # before issue 9: every pair [0.0, 0.0]; before issue 26: [-9.5, 9.5]
+    lo, hi = augmented_reference(np.zeros(30))
+    np.testing.assert_allclose(pw["diff_ci_low"], lo, atol=1e-9)
+    np.testing.assert_allclose(pw["diff_ci_high"], hi, atol=1e-9)
 
 
 def test_pooled_equator_interval_is_not_empty_when_every_difference_is_zero():

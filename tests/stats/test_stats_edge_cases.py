@@ -61,7 +61,7 @@ def test_all_pairs_concordant_gives_p_one_and_an_honest_interval():
     assert row["p_value"] == 1.0 == mcnemar([[18, 0], [0, 12]], exact=True).pvalue
     assert row["diff_mean"] == 0.0
     assert row["diff_ci_low"] < 0 < row["diff_ci_high"]
-    assert "9.5%" in row["note"]
+    assert row["note"] == "all pairs concordant: d=0, p=1"
     assert (row["n_discordant_up"], row["n_discordant_down"]) == (0, 0)
 
 
@@ -101,7 +101,11 @@ def test_too_few_questions_exact_tests_no_tie_groups(rounds):
     assert set(tables.models["test"]) <= {"mcnemar_exact", "permutation_exact", "sign_test", "all_zero"}
     assert tables.models["rank_ci_low"].isna().all()
     assert tables.models["tied_first_answer_key"].isna().all()
-    assert all(f"too few questions (n={n} < {TOO_FEW_QUESTIONS})" in note for note in tables.models["note"])
+    assert all(
+        f"too few judged questions (n={n} < {TOO_FEW_QUESTIONS}): exact test only" in note
+        for note in tables.models["note"]
+    )
+    assert tables.models["diff_ci_low"].isna().all() and tables.models["diff_ci_high"].isna().all()
     assert f"a: too few questions ({n} < {TOO_FEW_QUESTIONS}): estimates shown, " in " ".join(tables.notes)
 
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from dualboard.scored_files import GRADINGS
 from dualboard.stats import analyse
+from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 from dualboard.stats.scores import judged_by_both, question_and_paired_means, question_means
 from tests.stats.stats_builders import scored_run
 
@@ -41,7 +42,11 @@ def test_intervals_probabilities_and_ranks_are_coherent(scored):
         ranked = m[f"rank_ci_low_{g}"].notna()
         assert (m.loc[ranked, f"rank_ci_low_{g}"] <= m.loc[ranked, f"rank_{g}"]).all()
         assert (m.loc[ranked, f"rank_{g}"] <= m.loc[ranked, f"rank_ci_high_{g}"]).all()
-    assert ((m["diff_ci_low"] <= m["diff_mean"] + 1e-9) & (m["diff_mean"] <= m["diff_ci_high"] + 1e-9)).all()
+    shown = m["n_questions_paired"] >= TOO_FEW_QUESTIONS  # issue 26: no difference interval under it
+    assert m.loc[~shown, ["diff_ci_low", "diff_ci_high"]].isna().all().all()
+    d = m[shown]
+    assert ((d["diff_ci_low"] <= d["diff_mean"] + 1e-9) & (d["diff_mean"] <= d["diff_ci_high"] + 1e-9)).all()
+    assert ((d["diff_ci_low"] >= -100) & (d["diff_ci_high"] <= 100)).all()
     _no_interval_collapses(tables)
     _numbers_do_not_mislead(tables)
     np.testing.assert_allclose(m["diff_mean"], m["answer_key_mean"] - m["traditional_mean"], atol=1e-9)
@@ -54,13 +59,12 @@ def test_intervals_probabilities_and_ranks_are_coherent(scored):
 def _no_interval_collapses(tables) -> None:
     """No interval is ever zero-width: means, differences, run vs run (Methodology, §No interval is zero-width)."""
     m, pw = tables.models, tables.pairwise
-    for lo, hi in [
-        ("traditional_ci_low", "traditional_ci_high"),
-        ("answer_key_ci_low", "answer_key_ci_high"),
-        ("diff_ci_low", "diff_ci_high"),
-    ]:
+    for lo, hi in [("traditional_ci_low", "traditional_ci_high"), ("answer_key_ci_low", "answer_key_ci_high")]:
         assert (m[hi] - m[lo] > 1e-6).all(), m[["run_id", lo, hi]]
-    assert (pw["diff_ci_high"] - pw["diff_ci_low"] > 1e-6).all()
+    shown = m["n_questions_paired"] >= TOO_FEW_QUESTIONS
+    assert (m.loc[shown, "diff_ci_high"] - m.loc[shown, "diff_ci_low"] > 1e-6).all()
+    paired_shown = pw["n_questions"] >= TOO_FEW_QUESTIONS
+    assert (pw.loc[paired_shown, "diff_ci_high"] - pw.loc[paired_shown, "diff_ci_low"] > 1e-6).all()
 
 
 def _numbers_do_not_mislead(tables) -> None:

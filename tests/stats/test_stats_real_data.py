@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 
 from dualboard.stats import analyse
+from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 
 SOURCE = Path(__file__).resolve().parents[2] / "../shared/data/easy-problems/2024-09-13-Multi-Benchmark"
 pytestmark = pytest.mark.skipif(
@@ -117,12 +118,10 @@ def imported_tables(request, tmp_path_factory):
 def test_no_interval_collapses_on_real_data(imported_tables):
     _, _, tables = imported_tables
     m, pw, eq = tables.models, tables.pairwise, tables.equator
-    for lo, hi in [
-        ("traditional_ci_low", "traditional_ci_high"),
-        ("answer_key_ci_low", "answer_key_ci_high"),
-        ("diff_ci_low", "diff_ci_high"),
-    ]:
+    for lo, hi in [("traditional_ci_low", "traditional_ci_high"), ("answer_key_ci_low", "answer_key_ci_high")]:
         assert (m[hi] - m[lo] > 1).all(), m[["run_id", lo, hi]]
+    shown = m["n_questions_paired"] >= TOO_FEW_QUESTIONS  # issue 26: under it no difference interval is shown
+    assert (m.loc[shown, "diff_ci_high"] - m.loc[shown, "diff_ci_low"] > 1).all()
     assert (pw["diff_ci_high"] - pw["diff_ci_low"] > 1).all()
     assert (eq["pooled_ci_high"] - eq["pooled_ci_low"] > 0).all()
     for g in ("traditional", "answer_key"):  # the open release's answer-key naive low was −2.4
@@ -139,9 +138,31 @@ def test_runs_whose_gradings_agree_get_the_honest_interval_and_detect_nothing(im
         f"{sorted(set(zip(same['diff_ci_low'].round(1), same['diff_ci_high'].round(1))))}"
     )
     assert len(same) > 0 or release == "open"  # the MC release's gradings agree on 12 of 13 runs
-    assert np.allclose(same["diff_ci_low"], -9.5034, atol=1e-4)  # before: [0, 0]
-    assert np.allclose(same["diff_ci_high"], 9.5034, atol=1e-4)
+    # before issue 9: [0, 0]; before issue 26: [-9.5, 9.5], 14× wider than with one discordant answer
+    assert np.allclose(same["diff_ci_low"], -2.1850, atol=1e-4)
+    assert np.allclose(same["diff_ci_high"], 2.1850, atol=1e-4)
     assert (same["mde_status"] == "nothing_detectable").all()
+
+
+def test_difference_intervals_stay_in_range_and_agree_with_their_tests(imported_tables):
+    """Issue 26 §1–2: every shown difference lies in [-100, 100] and agrees with its test about 0.
+
+    The 2-judged-question case of the issue is on a board not in ../shared: tests/stats/test_paired_intervals.py
+    builds it."""
+    release, _, tables = imported_tables
+    m, pw = tables.models, tables.pairwise
+    few = m["n_questions_paired"] < TOO_FEW_QUESTIONS
+    print(
+        f"\n{release}: {int(few.sum())} runs with too few judged questions; diff intervals "
+        f"[{m['diff_ci_low'].min():.1f}, {m['diff_ci_high'].max():.1f}]"
+    )
+    assert m.loc[few, ["diff_ci_low", "diff_ci_high"]].isna().all().all()
+    for n, note in zip(m.loc[few, "n_questions_paired"], m.loc[few, "note"]):
+        assert f"too few judged questions (n={n} < {TOO_FEW_QUESTIONS}): exact test only" in note
+    for table in (m[~few], pw[pw["diff_ci_low"].notna()]):
+        assert ((table["diff_ci_low"] >= -100) & (table["diff_ci_high"] <= 100)).all()
+        excludes = (table["diff_ci_low"] > 0) | (table["diff_ci_high"] < 0)
+        assert (excludes == (table["p_value"] < 0.05)).all(), table[~(excludes == (table["p_value"] < 0.05))]
 
 
 def test_benchmark_mde_reports_what_is_detectable(imported_tables):

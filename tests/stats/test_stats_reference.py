@@ -170,15 +170,6 @@ def test_dz_interval_inverts_the_noncentral_t():
     assert stats.nct.cdf(t, n - 1, hi * np.sqrt(n)) == pytest.approx(0.025, abs=1e-9)
 
 
-def test_bonett_price_matches_the_published_formula():
-    b, c, n = 9, 3, 50  # Bonett & Price 2012, Eq. for the adjusted Wald interval
-    pb, pc = (b + 1) / (n + 2), (c + 1) / (n + 2)
-    se = np.sqrt(((pb + pc) - (pb - pc) ** 2) / (n + 2))
-    lo, hi = paired.bonett_price_interval(b, c, n)
-    assert float(lo) == pytest.approx(pb - pc - 1.959963984540054 * se, abs=TOL)
-    assert float(hi) == pytest.approx(pb - pc + 1.959963984540054 * se, abs=TOL)
-
-
 def test_cluster_ratio_se_equals_ols_cluster_for_a_ratio():
     s, t = np.array([2, 0, 3, 1, 4]), np.array([3, 1, 4, 2, 4])
     y = np.concatenate([[1] * si + [0] * (ti - si) for si, ti in zip(s, t)]).astype(float)
