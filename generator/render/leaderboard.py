@@ -146,9 +146,10 @@ CAPTIONS = {
     "scores": (
         "Dumbbell chart. Each row is a run: the blue dot is its traditional score, the orange dot its "
         "answer-key score, both with 95 % confidence intervals clustered by question; the grey bar joins them. "
-        "A long bar means strict grading against the answer key changes the score a lot. A grading that does not "
-        "rank a run (it judged under {min_coverage} of its answers) draws no dot for it, and no bar joins a run's dots "
-        "when under {too_few} questions were judged by both gradings. Whether intervals overlap is not a test: which "
+        "A long bar means strict grading against the answer key changes the score a lot. A grading draws no dot "
+        "for a run it does not rank (greyed in the table, for instance verdicts on under {min_coverage} of its "
+        "answers, or listed apart), and no bar joins a run's dots when under {too_few} questions were judged by "
+        "both gradings. Whether intervals overlap is not a test: which "
         "runs the data can order is shown by the pairwise matrix below (Holm-adjusted tests)."
     ),
     "differences": (
