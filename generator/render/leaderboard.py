@@ -107,7 +107,7 @@ COLUMNS = [
             "Minimum detectable effect: the smallest answer-key − traditional difference this run's questions detect "
             "with 80 % power at α = 0.05. nothing detectable: no difference would be detected, and the cell says why: "
             "too few questions judged by both gradings, too few discordant questions (one round of pass/fail answers), "
-            "or a disagreement concentrated on too few questions."
+            "no question differing, or a disagreement concentrated on too few questions."
         ),
     ),
     Header(
@@ -201,8 +201,8 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "the data cannot separate from the leader. MDE is the smallest difference this benchmark detects with "
         "80 % power; *nothing detectable* says why none would be: too few questions judged by both gradings (under "
         f"{TOO_FEW_QUESTIONS}, where only the exact test is shown and no interval is drawn), too few discordant "
-        "questions (with 30 questions and one round: 10 % of them or fewer), or a disagreement concentrated on too "
-        "few questions. "
+        "questions (with 30 questions and one round: 10 % of them or fewer), no question differing, or a "
+        "disagreement concentrated on too few questions. "
         "When every question difference is equal, the interval is not zero-width: it allows for the share of "
         "questions that could differ unseen (9.5 % at 30 questions), and the cell says on how many answers the two "
         "gradings agree. "

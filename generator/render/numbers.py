@@ -97,7 +97,8 @@ def too_few_judged(n_questions: float) -> bool:
 
 def nothing_detectable_cause(n_questions: float, method: str, discordant: float | None = None) -> str:
     """Say why a comparison can detect nothing: too few judged questions, else too few discordant questions (exact
-    McNemar, ``method`` ``mcnemar_exact``), else a disagreement concentrated on too few questions (paired t).
+    McNemar, ``method`` ``mcnemar_exact``), else no question differing or a disagreement concentrated on too few
+    questions (paired t).
 
     Examples
     --------
@@ -105,8 +106,8 @@ def nothing_detectable_cause(n_questions: float, method: str, discordant: float 
     'too few judged questions (2 < 10)'
     >>> nothing_detectable_cause(30, "mcnemar_exact", 3), nothing_detectable_cause(30, "mcnemar_exact (median)")
     ('too few discordant questions (3 of 30)', 'too few discordant questions')
-    >>> nothing_detectable_cause(30, "paired_t", 23)
-    'the disagreement is concentrated on too few questions (23 of 30 differ)'
+    >>> nothing_detectable_cause(30, "paired_t", 23), nothing_detectable_cause(30, "all_zero", 0)
+    ('the disagreement is concentrated on too few questions (23 of 30 differ)', 'no judged question differs (of 30)')
     """
     n = int(n_questions)
     if n < TOO_FEW_QUESTIONS:
@@ -114,6 +115,8 @@ def nothing_detectable_cause(n_questions: float, method: str, discordant: float 
     counts = "" if is_missing(discordant) else f"{int(discordant)} of {n}"
     if method.startswith("mcnemar_exact"):
         return "too few discordant questions" + (f" ({counts})" if counts else "")
+    if not is_missing(discordant) and int(discordant) == 0:
+        return f"no judged question differs (of {n})"
     return "the disagreement is concentrated on too few questions" + (f" ({counts} differ)" if counts else "")
 
 
