@@ -129,18 +129,24 @@ def forest_figure(models: pd.DataFrame) -> go.Figure:
     """Answer-key − traditional per run with its 95 % CI; a dashed line marks no difference.
 
     Only the runs whose interval is drawn (:func:`drawn_differences`) appear: under TOO_FEW_QUESTIONS judged
-    questions there is an exact test and no interval, which the table shows.
+    questions there is an exact test and no interval, which the table shows. A run that a grading does not rank
+    (:func:`ranked_mask`) is marked with an open square, as the table greys it.
     """
     ordered = models[drawn_differences(models)].sort_values(["diff_mean", "run_id"], ascending=[False, False])
     labels = _labels(ordered["run_id"])
     significant = ordered["p_holm"].fillna(1.0) < 0.05
+    ranked = np.logical_and.reduce([ranked_mask(ordered, g) for g in GRADINGS])
     fig = go.Figure(
         go.Scatter(
             x=ordered["diff_mean"],
             y=labels,
             mode="markers",
             showlegend=False,
-            marker={"symbol": "square", "size": 10, "color": np.where(significant, "#e65100", "#757575")},
+            marker={
+                "symbol": np.where(ranked, "square", "square-open"),
+                "size": 10,
+                "color": np.where(significant, "#e65100", "#757575"),
+            },
             error_x={
                 "type": "data",
                 "symmetric": False,

@@ -156,7 +156,8 @@ CAPTIONS = {
         "Forest plot of answer-key − traditional per run, with the 95 % confidence intervals of the table. Left of the "
         "dashed line the run loses points under strict grading. Orange squares are significant after Holm "
         "adjustment across runs; a drawn interval crossing zero is compatible with no difference. Runs with under "
-        "{too_few} questions judged by both gradings are not drawn (exact test only, in the table)."
+        "{too_few} questions judged by both gradings are not drawn (exact test only, in the table); an open "
+        "square marks a run that a grading does not rank (greyed in the table)."
     ),
     "categories": (
         "Per-category heatmap: each run's mean score in each question category under both gradings "

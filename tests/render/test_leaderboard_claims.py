@@ -171,5 +171,8 @@ def test_charts_leave_out_a_grading_that_does_not_rank_the_run(board, page):
     key_panel = next(t for t in heat if t["xaxis"] == "x2")
     c_row = key_panel["y"].index("c")
     assert key_panel["text"][c_row] == [""]  # a blank cell; before: c's answer-key score was drawn
+    forest = _chart(page, "differences")["data"][0]
+    symbols = dict(zip(forest["y"], forest["marker"]["symbol"], strict=True))
+    assert symbols == {"a": "square", "b": "square", "c": "square-open"}  # c is greyed in the table
     pairwise = _chart(page, "pairwise-answer_key")["data"][0]
     assert "c" not in pairwise["x"] and "c" in _chart(page, "pairwise-traditional")["data"][0]["x"]
