@@ -169,7 +169,8 @@ CAPTIONS = {
         "Pairwise significance matrix under {grading}: colour is the row run's score minus the column run's, "
         "over shared questions (blue: the row run scores higher, red: the column run does); "
         "● marks pairs whose difference is significant after Holm adjustment over all pairs. "
-        "Pairs without ● cannot be ordered by this benchmark. Only the runs this grading ranks are shown."
+        "Pairs without ● are not ordered by these tests at this benchmark's size. Only the runs this grading ranks "
+        "are shown."
     ),
 }
 
