@@ -20,6 +20,7 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
 
+from dualboard.render.numbers import is_true, too_few_judged
 from dualboard.scored_files import GRADINGS
 
 GRADING_LABELS = {"traditional": "Traditional grading", "answer_key": "Answer-key grading"}
@@ -64,26 +65,44 @@ def _height(n: int) -> int:
     return max(320, 28 * n + 140)
 
 
+def ranked_mask(models: pd.DataFrame, grading: str) -> pd.Series:
+    """Which runs ``grading`` ranks (``ranked_<grading>``): the others' scores in it are not drawn, as the table
+    greys them."""
+    return models[f"ranked_{grading}"].map(is_true).astype(bool)
+
+
+def drawn_differences(models: pd.DataFrame) -> pd.Series:
+    """Which runs' answer-key − traditional intervals are drawn: enough judged questions and a finite interval."""
+    enough = ~models["n_questions_paired"].map(too_few_judged).astype(bool)
+    return enough & np.isfinite(models["diff_ci_low"].astype(float)) & np.isfinite(models["diff_ci_high"].astype(float))
+
+
 def dumbbell_figure(models: pd.DataFrame, ranked_by: str = "answer_key") -> go.Figure:
     """Each run's traditional → answer-key score, joined by a line, with 95 % CIs.
 
     ``models`` is models.csv (one row per run); runs are ordered by ``ranked_by``.
+    A grading draws no dot for a run it does not rank (:func:`ranked_mask`),
+    and the line joins only dots whose difference is drawn (:func:`drawn_differences`).
     """
     ordered = models.sort_values([f"{ranked_by}_mean", "run_id"], ascending=[True, False])
+    ordered = ordered[np.logical_or.reduce([ranked_mask(ordered, g) for g in GRADINGS])]
     labels = _labels(ordered["run_id"])
+    joined = drawn_differences(ordered) & np.logical_and.reduce([ranked_mask(ordered, g) for g in GRADINGS])
     xs, ys = [], []
-    for label, a, b in zip(labels, ordered["traditional_mean"], ordered["answer_key_mean"]):
-        xs += [a, b, None]
-        ys += [label, label, None]
+    for label, a, b, join in zip(labels, ordered["traditional_mean"], ordered["answer_key_mean"], joined):
+        if join:
+            xs += [a, b, None]
+            ys += [label, label, None]
     fig = go.Figure(
         go.Scatter(x=xs, y=ys, mode="lines", line={"color": "#9e9e9e", "width": 3}, hoverinfo="skip", showlegend=False)
     )
     for grading in GRADINGS:
-        mean = ordered[f"{grading}_mean"]
+        shown = ordered[ranked_mask(ordered, grading)]
+        mean = shown[f"{grading}_mean"]
         fig.add_trace(
             go.Scatter(
                 x=mean,
-                y=labels,
+                y=_labels(shown["run_id"]),
                 mode="markers",
                 name=GRADING_LABELS[grading],
                 marker={"color": GRADING_COLORS[grading], "size": 11},
@@ -91,8 +110,8 @@ def dumbbell_figure(models: pd.DataFrame, ranked_by: str = "answer_key") -> go.F
                     "type": "data",
                     "symmetric": False,
                     "thickness": 1,
-                    "array": ordered[f"{grading}_ci_high"] - mean,
-                    "arrayminus": mean - ordered[f"{grading}_ci_low"],
+                    "array": shown[f"{grading}_ci_high"] - mean,
+                    "arrayminus": mean - shown[f"{grading}_ci_low"],
                 },
             )
         )
@@ -101,23 +120,33 @@ def dumbbell_figure(models: pd.DataFrame, ranked_by: str = "answer_key") -> go.F
         height=_height(len(ordered)),
         legend={"orientation": "h", "y": -0.15},
         xaxis={"title": {"text": "Score (0–100), 95 % CI clustered by question"}, "range": [0, 100]},
-        yaxis={"automargin": True},
+        yaxis={"automargin": True, "categoryorder": "array", "categoryarray": labels},
     )
     return fig
 
 
 def forest_figure(models: pd.DataFrame) -> go.Figure:
-    """Answer-key − traditional per run with its 95 % CI; a dashed line marks no difference."""
-    ordered = models.sort_values(["diff_mean", "run_id"], ascending=[False, False])
+    """Answer-key − traditional per run with its 95 % CI; a dashed line marks no difference.
+
+    Only the runs whose interval is drawn (:func:`drawn_differences`) appear: under TOO_FEW_QUESTIONS judged
+    questions there is an exact test and no interval, which the table shows. A run that a grading does not rank
+    (:func:`ranked_mask`) is marked with an open square, as the table greys it.
+    """
+    ordered = models[drawn_differences(models)].sort_values(["diff_mean", "run_id"], ascending=[False, False])
     labels = _labels(ordered["run_id"])
     significant = ordered["p_holm"].fillna(1.0) < 0.05
+    ranked = np.logical_and.reduce([ranked_mask(ordered, g) for g in GRADINGS])
     fig = go.Figure(
         go.Scatter(
             x=ordered["diff_mean"],
             y=labels,
             mode="markers",
             showlegend=False,
-            marker={"symbol": "square", "size": 10, "color": np.where(significant, "#e65100", "#757575")},
+            marker={
+                "symbol": np.where(ranked, "square", "square-open"),
+                "size": 10,
+                "color": np.where(significant, "#e65100", "#757575"),
+            },
             error_x={
                 "type": "data",
                 "symmetric": False,
@@ -145,6 +174,16 @@ def category_scores(scored: pd.DataFrame) -> pd.DataFrame:
     """
     questions = scored.groupby(["run_id", "category", "question_id"], sort=True)[list(GRADINGS)].mean()
     return questions.groupby(["run_id", "category"]).mean().reset_index()
+
+
+def ranked_scores(scores: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+    """Return :func:`category_scores` with a grading's scores left out (NaN, a blank cell) for the runs it does not
+    rank (:func:`ranked_mask`)."""
+    out = scores.copy()
+    for grading in GRADINGS:
+        ranked = set(models.loc[ranked_mask(models, grading), "run_id"])
+        out.loc[~out["run_id"].isin(ranked), grading] = np.nan
+    return out
 
 
 def category_heatmap(scores: pd.DataFrame, run_order: list[str]) -> go.Figure:

@@ -9,8 +9,8 @@ from dualboard.kappa import MAX_LABEL_SPAN, MIN_QUESTIONS, PASS_MARK, UNDEFINED_
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Row, paragraph, table
 from dualboard.render.numbers import (
+    format_interval,
     format_percent,
-    interval_text,
     is_missing,
     is_true,
     sort_key,
@@ -206,19 +206,19 @@ def _measure_cells(r) -> list[Cell]:
     return [
         _share_cell(r.accuracy, r.accuracy_ci_low, r.accuracy_ci_high),
         Cell(
-            interval_text(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
+            format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
             sort=sort_key(r.kappa),
         ),
         Cell(label),
         Cell(
-            interval_text(r.mean_abs_diff, r.mean_abs_diff_ci_low, r.mean_abs_diff_ci_high),
+            format_interval(r.mean_abs_diff, r.mean_abs_diff_ci_low, r.mean_abs_diff_ci_high),
             sort=sort_key(r.mean_abs_diff),
         ),
     ]
 
 
 def _share_cell(value, low, high) -> Cell:
-    text = "—" if is_missing(value) else interval_text(100 * value, 100 * low, 100 * high) + " %"
+    text = "—" if is_missing(value) else format_interval(100 * value, 100 * low, 100 * high) + " %"
     return Cell(text, sort=sort_key(value))
 
 
@@ -260,7 +260,7 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
     if row is not None and is_true(row["estimable"]) and _labelled_coverage(verdicts, chosen) >= MIN_COVERAGE:
         return (
             f"Answer-key column: {chosen}, chosen by κ = "
-            f"{interval_text(row['kappa'], row['kappa_ci_low'], row['kappa_ci_high'], 2)} against "
+            f"{format_interval(row['kappa'], row['kappa_ci_low'], row['kappa_ci_high'], 2)} against "
             f"{int(row['n'])} human-labelled answers ({labels} of {len(scored)} answers carry a label): {rule}."
         )
     return (

@@ -20,18 +20,21 @@ from dualboard.render.numbers import (
     apart_reason,
     format_agreement,
     format_coverage,
+    format_difference,
     format_interval,
     format_mde,
+    format_missing,
     format_p,
     format_percent,
     format_rank,
     is_true,
     mde_sort_key,
+    nothing_detectable_cause,
     sort_key,
     unranked_reason,
 )
 from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
-from dualboard.stats.paired import TOO_FEW_QUESTIONS
+from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 from dualboard.stats.scores import MIN_COVERAGE, is_ranked
 
 COLUMNS = [
@@ -55,8 +58,9 @@ COLUMNS = [
         key="traditional",
         title=(
             "Mean traditional score (0–100): each question counts once, its rounds averaged; 95 % confidence interval "
-            "clustered by question. Second line: the naive interval that treats every answer as independent, as many "
-            "published tables do; with several rounds it is too narrow."
+            "clustered by question. Second line: the share of answers that were unreadable (the model's failure, "
+            "scored 0), if any, and the naive interval that treats every answer as independent, as many published "
+            "tables do; with several rounds it is too narrow."
         ),
     ),
     Header(
@@ -64,7 +68,8 @@ COLUMNS = [
         key="answer_key",
         title=(
             "Mean answer-key score (0–100): strict grading against the human answer key, same interval method; "
-            "an answer the grader could not judge is left out (the share judged is shown when under 100 %). "
+            "an answer the grader could not judge is left out (the share judged is shown when under 100 %), while an "
+            "unreadable answer is the model's failure and scores 0 (its share is shown when there is one). "
             "Second line: the naive interval."
         ),
     ),
@@ -73,7 +78,9 @@ COLUMNS = [
         key="difference",
         title=(
             "Paired difference per question, answer-key minus traditional (negative: the run loses points under strict "
-            "grading), with its 95 % interval; second line: on how many answers the two gradings agree."
+            "grading), with its 95 % interval; second line: on how many answers the two gradings agree. With under "
+            f"{TOO_FEW_QUESTIONS} questions judged by both gradings no interval is shown: the cell says too few judged "
+            "questions, with the exact test's p."
         ),
     ),
     Header(
@@ -98,8 +105,9 @@ COLUMNS = [
         key="mde",
         title=(
             "Minimum detectable effect: the smallest answer-key − traditional difference this run's questions detect "
-            "with 80 % power at α = 0.05. nothing detectable: the gradings disagree on too few questions for any "
-            "difference to be detected."
+            "with 80 % power at α = 0.05. nothing detectable: no difference would be detected, and the cell says why: "
+            "too few questions judged by both gradings, too few discordant questions (one round of pass/fail answers), "
+            "no question differing, or a disagreement concentrated on too few questions."
         ),
     ),
     Header(
@@ -138,27 +146,38 @@ CAPTIONS = {
     "scores": (
         "Dumbbell chart. Each row is a run: the blue dot is its traditional score, the orange dot its "
         "answer-key score, both with 95 % confidence intervals clustered by question; the grey bar joins them. "
-        "A long bar means strict grading against the answer key changes the score a lot; overlapping "
-        "intervals between two runs mean the data cannot order them."
+        "A long bar means strict grading against the answer key changes the score a lot. A grading draws no dot "
+        "for a run it does not rank (greyed in the table, for instance verdicts on under {min_coverage} of its "
+        "answers, or listed apart), and no bar joins a run's dots when under {too_few} questions were judged by "
+        "both gradings. Whether intervals overlap is not a test: which "
+        "runs the data can order is shown by the pairwise matrix below (Holm-adjusted tests)."
     ),
     "differences": (
-        "Forest plot of answer-key − traditional per run, with 95 % confidence intervals. Left of the dashed "
-        "line the run loses points under strict grading. Orange squares are significant after Holm "
-        "adjustment across runs; an interval crossing zero is compatible with no difference."
+        "Forest plot of answer-key − traditional per run, with the 95 % confidence intervals of the table. Left of the "
+        "dashed line the run loses points under strict grading. Orange squares are significant after Holm "
+        "adjustment across runs; a drawn interval crossing zero is compatible with no difference. Runs with under "
+        "{too_few} questions judged by both gradings are not drawn (exact test only, in the table); an open "
+        "square marks a run that a grading does not rank (greyed in the table)."
     ),
     "categories": (
         "Per-category heatmap: each run's mean score in each question category under both gradings "
         "(rounds averaged within a question). Read across a row for a run's profile; compare the two "
         "panels to see which categories strict grading hits hardest. Few questions per category make "
-        "these cells noisy."
+        "these cells noisy. A grading's cells are blank for a run it does not rank."
     ),
     "pairwise": (
         "Pairwise significance matrix under {grading}: colour is the row run's score minus the column run's, "
         "over shared questions (blue: the row run scores higher, red: the column run does); "
         "● marks pairs whose difference is significant after Holm adjustment over all pairs. "
-        "Pairs without ● cannot be ordered by this benchmark."
+        "Pairs without ● are not ordered by these tests at this benchmark's size. Only the runs this grading ranks "
+        "are shown."
     ),
 }
+
+
+def caption(name: str) -> str:
+    """A chart's caption with the limits in force filled in."""
+    return CAPTIONS[name].format(min_coverage=format_percent(MIN_COVERAGE, 0), too_few=TOO_FEW_QUESTIONS)
 
 
 def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
@@ -182,10 +201,12 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "the *naive* interval, which treats every answer as independent, shows how much too narrow that would be. "
         "The rank interval is simultaneous: every rank inside it is compatible with the data; **tied 1st** marks runs "
         "the data cannot separate from the leader. MDE is the smallest difference this benchmark detects with "
-        "80 % power; *nothing detectable* means the two gradings disagree on too few questions for any difference "
-        "to be detected (with 30 questions and one round: on 10 % of them or fewer). "
-        "No difference interval is zero-width, none leaves [−100, 100], and under 10 judged questions none is "
-        "given (only the exact test); the cell says on how many answers the two gradings agree. "
+        "80 % power; *nothing detectable* says why none would be: too few questions judged by both gradings (under "
+        f"{TOO_FEW_QUESTIONS}, where only the exact test is shown and no interval is drawn), too few discordant "
+        "questions (with 30 questions and one round: 10 % of them or fewer), no question differing, or a "
+        "disagreement concentrated on too few questions. "
+        "No difference interval is zero-width or leaves [−100, 100]; the cell says on how many answers the two "
+        "gradings agree. "
         + coverage_sentence(models)
         + older_versions_sentence(models, b.version)
         + "Hover a column header for what it means ([all columns](../../methodology.md#leaderboard-columns)); click it "
@@ -196,9 +217,9 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         + apart_section(models[listed_apart], b.version)
         + board_notes(result.stats.notes)
         + "\n## Traditional → answer-key\n\n"
-        + chart("charts/scores.json", CAPTIONS["scores"])
+        + chart("charts/scores.json", caption("scores"))
         + "\n## Differences\n\n"
-        + chart("charts/differences.json", CAPTIONS["differences"])
+        + chart("charts/differences.json", caption("differences"))
         + "\n## Categories\n\n"
         + chart("charts/categories.json", CAPTIONS["categories"])
         + "\n## Which runs differ\n\n"
@@ -210,12 +231,13 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         f"{folder}/charts/scores.json": charts.figure_json(charts.dumbbell_figure(models)),
         f"{folder}/charts/differences.json": charts.figure_json(charts.forest_figure(models)),
         f"{folder}/charts/categories.json": charts.figure_json(
-            charts.category_heatmap(charts.category_scores(result.scored), order)
+            charts.category_heatmap(charts.ranked_scores(charts.category_scores(result.scored), models), order)
         ),
     }
     for grading in charts.GRADINGS:
+        ranked = set(models.loc[charts.ranked_mask(models, grading), "run_id"])
         assets[f"{folder}/charts/pairwise-{grading}.json"] = charts.figure_json(
-            charts.pairwise_matrix(result.stats.pairwise, grading, order)
+            charts.pairwise_matrix(result.stats.pairwise, grading, [r for r in order if r in ranked])
         )
     return Page(f"{folder}/index.md", text), assets
 
@@ -382,7 +404,7 @@ def _row(row, grading: str, metadata: Mapping[str, Any], older: bool = False) ->
                 format_interval(row.effect_dz, row.effect_dz_ci_low, row.effect_dz_ci_high, 2),
                 sort=sort_key(row.effect_dz),
             ),
-            Cell(format_mde(row.mde_points, row.mde_status), sort=mde_sort_key(row.mde_points, row.mde_status)),
+            _mde(row),
             _questions(row),
             *model_facts(metadata),
         ],
@@ -425,11 +447,24 @@ def _interval(row, grading: str) -> Cell:
         getattr(row, f"{grading}_naive_ci_high"),
     )
     judged = format_coverage(getattr(row, f"{grading}_coverage"))
-    return Cell(text, sort=sort_key(mean), note=f"{judged}; naive {naive}" if judged else f"naive {naive}")
+    unreadable = format_missing(getattr(row, f"{grading}_missing_rate"))
+    return Cell(text, sort=sort_key(mean), note="; ".join(t for t in (judged, unreadable, f"naive {naive}") if t))
 
 
 def _difference(row) -> Cell:
-    """The difference with its interval, and on how many answers the gradings agree (not a bare 0.0)."""
-    text = format_interval(row.diff_mean, row.diff_ci_low, row.diff_ci_high)
+    """The difference with its interval (none under TOO_FEW_QUESTIONS judged questions: the exact test's p), and on
+    how many answers the gradings agree (not a bare 0.0)."""
+    text = format_difference(row.diff_mean, row.diff_ci_low, row.diff_ci_high, row.n_questions_paired, row.p_value)
     agree = format_agreement(row.n_answers_agree, row.n_answers_paired, row.n_answers)
-    return Cell(text, sort=sort_key(row.diff_mean), note=agree)
+    return Cell(text, sort=sort_key(row.diff_mean), note=agree, css_class="dualboard-wrap")
+
+
+def _mde(row) -> Cell:
+    """The MDE, or what makes nothing detectable (:func:`~dualboard.render.numbers.nothing_detectable_cause`)."""
+    discordant = row.n_discordant_up + row.n_discordant_down
+    cause = nothing_detectable_cause(row.n_questions_paired, str(row.test), discordant)
+    return Cell(
+        format_mde(row.mde_points, row.mde_status, cause),
+        sort=mde_sort_key(row.mde_points, row.mde_status),
+        css_class="dualboard-wrap",
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 from dualboard.stats.scores import MIN_COVERAGE, coverage_percent
 
 
@@ -43,58 +44,119 @@ def format_number(value: float | None, digits: int = 1) -> str:
     return f"{float(value):.{digits}f}"
 
 
+EXTRA_INTERVAL_DIGITS = 4
+"""The most digits :func:`interval_digits` adds to keep an interval's distinct values apart."""
+
+
+def interval_digits(values: tuple[float | None, ...], digits: int) -> int:
+    """Return the digits (at least ``digits``, at most :data:`EXTRA_INTERVAL_DIGITS` more) at which the distinct
+    ``values`` print distinct: a non-degenerate interval never reads as a point.
+
+    Examples
+    --------
+    >>> interval_digits((99.97, 100.0), 1), interval_digits((0.99946, 0.9974, 1.0), 2), interval_digits((35.1, 15.6), 1)
+    (2, 3, 1)
+    """
+    shown = [float(v) for v in values if not is_missing(v)]
+    pairs = [(a, b) for i, a in enumerate(shown) for b in shown[i + 1 :] if a != b]
+    most = digits + EXTRA_INTERVAL_DIGITS
+    while digits < most and any(format_number(a, digits) == format_number(b, digits) for a, b in pairs):
+        digits += 1
+    return digits
+
+
 def format_interval(mean: float | None, low: float | None, high: float | None, digits: int = 1) -> str:
-    """Format ``mean [low, high]``.
+    """Format ``mean [low, high]`` with the digits that keep its distinct values apart (:func:`interval_digits`).
 
     Examples
     --------
     >>> format_interval(-25.31, -35.07, -15.56)
     '-25.3 [-35.1, -15.6]'
+    >>> format_interval(100.0, 99.97, 100.0), format_interval(0.99946, 0.9974, 1.0, 2)
+    ('100.00 [99.97, 100.00]', '0.999 [0.997, 1.000]')
+    >>> format_interval(1.0, 1.0, 1.0, 2), format_interval(0.5, float("nan"), 0.7, 2)
+    ('1.00 [1.00, 1.00]', '0.50 [—, 0.70]')
     """
+    digits = interval_digits((mean, low, high), digits)
     return f"{format_number(mean, digits)} [{format_number(low, digits)}, {format_number(high, digits)}]"
 
 
-MAX_EXTRA_DIGITS = 4
-"""How many digits :func:`interval_text` may add to keep distinct ends apart."""
-
-
-def interval_text(mean: float | None, low: float | None, high: float | None, digits: int = 1) -> str:
-    """Format ``mean [low, high]`` with as many more digits as keep distinct values distinct (at most
-    :data:`MAX_EXTRA_DIGITS` more), so a non-degenerate interval never reads as a point.
-
-    Examples
-    --------
-    >>> interval_text(0.99946, 0.9974, 1.0, 2), interval_text(0.4, 0.2, 0.6, 2)
-    ('0.999 [0.997, 1.000]', '0.40 [0.20, 0.60]')
-    >>> interval_text(1.0, 1.0, 1.0, 2), interval_text(0.5, float("nan"), 0.7, 2)
-    ('1.00 [1.00, 1.00]', '0.50 [—, 0.70]')
-    """
-    values = [float(v) for v in (mean, low, high) if not is_missing(v)]
-    pairs = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :] if a != b]
-    shown = digits
-    while shown < digits + MAX_EXTRA_DIGITS and any(f"{a:.{shown}f}" == f"{b:.{shown}f}" for a, b in pairs):
-        shown += 1
-    return format_interval(mean, low, high, shown)
-
-
 NOTHING_DETECTABLE = "nothing detectable"
-"""What an MDE cell says when the gradings disagree too little for any difference to be detected."""
+"""What an MDE cell says, followed by its cause (:func:`nothing_detectable_cause`), when no difference the
+comparison's data allow would be detected with 80 % power."""
 
 
-def format_mde(mde: float | None, status: str) -> str:
-    """Format a minimum detectable effect with its status (``mde_status`` in the stats tables).
+def too_few_judged(n_questions: float) -> bool:
+    """Say whether a comparison has under :data:`TOO_FEW_QUESTIONS` judged questions: exact test only, no interval.
 
     Examples
     --------
-    >>> format_mde(21.82, "detectable"), format_mde(float("nan"), "nothing_detectable")
-    ('21.8', 'nothing detectable')
+    >>> too_few_judged(2), too_few_judged(10)
+    (True, False)
     """
-    return NOTHING_DETECTABLE if status == "nothing_detectable" else format_number(mde)
+    return not is_missing(n_questions) and int(n_questions) < TOO_FEW_QUESTIONS
+
+
+def nothing_detectable_cause(n_questions: float, method: str, discordant: float | None = None) -> str:
+    """Say why a comparison can detect nothing: too few judged questions, else too few discordant questions (exact
+    McNemar, ``method`` ``mcnemar_exact``), else no question differing or a disagreement concentrated on too few
+    questions (paired t).
+
+    Examples
+    --------
+    >>> nothing_detectable_cause(2, "permutation_exact", 2)
+    'too few judged questions (2 < 10)'
+    >>> nothing_detectable_cause(30, "mcnemar_exact", 3), nothing_detectable_cause(30, "mcnemar_exact (median)")
+    ('too few discordant questions (3 of 30)', 'too few discordant questions')
+    >>> nothing_detectable_cause(30, "paired_t", 23), nothing_detectable_cause(30, "all_zero", 0)
+    ('the disagreement is concentrated on too few questions (23 of 30 differ)', 'no judged question differs (of 30)')
+    """
+    n = int(n_questions)
+    if n < TOO_FEW_QUESTIONS:
+        return f"too few judged questions ({n} < {TOO_FEW_QUESTIONS})"
+    counts = "" if is_missing(discordant) else f"{int(discordant)} of {n}"
+    if method.startswith("mcnemar_exact"):
+        return "too few discordant questions" + (f" ({counts})" if counts else "")
+    if not is_missing(discordant) and int(discordant) == 0:
+        return f"no judged question differs (of {n})"
+    return "the disagreement is concentrated on too few questions" + (f" ({counts} differ)" if counts else "")
+
+
+def format_mde(mde: float | None, status: str, cause: str = "") -> str:
+    """Format a minimum detectable effect with its status (``mde_status`` in the stats tables) and, where nothing
+    is detectable, its cause (:func:`nothing_detectable_cause`).
+
+    Examples
+    --------
+    >>> format_mde(21.82, "detectable")
+    '21.8'
+    >>> format_mde(float("nan"), "nothing_detectable", "too few judged questions (2 < 10)")
+    'nothing detectable: too few judged questions (2 < 10)'
+    """
+    if status != "nothing_detectable":
+        return format_number(mde)
+    return f"{NOTHING_DETECTABLE}: {cause}" if cause else NOTHING_DETECTABLE
 
 
 def mde_sort_key(mde: float | None, status: str) -> float:
     """A sort key for an MDE: "nothing detectable" sorts above every number, missing below."""
     return 1e12 if status == "nothing_detectable" else sort_key(mde)
+
+
+def format_difference(mean: float, low: float, high: float, n_questions: float, p: float) -> str:
+    """Format a paired difference with its interval; under :data:`TOO_FEW_QUESTIONS` judged questions no interval
+    is shown (the comparison runs the exact test only), but the exact test's p.
+
+    Examples
+    --------
+    >>> format_difference(-35.0, -47.7, -22.3, 2, 0.5)
+    'too few judged questions (2): exact p 0.500'
+    >>> format_difference(-25.31, -35.07, -15.56, 30, 0.0001)
+    '-25.3 [-35.1, -15.6]'
+    """
+    if too_few_judged(n_questions):
+        return f"too few judged questions ({int(n_questions)}): exact p {format_p(p)}"
+    return format_interval(mean, low, high)
 
 
 def format_p(p: float | None) -> str:
@@ -145,6 +207,17 @@ def format_coverage(share: float | None) -> str:
     ('72 % judged', '99 % judged', '')
     """
     return "" if is_missing(share) or float(share) >= 1 else f"{format_share_judged(share)} judged"
+
+
+def format_missing(rate: float | None) -> str:
+    """Say what share of a run's answers were unreadable (the model's failure, scored 0) in a grading, if any.
+
+    Examples
+    --------
+    >>> format_missing(0.03), format_missing(0.0)
+    ('3.0 % unreadable (scored 0)', '')
+    """
+    return "" if is_missing(rate) or float(rate) <= 0 else f"{format_percent(rate)} unreadable (scored 0)"
 
 
 def with_coverage(text: str, share: float | None) -> str:

@@ -32,7 +32,15 @@ from dualboard.release_files import TABLES as RELEASE_TABLES
 from dualboard.render.answer_formats import ANSWER_FORMATS, APPLIES, SAMPLE_QUESTIONS, grade_example, outcome
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, code_block, link, table
-from dualboard.render.numbers import format_interval, format_mde, format_number, format_p, mde_sort_key, sort_key
+from dualboard.render.numbers import (
+    format_interval,
+    format_mde,
+    format_number,
+    format_p,
+    mde_sort_key,
+    nothing_detectable_cause,
+    sort_key,
+)
 from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter
 from dualboard.render.shared_files import SharedFiles, shared_folder, shared_href
 from dualboard.stats import COLUMNS
@@ -56,7 +64,8 @@ def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
         "\n\n## What these benchmarks can detect\n\n"
         "Minimum detectable difference (points) at 80 % power and two-sided α = 0.05, from power.csv. "
         "*all* rows are the median over runs or pairs, counting a comparison that can detect nothing as "
-        "infinite: *nothing detectable* there means half or more of them can detect no difference. "
+        "infinite: *nothing detectable* there means half or more of them can detect no difference, with the cause "
+        "at their median number of questions. "
         "*Detecting* says how many can.\n\n"
     ]
     for r in results:
@@ -90,7 +99,10 @@ def _power_table(power: pd.DataFrame) -> str:
             Cell(str(r.run_id)),
             Cell(str(r.n_questions), sort=sort_key(r.n_questions)),
             Cell(str(r.rounds), sort=sort_key(r.rounds)),
-            Cell(format_mde(r.mde_points, r.mde_status), sort=mde_sort_key(r.mde_points, r.mde_status)),
+            Cell(
+                format_mde(r.mde_points, r.mde_status, nothing_detectable_cause(r.n_questions, str(r.method))),
+                sort=mde_sort_key(r.mde_points, r.mde_status),
+            ),
             Cell(format_mde(r.mde_points_normal, r.mde_status), sort=mde_sort_key(r.mde_points_normal, r.mde_status)),
             Cell(f"{r.n_detectable} of {r.n_comparisons}", sort=sort_key(r.n_detectable)),
             Cell(str(r.method)),

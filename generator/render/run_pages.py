@@ -36,6 +36,7 @@ from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number, 
 from dualboard.render.numbers import (
     apart_reason,
     format_agreement,
+    format_difference,
     format_interval,
     format_number,
     format_rank,
@@ -298,7 +299,13 @@ def _summary(row: pd.Series) -> str:
         )
         for g in GRADINGS
     ]
-    cells.append(Cell(format_interval(row["diff_mean"], row["diff_ci_low"], row["diff_ci_high"])))
+    cells.append(
+        Cell(
+            format_difference(
+                row["diff_mean"], row["diff_ci_low"], row["diff_ci_high"], row["n_questions_paired"], row["p_value"]
+            )
+        )
+    )
     cells += [Cell(_rank(row, g)) for g in GRADINGS]
     cells.append(
         Cell(

@@ -118,18 +118,28 @@ def naive_interval(answers: np.ndarray, alpha: float = 0.05) -> tuple[float, flo
     N answers, with z rounded to 1.96 as they do), clipped to [0, 1] as a
     score cannot leave its scale; it ignores that rounds of one question are
     correlated and is shown only beside the clustered interval, labelled as naive.
+    When every answer is equal (sd = 0) that formula gives a zero-width interval:
+    the Wilson interval with n = N answers is used instead, as the clustered
+    interval falls back to n_eff = n (:func:`wilson_neff_interval`).
 
     Examples
     --------
     >>> mu, lo, hi = naive_interval(np.array([1, 1, 0, 0, 1.0]))
     >>> round(mu, 2), round(lo, 4), hi  # 0.6 + 0.4801 is clipped at 1
     (0.6, 0.1199, 1.0)
+    >>> mu, lo, hi = naive_interval(np.zeros(300))  # not [0, 0]
+    >>> mu, round(lo, 4), round(hi, 4)
+    (0.0, 0.0, 0.0126)
     """
     answers = np.asarray(answers, dtype=float)
     mu = float(answers.mean())
     if answers.size < 2:
         return mu, float("nan"), float("nan")
-    half = naive_z(alpha) * answers.std(ddof=1) / np.sqrt(answers.size)
+    sd = answers.std(ddof=1)
+    if not snap_noise(sd) > 0:
+        lo, hi = wilson_neff_interval(mu, 0.0, answers.size, np.inf, alpha)
+        return mu, float(lo), float(hi)
+    half = naive_z(alpha) * sd / np.sqrt(answers.size)
     return mu, float(max(mu - half, 0.0)), float(min(mu + half, 1.0))
 
 

@@ -24,10 +24,21 @@ POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
 """The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics need."""
-READ = (*REQUIRED, "benchmark_version", "unanswered", "answered_share", "min_answered", "answer_key_grader")
-"""The columns the stats stage reads from a scored file: the others (parse status, texts…) it never uses,
+PARSE = {"traditional": "verdict_parse", "answer_key": "answer_key_parse"}
+"""Each grading's parse-status column of the scored table: ``none`` beside a score is an unreadable answer,
+the model's failure scored 0 (beside no score, the grader gave no verdict)."""
+READ = (
+    *REQUIRED,
+    "benchmark_version",
+    "unanswered",
+    "answered_share",
+    "min_answered",
+    "answer_key_grader",
+    *PARSE.values(),
+)
+"""The columns the stats stage reads from a scored file: the others (texts…) it never uses,
 and leaving them in the file keeps the stage's memory and reading time down."""
-CATEGORIES = ("answer_key_grader",)
+CATEGORIES = ("answer_key_grader", *PARSE.values())
 """The columns of :data:`READ` read as categoricals: one grader name repeated on every row."""
 PEOPLE = "human"
 """The ``answer_key_grader`` of people's labels (``dualboard.grading.human.HumanGrader.name``)."""
@@ -246,8 +257,10 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
         every analysis, not counted wrong), ``benchmark_version`` (the
         version the run answered; empty when the table has no such column),
         ``n_unanswered`` (answers its version asked that it did not give, each
-        scored 0), ``answered_share`` and ``apart_reason`` (why it is not
-        ranked at all, :func:`_apart_reason`; empty when it may be).
+        scored 0), ``answered_share``, ``apart_reason`` (why it is not
+        ranked at all, :func:`_apart_reason`; empty when it may be) and
+        ``traditional_missing_rate``, ``answer_key_missing_rate``
+        (:func:`missing_rates`).
 
     Examples
     --------
@@ -256,7 +269,8 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     >>> run_counts(scored).iloc[0].to_dict()
     {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0,
      'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2, 'n_never_run': 0,
-     'benchmark_version': '', 'n_unanswered': 0, 'answered_share': 1.0, 'apart_reason': ''}
+     'benchmark_version': '', 'n_unanswered': 0, 'answered_share': 1.0, 'apart_reason': '',
+     'traditional_missing_rate': 0.0, 'answer_key_missing_rate': 0.0}
     """
     v = _verdicts(scored)
     frame = scored[["run_id", "model", "question_id"]].assign(
@@ -284,7 +298,30 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     minimum = by_run["min_answered"].first().astype(float) if "min_answered" in scored else 0.0
     lows = np.broadcast_to(minimum, len(out))
     out["apart_reason"] = [_apart_reason(share, low) for share, low in zip(out["answered_share"], lows, strict=True)]
-    return out.reset_index()
+    return out.join(missing_rates(scored)).reset_index()
+
+
+def missing_rates(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return per run (index ``run_id``) each grading's share of answers that were unreadable: scored 0 as the
+    model's failure (parse status ``none`` beside a score, :data:`PARSE`), answers not given included.
+
+    A table without a parse column (graded before it, or built by hand) records no unreadable answer: 0.
+
+    Examples
+    --------
+    >>> scored = pd.DataFrame({"run_id": "r", "traditional": [0.0, 100, None, 0], "answer_key": [0.0, 100, 0, 0],
+    ...     "verdict_parse": ["none", "ok", "none", "ok"], "answer_key_parse": ["none", "ok", "ok", "ok"]})
+    >>> missing_rates(scored).to_dict("records")
+    [{'traditional_missing_rate': 0.25, 'answer_key_missing_rate': 0.25}]
+    """
+    v = _verdicts(scored)
+    failed = {
+        f"{g}_missing_rate": (scored[column].astype(object).eq("none") & v[g].notna())
+        if column in scored
+        else pd.Series(False, index=scored.index)
+        for g, column in PARSE.items()
+    }
+    return pd.DataFrame(failed).groupby(scored["run_id"], sort=True).mean()
 
 
 def _apart_reason(share: float, minimum: float) -> str:

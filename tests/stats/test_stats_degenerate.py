@@ -260,3 +260,15 @@ def test_naive_interval_is_clipped_to_the_score_scale():
     assert row["answer_key_naive_ci_high"] == 100.0
     half = 1.96 * np.std(x / 100, ddof=1) / np.sqrt(30)
     assert row["traditional_naive_ci_high"] == pytest.approx(100 * (1 / 30 + half), abs=1e-9)
+
+
+@pytest.mark.parametrize("score", [0.0, 100.0])
+def test_naive_interval_of_equal_answers_is_wilson_with_every_answer(score):
+    """Issue 26 §3: 300 answers all 0 (or all 100) gave the naive "0.0 [0.0, 0.0]" (or [100, 100])."""
+    x = np.full((30, 10), score)
+    row = _row(scored_run("r", x, x))
+    lo, hi = proportion_confint(int(score / 100 * 300), 300, alpha=0.05, method="wilson")
+    for g in ("traditional", "answer_key"):
+        assert row[f"{g}_naive_ci_high"] - row[f"{g}_naive_ci_low"] > 1  # before: 0
+        assert row[f"{g}_naive_ci_low"] == pytest.approx(100 * lo, abs=1e-9)
+        assert row[f"{g}_naive_ci_high"] == pytest.approx(100 * hi, abs=1e-9)

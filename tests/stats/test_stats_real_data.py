@@ -252,3 +252,22 @@ def test_a_synthetic_no_verdict_pattern_on_real_data(imported_tables):
         f"\n{release} with synthetic gaps: {first} answer-key coverage "
         f"{m.loc[first, 'answer_key_coverage']:.1%} → not ranked; the others, at 90%, are ranked among themselves"
     )
+
+
+# ---------------------------------------------------------------- issue 26 §10: unreadable answers per run
+
+
+def test_each_runs_unreadable_answers_are_reported_per_grading(imported_tables):
+    """Unreadable answers (scored 0 as the model's failure) are 3.0 %, 2.0 % and 1.7 % of three MC runs."""
+    release, scored, tables = imported_tables
+    m = tables.models.set_index("run_id")
+    for g, parse in (("traditional", "verdict_parse"), ("answer_key", "answer_key_parse")):
+        failed = scored[parse].eq("none") & scored[g].notna()
+        by_hand = failed.groupby(scored["run_id"]).mean()
+        np.testing.assert_allclose(m[f"{g}_missing_rate"], by_hand.reindex(m.index), atol=1e-12)
+    if release == "mc":
+        shown = m.loc[m["traditional_missing_rate"] > 0, "traditional_missing_rate"].sort_values()
+        assert shown.round(3).tolist() == [0.017, 0.02, 0.03]
+        assert (m["answer_key_missing_rate"] == m["traditional_missing_rate"]).all()
+    else:  # the paper release: every answer was read
+        assert (m[["traditional_missing_rate", "answer_key_missing_rate"]] == 0).all().all()
