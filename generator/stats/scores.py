@@ -24,7 +24,16 @@ POINTS = 100.0
 """Scores are on 0–100 points; the statistics work on 0–1 means and report points (× POINTS)."""
 REQUIRED = ("run_id", "model", "question_id", "round", *GRADINGS)
 """The columns of the scored table (:data:`dualboard.scored_files.SCORED`, which defines them) the statistics need."""
-READ = (*REQUIRED, "benchmark_version", "unanswered", "answered_share", "min_answered", "answer_key_grader")
+READ = (
+    *REQUIRED,
+    "benchmark_version",
+    "unanswered",
+    "answered_share",
+    "min_answered",
+    "answer_key_grader",
+    "rejudged",
+    "n_distinct_answers",
+)
 """The columns the stats stage reads from a scored file: the others (parse status, texts…) it never uses,
 and leaving them in the file keeps the stage's memory and reading time down."""
 CATEGORIES = ("answer_key_grader",)
@@ -247,7 +256,10 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
         version the run answered; empty when the table has no such column),
         ``n_unanswered`` (answers its version asked that it did not give, each
         scored 0), ``answered_share`` and ``apart_reason`` (why it is not
-        ranked at all, :func:`_apart_reason`; empty when it may be).
+        ranked at all, :func:`_apart_reason`; empty when it may be), ``rejudged``
+        (its rounds re-judge one response per question) and
+        ``n_distinct_answers`` (its distinct responses; ``n_answers`` for a table
+        without that column).
 
     Examples
     --------
@@ -256,7 +268,8 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     >>> run_counts(scored).iloc[0].to_dict()
     {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0,
      'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2, 'n_never_run': 0,
-     'benchmark_version': '', 'n_unanswered': 0, 'answered_share': 1.0, 'apart_reason': ''}
+     'benchmark_version': '', 'n_unanswered': 0, 'answered_share': 1.0, 'apart_reason': '', 'rejudged': False,
+     'n_distinct_answers': 4}
     """
     v = _verdicts(scored)
     frame = scored[["run_id", "model", "question_id"]].assign(
@@ -284,6 +297,9 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     minimum = by_run["min_answered"].first().astype(float) if "min_answered" in scored else 0.0
     lows = np.broadcast_to(minimum, len(out))
     out["apart_reason"] = [_apart_reason(share, low) for share, low in zip(out["answered_share"], lows, strict=True)]
+    out["rejudged"] = by_run["rejudged"].first().astype(bool) if "rejudged" in scored else False
+    distinct = by_run["n_distinct_answers"].first() if "n_distinct_answers" in scored else out["n_answers"]
+    out["n_distinct_answers"] = distinct.astype(int)
     return out.reset_index()
 
 
