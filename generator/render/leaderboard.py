@@ -19,6 +19,7 @@ from dualboard.render.numbers import (
     GRADING_NAMES,
     apart_reason,
     format_agreement,
+    format_answers,
     format_coverage,
     format_interval,
     format_mde,
@@ -345,7 +346,7 @@ def _questions(row) -> Cell:
         + (f" ({never} never run)" if never else "")
         + (f" ({unanswered} answers not given, scored 0)" if unanswered else ""),
         sort=int(row.n_questions),
-        note=f"{int(row.n_answers)} answers",
+        note=format_answers(row.n_answers, row.n_distinct_answers, row.rejudged),
     )
 
 
