@@ -633,9 +633,15 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
     from dualboard.render.pages import BenchmarkResults
     from dualboard.stats import read_tables
+    from dualboard.stats.published import PUBLISHED_FILE, load_published, reconcile
 
     graded = graded_benchmark(project, benchmark, runs)
-    return BenchmarkResults(**vars(graded), stats=read_tables(project.stats_dir(benchmark.name)))
+    published = load_published(project.data_dir / "benchmarks" / benchmark.name / PUBLISHED_FILE, project.data_dir)
+    return BenchmarkResults(
+        **vars(graded),
+        stats=read_tables(project.stats_dir(benchmark.name)),
+        published=None if published is None else reconcile(published, graded.scored),
+    )
 
 
 def graded_benchmark(

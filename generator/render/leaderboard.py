@@ -32,6 +32,7 @@ from dualboard.render.numbers import (
     unranked_reason,
 )
 from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
+from dualboard.render.published_table import published_section
 from dualboard.stats.paired import TOO_FEW_QUESTIONS
 from dualboard.stats.scores import MIN_COVERAGE, is_ranked
 
@@ -197,6 +198,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         + rank_switch(tables)
         + apart_section(models[listed_apart], b.version)
         + board_notes(result.stats.notes)
+        + published_section(result.published)
         + "\n## Traditional → answer-key\n\n"
         + chart("charts/scores.json", CAPTIONS["scores"])
         + "\n## Differences\n\n"
