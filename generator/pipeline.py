@@ -550,7 +550,12 @@ def render(
     """
     cache = cache or open_cache(project)
     snapshot = store.snapshot()
-    inputs = [project.stats_root(), project.scored_dir(), *(project.root / name for name in SITE_SOURCES)]
+    inputs = [
+        project.stats_root(),
+        project.scored_dir(),
+        *(project.root / name for name in SITE_SOURCES),
+        *published_tables(project),
+    ]
     key = digest(
         "render",
         code_digest(),
@@ -565,6 +570,13 @@ def render(
     return unless_done(
         cache, "render", key, lambda: listing_digest(site), lambda: _render(project, store, release, cache, ahead)
     )
+
+
+def published_tables(project: Project) -> list[Path]:
+    """The benchmarks' published tables (``published.csv``), which the leaderboards show beside ours."""
+    from dualboard.stats.published import PUBLISHED_FILE
+
+    return sorted((project.data_dir / "benchmarks").glob(f"*/{PUBLISHED_FILE}"))
 
 
 def _render(
