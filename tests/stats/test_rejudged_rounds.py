@@ -8,6 +8,8 @@ judged 10 times". A run that really sampled keeps its rounds as samples, even wh
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -15,7 +17,9 @@ from scipy import stats
 from dualboard.grading import grade_benchmark
 from dualboard.grading.run_grades import distinct_answers, plan_run
 from dualboard.intake.models import Benchmark, GraderSpec, Run
-from dualboard.render.leaderboard import _questions
+from dualboard.render.leaderboard import leaderboard_page
+from dualboard.render.pages import BenchmarkResults
+from dualboard.render.run_pages import run_page
 from dualboard.stats import analyse
 from tests.importers.import_fixtures import MC_RELEASE, load_imported, real_data
 
@@ -70,12 +74,15 @@ def _board() -> list[Run]:
 
 @pytest.fixture(scope="module")
 def board():
-    graded = grade_benchmark(_benchmark(), _board())
-    return graded.scored, analyse(graded.scored, n_boot=50).models.set_index("run_id")
+    runs = _board()
+    graded = grade_benchmark(_benchmark(), runs)
+    stats = analyse(graded.scored, n_boot=50)
+    result = BenchmarkResults(_benchmark(), graded.scored, graded.verdicts, tuple(runs), stats=stats)
+    return graded.scored, stats.models.set_index("run_id"), result
 
 
 def test_a_run_repeating_one_response_per_question_is_flagged_and_a_sampled_run_is_not(board):
-    scored, models = board
+    scored, models, _ = board
     assert scored.groupby("run_id")["rejudged"].agg(["min", "max"]).to_dict("index") == {
         "rejudged": {"min": True, "max": True},
         "sampled": {"min": False, "max": False},
@@ -87,7 +94,7 @@ def test_a_run_repeating_one_response_per_question_is_flagged_and_a_sampled_run_
 
 
 def test_the_naive_interval_of_a_rejudged_run_counts_distinct_answers(board):
-    _, models = board
+    _, models, _ = board
     per_answer = MARKS.mean(axis=1)  # one answer per question, at the mean of its judgements
     half = 1.96 * per_answer.std(ddof=1) / np.sqrt(N_QUESTIONS)  # the naive rule, written out (z = 1.96)
     row = models.loc["rejudged"]
@@ -99,15 +106,26 @@ def test_the_naive_interval_of_a_rejudged_run_counts_distinct_answers(board):
     assert models.loc["sampled", "traditional_naive_ci_low"] == pytest.approx(low, abs=1e-9)
 
 
-def test_the_note_and_the_site_say_distinct_answers_and_judge_variation(board):
-    _, models = board
+def test_the_note_says_distinct_answers_and_judge_variation(board):
+    _, models, _ = board
     note = models.loc["rejudged", "note"]
     assert "30 distinct answers, each judged 10 times" in note
     assert "var_within is judge variation" in note
     assert "distinct answers" not in models.loc["sampled", "note"]
-    rows = {r.run_id: r for r in models.reset_index().itertuples(index=False)}
-    assert _questions(rows["rejudged"]).note == "30 distinct answers, each judged 10 times"
-    assert _questions(rows["sampled"]).note == "300 answers"
+
+
+def test_the_leaderboard_and_the_run_page_say_distinct_answers_judged_several_times(board):
+    scored, models, result = board
+    leaderboard = html.unescape(leaderboard_page(result)[0].content)
+    assert "30 distinct answers, each judged 10 times" in leaderboard and "300 answers" in leaderboard
+    runs = {run.run_id: run for run in result.runs}
+    pages = {
+        r: html.unescape(run_page("b", runs[r], models.loc[r].rename(r), scored[scored["run_id"] == r], {})[0].content)
+        for r in runs
+    }
+    assert "of 30 distinct answers, each judged 10 times" in pages["rejudged"]
+    assert "σ̄² measures the judge's variation on one answer" in pages["rejudged"]
+    assert "distinct answers" not in pages["sampled"] and "of 300 answers" in pages["sampled"]
 
 
 def test_no_run_of_the_sampled_multiple_choice_release_is_flagged(tmp_path):
