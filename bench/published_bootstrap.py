@@ -7,7 +7,7 @@ Usage::
 
 The 2024-04-28 paper release's ``final_stats.csv`` gives ``ci_lower``/``ci_upper`` as the 2.5 and 97.5
 percentiles of 10,000 bootstrap means of each model's 30 marks, drawn without a seed and rounded to whole
-points. This imports the release (from ``../shared/data/easy-problems/``), grades it, and redraws the
+points. This imports the release (``--release``: its folder), grades it, and redraws the
 reconciliation's bootstrap (:func:`dualboard.stats.published.reconcile`) under many seeds. Per published
 bound it prints the share of seeds whose rounded percentile equals the published one, and overall the share
 of seeds that put every bound within one point after rounding, and within the reconciliation's tolerance.
@@ -34,11 +34,11 @@ RELEASE = (
 )
 
 
-def bootstrap_rows(n_seeds: int) -> pd.DataFrame:
+def bootstrap_rows(release: Path, n_seeds: int) -> pd.DataFrame:
     """The answer-key bootstrap rows of the reconciliation under seeds 0 … n_seeds − 1, with their seed."""
     with tempfile.TemporaryDirectory() as folder:
         project = Project(Path(folder))
-        import_autogenai(RELEASE, benchmark="paper", dest=project.root)
+        import_autogenai(release, benchmark="paper", dest=project.root)
         store = LocalStore(project.store_dir)
         pipeline.ingest(project, store)
         pipeline.grade(project, store, progress=False)
@@ -55,8 +55,9 @@ def bootstrap_rows(n_seeds: int) -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=300, help="seeds to redraw the bootstrap with")
+    parser.add_argument("--release", type=Path, default=RELEASE, help="the 2024-04-28-Paper-Benchmark folder")
     args = parser.parse_args()
-    rows = bootstrap_rows(args.seeds)
+    rows = bootstrap_rows(args.release, args.seeds)
     rows["off"] = (np.round(rows["ours"]) - rows["published"]).abs()
     per_bound = rows.groupby(["run_id", "column"], sort=False).agg(
         published=("published", "first"),
