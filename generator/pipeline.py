@@ -550,7 +550,12 @@ def render(
     """
     cache = cache or open_cache(project)
     snapshot = store.snapshot()
-    inputs = [project.stats_root(), project.scored_dir(), *(project.root / name for name in SITE_SOURCES)]
+    inputs = [
+        project.stats_root(),
+        project.scored_dir(),
+        *(project.root / name for name in SITE_SOURCES),
+        *published_tables(project),
+    ]
     key = digest(
         "render",
         code_digest(),
@@ -565,6 +570,13 @@ def render(
     return unless_done(
         cache, "render", key, lambda: listing_digest(site), lambda: _render(project, store, release, cache, ahead)
     )
+
+
+def published_tables(project: Project) -> list[Path]:
+    """The benchmarks' published tables (``published.csv``), which the leaderboards show beside ours."""
+    from dualboard.stats.published import PUBLISHED_FILE
+
+    return sorted((project.data_dir / "benchmarks").glob(f"*/{PUBLISHED_FILE}"))
 
 
 def _render(
@@ -633,9 +645,15 @@ def benchmark_results(project: Project, benchmark: Benchmark, runs: list) -> Ben
     """Gather what the render stage shows about one benchmark (stats tables, scored answers, runs)."""
     from dualboard.render.pages import BenchmarkResults
     from dualboard.stats import read_tables
+    from dualboard.stats.published import PUBLISHED_FILE, load_published, reconcile
 
     graded = graded_benchmark(project, benchmark, runs)
-    return BenchmarkResults(**vars(graded), stats=read_tables(project.stats_dir(benchmark.name)))
+    published = load_published(project.data_dir / "benchmarks" / benchmark.name / PUBLISHED_FILE, project.data_dir)
+    return BenchmarkResults(
+        **vars(graded),
+        stats=read_tables(project.stats_dir(benchmark.name)),
+        published=None if published is None else reconcile(published, graded.scored),
+    )
 
 
 def graded_benchmark(

@@ -349,6 +349,28 @@ def answered_share(plan: RunPlan) -> float:
     return len(given) / (questions * rounds) if rounds else len({a.question["id"] for a in given}) / questions
 
 
+def distinct_answers(answers: Sequence[_Answer]) -> tuple[bool, int]:
+    """Say whether a run's rounds re-judge one answer per question, and count its distinct responses.
+
+    A run whose every question answered in several rounds holds one response in all of them (identical after
+    trimming whitespace) gave one answer per question that was judged several times: its rounds are not samples
+    of the model. Repeats in a run that did sample (a short answer or an option letter given again on some
+    questions) leave it a sampled run: the flag is the run's, never a question's.
+
+    Returns
+    -------
+    tuple
+        ``(rejudged, n_distinct)``: the flag, and the distinct responses per question over the answers given.
+    """
+    responses: dict[str, list[str]] = {}
+    for answer in answers:
+        if not answer.unanswered:
+            responses.setdefault(answer.question["id"], []).append(str(answer.prediction.get("response") or "").strip())
+    repeated = [set(texts) for texts in responses.values() if len(texts) > 1]
+    rejudged = bool(repeated) and all(len(texts) == 1 for texts in repeated)
+    return rejudged, sum(len(set(texts)) for texts in responses.values())
+
+
 def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
     """One row per answer: the traditional verdict, with the text it judged (columns :data:`RUN_ANSWER_COLUMNS`)."""
     traditional: dict[int, tuple[str, Verdict]] = {}
@@ -362,6 +384,7 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
     trads = [traditional.get(position, ("", UNANSWERED)) for position in range(n)]
     questions = [answer.question for answer in plan.answers]
     responses = [answer.prediction.get("response") for answer in plan.answers]
+    rejudged, n_distinct = distinct_answers(plan.answers)
     columns = {
         "benchmark": [benchmark.name] * n,
         "run_id": [run.run_id] * n,
@@ -376,6 +399,8 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
         "answered_share": [answered_share(plan)] * n,
         "min_answered": [benchmark.min_answered] * n,
         "benchmark_version": [str(run.metadata.get("benchmark_version", benchmark.version))] * n,
+        "rejudged": [rejudged] * n,
+        "n_distinct_answers": [n_distinct] * n,
         "prompt": [q.get("prompt", "") for q in questions],
         "key_answer": [str(q.get("answer_key", {}).get("answer", "")) for q in questions],
         "response": [response if isinstance(response, str) else None for response in responses],

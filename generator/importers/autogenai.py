@@ -56,6 +56,7 @@ from dualboard.intake.human_labels import (
     response_sha256,
 )
 from dualboard.names import RUN_ID_RULE, is_name
+from dualboard.stats.published import PUBLISHED_COLUMNS, PUBLISHED_FILE
 
 SOURCE = "autogenai/easy-problems-that-llms-get-wrong"
 JUDGE_FIELD = "judge"
@@ -66,6 +67,8 @@ SOURCE_MC_GRADER = {"name": "mc_letter", "options": {"json_answer": "first"}}
 AUTOMATIC_ANSWER_KEY = ({"name": "rules"},)
 """Answer-key graders the importer configures; people's marks go first when they cover every answer."""
 _EVAL_FOLDER, _ANSWERS_FOLDER = "auto_eval_outputs", "llm_outputs"
+SOURCE_TABLE = Path("tables_and_charts", "final_stats.csv")
+"""The release's own summary table, kept as ``published.csv`` (:data:`dualboard.stats.published.PUBLISHED_FILE`)."""
 _ROUND_FOLDER = re.compile(r"^round_(\d+)$")
 _RELEASE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _HIGH_LATIN1_RUN = re.compile(r"[\u0080-\u00ff]{2,}")
@@ -614,11 +617,38 @@ def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], l
     people_grade = labels is not None and all(r.fields["human_mark"] is not None for r in records)
     header = _benchmark_yaml(benchmark, version, multiple_choice, release, people_grade)
     benchmark_files = {"benchmark.yaml": _yaml(header), "questions.jsonl": _jsonl(questions)}
-    plan = {f"data/benchmarks/{benchmark}": benchmark_files | ({LABELS_FILE: labels} if labels else {})}
+    published, published_warnings = published_csv(src, runs)
+    benchmark_files |= ({LABELS_FILE: labels} if labels else {}) | ({PUBLISHED_FILE: published} if published else {})
+    plan = {f"data/benchmarks/{benchmark}": benchmark_files}
     score_name = "published" if multiple_choice else JUDGE_FIELD
     for run_id, run in runs.items():
         plan[f"submissions/{benchmark}/{run_id}"] = _run_files(run, header, release, score_name)
-    return plan, warnings + mark_warnings + _coverage_warning(records)
+    return plan, warnings + mark_warnings + _coverage_warning(records) + published_warnings
+
+
+def published_csv(src: Path, runs: dict[str, _RunRecords]) -> tuple[str | None, list[str]]:
+    """Write the release's own table (``tables_and_charts/final_stats.csv``) as ``published.csv`` text, each row
+    with the run id of the model it names; None when the release has no such table.
+
+    Columns are :data:`~dualboard.stats.published.PUBLISHED_COLUMNS`; the numbers are kept as published. A row
+    naming no imported model is kept with an empty run id, and a warning says so.
+    """
+    path = Path(src) / SOURCE_TABLE
+    if not path.is_file():
+        return None, []
+    try:
+        table = pd.read_csv(path, encoding="utf-8")
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise _fail(path, f"not a readable CSV table ({type(exc).__name__})") from exc
+    missing = [c for c in PUBLISHED_COLUMNS[1:7] if c not in table.columns]
+    if missing:
+        raise _fail(path, f"the published table has no column {missing[0]!r} — fix its header in a copy of the release")
+    run_of = {model: run_id for run_id, (model, _) in runs.items()}
+    table.insert(0, "run_id", table["model"].map(run_of).fillna(""))
+    stray = table.loc[table["run_id"].eq(""), "model"].tolist()
+    warnings = [f"{SOURCE_TABLE}: no answers of model {m!r}; its published row is kept without a run" for m in stray]
+    table = table.reindex(columns=list(PUBLISHED_COLUMNS))
+    return table.to_csv(index=False, lineterminator="\n"), warnings
 
 
 def _write_plan(plan: dict[str, dict[str, str]], dest: Path, overwrite: bool) -> list[Path]:

@@ -19,6 +19,7 @@ from dualboard.render.numbers import (
     GRADING_NAMES,
     apart_reason,
     format_agreement,
+    format_answers,
     format_coverage,
     format_difference,
     format_interval,
@@ -34,6 +35,7 @@ from dualboard.render.numbers import (
     unranked_reason,
 )
 from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
+from dualboard.render.published_table import published_section
 from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 from dualboard.stats.scores import MIN_COVERAGE, is_ranked
 
@@ -216,6 +218,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         + rank_switch(tables)
         + apart_section(models[listed_apart], b.version)
         + board_notes(result.stats.notes)
+        + published_section(result.published)
         + "\n## Traditional → answer-key\n\n"
         + chart("charts/scores.json", caption("scores"))
         + "\n## Differences\n\n"
@@ -366,7 +369,7 @@ def _questions(row) -> Cell:
         + (f" ({never} never run)" if never else "")
         + (f" ({unanswered} answers not given, scored 0)" if unanswered else ""),
         sort=int(row.n_questions),
-        note=f"{int(row.n_answers)} answers",
+        note=format_answers(row.n_answers, row.n_distinct_answers, row.rejudged),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from dualboard.stats.defaults import TOO_FEW_QUESTIONS
+from dualboard.stats.models_table import distinct_answers_phrase
 from dualboard.stats.scores import MIN_COVERAGE, coverage_percent
 
 
@@ -275,6 +276,19 @@ def format_agreement(agree: float, paired: float, answers: float) -> str:
     if int(paired) == int(answers):
         return f"the gradings agree on {int(agree)} of {int(paired)} answers"
     return f"the gradings agree on {int(agree)} of the {int(paired)} answers both judged (of {int(answers)})"
+
+
+def format_answers(n_answers: float, n_distinct: float, rejudged: object) -> str:
+    """Count a run's answers; a run whose rounds re-judge one response per question counts its distinct answers.
+
+    Examples
+    --------
+    >>> format_answers(300, 180, False), format_answers(300, 30, True)
+    ('300 answers', '30 distinct answers, each judged 10 times')
+    """
+    if is_true(rejudged):
+        return distinct_answers_phrase(int(n_distinct), int(n_answers))
+    return f"{int(n_answers)} answers"
 
 
 def format_rank(rank: float | None, low: float | None, high: float | None) -> str:

@@ -102,6 +102,9 @@ class BenchmarkResults(GradedBenchmark):
 
     stats: StatsTables = field(kw_only=True)
     """The stats stage's tables (models, pairwise, agreement, power, equator)."""
+    published: pd.DataFrame | None = field(default=None, kw_only=True)
+    """The release's own published table reconciled with ours (:func:`dualboard.stats.published.reconcile`);
+    None when the benchmark has no ``published.csv``."""
 
     @property
     def models(self) -> pd.DataFrame:

@@ -36,6 +36,7 @@ from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number, 
 from dualboard.render.numbers import (
     apart_reason,
     format_agreement,
+    format_answers,
     format_difference,
     format_interval,
     format_number,
@@ -310,7 +311,8 @@ def _summary(row: pd.Series) -> str:
     cells.append(
         Cell(
             f"traditional {format_share_judged(row['traditional_coverage'])}, answer-key "
-            f"{format_share_judged(row['answer_key_coverage'])} of {int(row['n_answers'])} answers"
+            f"{format_share_judged(row['answer_key_coverage'])} of "
+            f"{format_answers(row['n_answers'], row['n_distinct_answers'], row['rejudged'])}"
         )
     )
     agreement = format_agreement(row["n_answers_agree"], row["n_answers_paired"], row["n_answers"])
@@ -333,6 +335,12 @@ def _rank(row: pd.Series, grading: str) -> str:
     return format_rank(row[f"rank_{grading}"], row[f"rank_ci_low_{grading}"], row[f"rank_ci_high_{grading}"])
 
 
+REJUDGED_VARIANCE = (
+    "This run's rounds re-judge one answer per question (the same response in every round): σ̄² measures "
+    "the judge's variation on one answer, not the model's sampling.\n\n"
+)
+
+
 def _variance(row: pd.Series) -> str:
     """Variance components per grading; a negative Var(x) estimate is shown as 0 and said to be clipped."""
     rows = [
@@ -349,6 +357,7 @@ def _variance(row: pd.Series) -> str:
     return (
         "Variance components (points²): Var(x) is the spread of true question scores, σ̄² the mean variance "
         "of a question's rounds. More rounds help only while σ̄²/rounds is not much smaller than Var(x).\n\n"
+        + (REJUDGED_VARIANCE if is_true(row["rejudged"]) else "")
         + table(["Grading", "Var(x) between questions", "σ̄² within a question"], rows, sortable=False)
         + "\n"
     )

@@ -92,18 +92,36 @@ def naive_table(scored: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
 
     Columns: ``run_id``, ``{g}_naive_mean``, ``{g}_naive_ci_low``, ``{g}_naive_ci_high``
     for g in traditional, answer_key, over the answers with a verdict (NaN when none).
+    A ``rejudged`` run counts each distinct answer once (:func:`naive_answers`).
     """
     rows = []
     for run_id, run in scored.groupby("run_id", sort=True):
         row: dict[str, object] = {"run_id": run_id}
+        rejudged = "rejudged" in run and bool(run["rejudged"].iloc[0])
         for g in GRADINGS:
-            values = pd.to_numeric(run[g], errors="coerce").dropna().to_numpy(dtype=float)
+            values = naive_answers(run, g, rejudged)
             mu, lo, hi = estimators.naive_interval(values / POINTS, alpha) if len(values) else (float("nan"),) * 3
             row.update(
                 {f"{g}_naive_mean": POINTS * mu, f"{g}_naive_ci_low": POINTS * lo, f"{g}_naive_ci_high": POINTS * hi}
             )
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def naive_answers(run: pd.DataFrame, grading: str, rejudged: bool) -> np.ndarray:
+    """Return the scores the naive interval treats as independent answers: one per answer with a verdict,
+    or, for a run whose rounds re-judge one response per question, the mean of each answer's judgements.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"question_id": ["a", "a", "b", "b"], "traditional": [100, 60, 0, None]})
+    >>> naive_answers(run, "traditional", False).tolist(), naive_answers(run, "traditional", True).tolist()
+    ([100.0, 60.0, 0.0], [80.0, 0.0])
+    """
+    scores = pd.to_numeric(run[grading], errors="coerce")
+    if rejudged:
+        scores = scores.groupby(run["question_id"], sort=True).mean()
+    return scores.dropna().to_numpy(dtype=float)
 
 
 def single_round_binary(a: pd.DataFrame, b: pd.DataFrame) -> bool:
@@ -181,6 +199,38 @@ def awaiting_note(missing: int, answers: int) -> str:
     )
 
 
+def rejudged_note(row: dict[str, object]) -> str:
+    """Say that a run's rounds re-judge one answer per question, and what its numbers then count.
+
+    Examples
+    --------
+    >>> note = rejudged_note({"rejudged": True, "n_distinct_answers": 30, "n_answers": 300})
+    >>> note.split(":")[0]
+    '30 distinct answers, each judged 10 times'
+    """
+    if not row["rejudged"]:
+        return ""
+    n = int(row["n_distinct_answers"])
+    return (
+        f"{distinct_answers_phrase(n, int(row['n_answers']))}: its rounds are judge re-runs, not model samples "
+        f"(the naive interval counts {n} answers; var_within is judge variation)"
+    )
+
+
+def distinct_answers_phrase(n_distinct: int, n_answers: int) -> str:
+    """Say how many distinct answers a rejudged run gave and how often each was judged.
+
+    Examples
+    --------
+    >>> distinct_answers_phrase(30, 300), distinct_answers_phrase(29, 295)
+    ('30 distinct answers, each judged 10 times', '29 distinct answers, each judged 10.2 times on average')
+    """
+    times = n_answers / n_distinct if n_distinct else 0.0
+    if times.is_integer():
+        return f"{n_distinct} distinct answers, each judged {times:.0f} times"
+    return f"{n_distinct} distinct answers, each judged {times:.1f} times on average"
+
+
 def _never_run_note(row: dict[str, object]) -> str:
     """Say how many questions the run was never asked (added after the version it answered)."""
     n = int(row["n_never_run"])
@@ -238,7 +288,7 @@ def models_table(
         rows.append({"run_id": r, **pieces.get(key, lambda q=run_qm, p=run_paired: _run_row_of_key(q, p, alpha))})
     table = counts.merge(pd.DataFrame(rows), on="run_id").merge(naive, on="run_id")
     table["note"] = [
-        join_notes(*_apart_notes(r), *_coverage_notes(r), _never_run_note(r), r["note"])
+        join_notes(*_apart_notes(r), *_coverage_notes(r), _never_run_note(r), rejudged_note(r), r["note"])
         for r in table.to_dict("records")
     ]
     p = table["p_value"].to_numpy(dtype=float)

@@ -35,6 +35,8 @@ READ = (
     "min_answered",
     "answer_key_grader",
     *PARSE.values(),
+    "rejudged",
+    "n_distinct_answers",
 )
 """The columns the stats stage reads from a scored file: the others (texts…) it never uses,
 and leaving them in the file keeps the stage's memory and reading time down."""
@@ -258,9 +260,11 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
         version the run answered; empty when the table has no such column),
         ``n_unanswered`` (answers its version asked that it did not give, each
         scored 0), ``answered_share``, ``apart_reason`` (why it is not
-        ranked at all, :func:`_apart_reason`; empty when it may be) and
+        ranked at all, :func:`_apart_reason`; empty when it may be),
         ``traditional_missing_rate``, ``answer_key_missing_rate``
-        (:func:`missing_rates`).
+        (:func:`missing_rates`), ``rejudged`` (its rounds re-judge one
+        response per question) and ``n_distinct_answers`` (its distinct
+        responses; ``n_answers`` for a table without that column).
 
     Examples
     --------
@@ -269,8 +273,8 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     >>> run_counts(scored).iloc[0].to_dict()
     {'run_id': 'r', 'model': 'm', 'n_questions': 4, 'n_answers': 4, 'traditional_coverage': 1.0,
      'answer_key_coverage': 0.75, 'n_answers_paired': 3, 'n_answers_agree': 2, 'n_never_run': 0,
-     'benchmark_version': '', 'n_unanswered': 0, 'answered_share': 1.0, 'apart_reason': '',
-     'traditional_missing_rate': 0.0, 'answer_key_missing_rate': 0.0}
+     'benchmark_version': '', 'n_unanswered': 0, 'answered_share': 1.0, 'apart_reason': '', 'rejudged': False,
+     'n_distinct_answers': 4, 'traditional_missing_rate': 0.0, 'answer_key_missing_rate': 0.0}
     """
     v = _verdicts(scored)
     frame = scored[["run_id", "model", "question_id"]].assign(
@@ -298,6 +302,9 @@ def run_counts(scored: pd.DataFrame) -> pd.DataFrame:
     minimum = by_run["min_answered"].first().astype(float) if "min_answered" in scored else 0.0
     lows = np.broadcast_to(minimum, len(out))
     out["apart_reason"] = [_apart_reason(share, low) for share, low in zip(out["answered_share"], lows, strict=True)]
+    out["rejudged"] = by_run["rejudged"].first().astype(bool) if "rejudged" in scored else False
+    distinct = by_run["n_distinct_answers"].first() if "n_distinct_answers" in scored else out["n_answers"]
+    out["n_distinct_answers"] = distinct.astype(int)
     return out.join(missing_rates(scored)).reset_index()
 
 

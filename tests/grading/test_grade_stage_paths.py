@@ -31,7 +31,15 @@ from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_ke
 from dualboard.grading.cache import question_digest, verdict_key
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.run_cache import GRADED_DIR, RunCache, benchmark_digest, run_key
-from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades, Tally, _verdicts, answered_share, plan_run
+from dualboard.grading.run_grades import (
+    RUN_ANSWER_COLUMNS,
+    RunGrades,
+    Tally,
+    _verdicts,
+    answered_share,
+    distinct_answers,
+    plan_run,
+)
 from dualboard.grading.tables import benchmark_labels, run_labels
 from dualboard.grading.verdict import canonical_json, sha256_text
 from dualboard.importers import import_autogenai
@@ -127,6 +135,7 @@ def _reference_run(benchmark, run, labels) -> RunGrades:
         for p, v in zip(a.positions, verdicts, strict=True)
     }
     answer_rows = []
+    rejudged, n_distinct = distinct_answers(plan.answers)
     for position, answer in enumerate(plan.answers):
         name, verdict = traditional[position]
         response = answer.prediction.get("response")
@@ -147,6 +156,8 @@ def _reference_run(benchmark, run, labels) -> RunGrades:
                 "answered_share": answered_share(plan),
                 "min_answered": benchmark.min_answered,
                 "benchmark_version": str(run.metadata.get("benchmark_version", benchmark.version)),
+                "rejudged": rejudged,
+                "n_distinct_answers": n_distinct,
                 "prompt": answer.question.get("prompt", ""),
                 "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),
                 "response": response if isinstance(response, str) else None,
