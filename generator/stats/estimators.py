@@ -101,7 +101,34 @@ def wilson_neff_interval(
     denom = 1 + z**2 / n_eff
     centre = (mu + z**2 / (2 * n_eff)) / denom
     half = z * np.sqrt(mu * (1 - mu) / n_eff + z**2 / (4 * n_eff**2)) / denom
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    lo, hi = poisson_ends(centre - half, centre + half, mu, n_eff, alpha)
+    return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+
+
+def poisson_ends(
+    lo: np.ndarray, hi: np.ndarray, mu: np.ndarray, n_eff: np.ndarray, alpha: float = 0.05
+) -> tuple[np.ndarray, np.ndarray]:
+    """Widen a Wilson interval's end to the Poisson bound when it rests on 3 or fewer passes (or failures).
+
+    Wilson's coverage dips there (92 % at 100 questions and a true 99 %); Brown,
+    Cai & DasGupta (Stat. Sci. 2001, §4.1.1) replace the lower bound at x ≤ x*
+    passes by ½χ²(2x; alpha)/n, with x* = 2 up to n = 50 and 3 above. Counts are
+    the effective ones, mu·n_eff and (1 − mu)·n_eff; an end is only ever widened.
+
+    Examples
+    --------
+    >>> lo, hi = poisson_ends(np.array(0.0179), np.array(0.4042), np.array(0.1), np.array(10.0))
+    >>> round(float(lo), 5), float(hi)
+    (0.00513, 0.4042)
+    """
+    few = np.where(n_eff <= 50, 2.0, 3.0)
+    passes, failures = mu * n_eff, (1 - mu) * n_eff
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo_poisson = stats.chi2.ppf(alpha, 2 * passes) / (2 * n_eff)
+        hi_poisson = 1 - stats.chi2.ppf(alpha, 2 * failures) / (2 * n_eff)
+    lo = np.where((passes > 0) & (passes <= few), np.minimum(lo, lo_poisson), lo)
+    hi = np.where((failures > 0) & (failures <= few), np.maximum(hi, hi_poisson), hi)
+    return lo, hi
 
 
 def t_interval(
