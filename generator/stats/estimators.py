@@ -85,7 +85,7 @@ def wilson_neff_interval(
     >>> round(float(lo), 3), float(hi)
     (0.878, 1.0)
 
-    Ten rounds of 30 questions, one failed once: uncapped, n_eff = 300 would give [0.980, 0.999].
+    Ten rounds of 30 questions, one failed once: uncapped, n_eff = 299 would give [0.980, 0.999].
 
     >>> mu, se, df = cluster_mean_se(np.array([1.0] * 29 + [0.9]))
     >>> lo, hi = wilson_neff_interval(mu, se, 30, df)
