@@ -1,4 +1,4 @@
-"""The interval of one run's mean score (Methodology, §Mean score and its interval; issue 26, item 5).
+"""The interval of one run's mean score (Methodology, §Mean score and its interval), issue 26 item 5.
 
 Wilson with the effective n of the question means, capped at two answers per question, z = t(n - 1),
 and Poisson ends where 3 or fewer effective passes or failures remain. Each test fails on the
