@@ -61,7 +61,7 @@ ANSWERS_PER_QUESTION_CAP = 2.0
 Rounds of one question share its difficulty, so n_eff is estimated from the spread of question
 means. That estimate is too large exactly when a high score's few hard questions are missing from
 the sample (they are where the spread lives), and the interval then sits above the truth. Capping
-n_eff at this many answers per question keeps coverage at and above 95 % with uneven difficulty
+n_eff at this many answers per question keeps coverage of at least 93 % with uneven difficulty
 (Methodology, §Mean score and its interval); with one round, n_eff is below the cap anyway."""
 
 
