@@ -1,13 +1,14 @@
 # The commands of the README, each doing its own set-up.
 #   make demo   build the demo leaderboard and serve it on http://127.0.0.1:8000/
 #   make test   run the test suite
+#   make test-all  the suite and its long simulations (tests marked test_all)
 #   make lint   check the code with ruff (lint and format), as CI does before the tests
 VENV ?= .venv
 PY := $(VENV)/bin/python
 EXTRAS ?= test
 PORT ?= 8000
 
-.PHONY: demo test lint site
+.PHONY: demo test test-all lint site
 
 $(VENV)/.installed-$(EXTRAS): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -23,6 +24,9 @@ demo: site
 
 test: $(VENV)/.installed-$(EXTRAS)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-all: $(VENV)/.installed-$(EXTRAS)
+	$(PY) -m pytest --test-all $(PYTEST_ARGS)
 
 # Settings in pyproject.toml ([tool.ruff]). Fix findings with `ruff check --fix` and `ruff format`.
 lint: $(VENV)/.installed-$(EXTRAS)

@@ -208,3 +208,17 @@ def write_shared_probe(root: Path, widths: list[int]) -> list[str]:
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text("# Shared files\n\n" + "\n".join(images) + "\n", "utf-8")
     return names
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--test-all", action="store_true", help="also run the long simulations marked test_all")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip tests marked ``test_all`` unless --test-all (``make test-all``) asks for them: ``make test`` stays fast."""
+    if config.getoption("--test-all"):
+        return
+    skip = pytest.mark.skip(reason="long simulation: run with --test-all (make test-all)")
+    for item in items:
+        if "test_all" in item.keywords:
+            item.add_marker(skip)

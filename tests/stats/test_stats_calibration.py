@@ -32,7 +32,7 @@ def _value(rows: list[dict], check: str) -> float:
 )
 def test_intervals_cover_the_true_mean(cell):
     rows = calibration.coverage_cell(cell, 300, np.random.default_rng(1))
-    assert 0.90 <= _value(rows, "mean: wilson_neff") <= 0.99
+    assert _value(rows, "mean: wilson_neff") >= 0.90  # conservative where rounds are independent (n_eff <= 2n)
     diff = next(r for r in rows if r["check"].startswith("diff:"))
     assert 0.90 <= diff["value"] <= 1.0
 

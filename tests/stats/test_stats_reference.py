@@ -108,9 +108,13 @@ def test_exact_mcnemar_equals_statsmodels_binomtest_pingouin(expected, b, c):
 
 @pytest.mark.parametrize("k,n", make_reference.WILSON_CASES)
 def test_wilson_formula_equals_binomtest_wilson(expected, k, n):
+    """Wilson's own ends, except an end resting on 1 or 2 counts: the Poisson bound (Gamma(k, 1) quantile)."""
     p = k / n
     lo, hi = estimators.wilson_neff_interval(p, np.sqrt(p * (1 - p) / n), n, np.inf)
-    assert float(lo) == pytest.approx(expected[f"wilson_{k}_{n}_low"], abs=TOL)
+    want_lo = expected[f"wilson_{k}_{n}_low"]
+    if 0 < k <= 2:
+        want_lo = min(want_lo, stats.gamma.ppf(0.05, k) / n)
+    assert float(lo) == pytest.approx(want_lo, abs=TOL)
     assert float(hi) == pytest.approx(expected[f"wilson_{k}_{n}_high"], abs=TOL)
 
 
