@@ -161,7 +161,7 @@ def _diff_coverage(cell: Cell, k: np.ndarray, y: np.ndarray, truth: float, sims:
     lo, hi = shown_difference_interval(k - y, cell.rounds == 1)
     if cell.rounds == 1:
         return _cov(cell, "diff: Tango, to 0 if McNemar (K=1)", lo, hi, truth, sims, conservative=True)
-    return _cov(cell, "diff: augmented t, atanh (t if disagree)", lo, hi, truth, sims)
+    return _cov(cell, "diff: augmented t, atanh, hull with t", lo, hi, truth, sims, conservative=True)
 
 
 def shown_difference_interval(d: np.ndarray, binary: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -439,6 +439,8 @@ class SparseCell:
     ``two_way``: each question's discordances go either way (true difference 0), else all one way.
     ``gathered``: discordances gather on few questions (per-question rate ~ Beta with concentration 1),
     else they are spread evenly (the same rate on every question).
+    ``step``: partial credit, one round: each question differs by ``step`` with probability discordant/n
+    (the gradings disagree on whole questions, by half or all of the scale), else 0 (0: binary rounds).
     """
 
     n: int
@@ -446,10 +448,13 @@ class SparseCell:
     discordant: int
     two_way: bool
     gathered: bool
+    step: float = 0.0
 
     @property
     def label(self) -> str:
         way, where = ("two-way" if self.two_way else "one-way"), ("gathered" if self.gathered else "spread")
+        if self.step:
+            where = f"partial credit, step {self.step:g}"
         return f"sparse diff: {self.discordant} discordant, {way}, {where}"
 
 
@@ -457,6 +462,9 @@ def sparse_differences(cell: SparseCell, sims: int, rng: np.random.Generator) ->
     """Return question differences (sims × n) and the true mean difference."""
     rate = cell.discordant / (cell.n * cell.rounds)
     shape = (sims, cell.n)
+    if cell.step:
+        sign = rng.choice((-1.0, 1.0), shape) if cell.two_way else 1.0
+        return sign * cell.step * (rng.random(shape) < rate), 0.0 if cell.two_way else rate * cell.step
     theta = rng.beta(rate, 1 - rate, shape) if cell.gathered and rate > 0 else np.full(shape, rate)
     sign = rng.choice((-1.0, 1.0), shape) if cell.two_way else 1.0
     return sign * rng.binomial(cell.rounds, theta) / cell.rounds, 0.0 if cell.two_way else rate
@@ -465,15 +473,16 @@ def sparse_differences(cell: SparseCell, sims: int, rng: np.random.Generator) ->
 def sparse_cell(cell: SparseCell, sims: int, rng: np.random.Generator) -> dict:
     """Return coverage and mean width (points) of the shown interval in one sparse cell (gate: at least 93 %)."""
     d, truth = sparse_differences(cell, sims, rng)
-    lo, hi = shown_difference_interval(d, cell.rounds == 1)
+    lo, hi = shown_difference_interval(d, cell.rounds == 1 and not cell.step)
     rate = float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi)))
     row = _row("coverage", cell.label, Cell(cell.n, cell.rounds, truth, "sparse"), sims, rate, COVERAGE_CONSERVATIVE)
     return row | {"width": float(100 * np.mean(hi - lo))}
 
 
 def sparse_cells() -> list[SparseCell]:
-    """Return the sparse grid: binary K=1 and K=10, n = 30 and 100, every discordance count and pattern."""
-    return [
+    """Return the sparse grid: binary K=1 and K=10, and partial credit K=1 moving whole questions by half or
+    all of the scale; n = 30 and 100, every discordance count and pattern."""
+    binary = [
         SparseCell(n, k, e, two_way, gathered)
         for n in (30, 100)
         for k in (1, 10)
@@ -481,6 +490,14 @@ def sparse_cells() -> list[SparseCell]:
         for two_way in (False, True)
         for gathered in ((False,) if k == 1 else (False, True))
     ]
+    partial = [
+        SparseCell(n, 1, e, two_way, False, step)
+        for n in (30, 100)
+        for e in SPARSE_DISCORDANT
+        for two_way in (False, True)
+        for step in (0.5, 1.0)
+    ]
+    return binary + partial
 
 
 # ---------------------------------------------------------------- driver

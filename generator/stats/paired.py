@@ -144,10 +144,10 @@ def mcnemar_interval(
     return np.where(keep, np.minimum(lo, 0.0), lo), np.where(keep, np.maximum(hi, 0.0), hi)
 
 
-PSEUDO_WEIGHT = 0.05
-"""Weight w of each pseudo-question (+1 and -1) in :func:`augmented_interval`, chosen by simulation
-(bench/calibration.py): enough to keep sparse differences' intervals continuous, little enough to keep
-coverage under 97 % on ordinary boards."""
+PSEUDO_WEIGHT = 1.0
+"""Weight w of each pseudo-question (+1 and -1) in :func:`augmented_interval`: one question each way, as
+Bonett–Price add one to each discordant cell. Lighter weights under-cover when a few whole questions move
+(bench/calibration.py, its partial-credit sparse cells)."""
 
 
 def augmented_interval(
@@ -167,7 +167,7 @@ def augmented_interval(
     --------
     >>> lo, hi = augmented_interval(30, 0.0, 0.0)
     >>> round(float(lo), 4), round(float(hi), 4)
-    (-0.0218, 0.0218)
+    (-0.0916, 0.0916)
     """
     n, mean, sd = (np.asarray(v, dtype=float) for v in (n, mean, sd))
     size = n + 2 * PSEUDO_WEIGHT
@@ -193,10 +193,9 @@ def difference_interval(
     * one round of 0/1 scores → :func:`mcnemar_interval` of (up, down);
     * every difference equal to c ≠ 0 (sign test: exact McNemar on up, down) →
       |c| times that interval: the share moving by c, scaled by c;
-    * otherwise → :func:`augmented_interval`; where it and the paired t test
-      (``p_value``) disagree about 0, the t interval itself, clipped to [-1, 1]
-      (the t interval can pass ±1 only when |t| is near its critical value and
-      n is small).
+    * otherwise → the hull of :func:`augmented_interval` and the t interval,
+      cut at 0 on the side the paired t test (``p_value``) rejects, and kept
+      inside [-1, 1] (the t interval can pass ±1 only when n is small).
 
     ``up``/``down`` count differences above/below 0. Vectorised over all arguments.
     """
@@ -205,9 +204,13 @@ def difference_interval(
     aug_lo, aug_hi = augmented_interval(n, mean, sd, alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
         half = t_quantile(n - 1, alpha) * sd / np.sqrt(n)
-    disagree = ((aug_lo > 0) | (aug_hi < 0)) != (p_value < alpha)
-    aug_lo = np.where(disagree, np.clip(mean - half, -1, 1), aug_lo)
-    aug_hi = np.where(disagree, np.clip(mean + half, -1, 1), aug_hi)
+    # The hull of both intervals, cut at 0 on the side the t test rejects: it contains the t interval (so it covers
+    # at least as well) and the augmented one wherever the test does not reject (the sparse regime, where t's SE
+    # is too small), and it excludes 0 exactly when the test rejects.
+    t_lo, t_hi = mean - half, mean + half
+    rejects = p_value < alpha
+    aug_lo = np.clip(np.where(rejects & (mean > 0), t_lo, np.fmin(aug_lo, t_lo)), -1, 1)
+    aug_hi = np.clip(np.where(rejects & (mean < 0), t_hi, np.fmax(aug_hi, t_hi)), -1, 1)
     constant = (sd == 0) & (mean != 0)
     scale = np.abs(mean)
     lo = np.select([binary, constant], [exact_lo, scale * exact_lo], aug_lo)

@@ -138,9 +138,10 @@ def test_runs_whose_gradings_agree_get_the_honest_interval_and_detect_nothing(im
         f"{sorted(set(zip(same['diff_ci_low'].round(1), same['diff_ci_high'].round(1))))}"
     )
     assert len(same) > 0 or release == "open"  # the MC release's gradings agree on 12 of 13 runs
-    # before issue 9: [0, 0]; before issue 26: [-9.5, 9.5], 14× wider than with one discordant answer
-    assert np.allclose(same["diff_ci_low"], -2.1850, atol=1e-4)
-    assert np.allclose(same["diff_ci_high"], 2.1850, atol=1e-4)
+    # before issue 9: [0, 0]; before issue 26: [-9.5, 9.5] (p̄ bound), 14× wider than with one discordant
+    # answer; now one pseudo-question each way (10 rounds × 30 questions), as wide as its neighbours
+    assert np.allclose(same["diff_ci_low"], -9.1576, atol=1e-4)
+    assert np.allclose(same["diff_ci_high"], 9.1576, atol=1e-4)
     assert (same["mde_status"] == "nothing_detectable").all()
 
 
