@@ -8,7 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from dualboard.cli import main
 from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
 from dualboard.intake.models import Benchmark, GraderSpec, Run
 
@@ -56,3 +58,13 @@ def load_labels(dest: Path, name: str) -> pd.DataFrame | None:
     """Read an imported benchmark's human labels as the grading stage does (None without the file)."""
     path = dest / "data" / "benchmarks" / name / LABELS_FILE
     return load_human_labels(path) if path.is_file() else None
+
+
+def import_and_analyse_paper(dest: Path) -> None:
+    """Import the paper release as benchmark ``paper`` under ``dest`` and run ingest, grade and stats there."""
+    runner = CliRunner()
+    args = ["import", "autogenai", str(real_data() / OPEN_RELEASE), "--benchmark", "paper", "--dest", str(dest)]
+    assert runner.invoke(main, args).exit_code == 0
+    for stage in ("ingest", "grade", "stats"):
+        result = runner.invoke(main, [stage, "--root", str(dest)])
+        assert result.exit_code == 0, result.output

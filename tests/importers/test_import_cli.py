@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from dualboard.cli import main
-from tests.importers.import_fixtures import OPEN_RELEASE, real_data
+from tests.importers.import_fixtures import OPEN_RELEASE, import_and_analyse_paper, real_data
 
 
 def test_import_then_validate_accepts_every_run(tmp_path):
@@ -38,12 +38,7 @@ def test_import_refuses_to_overwrite_without_the_flag(tmp_path):
 
 def test_imported_paper_release_grades_and_analyses_per_model(tmp_path):
     """ingest → grade → stats on the paper release: the authors' marks are the answer key, one paired test per run."""
-    runner = CliRunner()
-    args = ["import", "autogenai", str(real_data() / OPEN_RELEASE), "--benchmark", "paper", "--dest", str(tmp_path)]
-    assert runner.invoke(main, args).exit_code == 0
-    for stage in ("ingest", "grade", "stats"):
-        result = runner.invoke(main, [stage, "--root", str(tmp_path)])
-        assert result.exit_code == 0, result.output
+    import_and_analyse_paper(tmp_path)
     stats = tmp_path / "build" / "stats" / "paper"
     models = pd.read_csv(stats / "models.csv").set_index("model")
     assert len(models) == 7 and set(models.test) == {"paired_t"} and (models.n_questions == 30).all()

@@ -11,18 +11,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from scipy import stats
 
 from dualboard import pipeline
-from dualboard.cli import main
 from dualboard.grading import grade_benchmark
 from dualboard.project import Project
 from dualboard.render.leaderboard import leaderboard_page
 from dualboard.render.published_table import published_section
 from dualboard.stats.published import PUBLISHED_COLUMNS, load_published, method_summary, published_grading, reconcile
 from dualboard.store import LocalStore
-from tests.importers.import_fixtures import OPEN_RELEASE, load_imported, load_labels, real_data
+from tests.importers.import_fixtures import (
+    import_and_analyse_paper,
+    load_imported,
+    load_labels,
+)
 
 BOOTSTRAP = "bootstrap percentile"
 
@@ -94,12 +96,7 @@ def test_the_multiple_choice_release_matches_to_full_precision(imported_mc):
 
 
 def test_the_built_leaderboard_shows_the_published_table_beside_ours(tmp_path):
-    runner = CliRunner()
-    args = ["import", "autogenai", str(real_data() / OPEN_RELEASE), "--benchmark", "paper", "--dest", str(tmp_path)]
-    assert runner.invoke(main, args).exit_code == 0
-    for stage in ("ingest", "grade", "stats"):
-        result = runner.invoke(main, [stage, "--root", str(tmp_path)])
-        assert result.exit_code == 0, result.output
+    import_and_analyse_paper(tmp_path)
     project = Project(tmp_path)
     [result] = pipeline.analysed_results(project, LocalStore(project.store_dir))
     page, _ = leaderboard_page(result)

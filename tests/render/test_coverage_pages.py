@@ -10,12 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dualboard.intake.models import Benchmark, Run
 from dualboard.render.leaderboard import coverage_banner, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, home_page
 from dualboard.render.run_pages import run_page
 from dualboard.stats import analyse
-from tests.stats.stats_builders import scored_run
+from tests.stats.stats_builders import board_results, scored_run
 
 FIX = "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels"
 
@@ -31,17 +30,7 @@ def _results(missing: dict[str, int]) -> BenchmarkResults:
         key.ravel()[100 - gap :] = np.nan
         frames.append(scored_run(run_id, trad, key))
     scored = pd.concat(frames, ignore_index=True).assign(answer_key_parse="ok")
-    benchmark = Benchmark(
-        name="b",
-        version="1",
-        title="B",
-        description="A test benchmark.",
-        traditional={},
-        answer_key=(),
-        questions=tuple({"id": f"q{i:03d}"} for i in range(50)),
-    )
-    runs = tuple(Run("b", r, {"model": f"model-{r}"}, ()) for r in missing)
-    return BenchmarkResults(benchmark, scored, pd.DataFrame(), runs, stats=analyse(scored, n_boot=100))
+    return board_results(scored, analyse(scored, n_boot=100), 50, missing)
 
 
 @pytest.fixture(scope="module")

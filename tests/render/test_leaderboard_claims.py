@@ -15,14 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dualboard.intake.models import Benchmark, Run
 from dualboard.render.leaderboard import leaderboard_page
 from dualboard.render.numbers import format_interval
 from dualboard.render.pages import BenchmarkResults
 from dualboard.render.reference_pages import methodology_appendix
 from dualboard.render.run_pages import run_page
 from dualboard.stats import analyse
-from tests.stats.stats_builders import scored_run
+from tests.stats.stats_builders import board_results, scored_run
 
 N = 30
 
@@ -51,17 +50,7 @@ def _board() -> BenchmarkResults:
     stats = analyse(scored, n_boot=100)
     two = stats.models["run_id"] == "two"
     stats.models.loc[two, ["diff_ci_low", "diff_ci_high"]] = np.nan  # exact test only: no interval
-    benchmark = Benchmark(
-        name="b",
-        version="1",
-        title="B",
-        description="A test benchmark.",
-        traditional={},
-        answer_key=(),
-        questions=tuple({"id": f"q{i:03d}"} for i in range(N)),
-    )
-    runs = tuple(Run("b", r, {"model": f"model-{r}"}, ()) for r in ("a", "b", "c", "two"))
-    return BenchmarkResults(benchmark, scored, pd.DataFrame(), runs, stats=stats)
+    return board_results(scored, stats, N, ("a", "b", "c", "two"))
 
 
 @pytest.fixture(scope="module")

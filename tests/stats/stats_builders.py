@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dualboard.intake.models import Benchmark, Run
+from dualboard.render.pages import BenchmarkResults
 from dualboard.simulation.outcomes import simulate_outcomes
 
 
@@ -48,3 +50,18 @@ def simulated_runs(means: dict[str, tuple[float, float]], n: int, rounds: int, s
             )
         )
     return pd.concat(frames, ignore_index=True)
+
+
+def board_results(scored: pd.DataFrame, stats, n_questions: int, run_ids) -> BenchmarkResults:
+    """Return a rendered benchmark ``b`` of ``n_questions`` plain questions with the given scored rows and stats."""
+    benchmark = Benchmark(
+        name="b",
+        version="1",
+        title="B",
+        description="A test benchmark.",
+        traditional={},
+        answer_key=(),
+        questions=tuple({"id": f"q{i:03d}"} for i in range(n_questions)),
+    )
+    runs = tuple(Run("b", r, {"model": f"model-{r}"}, ()) for r in run_ids)
+    return BenchmarkResults(benchmark, scored, pd.DataFrame(), runs, stats=stats)
