@@ -10,7 +10,9 @@ from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Row, paragraph, table
 from dualboard.render.numbers import (
     format_interval,
+    format_number,
     format_percent,
+    interval_digits,
     is_missing,
     is_true,
     sort_key,
@@ -200,13 +202,26 @@ def _answers_cell(r) -> Cell:
     return Cell(f"{int(r.n)} of {int(r.n_judged_b)} ({format_percent(r.coverage_a, 0)})", sort=int(r.n))
 
 
+def _kappa_text(kappa: float, low: float, high: float, method: str) -> str:
+    """κ with its interval; perfect agreement has only a one-sided 95 % lower bound, shown as such.
+
+    Examples
+    --------
+    >>> _kappa_text(1.0, 0.694, 1.0, "one_sided_perfect"), _kappa_text(0.5, 0.2, 0.8, "bca")
+    ('1.00 (≥ 0.69)', '0.50 [0.20, 0.80]')
+    """
+    if method == "one_sided_perfect":
+        return f"{format_number(kappa, 2)} (≥ {format_number(low, interval_digits((low, high), 2))})"
+    return format_interval(kappa, low, high, 2)
+
+
 def _measure_cells(r) -> list[Cell]:
     """Accuracy, κ, its Landis–Koch label and the mean absolute difference of one agreement row."""
     label = _text(r.label) + (f" ({_text(r.label_ci_span)})" if _text(r.label_ci_span) else "")
     return [
         _share_cell(r.accuracy, r.accuracy_ci_low, r.accuracy_ci_high),
         Cell(
-            format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if is_true(r.estimable) else "—",
+            _kappa_text(r.kappa, r.kappa_ci_low, r.kappa_ci_high, r.kappa_ci_method) if is_true(r.estimable) else "—",
             sort=sort_key(r.kappa),
         ),
         Cell(label),
@@ -260,7 +275,7 @@ def answer_key_choice(scored: pd.DataFrame, verdicts: pd.DataFrame, agreement: p
     if row is not None and is_true(row["estimable"]) and _labelled_coverage(verdicts, chosen) >= MIN_COVERAGE:
         return (
             f"Answer-key column: {chosen}, chosen by κ = "
-            f"{format_interval(row['kappa'], row['kappa_ci_low'], row['kappa_ci_high'], 2)} against "
+            f"{_kappa_text(row['kappa'], row['kappa_ci_low'], row['kappa_ci_high'], row['kappa_ci_method'])} against "
             f"{int(row['n'])} human-labelled answers ({labels} of {len(scored)} answers carry a label): {rule}."
         )
     return (

@@ -205,7 +205,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         "the data cannot separate from the leader. MDE is the smallest difference this benchmark detects with "
         "80 % power; *nothing detectable* says why none would be: too few questions judged by both gradings (under "
         f"{TOO_FEW_QUESTIONS}, where only the exact test is shown and no interval is drawn), too few discordant "
-        "questions (with 30 questions and one round: 10 % of them or fewer), no question differing, or a "
+        "questions (with 30 questions and one round: 7 of them or fewer), no question differing, or a "
         "disagreement concentrated on too few questions. "
         "No difference interval is zero-width or leaves [−100, 100]; the cell says on how many answers the two "
         "gradings agree. "

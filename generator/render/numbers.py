@@ -77,8 +77,11 @@ def format_interval(mean: float | None, low: float | None, high: float | None, d
     ('100.00 [99.97, 100.00]', '0.999 [0.997, 1.000]')
     >>> format_interval(1.0, 1.0, 1.0, 2), format_interval(0.5, float("nan"), 0.7, 2)
     ('1.00 [1.00, 1.00]', '0.50 [—, 0.70]')
+    >>> format_interval(-0.026, -0.078, 0.027)
+    '-0.03 [-0.08, 0.03]'
     """
-    digits = interval_digits((mean, low, high), digits)
+    # A bound that is not 0 never prints as 0 either: "[-0.1, 0.0]" would hide that the interval crosses 0.
+    digits = max(interval_digits(values, digits) for values in ((mean, low, high), (low, 0.0), (high, 0.0)))
     return f"{format_number(mean, digits)} [{format_number(low, digits)}, {format_number(high, digits)}]"
 
 
@@ -111,6 +114,8 @@ def nothing_detectable_cause(n_questions: float, method: str, discordant: float 
     ('too few discordant questions (3 of 30)', 'too few discordant questions')
     >>> nothing_detectable_cause(30, "paired_t", 23), nothing_detectable_cause(30, "all_zero", 0)
     ('the disagreement is concentrated on too few questions (23 of 30 differ)', 'no judged question differs (of 30)')
+    >>> nothing_detectable_cause(30, "paired_t (median)")
+    'too little disagreement for 80 % power'
     """
     n = int(n_questions)
     if n < TOO_FEW_QUESTIONS:
@@ -120,7 +125,9 @@ def nothing_detectable_cause(n_questions: float, method: str, discordant: float 
         return "too few discordant questions" + (f" ({counts})" if counts else "")
     if not is_missing(discordant) and int(discordant) == 0:
         return f"no judged question differs (of {n})"
-    return "the disagreement is concentrated on too few questions" + (f" ({counts} differ)" if counts else "")
+    if not counts:
+        return "too little disagreement for 80 % power"
+    return f"the disagreement is concentrated on too few questions ({counts} differ)"
 
 
 def format_mde(mde: float | None, status: str, cause: str = "") -> str:

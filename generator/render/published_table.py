@@ -6,7 +6,7 @@ import pandas as pd
 
 from dualboard.render.html import Cell, table
 from dualboard.render.numbers import format_number
-from dualboard.stats.published import PUBLISHED_FILE, method_summary, published_grading
+from dualboard.stats.published import MONTE_CARLO_POINTS, PUBLISHED_FILE, method_summary, published_grading
 
 SHOWN = {
     "mean_score": "Mean",
@@ -33,7 +33,8 @@ def published_section(reconciliation: pd.DataFrame | None) -> str:
         "\n## The release's own table\n\n"
         f"The source published its own summary of these runs (kept as `{PUBLISHED_FILE}`). Each cell gives the "
         "published number, then ours recomputed from the same answers as the source counts them (every answer, "
-        f"every round); ✓ marks a match to the source's rounding. "
+        "every round); ✓ marks a match within the source's rounding, and for an interval bound recomputed by "
+        f"bootstrap within {MONTE_CARLO_POINTS:g} point more (the source drew its bootstrap without a seed). "
         + (
             f"The published means are those of {grading.replace('_', '-')} grading.\n\n"
             if grading

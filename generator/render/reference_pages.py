@@ -100,7 +100,9 @@ def _power_table(power: pd.DataFrame) -> str:
             Cell(str(r.n_questions), sort=sort_key(r.n_questions)),
             Cell(str(r.rounds), sort=sort_key(r.rounds)),
             Cell(
-                format_mde(r.mde_points, r.mde_status, nothing_detectable_cause(r.n_questions, str(r.method))),
+                format_mde(
+                    r.mde_points, r.mde_status, nothing_detectable_cause(r.n_questions, str(r.method), r.n_discordant)
+                ),
                 sort=mde_sort_key(r.mde_points, r.mde_status),
             ),
             Cell(format_mde(r.mde_points_normal, r.mde_status), sort=mde_sort_key(r.mde_points_normal, r.mde_status)),

@@ -21,6 +21,7 @@ import pandas as pd
 from dualboard import kappa
 from dualboard.scored_files import ANSWER_SLOT
 from dualboard.stats import estimators
+from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 from dualboard.stats.paired import constant_difference_interval
 from dualboard.stats.pieces import Pieces, by_run, run_digests
 from dualboard.stats.scores import GRADINGS, POINTS
@@ -106,7 +107,8 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
     interval, as for partial-credit scores (Methodology, §Mean score and its
     interval). When every question's mean difference is the same (SE = 0, e.g.
     perfect agreement), the interval is the never-zero-width bound on the 0–100
-    scale (Methodology, §No interval is zero-width).
+    scale (Methodology, §No interval is zero-width). Under
+    :data:`TOO_FEW_QUESTIONS` questions there is no interval.
     """
     per_q = (
         joined.assign(d=(joined["score_a"] - joined["score_b"]).abs() / POINTS)
@@ -117,7 +119,7 @@ def mean_abs_diff(joined: pd.DataFrame, alpha: float) -> tuple[float, float, flo
         return float("nan"), float("nan"), float("nan")
     mu, se = estimators.cluster_ratio_se(per_q["sum"].to_numpy(), per_q["size"].to_numpy())
     g = len(per_q)
-    if g < 2:
+    if g < TOO_FEW_QUESTIONS:  # a t interval on a handful of questions spans the scale: none is given
         lo, hi = float("nan"), float("nan")
     elif se == 0:
         lo, hi = constant_difference_interval(mu, g, alpha, bounds=(0.0, 1.0))

@@ -36,6 +36,7 @@ def power_table(models: pd.DataFrame, pairwise: pd.DataFrame, rounds: pd.Series)
             "grading": "answer_key-traditional",
             "run_id": r.run_id,
             "n_questions": r.n_questions_paired,
+            "n_discordant": r.n_discordant_up + r.n_discordant_down,
             "rounds": int(rounds[r.run_id]),
             "mde_points": r.mde_points,
             "mde_status": r.mde_status,
@@ -81,6 +82,7 @@ def summary_row(comparison: str, grading: str, table: pd.DataFrame, rounds: int)
         "grading": grading,
         "run_id": "all",
         "n_questions": int(table["n_questions"].median()),
+        "n_discordant": _median_discordant(table),
         "rounds": rounds,
         "mde_points": median if np.isfinite(median) else np.nan,
         "mde_status": mde_status,
@@ -89,3 +91,10 @@ def summary_row(comparison: str, grading: str, table: pd.DataFrame, rounds: int)
         "n_comparisons": len(table),
         "n_detectable": int((status == "detectable").sum()),
     }
+
+
+def _median_discordant(table: pd.DataFrame) -> float:
+    """The median number of discordant questions of ``table``'s comparisons (NaN where the table has no counts)."""
+    if "n_discordant_up" not in table:
+        return np.nan
+    return float((table["n_discordant_up"] + table["n_discordant_down"]).median())

@@ -22,7 +22,7 @@ from dualboard.stats.defaults import N_BOOT as N_BOOT  # where the statistics ha
 from dualboard.stats.defaults import SEED as SEED
 from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 LIMITS = {"TOO_FEW_QUESTIONS": TOO_FEW_QUESTIONS, "KAPPA_MIN_QUESTIONS": KAPPA_MIN_QUESTIONS}
 """Limits that column meanings name as ``{NAME}``: filled in from the code, so the text states the limit in force."""
 

@@ -110,6 +110,8 @@ def test_an_interval_is_never_rounded_to_a_point():
     assert format_interval(1.0, 0.9974, 1.0, 2) == "1.000 [0.997, 1.000]"  # before: "1.00 [1.00, 1.00]"
     assert format_interval(100.0, 99.97, 100.0) == "100.00 [99.97, 100.00]"
     assert format_interval(0.0, 0.0, 0.0) == "0.0 [0.0, 0.0]"  # a degenerate one stays as it is
+    # a bound that is not 0 never reads as 0: before, "-0.0 [-0.1, 0.0]" hid that the interval crosses 0
+    assert format_interval(-0.026, -0.078, 0.027) == "-0.03 [-0.08, 0.03]"
 
 
 # ---------------------------------------------------------------- item 8: the actual cause, no overlap claim
@@ -135,6 +137,18 @@ def test_each_nothing_detectable_states_its_cause(board, page):
     assert "the two gradings disagree on too few questions for any difference" not in text
     appendix = html.unescape(methodology_appendix([board]).content)
     assert "nothing detectable: too few judged questions (2 < 10)" in appendix
+
+
+def test_the_power_table_gives_the_cause_of_a_run_whose_gradings_agree_on_every_question(board):
+    """Several rounds, every question difference 0: before, the power table said "the disagreement is
+    concentrated on too few questions" where no question differs (it did not know the discordant count)."""
+    rng = np.random.default_rng(8)
+    trad = 100.0 * (rng.random((N, 3)) < 0.6)
+    scored = scored_run("same", trad, trad.copy()).assign(answer_key_parse="ok")
+    agreeing = board_results(scored, analyse(scored, n_boot=100), N, ("same",))
+    appendix = html.unescape(methodology_appendix([agreeing]).content)
+    assert f"nothing detectable: no judged question differs (of {N})" in appendix
+    assert "concentrated on too few questions" not in appendix
 
 
 # ---------------------------------------------------------------- item 10: unreadable answers, unranked runs

@@ -352,3 +352,13 @@ def test_verdicts_read_as_categoricals_give_the_table_of_strings(two_runs):
     strings = agreement_table(verdicts, n_boot=200)
     assert set(strings["category"]) == {"all", "big", "small"} and set(strings["run_id"]) == {"all", "r1", "r2"}
     pd.testing.assert_frame_equal(agreement_table(coded, n_boot=200), strings, check_exact=True)
+
+
+def test_mean_abs_diff_gives_no_interval_on_a_handful_of_questions():
+    """Before: 3 questions gave "20.0 [0.0, 100.0]", a clipped t(2) interval spanning the scale."""
+    joined = pd.DataFrame({"question_id": ["a", "b", "c"], "score_a": [100.0, 0, 40], "score_b": [100.0, 0, 100]})
+    mean, low, high = agreement.mean_abs_diff(joined, 0.05)
+    assert mean == pytest.approx(20.0) and np.isnan(low) and np.isnan(high)
+    ten = pd.DataFrame({"question_id": list("abcdefghij"), "score_a": [100.0] * 10, "score_b": [100.0] * 9 + [0.0]})
+    low, high = agreement.mean_abs_diff(ten, 0.05)[1:]
+    assert 0 <= low < 10 < high <= 100
