@@ -218,7 +218,7 @@ def leaderboard_page(result: BenchmarkResults) -> tuple[Page, dict[str, str]]:
         + rank_switch(tables)
         + apart_section(models[listed_apart], b.version)
         + board_notes(result.stats.notes)
-        + published_section(result.published)
+        + published_section(result.published, dict(zip(models["run_id"], models["model"], strict=True)))
         + "\n## Traditional → answer-key\n\n"
         + chart("charts/scores.json", caption("scores"))
         + "\n## Differences\n\n"

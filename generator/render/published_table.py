@@ -18,11 +18,12 @@ SHOWN = {
 """The published columns, as the section's headers name them."""
 
 
-def published_section(reconciliation: pd.DataFrame | None) -> str:
+def published_section(reconciliation: pd.DataFrame | None, models: dict[str, str] | None = None) -> str:
     """Show the release's published table beside our numbers, and say which method reproduces each column.
 
     ``reconciliation`` is :func:`dualboard.stats.published.reconcile`'s table (None or empty: no section).
-    Our numbers are those of the grading whose means match the published ones.
+    Our numbers are those of the grading whose means match the published ones. ``models`` names each run as the
+    board does (run id → model); a published row without a run keeps the name the source gave it.
     """
     if reconciliation is None or reconciliation.empty:
         return ""
@@ -40,7 +41,7 @@ def published_section(reconciliation: pd.DataFrame | None) -> str:
             if grading
             else "No grading here reproduces every published mean: ours are traditional grading's.\n\n"
         )
-        + _beside(rows)
+        + _beside(rows, models or {})
         + "\n**Reconciliation**: which method reproduces each published column.\n\n"
         + _methods(method_summary(reconciliation, shown))
         + "\nThe source's bootstrap was drawn without a seed, so another seed lands within about a point of it; the "
@@ -56,18 +57,18 @@ def _first_method(rows: pd.DataFrame, column: str) -> pd.DataFrame:
     return of_column[of_column["method"].eq(counts.idxmax())].set_index("run_id")
 
 
-def _beside(rows: pd.DataFrame) -> str:
+def _beside(rows: pd.DataFrame, models: dict[str, str]) -> str:
     """One row per run: each published number with ours by the method that reproduces it best."""
     by_column = {column: _first_method(rows, column) for column in SHOWN}
     cells = []
     for run_id, model in dict(zip(rows["run_id"], rows["model"], strict=True)).items():
-        line = [Cell(str(model))]
+        line = [Cell(str(models.get(run_id, model)))]
         for column in SHOWN:
             entry = by_column[column].loc[run_id]
             mark = " ✓" if bool(entry["matches"]) else ""
             line.append(Cell(f"{format_number(entry['published'])} / {format_number(entry['ours'])}{mark}"))
         cells.append(line)
-    headers = ["Model (as published)", *(f"{label} (published / ours)" for label in SHOWN.values())]
+    headers = ["Model", *(f"{label} (published / ours)" for label in SHOWN.values())]
     return table(headers, cells, sortable=False)
 
 

@@ -54,7 +54,7 @@ def test_every_difference_zero_with_rounds_gives_the_augmented_interval():
     assert row["test"] == "all_zero"
     # before issue 9: [0.0, 0.0]
     assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx(augmented_reference(np.zeros(30)), abs=1e-9)
-    assert (round(row["diff_ci_low"], 1), round(row["diff_ci_high"], 1)) == (-2.2, 2.2)
+    assert (round(row["diff_ci_low"], 1), round(row["diff_ci_high"], 1)) == (-9.2, 9.2)
     assert row["note"].startswith("every question difference is 0: p=1")
 
 
