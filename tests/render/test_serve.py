@@ -68,6 +68,8 @@ def test_the_command_serves_the_site_until_interrupted(tmp_path):
         stderr=subprocess.STDOUT,
         text=True,
         env=os.environ.copy(),
+        # as a terminal starts it: a suite launched in the background passes SIGINT on ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 30
