@@ -31,9 +31,11 @@ it installs its checkout."""
 def scaffold(target: Path, benchmark: str, title: str | None = None) -> list[Path]:
     """Create the leaderboard folder ``target`` for ``benchmark``; return the files written.
 
-    The folder appears complete or not at all (built next to it, then renamed).
+    The files are built next to the folder, then renamed into place: a new folder appears complete or
+    not at all. An existing empty folder (such as ``.``) is kept, so a shell inside it sees the files.
     """
     title = title or benchmark.replace("-", " ").replace("_", " ").title()
+    target = target.absolute()  # "." has no parent or name to build next to
     _check(target, benchmark, title)
     tokens = {"@@BENCHMARK@@": benchmark, "@@TITLE@@": title, REQUIREMENT_TOKEN: REQUIREMENT}
     staging = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
@@ -44,9 +46,11 @@ def scaffold(target: Path, benchmark: str, title: str | None = None) -> list[Pat
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(_replace(data.decode("utf-8"), tokens).encode("utf-8"))
             written.append(target / path.relative_to(staging))
-        if target.exists():
-            target.rmdir()  # checked empty above
-        os.replace(staging, target)
+        if target.exists():  # checked empty above
+            for entry in sorted(staging.iterdir()):
+                os.replace(entry, target / entry.name)
+        else:
+            os.replace(staging, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return sorted(written)

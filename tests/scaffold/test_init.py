@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -86,6 +88,23 @@ def test_example_run_validates(scaffolded):
     result = CliRunner().invoke(main, ["validate", "--root", str(scaffolded)])
     assert result.exit_code == 0, result.output
     assert "valid: 1 runs, 2 answers" in result.output
+
+
+def test_init_fills_the_empty_folder_the_shell_is_in(tmp_path):
+    """`mkdir board && cd board && dualboard init .`: before, a traceback (rmdir of '.')."""
+    board = tmp_path / "board"
+    board.mkdir()
+    inode = board.stat().st_ino
+    result = subprocess.run(
+        [sys.executable, "-m", "dualboard", "init", ".", "--benchmark", "road-signs"],
+        cwd=board,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert board.stat().st_ino == inode  # the same folder, so a shell inside it sees the files
+    assert {p.relative_to(board).as_posix() for p in board.rglob("*") if p.is_file()} == EXPECTED
+    assert [p.name for p in tmp_path.iterdir()] == ["board"]  # no staging folder left beside it
 
 
 def test_init_refuses_a_used_folder_and_bad_names(tmp_path):
