@@ -29,10 +29,7 @@ where they cover every answer, ``human`` is the answer-key grader, with
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -46,8 +43,8 @@ import jsonschema
 import pandas as pd
 import yaml
 
-from dualboard.errors import DualboardError
 from dualboard.grading.human import HumanGrader
+from dualboard.importers.run_folders import SourceFormatError, jsonl, slug, write_plan, yaml_text
 from dualboard.intake.human_labels import (
     LABEL_COLUMNS,
     LABELS_FILE,
@@ -74,7 +71,7 @@ _RELEASE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _HIGH_LATIN1_RUN = re.compile(r"[\u0080-\u00ff]{2,}")
 
 
-class ReleaseFormatError(DualboardError):
+class ReleaseFormatError(SourceFormatError):
     """The source folder does not look like an autogenai release."""
 
 
@@ -403,28 +400,6 @@ def model_and_deployment(published: str) -> tuple[str, str | None]:
     return (match["model"], published) if match else (published, None)
 
 
-def run_id_for(model: str, taken: set[str]) -> str:
-    """Derive a safe, unique run id from a published model name.
-
-    Examples
-    --------
-    >>> run_id_for("Meta-Llama-3-1-405B-Instruct", set())
-    'meta-llama-3-1-405b-instruct'
-    >>> run_id_for("../gpt 4", {"gpt-4"})
-    'gpt-4-2'
-    """
-    slug = re.sub(r"[^a-z0-9._-]+", "-", model.lower()).strip("._-")
-    slug = re.sub(r"-{2,}", "-", slug)[:90] or "model"
-    if not slug[0].isalnum():
-        slug = "m" + slug
-    candidate, n = slug, 2
-    while candidate in taken:
-        candidate, n = f"{slug}-{n}", n + 1
-    if not is_name(candidate):  # the substitutions above should make this impossible
-        raise ReleaseFormatError(f"model name {model[:80]!r} gives no valid run id — rename the model file")
-    return candidate
-
-
 def _correct_choices_as_letters(questions: list[dict[str, Any]]) -> None:
     """Name each correct option by its letter in the final option order (the questions.jsonl contract)."""
     for question in questions:
@@ -487,7 +462,7 @@ def _metadata(published: str, benchmark: str, version: str, rounds: int, release
     }
 
 
-def _benchmark_yaml(
+def _benchmarkyaml_text(
     benchmark: str, version: str, multiple_choice: bool, release: str, people_grade: bool
 ) -> dict[str, Any]:
     """Build benchmark.yaml; ``people_grade``: the authors' marks cover every answer and are the answer-key grading."""
@@ -555,14 +530,6 @@ def human_labels_csv(runs: dict[str, _RunRecords]) -> str | None:
     return frame.to_csv(index=False, lineterminator="\n")
 
 
-def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-
-
-def _yaml(value: dict[str, Any]) -> str:
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100)
-
-
 def _runs(records: list[_Record], by_id: dict[str, dict[str, Any]]) -> dict[str, _RunRecords]:
     """Group records by model into runs: run id -> (model, [(record, question)]) in round, question order."""
     by_model: dict[str, list[_Record]] = defaultdict(list)
@@ -570,7 +537,7 @@ def _runs(records: list[_Record], by_id: dict[str, dict[str, Any]]) -> dict[str,
         by_model[record.model].append(record)
     runs: dict[str, _RunRecords] = {}
     for model in sorted(by_model):
-        run_id = run_id_for(model_and_deployment(model)[0], set(runs))
+        run_id = slug(model_and_deployment(model)[0], runs)
         chosen = sorted(by_model[model], key=lambda r: (r.round, int(r.fields["index"])))
         runs[run_id] = (model, [(r, by_id[str(r.fields["index"])]) for r in chosen])
     return runs
@@ -596,9 +563,9 @@ def _run_files(run: _RunRecords, header: dict[str, Any], release: str, score_nam
     marked = any(r.fields.get("human_mark") is not None for r, _ in pairs)
     metadata = _metadata(model, header["name"], header["version"], rounds, release, marked)
     return {
-        "predictions.jsonl": _jsonl(_prediction(r, q, score_name) for r, q in pairs),
-        "metadata.yaml": _yaml(metadata),
-        "provenance.jsonl": _jsonl(_provenance(r, q) for r, q in pairs),
+        "predictions.jsonl": jsonl(_prediction(r, q, score_name) for r, q in pairs),
+        "metadata.yaml": yaml_text(metadata),
+        "provenance.jsonl": jsonl(_provenance(r, q) for r, q in pairs),
     }
 
 
@@ -615,8 +582,8 @@ def plan_import(src: Path, benchmark: str) -> tuple[dict[str, dict[str, str]], l
     version = m.group(1) if (m := _RELEASE_DATE.match(release)) else release
     labels = human_labels_csv(runs)
     people_grade = labels is not None and all(r.fields["human_mark"] is not None for r in records)
-    header = _benchmark_yaml(benchmark, version, multiple_choice, release, people_grade)
-    benchmark_files = {"benchmark.yaml": _yaml(header), "questions.jsonl": _jsonl(questions)}
+    header = _benchmarkyaml_text(benchmark, version, multiple_choice, release, people_grade)
+    benchmark_files = {"benchmark.yaml": yaml_text(header), "questions.jsonl": jsonl(questions)}
     published, published_warnings = published_csv(src, runs)
     benchmark_files |= ({LABELS_FILE: labels} if labels else {}) | ({PUBLISHED_FILE: published} if published else {})
     plan = {f"data/benchmarks/{benchmark}": benchmark_files}
@@ -651,32 +618,6 @@ def published_csv(src: Path, runs: dict[str, _RunRecords]) -> tuple[str | None, 
     return table.to_csv(index=False, lineterminator="\n"), warnings
 
 
-def _write_plan(plan: dict[str, dict[str, str]], dest: Path, overwrite: bool) -> list[Path]:
-    """Write every folder into a staging area, then move each into place."""
-    targets = [dest / folder for folder in plan]
-    existing = [t for t in targets if t.exists()]
-    if existing and not overwrite:
-        raise ReleaseFormatError(
-            f"{existing[0]} already exists — remove it, pick another --benchmark name, or pass --overwrite"
-        )
-    dest.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
-    try:
-        for folder, files in plan.items():
-            for name, text in files.items():
-                path = staging / folder / name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-        for folder, target in zip(plan, targets, strict=True):
-            if target.exists():
-                shutil.rmtree(target)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staging / folder, target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return targets
-
-
 def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool = False) -> ImportSummary:
     """Convert one autogenai release folder into a benchmark and its runs.
 
@@ -699,7 +640,7 @@ def import_autogenai(src: Path, *, benchmark: str, dest: Path, overwrite: bool =
     if not is_name(benchmark):
         raise ReleaseFormatError(f"benchmark name {benchmark!r} is not a safe folder name — use {RUN_ID_RULE}")
     plan, warnings = plan_import(Path(src), benchmark)
-    paths = _write_plan(plan, Path(dest), overwrite)
+    paths = write_plan(plan, Path(dest), overwrite)
     header = yaml.safe_load(plan[f"data/benchmarks/{benchmark}"]["benchmark.yaml"])
     questions = plan[f"data/benchmarks/{benchmark}"]["questions.jsonl"].splitlines()
     runs = tuple(folder.rsplit("/", 1)[1] for folder in plan if folder.startswith("submissions/"))

@@ -9,7 +9,8 @@ import pytest
 
 from dualboard.errors import DualboardError
 from dualboard.importers import import_autogenai
-from dualboard.importers.autogenai import repair_mojibake, run_id_for
+from dualboard.importers.autogenai import repair_mojibake
+from dualboard.importers.run_folders import slug
 from dualboard.intake.human_labels import response_sha256
 from tests.importers.import_fixtures import load_imported, load_labels
 
@@ -200,7 +201,7 @@ def test_a_folder_without_results_says_what_to_point_at(tmp_path: Path) -> None:
     ],
 )
 def test_run_ids_are_safe_and_unique(model: str, taken: set[str], expected: str) -> None:
-    assert run_id_for(model, taken) == expected
+    assert slug(model, taken) == expected
 
 
 @pytest.mark.parametrize(
