@@ -755,6 +755,105 @@ def import_autogenai_command(src: Path, benchmark: str, dest: Path, overwrite: b
     )
 
 
+dest_option = click.option(
+    "--dest",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Leaderboard folder to write data/ and submissions/ into.",
+)
+submitter_option = click.option(
+    "--submitter", required=True, help="Who ran the evaluation (your name or GitHub handle), written to metadata.yaml."
+)
+benchmark_name_option = click.option(
+    "--benchmark",
+    default=None,
+    help="Name of the benchmark (folder under data/benchmarks/) when it is not the task's name; one task only.",
+)
+overwrite_option = click.option(
+    "--overwrite", is_flag=True, help="Replace an existing run folder of the same name (a re-run of the model)."
+)
+
+
+@import_.command(name="inspect")
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@submitter_option
+@benchmark_name_option
+@dest_option
+@overwrite_option
+def import_inspect_command(logs: tuple[Path, ...], submitter: str, benchmark: str | None, dest: Path, overwrite: bool):
+    """Import Inspect AI logs (.eval or .json) as runs: one per (model, task).
+
+    Each sample and epoch becomes an answer (epochs are rounds); every scorer's
+    value becomes a recorded score, and the first scorer is the traditional
+    grading. Answer-key grading re-grades the completions against the targets.
+    A task the leaderboard has no benchmark for also becomes
+    data/benchmarks/<task>/ (questions, choices, targets as answer keys): that
+    folder goes in a maintainer's pull request of its own; a submission's pull
+    request adds only the run folder. Needs the [inspect] extra
+    (pip install "dualboard[inspect]").
+
+    \b
+    Example:
+      inspect eval my_task.py --model openai/gpt-4o --epochs 3 --log-dir logs
+      dualboard import inspect logs/*.eval --submitter your-handle
+      dualboard validate submissions/my_task
+    """
+    from dualboard.importers.inspect_log import read_inspect_logs
+
+    _report_import(read_inspect_logs(list(logs)), dest, submitter, benchmark, overwrite)
+
+
+@import_.command(name="lm-eval")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@submitter_option
+@benchmark_name_option
+@dest_option
+@overwrite_option
+def import_lm_eval_command(folder: Path, submitter: str, benchmark: str | None, dest: Path, overwrite: bool):
+    """Import lm-evaluation-harness output (the --output_path of a --log_samples run) as runs.
+
+    FOLDER holds results_<time>.json and samples_<task>_<time>.jsonl, for one
+    model or several: each (model, task) becomes a run. The task's first metric
+    (metric_list) is the traditional grading, every metric from 0 to 1 a
+    recorded score. For multiple_choice tasks the response is the option that
+    metric picks (its letter and text), and the log-likelihoods go to
+    provenance.jsonl; for generate_until tasks each repeat is a round.
+    A task the leaderboard has no benchmark for also becomes
+    data/benchmarks/<task>/: that folder goes in a maintainer's pull request
+    of its own. Needs no extra: the files are JSON.
+
+    \b
+    Example:
+      lm_eval --model hf --model_args pretrained=my-org/my-model --tasks my_task \\
+          --output_path out --log_samples
+      dualboard import lm-eval out --submitter your-handle
+      dualboard validate submissions/my_task
+    """
+    from dualboard.importers.lm_eval_samples import read_lm_eval_output
+
+    _report_import(read_lm_eval_output(folder), dest, submitter, benchmark, overwrite)
+
+
+def _report_import(runs: list, dest: Path, submitter: str, benchmark: str | None, overwrite: bool) -> None:
+    """Write the runs read from a harness's logs and say what was written, with the harness's own numbers."""
+    from dualboard.importers.harness import import_harness_runs
+
+    done = import_harness_runs(runs, dest=dest, submitter=submitter, benchmark=benchmark, overwrite=overwrite)
+    for name in done.benchmarks:
+        click.echo(
+            f"wrote data/benchmarks/{name}/ (new benchmark: its questions and answer keys from the task's targets) — "
+            "a maintainer adds it in a pull request of its own"
+        )
+    for name, run_id, run in done.runs:
+        rounds = max(a.round for a in run.answers) + 1
+        click.echo(
+            f"wrote submissions/{name}/{run_id}/: {len(run.answers)} answers ({rounds} round(s)) of {run.model}; "
+            f"{run.harness} reported {run.metric} {run.reported:.4g} (rounds reduced by {run.reducer})"
+        )
+    click.echo(f"next: dualboard validate --root {dest} and open a pull request with the run folder(s)")
+
+
 @main.command()
 @root_option
 @store_option

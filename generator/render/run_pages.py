@@ -254,6 +254,7 @@ def run_page(
         + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
         + (_older_version(model_row, current_version) if model_row is not None else "")
         + (_summary(model_row) if model_row is not None else "")
+        + (harness_note(run.metadata.get("harness"), model_row["traditional_mean"]) if model_row is not None else "")
         + "\n## Scores per category\n\n"
         "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
         + tables.categories
@@ -324,6 +325,40 @@ def _summary(row: pd.Series) -> str:
     notes = paragraph(f"Notes: {row['note']}.") if isinstance(row["note"], str) and row["note"] else ""
     rows = [[Cell(measure), cell] for measure, cell in zip(measures, cells, strict=True)]
     return table(["Measure", "Value"], rows, sortable=False) + paired + notes + "\n" + _variance(row)
+
+
+def harness_note(harness: Mapping[str, Any] | None, traditional_mean: float) -> str:
+    """Say what the harness a run was imported from reported, beside the board's traditional mean.
+
+    The two agree when the harness took the mean over every round; a harness that reduces a question's rounds
+    another way (mode, max, pass@k) reports another number, and the note says why.
+
+    Examples
+    --------
+    >>> harness = {"name": "Inspect AI", "version": "0.3.285", "task": "t", "score": "choice",
+    ...            "metric": "accuracy", "reported": 0.5, "reducer": "mode"}
+    >>> from html import unescape
+    >>> unescape(harness_note(harness, 62.5)).endswith("a different number, because the harness reduced the rounds "
+    ...                                                "by mode first.</p>\n")
+    True
+    >>> unescape(harness_note(harness, 50.0)).endswith("the same number.</p>\n")
+    True
+    """
+    if not harness:
+        return ""
+    reported = float(harness["reported"])
+    same = abs(reported * 100 - float(traditional_mean)) <= 1e-7
+    return paragraph(
+        f"Imported from {harness['name']} {harness['version']} (task {harness['task']}): the harness reported "
+        f"{harness['metric']} {reported:.4f} for {harness['score']}, with each question's rounds reduced by "
+        f"{harness['reducer']}; the traditional mean here is {format_number(traditional_mean)}, the mean of "
+        f"{harness['score']} over every round: "
+        + (
+            "the same number."
+            if same
+            else f"a different number, because the harness reduced the rounds by {harness['reducer']} first."
+        )
+    )
 
 
 def _rank(row: pd.Series, grading: str) -> str:

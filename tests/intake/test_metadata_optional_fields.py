@@ -1,5 +1,5 @@
 """The optional model metadata of the contract (deployment, parameters_billions, weights, model_license,
-model_url): old runs stay valid, good values pass, bad ones are findings naming the file and field.
+model_url, harness): old runs stay valid, good values pass, bad ones are findings naming the file and field.
 `dualboard validate` runs as a subprocess, as CI runs it."""
 
 from __future__ import annotations
@@ -13,13 +13,22 @@ from dualboard.intake.schemas import load_schema
 from tests.conftest import tiny_metadata, write_run
 
 REPO = Path(__file__).resolve().parents[2]
-OPTIONAL = {"deployment", "parameters_billions", "weights", "model_license", "model_url"}
+OPTIONAL = {"deployment", "parameters_billions", "weights", "model_license", "model_url", "harness"}
 GOOD = {
     "deployment": "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com",
     "parameters_billions": 46.7,
     "weights": "closed",
     "model_license": "Llama 3.1 Community License",
     "model_url": "https://huggingface.co/meta-llama/Llama-3.1-405B-Instruct?tab=card#usage",
+    "harness": {
+        "name": "Inspect AI",
+        "version": "0.3.285",
+        "task": "tiny",
+        "score": "judge",
+        "metric": "accuracy",
+        "reported": 0.5,
+        "reducer": "mean",
+    },
 }
 
 
@@ -53,6 +62,8 @@ BAD = [
     ("parameters_billions", "70B"),
     ("model_license", ""),
     ("deployment", "x" * 201),
+    ("harness", {**GOOD["harness"], "reported": 50}),
+    ("harness", {**GOOD["harness"], "name": "my-harness"}),
 ]
 
 
@@ -64,5 +75,5 @@ def test_every_bad_value_is_a_finding_naming_file_and_field(tiny_root):
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
     for i, (field, _) in enumerate(BAD):
-        assert re.search(rf"submissions/tiny/run-bad-{i}/metadata\.yaml:\d+: {field}: ", output), (field, output)
+        assert re.search(rf"submissions/tiny/run-bad-{i}/metadata\.yaml:\d+: {field}(\.\w+)?: ", output), (field, output)
     assert "run-a/" not in output

@@ -56,8 +56,9 @@ from tests.simulation.answer_matching import (
 METADATA = load_schema("metadata")["properties"]
 MODEL_FACTS = {"parameters_billions", "weights", "model_license", "model_url"}
 """Optional metadata fields the demo gives for some models (shown as leaderboard columns)."""
-METADATA_FIELDS = set(METADATA) - MODEL_FACTS - {"deployment"}
-"""Every field of the metadata contract but the model facts and the serving deployment (a simulated model has none)."""
+METADATA_FIELDS = set(METADATA) - MODEL_FACTS - {"deployment", "harness"}
+"""Every field of the metadata contract but the model facts, the serving deployment and the harness a run was
+imported from (a simulated model has none)."""
 
 
 @pytest.fixture
