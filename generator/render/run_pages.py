@@ -338,7 +338,7 @@ def harness_note(harness: Mapping[str, Any] | None, traditional_mean: float) -> 
     >>> harness = {"name": "Inspect AI", "version": "0.3.285", "task": "t", "score": "choice",
     ...            "metric": "accuracy", "reported": 0.5, "reducer": "mode"}
     >>> from html import unescape
-    >>> unescape(harness_note(harness, 62.5)).strip().endswith("because the harness reduced the rounds by mode first.</p>")
+    >>> unescape(harness_note(harness, 62.5)).strip().endswith("the harness reduced the rounds by mode first.</p>")
     True
     >>> unescape(harness_note(harness, 50.0)).strip().endswith("the same number.</p>")
     True
