@@ -1,7 +1,7 @@
 # The commands of the README, each doing its own set-up.
 #   make demo   build the demo leaderboard and serve it on http://127.0.0.1:8000/
 #   make test   run the test suite
-#   make test-all  the suite and its long simulations (tests marked test_all)
+#   make test-all  the suite, its long simulations and the real harnesses (tests marked test_all)
 #   make lint   check the code with ruff (lint and format), as CI does before the tests
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -10,10 +10,11 @@ PORT ?= 8000
 
 .PHONY: demo test test-all lint site
 
-$(VENV)/.installed-$(EXTRAS): pyproject.toml
+# One marker per set of extras: .installed-test, .installed-test,harness (make test-all adds the harnesses).
+$(VENV)/.installed-%: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -U pip
-	$(PY) -m pip install -q --disable-pip-version-check -e ".[$(EXTRAS)]"
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[$*]"
 	touch $@
 
 site: $(VENV)/.installed-$(EXTRAS)
@@ -25,7 +26,8 @@ demo: site
 test: $(VENV)/.installed-$(EXTRAS)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test-all: $(VENV)/.installed-$(EXTRAS)
+# Also the tests marked test_all: long simulations, and logs made with the real Inspect AI and lm-eval.
+test-all: $(VENV)/.installed-$(EXTRAS),harness
 	$(PY) -m pytest --test-all $(PYTEST_ARGS)
 
 # Settings in pyproject.toml ([tool.ruff]). Fix findings with `ruff check --fix` and `ruff format`.

@@ -211,14 +211,14 @@ def write_shared_probe(root: Path, widths: list[int]) -> list[str]:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--test-all", action="store_true", help="also run the long simulations marked test_all")
+    parser.addoption("--test-all", action="store_true", help="also run the tests marked test_all: long simulations, the real harnesses")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip tests marked ``test_all`` unless --test-all (``make test-all``) asks for them: ``make test`` stays fast."""
     if config.getoption("--test-all"):
         return
-    skip = pytest.mark.skip(reason="long simulation: run with --test-all (make test-all)")
+    skip = pytest.mark.skip(reason="a long simulation or a real harness: run with --test-all (make test-all)")
     for item in items:
         if "test_all" in item.keywords:
             item.add_marker(skip)

@@ -1,0 +1,185 @@
+"""Logs made by the real harnesses, offline, imported with the CLI: Inspect AI (``inspect eval`` with a solver that
+sets each answer, 3 epochs, multiple-choice and open tasks, two models) and lm-evaluation-harness (a task YAML
+over a local JSON file and a registered model class). Each run's traditional mean must be the harness's own
+number to 1e-9 where the harness takes the mean over rounds; under another reducer the board records it and
+says both numbers.
+
+Needs the ``[harness]`` extra (inspect-ai, lm-eval, torch); runs in ``make test-all``, which installs it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from tests.importers.harness_logs import make_inspect_logs, make_lm_eval_output
+from tests.importers.test_lm_eval_import import dualboard, harness_results, tree
+
+pytestmark = [pytest.mark.test_all, pytest.mark.harness, pytest.mark.slow]
+
+
+def import_inspect(logs: list[Path], dest: Path, *extra: str):
+    return dualboard("import", "inspect", *map(str, logs), "--submitter", "tester", "--dest", str(dest), *extra)
+
+
+def built(root: Path) -> Path:
+    proc = dualboard("build", "--root", str(root))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return root
+
+
+def reported_by_log(logs: list[Path]) -> dict[tuple[str, str], float]:
+    """(task, run id) → the first scorer's accuracy as Inspect reported it, read with Inspect's own reader."""
+    from inspect_ai.log import read_eval_log
+
+    out = {}
+    for path in logs:
+        log = read_eval_log(str(path))
+        out[log.eval.task, log.eval.model.replace("/", "-")] = log.results.scores[0].metrics["accuracy"].value
+    return out
+
+
+@pytest.fixture(scope="module")
+def inspect_logs(tmp_path_factory) -> list[Path]:
+    return make_inspect_logs(tmp_path_factory.mktemp("inspect"))
+
+
+@pytest.fixture(scope="module")
+def inspect_board(inspect_logs, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("board")
+    proc = import_inspect(inspect_logs, root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return built(root)
+
+
+def test_inspect_logs_give_one_run_per_model_and_task_with_epochs_as_rounds(inspect_logs, inspect_board):
+    assert len(inspect_logs) == 4
+    for task in ("quiz_mc", "quiz_open"):
+        runs = sorted(p.name for p in (inspect_board / "submissions" / task).iterdir())
+        assert runs == ["mockllm-alpha", "mockllm-beta"]
+        metadata = yaml.safe_load((inspect_board / "submissions" / task / runs[0] / "metadata.yaml").read_text())
+        assert metadata["rounds"] == 3 and metadata["model"] == "mockllm/alpha"
+        assert metadata["harness"]["name"] == "Inspect AI" and metadata["harness"]["reducer"] == "mean"
+    predictions = [
+        json.loads(line)
+        for line in (inspect_board / "submissions/quiz_open/mockllm-alpha/predictions.jsonl").read_text().splitlines()
+    ]
+    assert sorted({p["round"] for p in predictions}) == [0, 1, 2]
+    assert {p["recorded"]["match"] for p in predictions} == {0.0, 100.0}  # right and wrong, by sample and epoch
+    assert all(set(p["recorded"]) == {"match", "includes"} for p in predictions)
+
+
+def test_inspect_multiple_choice_keeps_the_options_and_the_target_letter(inspect_board):
+    questions = [
+        json.loads(line)
+        for line in (inspect_board / "data/benchmarks/quiz_mc/questions.jsonl").read_text().splitlines()
+    ]
+    capital = next(q for q in questions if q["id"] == "capital")
+    assert capital["choices"] == ["Berlin", "Paris", "Rome"] and capital["correct_choice"] == "B"
+    assert capital["answer_key"]["answer"] == "Paris" and capital["category"] == "mc"
+
+
+def test_each_inspect_run_s_traditional_mean_is_inspect_s_accuracy(inspect_logs, inspect_board):
+    reported = reported_by_log(inspect_logs)
+    for task in ("quiz_mc", "quiz_open"):
+        models = pd.read_csv(inspect_board / "build" / "stats" / task / "models.csv")
+        for row in models.itertuples():
+            assert abs(row.traditional_mean - 100 * reported[task, row.run_id]) <= 1e-9, (task, row.run_id)
+    assert len(set(reported.values())) > 1
+
+
+def test_answer_key_grading_regrades_the_completions(inspect_board):
+    """The choice scorer and rules read the same "ANSWER: X" lines: their means agree on every run."""
+    models = pd.read_csv(inspect_board / "build" / "stats" / "quiz_mc" / "models.csv")
+    assert (models["answer_key_mean"] - models["traditional_mean"]).abs().max() <= 1e-9
+    assert models["answer_key_coverage"].eq(1).all()
+
+
+def test_under_another_reducer_the_board_records_it_and_says_both_numbers(tmp_path):
+    logs = make_inspect_logs(tmp_path / "logs", models=("mockllm/alpha",), reducer="mode")
+    root = tmp_path / "lb"
+    assert import_inspect(logs, root).returncode == 0
+    built(root)
+    reported = reported_by_log(logs)
+    differ = 0
+    for task in ("quiz_mc", "quiz_open"):
+        metadata = yaml.safe_load((root / "submissions" / task / "mockllm-alpha" / "metadata.yaml").read_text())
+        assert metadata["harness"]["reducer"] == "mode"
+        mean = pd.read_csv(root / "build" / "stats" / task / "models.csv")["traditional_mean"].iloc[0]
+        page = html.unescape(
+            (root / "site" / "benchmarks" / task / "runs" / "mockllm-alpha" / "index.html").read_text()
+        )
+        assert f"the harness reported accuracy {reported[task, 'mockllm-alpha']:.4f}" in page
+        if abs(mean - 100 * reported[task, "mockllm-alpha"]) > 1e-7:
+            differ += 1
+            assert "a different number, because the harness reduced the rounds by mode first." in page
+        else:
+            assert "the same number." in page
+    assert differ >= 1  # the plan makes mode and mean disagree somewhere
+
+
+def test_fresh_lm_eval_output_imports_with_the_harness_s_numbers(tmp_path):
+    output = make_lm_eval_output(tmp_path / "lm-eval")
+    root = tmp_path / "lb"
+    proc = dualboard("import", "lm-eval", str(output), "--submitter", "tester", "--dest", str(root))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    built(root)
+    reported = harness_results(output)
+    for task, key in (("quiz_mc", "acc,none"), ("quiz_gen", "exact_match,take_first")):
+        for row in pd.read_csv(root / "build" / "stats" / task / "models.csv").itertuples():
+            assert abs(row.traditional_mean - 100 * reported[row.run_id, task][key]) <= 1e-9
+
+
+def test_a_truncated_inspect_log_is_a_finding_and_nothing_is_written(inspect_logs, tmp_path):
+    truncated = tmp_path / "truncated.eval"
+    truncated.write_bytes(inspect_logs[0].read_bytes()[:2000])
+    dest = tmp_path / "lb"
+    proc = import_inspect([inspect_logs[1], truncated], dest)
+    assert proc.returncode == 1
+    assert "truncated.eval: -: is not a readable Inspect log" in proc.stderr, proc.stderr
+    assert not dest.exists() or tree(dest) == {}
+
+
+def test_an_archive_that_unpacks_past_the_cap_is_refused_unopened(tmp_path):
+    bomb = tmp_path / "bomb.eval"
+    chunk = bytes(64 * 1024**2)
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        with archive.open("header.json", "w", force_zip64=True) as member:
+            for _ in range(66):  # 4.4 GB of zeros, stored in 19 MB
+                member.write(chunk)
+    proc = import_inspect([bomb], tmp_path / "lb")
+    assert proc.returncode == 1
+    assert "unpacks to 4429185024 bytes, over the" in proc.stderr, proc.stderr
+
+
+def test_a_log_of_a_failed_evaluation_is_a_finding_naming_its_status(tmp_path):
+    task = tmp_path / "failing.py"
+    task.write_text(
+        "from inspect_ai import Task, task\nfrom inspect_ai.dataset import Sample\n"
+        "from inspect_ai.scorer import match\nfrom inspect_ai.solver import solver\n\n"
+        "@solver\ndef broken():\n    async def solve(state, generate):\n"
+        "        raise RuntimeError('model server down')\n    return solve\n\n"
+        "@task\ndef failing():\n    return Task(dataset=[Sample(id='a', input='1+1?', target='2')], solver=broken(), "
+        "scorer=match())\n",
+        "utf-8",
+    )
+    subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "failing.py", "--model", "mockllm/model", "--log-dir", "logs"],
+        cwd=tmp_path,
+        capture_output=True,
+        env={**os.environ, "INSPECT_DISPLAY": "none"},
+    )
+    (log,) = (tmp_path / "logs").glob("*.eval")
+    proc = import_inspect([log], tmp_path / "lb")
+    assert proc.returncode == 1
+    assert "status: the evaluation ended with status 'error'" in proc.stderr, proc.stderr
+    assert not (tmp_path / "lb" / "submissions").exists()
