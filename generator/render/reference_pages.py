@@ -188,6 +188,7 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         "published, in visible characters: a model already on the board needs a `model_revision` that differs from "
         "the other run's (the site then shows both, each with its revision), and a name that looks like another "
         "run's is refused.\n\n",
+        HARNESS_SECTION,
         _example_section(benchmarks),
         _graders_section(benchmarks),
         "## Reference: the files and their fields\n\n"
@@ -205,6 +206,30 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
             + "\n"
         )
     return Page("submit.md", "".join(parts))
+
+
+HARNESS_SECTION = (
+    "## Ran Inspect AI or lm-evaluation-harness? One command writes the run folder\n\n"
+    "If you evaluated with a harness, import its log instead of writing the files by hand (steps 2 and 3). "
+    "Each (model, task) in the log becomes `submissions/<task>/<model>/`; the task's name must be the "
+    "benchmark's, or pass `--benchmark NAME`.\n\n"
+    f'- **Inspect AI**: `pip install "{REQUIREMENT.replace("dualboard", "dualboard[inspect]", 1)}"`, then '
+    "`dualboard import inspect logs/<log>.eval --submitter <your-handle>` (`.eval` or `.json` logs, several "
+    "at once). Epochs become rounds; every scorer's value is kept as a recorded score, and the first scorer is "
+    "the traditional grading.\n"
+    "- **lm-evaluation-harness**: run `lm_eval` with `--log_samples --output_path out`, then "
+    "`dualboard import lm-eval out --submitter <your-handle>`. Repeats become rounds; the task's first metric is "
+    "the traditional grading. For a multiple-choice task the response is the option that metric picks (its "
+    "letter and text) and the log-likelihoods are kept in `provenance.jsonl`.\n\n"
+    "Answer-key grading re-grades every response against the answer keys, as for any run. The import checks the "
+    "log's questions and targets against the benchmark and refuses a question that differs, naming it; it "
+    "refuses a failed or cancelled evaluation, a sample that errored and a document without a target, and "
+    "writes nothing then. Your run's page shows the number the harness reported beside the board's traditional "
+    "mean: they are equal when the harness took the mean over rounds. Then go on with steps 4 and 5. If the "
+    "import also wrote `data/benchmarks/<task>/` (this leaderboard has no such benchmark), leave that folder out "
+    "of your pull request: a maintainer adds a benchmark in a pull request of its own.\n\n"
+)
+"""How to submit straight from a harness's log (``dualboard import inspect`` / ``import lm-eval``)."""
 
 
 def _example_section(benchmarks: list[Benchmark]) -> str:

@@ -116,3 +116,17 @@ def test_the_example_comes_after_the_steps_and_the_schemas_last(page: str) -> No
         )
     ]
     assert order == sorted(order)
+
+
+def test_the_page_says_how_to_submit_from_a_harness_log_with_commands_that_exist(page: str) -> None:
+    """The commands the page gives are the CLI's, with the options it names."""
+    assert "Ran Inspect AI or lm-evaluation-harness?" in page
+    for command in ("inspect", "lm-eval"):
+        assert f"dualboard import {command} " in page
+        proc = subprocess.run(
+            [sys.executable, "-m", "dualboard", "import", command, "--help"], capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stderr
+        for option in ("--submitter", "--benchmark"):
+            assert option in page and option in proc.stdout
+    assert '"dualboard[inspect]==' in page
