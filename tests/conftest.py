@@ -211,7 +211,11 @@ def write_shared_probe(root: Path, widths: list[int]) -> list[str]:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--test-all", action="store_true", help="also run the tests marked test_all: long simulations, the real harnesses")
+    parser.addoption(
+        "--test-all",
+        action="store_true",
+        help="also run the tests marked test_all: long simulations, the real harnesses",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -130,6 +130,7 @@ def plan_harness_import(
             findings += disagreements
             plan[f"{BENCHMARKS}/{name}"] = _benchmark_files(name, of_task[0], questions)
             created.append(name)
+        findings += _twice_findings(of_task)
         chosen: set[str] = set()
         for run in sorted(of_task, key=lambda r: r.model):
             run_id = slug(run.model, chosen)
@@ -227,6 +228,25 @@ def _answer_findings(run: HarnessRun) -> list[Finding]:
         for (question_id, round_), n in counts.items()
         if n > 1
     ]
+
+
+def _twice_findings(runs: list[HarnessRun]) -> list[Finding]:
+    """Two logs of one model on one task: which is the run?"""
+    first: dict[str, str] = {}
+    findings = []
+    for run in runs:
+        if run.model in first:
+            findings.append(
+                Finding(
+                    run.source,
+                    None,
+                    "model",
+                    f"{run.model} ran {run.task} in {first[run.model]} too",
+                    "import one log per model and task (rerun with --epochs for more rounds)",
+                )
+            )
+        first.setdefault(run.model, run.source)
+    return findings
 
 
 def _benchmark_files(name: str, run: HarnessRun, questions: list[dict[str, Any]]) -> dict[str, str]:

@@ -9,6 +9,7 @@ lm-eval install: the files are JSON.
 * ``multiple_choice`` (log-likelihood) tasks: the response is the option the primary metric picks (the
   highest log-likelihood for ``acc``, per character for ``acc_norm``), written as its letter and text; the
   log-likelihoods go to ``provenance.jsonl``.
+* A question's id is the document's own ``id`` field where the dataset has one, else its ``doc_id``.
 * ``generate_until`` tasks: each repeat is a round. lm-eval scores a document once, after its filter reduces
   the repeats (``take_first``, a majority vote), so every round carries that score under ``recorded``.
 
@@ -251,7 +252,7 @@ def _document(task: str, config: dict, line: dict, primary: str) -> tuple[list[A
     arguments = [v for _, v in sorted((line.get("arguments") or {}).items()) if isinstance(v, dict)]
     if not arguments or not isinstance(arguments[0].get("arg_0"), str) or not arguments[0]["arg_0"].strip():
         return [], [("arguments", "hold no prompt", "import the samples file lm_eval wrote, unchanged")]
-    question = {"id": str(line["doc_id"]), "category": task, "prompt": arguments[0]["arg_0"]}
+    question = {"id": _question_id(line), "category": task, "prompt": arguments[0]["arg_0"]}
     provenance = {"doc_id": line["doc_id"]}
     if config.get("output_type") == "multiple_choice":
         return _chosen(question, config, line, arguments, recorded, primary, provenance)
@@ -265,6 +266,23 @@ def _document(task: str, config: dict, line: dict, primary: str) -> tuple[list[A
         Answer(question, r, text, recorded, provenance | ({"filtered_response": filtered} if r == 0 else {}))
         for r, text in enumerate(repeats)
     ], []
+
+
+def _question_id(line: dict) -> str:
+    """The document's own ``id`` where the dataset gives one (the id other sources know it by), else its position.
+
+    Examples
+    --------
+    >>> _question_id({"doc_id": 3, "doc": {"id": "Mercury_7175875"}}), _question_id({"doc_id": 3, "doc": {}})
+    ('Mercury_7175875', '3')
+    """
+    doc = line.get("doc")
+    own = doc.get("id") if isinstance(doc, dict) else None
+    return (
+        str(own)
+        if isinstance(own, str | int) and not isinstance(own, bool) and str(own).strip()
+        else str(line["doc_id"])
+    )
 
 
 def _key(answer: str, aliases: list[str]) -> dict[str, Any]:

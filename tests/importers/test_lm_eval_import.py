@@ -99,9 +99,9 @@ def test_repeats_are_rounds_with_each_repeat_s_own_text(board):
     predictions, _, _ = read_run(board, "quiz_gen", "planned-a")
     texts = {(p["question_id"], p["round"]): p["response"] for p in predictions}
     for doc in samples("planned-a", "quiz_gen"):
-        assert [texts[str(doc["doc_id"]), r] for r in range(3)] == doc["resps"][0]
+        assert [texts[doc["doc"]["id"], r] for r in range(3)] == doc["resps"][0]
         # lm-eval scores the document once, after take_first: that score is every round's
-        scores = {p["recorded"]["exact_match"] for p in predictions if p["question_id"] == str(doc["doc_id"])}
+        scores = {p["recorded"]["exact_match"] for p in predictions if p["question_id"] == doc["doc"]["id"]}
         assert scores == {doc["exact_match"] * 100}
     assert len({p["response"] for p in predictions}) > 5  # right and wrong answers, varying by repeat
 
@@ -113,12 +113,12 @@ def test_multiple_choice_response_is_the_option_the_metric_picks(board):
     for doc in samples("planned-b", "quiz_mc"):
         lls = [float(r[0]) for r in doc["filtered_resps"]]
         picked = max(range(len(lls)), key=lls.__getitem__)
-        assert by_question[str(doc["doc_id"])]["response"] == f"{'ABC'[picked]}. {doc['doc']['choices'][picked]}"
-        assert by_question[str(doc["doc_id"])]["recorded"] == {
+        assert by_question[doc["doc"]["id"]]["response"] == f"{'ABC'[picked]}. {doc['doc']['choices'][picked]}"
+        assert by_question[doc["doc"]["id"]]["recorded"] == {
             "acc": doc["acc"] * 100,
             "acc_norm": doc["acc_norm"] * 100,
         }
-        assert likelihoods[str(doc["doc_id"])] == lls
+        assert likelihoods[doc["doc"]["id"]] == lls
     assert {p["recorded"]["acc"] for p in predictions} == {0.0, 100.0}
 
 
@@ -161,7 +161,7 @@ def test_a_question_that_differs_from_the_benchmark_is_a_finding_naming_it(board
     before = tree(root)
     proc = import_lm_eval(FIXTURE, root)
     assert proc.returncode == 1
-    assert "question 2: its correct differ(s) from" in proc.stderr, proc.stderr
+    assert f"question {rows[2]['id']}: its correct differ(s) from" in proc.stderr, proc.stderr
     assert "nothing was changed" in proc.stderr
     assert tree(root) == before
 
@@ -271,3 +271,12 @@ def test_import_inspect_without_the_extra_says_which_to_install(tmp_path):
     )
     assert proc.returncode == 1
     assert 'pip install "dualboard[inspect]"' in proc.stderr, proc.stderr
+
+
+def test_two_logs_of_one_model_on_one_task_are_a_finding(tmp_path):
+    copy = tmp_path / "out"
+    shutil.copytree(FIXTURE, copy)
+    shutil.copytree(copy / "planned-a", copy / "planned-a-again")
+    proc = import_lm_eval(copy, tmp_path / "lb")
+    assert proc.returncode == 1
+    assert "model: planned-a ran quiz_mc in" in proc.stderr and "import one log per model and task" in proc.stderr

@@ -75,5 +75,8 @@ def test_every_bad_value_is_a_finding_naming_file_and_field(tiny_root):
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
     for i, (field, _) in enumerate(BAD):
-        assert re.search(rf"submissions/tiny/run-bad-{i}/metadata\.yaml:\d+: {field}(\.\w+)?: ", output), (field, output)
+        assert re.search(rf"submissions/tiny/run-bad-{i}/metadata\.yaml:\d+: {field}(\.\w+)?: ", output), (
+            field,
+            output,
+        )
     assert "run-a/" not in output
