@@ -161,25 +161,89 @@ def test_an_archive_that_unpacks_past_the_cap_is_refused_unopened(tmp_path):
     assert "unpacks to 4429185024 bytes, over the" in proc.stderr, proc.stderr
 
 
-def test_a_log_of_a_failed_evaluation_is_a_finding_naming_its_status(tmp_path):
-    task = tmp_path / "failing.py"
-    task.write_text(
-        "from inspect_ai import Task, task\nfrom inspect_ai.dataset import Sample\n"
-        "from inspect_ai.scorer import match\nfrom inspect_ai.solver import solver\n\n"
-        "@solver\ndef broken():\n    async def solve(state, generate):\n"
-        "        raise RuntimeError('model server down')\n    return solve\n\n"
-        "@task\ndef failing():\n    return Task(dataset=[Sample(id='a', input='1+1?', target='2')], solver=broken(), "
-        "scorer=match())\n",
-        "utf-8",
-    )
+BAD_TASKS = """
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput
+from inspect_ai.scorer import match
+from inspect_ai.solver import solver
+
+
+@solver
+def answer_or_fail():
+    async def solve(state, generate):
+        if state.sample_id == "down":
+            raise RuntimeError("model server down")
+        state.output = ModelOutput.from_content(str(state.model), "2")
+        return state
+
+    return solve
+
+
+@task
+def failing():
+    samples = [Sample(id="up", input="1+1?", target="2"), Sample(id="down", input="2+0?", target="2")]
+    return Task(dataset=samples, solver=answer_or_fail(), scorer=match())
+
+
+@task
+def untargeted():
+    samples = [Sample(id="up", input="1+1?", target="2"), Sample(id="blank", input="2+0?", target="")]
+    return Task(dataset=samples, solver=answer_or_fail(), scorer=match())
+"""
+
+
+def inspect_eval(folder: Path, *args: str) -> Path:
+    """Run ``inspect eval`` on BAD_TASKS with ``args``; return the one log it wrote."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bad.py").write_text(BAD_TASKS, "utf-8")
     subprocess.run(
-        [sys.executable, "-m", "inspect_ai", "eval", "failing.py", "--model", "mockllm/model", "--log-dir", "logs"],
-        cwd=tmp_path,
+        [sys.executable, "-m", "inspect_ai", "eval", *args, "--model", "mockllm/model", "--log-dir", "logs"],
+        cwd=folder,
         capture_output=True,
         env={**os.environ, "INSPECT_DISPLAY": "none"},
     )
-    (log,) = (tmp_path / "logs").glob("*.eval")
+    (log,) = (folder / "logs").glob("*.eval")
+    return log
+
+
+@pytest.mark.parametrize(
+    ("args", "finding"),
+    [
+        (("bad.py@failing",), "status: the evaluation ended with status 'error'"),
+        (("bad.py@failing", "--no-fail-on-error"), "sample down (epoch 1): failed: RuntimeError"),
+        (("bad.py@untargeted",), "sample blank (epoch 1): has no target"),
+    ],
+    ids=["failed evaluation", "errored sample", "missing target"],
+)
+def test_a_failed_evaluation_an_errored_sample_or_a_missing_target_is_a_finding(tmp_path, args, finding):
+    log = inspect_eval(tmp_path / "eval", *args)
     proc = import_inspect([log], tmp_path / "lb")
     assert proc.returncode == 1
-    assert "status: the evaluation ended with status 'error'" in proc.stderr, proc.stderr
-    assert not (tmp_path / "lb" / "submissions").exists()
+    assert finding in proc.stderr, proc.stderr
+    assert "nothing was changed" in proc.stderr and not (tmp_path / "lb" / "submissions").exists()
+
+
+def test_a_json_log_imports_as_its_eval_log_does(inspect_logs, tmp_path):
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inspect_ai",
+            "log",
+            "convert",
+            str(inspect_logs[0]),
+            "--to",
+            "json",
+            "--output-dir",
+            str(tmp_path / "json"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (converted,) = (tmp_path / "json").rglob("*.json")
+    for name, log in (("eval", inspect_logs[0]), ("json", converted)):
+        assert import_inspect([log], tmp_path / f"from-{name}").returncode == 0
+    eval_files = {k: v for k, v in tree(tmp_path / "from-eval").items() if not k.endswith("metadata.yaml")}
+    assert eval_files == {k: v for k, v in tree(tmp_path / "from-json").items() if not k.endswith("metadata.yaml")}
+    assert any(k.endswith("predictions.jsonl") for k in eval_files)
