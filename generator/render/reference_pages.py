@@ -188,8 +188,8 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         "published, in visible characters: a model already on the board needs a `model_revision` that differs from "
         "the other run's (the site then shows both, each with its revision), and a name that looks like another "
         "run's is refused.\n\n",
-        HARNESS_SECTION,
         _example_section(benchmarks),
+        HARNESS_SECTION,
         _graders_section(benchmarks),
         "## Reference: the files and their fields\n\n"
         "Every field of each file, from the JSON Schemas that `dualboard validate` enforces.\n\n",
@@ -210,7 +210,7 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
 
 HARNESS_SECTION = (
     "## Ran Inspect AI or lm-evaluation-harness? One command writes the run folder\n\n"
-    "If you evaluated with a harness, import its log instead of writing the files by hand (steps 2 and 3). "
+    "If you evaluated with a harness, import its log instead of writing the files above by hand (steps 2 and 3). "
     "Each (model, task) in the log becomes `submissions/<task>/<model>/`; the task's name must be the "
     "benchmark's, or pass `--benchmark NAME`.\n\n"
     f'- **Inspect AI**: `pip install "{REQUIREMENT.replace("dualboard", "dualboard[inspect]", 1)}"`, then '

@@ -15,7 +15,12 @@ def test_submit_page_reads_example_first_then_graders_then_reference(driver, dem
     console_errors(driver)
     open_page(driver, server.url + "submit/")
     headings = [h.text.strip() for h in driver.find_elements(By.CSS_SELECTOR, "article h2")]
-    assert headings[:3] == ["An example run to copy", "What the graders read", "Reference: the files and their fields"]
+    assert headings[:4] == [
+        "An example run to copy",
+        "Ran Inspect AI or lm-evaluation-harness? One command writes the run folder",
+        "What the graders read",
+        "Reference: the files and their fields",
+    ]
     blocks = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "article pre code")]
     assert blocks[0].startswith("model: my-model-7b-instruct") and "benchmark: demo" in blocks[0]
     assert blocks[1].count("\n") == 2 and '"question_id": "demo-001"' in blocks[1]
