@@ -547,7 +547,7 @@ def preview(
 def init(directory: Path, benchmark: str, title: str | None):
     """Create a new leaderboard folder DIRECTORY for benchmark NAME.
 
-    Writes mkdocs.yml, site_src/, data/benchmarks/NAME/ (benchmark.yaml and two
+    Writes mkdocs.yml, data/benchmarks/NAME/ (benchmark.yaml and two
     example questions), submissions/NAME/example-run/, the GitHub workflows
     and a README. The workflows and README install exactly the Dualboard
     that runs this command (dualboard==VERSION, see --version), so the
@@ -848,7 +848,8 @@ def _report_import(runs: list, dest: Path, submitter: str, benchmark: str | None
     for name, run_id, run in done.runs:
         rounds = max(a.round for a in run.answers) + 1
         click.echo(
-            f"wrote submissions/{name}/{run_id}/: {len(run.answers)} answers ({rounds} round(s)) of {run.model}; "
+            f"wrote submissions/{name}/{run_id}/: {len(run.answers)} answers ({rounds} round(s)) of {run.model} on "
+            f"task {run.task}; "
             f"{run.harness} reported {run.metric} {run.reported:.4g} (rounds reduced by {run.reducer})"
         )
     click.echo(f"next: dualboard validate --root {dest} and open a pull request with the run folder(s)")

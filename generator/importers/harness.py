@@ -27,8 +27,6 @@ from dualboard.names import RUN_ID_RULE, is_name
 
 ANSWER_KEY_GRADERS = ({"name": "rules"},)
 """Answer-key graders of a benchmark an importer creates."""
-MEAN_REDUCERS = ("mean",)
-"""Reducers under which the harness's reported number is the mean of every round's score (the board's mean)."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +148,7 @@ def _comparable(question: Mapping[str, Any]) -> dict[str, Any]:
         "prompt": question.get("prompt"),
         "type": question.get("type"),
         "choices": question.get("choices"),
-        "correct": question.get("correct_choice") if question.get("choices") else key.get("answer"),
+        "correct answer": question.get("correct_choice") if question.get("choices") else key.get("answer"),
     }
 
 
@@ -183,7 +181,8 @@ def _question_findings(runs: list[HarnessRun], known: Iterable[Mapping[str, Any]
                         run.source,
                         None,
                         f"question {question['id']}",
-                        f"its {', '.join(differ)} differ(s) from {folder / 'questions.jsonl'}",
+                        f"its {' and '.join(differ)} {'differs' if len(differ) == 1 else 'differ'} from "
+                        f"{folder / 'questions.jsonl'}",
                         "evaluate with the benchmark's own questions and targets, or ask a maintainer to "
                         "publish a new benchmark version",
                     )
@@ -200,13 +199,14 @@ def _questions(runs: list[HarnessRun]) -> tuple[list[dict[str, Any]], list[Findi
             question = answer.question
             kept = first.setdefault(question["id"], (question, run.source))
             if _comparable(kept[0]) != _comparable(question):
+                where = "elsewhere in this log" if kept[1] == run.source else f"in {kept[1]}"
                 findings.append(
                     Finding(
                         run.source,
                         None,
                         f"question {question['id']}",
-                        f"differs from the same question in {kept[1]}",
-                        "import logs of one version of the task together",
+                        f"differs from the question of the same id {where}",
+                        "give each question one id, and import logs of one version of the task together",
                     )
                 )
     return [q for q, _ in first.values()], list(dict.fromkeys(findings))

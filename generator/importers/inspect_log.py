@@ -11,6 +11,7 @@ unpacks to as well), strict JSON in a ``.json`` log, and every failed, cancelled
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import stat
@@ -84,12 +85,7 @@ def _unsafe(path: Path) -> Finding | None:
             "split the evaluation into smaller logs",
         )
     if path.suffix == ".json":
-        _, problem = parse_json_line(path.read_bytes(), str(path), 1)
-        return (
-            None
-            if problem is None
-            else _finding(path, problem.field, problem.problem, "pass the log as `inspect eval` wrote it")
-        )
+        return _json_finding(path)
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as archive:
             unpacked = sum(member.file_size for member in archive.infolist())
@@ -101,6 +97,29 @@ def _unsafe(path: Path) -> Finding | None:
                 "split the evaluation into smaller logs",
             )
     return None
+
+
+def _json_finding(path: Path) -> Finding | None:
+    """What makes a ``.json`` log other than strict JSON (a NaN, a key given twice), with the line where it is."""
+    raw = path.read_bytes()
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return Finding(
+            str(path),
+            exc.lineno,
+            "-",
+            f"invalid JSON: {exc.msg} (column {exc.colno})",
+            "pass the log as `inspect eval` wrote it, complete",
+        )
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
+        return _finding(path, "-", f"unreadable JSON ({type(exc).__name__})", "pass the log as `inspect eval` wrote it")
+    _, problem = parse_json_line(raw, str(path), None)
+    return (
+        None
+        if problem is None
+        else _finding(path, problem.field, problem.problem, "pass the log as `inspect eval` wrote it")
+    )
 
 
 def _run(path: Path, log: Any, to_float: Any) -> tuple[HarnessRun | None, list[Finding]]:
@@ -136,6 +155,7 @@ def _run(path: Path, log: Any, to_float: Any) -> tuple[HarnessRun | None, list[F
         answer, problems = _answer(path, log.eval.task, sample, to_float)
         findings += problems
         answers += [answer] if answer is not None else []
+    findings = findings or _missing_samples(path, log, answers)  # a sample refused above is not also "missing"
     if primary.name not in {name for a in answers for name in a.recorded}:
         findings.append(_finding(path, "results", f"no sample has a score of {primary.name!r}", "score every sample"))
     config = log.eval.model_generate_config
@@ -161,6 +181,26 @@ def _run(path: Path, log: Any, to_float: Any) -> tuple[HarnessRun | None, list[F
         model_revision=_revision(log.eval.model_args),
     )
     return (None if findings else run), findings
+
+
+def _missing_samples(path: Path, log: Any, answers: list[Answer]) -> list[Finding]:
+    """Samples the evaluation ran (its dataset's ids, every epoch) that the log does not hold: a log must not
+    drop the answers it got wrong."""
+    ids = log.eval.dataset.sample_ids
+    held = {(a.question["id"], a.round) for a in answers}
+    epochs = log.eval.config.epochs or 1
+    missing = [f"{i} (epoch {e + 1})" for i in ids or () for e in range(epochs) if (str(i), e) not in held]
+    if not missing:
+        return []
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return [
+        _finding(
+            path,
+            "samples",
+            f"{len(missing)} sample(s) the evaluation ran are not in the log: {shown}",
+            "import the log `inspect eval` wrote, with every sample of every epoch",
+        )
+    ]
 
 
 def _revision(model_args: dict[str, Any]) -> str | None:

@@ -7,11 +7,14 @@ reported metrics) and beside it one ``samples_<task>_<time>.jsonl`` per task: a 
 lm-eval install: the files are JSON.
 
 * ``multiple_choice`` (log-likelihood) tasks: the response is the option the primary metric picks (the
-  highest log-likelihood for ``acc``, per character for ``acc_norm``), written as its letter and text; the
+  highest log-likelihood for ``acc``, per character for ``acc_norm``), written as a final answer naming its
+  letter and text (:func:`chosen_response`); the
   log-likelihoods go to ``provenance.jsonl``.
 * A question's id is the document's own ``id`` field where the dataset has one, else its ``doc_id``.
-* ``generate_until`` tasks: each repeat is a round. lm-eval scores a document once, after its filter reduces
-  the repeats (``take_first``, a majority vote), so every round carries that score under ``recorded``.
+* ``generate_until`` tasks: lm-eval scores one text per document, which its filter takes or makes from the
+  repeats (``take_first``, a majority vote); that text is the run's one answer to the question, graded by the
+  harness's score and by the answer keys alike. lm-eval logs no score per repeat, so repeats cannot be rounds
+  without inventing one: they are kept in ``provenance.jsonl`` (``repeat_0``, ``repeat_1``, …).
 
 The files are untrusted: no links, size caps, strict JSON; a duplicate document, a missing target or a
 log-likelihood that contradicts the harness's own metric is a finding.
@@ -35,6 +38,8 @@ HARNESS = "lm-evaluation-harness"
 MAX_RESULTS_BYTES = 50 * 1024**2
 MAX_SAMPLES_BYTES = 1024**3
 _RESULTS = re.compile(r"^results_(?P<stamp>.+)\.json$")
+MAX_REPEATS_KEPT = 16
+"""Repeats of a document kept in provenance.jsonl (a line holds at most 20 fields)."""
 NORMALISED = "acc_norm"
 """The metric whose option is chosen by log-likelihood per character of the option."""
 
@@ -164,6 +169,7 @@ def _run(task: str, results: dict, samples: Path, path: Path, root: Path) -> tup
             )
         ]
     answers, findings = _answers(task, config, samples, root, kept, primary)
+    findings += _missing_documents(results, task, samples, answers, findings)
     args = _model_args(results)
     generation = {**(config.get("generation_kwargs") or {})} if kind == "generate_until" else {}
     repeats = int(config.get("repeats") or 1)
@@ -173,7 +179,7 @@ def _run(task: str, results: dict, samples: Path, path: Path, root: Path) -> tup
         harness_version=str(results.get("lm_eval_version") or "unknown"),
         task=task,
         task_version=_version((results.get("versions") or {}).get(task)),
-        model=args.get("pretrained") or str(results.get("model_name") or (results.get("config") or {}).get("model")),
+        model=_model(results, args),
         date=day_of(float(results["date"])) if isinstance(results.get("date"), int | float) else "1970-01-01",
         decoding={
             "temperature": _number(generation.get("temperature")),
@@ -184,11 +190,36 @@ def _run(task: str, results: dict, samples: Path, path: Path, root: Path) -> tup
         score=primary,
         metric=primary,
         reported=float(reported),
-        reducer="mean" if repeats == 1 else kept,
+        reducer="mean" if repeats == 1 else f"{kept} over {repeats} repeats",
         answers=answers,
         model_revision=args.get("revision"),
     )
     return (None if findings else run), findings
+
+
+def _model(results: dict, args: dict[str, str]) -> str:
+    """The model's name: its ``pretrained`` or ``model`` argument, else the model class lm_eval ran."""
+    return args.get("pretrained") or args.get("model") or str((results.get("config") or {}).get("model") or "model")
+
+
+def _missing_documents(
+    results: dict, task: str, samples: Path, answers: list[Answer], findings: list[Finding]
+) -> list[Finding]:
+    """Documents the harness scored (``n-samples``) that the samples file does not hold: a log must not drop the
+    answers it got wrong."""
+    expected = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
+    held = len({a.question["id"] for a in answers})
+    if not isinstance(expected, int) or held >= expected or findings:  # a broken line is a finding already
+        return []
+    return [
+        _finding(
+            samples,
+            None,
+            "doc_id",
+            f"holds {held} documents, but lm_eval scored {expected} (n-samples)",
+            "import the samples file lm_eval wrote, with every document",
+        )
+    ]
 
 
 def _version(value: Any) -> str:
@@ -257,15 +288,17 @@ def _document(task: str, config: dict, line: dict, primary: str) -> tuple[list[A
     if config.get("output_type") == "multiple_choice":
         return _chosen(question, config, line, arguments, recorded, primary, provenance)
     repeats = (line.get("resps") or [[]])[0]
+    scored = (line.get("filtered_resps") or [None])[0]
     if not isinstance(repeats, list) or not repeats or not all(isinstance(r, str) for r in repeats):
         return [], [("resps", "hold no generated text", "import the samples file lm_eval wrote, unchanged")]
+    if not isinstance(scored, str):
+        return [], [("filtered_resps", "hold no scored text", "import the samples file lm_eval wrote, unchanged")]
     targets = [str(t) for t in target] if isinstance(target, list) else [str(target)]
     question |= {"type": "open", "answer_key": _key(targets[0], targets[1:])}
-    filtered = short_json((line.get("filtered_resps") or [None])[0])[:100_000]
-    return [
-        Answer(question, r, text, recorded, provenance | ({"filtered_response": filtered} if r == 0 else {}))
-        for r, text in enumerate(repeats)
-    ], []
+    # lm-eval scores one text per document, which its filter takes or makes from the repeats: that text is the
+    # run's answer, so both gradings judge what the harness judged; every repeat is kept as provenance.
+    provenance |= {f"repeat_{r}": text[:100_000] for r, text in enumerate(repeats[:MAX_REPEATS_KEPT])}
+    return [Answer(question, 0, scored, recorded, provenance)], []
 
 
 def _question_id(line: dict) -> str:
@@ -342,7 +375,18 @@ def _chosen(
         "answer_key": _key(choices[gold], []),
     }
     provenance |= {"loglikelihoods": short_json(likelihoods), "chosen_by": primary}
-    return [Answer(question, 0, f"{LETTERS[picked]}. {choices[picked]}", recorded, provenance)], []
+    return [Answer(question, 0, chosen_response(LETTERS[picked], choices[picked]), recorded, provenance)], []
+
+
+def chosen_response(letter: str, text: str) -> str:
+    """The response of a log-likelihood answer: the option chosen, as the answer-key graders read a final answer.
+
+    Examples
+    --------
+    >>> chosen_response("B", "Paris")
+    'Final answer: B. Paris'
+    """
+    return f"Final answer: {letter}. {text}"
 
 
 def _gold(target: Any, choices: list[str]) -> int | None:

@@ -74,11 +74,11 @@ def write_plan(plan: Plan, dest: Path, overwrite: bool) -> list[Path]:
     Raises SourceFormatError when a folder exists (without ``overwrite``) and InvalidInputError with every finding
     when a staged benchmark or run fails its checks; either way nothing under ``dest`` changes.
     """
-    dest = Path(dest)
+    dest = Path(dest).absolute()  # findings then name files relative to it, never the staging folder
     targets = [dest / folder for folder in plan]
     existing = [t for t in targets if t.exists()]
     if existing and not overwrite:
-        raise SourceFormatError(f"{existing[0]} already exists — remove it, pick another name, or pass --overwrite")
+        raise SourceFormatError(f"{existing[0]} already exists — remove it, or pass --overwrite to replace it")
     dest.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
     try:

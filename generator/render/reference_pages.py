@@ -227,7 +227,8 @@ HARNESS_SECTION = (
     "writes nothing then. Your run's page shows the number the harness reported beside the board's traditional "
     "mean: they are equal when the harness took the mean over rounds. Then go on with steps 4 and 5. If the "
     "import also wrote `data/benchmarks/<task>/` (this leaderboard has no such benchmark), leave that folder out "
-    "of your pull request: a maintainer adds a benchmark in a pull request of its own.\n\n"
+    "of your pull request: a maintainer adds a benchmark in a pull request of its own, and until then your run "
+    "fails the pull request's check for want of its benchmark.\n\n"
 )
 """How to submit straight from a harness's log (``dualboard import inspect`` / ``import lm-eval``)."""
 
@@ -243,7 +244,8 @@ def _example_section(benchmarks: list[Benchmark]) -> str:
         f"A valid run of *{escape_text(benchmarks[0].title)}*, in <code>{escape_text(example.folder)}/</code>.\n\n"
         "`metadata.yaml`:\n\n"
         + code_block(example.metadata_yaml)
-        + f"\n`predictions.jsonl`, the first {shown} of its {len(example.prediction_lines)} lines: one JSON object per "
+        + f"\n`predictions.jsonl`, the first {min(shown, len(example.prediction_lines))} of its "
+        f"{len(example.prediction_lines)} lines: one JSON object per "
         "line, one line per question and round (`round` counts from 0 up to `rounds` − 1).\n\n"
         + code_block("\n".join(example.prediction_lines[:shown]))
         + "\n"

@@ -342,21 +342,24 @@ def harness_note(harness: Mapping[str, Any] | None, traditional_mean: float) -> 
     True
     >>> unescape(harness_note(harness, 50.0)).strip().endswith("the same number.</p>")
     True
+    >>> unescape(harness_note(harness | {"reducer": "mean"}, 62.5)).strip().endswith("this run disagree.</p>")
+    True
     """
     if not harness:
         return ""
     reported = float(harness["reported"])
     same = abs(reported * 100 - float(traditional_mean)) <= 1e-7
+    if same:
+        verdict = "the same number."
+    elif harness["reducer"] == "mean":
+        verdict = "a different number, though the harness also took the mean: its log and this run disagree."
+    else:
+        verdict = f"a different number, because the harness reduced the rounds by {harness['reducer']} first."
     return paragraph(
-        f"Imported from {harness['name']} {harness['version']} (task {harness['task']}): the harness reported "
-        f"{harness['metric']} {reported:.4f} for {harness['score']}, with each question's rounds reduced by "
-        f"{harness['reducer']}; the traditional mean here is {format_number(traditional_mean)}, the mean of "
-        f"{harness['score']} over every round: "
-        + (
-            "the same number."
-            if same
-            else f"a different number, because the harness reduced the rounds by {harness['reducer']} first."
-        )
+        f"According to its metadata, this run was imported from {harness['name']} {harness['version']} (task "
+        f"{harness['task']}): the harness reported {harness['metric']} {reported:.4f} for {harness['score']}, with "
+        f"each question's rounds reduced by {harness['reducer']}; the traditional mean here is "
+        f"{format_number(traditional_mean)}, the mean of {harness['score']} over every round: {verdict}"
     )
 
 

@@ -224,24 +224,31 @@ def test_a_failed_evaluation_an_errored_sample_or_a_missing_target_is_a_finding(
     assert "nothing was changed" in proc.stderr and not (tmp_path / "lb" / "submissions").exists()
 
 
-def test_a_json_log_imports_as_its_eval_log_does(inspect_logs, tmp_path):
+def as_json_log(log: Path, folder: Path) -> Path:
+    """The same log as ``inspect log convert --to json`` writes it."""
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "inspect_ai",
-            "log",
-            "convert",
-            str(inspect_logs[0]),
-            "--to",
-            "json",
-            "--output-dir",
-            str(tmp_path / "json"),
-        ],
+        [sys.executable, "-m", "inspect_ai", "log", "convert", str(log), "--to", "json", "--output-dir", str(folder)],
         check=True,
         capture_output=True,
     )
-    (converted,) = (tmp_path / "json").rglob("*.json")
+    (converted,) = folder.rglob("*.json")
+    return converted
+
+
+def test_a_log_that_drops_the_samples_it_got_wrong_is_a_finding(inspect_logs, tmp_path):
+    log = as_json_log(inspect_logs[0], tmp_path / "json")
+    data = json.loads(log.read_text("utf-8"))
+    wrong = {s["id"] for s in data["samples"] if any(v["value"] != "C" for v in s["scores"].values())}
+    assert wrong and len(wrong) < len(data["eval"]["dataset"]["sample_ids"])
+    data["samples"] = [s for s in data["samples"] if s["id"] not in wrong]
+    log.write_text(json.dumps(data), "utf-8")
+    proc = import_inspect([log], tmp_path / "lb")
+    assert proc.returncode == 1
+    assert f"samples: {3 * len(wrong)} sample(s) the evaluation ran are not in the log" in proc.stderr, proc.stderr
+
+
+def test_a_json_log_imports_as_its_eval_log_does(inspect_logs, tmp_path):
+    converted = as_json_log(inspect_logs[0], tmp_path / "json")
     for name, log in (("eval", inspect_logs[0]), ("json", converted)):
         assert import_inspect([log], tmp_path / f"from-{name}").returncode == 0
     eval_files = {k: v for k, v in tree(tmp_path / "from-eval").items() if not k.endswith("metadata.yaml")}

@@ -81,7 +81,7 @@ def test_one_run_per_model_and_task_and_one_benchmark_per_task(board):
 def test_metadata_carries_model_harness_and_decoding(board):
     _, metadata, _ = read_run(board, "quiz_gen", "planned-a")
     assert metadata["model"] == "planned-a"
-    assert metadata["benchmark_version"] == "2.0" and metadata["rounds"] == 3
+    assert metadata["benchmark_version"] == "2.0" and metadata["rounds"] == 1
     assert metadata["decoding"]["temperature"] == 0.0
     assert metadata["harness"] | {"reported": None} == {
         "name": "lm-evaluation-harness",
@@ -90,20 +90,23 @@ def test_metadata_carries_model_harness_and_decoding(board):
         "score": "exact_match",
         "metric": "exact_match",
         "reported": None,
-        "reducer": "take_first",
+        "reducer": "take_first over 3 repeats",
     }
     assert metadata["harness"]["reported"] == harness_results()["planned-a", "quiz_gen"]["exact_match,take_first"]
 
 
-def test_repeats_are_rounds_with_each_repeat_s_own_text(board):
-    predictions, _, _ = read_run(board, "quiz_gen", "planned-a")
-    texts = {(p["question_id"], p["round"]): p["response"] for p in predictions}
+def test_the_answer_is_the_text_lm_eval_scored_and_every_repeat_is_kept(board):
+    """lm-eval scores one text per document (its filter's); no repeat gets a score the harness never gave."""
+    predictions, _, provenance = read_run(board, "quiz_gen", "planned-a")
+    by_question = {p["question_id"]: p for p in predictions}
+    kept = {p["question_id"]: p for p in provenance}
     for doc in samples("planned-a", "quiz_gen"):
-        assert [texts[doc["doc"]["id"], r] for r in range(3)] == doc["resps"][0]
-        # lm-eval scores the document once, after take_first: that score is every round's
-        scores = {p["recorded"]["exact_match"] for p in predictions if p["question_id"] == doc["doc"]["id"]}
-        assert scores == {doc["exact_match"] * 100}
-    assert len({p["response"] for p in predictions}) > 5  # right and wrong answers, varying by repeat
+        answer = by_question[doc["doc"]["id"]]
+        assert answer["round"] == 0 and answer["response"] == doc["filtered_resps"][0]
+        assert answer["recorded"] == {"exact_match": doc["exact_match"] * 100}
+        assert [kept[doc["doc"]["id"]][f"repeat_{r}"] for r in range(3)] == doc["resps"][0]
+    assert {p["recorded"]["exact_match"] for p in predictions} == {0.0, 100.0}
+    assert any(len(set(doc["resps"][0])) > 1 for doc in samples("planned-a", "quiz_gen"))  # repeats vary
 
 
 def test_multiple_choice_response_is_the_option_the_metric_picks(board):
@@ -113,13 +116,21 @@ def test_multiple_choice_response_is_the_option_the_metric_picks(board):
     for doc in samples("planned-b", "quiz_mc"):
         lls = [float(r[0]) for r in doc["filtered_resps"]]
         picked = max(range(len(lls)), key=lls.__getitem__)
-        assert by_question[doc["doc"]["id"]]["response"] == f"{'ABC'[picked]}. {doc['doc']['choices'][picked]}"
-        assert by_question[doc["doc"]["id"]]["recorded"] == {
-            "acc": doc["acc"] * 100,
-            "acc_norm": doc["acc_norm"] * 100,
-        }
+        answer = by_question[doc["doc"]["id"]]
+        assert answer["response"] == f"Final answer: {'ABC'[picked]}. {doc['doc']['choices'][picked]}"
+        assert answer["recorded"] == {"acc": doc["acc"] * 100, "acc_norm": doc["acc_norm"] * 100}
         assert likelihoods[doc["doc"]["id"]] == lls
     assert {p["recorded"]["acc"] for p in predictions} == {0.0, 100.0}
+
+
+def test_answer_key_grading_reads_the_chosen_option_as_the_harness_does(board):
+    """The option lm-eval picked is right exactly when acc says so: rules, reading the response, agrees on every
+    answer, and judges them all."""
+    for task in ("quiz_mc", "quiz_gen"):
+        models = pd.read_csv(board / "build" / "stats" / task / "models.csv")
+        assert models["answer_key_coverage"].eq(1).all(), task
+        assert (models["answer_key_mean"] - models["traditional_mean"]).abs().max() <= 1e-9, task
+        assert models["traditional_mean"].between(1, 99).all()  # right and wrong answers both
 
 
 def test_each_run_s_traditional_mean_is_the_harness_s_number(board):
@@ -137,7 +148,7 @@ def test_each_run_s_traditional_mean_is_the_harness_s_number(board):
 def test_the_run_page_sets_the_harness_number_beside_the_board_s(board):
     page = (board / "site" / "benchmarks" / "quiz_gen" / "runs" / "planned-a" / "index.html").read_text("utf-8")
     text = html.unescape(page)
-    assert "Imported from lm-evaluation-harness 0.4.13 (task quiz_gen): the harness reported exact_match" in text
+    assert "imported from lm-evaluation-harness 0.4.13 (task quiz_gen): the harness reported exact_match" in text
     assert "reduced by take_first" in text and "the same number." in text
 
 
@@ -161,7 +172,7 @@ def test_a_question_that_differs_from_the_benchmark_is_a_finding_naming_it(board
     before = tree(root)
     proc = import_lm_eval(FIXTURE, root)
     assert proc.returncode == 1
-    assert f"question {rows[2]['id']}: its correct differ(s) from" in proc.stderr, proc.stderr
+    assert f"question {rows[2]['id']}: its correct answer differs from" in proc.stderr, proc.stderr
     assert "nothing was changed" in proc.stderr
     assert tree(root) == before
 
@@ -280,3 +291,22 @@ def test_two_logs_of_one_model_on_one_task_are_a_finding(tmp_path):
     proc = import_lm_eval(copy, tmp_path / "lb")
     assert proc.returncode == 1
     assert "model: planned-a ran quiz_mc in" in proc.stderr and "import one log per model and task" in proc.stderr
+
+
+def test_a_samples_file_that_drops_documents_is_a_finding(tmp_path):
+    """Leaving out the questions it got wrong never passes: lm-eval's n-samples says how many it scored."""
+    source = broken_copy(tmp_path, lambda t: as_text([r for r in lines(t) if r["exact_match"] == 1.0]))
+    proc = import_lm_eval(source, tmp_path / "lb")
+    assert proc.returncode == 1
+    assert "doc_id: holds 4 documents, but lm_eval scored 5 (n-samples)" in proc.stderr, proc.stderr
+
+
+def test_findings_name_files_where_they_will_be_not_the_staging_folder(board, tmp_path):
+    root = tmp_path / "lb"
+    shutil.copytree(board / "data", root / "data")
+    header = root / "data" / "benchmarks" / "quiz_mc" / "benchmark.yaml"
+    header.write_text(header.read_text("utf-8").replace("version: '1.0'", "version: '9'"), "utf-8")
+    proc = dualboard("import", "lm-eval", str(FIXTURE), "--submitter", "t", "--dest", "lb", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "submissions/quiz_mc/planned-a/metadata.yaml" in proc.stderr, proc.stderr
+    assert ".import-" not in proc.stderr
