@@ -818,7 +818,8 @@ def import_lm_eval_command(folder: Path, submitter: str, benchmark: str | None, 
     (metric_list) is the traditional grading, every metric from 0 to 1 a
     recorded score. For multiple_choice tasks the response is the option that
     metric picks (its letter and text), and the log-likelihoods go to
-    provenance.jsonl; for generate_until tasks each repeat is a round.
+    provenance.jsonl; for generate_until tasks the answer is the text lm-eval
+    scored (its filter's, from the repeats), and every repeat is kept there.
     A task the leaderboard has no benchmark for also becomes
     data/benchmarks/<task>/: that folder goes in a maintainer's pull request
     of its own. Needs no extra: the files are JSON.
