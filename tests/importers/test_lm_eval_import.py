@@ -186,11 +186,16 @@ def test_an_existing_run_is_kept_unless_overwrite(board, tmp_path):
     assert import_lm_eval(FIXTURE, root, "--overwrite").returncode == 0
 
 
-def broken_copy(tmp_path: Path, change) -> Path:
-    """A copy of the fixture whose planned-a quiz_gen samples file ``change`` rewrites (text → text)."""
+def samples_file(copy: Path, model: str = "planned-a", task: str = "quiz_gen") -> Path:
+    (path,) = (copy / model).glob(f"samples_{task}_*.jsonl")
+    return path
+
+
+def broken_copy(tmp_path: Path, change, task: str = "quiz_gen") -> Path:
+    """A copy of the fixture whose planned-a samples file of ``task`` ``change`` rewrites (text → text)."""
     copy = tmp_path / "out"
     shutil.copytree(FIXTURE, copy)
-    (path,) = (copy / "planned-a").glob("samples_quiz_gen_*.jsonl")
+    path = samples_file(copy, task=task)
     path.write_text(change(path.read_text("utf-8")), "utf-8")
     return copy
 
@@ -233,21 +238,19 @@ def test_a_bad_samples_file_is_a_finding_and_nothing_is_written(tmp_path, case):
 
 
 def test_log_likelihoods_that_contradict_the_harness_s_acc_are_a_finding(tmp_path):
-    copy = tmp_path / "out"
-    shutil.copytree(FIXTURE, copy)
-    (path,) = (copy / "planned-a").glob("samples_quiz_mc_*.jsonl")
-    rows = lines(path.read_text("utf-8"))
-    rows[0]["acc"] = 1.0 - rows[0]["acc"]
-    path.write_text(as_text(rows), "utf-8")
-    proc = import_lm_eval(copy, tmp_path / "lb")
+    def flip_first_acc(text: str) -> str:
+        rows = lines(text)
+        rows[0]["acc"] = 1.0 - rows[0]["acc"]
+        return as_text(rows)
+
+    proc = import_lm_eval(broken_copy(tmp_path, flip_first_acc, task="quiz_mc"), tmp_path / "lb")
     assert proc.returncode == 1
     assert "acc: the highest log-likelihood picks" in proc.stderr and "contradicts acc" in proc.stderr
 
 
 def test_a_linked_samples_file_is_refused(tmp_path):
-    copy = tmp_path / "out"
-    shutil.copytree(FIXTURE, copy)
-    (path,) = (copy / "planned-a").glob("samples_quiz_gen_*.jsonl")
+    copy = broken_copy(tmp_path, lambda text: text)
+    path = samples_file(copy)
     target = tmp_path / "elsewhere.jsonl"
     path.rename(target)
     os.symlink(target, path)
@@ -262,10 +265,8 @@ def test_a_folder_without_results_says_what_to_pass(tmp_path):
 
 
 def test_a_missing_samples_file_says_to_log_samples(tmp_path):
-    copy = tmp_path / "out"
-    shutil.copytree(FIXTURE, copy)
-    for path in (copy / "planned-b").glob("samples_quiz_mc_*.jsonl"):
-        path.unlink()
+    copy = broken_copy(tmp_path, lambda text: text)
+    samples_file(copy, "planned-b", "quiz_mc").unlink()
     proc = import_lm_eval(copy, tmp_path / "lb")
     assert proc.returncode == 1 and "rerun lm_eval with --log_samples" in proc.stderr
 
