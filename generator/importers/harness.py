@@ -79,7 +79,6 @@ class HarnessImport:
     """Benchmark folders it created (empty when every run answered a benchmark the leaderboard has)."""
     runs: tuple[tuple[str, str, HarnessRun], ...]
     """(benchmark, run id, the run as read) per run folder written."""
-    paths: tuple[Path, ...]
 
 
 def import_harness_runs(
@@ -91,8 +90,8 @@ def import_harness_runs(
     every finding, and writes nothing, when a run's questions disagree with the leaderboard's benchmark.
     """
     plan, written, created = plan_harness_import(runs, dest=Path(dest), submitter=submitter, benchmark=benchmark)
-    paths = write_plan(plan, Path(dest), overwrite)
-    return HarnessImport(tuple(created), tuple(written), tuple(paths))
+    write_plan(plan, Path(dest), overwrite)
+    return HarnessImport(tuple(created), tuple(written))
 
 
 def plan_harness_import(

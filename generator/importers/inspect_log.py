@@ -11,11 +11,11 @@ unpacks to as well), strict JSON in a ``.json`` log, and every failed, cancelled
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import stat
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from string import ascii_uppercase as LETTERS
 from typing import Any
@@ -100,26 +100,9 @@ def _unsafe(path: Path) -> Finding | None:
 
 
 def _json_finding(path: Path) -> Finding | None:
-    """What makes a ``.json`` log other than strict JSON (a NaN, a key given twice), with the line where it is."""
-    raw = path.read_bytes()
-    try:
-        json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return Finding(
-            str(path),
-            exc.lineno,
-            "-",
-            f"invalid JSON: {exc.msg} (column {exc.colno})",
-            "pass the log as `inspect eval` wrote it, complete",
-        )
-    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
-        return _finding(path, "-", f"unreadable JSON ({type(exc).__name__})", "pass the log as `inspect eval` wrote it")
-    _, problem = parse_json_line(raw, str(path), None)
-    return (
-        None
-        if problem is None
-        else _finding(path, problem.field, problem.problem, "pass the log as `inspect eval` wrote it")
-    )
+    """What makes a ``.json`` log other than strict JSON (a syntax error, a NaN, a key given twice)."""
+    _, problem = parse_json_line(path.read_bytes(), str(path), None)
+    return None if problem is None else replace(problem, fix="pass the log as `inspect eval` wrote it, complete")
 
 
 def _run(path: Path, log: Any, to_float: Any) -> tuple[HarnessRun | None, list[Finding]]:

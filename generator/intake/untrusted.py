@@ -131,8 +131,10 @@ def _first_refused(item: Any, path: tuple[str, ...]) -> tuple[str, ...] | None:
     return None if twice is None else (*path, twice)
 
 
-def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | None]:
+def parse_json_line(raw: bytes, file: str, line: int | None) -> tuple[Any, Finding | None]:
     """Decode one line of a JSON-lines file strictly.
+
+    ``line`` None: ``raw`` is a whole JSON file (an importer's source), and a syntax error names its own line.
 
     Examples
     --------
@@ -153,7 +155,11 @@ def parse_json_line(raw: bytes, file: str, line: int) -> tuple[Any, Finding | No
         return None, Finding(file, line, _refused_field(text), exc.problem, exc.fix)
     except json.JSONDecodeError as exc:
         return None, Finding(
-            file, line, "-", f"invalid JSON: {exc.msg} (column {exc.colno})", "write one JSON object per line"
+            file,
+            exc.lineno if line is None else line,
+            "-",
+            f"invalid JSON: {exc.msg} (column {exc.colno})",
+            "write one JSON object per line",
         )
     except RecursionError:
         return None, Finding(file, line, "-", "invalid JSON: nested too deeply", "write one flat JSON object per line")
