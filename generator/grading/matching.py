@@ -20,6 +20,12 @@ def key_texts(question: dict[str, Any]) -> list[str]:
     return [t for t in (normalize_question_text(str(text)) for text in texts) if t]
 
 
+def key_answer(question: dict[str, Any]) -> str:
+    """The key as one text for readers: its short answer, or its reference sentence when it has none."""
+    key = question.get("answer_key") or {}
+    return str(key.get("answer") or key.get("reference") or "")
+
+
 def numeric_key(question: dict[str, Any], tolerance: float | None = None) -> tuple[float, float] | None:
     """Return ``(value, tolerance)`` of the key's numeric answer, if it has one."""
     numeric = (question.get("answer_key") or {}).get("numeric")

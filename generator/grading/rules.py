@@ -45,6 +45,8 @@ answer and names it nowhere fails, rather than getting no verdict."""
 
 RULE = (
     "rules judges only what it can read; otherwise it gives no verdict and says why. "
+    "A key that is only a reference sentence (no short answer, alias, pattern or number) gets no verdict on any "
+    "open answer: right answers paraphrase a sentence. "
     'Multiple choice: the option the response committed to (a JSON answer, "Answer: C", a bold or bracketed '
     "letter, the option's text on the last line) or its marked final answer. "
     'Open questions, in this order: (1) a marked final answer ("Final answer: …", "Answer: …", '
@@ -273,6 +275,18 @@ def _names_key_nowhere(response: str, question: dict[str, Any], numbers: list[fl
     return not (named or text_contains(response, question) or pattern_matches(response, question))
 
 
+REFERENCE_ONLY = (
+    "the key is a reference sentence, not an answer: right answers paraphrase it, so the rules cannot judge "
+    "(people or a judge grade against it)"
+)
+
+
+def _has_answer(question: dict[str, Any]) -> bool:
+    """Whether the key gives something a response can be checked against: an answer, alias, pattern or number."""
+    key = question.get("answer_key") or {}
+    return bool(key_texts(question) or key.get("patterns") or numeric_key(question) is not None)
+
+
 @dataclass(frozen=True)
 class RulesGrader(Grader):
     """Pass (100) or fail (0) the answer a response gives against the key; no verdict where none can be read.
@@ -284,7 +298,8 @@ class RulesGrader(Grader):
     ``{"ANSWER": ...}``, ``\\boxed{...}``, "Answer: ...", "the answer is ...");
     else, for a numeric key, the response's only number
     (:func:`distinct_numbers`); else a short response taken whole
-    (:func:`is_short`). Anything else gets no verdict (score None). The answer
+    (:func:`is_short`). Anything else gets no verdict (score None), as does every answer to a key that is only a
+    ``reference`` sentence (:data:`REFERENCE_ONLY`). The answer
     is checked by :func:`match_key`, and must commit to the key
     (:func:`~dualboard.grading.commitment.uncommitted`): "24 or 36" fails. An empty response, a bare final-answer
     marker or a multiple-choice answer naming no option is the model's failure:
@@ -304,7 +319,7 @@ class RulesGrader(Grader):
     """
 
     name: ClassVar[str] = "rules"
-    version: ClassVar[str] = "5"
+    version: ClassVar[str] = "6"
     default_role: ClassVar[str] = "answer_key"
     rule: ClassVar[str] = RULE
 
@@ -313,6 +328,8 @@ class RulesGrader(Grader):
         if not response.strip():
             return Verdict(0.0, "none", "empty response: the model's failure, scored 0")
         is_mc = question.get("type") == "multiple_choice" and bool(question.get("choices"))
+        if not is_mc and not _has_answer(question):
+            return Verdict(None, "none", REFERENCE_ONLY)
         reading = _read_choice(response, question, prediction) if is_mc else _read_open(response, question)
         if isinstance(reading, Verdict):
             return reading

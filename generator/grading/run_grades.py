@@ -22,6 +22,7 @@ import pandas as pd
 from dualboard.grading.cache import VerdictCache, answer_part, grader_part, keyed, question_digest
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
+from dualboard.grading.matching import key_answer
 from dualboard.grading.registry import get_grader
 from dualboard.grading.verdict import Grader, Verdict
 from dualboard.intake.human_labels import AnswerSlot, HumanLabels, LabelRecords, response_sha256
@@ -402,7 +403,7 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
         "rejudged": [rejudged] * n,
         "n_distinct_answers": [n_distinct] * n,
         "prompt": [q.get("prompt", "") for q in questions],
-        "key_answer": [str(q.get("answer_key", {}).get("answer", "")) for q in questions],
+        "key_answer": [key_answer(q) for q in questions],
         "response": [response if isinstance(response, str) else None for response in responses],
     }
     return typed(ANSWERS, columns, RUN_ANSWER_COLUMNS)

@@ -44,7 +44,7 @@ import pandas as pd
 import yaml
 
 from dualboard.grading.human import HumanGrader
-from dualboard.importers.run_folders import SourceFormatError, jsonl, slug, write_plan, yaml_text
+from dualboard.importers.run_folders import SourceFormatError, answer_key, jsonl, slug, write_plan, yaml_text
 from dualboard.intake.human_labels import (
     LABEL_COLUMNS,
     LABELS_FILE,
@@ -303,14 +303,13 @@ def _question(record: _Record, multiple_choice: bool) -> dict[str, Any]:
     if multiple_choice:
         question["choices"] = [str(c) for c in fields["multiple_choice"]]
         question["correct_choice"] = str(fields["correct_answer"])
-    question["answer_key"] = {
-        "answer": str(fields["correct_answer"]) if multiple_choice else human,
-        "aliases": [],
-        "patterns": [],
-        "numeric": None,
-        "reference": human,
-        "notes": f"imported from {SOURCE}: human_answer" + (" and correct_answer" if multiple_choice else ""),
-    }
+    notes = f"imported from {SOURCE}: human_answer" + (" and correct_answer" if multiple_choice else "")
+    if multiple_choice:
+        question["answer_key"] = answer_key(str(fields["correct_answer"]), [], notes, option=True) | {
+            "reference": human
+        }
+    else:
+        question["answer_key"] = answer_key(human, [], notes)
     return question
 
 

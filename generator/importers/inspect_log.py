@@ -22,6 +22,7 @@ from typing import Any
 
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.importers.harness import Answer, HarnessRun, day_of, short_json
+from dualboard.importers.run_folders import answer_key
 from dualboard.intake.untrusted import parse_json_line
 
 HARNESS = "Inspect AI"
@@ -255,12 +256,7 @@ def _question(task: str, sample: Any, targets: list[str]) -> tuple[dict[str, Any
         question["choices"] = list(sample.choices)
         question["correct_choice"] = targets[0]
         answer, aliases = sample.choices[letters.index(targets[0])], []
-    question["answer_key"] = {
-        "answer": answer,
-        "aliases": aliases,
-        "patterns": [],
-        "numeric": None,
-        "reference": answer,
-        "notes": "the task's target, imported from an Inspect AI log",
-    }
+    question["answer_key"] = answer_key(
+        answer, aliases, "the task's target, imported from an Inspect AI log", option=bool(sample.choices)
+    )
     return question, None

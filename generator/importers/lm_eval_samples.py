@@ -31,6 +31,7 @@ from typing import Any
 
 from dualboard.errors import Finding, InvalidInputError
 from dualboard.importers.harness import Answer, HarnessRun, day_of, short_json
+from dualboard.importers.run_folders import answer_key
 from dualboard.intake.untrusted import iter_json_lines, parse_json_line
 from dualboard.safe_read import UnsafeFileError, open_regular, read_regular
 
@@ -318,15 +319,8 @@ def _question_id(line: dict) -> str:
     )
 
 
-def _key(answer: str, aliases: list[str]) -> dict[str, Any]:
-    return {
-        "answer": answer,
-        "aliases": aliases,
-        "patterns": [],
-        "numeric": None,
-        "reference": answer,
-        "notes": "the task's target, imported from lm-evaluation-harness samples",
-    }
+def _key(answer: str, aliases: list[str], *, option: bool = False) -> dict[str, Any]:
+    return answer_key(answer, aliases, "the task's target, imported from lm-evaluation-harness samples", option=option)
 
 
 def _chosen(
@@ -372,7 +366,7 @@ def _chosen(
         "type": "multiple_choice",
         "choices": choices,
         "correct_choice": LETTERS[gold],
-        "answer_key": _key(choices[gold], []),
+        "answer_key": _key(choices[gold], [], option=True),
     }
     provenance |= {"loglikelihoods": short_json(likelihoods), "chosen_by": primary}
     return [Answer(question, 0, chosen_response(LETTERS[picked], choices[picked]), recorded, provenance)], []

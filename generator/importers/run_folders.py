@@ -13,7 +13,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,36 @@ def jsonl(rows: Iterable[dict[str, Any]]) -> str:
 def yaml_text(value: dict[str, Any]) -> str:
     """A mapping as YAML in its own key order."""
     return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100)
+
+
+KEY_ANSWER_MAX_WORDS = 4
+"""A target of at most this many words is a short answer a response can be checked against; a longer one is a
+reference sentence that right answers paraphrase (``answer_key.reference`` alone: people or a judge grade it)."""
+
+
+def answer_key(target: str, aliases: Sequence[str], notes: str, *, option: bool = False) -> dict[str, Any]:
+    """The ``answer_key`` of an imported question: a short target is the answer, a sentence only the reference.
+
+    The text of a multiple-choice question's right ``option`` is its answer however long: the options are what
+    responses name.
+
+    Examples
+    --------
+    >>> answer_key("Paris", [], "x")["answer"]
+    'Paris'
+    >>> sorted(answer_key("Alice ate an apple after an argument.", [], "x"))
+    ['notes', 'reference']
+    """
+    if len(target.split()) > KEY_ANSWER_MAX_WORDS and not option:
+        return {"reference": target, "notes": notes}
+    return {
+        "answer": target,
+        "aliases": list(aliases),
+        "patterns": [],
+        "numeric": None,
+        "reference": target,
+        "notes": notes,
+    }
 
 
 def write_plan(plan: Plan, dest: Path, overwrite: bool) -> list[Path]:

@@ -42,9 +42,12 @@ def test_no_verdict_moves_on_the_real_releases(release, monkeypatch) -> None:
     ]
     assert moved == []
     agreed = sum(v.score is not None and (v.score >= 50) == (m >= 50) for (_, _, m), v in zip(answers, now))
-    # rules version 4 agreed on 30 of the paper's answers: the 13 more are unmarked answers that name the key
-    # nowhere, which got no verdict and now fail, as the paper's human marks do
-    assert agreed == {OPEN_RELEASE: 43, MC_RELEASE: 3899}[name]
+    # On the paper release rules judges only the 9 questions whose key is a few words (the others' keys are
+    # reference sentences): 27 answers, every verdict the human mark's.
+    judged = sum(v.score is not None for v in now)
+    assert (agreed, judged if name == OPEN_RELEASE else agreed) == {OPEN_RELEASE: (27, 27), MC_RELEASE: (3899, 3899)}[
+        name
+    ]
     assert sum(v.score == 100 for v in now) > 0
 
 
@@ -57,4 +60,6 @@ def test_a_key_blind_run_scores_nothing_on_the_real_releases(release) -> None:
         else:
             final = f"{question['prompt']} {' '.join(map(str, range(130)))}"
         verdict = RulesGrader().grade(question, {"response": f"Final answer: {final}"})
-        assert verdict.score == 0.0, (question["id"], verdict.detail)
+        # a key that is only a reference sentence is judged by no rule, so nothing can pass it either
+        expected = 0.0 if question.get("choices") or "answer" in question["answer_key"] else None
+        assert verdict.score == expected, (question["id"], verdict.detail)

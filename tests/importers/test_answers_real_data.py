@@ -48,4 +48,6 @@ def test_documented_query_finds_the_answers_the_judge_passed_and_the_authors_fai
     assert len(expected) > 20, "the judge is lenient on this release: many such answers"
     assert sorted(keys) == sorted(expected) and keys == sorted(keys)
     assert found.response.tolist() == [expected[k] for k in keys]
-    assert set(found.key_answer) <= {q["answer_key"]["answer"] for q in benchmark.questions}
+    assert set(found.key_answer) <= {
+        q["answer_key"].get("answer", q["answer_key"]["reference"]) for q in benchmark.questions
+    }
