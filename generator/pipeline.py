@@ -420,11 +420,11 @@ def bar_progress(bar: tqdm) -> Progress:
 
 
 def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
-    """The benchmark's human_labels.csv, or None when it has none."""
-    from dualboard.intake.human_labels import LABELS_FILE, load_human_labels
+    """The benchmark's labels, one per answer (human_labels.csv and the labellers' files), or None when it has none."""
+    from dualboard.intake.human_labels import first_labels, load_labels
 
-    path = benchmark.path / LABELS_FILE if benchmark.path else None
-    return load_human_labels(path) if path is not None and path.is_file() else None
+    labels = load_labels(benchmark.path) if benchmark.path else None
+    return first_labels(labels) if labels is not None else None
 
 
 def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None, force: bool = False) -> StageSummary:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dualboard.errors import DualboardError, Finding, InvalidInputError
-from dualboard.intake.human_labels import LABELS_FILE, HumanLabelsError, parse_human_labels
+from dualboard.intake.human_labels import LABELS_FILE, HumanLabelsError, label_files, read_label_file
 from dualboard.intake.models import Benchmark, GraderSpec
 from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines
@@ -20,9 +20,15 @@ from dualboard.safe_read import UnsafeFileError, read_regular
 
 QUESTION_TYPES = ("multiple_choice", "open")
 DEFINITION_FILES = ("benchmark.yaml", "questions.jsonl", LABELS_FILE)
-"""The files of ``data/benchmarks/<name>/`` that define a benchmark: what the loader reads and the store keeps."""
+"""The fixed files of ``data/benchmarks/<name>/`` that define a benchmark; :func:`definition_files` adds the
+labellers' files."""
 MAX_QUESTIONS_BYTES = 200 * 1024 * 1024
 """Largest questions.jsonl or human_labels.csv read (benchmarks of 10⁵ questions stay far below)."""
+
+
+def definition_files(folder: Path) -> list[str]:
+    """Every file of a benchmark folder that defines it, relative to it: what the loader reads and the store keeps."""
+    return [*DEFINITION_FILES, *(name for name in label_files(folder) if name != LABELS_FILE)]
 
 
 class BenchmarkNotFoundError(DualboardError):
@@ -84,7 +90,9 @@ def load_benchmark(folder: Path, *, root: Path | None = None) -> Benchmark:
         )
     digests = {"benchmark.yaml": config_digest}
     questions, question_findings = _read_questions(folder / "questions.jsonl", root, digests)
-    findings += question_findings + _human_label_findings(folder / LABELS_FILE, root, digests)
+    findings += question_findings
+    for name in label_files(folder):
+        findings += _human_label_findings(folder, name, root, digests)
     if findings:
         raise InvalidInputError(findings)
     return Benchmark(
@@ -181,24 +189,22 @@ def _read_questions(path: Path, root: Path, digests: dict[str, str]) -> tuple[li
     return questions, findings
 
 
-def _human_label_findings(path: Path, root: Path, digests: dict[str, str]) -> list[Finding]:
-    """Check human_labels.csv as the grading stage will read it, so a broken file fails review, not the build;
-    the sha256 of the bytes read goes into ``digests``."""
-    if not path.exists() and not path.is_symlink():
-        return []
+def _human_label_findings(folder: Path, name: str, root: Path, digests: dict[str, str]) -> list[Finding]:
+    """Check a label file (``name``, relative to ``folder``) as the grading stage will read it, so a broken file
+    fails review, not the build; the sha256 of the bytes read goes into ``digests``."""
+    path = folder / name
     try:
         raw = read_regular(path, root=root, limit=MAX_QUESTIONS_BYTES)
     except UnsafeFileError as exc:
         return [exc.finding()]
-    digests[path.name] = hashlib.sha256(raw).hexdigest()
+    digests[name] = hashlib.sha256(raw).hexdigest()
     text, problem = decode_utf8(raw, str(path))
     if problem is not None:
         return [problem]
     import pandas as pd  # here, not at the top: most benchmarks have no labels, and pandas takes a second to load
 
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-        parse_human_labels(frame, str(path))
+        read_label_file(text, name, str(path))
     except HumanLabelsError as exc:
         return [_label_finding(str(exc), str(path))]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
@@ -208,7 +214,7 @@ def _human_label_findings(path: Path, root: Path, digests: dict[str, str]) -> li
                 None,
                 "-",
                 f"not a readable CSV: {str(exc)[:200]}",
-                "write a header run,question,round,label and one label per line",
+                "write a header run,question,round,label,response_sha256 and one label per line",
             )
         ]
     return []

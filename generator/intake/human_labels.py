@@ -33,6 +33,12 @@ if TYPE_CHECKING:
 
 LABELS_FILE = "human_labels.csv"
 """File name of the labels, in ``data/benchmarks/<benchmark>/``."""
+LABELLER_DIR = "human_labels"
+"""The folder of ``data/benchmarks/<benchmark>/`` holding one file per labeller, ``<labeller>.csv``, which
+``dualboard label`` appends to: two labellers never edit one file, so their pull requests never conflict."""
+DESIGN_COLUMNS = ("time", "stratum", "grader_versions")
+"""What a labeller's file records beside :data:`LABEL_COLUMNS`: when (UTC, ISO 8601), the sampling stratum the
+answer was drawn from, and the versions of the graders whose verdicts made the strata."""
 DIGEST = "response_sha256"
 """The column holding the digest of the response a label judged (:func:`response_sha256`)."""
 LABEL_COLUMNS = ("run", "question", "round", "label", DIGEST)
@@ -174,6 +180,80 @@ def load_human_labels(path: Path) -> pd.DataFrame:
 
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     return parse_human_labels(frame, str(path))
+
+
+def label_files(folder: Path) -> list[str]:
+    """The label files of a benchmark folder, relative to it: ``human_labels.csv``, then each labeller's file.
+
+    Every entry of the labellers' folder is listed, a link or a wrongly named file included, so that reading it
+    refuses it with a finding (:func:`labeller_of`) rather than skipping it unseen.
+    """
+    import os
+
+    names = [LABELS_FILE] if os.path.lexists(folder / LABELS_FILE) else []
+    labellers = folder / LABELLER_DIR
+    if labellers.is_dir() and not labellers.is_symlink():
+        names += sorted(f"{LABELLER_DIR}/{entry.name}" for entry in labellers.iterdir())
+    return names
+
+
+def labeller_of(name: str, source: str | None = None) -> str:
+    """The labeller a label file belongs to ("" for ``human_labels.csv``); raise for a name that is none.
+
+    Examples
+    --------
+    >>> labeller_of("human_labels/ada.csv"), labeller_of("human_labels.csv")
+    ('ada', '')
+    """
+    from dualboard.names import RUN_ID_RULE, is_name
+
+    if name == LABELS_FILE:
+        return ""
+    stem = name.removeprefix(f"{LABELLER_DIR}/").removesuffix(".csv")
+    if not name.endswith(".csv") or not is_name(stem):
+        raise HumanLabelsError(
+            f"{source or name}: not a labeller's file — name it {LABELLER_DIR}/<labeller>.csv, the labeller's name in "
+            f"{RUN_ID_RULE}"
+        )
+    return stem
+
+
+def read_label_file(text: str, name: str, source: str) -> pd.DataFrame:
+    """Parse one label file's text (``name`` relative to the benchmark folder, ``source`` for messages) into
+    :func:`parse_human_labels`' columns plus ``labeller``, ``time`` and ``stratum``."""
+    import pandas as pd
+
+    labeller = labeller_of(name, source)
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    parsed = parse_human_labels(frame, source)
+    design = {c: frame[c].to_numpy() if c in frame.columns else "" for c in ("time", "stratum")}
+    return parsed.assign(labeller=labeller, **design)
+
+
+def load_labels(folder: Path) -> pd.DataFrame | None:
+    """Every label of a benchmark folder (:func:`label_files`), one row per label and answer, or None if none.
+
+    Columns: those of :func:`parse_human_labels`, ``labeller`` ("" for ``human_labels.csv``), ``time`` and
+    ``stratum`` (empty where the file does not record them). Links are refused (:mod:`dualboard.safe_read`).
+    """
+    import pandas as pd
+
+    from dualboard.safe_read import read_regular
+
+    frames = [
+        read_label_file(read_regular(folder / name, root=folder).decode("utf-8"), name, str(folder / name))
+        for name in label_files(folder)
+    ]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def first_labels(labels: pd.DataFrame) -> pd.DataFrame:
+    """One label per answer, what the ``human`` grader reads: ``human_labels.csv``'s, else the earliest by time
+    (a second labeller's label of the same answer measures people against people, and is not the verdict)."""
+    from dualboard.scored_files import ANSWER_SLOT
+
+    ordered = labels.assign(_file=labels["labeller"].ne("")).sort_values(["_file", "time", "labeller"], kind="stable")
+    return ordered.drop_duplicates(list(ANSWER_SLOT), keep="first").drop(columns="_file").sort_index()
 
 
 def labels_by_slot(labels: pd.DataFrame) -> dict[AnswerSlot, tuple[float, str]]:

@@ -35,8 +35,8 @@ from typing import Any, BinaryIO
 
 from dualboard.build_cache import BuildCache, code_digest, digest, stat_key
 from dualboard.errors import Finding, InvalidInputError
-from dualboard.intake.benchmark import DEFINITION_FILES, load_benchmarks
-from dualboard.intake.human_labels import LABELS_FILE, stale_label_findings
+from dualboard.intake.benchmark import definition_files, load_benchmarks
+from dualboard.intake.human_labels import label_files, stale_label_findings
 from dualboard.intake.model_names import NamedRun, clash_findings, hidden_character_findings
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.prediction_decoder import LEAD, Prediction, answer_keys, as_row, confirmed_framed, confirmed_row
@@ -274,9 +274,9 @@ def _label_findings(benchmarks: Mapping[str, Benchmark], runs: Sequence[Run]) ->
     """Human labels naming an answer of ``runs`` whose response is not the one the label judged."""
     findings = []
     for name, benchmark in sorted(benchmarks.items()):
-        path = benchmark.path / LABELS_FILE if benchmark.path else None
-        if path is not None and path.is_file():
-            findings += stale_label_findings(path, [run for run in runs if run.benchmark == name])
+        for file in label_files(benchmark.path) if benchmark.path else ():
+            if (benchmark.path / file).is_file():
+                findings += stale_label_findings(benchmark.path / file, [run for run in runs if run.benchmark == name])
     return findings
 
 
@@ -645,7 +645,7 @@ def _benchmarks_key(benchmarks: dict[str, Benchmark], cache: BuildCache) -> str 
     try:
         return digest(
             *(
-                f"{name}\0{cache.tree_digest([b.path / file for file in DEFINITION_FILES], b.path)}"
+                f"{name}\0{cache.tree_digest([b.path / file for file in definition_files(b.path)], b.path)}"
                 for name, b in sorted(benchmarks.items())
             )
         )

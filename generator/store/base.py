@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from dualboard.build_cache import BuildCache
 from dualboard.errors import DualboardError
-from dualboard.intake.benchmark import DEFINITION_FILES, LABELS_FILE, MAX_QUESTIONS_BYTES
+from dualboard.intake.benchmark import LABELS_FILE, MAX_QUESTIONS_BYTES, definition_files
 from dualboard.intake.models import Benchmark, Run
 from dualboard.intake.validate import METADATA, PREDICTIONS, PROVENANCE, RUN_FILES, Limits
 from dualboard.intake.yaml_mapping import MAX_CONFIG_BYTES
@@ -118,7 +118,7 @@ def expected_files(runs: list[Run], benchmarks: dict[str, Benchmark]) -> dict[st
     }
     for name in sorted({run.benchmark for run in runs}):
         for file, value in benchmarks[name].digests.items():
-            expected[f"{BENCHMARKS}/{name}/{file}"] = Expected(value, sizes[file])
+            expected[f"{BENCHMARKS}/{name}/{file}"] = Expected(value, sizes.get(file, MAX_QUESTIONS_BYTES))
     return expected
 
 
@@ -276,7 +276,7 @@ def staged_sources(run_dirs: list[Path], benchmarks: dict[str, Benchmark]) -> li
     for name in sorted({d.parent.name for d in run_dirs}):
         folder = benchmarks[name].path
         if folder is not None:
-            sources += _present(folder, DEFINITION_FILES, f"{BENCHMARKS}/{name}")
+            sources += _present(folder, tuple(definition_files(folder)), f"{BENCHMARKS}/{name}")
     for run_dir in run_dirs:
         sources += _present(run_dir, RUN_FILES, f"{RUNS}/{run_dir.parent.name}/{run_dir.name}")
     return sources
