@@ -687,6 +687,61 @@ def simulate(project: Project, benchmark: str, seed: int | None):
     click.echo(f"{len(paths)} simulated runs for {benchmark} (seed {seed})")
 
 
+@main.command()
+@root_option
+@click.argument("benchmark")
+@click.option("--labeller", required=True, help=f"Your name, which names your labels' file ({RUN_ID_RULE}).")
+@click.option("--port", type=int, default=0, help="Port on 127.0.0.1 (default: any free port).")
+@click.option(
+    "--overlap",
+    type=click.FloatRange(0, 1),
+    default=0.1,
+    show_default=True,
+    help="Share of answers a second labeller labels too, to measure people against people.",
+)
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of the order answers are drawn in.")
+@click.option("--open/--no-open", "open_browser", default=True, help="Open the page in a browser.")
+def label(project: Project, benchmark: str, labeller: str, port: int, overlap: float, seed: int, open_browser: bool):
+    """Label answers in the browser, to measure how far each grader can be trusted against people.
+
+    Serves a page on 127.0.0.1 that shows one answer at a time (the question,
+    its key, the response as plain text) and takes Pass, Fail or a mark on
+    0–100 (keys p, f, m), Skip (s) and Undo (u). The graders' verdicts are
+    shown only once you have chosen. Identical responses to a question are
+    labelled once. Answers are drawn where graders disagree first, then at
+    random within the graders' verdict cells, so that each grader's κ
+    against people tightens fastest; the page shows it as you go.
+
+    Each label is appended at once to
+    data/benchmarks/BENCHMARK/human_labels/LABELLER.csv (one file per
+    labeller, so labellers never conflict in a merge): stop at any time and
+    run the command again to go on. Commit the file; the next
+    `dualboard build` grades with it. Needs a build first (`dualboard build`):
+    the page reads the graded answers in build/scored/.
+    """
+    from dualboard.labelling.server import LabelServer
+    from dualboard.labelling.session import open_session
+
+    session, cut = open_session(project.data_dir, project.scored_dir(), benchmark, labeller, seed=seed, overlap=overlap)
+    if cut:
+        click.echo(f"warning: cut an unfinished last line ({cut} bytes) off {session.path}: that label was lost")
+    try:
+        server = LabelServer(session, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}) — pass another --port") from exc
+    with server:
+        click.echo(f"Labelling {benchmark} as {labeller}: labels go to {session.path}")
+        click.echo(
+            f"Open {server.url} (the token in it is this session's; Ctrl-C to stop)",
+        )
+        if open_browser:
+            webbrowser.open(server.url)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            click.echo("Stopped; every label given is in the file.")
+
+
 @main.command(name="label-digests")
 @root_option
 @click.argument("benchmark")

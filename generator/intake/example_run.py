@@ -56,7 +56,10 @@ def example_response(question: dict) -> str:
     """A response that reasons briefly, then marks its answer the way every grader reads it."""
     if question.get("type") == "multiple_choice":
         return f'Comparing the options one by one, only one fits.\n{{"ANSWER": "{question["correct_choice"]}"}}'
-    return f"Working it through step by step gives the result.\nFinal answer: {question['answer_key']['answer']}"
+    key = question["answer_key"]
+    if "answer" not in key:  # a reference sentence: a right answer says it in its own words
+        return f"In short: {key['reference']}"
+    return f"Working it through step by step gives the result.\nFinal answer: {key['answer']}"
 
 
 def _schema_examples(schema: dict) -> dict:

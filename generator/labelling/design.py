@@ -313,9 +313,7 @@ def _linearised(
     for population, sample, weights, passes in pieces:
         n = len(sample)
         if n < population:
-            variance += (
-                population**2 * (1 - n / population) * _unit_variance(weights @ gradient, passes) / n
-            )
+            variance += population**2 * (1 - n / population) * _unit_variance(weights @ gradient, passes) / n
     half = float(stats.norm.ppf(1 - alpha / 2)) * np.sqrt(variance)
     return float(estimate), float(max(bounds[0], estimate - half)), float(min(bounds[1], estimate + half))
 

@@ -306,7 +306,8 @@ def _sample_question(question: dict) -> str:
     """``What is 17 × 6? Options 96, 102, 112, 106; correct B.``, or the prompt with its key."""
     if question.get("choices"):
         return f"{question['prompt']} Options {', '.join(question['choices'])}; correct {question['correct_choice']}."
-    return f"{question['prompt']} Key: {question['answer_key']['answer']}."
+    key = question["answer_key"]
+    return f"{question['prompt']} Key: {key.get('answer') or key['reference']}."
 
 
 def _grader_names(traditional: dict) -> str:
