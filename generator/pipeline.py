@@ -13,10 +13,11 @@ import contextlib
 import datetime as dt
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dualboard.atomic import atomic_write_text
 from dualboard.build_cache import BuildCache, code_digest, digest, listing_digest, short
 from dualboard.errors import DualboardError, Finding, InvalidInputError
 from dualboard.intake.benchmark import load_benchmarks
@@ -53,6 +54,9 @@ if TYPE_CHECKING:
     from dualboard.render.site import ComposedDocs
 
 
+LABELS_DIR = "labels"
+"""``build/labels/<benchmark>.csv``: every human label, each labeller's apart, as the grade stage read them, for the
+statistics of the labelling design (columns of :func:`dualboard.intake.human_labels.load_labels`)."""
 SOURCES_CHECKED = "validate-sources"
 """Build-cache entry of the last grader and site-source checks that passed (:func:`_source_findings`)."""
 
@@ -354,7 +358,7 @@ def grade(
                 run_dirs,
                 RunCache(project.build_dir / GRADED_DIR / name),
                 verdicts,
-                human_labels=human_labels(benchmark),
+                human_labels=human_labels(benchmark, labels_out=project.build_dir / LABELS_DIR / f"{name}.csv"),
                 jobs=jobs or default_jobs(),
                 on_run=bar.update,
                 file_digest=file_digest,
@@ -419,11 +423,21 @@ def bar_progress(bar: tqdm) -> Progress:
     return show
 
 
-def human_labels(benchmark: Benchmark) -> pd.DataFrame | None:
-    """The benchmark's labels, one per answer (human_labels.csv and the labellers' files), or None when it has none."""
+def human_labels(benchmark: Benchmark, labels_out: Path | None = None) -> pd.DataFrame | None:
+    """The benchmark's labels, one per answer (human_labels.csv and the labellers' files), or None when it has none.
+
+    ``labels_out``: where to write every label, each labeller's apart (:data:`LABELS_DIR`), for the statistics of
+    the labelling design; removed when the benchmark has no labeller's file.
+    """
     from dualboard.intake.human_labels import first_labels, load_labels
 
     labels = load_labels(benchmark.path) if benchmark.path else None
+    if labels_out is not None:
+        if labels is not None and labels["labeller"].ne("").any():
+            labels_out.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(labels_out, labels.to_csv(index=False, lineterminator="\n"))
+        else:
+            labels_out.unlink(missing_ok=True)
     return first_labels(labels) if labels is not None else None
 
 
@@ -437,7 +451,7 @@ def stats(project: Project, *, seed: int = SEED, cache: BuildCache | None = None
     ``force``: analyse from scratch, neither skipping nor reusing any piece.
     """
     cache = cache or open_cache(project, force=force)
-    inputs = [project.scored_dir(), project.build_dir / SOURCE_FILE]
+    inputs = [project.scored_dir(), project.build_dir / SOURCE_FILE, project.build_dir / LABELS_DIR]
     key = digest("stats", code_digest(), str(seed), cache.tree_digest(inputs, project.root))
     outputs = project.stats_root()
     return unless_done(
@@ -467,6 +481,9 @@ def _analyse_all(project: Project, seed: int, *, fresh: bool = False) -> StageSu
         scored = read_table(SCORED, scored_dir, name, columns=list(scores.READ), categories=scores.CATEGORIES)
         verdicts = read_table(VERDICTS, scored_dir, name, columns=list(agreement.READ), categories=agreement.CATEGORIES)
         tables = analyse(scored, verdicts=verdicts, seed=seed, pieces=pieces)
+        labels_file = project.build_dir / LABELS_DIR / f"{name}.csv"
+        if labels_file.is_file():
+            tables = replace(tables, labelling=_labelling(scored_dir, name, labels_file, seed))
         write_tables(tables, project.stats_dir(name))
         pieces.save()
         reused, asked = reused + pieces.reused, asked + pieces.asked
@@ -485,6 +502,26 @@ def _analyse_all(project: Project, seed: int, *, fresh: bool = False) -> StageSu
     if pairs[0]:
         line += f"; {pairs[0]} of {pairs[1]} run pairs reused"
     return StageSummary("stats", line)
+
+
+def _labelling(scored_dir: Path, name: str, labels_file: Path, seed: int) -> pd.DataFrame:
+    """The labelling design's table of one benchmark (:func:`dualboard.stats.labelling.labelling_table`)."""
+    import pandas as pd
+
+    from dualboard.labelling.design import graded_answers
+    from dualboard.scored_files import ANSWERS, VERDICTS, read_table
+    from dualboard.stats.labelling import labelling_table
+
+    answers = read_table(
+        ANSWERS, scored_dir, name, columns=["run_id", "question_id", "round", "response", "unanswered"]
+    )
+    verdicts = read_table(
+        VERDICTS, scored_dir, name, columns=["run_id", "question_id", "round", "grader", "role", "score"]
+    )
+    labels = pd.read_csv(
+        labels_file, dtype={"run_id": str, "question_id": str, "labeller": str, "time": str}, keep_default_na=False
+    )
+    return labelling_table(graded_answers(answers[~answers["unanswered"].astype(bool)]), verdicts, labels, seed=seed)
 
 
 def check_current(project: Project, store: Store, names: list[str]) -> None:

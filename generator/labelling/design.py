@@ -29,10 +29,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dualboard.kappa import PASS_MARK, kappa_from_counts
+from dualboard.intake.human_labels import response_sha256
+from dualboard.kappa import MIN_QUESTIONS, PASS_MARK, kappa_from_counts
+from dualboard.stats.paired import constant_difference_interval
 
 MIN_PER_STRATUM = 2
 """Labels every stratum gets before allocation starts: the fewest that estimate a within-stratum variance."""
+MIN_LABELS = MIN_QUESTIONS
+"""The fewest labels an estimate rests on, as κ between graders needs as many questions."""
 TARGET_HALF_WIDTH = 0.1
 """The κ interval half-width the page counts labels towards ("about N more for ±0.1")."""
 HUMAN = "human"
@@ -96,6 +100,12 @@ def _aligned(counts: pd.DataFrame, column: str, grader: str, items: pd.DataFrame
     series = counts[(column, grader)]
     keys = pd.MultiIndex.from_frame(items[ITEM])
     return series.reindex(keys, fill_value=0).to_numpy(dtype=int)
+
+
+def graded_answers(answers: pd.DataFrame) -> pd.DataFrame:
+    """The grading stage's answers with the digest each label names: ``run_id, question_id, round, response,
+    response_sha256``."""
+    return answers[[*SLOT, "response"]].assign(response_sha256=[response_sha256(r) for r in answers["response"]])
 
 
 def draw_order(items: pd.DataFrame, seed: int, salt: str = "order") -> np.ndarray:
@@ -255,8 +265,10 @@ def _not_estimable(frame: pd.DataFrame) -> str | None:
     short = tally[tally["sum"] < np.minimum(MIN_PER_STRATUM, tally["size"])]
     if tally.empty:
         return "the grader judged no answer"
-    if short.empty:
+    if short.empty and tally["sum"].sum() >= MIN_LABELS:
         return None
+    if short.empty:
+        return f"fewer than {MIN_LABELS} labels ({int(tally['sum'].sum())})"
     name, row = next(iter(short.iterrows()))
     return (
         f"{len(short)} of {len(tally)} strata have fewer than {MIN_PER_STRATUM} labels "
@@ -314,6 +326,9 @@ def _linearised(
         n = len(sample)
         if n < population:
             variance += population**2 * (1 - n / population) * _unit_variance(weights @ gradient, passes) / n
+    if variance == 0:  # every label where the statistic can move agrees: the bound no interval is narrower than
+        low, high = constant_difference_interval(estimate, int(labelled.sum()), alpha, bounds)
+        return float(estimate), float(low), float(high)
     half = float(stats.norm.ppf(1 - alpha / 2)) * np.sqrt(variance)
     return float(estimate), float(max(bounds[0], estimate - half)), float(min(bounds[1], estimate + half))
 

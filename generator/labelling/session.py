@@ -29,7 +29,6 @@ from dualboard.intake.human_labels import (
     LABELLER_DIR,
     MAX_MARK,
     load_labels,
-    response_sha256,
 )
 from dualboard.intake.models import Benchmark
 from dualboard.labelling.design import (
@@ -38,6 +37,7 @@ from dualboard.labelling.design import (
     SLOT,
     agreement_with_people,
     answer_items,
+    graded_answers,
     next_item,
     primary_labels,
 )
@@ -52,16 +52,17 @@ class LabellingError(DualboardError):
     """The session cannot start or a label cannot be taken; the message says what to do."""
 
 
-def labeller_file(benchmark: Benchmark, labeller: str) -> Path:
-    """``data/benchmarks/<benchmark>/human_labels/<labeller>.csv``, for a labeller name that is safe as a file."""
+def labeller_file(folder: Path, labeller: str) -> Path:
+    """``<folder>/human_labels/<labeller>.csv`` of a benchmark folder, for a labeller name that is safe as a file."""
     if not is_name(labeller):
         raise LabellingError(f"labeller {labeller[:60]!r} is not a usable name — use {RUN_ID_RULE}, e.g. ada")
-    assert benchmark.path is not None
-    return benchmark.path / LABELLER_DIR / f"{labeller}.csv"
+    return folder / LABELLER_DIR / f"{labeller}.csv"
 
 
 def repair_tail(path: Path) -> int:
     """Cut an unfinished last line (a crash while writing) off ``path``; return the bytes cut."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise LabellingError(f"{path} is a link or not a file — remove it; labels are written to a plain file only")
     if not path.is_file():
         return 0
     data = path.read_bytes()
@@ -135,7 +136,8 @@ class Session:
 
     def __post_init__(self) -> None:
         self.items = answer_items(self.answers[[*SLOT, "response_sha256"]], self.verdicts)
-        self.path = labeller_file(self.benchmark, self.labeller)
+        assert self.benchmark.path is not None
+        self.path = labeller_file(self.benchmark.path, self.labeller)
 
     def labels(self) -> pd.DataFrame:
         """Every label of the benchmark, one row per item and labeller: ``question_id, response_sha256, score,
@@ -279,6 +281,7 @@ def open_session(
     folder = data_dir / "benchmarks" / benchmark
     if not is_name(benchmark) or not (folder / "benchmark.yaml").is_file():
         raise LabellingError(f"no benchmark {benchmark[:60]!r} in {data_dir / 'benchmarks'} — name one of its folders")
+    cut = repair_tail(labeller_file(folder, labeller))  # before the folder is read: the cut line would not parse
     definition = load_benchmark(folder, root=data_dir)
     if not ANSWERS.path(scored_dir, benchmark).is_file():
         raise LabellingError(
@@ -288,10 +291,4 @@ def open_session(
     answers = answers[~answers["unanswered"].astype(bool)]
     verdicts = read_table(VERDICTS, scored_dir, benchmark)
     session = Session(definition, labeller, graded_answers(answers), verdicts, seed=seed, overlap=overlap)
-    return session, repair_tail(session.path)
-
-
-def graded_answers(answers: pd.DataFrame) -> pd.DataFrame:
-    """The grading stage's answers with the digest each label names: ``run_id, question_id, round, response,
-    response_sha256``."""
-    return answers[[*SLOT, "response"]].assign(response_sha256=[response_sha256(r) for r in answers["response"]])
+    return session, cut

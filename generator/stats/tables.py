@@ -1,7 +1,7 @@
-"""The statistics stage's output contract: five CSV tables plus notes.
+"""The statistics stage's output contract: six CSV tables plus notes.
 
 Written to ``build/stats/<benchmark>/``: ``models.csv``, ``pairwise.csv``,
-``agreement.csv``, ``power.csv``, ``equator.csv`` and ``notes.json`` (the
+``agreement.csv``, ``power.csv``, ``equator.csv``, ``labelling.csv`` and ``notes.json`` (the
 caveats, the seed, B and the format version). Column meanings live in
 ``columns.yaml`` beside this module and are exposed as :data:`COLUMNS`.
 """
@@ -9,7 +9,7 @@ caveats, the seed, B and the format version). Column meanings live in
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import pandas as pd
@@ -22,7 +22,7 @@ from dualboard.stats.defaults import N_BOOT as N_BOOT  # where the statistics ha
 from dualboard.stats.defaults import SEED as SEED
 from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 
-FORMAT_VERSION = 8
+FORMAT_VERSION = 9
 LIMITS = {"TOO_FEW_QUESTIONS": TOO_FEW_QUESTIONS, "KAPPA_MIN_QUESTIONS": KAPPA_MIN_QUESTIONS}
 """Limits that column meanings name as ``{NAME}``: filled in from the code, so the text states the limit in force."""
 
@@ -85,6 +85,9 @@ class StatsTables:
     """Minimum detectable effect (points) at 80 % power for every comparison type."""
     equator: pd.DataFrame
     """One row: the flawed run-means paired t beside the question-clustered pooled effect."""
+    labelling: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS["labelling"])))
+    """Each grader against people weighted by the labelling design, and labellers against each other (empty
+    when no labeller's file has labels: ``dualboard label``)."""
     notes: tuple[str, ...] = ()
     """Human-readable caveats (too few questions, missing verdicts, seed and B)."""
 

@@ -42,7 +42,13 @@ def population(seed: int, n_items: int = 1500) -> tuple[pd.DataFrame, pd.DataFra
         ]
     )
     items = answer_items(slots, verdicts)
-    known = pd.DataFrame({"question_id": [f"q{i % 40}" for i in range(n_items)], "response_sha256": [f"d{i}" for i in range(n_items)], "human_pass": truth})
+    known = pd.DataFrame(
+        {
+            "question_id": [f"q{i % 40}" for i in range(n_items)],
+            "response_sha256": [f"d{i}" for i in range(n_items)],
+            "human_pass": truth,
+        }
+    )
     return items, items[ITEM].merge(known, on=ITEM)
 
 
