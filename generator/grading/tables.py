@@ -47,7 +47,8 @@ def benchmark_labels(benchmark: Benchmark, labels: pd.DataFrame | None) -> dict[
         if any(spec.name == HumanGrader.name for spec in benchmark.answer_key):
             raise GraderConfigError(
                 f"benchmark {benchmark.name!r} lists grader 'human' under graders.answer_key but has no human labels "
-                f"— add data/benchmarks/{benchmark.name}/human_labels.csv or remove 'human' from benchmark.yaml"
+                f"— remove 'human' from benchmark.yaml until the first labels exist (`dualboard label` labels the "
+                f"answers of a built board), or add data/benchmarks/{benchmark.name}/human_labels.csv"
             )
         return {}
     return labels_by_slot(labels)

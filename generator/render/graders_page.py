@@ -93,8 +93,9 @@ def graders_page(result: BenchmarkResults) -> Page:
         + (
             _against_humans(agreement[human], result)
             if human.any()
-            else "No human labels for this benchmark yet: add `human_labels.csv` (columns run, question, round, label) "
-            "next to its questions to validate the graders and choose the answer-key grading by them.\n"
+            else "No human labels for this benchmark yet: label answers with `dualboard label` (or add "
+            "`human_labels.csv`, columns run, question, round, label, response_sha256) to validate the graders and "
+            "choose the answer-key grading by them.\n"
         )
         + _design_section(result.stats.labelling)
         + "\n## Between graders\n\n"
