@@ -6,7 +6,7 @@ allocation) and by simple random sampling, each estimated the same way (one stra
 Prints, per number of labels, the share of 95 % κ intervals that cover the true κ and their mean half-width,
 then the fewest labels whose mean half-width is at most 0.1.
 
-    python bench/label_design.py [--reps 400] [--seed 1]
+    python bench/label_design.py [--reps 400] [--seed 1] [--right 0.4]
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--right", type=float, default=0.4, help="share of distinct answers people pass")
     args = parser.parse_args()
-    items, truth = population(args.seed)
+    items, truth = population(args.seed, right=args.right)
     print(f"{len(items)} distinct answers, {items['n_answers'].sum()} answers, {items['stratum'].nunique()} strata;")
     print("true κ: " + ", ".join(f"{g} {true_kappa(items, truth, g):.3f}" for g in GRADERS))
     print(f"\n{'labels':>6} {'sampling':>8} " + " ".join(f"{g + ' cover':>13} {g + ' ±':>9}" for g in GRADERS))

@@ -37,6 +37,9 @@ MIN_PER_STRATUM = 2
 """Labels every stratum gets before allocation starts: the fewest that estimate a within-stratum variance."""
 MIN_LABELS = MIN_QUESTIONS
 """The fewest labels an estimate rests on, as κ between graders needs as many questions."""
+SMOOTHING = 0.25
+"""Passes and fails added to a stratum whose labels all agree, for its variance: a quarter of each, half the
+Jeffreys prior's, which over-covers (98 % at 40 labels); bench/label_design.py shows 94–96 % with this."""
 TARGET_HALF_WIDTH = 0.1
 """The κ interval half-width the page counts labels towards ("about N more for ±0.1")."""
 HUMAN = "human"
@@ -168,28 +171,32 @@ def stratum_tally(items: pd.DataFrame, primary: pd.DataFrame) -> pd.DataFrame:
 
 
 def next_item(
-    items: pd.DataFrame, labels: pd.DataFrame, labeller: str, *, seed: int, overlap: float, skipped: Iterable = ()
+    items: pd.DataFrame,
+    labels: pd.DataFrame,
+    labeller: str,
+    order: np.ndarray,
+    shared: np.ndarray,
+    skipped: Iterable = (),
 ) -> int | None:
     """The position in ``items`` of the item ``labeller`` labels next, or None when none is left.
 
-    An item a seeded share ``overlap`` of items falls in, labelled by someone else and not yet by
+    ``order`` is each item's place in the draw (:func:`draw_order`), ``shared`` whether it falls in the share
+    that a second labeller labels too. Such an item, labelled by another named labeller and not yet by
     ``labeller``, comes first: people-vs-people agreement is measured on those. Otherwise the design
-    (:func:`allocate`) picks the stratum, and the stratum's first item in the seeded order that nobody has
-    labelled. ``skipped`` holds ``(question_id, response_sha256)`` pairs to pass over.
+    (:func:`allocate`) picks the stratum, and the stratum's first item in ``order`` that nobody has labelled.
+    ``skipped`` holds ``(question_id, response_sha256)`` pairs to pass over.
     """
     skip = set(skipped)
     keys = list(zip(items["question_id"], items["response_sha256"], strict=True))
     mine = set(zip(*(labels.loc[labels["labeller"].eq(labeller), c] for c in ITEM), strict=True))
-    by_others = labels[~labels["labeller"].eq(labeller)].sort_values("time", kind="stable")
-    shared = draw_order(items, seed, "overlap") < overlap
+    others = labels[~labels["labeller"].isin([labeller, ""])].sort_values("time", kind="stable")
     position = {key: i for i, key in enumerate(keys)}
-    for key in zip(by_others["question_id"], by_others["response_sha256"], strict=True):
+    for key in zip(others["question_id"], others["response_sha256"], strict=True):
         i = position.get(key)
         if i is not None and shared[i] and key not in mine and key not in skip:
             return i
     taken = set(zip(labels["question_id"], labels["response_sha256"], strict=True)) | skip
     free = np.array([key not in taken for key in keys], dtype=bool)
-    order = draw_order(items, seed)
     tally = stratum_tally(items, primary_labels(labels) if len(labels) else labels)
     strata = items["stratum"].to_numpy()
     available = np.array([bool((free & (strata == s)).any()) for s in tally.index])
@@ -329,7 +336,8 @@ def _linearised(
     if variance == 0:  # every label where the statistic can move agrees: the bound no interval is narrower than
         low, high = constant_difference_interval(estimate, int(labelled.sum()), alpha, bounds)
         return float(estimate), float(low), float(high)
-    half = float(stats.norm.ppf(1 - alpha / 2)) * np.sqrt(variance)
+    # t with n − H degrees of freedom (labels less strata), the stratified variance estimator's
+    half = float(stats.t.ppf(1 - alpha / 2, max(int(labelled.sum()) - len(pieces), 1))) * np.sqrt(variance)
     return float(estimate), float(max(bounds[0], estimate - half)), float(min(bounds[1], estimate + half))
 
 
@@ -337,10 +345,11 @@ def _unit_variance(w: np.ndarray, passes: int) -> float:
     """The within-stratum variance of the linearised unit z = y·w (y the people's 0/1 verdict, w known per item).
 
     With y a Bernoulli(p) draw within the stratum, var(z) = p·E[w²] − p²·E[w]². Where the labels all agree, p is
-    Jeffreys-smoothed, (passes + ½)/(n + 1), so that a few agreeing labels do not call the stratum certain.
+    smoothed, (passes + s)/(n + 2s) with s = :data:`SMOOTHING`, so that a few agreeing labels do not call the
+    stratum certain.
     """
     n = len(w)
-    rate = passes / n if 0 < passes < n else (passes + 0.5) / (n + 1.0)
+    rate = passes / n if 0 < passes < n else (passes + SMOOTHING) / (n + 2 * SMOOTHING)
     return rate * float(np.mean(np.square(w))) - rate**2 * float(np.mean(w)) ** 2
 
 

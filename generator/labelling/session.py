@@ -37,6 +37,7 @@ from dualboard.labelling.design import (
     SLOT,
     agreement_with_people,
     answer_items,
+    draw_order,
     graded_answers,
     next_item,
     primary_labels,
@@ -133,9 +134,13 @@ class Session:
     overlap: float = OVERLAP
     skipped: set[tuple[str, str]] = field(default_factory=set)
     items: pd.DataFrame = field(init=False)
+    order: np.ndarray = field(init=False)
+    shared: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         self.items = answer_items(self.answers[[*SLOT, "response_sha256"]], self.verdicts)
+        self.order = draw_order(self.items, self.seed)
+        self.shared = draw_order(self.items, self.seed, "overlap") < self.overlap
         assert self.benchmark.path is not None
         self.path = labeller_file(self.benchmark.path, self.labeller)
 
@@ -150,9 +155,7 @@ class Session:
 
     def next(self) -> dict[str, Any] | None:
         """The next answer to label, as the page shows it (graders' verdicts withheld), or None when done."""
-        position = next_item(
-            self.items, self.labels(), self.labeller, seed=self.seed, overlap=self.overlap, skipped=self.skipped
-        )
+        position = next_item(self.items, self.labels(), self.labeller, self.order, self.shared, self.skipped)
         return None if position is None else self.shown(position)
 
     def shown(self, position: int) -> dict[str, Any]:

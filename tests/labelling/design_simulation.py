@@ -17,16 +17,17 @@ from dualboard.labelling.design import ITEM, agreement_with_people, allocate, an
 GRADERS = ("judge", "rules")
 
 
-def population(seed: int, n_items: int = 1500) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Items (:func:`answer_items`) and their truth: ``question_id, response_sha256, human_pass``."""
+def population(seed: int, n_items: int = 1500, right: float = 0.4) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Items (:func:`answer_items`) and their truth: ``question_id, response_sha256, human_pass``; people pass a
+    share ``right`` of the distinct answers."""
     rng = np.random.default_rng(seed)
-    truth = rng.random(n_items) < 0.4
+    truth = rng.random(n_items) < right
     copies = rng.choice([1, 2, 3], size=n_items, p=[0.7, 0.2, 0.1])
     item = np.repeat(np.arange(n_items), copies)
-    right = truth[item]
+    correct = truth[item]
     rules_judges = np.repeat(rng.random(n_items) < 0.35, copies)
-    rules = np.where(rules_judges, np.where(rng.random(len(item)) < 0.92, right, ~right), np.nan)
-    judge = np.where(right, rng.random(len(item)) < 0.9, rng.random(len(item)) < 0.35)
+    rules = np.where(rules_judges, np.where(rng.random(len(item)) < 0.92, correct, ~correct), np.nan)
+    judge = np.where(correct, rng.random(len(item)) < 0.9, rng.random(len(item)) < 0.35)
     slots = pd.DataFrame(
         {
             "run_id": [f"r{k}" for k in range(len(item))],
