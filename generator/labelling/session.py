@@ -144,6 +144,13 @@ class Session:
         assert self.benchmark.path is not None
         self.path = labeller_file(self.benchmark.path, self.labeller)
 
+    @property
+    def partial(self) -> bool:
+        """Whether the benchmark gives partial credit (a grader's or a label's score strictly between 0 and 100):
+        then the page offers a mark on 0–100 beside Pass and Fail."""
+        scores = pd.to_numeric(self.verdicts["score"], errors="coerce").dropna()
+        return bool(((scores > 0) & (scores < MAX_MARK)).any())
+
     def labels(self) -> pd.DataFrame:
         """Every label of the benchmark, one row per item and labeller: ``question_id, response_sha256, score,
         labeller, time``; labels of ``human_labels.csv`` count as the labeller "" at the earliest time."""
@@ -159,7 +166,9 @@ class Session:
         return None if position is None else self.shown(position)
 
     def shown(self, position: int) -> dict[str, Any]:
-        """What the page shows of the item at ``position``: question, key, response, how many answers it covers."""
+        """What the page shows of the item at ``position``: question, key, response, how many answers it covers.
+
+        Not which runs gave it: a labeller who knows the model may favour it."""
         item = self.items.iloc[position]
         question = self.benchmark.question(str(item["question_id"]))
         key = question.get("answer_key") or {}
@@ -174,7 +183,6 @@ class Session:
             "reference": str(key.get("reference") or ""),
             "response": str(slots["response"].iloc[0]),
             "answers": len(slots),
-            "runs": sorted({str(r) for r in slots["run_id"]}),
             "stratum": str(item["stratum"]),
         }
 
@@ -254,6 +262,7 @@ class Session:
         primary = primary_labels(labels) if len(labels) else labels
         graders = sorted({c.split(":", 1)[1] for c in self.items.columns if c.startswith("pass:")})
         return {
+            "partial": self.partial,
             "mine": int(labels["labeller"].eq(self.labeller).sum()),
             "labelled": len(primary),
             "items": len(self.items),

@@ -1,5 +1,6 @@
 """A small graded leaderboard to label: open questions, one whose key is a reference sentence, runs that repeat
-one another's responses, and a run whose responses are hostile (HTML, script, a 100 KB line)."""
+one another's responses, a judge's partial-credit marks, and a run whose responses are hostile (HTML, script, a
+100 KB line)."""
 
 from __future__ import annotations
 
@@ -36,11 +37,13 @@ title: Quiz
 description: Capitals and one open question.
 graders:
   traditional:
-    open: {{name: exact}}
+    open: {{name: recorded, options: {{field: judge}}}}
   answer_key:
     - {{name: rules}}
 """
 LONG_LINE = "x" * 100_000
+JUDGE = (100, 60, 0, 100, 20)
+"""The marks a judge gave, partial credit among them: the page offers a mark on 0–100 beside Pass and Fail."""
 
 
 def responses(run: int) -> dict[str, str]:
@@ -73,7 +76,10 @@ def write_board(root: Path, runs: int = 4) -> Path:
             'benchmark_version: "1"\ndecoding: {temperature: 0.0}\nrounds: 1\nlicense: CC-BY-4.0\n',
             encoding="utf-8",
         )
-        lines = [{"question_id": q, "round": 0, "response": text} for q, text in responses(run).items()]
+        lines = [
+            {"question_id": q, "round": 0, "response": text, "recorded": {"judge": JUDGE[(run + k) % len(JUDGE)]}}
+            for k, (q, text) in enumerate(responses(run).items())
+        ]
         (run_dir / "predictions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     dualboard(root, "ingest")
     dualboard(root, "grade", "--no-progress")

@@ -47,6 +47,7 @@ function show(state) {
   setText("progress", `${state.labeller}: ${p.mine} labels of yours · ${p.labelled} of ${p.items} distinct answers `
     + `labelled (${p.answers} answers in all)`);
   list("agreement", p.agreement.map(agreementLine));
+  for (const id of ["mark", "mark-label", "give-mark"]) $(id).hidden = !p.partial;
   if (state.revealed) {
     $("last").hidden = false;
     list("revealed", Object.entries(state.revealed).map(([grader, v]) => `${grader}: ${v.scores.join(", ")} — ${v.detail}`));
@@ -61,7 +62,7 @@ function show(state) {
   setText("answer", current.answer || "(none: the key is a reference)");
   setText("reference", current.reference || "(none)");
   setText("response", current.response);
-  setText("covers", current.answers > 1 ? `(given ${current.answers} times: ${current.runs.join(", ")})` : `(${current.runs.join(", ")})`);
+  setText("covers", current.answers > 1 ? `(given ${current.answers} times: one label covers them all)` : "");
   $("mark").value = "";
 }
 
@@ -99,6 +100,7 @@ $("mark").addEventListener("keydown", (event) => {
 });
 document.addEventListener("keydown", (event) => {
   if (event.target === $("mark") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === "m" && $("mark").hidden) return;
   const keys = { p: () => $("pass").click(), f: () => $("fail").click(), s: () => $("skip").click(),
     u: () => $("undo").click(), m: () => $("mark").focus() };
   if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
