@@ -66,6 +66,7 @@ def act(driver, do, expect: int) -> None:
 
 def test_label_with_keys_and_buttons_kill_resume_and_find_every_label(driver, tmp_path: Path) -> None:
     root = write_board(tmp_path / "board")
+    console_errors(driver)  # the browser is shared: drop what earlier tests' pages logged
     body = lambda: driver.find_element(By.TAG_NAME, "body")  # noqa: E731 (the page is reloaded)
     proc, url = start(root)
     given = []
