@@ -275,7 +275,7 @@ def _not_estimable(frame: pd.DataFrame) -> str | None:
     if short.empty and tally["sum"].sum() >= MIN_LABELS:
         return None
     if short.empty:
-        return f"fewer than {MIN_LABELS} labels ({int(tally['sum'].sum())})"
+        return f"{int(tally['sum'].sum())} labels, fewer than the {MIN_LABELS} an estimate needs"
     name, row = next(iter(short.iterrows()))
     return (
         f"{len(short)} of {len(tally)} strata have fewer than {MIN_PER_STRATUM} labels "

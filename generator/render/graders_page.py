@@ -191,7 +191,7 @@ def design_sentence(r) -> str:
     'κ(rules vs people) = 0.71 [0.52, 0.86] after 40 labels; about 38 more for ±0.1'
     """
     if not is_true(r.estimable):
-        return f"κ({r.grader} vs people): not estimable yet after {int(r.n_labels)} labels: {_text(r.reason)}"
+        return f"κ({r.grader} vs people): not estimable yet: {_text(r.reason)}"
     more = int(r.more_labels)
     return (
         f"κ({r.grader} vs people) = {format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2)} after "
