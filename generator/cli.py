@@ -690,17 +690,22 @@ def simulate(project: Project, benchmark: str, seed: int | None):
 @main.command()
 @root_option
 @click.argument("benchmark")
-@click.option("--labeller", required=True, help=f"Your name, which names your labels' file ({RUN_ID_RULE}).")
-@click.option("--port", type=int, default=0, help="Port on 127.0.0.1 (default: any free port).")
+@click.option(
+    "--labeller",
+    required=True,
+    help="Your name, which names your labels' file: lower-case letters, digits, '_' or '-'.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: any free port).")
 @click.option(
     "--overlap",
     type=click.FloatRange(0, 1),
     default=0.1,
     show_default=True,
-    help="Share of answers a second labeller labels too, to measure people against people.",
+    help="Share of answers you label again after another labeller, to measure people against people (your own "
+    "setting decides what you are given).",
 )
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of the order answers are drawn in.")
-@click.option("--open/--no-open", "open_browser", default=True, help="Open the page in a browser.")
+@click.option("--open/--no-open", "open_browser", default=True, show_default=True, help="Open the page in a browser.")
 def label(project: Project, benchmark: str, labeller: str, port: int, overlap: float, seed: int, open_browser: bool):
     """Label answers in the browser, to measure how far each grader can be trusted against people.
 

@@ -182,18 +182,36 @@ def load_human_labels(path: Path) -> pd.DataFrame:
     return parse_human_labels(frame, str(path))
 
 
+LABELLER_RULE = "lower-case letters, digits, '_' or '-' (at most 64, starting with a letter or digit)"
+_LABELLER = r"[a-z0-9][a-z0-9_-]{0,63}"
+
+
+def is_labeller(name: str) -> bool:
+    """Whether ``name`` is a labeller's name (:data:`LABELLER_RULE`): one that is safe, and plain, as a file name.
+
+    Examples
+    --------
+    >>> is_labeller("ada"), is_labeller("eve.csv"), is_labeller("../x"), is_labeller("Eve")
+    (True, False, False, False)
+    """
+    import re
+
+    return re.fullmatch(_LABELLER, name) is not None
+
+
 def label_files(folder: Path) -> list[str]:
     """The label files of a benchmark folder, relative to it: ``human_labels.csv``, then each labeller's file.
 
     Every entry of the labellers' folder is listed, a link or a wrongly named file included, so that reading it
-    refuses it with a finding (:func:`labeller_of`) rather than skipping it unseen.
+    refuses it with a finding (:func:`labeller_of`) rather than skipping it unseen; only hidden entries
+    (``.gitkeep``) are left out, which nothing reads.
     """
     import os
 
     names = [LABELS_FILE] if os.path.lexists(folder / LABELS_FILE) else []
     labellers = folder / LABELLER_DIR
     if labellers.is_dir() and not labellers.is_symlink():
-        names += sorted(f"{LABELLER_DIR}/{entry.name}" for entry in labellers.iterdir())
+        names += sorted(f"{LABELLER_DIR}/{e.name}" for e in labellers.iterdir() if not e.name.startswith("."))
     return names
 
 
@@ -205,15 +223,13 @@ def labeller_of(name: str, source: str | None = None) -> str:
     >>> labeller_of("human_labels/ada.csv"), labeller_of("human_labels.csv")
     ('ada', '')
     """
-    from dualboard.names import RUN_ID_RULE, is_name
-
     if name == LABELS_FILE:
         return ""
     stem = name.removeprefix(f"{LABELLER_DIR}/").removesuffix(".csv")
-    if not name.endswith(".csv") or not is_name(stem):
+    if not name.endswith(".csv") or not is_labeller(stem):
         raise HumanLabelsError(
             f"{source or name}: not a labeller's file — name it {LABELLER_DIR}/<labeller>.csv, the labeller's name in "
-            f"{RUN_ID_RULE}"
+            f"{LABELLER_RULE}"
         )
     return stem
 

@@ -246,7 +246,7 @@ def agreement_with_people(
         "n_answers": int((passes + fails).sum()),
         "n_strata": int(frame["stratum"].nunique()),
     }
-    reason = _not_estimable(frame)
+    reason = _not_estimable(frame) or _one_verdict(frame)
     totals = (passes.sum(), fails.sum())
     statistics = _statistics(*totals)
     if reason is None:
@@ -281,6 +281,19 @@ def _not_estimable(frame: pd.DataFrame) -> str | None:
         f"{len(short)} of {len(tally)} strata have fewer than {MIN_PER_STRATUM} labels "
         f"(e.g. {name}: {int(row['sum'])} of {int(row['size'])} items)"
     )
+
+
+def _one_verdict(frame: pd.DataFrame) -> str | None:
+    """Why κ measures no agreement: people gave one verdict on every labelled answer (or questions are too few)."""
+    labelled = frame[frame["labelled"]]
+    verdicts = set(labelled["human_pass"])
+    if len(verdicts) == 1:
+        word = "pass" if verdicts == {1.0} else "fail"
+        return f"people gave every one of the {len(labelled)} labelled answers a {word}: κ measures no agreement"
+    questions = labelled["question_id"].nunique()
+    if questions < MIN_QUESTIONS:
+        return f"the labels cover {questions} questions, fewer than the {MIN_QUESTIONS} an estimate needs"
+    return None
 
 
 def _statistics(grader_passes: float, grader_fails: float) -> dict[str, tuple[Statistic, tuple[float, float]]]:
@@ -366,9 +379,8 @@ def _gradient(statistic: Statistic, at: np.ndarray) -> np.ndarray:
 
 
 def _more_labels(row: dict[str, object]) -> float:
-    """About how many more labels bring the κ interval to ±:data:`TARGET_HALF_WIDTH` (the width shrinks as
-    1/√n), capped by the items left; 0 when it is there already."""
+    """About how many more labels bring the κ interval to ±:data:`TARGET_HALF_WIDTH` (its width shrinks as 1/√n);
+    0 when it is there already. It can exceed the answers left: then even labelling them all may not."""
     half = (float(row["kappa_ci_high"]) - float(row["kappa_ci_low"])) / 2
     n = int(row["n_labels"])
-    needed = int(np.ceil(n * (half / TARGET_HALF_WIDTH) ** 2)) - n
-    return float(min(max(needed, 0), int(row["n_items"]) - n))
+    return float(max(int(np.ceil(n * (half / TARGET_HALF_WIDTH) ** 2)) - n, 0))

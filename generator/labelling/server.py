@@ -4,7 +4,8 @@ Every request must name this server in its Host header (a page from another site
 to 127.0.0.1 sends its own name), and every API request must carry the session token in a header, which a
 page of another origin cannot add without a CORS preflight this server never answers. A request with an
 Origin header must come from this server's own origin. The page itself is served only with the token in
-its URL. Requests are handled one at a time, so two labels never interleave in the file.
+its URL. Each connection has its own thread and a time limit, so an idle or slow client holds up no one;
+the session itself is used by one request at a time, so two labels never interleave in the file.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import hmac
 import http.server
 import json
 import secrets
+import sys
+import threading
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from dualboard.errors import DualboardError
-from dualboard.labelling.session import Session
+from dualboard.labelling.session import BadLabelError, Session
 
 TOKEN_HEADER = "X-Dualboard-Token"
 MAX_BODY = 4096
@@ -38,15 +41,22 @@ SECURITY_HEADERS = {
 }
 
 
-class LabelServer(http.server.HTTPServer):
+class LabelServer(http.server.ThreadingHTTPServer):
     """Serve one :class:`Session` on 127.0.0.1 (``port`` 0: any free port)."""
 
     allow_reuse_address = True
+    daemon_threads = True
 
     def __init__(self, session: Session, port: int = 0, token: str | None = None) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.session = session
         self.token = token or secrets.token_urlsafe(24)
+        self.lock = threading.Lock()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Say nothing of a client that went silent or away (the terminal is the labeller's); report the rest."""
+        if not isinstance(sys.exception(), TimeoutError | ConnectionError):
+            super().handle_error(request, client_address)
 
     @property
     def origin(self) -> str:
@@ -64,6 +74,7 @@ class LabelServer(http.server.HTTPServer):
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     server: LabelServer
+    timeout = 15  # seconds a connection may stay silent: a stalled client is dropped
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class names it so)
         """Quiet: the terminal is the labeller's, and each request would print a line."""
@@ -79,10 +90,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._send(200, "text/html; charset=utf-8", _asset("label.html"))
         if url.path in STATIC:
             return self._send(200, STATIC[url.path], _asset(url.path.lstrip("/")))
-        if url.path == "/api/next" and self._authorised():
-            return self._json(self._state())
+        if url.path == "/api/next":
+            return self._answer(lambda body: self._state(), None) if self._authorised() else None
         if url.path.startswith("/api/"):
-            return None
+            return self._refuse(405, "this action takes a POST")
         return self._refuse(404, "no such page")
 
     def do_POST(self) -> None:
@@ -91,22 +102,37 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         body = self._body()
         if body is None:
             return
-        session, path = self.server.session, urlsplit(self.path).path
+        action = ACTIONS.get(urlsplit(self.path).path)
+        if action is None:
+            return self._refuse(404, "no such action")
+        self._answer(lambda given: action(self, given), body)
+
+    def _answer(self, act: Any, body: dict[str, Any] | None) -> None:
+        """Run one action on the session, alone, and answer whatever happens: a refusal names the fix."""
         try:
-            if path == "/api/label":
-                revealed = session.label(str(body["question_id"]), str(body["response_sha256"]), body["label"])
-                return self._json(self._state() | {"revealed": revealed})
-            if path == "/api/skip":
-                session.skip(str(body["question_id"]), str(body["response_sha256"]))
-                return self._json(self._state())
-            if path == "/api/undo":
-                back = session.undo()
-                return self._json(self._state() | ({"item": back} if back else {}) | {"undone": back is not None})
+            with self.server.lock:
+                reply = act(body)
         except (KeyError, TypeError) as error:
             return self._refuse(400, f"the request lacks {error}")
+        except BadLabelError as error:
+            return self._refuse(400, str(error))
         except DualboardError as error:
             return self._refuse(409, str(error))
-        return self._refuse(404, "no such action")
+        except Exception as error:  # noqa: BLE001 (the page must hear of it; the labels written are safe)
+            return self._refuse(500, f"{type(error).__name__}: {error}"[:500])
+        self._json(reply)
+
+    def _label(self, body: dict[str, Any]) -> dict[str, Any]:
+        revealed = self.server.session.label(str(body["question_id"]), str(body["response_sha256"]), body["label"])
+        return self._state() | {"revealed": revealed}
+
+    def _skip(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.server.session.skip(str(body["question_id"]), str(body["response_sha256"]))
+        return self._state()
+
+    def _undo(self, body: dict[str, Any]) -> dict[str, Any]:
+        back = self.server.session.undo()
+        return self._state() | ({"item": back} if back else {}) | {"undone": back is not None}
 
     def _state(self) -> dict[str, Any]:
         session = self.server.session
@@ -139,9 +165,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._refuse(413, f"a request body is at most {MAX_BODY} bytes")
             return None
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(self.rfile.read(length) or b"{}", parse_constant=_refuse_constant)
         except (ValueError, UnicodeDecodeError):
             body = None
+        except TimeoutError:
+            self._refuse(408, "the body did not arrive")
+            return None
         if not isinstance(body, dict):
             self._refuse(400, "the body must be a JSON object")
             return None
@@ -161,6 +190,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
+
+
+ACTIONS = {"/api/label": _Handler._label, "/api/skip": _Handler._skip, "/api/undo": _Handler._undo}
+
+
+def _refuse_constant(name: str) -> float:
+    """JSON's NaN and Infinity are no label: refuse them while parsing."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def _asset(name: str) -> bytes:

@@ -27,7 +27,9 @@ from dualboard.intake.human_labels import (
     DESIGN_COLUMNS,
     LABEL_COLUMNS,
     LABELLER_DIR,
+    LABELLER_RULE,
     MAX_MARK,
+    is_labeller,
     load_labels,
 )
 from dualboard.intake.models import Benchmark
@@ -42,7 +44,7 @@ from dualboard.labelling.design import (
     next_item,
     primary_labels,
 )
-from dualboard.names import RUN_ID_RULE, is_name
+from dualboard.names import is_name
 
 OVERLAP = 0.1
 """The share of items a second labeller also labels, by default: people-vs-people agreement is measured there."""
@@ -53,10 +55,14 @@ class LabellingError(DualboardError):
     """The session cannot start or a label cannot be taken; the message says what to do."""
 
 
+class BadLabelError(LabellingError):
+    """A label that is not pass, fail or a mark this benchmark takes."""
+
+
 def labeller_file(folder: Path, labeller: str) -> Path:
     """``<folder>/human_labels/<labeller>.csv`` of a benchmark folder, for a labeller name that is safe as a file."""
-    if not is_name(labeller):
-        raise LabellingError(f"labeller {labeller[:60]!r} is not a usable name — use {RUN_ID_RULE}, e.g. ada")
+    if not is_labeller(labeller):
+        raise LabellingError(f"labeller {labeller[:60]!r} is not a usable name — use {LABELLER_RULE}, e.g. ada")
     return folder / LABELLER_DIR / f"{labeller}.csv"
 
 
@@ -99,25 +105,27 @@ def append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         os.close(fd)
 
 
-def label_text(verdict: str | float) -> str:
-    """What a label is written as: ``pass``, ``fail``, or a mark on 0–100 (a 1 could read as a pass: refused).
+def label_text(verdict: object, partial: bool = True) -> str:
+    """What a label is written as: ``pass``, ``fail``, or a whole mark on 0–100 where the benchmark gives
+    ``partial`` credit (a 1 could read as a pass: refused).
 
     Examples
     --------
-    >>> label_text("pass"), label_text(60), label_text(100.0)
-    ('pass', '60', 'pass')
+    >>> label_text("pass"), label_text(60), label_text(100.0), label_text(0, partial=False)
+    ('pass', '60', 'pass', 'fail')
     """
-    if verdict in ("pass", "fail"):
-        return str(verdict)
-    try:
-        mark = float(verdict)
-    except (TypeError, ValueError):
-        raise LabellingError(f"label {str(verdict)[:40]!r} is not pass, fail or a mark on 0–100") from None
-    if not 0 <= mark <= MAX_MARK or mark == 1:
-        raise LabellingError(
-            f"mark {mark:g} is not a mark on 0–100 other than 1 (which would read as a pass) — give 0, 2…100"
+    if verdict in ("pass", "fail") and isinstance(verdict, str):
+        return verdict
+    if isinstance(verdict, bool) or not isinstance(verdict, int | float):
+        raise BadLabelError(f"label {str(verdict)[:40]!r} is not pass, fail or a mark on 0–100")
+    if not (0 <= verdict <= MAX_MARK and float(verdict).is_integer()) or verdict == 1:
+        raise BadLabelError(
+            f"mark {str(verdict)[:20]} is not a whole mark on 0–100 other than 1 (which would read as a pass) — "
+            "give 0, 2…100"
         )
-    return "pass" if mark == MAX_MARK else "fail" if mark == 0 else f"{mark:g}"
+    if not partial and verdict not in (0, MAX_MARK):
+        raise BadLabelError("this benchmark gives no partial credit — label pass or fail")
+    return "pass" if verdict == MAX_MARK else "fail" if verdict == 0 else str(int(verdict))
 
 
 @dataclass
@@ -201,9 +209,16 @@ class Session:
         return int(match[0])
 
     def label(self, question_id: str, digest: str, verdict: str | float) -> dict[str, Any]:
-        """Append the label of one item (every answer holding it) and return the graders' verdicts on it."""
-        text = label_text(verdict)
+        """Append the label of one item (every answer holding it) and return the graders' verdicts on it.
+
+        An item this labeller labelled already (from another tab, say) is refused: a second label of one answer
+        would make the file unreadable."""
+        text = label_text(verdict, self.partial)
         item = self.items.iloc[self._position(question_id, digest)]
+        labels = self.labels()
+        mine = labels["labeller"].eq(self.labeller) & labels["question_id"].eq(question_id)
+        if (mine & labels["response_sha256"].eq(digest)).any():
+            raise LabellingError("you labelled this answer already (in another tab?) — reload the page")
         slots = self._slots(item)
         when = datetime.now(UTC).isoformat(timespec="microseconds")
         versions = " · ".join(
@@ -274,7 +289,8 @@ class Session:
 def _summary(row: dict[str, Any]) -> dict[str, Any]:
     """One grader's line for the page, in JSON (no NaN)."""
     finite = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
-    return {k: finite[k] for k in ("grader", "n_labels", "kappa", "kappa_ci_low", "kappa_ci_high", "more_labels")} | {
+    keys = ("grader", "n_labels", "n_items", "kappa", "kappa_ci_low", "kappa_ci_high", "more_labels")
+    return {k: finite[k] for k in keys} | {
         "accuracy": finite["accuracy"],
         "estimable": bool(row["estimable"]),
         "reason": row["reason"],

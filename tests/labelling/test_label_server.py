@@ -6,11 +6,14 @@ import http.client
 import json
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from dualboard.labelling.server import MAX_BODY, TOKEN_HEADER, LabelServer
@@ -127,3 +130,67 @@ def test_the_command_says_what_to_do_without_a_build(tmp_path: Path) -> None:
         text=True,
     )
     assert proc.returncode == 1 and "no benchmark 'quiz'" in proc.stderr + proc.stdout
+
+
+def label_body(item: dict, label) -> bytes:
+    body = {"question_id": item["question_id"], "response_sha256": item["response_sha256"], "label": label}
+    return json.dumps(body).encode()
+
+
+@pytest.mark.parametrize(
+    "label",
+    [True, "50", " 50 ", "1e2", 1, 1.0000001, pytest.param(10**400, id="huge"), [1], {"a": 1}, None, 0.5],
+)
+def test_a_label_that_is_not_pass_fail_or_a_whole_mark_is_refused(server: LabelServer, label) -> None:
+    item = json.loads(request(server, "GET", "/api/next")[1])["item"]
+    status, reply, _ = request(server, "POST", "/api/label", label_body(item, label))
+    assert status == 400 and json.loads(reply)["error"], reply
+    assert not server.session.path.exists()
+
+
+def test_json_nan_is_refused(server: LabelServer) -> None:
+    item = json.loads(request(server, "GET", "/api/next")[1])["item"]
+    body = label_body(item, 0).replace(b'"label": 0', b'"label": NaN')
+    assert request(server, "POST", "/api/label", body)[0] == 400
+
+
+def test_labelling_one_answer_twice_from_two_tabs_is_refused_and_the_file_stays_readable(server: LabelServer) -> None:
+    item = json.loads(request(server, "GET", "/api/next")[1])["item"]
+    assert request(server, "POST", "/api/label", label_body(item, "pass"))[0] == 200
+    status, reply, _ = request(server, "POST", "/api/label", label_body(item, "fail"))
+    assert status == 409 and "already" in json.loads(reply)["error"]
+    assert request(server, "GET", "/api/next")[0] == 200
+    assert set(pd.read_csv(server.session.path)["label"]) == {"pass"}
+
+
+def test_an_idle_connection_holds_up_no_one(server: LabelServer) -> None:
+    with socket.create_connection(("127.0.0.1", server.server_address[1])) as idle:
+        idle.sendall(b"POST /api/label HTTP/1.1\r\n")  # and nothing more
+        started = time.monotonic()
+        assert request(server, "GET", "/api/next")[0] == 200
+        assert time.monotonic() - started < 5
+
+
+def test_every_api_path_gets_an_answer(server: LabelServer) -> None:
+    assert request(server, "GET", "/api/label")[0] == 405
+    assert request(server, "POST", "/api/nothing", b"{}")[0] == 404
+    (server.session.path.parent).mkdir(parents=True, exist_ok=True)
+    (server.session.path.parent / ".gitkeep").write_text("")  # hidden: nothing reads it
+    assert request(server, "GET", "/api/next")[0] == 200
+    (server.session.path.parent / "notes.txt").write_text("hello")
+    status, reply, _ = request(server, "GET", "/api/next")
+    assert status == 409 and "not a labeller's file" in json.loads(reply)["error"]
+
+
+@pytest.mark.parametrize(("option", "value"), [("--port", "70000"), ("--labeller", "eve.csv")])
+def test_the_command_refuses_bad_options_plainly(graded: Path, option: str, value: str) -> None:
+    args = {"--port": "0", "--labeller": "ada"} | {option: value}
+    proc = subprocess.run(
+        [sys.executable, "-m", "dualboard", "label", BENCHMARK, "--no-open", "--root", str(graded)]
+        + [x for pair in args.items() for x in pair],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr
+    assert value in proc.stderr

@@ -38,7 +38,10 @@ function agreementLine(row) {
   if (!row.estimable) return `${row.grader}: not estimable yet (${row.reason})`;
   let text = `κ(${row.grader} vs people) = ${fmt(row.kappa)} [${fmt(row.kappa_ci_low)}, ${fmt(row.kappa_ci_high)}]`
     + ` after ${row.n_labels} labels`;
-  text += row.more_labels > 0 ? `; about ${row.more_labels} more for ±0.1` : "; within ±0.1";
+  const left = row.n_items - row.n_labels;
+  if (!row.more_labels) text += "; within ±0.1";
+  else if (row.more_labels < left) text += `; about ${row.more_labels} more for ±0.1`;
+  else text += `; ±0.1 needs about every one of the ${left} answers left`;
   return text;
 }
 
