@@ -175,7 +175,7 @@ def _design_section(labelling: pd.DataFrame) -> str:
         text += (
             "\n### People against people\n\n"
             "Two labellers on the answers both labelled (a set share of answers goes to a second labeller): the "
-            "ceiling any automatic grader can reach against people.\n\n" + _design_table(people)
+            "ceiling any automatic grader can reach against people.\n\n" + _design_table(people, "Labeller")
         )
     return text
 
@@ -187,21 +187,26 @@ def design_sentence(r) -> str:
     --------
     >>> from types import SimpleNamespace as Row
     >>> design_sentence(Row(grader="rules", estimable=True, kappa=0.71, kappa_ci_low=0.52, kappa_ci_high=0.86,
-    ...                     n_labels=40, more_labels=38.0, reason=""))
+    ...                     n_labels=40, n_items=500, more_labels=38.0, reason=""))
     'κ(rules vs people) = 0.71 [0.52, 0.86] after 40 labels; about 38 more for ±0.1'
     """
     if not is_true(r.estimable):
         return f"κ({r.grader} vs people): not estimable yet: {_text(r.reason)}"
-    more = int(r.more_labels)
-    return (
-        f"κ({r.grader} vs people) = {format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2)} after "
-        f"{int(r.n_labels)} labels; " + (f"about {more} more for ±0.1" if more else "within ±0.1")
+    more, left = int(r.more_labels), int(r.n_items) - int(r.n_labels)
+    target = (
+        "within ±0.1"
+        if not more
+        else f"about {more} more for ±0.1"
+        if more < left
+        else f"±0.1 needs about every one of the {left} answers left"
     )
+    interval = format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2)
+    return f"κ({r.grader} vs people) = {interval} after {int(r.n_labels)} labels; {target}"
 
 
-def _design_table(rows: pd.DataFrame) -> str:
+def _design_table(rows: pd.DataFrame, first: str = "Grader") -> str:
     headers = [
-        "Grader",
+        first,
         "Compared with",
         "Labels",
         "Answers",

@@ -12,7 +12,20 @@ from pathlib import Path
 from tests.browser.payloads import PAYLOADS
 
 BENCHMARK = "quiz"
-CAPITALS = {"fr": "Paris", "de": "Berlin", "it": "Rome", "es": "Madrid", "pt": "Lisbon", "at": "Vienna"}
+CAPITALS = {
+    "fr": "Paris",
+    "de": "Berlin",
+    "it": "Rome",
+    "es": "Madrid",
+    "pt": "Lisbon",
+    "at": "Vienna",
+    "nl": "Amsterdam",
+    "se": "Stockholm",
+    "no": "Oslo",
+    "fi": "Helsinki",
+    "pl": "Warsaw",
+}
+"""Enough questions (with the open one, 12) for κ to be estimable: it needs labels on 10."""
 QUESTIONS = [
     {
         "id": f"cap-{code}",

@@ -181,3 +181,25 @@ def dualboard_failing(root: Path, *args: str) -> str:
     )
     assert proc.returncode != 0, proc.stdout
     return proc.stdout + proc.stderr
+
+
+def test_the_graders_page_says_what_the_design_table_holds(board: Path) -> None:
+    import html
+    import re
+
+    s = session(board)
+    for k in range(24):
+        label_next(s, "pass" if k % 3 else "fail")
+    dualboard(board, "build", "--no-progress")
+    table = pd.read_csv(board / "build" / "stats" / BENCHMARK / "labelling.csv", keep_default_na=False)
+    page = html.unescape(
+        re.sub(r"<[^>]+>", "", (board / "site/benchmarks" / BENCHMARK / "graders/index.html").read_text())
+    )
+    assert "By the labelling design" in page
+    for row in table.itertuples():
+        if row.estimable:
+            low, high = float(row.kappa_ci_low), float(row.kappa_ci_high)
+            assert f"κ({row.grader} vs people) = {float(row.kappa):.2f} [{low:.2f}, {high:.2f}] after" in page
+        else:
+            assert f"κ({row.grader} vs people): not estimable yet: {row.reason}" in page
+    assert table["estimable"].astype(str).eq("True").any(), "some grader is estimable after 24 labels"
