@@ -36,7 +36,7 @@ LAYERS = (
     ("intake", "project"),
     ("store",),
     ("grading",),
-    ("stats",),
+    ("stats", "labelling"),
     ("render",),
     ("release",),
     ("pipeline", "importers", "scaffold", "simulation"),
@@ -54,7 +54,9 @@ layers before it, never a later one.
    answer-key grader and stats reports agreement, and how many worker processes a stage spreads its work over
    (``workers``). They import only each other.
 2. The stages, one layer each: intake, store, grading, stats, render, release. ``project`` (the leaderboard
-   folder and its ``dualboard.yaml``) sits with intake, whose strict YAML reader it uses.
+   folder and its ``dualboard.yaml``) sits with intake, whose strict YAML reader it uses; ``labelling`` (the
+   labelling page and its sampling design) sits with stats, which estimates agreement by that design and whose
+   intervals the design uses.
 3. What drives the stages and nobody imports: ``pipeline`` (runs them in order), ``importers`` (turn results
    published elsewhere into a leaderboard folder), ``scaffold`` (writes a new leaderboard folder), ``simulation``
    (writes simulated submissions); then ``preview`` (a pull request's board,

@@ -159,7 +159,9 @@ def _reference_run(benchmark, run, labels) -> RunGrades:
                 "rejudged": rejudged,
                 "n_distinct_answers": n_distinct,
                 "prompt": answer.question.get("prompt", ""),
-                "key_answer": str(answer.question.get("answer_key", {}).get("answer", "")),
+                "key_answer": str(
+                    answer.question["answer_key"].get("answer") or answer.question["answer_key"].get("reference", "")
+                ),
                 "response": response if isinstance(response, str) else None,
             }
         )

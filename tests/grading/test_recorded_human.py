@@ -141,5 +141,5 @@ def test_an_unlabelled_answer_has_no_answer_key_verdict_when_people_grade(open_q
 
 def test_human_in_answer_key_needs_labels(open_question, open_runs) -> None:
     benchmark = make_benchmark([open_question], answer_key=(GraderSpec("human"), GraderSpec("rules")))
-    with pytest.raises(GraderConfigError, match="human_labels.csv or remove 'human'"):
+    with pytest.raises(GraderConfigError, match="remove 'human' from benchmark.yaml until the first labels exist"):
         grade_benchmark(benchmark, open_runs)

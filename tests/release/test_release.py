@@ -94,7 +94,7 @@ def test_release_folder_holds_every_download_with_checksums(released):
         "verdicts/demo.csv",
         "answers/demo.parquet",
         "answers/demo.csv",
-        *(f"stats/demo/{t}.csv" for t in ("models", "pairwise", "agreement", "power", "equator")),
+        *(f"stats/demo/{t}.csv" for t in ("models", "pairwise", "agreement", "power", "equator", "labelling")),
         "stats/demo/notes.json",
     }
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == expected

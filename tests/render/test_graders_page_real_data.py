@@ -65,10 +65,10 @@ def test_every_disagreement_the_tables_count_is_listed(release, request):
 
 
 def test_rules_kappa_against_the_authors_marks_is_not_estimable_with_its_reason(paper):
-    """Before: κ 0.36 [0.00, 1.00] "fair (slight–almost perfect)"; rules passes 2 of its 49 answers, on 2 of 19
-    questions, so (17/19)^19 = 12 % of question resamples leave it passing nothing (κ = 0 there)."""
+    """Before: κ 0.36 [0.00, 1.00] "fair (slight–almost perfect)". Rules now judges only the 9 questions whose key
+    is a few words (the others' keys are reference sentences): 27 answers, too few questions for κ."""
     row = _overall(paper, "rules", "human")
-    reason = "rules passed 2 of 49: 12.1 % of question resamples leave it one class (over 1 %)"
+    reason = "fewer than 10 questions (9)"
     assert not row["estimable"] and np.isnan(row["kappa"]) and row["reason"] == reason
     text = _text(paper)
     assert reason in text and "slight–almost perfect" not in text
@@ -77,7 +77,8 @@ def test_rules_kappa_against_the_authors_marks_is_not_estimable_with_its_reason(
 
 
 def test_the_exact_one_class_share_is_what_the_bootstrap_sees(paper):
-    """The rule's share (12.1 %) against 20,000 seeded question resamples of the same answers."""
+    """The rule's share ((7/9)^9 = 10.4 %: rules passes 2 answers, on 2 of its 9 questions) against 20,000 seeded
+    question resamples of the same answers."""
     v = to_verdicts(paper.verdicts)
     rules, human = v[v.grader.eq("rules")], v[v.grader.eq("human")]
     joined = rules.merge(human, on=["run_id", "question_id", "round"], suffixes=("_a", "_b")).dropna(
@@ -87,7 +88,7 @@ def test_the_exact_one_class_share_is_what_the_bootstrap_sees(paper):
     draws = np.random.default_rng(7).integers(0, len(counts), size=(20_000, len(counts)))
     passes = kappa.resample_totals(counts, draws)[:, :2].sum(axis=1)
     exact = kappa.one_class_shares(counts)[0]
-    assert exact == pytest.approx((17 / 19) ** 19) and (len(counts), int(counts[:, :2].sum())) == (19, 2)
+    assert exact == pytest.approx((7 / 9) ** 9) and (len(counts), int(counts[:, :2].sum())) == (9, 2)
     assert abs(np.mean(passes == 0) - exact) < 4 * np.sqrt(exact * (1 - exact) / len(draws))
 
 
