@@ -642,18 +642,29 @@ def serve(project: Project, port: int, open_browser: bool):
         )
     from dualboard.render.serve import SiteServer
 
+    _serve(
+        lambda: SiteServer(project.site_dir, port),
+        port,
+        lambda server: f"Serving {project.site_dir} at {server.url} (Ctrl-C to stop)",
+        open_browser,
+        "Stopped.",
+    )
+
+
+def _serve(start, port: int, intro, open_browser: bool, stopped: str) -> None:
+    """Start a loopback server (``start()``), print ``intro(server)``, open it if asked, and serve until Ctrl-C."""
     try:
-        server = SiteServer(project.site_dir, port)
+        server = start()
     except OSError as exc:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}) — pass another --port") from exc
     with server:
-        click.echo(f"Serving {project.site_dir} at {server.url} (Ctrl-C to stop)")
+        click.echo(intro(server))
         if open_browser:
             webbrowser.open(server.url)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            click.echo("Stopped.")
+            click.echo(stopped)
 
 
 @main.command()
@@ -710,8 +721,9 @@ def label(project: Project, benchmark: str, labeller: str, port: int, overlap: f
     """Label answers in the browser, to measure how far each grader can be trusted against people.
 
     Serves a page on 127.0.0.1 that shows one answer at a time (the question,
-    its key, the response as plain text) and takes Pass, Fail or a mark on
-    0–100 (keys p, f, m), Skip (s) and Undo (u). The graders' verdicts are
+    its key, the response as plain text) and takes Pass, Fail (keys p, f),
+    a mark on 0–100 where the benchmark gives partial credit (m), Skip (s)
+    and Undo (u). The graders' verdicts are
     shown only once you have chosen. Identical responses to a question are
     labelled once. Answers are drawn where graders disagree first, then at
     random within the graders' verdict cells, so that each grader's κ
@@ -730,21 +742,16 @@ def label(project: Project, benchmark: str, labeller: str, port: int, overlap: f
     session, cut = open_session(project.data_dir, project.scored_dir(), benchmark, labeller, seed=seed, overlap=overlap)
     if cut:
         click.echo(f"warning: cut an unfinished last line ({cut} bytes) off {session.path}: that label was lost")
-    try:
-        server = LabelServer(session, port)
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}) — pass another --port") from exc
-    with server:
-        click.echo(f"Labelling {benchmark} as {labeller}: labels go to {session.path}")
-        click.echo(
-            f"Open {server.url} (the token in it is this session's; Ctrl-C to stop)",
-        )
-        if open_browser:
-            webbrowser.open(server.url)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            click.echo("Stopped; every label given is in the file.")
+    _serve(
+        lambda: LabelServer(session, port),
+        port,
+        lambda server: (
+            f"Labelling {benchmark} as {labeller}: labels go to {session.path}\n"
+            f"Open {server.url} (the token in it is this session's; Ctrl-C to stop)"
+        ),
+        open_browser,
+        "Stopped; every label given is in the file.",
+    )
 
 
 @main.command(name="label-digests")
