@@ -23,7 +23,8 @@ not over a population of questions.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -158,15 +159,17 @@ def allocate(
 
 def stratum_tally(items: pd.DataFrame, primary: pd.DataFrame) -> pd.DataFrame:
     """Per stratum: ``population``, ``labelled``, ``passes``, ``mean_sq`` and ``disagree``, strata by name."""
-    passed = primary.assign(passed=primary["score"] >= PASS_MARK)[[*ITEM, "passed"]]
-    joined = items.merge(passed, on=ITEM, how="left")
-    joined = joined.assign(is_labelled=joined["passed"].notna(), passed=joined["passed"].fillna(False).astype(bool))
-    return joined.groupby("stratum", sort=True).agg(
-        population=("n_answers", "size"),
-        labelled=("is_labelled", "sum"),
-        passes=("passed", "sum"),
-        mean_sq=("n_answers", lambda m: float(np.mean(np.square(m)))),
-        disagree=("disagree", "first"),
+    joined = labelled_items(items, primary)
+    return (
+        joined.assign(passes=joined["human_pass"].eq(1.0))
+        .groupby("stratum", sort=True)
+        .agg(
+            population=("n_answers", "size"),
+            labelled=("labelled", "sum"),
+            passes=("passes", "sum"),
+            mean_sq=("n_answers", lambda m: float(np.mean(np.square(m)))),
+            disagree=("disagree", "first"),
+        )
     )
 
 
@@ -197,7 +200,7 @@ def next_item(
             return i
     taken = set(zip(labels["question_id"], labels["response_sha256"], strict=True)) | skip
     free = np.array([key not in taken for key in keys], dtype=bool)
-    tally = stratum_tally(items, primary_labels(labels) if len(labels) else labels)
+    tally = stratum_tally(items, primary_labels(labels))
     strata = items["stratum"].to_numpy()
     available = np.array([bool((free & (strata == s)).any()) for s in tally.index])
     # a stratum with nothing left to draw (all labelled or skipped) is closed: its population is what it has
@@ -384,3 +387,26 @@ def _more_labels(row: dict[str, object]) -> float:
     half = (float(row["kappa_ci_high"]) - float(row["kappa_ci_low"])) / 2
     n = int(row["n_labels"])
     return float(max(int(np.ceil(n * (half / TARGET_HALF_WIDTH) ** 2)) - n, 0))
+
+
+def kappa_sentence(row: Mapping[str, Any], interval: str) -> str:
+    """``κ(rules vs people) = 0.71 [0.52, 0.86] after 40 labels; about 38 more for ±0.1``, or why not yet, for a row
+    of :func:`agreement_with_people` (``interval``: its κ and interval as the caller writes numbers).
+
+    Examples
+    --------
+    >>> row = {"grader": "rules", "estimable": True, "n_labels": 40, "n_items": 500, "more_labels": 38.0}
+    >>> kappa_sentence(row, "0.71 [0.52, 0.86]")
+    'κ(rules vs people) = 0.71 [0.52, 0.86] after 40 labels; about 38 more for ±0.1'
+    """
+    if not row["estimable"]:
+        return f"κ({row['grader']} vs people): not estimable yet: {row['reason']}"
+    more, left = int(row["more_labels"]), int(row["n_items"]) - int(row["n_labels"])
+    target = (
+        "within ±0.1"
+        if not more
+        else f"about {more} more for ±0.1"
+        if more < left
+        else f"±0.1 needs about every one of the {left} answers left"
+    )
+    return f"κ({row['grader']} vs people) = {interval} after {int(row['n_labels'])} labels; {target}"

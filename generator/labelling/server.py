@@ -136,7 +136,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _state(self) -> dict[str, Any]:
         session = self.server.session
-        return {"item": session.next(), "progress": session.progress(), "labeller": session.labeller}
+        labels = session.labels()  # read once for the queue and the figures
+        return {"item": session.next(labels), "progress": session.progress(labels), "labeller": session.labeller}
 
     def _trusted(self) -> bool:
         """Refuse another Host (DNS rebinding) and another Origin (a page of another site)."""

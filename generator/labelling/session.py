@@ -41,6 +41,7 @@ from dualboard.labelling.design import (
     answer_items,
     draw_order,
     graded_answers,
+    kappa_sentence,
     next_item,
     primary_labels,
 )
@@ -168,9 +169,12 @@ class Session:
             return pd.DataFrame(columns=[*ITEM, "score", "labeller", "time"])
         return rows.drop_duplicates([*ITEM, "labeller"])[[*ITEM, "score", "labeller", "time"]]
 
-    def next(self) -> dict[str, Any] | None:
-        """The next answer to label, as the page shows it (graders' verdicts withheld), or None when done."""
-        position = next_item(self.items, self.labels(), self.labeller, self.order, self.shared, self.skipped)
+    def next(self, labels: pd.DataFrame | None = None) -> dict[str, Any] | None:
+        """The next answer to label, as the page shows it (graders' verdicts withheld), or None when done.
+
+        ``labels``: :meth:`labels`, when the caller has read them already."""
+        labels = self.labels() if labels is None else labels
+        position = next_item(self.items, labels, self.labeller, self.order, self.shared, self.skipped)
         return None if position is None else self.shown(position)
 
     def shown(self, position: int) -> dict[str, Any]:
@@ -271,10 +275,10 @@ class Session:
         atomic_write_text(self.path, csv_lines(kept.to_dict("records"), header=True))
         return self.shown(self._position(gone["question"], gone["response_sha256"]))
 
-    def progress(self) -> dict[str, Any]:
+    def progress(self, labels: pd.DataFrame | None = None) -> dict[str, Any]:
         """How far the labelling is, and each automatic grader's design-weighted agreement with people so far."""
-        labels = self.labels()
-        primary = primary_labels(labels) if len(labels) else labels
+        labels = self.labels() if labels is None else labels
+        primary = primary_labels(labels)
         graders = sorted({c.split(":", 1)[1] for c in self.items.columns if c.startswith("pass:")})
         return {
             "partial": self.partial,
@@ -287,13 +291,13 @@ class Session:
 
 
 def _summary(row: dict[str, Any]) -> dict[str, Any]:
-    """One grader's line for the page, in JSON (no NaN)."""
+    """One grader's line for the page, in JSON (no NaN), with its sentence."""
     finite = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
-    keys = ("grader", "n_labels", "n_items", "kappa", "kappa_ci_low", "kappa_ci_high", "more_labels")
+    keys = ("grader", "n_labels", "kappa", "kappa_ci_low", "kappa_ci_high", "reason")
+    interval = f"{row['kappa']:.2f} [{row['kappa_ci_low']:.2f}, {row['kappa_ci_high']:.2f}]" if row["estimable"] else ""
     return {k: finite[k] for k in keys} | {
-        "accuracy": finite["accuracy"],
         "estimable": bool(row["estimable"]),
-        "reason": row["reason"],
+        "sentence": kappa_sentence(row, interval),
     }
 
 

@@ -6,6 +6,7 @@ import pandas as pd
 
 from dualboard.grading.registry import describe_graders
 from dualboard.kappa import MAX_LABEL_SPAN, MIN_QUESTIONS, PASS_MARK, UNDEFINED_SHARE
+from dualboard.labelling.design import kappa_sentence
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Row, paragraph, table
 from dualboard.render.numbers import (
@@ -181,27 +182,10 @@ def _design_section(labelling: pd.DataFrame) -> str:
 
 
 def design_sentence(r) -> str:
-    """``κ(rules vs people) = 0.71 [0.52, 0.86] after 40 labels; about 38 more for ±0.1``, or why not yet.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace as Row
-    >>> design_sentence(Row(grader="rules", estimable=True, kappa=0.71, kappa_ci_low=0.52, kappa_ci_high=0.86,
-    ...                     n_labels=40, n_items=500, more_labels=38.0, reason=""))
-    'κ(rules vs people) = 0.71 [0.52, 0.86] after 40 labels; about 38 more for ±0.1'
-    """
-    if not is_true(r.estimable):
-        return f"κ({r.grader} vs people): not estimable yet: {_text(r.reason)}"
-    more, left = int(r.more_labels), int(r.n_items) - int(r.n_labels)
-    target = (
-        "within ±0.1"
-        if not more
-        else f"about {more} more for ±0.1"
-        if more < left
-        else f"±0.1 needs about every one of the {left} answers left"
-    )
-    interval = format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2)
-    return f"κ({r.grader} vs people) = {interval} after {int(r.n_labels)} labels; {target}"
+    """The labelling page's sentence of one design row (:func:`~dualboard.labelling.design.kappa_sentence`)."""
+    row = r._asdict() | {"estimable": is_true(r.estimable), "reason": _text(r.reason)}
+    interval = format_interval(r.kappa, r.kappa_ci_low, r.kappa_ci_high, 2) if row["estimable"] else ""
+    return kappa_sentence(row, interval)
 
 
 def _design_table(rows: pd.DataFrame, first: str = "Grader") -> str:

@@ -32,24 +32,11 @@ async function call(path, body) {
   return data;
 }
 
-function fmt(x) { return x === null || x === undefined ? "—" : x.toFixed(2); }
-
-function agreementLine(row) {
-  if (!row.estimable) return `${row.grader}: not estimable yet (${row.reason})`;
-  let text = `κ(${row.grader} vs people) = ${fmt(row.kappa)} [${fmt(row.kappa_ci_low)}, ${fmt(row.kappa_ci_high)}]`
-    + ` after ${row.n_labels} labels`;
-  const left = row.n_items - row.n_labels;
-  if (!row.more_labels) text += "; within ±0.1";
-  else if (row.more_labels < left) text += `; about ${row.more_labels} more for ±0.1`;
-  else text += `; ±0.1 needs about every one of the ${left} answers left`;
-  return text;
-}
-
 function show(state) {
   const p = state.progress;
   setText("progress", `${state.labeller}: ${p.mine} labels of yours · ${p.labelled} of ${p.items} distinct answers `
     + `labelled (${p.answers} answers in all)`);
-  list("agreement", p.agreement.map(agreementLine));
+  list("agreement", p.agreement.map((row) => row.sentence));
   for (const id of ["mark", "mark-label", "give-mark"]) $(id).hidden = !p.partial;
   if (state.revealed) {
     $("last").hidden = false;
