@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -326,13 +327,11 @@ def grade(
     jobs: int | None = None,
     file_digest: Callable[[Path], str] | None = None,
 ) -> StageSummary:
-    """Grade every stored run under both gradings into build/scored/<benchmark>.parquet.
+    """Grade every stored run under both gradings into build/scored/<benchmark>/ (a Parquet file per run).
 
-    Each run's grades are kept in build/graded/<benchmark>/ under a hash of
-    everything that can change them (dualboard.grading.run_cache): only runs
-    without one are loaded and graded, over ``jobs`` processes (default: one
-    per core), and the tables are joined from every run's kept files
-    (``scored_files.join_scored_parts``: their column chunks copied, not decoded). Verdicts are read
+    Each run's files are kept under a hash of everything that can change them
+    (dualboard.grading.run_cache): only runs without one are loaded and
+    graded, over ``jobs`` processes (default: one per core). Verdicts are read
     from and saved through the store, never into the snapshot it reads, and never change its revision.
     Records in build/ which store revision it read: publish commits on exactly that one. ``file_digest``: the
     stored files' sha256 when known (the build cache's, which hashed the snapshot to decide whether to grade),
@@ -343,31 +342,30 @@ def grade(
     from dualboard.grading import VerdictCache
     from dualboard.grading.by_run import grade_stored
     from dualboard.grading.cache import VerdictFolders
-    from dualboard.grading.run_cache import GRADED_DIR, RunCache
     from dualboard.grading.verdict_keys import VERDICT_KEYS_DIR
-    from dualboard.scored_files import join_scored_parts
+    from dualboard.scored_files import ScoredFolder
 
     revision = store.revision()
     verdicts = VerdictCache(VerdictFolders.of(store), index=project.build_dir / VERDICT_KEYS_DIR)
-    total, regraded, runs, written, warnings = 0, 0, 0, set(), []
+    total, regraded, runs, warnings = 0, 0, 0, []
     benchmarks = stored_run_dirs(store)
     for name, (benchmark, run_dirs) in benchmarks.items():
         with tqdm(desc=f"grade {name}", total=len(run_dirs), unit="run", disable=not progress, leave=False) as bar:
             graded = grade_stored(
                 benchmark,
                 run_dirs,
-                RunCache(project.build_dir / GRADED_DIR / name),
+                ScoredFolder.of(project.scored_dir(), name),
                 verdicts,
+                revision,
                 human_labels=human_labels(benchmark, labels_out=project.build_dir / LABELS_DIR / f"{name}.csv"),
                 jobs=jobs or default_jobs(),
                 on_run=bar.update,
                 file_digest=file_digest,
             )
-        written.update(join_scored_parts(graded.parts(), project.scored_dir(), name, revision))
         warnings += [f"{name}: {note}" for note in graded.notes]
         total, regraded, runs = total + graded.answers, regraded + graded.graded, runs + len(run_dirs)
-    _remove_stale(project.scored_dir(), written)
-    _remove_stale_fragments(project.build_dir / GRADED_DIR, set(benchmarks))
+    _remove_stale_benchmarks(project.scored_dir(), set(benchmarks))
+    shutil.rmtree(project.build_dir / "graded", ignore_errors=True)  # where earlier versions kept run grades
     record_source(project.build_dir, store.describe(), revision)
     line = f"{total} answers graded into {project.scored_dir()} ({regraded} of {runs} runs graded again)"
     return StageSummary("grade", line + _waiting(store), tuple(warnings))
@@ -379,21 +377,22 @@ def _waiting(store: Store) -> str:
     return f"; {waiting} verdict part(s) wait in {store.verdict_root()} for `dualboard publish`" if waiting else ""
 
 
-def _remove_stale(scored_dir: Path, written: set[Path]) -> None:
-    """Drop scored tables this grade did not write: stats and publish read every table in the folder."""
-    for path in scored_dir.glob("*") if scored_dir.is_dir() else ():
-        if path not in written and (path.is_symlink() or path.is_file()):
+def _remove_stale(folder: Path, kept: set[Path]) -> None:
+    """Drop the files of ``folder`` not in ``kept``."""
+    for path in folder.glob("*") if folder.is_dir() else ():
+        if path not in kept and (path.is_symlink() or path.is_file()):
             path.unlink()
 
 
-def _remove_stale_fragments(graded_dir: Path, benchmarks: set[str]) -> None:
-    """Drop the run grades kept for benchmarks that left the store."""
-    from dualboard.grading.run_cache import RunCache
-
-    for folder in graded_dir.iterdir() if graded_dir.is_dir() else ():
-        if folder.name not in benchmarks and folder.is_dir() and not folder.is_symlink():
-            RunCache(folder).keep_only(set())
-            folder.rmdir()
+def _remove_stale_benchmarks(scored_dir: Path, benchmarks: set[str]) -> None:
+    """Drop what of build/scored is not a stored benchmark's folder: stats and publish read every one."""
+    for path in scored_dir.iterdir() if scored_dir.is_dir() else ():
+        if path.name in benchmarks and path.is_dir() and not path.is_symlink():
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def grade_with_bar(benchmark: Benchmark, runs: list, cache: VerdictCache, *, progress: bool) -> GradedTables:
@@ -468,7 +467,7 @@ def _analyse_all(project: Project, seed: int, *, fresh: bool = False) -> StageSu
 
     ``fresh``: compute every piece (the pieces kept are then replaced by these).
     """
-    from dualboard.scored_files import SCORED, VERDICTS, benchmark_names, read_table, table_revision
+    from dualboard.scored_files import SCORED, VERDICTS, benchmark_names, read_table, store_revision
     from dualboard.stats import agreement, analyse, scores, write_tables
     from dualboard.stats.pieces import PIECES_DIR, Pieces
 
@@ -492,7 +491,7 @@ def _analyse_all(project: Project, seed: int, *, fresh: bool = False) -> StageSu
         record_source(
             project.stats_dir(name),
             graded.store if graded else "an unknown store",
-            table_revision(SCORED, scored_dir, name),
+            store_revision(scored_dir, name),
         )
         names.append(f"{name} ({len(tables.models)} runs)")
     _remove_stale(pieces_dir, {pieces_dir / f"{name}.json" for name in benchmarks})
@@ -527,19 +526,21 @@ def _labelling(scored_dir: Path, name: str, labels_file: Path, seed: int) -> pd.
 def check_current(project: Project, store: Store, names: list[str]) -> None:
     """Refuse to go on when build/scored or build/stats of a benchmark in ``names`` is not from the store's revision.
 
-    Grading writes the revision it read into each scored file, and the stats
+    Grading records the revision it read in each benchmark's about.json, and the stats
     stage copies it beside its tables; a run ingested since (or a grade not
     followed by stats) would otherwise be published under the wrong revision.
     """
-    from dualboard.scored_files import SCORED, table_revision
+    from dualboard.scored_files import ScoredFolder, store_revision
 
     revision, scored_dir = store.revision(), project.scored_dir()
     stale = []
     for name in names:
-        graded = table_revision(SCORED, scored_dir, name)
+        graded = store_revision(scored_dir, name)
         analysed = read_source(project.stats_dir(name))
         if graded != revision:
-            stale.append(f"{_shown(project, SCORED.path(scored_dir, name))} was graded from store revision {graded}")
+            stale.append(
+                f"{_shown(project, ScoredFolder.of(scored_dir, name).path)} was graded from store revision {graded}"
+            )
         elif analysed is None or analysed.revision != graded:
             stale.append(
                 f"{_shown(project, project.stats_dir(name))} was computed from "
@@ -704,26 +705,18 @@ def graded_benchmark(
     ``scored_columns`` when given; ``verdict_categories``: verdict columns read as categoricals)."""
     from dualboard.build_cache import stat_key
     from dualboard.render.pages import READ_VERDICT_COLUMNS, GradedBenchmark
-    from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, checked_path, read_table
+    from dualboard.scored_files import ABOUT, SCORED, VERDICTS, ScoredFolder
 
-    whole = scored_columns is None  # the run pages' keys are read from the file: it must be what was read
-    scored_file = checked_path(SCORED, project.scored_dir(), benchmark.name) if whole else None
-    scored_status = stat_key(scored_file.stat()) if scored_file is not None else None
+    files = ScoredFolder.of(project.scored_dir(), benchmark.name)
+    files.about()  # a whole folder of this format, or the error that says to grade
+    status = stat_key((files.path / ABOUT).stat())  # before reading: a grade meanwhile changes it
     return GradedBenchmark(
         benchmark=benchmark,
-        scored=read_table(SCORED, project.scored_dir(), benchmark.name, columns=scored_columns),
-        verdicts=read_table(
-            VERDICTS,
-            project.scored_dir(),
-            benchmark.name,
-            columns=list(READ_VERDICT_COLUMNS),
-            categories=verdict_categories,
-        ),
+        scored=files.read(SCORED, scored_columns).to_pandas(),
+        verdicts=files.read(VERDICTS, READ_VERDICT_COLUMNS, categories=verdict_categories).to_pandas(),
         runs=tuple(runs),
-        answers=checked_path(ANSWERS, project.scored_dir(), benchmark.name),
-        verdicts_file=checked_path(VERDICTS, project.scored_dir(), benchmark.name),
-        scored_file=scored_file,
-        scored_status=scored_status,
+        files=files,
+        files_status=status,
     )
 
 

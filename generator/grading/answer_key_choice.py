@@ -24,7 +24,7 @@ from dualboard.grading.human import HumanGrader
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_grades import RunGrades
 from dualboard.intake.models import Benchmark
-from dualboard.scored_files import ANSWER_SLOT, ANSWERS, MIN_COVERAGE
+from dualboard.scored_files import ANSWER_KEY_COLUMNS, ANSWER_SLOT, ANSWERS, MIN_COVERAGE
 
 CHOICE_COLUMNS = [*ANSWER_SLOT, "role", "config_hash", "score"]
 """The columns of the verdicts table that the choice reads."""
@@ -154,13 +154,9 @@ def with_answer_key(grades: RunGrades, choice: AnswerKeyChoice | None) -> pd.Dat
     return full[list(ANSWERS.names)]
 
 
-ANSWER_KEY_COLUMNS = ("answer_key", "answer_key_grader", "answer_key_parse")
-"""The columns of the answers table that the choice fills (:func:`answer_key_columns`)."""
-
-
 def answer_key_columns(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyChoice | None) -> pa.Table:
-    """The :data:`ANSWER_KEY_COLUMNS` of a run's answers (Arrow tables, as the run cache keeps them) under
-    ``choice``: all a run's rows of the answers table lack until the choice is taken."""
+    """The :data:`~dualboard.scored_files.ANSWER_KEY_COLUMNS` of a run's answers (Arrow tables, as build/scored
+    keeps them) under ``choice``."""
     slots = answers.select([*ANSWER_SLOT[1:], "unanswered"]).to_pandas()
     score, parse = answer_key_values(slots, verdicts.select(CHOICE_COLUMNS + ["verdict_parse"]).to_pandas(), choice)
     added = {
@@ -172,7 +168,7 @@ def answer_key_columns(answers: pa.Table, verdicts: pa.Table, choice: AnswerKeyC
 
 
 def choice_id(choice: AnswerKeyChoice | None) -> str:
-    """A short name of ``choice`` for file names: what fills the answer-key columns, hashed (``none``: nothing)."""
+    """A short name of ``choice``: what fills the answer-key columns, hashed (``none``: nothing)."""
     if choice is None:
         return "none"
     return hashlib.sha256(json.dumps([choice.grader, choice.role, choice.config_hash]).encode()).hexdigest()[:16]

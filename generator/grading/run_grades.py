@@ -32,10 +32,8 @@ from dualboard.scored_files import ANSWERS, VERDICTS, typed
 ALL_TYPES = "*"
 """Key of ``Benchmark.traditional`` whose grader serves every question type without its own."""
 
-ANSWER_KEY_COLUMNS = ("answer_key", "answer_key_grader", "answer_key_parse")
-"""The columns of the scored table filled once every run is graded: which grader fills them is chosen over all runs."""
-RUN_ANSWER_COLUMNS = tuple(c for c in ANSWERS.names if c not in ANSWER_KEY_COLUMNS)
-"""The columns of :attr:`RunGrades.answers`: the answers table without :data:`ANSWER_KEY_COLUMNS`."""
+RUN_ANSWER_COLUMNS = ANSWERS.stored_names
+"""The columns of :attr:`RunGrades.answers`: the answers table without the answer-key columns."""
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)``: verdicts done so far (cache hits included) of the ``total`` that

@@ -308,14 +308,14 @@ def open_session(
     ``scored_dir`` (``build/scored``). Returns the session and the bytes of an unfinished last line cut off the
     labeller's file (a crash while writing)."""
     from dualboard.intake.benchmark import load_benchmark
-    from dualboard.scored_files import ANSWERS, VERDICTS, read_table
+    from dualboard.scored_files import ANSWERS, VERDICTS, benchmark_names, read_table
 
     folder = data_dir / "benchmarks" / benchmark
     if not is_name(benchmark) or not (folder / "benchmark.yaml").is_file():
         raise LabellingError(f"no benchmark {benchmark[:60]!r} in {data_dir / 'benchmarks'} — name one of its folders")
     cut = repair_tail(labeller_file(folder, labeller))  # before the folder is read: the cut line would not parse
     definition = load_benchmark(folder, root=data_dir)
-    if not ANSWERS.path(scored_dir, benchmark).is_file():
+    if benchmark not in benchmark_names(scored_dir):
         raise LabellingError(
             f"no graded answers of {benchmark} in {scored_dir} — run `dualboard build` (or `dualboard grade`) first"
         )

@@ -40,7 +40,7 @@ from dualboard.release_files import (
     load_releases,
     releases_dir,
 )
-from dualboard.scored_files import SCORED, TABLES, read_verdicts, table_revision
+from dualboard.scored_files import TABLES, ScoredFileError, ScoredFolder, read_verdicts
 from dualboard.stats.tables import TABLES as STATS_TABLES
 from dualboard.stats.tables import read_tables, write_tables
 from dualboard.store import Store
@@ -73,9 +73,14 @@ def check_release(root: Path, version: str) -> None:
 def check_built(project: Project, names: list[str]) -> None:
     """Refuse when a benchmark of ``names`` has no scored table or no statistics in build/."""
     for name in names:
-        scored = SCORED.path(project.scored_dir(), name)
-        if not scored.is_file() or not (project.stats_dir(name) / "models.csv").is_file():
-            raise ReleaseError(f"no build output for benchmark {name!r} ({scored}) — run `dualboard build` first")
+        scored = ScoredFolder.of(project.scored_dir(), name)
+        try:
+            scored.about()
+            built = (project.stats_dir(name) / "models.csv").is_file()
+        except ScoredFileError:
+            built = False
+        if not built:
+            raise ReleaseError(f"no build output for benchmark {name!r} ({scored.path}) — run `dualboard build` first")
     if not names:
         raise ReleaseError("the store holds no benchmark — run `dualboard build` first")
 
@@ -137,10 +142,9 @@ def write_release(project: Project, data: dict) -> Path:
 
 def _copy_benchmark(project: Project, name: str, staging: Path) -> None:
     """One benchmark's three tables (Parquet with their metadata, and CSV; in parts when large) and its statistics."""
-    scored_dir = project.scored_dir()
+    scored = ScoredFolder.of(project.scored_dir(), name)
     for table in TABLES:
-        table_revision(table, scored_dir, name)  # a regular file holding that table, not a link planted in build/
-        write_table(table.path(scored_dir, name), staging / table.name, name)
+        write_table(scored.published(table), staging / table.name, name)
     _copy_stats(project.stats_dir(name), staging / STATS / name)
 
 

@@ -20,25 +20,25 @@ CSV_BATCH_ROWS = 20_000
 """Rows encoded as CSV at a time when a table's CSV size is measured (:func:`first_split`)."""
 
 
-def write_table(source: Path, folder: Path, benchmark: str, *, limit: int = SHARD_LIMIT) -> list[Path]:
-    """Write one benchmark's table from build/scored into ``folder`` as Parquet and CSV, each file under ``limit``.
+def write_table(table: pa.Table, folder: Path, benchmark: str, *, limit: int = SHARD_LIMIT) -> list[Path]:
+    """Write one benchmark's ``table`` (as :meth:`~dualboard.scored_files.ScoredFolder.published` gives it) into
+    ``folder`` as Parquet and CSV, each file under ``limit``.
 
-    A table that fits is one ``<benchmark>.parquet`` (a byte copy, so its
-    metadata stays) and one ``<benchmark>.csv``; a larger one is split by rows
-    into equal parts whose Parquet and CSV both fit, named as the Hub names
-    shards (``<benchmark>-00000-of-00003.parquet``). The first split tried is
-    sized from both encodings (:func:`first_split`); parts are encoded one at
-    a time, so memory holds the table and one part's CSV. Returns the files.
+    A table that fits is one ``<benchmark>.parquet`` and one ``<benchmark>.csv``; a larger one is split by rows
+    into equal parts whose Parquet and CSV both fit, named as the Hub names shards
+    (``<benchmark>-00000-of-00003.parquet``). The first split tried is sized from both encodings
+    (:func:`first_split`); parts are encoded one at a time, so memory holds the table and one part's CSV.
+    Every Parquet file keeps the table's key-value metadata. Returns the files.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    table = pq.read_table(source)
-    parts = first_split(table, source.stat().st_size, limit)
+    whole = _parquet_bytes(table)
+    parts = first_split(table, len(whole), limit)
     while True:
-        written = _write_parts(source, table, folder, benchmark, parts, limit)
+        written = _write_parts(table, whole, folder, benchmark, parts, limit)
         if written is not None:
             return written
         if parts >= table.num_rows:
-            raise ValueError(f"{source}: a single row is {limit} bytes or more; it cannot be split under the limit")
+            raise ValueError(f"{benchmark}: a single row is {limit} bytes or more; it cannot be split under the limit")
         parts = min(parts * 2, table.num_rows)
 
 
@@ -58,7 +58,7 @@ def first_split(table: pa.Table, parquet_size: int, limit: int) -> int:
 
 
 def _write_parts(
-    source: Path, table: pa.Table, folder: Path, benchmark: str, parts: int, limit: int
+    table: pa.Table, whole: bytes, folder: Path, benchmark: str, parts: int, limit: int
 ) -> list[Path] | None:
     """The table as ``parts`` consecutive row ranges of near-equal length.
 
@@ -69,7 +69,7 @@ def _write_parts(
     for i, (start, stop) in enumerate(zip(bounds, bounds[1:])):
         piece = table.slice(start, stop - start)
         stem = benchmark if parts == 1 else f"{benchmark}-{i:05d}-of-{parts:05d}"
-        parquet = source.read_bytes() if parts == 1 else _parquet_bytes(piece)
+        parquet = whole if parts == 1 else _parquet_bytes(piece)
         csv_text = download_csv(piece.to_pandas()).encode("utf-8")
         if len(parquet) >= limit or len(csv_text) >= limit:
             for path in written:

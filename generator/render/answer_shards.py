@@ -11,7 +11,7 @@ one data file per shard that holds answers to it.
 Each shard has a key (:func:`shard_keys`): the digest of everything its files
 are made from: the code, the questions, which graders each question shows, and
 for each of its runs the run id, the model name, the stored files and the
-verdicts (the bytes of their row groups in the verdicts file, :func:`verdict_digests`).
+verdicts (the digest of each run's verdicts file).
 A :class:`~dualboard.render.kept_files.KeptFiles` remembers, in ``build/``, the files each
 shard's key gave; a shard whose key is unchanged and whose files are still in the docs
 folder is kept as it is, without reading any of its answers. The site is the
@@ -23,11 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
 from dualboard.build_cache import code_digest, digest
 from dualboard.render.kept_files import KeptFiles
-from dualboard.scored_files import ANSWER_SLOT, stored_row_groups
+from dualboard.scored_files import ANSWER_SLOT, VERDICTS, ScoredFolder
 
 SHARDS = 8
 """Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data (about 12 of 100 runs);
@@ -65,46 +64,33 @@ def shard_groups(run_ids: Iterable[str]) -> dict[int, list[str]]:
     return dict(sorted(groups.items()))
 
 
-def verdict_digests(path: Path) -> dict[int, str]:
-    """A digest of each shard's verdicts (the columns the pages show), by shard number, from the verdicts file's bytes.
-
-    A row group (:func:`~dualboard.scored_files.stored_row_groups`: its chunks hashed as stored) goes to the shard
-    of its run when its run id statistics name one run; a row group whose runs the statistics do not pin down
-    goes to every shard.
-    """
-    schema, groups = stored_row_groups(path, SHARD_VERDICT_COLUMNS)
-    hashes: dict[int, list[str]] = {}
-    for group in groups:
-        for shard in range(SHARDS) if group.run_id is None else [shard_of(group.run_id)]:
-            hashes.setdefault(shard, []).append(group.digest)
-    return {shard: digest(schema, *parts) for shard, parts in sorted(hashes.items())}
-
-
 def shard_keys(
     groups: Mapping[int, Sequence[str]],
     models: Mapping[str, str],
     questions: Sequence[Mapping],
     graders: Mapping[str, Sequence[str]],
-    verdicts: Path | None,
+    files: ScoredFolder | None,
     kept: KeptFiles,
 ) -> dict[int, str]:
     """The key of each shard of ``groups`` whose every run has a stored folder.
 
     ``kept``: hashes each run's stored folder (:meth:`~dualboard.render.kept_files.KeptFiles.run_digest`);
     ``models``: the model name shown for each run; ``graders``: the graders each question shows
-    (:func:`dualboard.render.question_pages.question_graders`); ``verdicts``: the file the pages' verdicts were
-    read from (:func:`verdict_digests`). A shard with a run that has no folder has no key, and without the
-    verdicts file no shard has one: it is always made anew.
+    (:func:`dualboard.render.question_pages.question_graders`); ``files``: the graded files the pages' verdicts
+    and responses are read from (each run's verdicts file is hashed). A shard with a run that has no folder has
+    no key, and without the files no shard has one: it is always made anew.
     """
-    if verdicts is None:
+    if files is None:
         return {}
     common = digest("answer-shards", code_digest(), json.dumps([list(questions), dict(graders)], sort_keys=True))
-    by_verdicts = verdict_digests(verdicts)
+    verdicts = files.digests(VERDICTS)
     keys = {}
     for shard, run_ids in groups.items():
         stored = {run_id: kept.run_digest(run_id) for run_id in run_ids}
         if None in stored.values():
             continue
-        parts = [f"{run_id}\0{models.get(run_id, run_id)}\0{stored[run_id]}" for run_id in run_ids]
-        keys[shard] = digest(common, by_verdicts.get(shard, ""), *parts)
+        parts = [
+            f"{run_id}\0{models.get(run_id, run_id)}\0{stored[run_id]}\0{verdicts.get(run_id)}" for run_id in run_ids
+        ]
+        keys[shard] = digest(common, *parts)
     return keys

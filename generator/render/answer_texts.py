@@ -2,11 +2,11 @@
 
 At a million answers the responses are over a gigabyte of text. The question
 pages need all of a question's answers together, but ``build/scored``'s answers
-table (:data:`dualboard.scored_files.ANSWERS`) holds them run after run. So the
-table is read once, row group by row group, and each answer's slot and response
+table (:data:`dualboard.scored_files.ANSWERS`) holds them a file per run. So the
+table is read once, run by run, and each answer's slot and response
 is set aside in a temporary file of its slice of questions (Arrow IPC,
 lz4-compressed); then the slices are handed out one after the other, in the
-benchmark's question order. Only one row group and one slice are in memory at a
+benchmark's question order. Only one run and one slice are in memory at a
 time, and the work grows linearly with the answers.
 
 The option order a multiple-choice answer was shown (``choice_order``) is not in
@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from dualboard.errors import DualboardError
 from dualboard.intake.models import Run
 from dualboard.intake.validate import DeferredPredictions
-from dualboard.scored_files import ANSWER_SLOT, run_id_bounds
+from dualboard.scored_files import ANSWER_SLOT, ANSWERS, ScoredFolder
 
 TEXT_COLUMNS = [*ANSWER_SLOT, "response"]
 """What the question pages read of the answers table."""
@@ -68,29 +68,23 @@ def question_slices(questions: Sequence[str], counts: Mapping[str, int], limit: 
 
 
 def texts_by_slice(
-    answers: Path, slices: Sequence[Sequence[str]], runs: Sequence[str] | None = None
+    files: ScoredFolder, slices: Sequence[Sequence[str]], runs: Sequence[str] | None = None
 ) -> Iterator[pa.Table]:
-    """Each slice's answers (columns :data:`TEXT_COLUMNS`, in the file's order), one slice after the other.
+    """Each slice's answers (columns :data:`TEXT_COLUMNS`, run after run), one slice after the other.
 
-    Answers to questions in no slice are left out, and with ``runs``, answers of other runs: a row group
-    whose run id statistics rule out every one of ``runs`` is not read (the grade stage writes run after run).
+    Answers to questions in no slice are left out, and with ``runs``, answers of other runs (whose files are
+    not read).
     """
     slice_of = {qid: i for i, questions in enumerate(slices) for qid in questions}
     known = pa.array(list(slice_of), pa.string())
     slice_by_index = np.array(list(slice_of.values()), dtype=np.int64)
-    reader = pq.ParquetFile(answers)
-    schema = pa.schema([reader.schema_arrow.field(c) for c in TEXT_COLUMNS])
-    wanted = None if runs is None else pa.array(sorted(set(runs)), pa.string())
+    schema = ANSWERS.schema_of(TEXT_COLUMNS)
     with tempfile.TemporaryDirectory(prefix="dualboard-answers-") as tmp:
-        files = [Path(tmp) / f"{i}.arrow" for i in range(len(slices))]
+        spilled = [Path(tmp) / f"{i}.arrow" for i in range(len(slices))]
         writers: dict[int, ipc.RecordBatchStreamWriter] = {}
         try:
-            for group in range(reader.num_row_groups):
-                if wanted is not None and not _may_hold(reader, group, wanted.to_pylist()):
-                    continue
-                table = reader.read_row_group(group, columns=TEXT_COLUMNS).replace_schema_metadata(None)
-                if wanted is not None:
-                    table = table.filter(pc.is_in(table["run_id"], value_set=wanted))
+            for path in files.files(ANSWERS, runs):  # a run at a time
+                table = pq.read_table(path, columns=TEXT_COLUMNS).replace_schema_metadata(None)
                 index = pc.index_in(table["question_id"], value_set=known).to_numpy(zero_copy_only=False)
                 present = ~np.isnan(index.astype(np.float64))
                 rows = np.flatnonzero(present)
@@ -101,12 +95,12 @@ def texts_by_slice(
                 for start, end in zip(starts, [*starts[1:], len(owner)]):
                     i = int(owner[start])
                     if i not in writers:
-                        writers[i] = ipc.new_stream(files[i], schema, options=_SPILL)
+                        writers[i] = ipc.new_stream(spilled[i], schema, options=_SPILL)
                     writers[i].write_table(table.take(rows[start:end]))
         finally:
             for writer in writers.values():
                 writer.close()
-        for i, path in enumerate(files):
+        for i, path in enumerate(spilled):
             if i in writers:
                 with ipc.open_stream(path) as stream:
                     yield stream.read_all()
@@ -115,50 +109,18 @@ def texts_by_slice(
                 yield schema.empty_table()
 
 
-def rows_of_runs(path: Path, runs: Sequence[str], columns: Sequence[str]) -> pa.Table:
-    """The rows of ``runs`` in a table of the grade stage (``columns`` of them, in the file's order).
-
-    A row group whose run id statistics rule out every one of ``runs`` is not read.
-    """
-    reader = pq.ParquetFile(path)
-    wanted = sorted(set(runs))
-    value_set = pa.array(wanted, pa.string())
-    groups = [group for group in range(reader.num_row_groups) if _may_hold(reader, group, wanted)]
-    # A row group at a time: reading them all at once held the decompressed file and its filtered copy besides.
-    tables = [_runs_only(reader.read_row_group(group, columns=list(columns)), value_set) for group in groups]
-    return pa.concat_tables(tables) if tables else reader.schema_arrow.empty_table().select(list(columns))
-
-
-def _runs_only(table: pa.Table, runs: pa.Array) -> pa.Table:
-    """The rows of ``table`` whose run id is one of ``runs``."""
-    return table.filter(pc.is_in(table["run_id"], value_set=runs))
-
-
-def _may_hold(reader: pq.ParquetFile, group: int, runs: Sequence[str]) -> bool:
-    """Whether row group ``group`` may hold answers of ``runs`` (sorted), by its run id statistics."""
-    bounds = run_id_bounds(reader.metadata.row_group(group).column(reader.schema_arrow.get_field_index("run_id")))
-    return bounds is None or any(bounds[0] <= run_id <= bounds[1] for run_id in runs)
-
-
-def responses_of(answers: Path, slots: pd.DataFrame) -> dict[tuple[str, str, int], str]:
+def responses_of(files: ScoredFolder, slots: pd.DataFrame) -> dict[tuple[str, str, int], str]:
     """The response of each answer of ``slots`` (columns :data:`ANSWER_SLOT`) by (run id, question id, round).
 
-    The answers table is read a row group at a time, skipping those whose run id statistics rule out every run of
-    ``slots``, its responses only where a row group holds one of them.
+    Only the files of the runs of ``slots`` are read, their responses only where a file holds one of them.
     """
     wanted = slots[list(ANSWER_SLOT)].drop_duplicates()
     found: dict[tuple[str, str, int], str] = {}
-    if wanted.empty:
-        return found
-    reader = pq.ParquetFile(answers)
-    runs = sorted(set(wanted["run_id"]))
-    for group in range(reader.num_row_groups):
-        if not _may_hold(reader, group, runs):
-            continue
-        keys = reader.read_row_group(group, columns=list(ANSWER_SLOT)).to_pandas()
+    for path in files.files(ANSWERS, sorted(set(wanted["run_id"]))):
+        keys = pq.read_table(path, columns=list(ANSWER_SLOT)).to_pandas()
         rows = keys.reset_index().merge(wanted, on=list(ANSWER_SLOT))["index"].to_numpy()
         if len(rows):
-            texts = reader.read_row_group(group, columns=["response"])["response"].take(rows).to_pylist()
+            texts = pq.read_table(path, columns=["response"])["response"].take(rows).to_pylist()
             picked = keys.iloc[rows]
             found.update(zip(zip(picked["run_id"], picked["question_id"], picked["round"].tolist()), texts))
     return found

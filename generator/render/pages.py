@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
@@ -27,6 +26,7 @@ from dualboard.render.numbers import (
     format_percent,
     is_true,
 )
+from dualboard.scored_files import ScoredFolder
 from dualboard.stats import StatsTables
 from dualboard.stats.scores import MIN_COVERAGE
 
@@ -72,23 +72,18 @@ class GradedBenchmark:
     """The scored table (``dualboard.scored_files.SCORED``): one row per run × question × round."""
     verdicts: pd.DataFrame
     """The verdicts table (``dualboard.scored_files.VERDICTS``): one row per answer × grader, at least the columns
-    :data:`SHOWN_VERDICT_COLUMNS`, or :data:`READ_VERDICT_COLUMNS` when read from :attr:`verdicts_file`."""
+    :data:`SHOWN_VERDICT_COLUMNS`, or :data:`READ_VERDICT_COLUMNS` when read from :attr:`files`."""
     runs: tuple[Run, ...] = ()
     """The stored runs (metadata, and the raw responses, which the render reads only for option orders)."""
-    answers: Path | None = None
-    """The answers table (``dualboard.scored_files.ANSWERS``) with every response, which the question and run
-    pages read a slice at a time; None where there is none (pages that show responses then need it)."""
-    verdicts_file: Path | None = None
-    """The verdicts table's file that ``verdicts`` was read from, whose bytes key the answers' data files
-    (:func:`dualboard.render.answer_shards.verdict_digests`) and which they are made from; None where the table
-    was not read from one (every shard of answers is then made anew, from ``verdicts``)."""
-    scored_file: Path | None = None
-    """The scored table's file that ``scored`` was read from (every column), whose bytes key the run pages' tables
-    (:func:`dualboard.render.run_pages.run_table_keys`); None where the table was not read from one (every run's
-    tables are then made anew)."""
-    scored_status: list[int] | None = None
-    """The status of ``scored_file`` (:func:`dualboard.build_cache.stat_key`) when ``scored`` was read: the run
-    pages' keys, read from the file later, are of those bytes only while it holds (else the render stops)."""
+    files: ScoredFolder | None = None
+    """The benchmark's folder of build/scored the tables were read from: the question and run pages read the
+    answers from it a slice at a time, and the digests of its run files key their data files
+    (:func:`dualboard.render.answer_shards.shard_keys`, :func:`dualboard.render.run_pages.run_table_keys`); None
+    where the tables were given otherwise (their data files are then made anew, and only pages that show no
+    response can be made)."""
+    files_status: list[int] | None = None
+    """The status of the folder's ``about.json`` (:func:`dualboard.build_cache.stat_key`) when the tables were
+    read: keys read from its files later are of those rows only while it holds (else the render stops)."""
 
     @property
     def name(self) -> str:

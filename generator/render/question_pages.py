@@ -20,14 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dualboard.build_cache import stat_key
 from dualboard.grading.choices import LETTERS, correct_index, shown_options
 from dualboard.grading.errors import GradingInputError
 from dualboard.intake.model_names import with_shown_models
 from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_shards import SHARD_VERDICT_COLUMNS, shard_groups, shard_keys
-from dualboard.render.answer_texts import orders_by_slot, question_slices, rows_of_runs, texts_by_slice
+from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.kept_files import KeptFiles, check_unreplaced
@@ -35,7 +34,7 @@ from dualboard.render.lazy_tables import Column, LazyTable, data_document, numbe
 from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, GradedBenchmark, Page, front_matter, question_slugs, run_slug
 from dualboard.render.shared_files import SharedFiles
-from dualboard.scored_files import ANSWER_SLOT
+from dualboard.scored_files import ABOUT, ANSWER_SLOT, VERDICTS, ScoredFolder
 from dualboard.workers import default_jobs, worker_context
 
 PROMPT_PREVIEW = 60
@@ -112,9 +111,6 @@ class _ShardWork:
     shard: int
     runs: Mapping[str, tuple[int, tuple[str, str]]]
     """Each run of the shard: its place in the shard's run list, and its link (model name, run page)."""
-    verdicts: pd.DataFrame | Path
-    """The verdict rows of the shard's runs, or the verdicts file to read them from (what a worker is sent:
-    reading them there costs less than sending them, and the render's process holds no copy meanwhile)."""
     stored: tuple[Run, ...]
     """The shard's stored runs, whose predictions give the option order each answer showed (read where the shard
     is made: a run the render has not read is sent as its file's path)."""
@@ -125,8 +121,9 @@ class _ShardWork:
     """The graders each question shows (:func:`question_graders`)."""
     order: list[str]
     """Every grader of the benchmark, in :func:`_grader_order`."""
-    answers: Path
-    """The answers table, which the responses are read from."""
+    files: ScoredFolder
+    """The graded files the verdicts and responses are read from (a worker reads them: that costs less than
+    sending them, and the render's process holds no copy meanwhile)."""
 
 
 class AnswerFiles:
@@ -143,21 +140,21 @@ class AnswerFiles:
         self._keys: dict[int, str] = {}
         self._by_shard: dict[int, dict[str, str]] = {}
         self._verdicts: tuple[Path, list[int]] | None = None
-        """The verdicts file the shards are keyed by and made from, with its status when keyed (a grade writes a
-        new file and renames it over the old)."""
+        """The ``about.json`` of the files the shards are keyed by and made from, with its status when they were
+        read (a grade rewrites it)."""
 
     def keep_unchanged(self, result: GradedBenchmark) -> dict[int, list[str]]:
         """Keep the files of each shard whose key is what it was in the last render; the others' run ids, by shard."""
         if result.verdicts.empty:
             return {}
-        if result.answers is None:
-            raise ValueError(f"benchmark {result.name!r}: the question pages need the answers table (answers=)")
+        if result.files is None:
+            raise ValueError(f"benchmark {result.name!r}: the question pages need the graded files (files=)")
         groups = shard_groups([str(run_id) for run_id in result.verdicts["run_id"].unique()])
-        if result.verdicts_file is not None:
-            self._verdicts = (result.verdicts_file, stat_key(result.verdicts_file.stat()))
+        if result.files_status is not None:
+            self._verdicts = (result.files.path / ABOUT, result.files_status)
         if self._kept is not None:
-            questions, verdicts = result.benchmark.questions, result.verdicts_file
-            self._keys = shard_keys(groups, _model_names(result), questions, self.graders, verdicts, self._kept)
+            questions, files = result.benchmark.questions, result.files
+            self._keys = shard_keys(groups, _model_names(result), questions, self.graders, files, self._kept)
         for shard, key in self._keys.items():
             reused = self._kept.reuse(str(shard), key, self._shared)
             if reused is not None:
@@ -244,7 +241,7 @@ def _start(
     when it closes), else here."""
     answers = {r.name: AnswerFiles(question_graders(r.verdicts), shared, kept.get(r.name)) for r in graded}
     todo = {r.name: answers[r.name].keep_unchanged(r) for r in graded}
-    sent = {r.name for r in graded if todo[r.name] and r.verdicts_file is not None and shared.docs is not None}
+    sent = {r.name for r in graded if todo[r.name] and shared.docs is not None}
     workers = min(jobs - 1, RENDER_WORKERS, sum(len(todo[name]) for name in sent))
     pool = None
     if workers > 0:
@@ -280,8 +277,8 @@ def _shard_works(
 ) -> Iterator[_ShardWork]:
     """What :func:`_make_shard` needs of ``result`` for each shard of ``todo`` (shard → its run ids).
 
-    The verdicts are read from their file where there is one (:data:`~dualboard.render.pages.READ_VERDICT_COLUMNS`:
-    the render's own table lacks their details), else taken from ``result``."""
+    The verdicts are read again from the files where the shard is made: the render's own table lacks their
+    details (:data:`~dualboard.render.pages.READ_VERDICT_COLUMNS`)."""
     models, order = _model_names(result), _grader_order(result.verdicts)
     for shard, run_ids in todo.items():
         runs = {
@@ -292,13 +289,12 @@ def _shard_works(
         yield _ShardWork(
             shard=shard,
             runs=runs,
-            verdicts=result.verdicts_file or result.verdicts[result.verdicts["run_id"].isin(list(runs))],
             stored=tuple(run for run in result.runs if run.run_id in runs),
             counts=scored.value_counts().to_dict(),
             questions=result.benchmark.questions,
             graders=graders,
             order=order,
-            answers=result.answers,
+            files=result.files,
         )
 
 
@@ -315,14 +311,12 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
     """
     made: dict[str, tuple[str, int]] = {}
     orders = orders_by_slot(work.stored)
-    verdicts = work.verdicts
-    if isinstance(verdicts, Path):
-        verdicts = rows_of_runs(verdicts, list(work.runs), SHARD_VERDICT_COLUMNS).to_pandas()
+    verdicts = work.files.read(VERDICTS, SHARD_VERDICT_COLUMNS, runs=list(work.runs)).to_pandas()
     rows_of = verdicts.groupby("question_id", sort=False).indices
     slices = question_slices([q["id"] for q in work.questions], work.counts)
     by_id = {q["id"]: q for q in work.questions}
     links = [link for _, link in work.runs.values()]
-    for ids, texts in zip(slices, texts_by_slice(work.answers, slices, runs=list(work.runs)), strict=True):
+    for ids, texts in zip(slices, texts_by_slice(work.files, slices, runs=list(work.runs)), strict=True):
         rows = [rows_of[qid] for qid in ids if qid in rows_of]
         if not rows:
             continue

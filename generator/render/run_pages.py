@@ -57,7 +57,7 @@ from dualboard.render.pages import (
 )
 from dualboard.render.question_pages import prompt_preview
 from dualboard.render.shared_files import SharedFiles
-from dualboard.scored_files import stored_row_groups
+from dualboard.scored_files import ABOUT, SCORED
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -91,7 +91,7 @@ def run_pages(
     (:func:`run_table_keys`) is what it was in the last render keeps its data files, unread, and its category
     table; the tables of the other runs are made: their lists of questions and their scores per category from
     one grouping each of their rows of the scored table, and the responses of their listed disagreements from one
-    reading of the answers table (``result.answers``).
+    reading of the answers table (``result.files``).
     """
     slugs = question_slugs(result.benchmark)
     models = result.models.set_index("run_id")
@@ -110,7 +110,7 @@ def run_pages(
     scores = category_scores(made)  # one grouping of the runs made, as for their lists of questions
     categories = dict(tuple(scores.groupby("run_id", sort=False)))
     listed = [listed_disagreements(scored[run_id]) for run_id in todo]
-    texts = responses_of(result.answers, pd.concat(listed)) if listed and result.answers is not None else {}
+    texts = responses_of(result.files, pd.concat(listed)) if listed and result.files is not None else {}
     pages, lazy_tables = [], []
     for run in result.runs:
         rows = scored.get(run.run_id, result.scored.iloc[0:0])
@@ -135,8 +135,8 @@ def run_pages(
         pages.append(page)
         lazy_tables += page_tables
     if kept is not None and shared is not None:
-        if keys and result.scored_status is not None:
-            check_unreplaced(result.scored_file, result.scored_status)
+        if keys and result.files_status is not None:
+            check_unreplaced(result.files.path / ABOUT, result.files_status)
         kept.save()
     return pages, lazy_tables
 
@@ -153,27 +153,23 @@ def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: Kep
     """The key of each run's tables: a digest of all they are made from (the code, the questions and their
     slugs, the run's rows of the scored table, and its stored files, whose answers the disagreements show).
 
-    A run's rows are keyed by the stored bytes of the row groups of the scored file (``result.scored_file``)
-    that hold them (:func:`~dualboard.scored_files.stored_row_groups`), in the file's order; a row group whose
-    statistics do not pin down one run counts for every run. A run with no stored folder has no key, nor has any
-    run when the scored table was not read from a file: their tables are always made anew.
+    A run's rows are keyed by the digest of its scored file. A run with no stored folder has no key, nor has any
+    run when the scored table was not read from files: their tables are always made anew.
     """
-    if result.scored_file is None:
+    if result.files is None:
         return {}
-    schema, groups = stored_row_groups(result.scored_file)
+    scored = result.files.digests(SCORED)
     common = digest(
         "run-tables",
         code_digest(),
         result.name,
         json.dumps([list(result.benchmark.questions), dict(slugs), list(result.scored.columns)], sort_keys=True),
-        schema,
     )
     keys = {}
     for run_id in result.scored["run_id"].unique():
         stored = kept.run_digest(run_id)
         if stored is not None:
-            rows = [group.digest for group in groups if group.run_id in (run_id, None)]
-            keys[run_id] = digest(common, run_id, stored, *rows)
+            keys[run_id] = digest(common, run_id, stored, scored.get(run_id, ""))
     return keys
 
 
