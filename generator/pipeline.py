@@ -349,6 +349,7 @@ def grade(
     verdicts = VerdictCache(VerdictFolders.of(store), index=project.build_dir / VERDICT_KEYS_DIR)
     total, regraded, runs, warnings = 0, 0, 0, []
     benchmarks = stored_run_dirs(store)
+    _remove_stale_benchmarks(project.scored_dir(), set(benchmarks))  # a link in a benchmark's place goes first
     for name, (benchmark, run_dirs) in benchmarks.items():
         with tqdm(desc=f"grade {name}", total=len(run_dirs), unit="run", disable=not progress, leave=False) as bar:
             graded = grade_stored(
@@ -364,7 +365,6 @@ def grade(
             )
         warnings += [f"{name}: {note}" for note in graded.notes]
         total, regraded, runs = total + graded.answers, regraded + graded.graded, runs + len(run_dirs)
-    _remove_stale_benchmarks(project.scored_dir(), set(benchmarks))
     shutil.rmtree(project.build_dir / "graded", ignore_errors=True)  # where earlier versions kept run grades
     record_source(project.build_dir, store.describe(), revision)
     line = f"{total} answers graded into {project.scored_dir()} ({regraded} of {runs} runs graded again)"
@@ -385,7 +385,8 @@ def _remove_stale(folder: Path, kept: set[Path]) -> None:
 
 
 def _remove_stale_benchmarks(scored_dir: Path, benchmarks: set[str]) -> None:
-    """Drop what of build/scored is not a stored benchmark's folder: stats and publish read every one."""
+    """Drop what of build/scored is not the folder of a benchmark of ``benchmarks``: stats and publish read every
+    folder there, and grading writes only into real folders."""
     for path in scored_dir.iterdir() if scored_dir.is_dir() else ():
         if path.name in benchmarks and path.is_dir() and not path.is_symlink():
             continue

@@ -262,6 +262,15 @@ class ScoredFolder:
             pq.write_table(arrow(rows, table.schema_of(table.stored_names)), tmp, compression=COMPRESSION)
         return path
 
+    def readable(self, table: Table | str, run_id: str) -> bool:
+        """Whether run ``run_id``'s file of ``table`` is a regular file that reads as Parquet (a grade makes a
+        missing or damaged one anew)."""
+        path = self.run_file(table, run_id)
+        try:
+            return not path.is_symlink() and pq.read_metadata(path).num_columns > 0
+        except (OSError, pa.ArrowException):
+            return False
+
     def runs(self) -> list[str]:
         """The runs of the folder, in id order."""
         return sorted(self.about().runs)

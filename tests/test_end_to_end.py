@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dualboard.scored_files import SCORED_COLUMNS
+from dualboard.scored_files import SCORED_COLUMNS, read_scored
 from dualboard.stats import COLUMNS
 from tests.conftest import REPO, tree_bytes
 
@@ -44,7 +44,7 @@ def _answers(root: Path) -> int:
 
 
 def test_scored_parquet_has_one_row_per_answer(built):
-    scored = pd.read_parquet(built / "build" / "scored" / "demo.parquet")
+    scored = read_scored(built / "build" / "scored", "demo")
     assert list(scored.columns) == list(SCORED_COLUMNS)
     assert len(scored) == _answers(built)
     assert not scored.duplicated(["run_id", "question_id", "round"]).any()
@@ -83,8 +83,8 @@ def test_rebuild_gives_identical_scored_data_and_pages(built, tmp_path):
         "site/benchmarks/demo/questions/demo-001/index.html",
     ):
         assert (again / rel).read_bytes() == (built / rel).read_bytes(), rel
-    a = pd.read_parquet(again / "build/scored/demo.parquet")
-    b = pd.read_parquet(built / "build/scored/demo.parquet")
+    a = read_scored(again / "build/scored", "demo")
+    b = read_scored(built / "build/scored", "demo")
     pd.testing.assert_frame_equal(a, b)
 
 

@@ -21,6 +21,7 @@ from dualboard.build_cache import BuildCache
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.validate import DeferredPredictions, check_runs, find_run_dirs
 from dualboard.project import Project
+from dualboard.scored_files import TABLES, benchmark_names, read_table
 from tests.conftest import git_repository, tree_bytes, write_run
 
 STAGES = ("ingest", "grade", "stats", "render")
@@ -60,8 +61,10 @@ def outputs_mtimes(root: Path) -> dict[str, int]:
 
 def assert_same_build(root: Path, scratch: Path) -> None:
     """build/scored (read back), build/stats and site/ of ``root`` equal those of ``scratch``."""
-    for path in sorted((scratch / "build" / "scored").glob("*.parquet")):
-        pd.testing.assert_frame_equal(pd.read_parquet(root / "build" / "scored" / path.name), pd.read_parquet(path))
+    for name in benchmark_names(scratch / "build" / "scored"):
+        for table in TABLES:
+            built, fresh = (read_table(table, r / "build" / "scored", name) for r in (root, scratch))
+            pd.testing.assert_frame_equal(built, fresh, obj=f"{name} {table.name}")
     stats, fresh_stats = tree_bytes(root / "build" / "stats"), tree_bytes(scratch / "build" / "stats")
     for tables in (stats, fresh_stats):  # it names the store by its folder, which differs
         del tables["tiny/store-source.json"]

@@ -94,7 +94,7 @@ def grade_stored(
     if new_choice:  # should this stop halfway, the next grade must write every scored file again
         folder.write_about(About(benchmark.name, revision, kept, "", complete=False))
     for run_id in runs:
-        if new_choice or run_id in regraded or not folder.run_file(SCORED, run_id).is_file():
+        if new_choice or run_id in regraded or not folder.readable(SCORED, run_id):
             cache.write_scored(run_id, choice)
     folder.write_about(About(benchmark.name, revision, dict(zip(runs, keys, strict=True)), choice_id(choice)))
     return GradedRuns(folder, choice, label_notes(labels, graded), len(todo), evidence.answers)

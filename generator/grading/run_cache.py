@@ -119,10 +119,10 @@ class RunCache:
         self.folder = folder
 
     def has(self, run_id: str, key: str, recorded: dict[str, str]) -> bool:
-        """Whether run ``run_id`` was graded under ``key`` (as ``recorded`` in ``about.json``) and its files are
-        whole on disk."""
-        paths = [self.folder.run_file(t, run_id) for t in (ANSWERS, VERDICTS, EVIDENCE)]
-        return recorded.get(run_id) == key and all(p.is_file() and not p.is_symlink() for p in paths)
+        """Whether run ``run_id`` was graded under ``key`` (as ``recorded`` in ``about.json``) and its files read."""
+        return recorded.get(run_id) == key and all(
+            self.folder.readable(t, run_id) for t in (ANSWERS, VERDICTS, EVIDENCE)
+        )
 
     def save(self, run_id: str, key: str, grades: RunGrades) -> str:
         """Write ``grades`` as run ``run_id``'s files; return the key to record (``key``, or ``key`` + :data:`ONCE`

@@ -19,6 +19,7 @@ from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_shards import shard_of
 from dualboard.render.pages import run_slug
 from dualboard.render.run_pages import MAX_LISTED, disagreements
+from dualboard.scored_files import TABLES, ScoredFolder
 from tests.browser.browsing import console_errors, open_page, xss_state
 from tests.browser.conftest import Server, free_port
 from tests.browser.payloads import PAYLOADS
@@ -31,8 +32,8 @@ INDEX_PATH = "benchmarks/demo/questions/data-files.json"
 
 def scored_tables(root):
     """The scored, answers and verdicts tables of the demo build, read back from Parquet."""
-    folder = root / "build" / "scored"
-    return (pd.read_parquet(folder / f"demo{suffix}.parquet") for suffix in ("", ".answers", ".verdicts"))
+    folder = ScoredFolder.of(root / "build" / "scored", "demo")
+    return (folder.published(table).to_pandas() for table in TABLES)
 
 
 def answers_table(driver, heading: str = "answers-and-verdicts"):

@@ -1,9 +1,8 @@
 """The grading stage run by run: each run's grades kept by content, tables equal to a grade from scratch.
 
-``dualboard grade`` grades stored runs one at a time, keeps each run's grades
-in build/graded/ under a hash of what can change them, and writes the tables
-run after run. Whatever it reused, the tables it writes must equal, read back
-frame for frame, those of :func:`grade_benchmark` over all runs at once.
+``dualboard grade`` grades stored runs one at a time and writes each run's files
+of build/scored/, recording the hash of what can change them. Whatever it reused,
+the tables it writes must equal, read back frame for frame, those of :func:`grade_benchmark` over all runs at once.
 """
 
 from __future__ import annotations
@@ -14,18 +13,16 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from dualboard import pipeline
 from dualboard.grading import grade_benchmark
-from dualboard.grading.run_cache import GRADED_DIR, ONCE, RunCache, run_key
+from dualboard.grading.run_cache import ONCE, RunCache, run_key
 from dualboard.grading.run_grades import RUN_ANSWER_COLUMNS, RunGrades
 from dualboard.project import Project
 from dualboard.safe_read import UnsafeFileError
-from dualboard.scored_files import ANSWERS, TABLES, VERDICTS, read_table, typed, write_scored
+from dualboard.scored_files import ANSWERS, TABLES, VERDICTS, ScoredFolder, read_table, typed, write_scored
 from dualboard.store import LocalStore
 from tests.conftest import copy_run
 
@@ -52,9 +49,9 @@ def _assert_equal_to_scratch(project: Project, store: LocalStore, tmp_path: Path
 
 
 def _fragments(project: Project) -> dict[str, int]:
-    """Each fragment file of the demo with the time it was last written."""
-    folder = project.build_dir / GRADED_DIR / "demo"
-    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    """Each run file of the demo's folder of build/scored with the time it was last written."""
+    folder = project.scored_dir() / "demo"
+    return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in folder.glob("*/*.parquet")}
 
 
 def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(demo_board, tmp_path: Path) -> None:
@@ -63,7 +60,7 @@ def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(d
     assert f"({DEMO_RUNS} of {DEMO_RUNS} runs graded again)" in first.line
     _assert_equal_to_scratch(project, store, tmp_path)
     kept = _fragments(project)
-    assert len(kept) == 4 * DEMO_RUNS  # answers, verdicts, the choice's evidence and the answer-key columns
+    assert len(kept) == 4 * DEMO_RUNS  # scored, answers, verdicts and the choice's evidence
 
     again = pipeline.grade(project, store, progress=False, jobs=1)
     assert f"(0 of {DEMO_RUNS} runs graded again)" in again.line
@@ -74,7 +71,7 @@ def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(d
     added = pipeline.grade(project, store, progress=False, jobs=1)
     assert f"(1 of {DEMO_RUNS + 1} runs graded again)" in added.line
     now = _fragments(project)
-    assert {name: now[name] for name in kept} == kept  # the other runs' grades were not written again
+    assert {name: now[name] for name in kept} == kept  # the other runs' files were not written again
     _assert_equal_to_scratch(project, store, tmp_path)
 
     shutil.rmtree(project.submissions_dir / "demo" / "newcomer-1b")
@@ -124,31 +121,21 @@ def test_a_pool_of_workers_writes_the_tables_of_one_process(demo_board, tmp_path
         pd.testing.assert_frame_equal(pooled, single, obj=table.name)
     _assert_equal_to_scratch(project, store, tmp_path)
     # the workers saved their verdicts where the store keeps them: a fresh grade finds every one
-    shutil.rmtree(project.build_dir / GRADED_DIR)
+    shutil.rmtree(project.scored_dir())
     parts = sorted(p.name for p in (project.store_dir / "verdicts").rglob("*.parquet"))
     assert parts and _grade_cli(project.root, 1)
     assert sorted(p.name for p in (project.store_dir / "verdicts").rglob("*.parquet")) == parts
 
 
 def test_grades_holding_a_verdict_that_may_not_repeat_are_never_found_again(tmp_path: Path) -> None:
-    cache = RunCache(tmp_path / "graded")
+    folder = ScoredFolder(tmp_path / "demo")
+    cache = RunCache(folder)
     grades = RunGrades(typed(ANSWERS, [], RUN_ANSWER_COLUMNS), typed(VERDICTS, []), transient=True)
-    name = cache.save("k" * 64, grades)
-    assert name.endswith(ONCE) and cache.has(name) and not cache.has("k" * 64)
-    cache.keep_only(set())
-    assert not list((tmp_path / "graded").iterdir())
-
-
-def test_grades_saved_again_under_a_name_drop_the_answer_key_columns_made_from_the_old_ones(tmp_path: Path) -> None:
-    # a judge that timed out twice: the second grade keeps the name ``key.once`` but not the first one's columns
-    cache = RunCache(tmp_path / "graded")
-    grades = RunGrades(typed(ANSWERS, [], RUN_ANSWER_COLUMNS), typed(VERDICTS, []), transient=True)
-    name = cache.save("k" * 64, grades)
-    first, second = pa.table({"answer_key": pa.array([1.0])}), pa.table({"answer_key": pa.array([0.0])})
-    assert pq.read_table(cache.answer_key(name, None, lambda: first)).equals(first)
-    assert pq.read_table(cache.answer_key(name, None, lambda: second)).equals(first), "kept while the grades are same"
-    assert cache.save("k" * 64, grades) == name
-    assert pq.read_table(cache.answer_key(name, None, lambda: second)).equals(second), "made again from the grades"
+    recorded = cache.save("run-a", "k" * 64, grades)
+    assert recorded.endswith(ONCE) and not cache.has("run-a", "k" * 64, {"run-a": recorded})
+    assert cache.has("run-a", "k" * 64, {"run-a": "k" * 64}), "its files are there"
+    folder.keep_only(set())
+    assert not list(folder.path.glob("*/*.parquet"))
 
 
 def test_a_link_in_a_stored_run_folder_is_refused(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from dualboard.grading.mc_letter import McLetterGrader
 from dualboard.grading.rules import RulesGrader
 from dualboard.intake.human_labels import parse_human_labels
 from dualboard.intake.models import GraderSpec
-from dualboard.scored_files import ScoredFileError
+from dualboard.scored_files import TABLES, ScoredFileError
 from dualboard.store import LocalStore
 from tests.grading.grading_fixtures import labels_of, make_benchmark, make_run
 
@@ -161,13 +161,15 @@ def test_progress_counts_cache_hits_as_done(benchmark, runs, tmp_path: Path) -> 
 
 def test_write_scored_round_trips_and_leaves_no_temporary_files(benchmark, runs, tmp_path: Path) -> None:
     tables = grade_benchmark(benchmark, runs)
-    paths = write_scored(tables, tmp_path / "build" / "scored", "demo", "000001")
-    names = ["demo.parquet", "demo.answers.parquet", "demo.verdicts.parquet"]
-    assert [p.name for p in paths] == names
-    for path, frame in zip(paths, (tables.scored, tables.answers, tables.verdicts), strict=True):
-        pd.testing.assert_frame_equal(pd.read_parquet(path), frame, check_dtype=False)
-    assert sorted(p.name for p in paths[0].parent.iterdir()) == sorted(names)
-    with pytest.raises(ScoredFileError, match="cannot name files"):
+    folder = write_scored(tables, tmp_path / "build" / "scored", "demo", "000001")
+    run_ids = sorted(set(tables.scored["run_id"]))
+    for table, frame in zip(TABLES, (tables.scored, tables.answers, tables.verdicts), strict=True):
+        names = sorted(p.name for p in (folder.path / table.name).iterdir())
+        assert names == [f"{run_id}.parquet" for run_id in run_ids], table.name
+        read = pd.concat([pd.read_parquet(folder.path / table.name / name) for name in names], ignore_index=True)
+        pd.testing.assert_frame_equal(read, frame[list(table.stored_names)], check_dtype=False)
+    assert sorted(p.name for p in folder.path.iterdir()) == ["about.json", "answers", "scored", "verdicts"]
+    with pytest.raises(ScoredFileError, match="cannot name a folder"):
         write_scored(tables, tmp_path, "../evil", "000001")
 
 

@@ -9,7 +9,7 @@ answer and per verdict, each key the sha256 of the canonical JSON of its whole
 material, the ``answer_key`` column filled in pandas and every table written
 through pandas. The same runs are graded both ways (the two real releases of
 "Easy Problems That LLMs Get Wrong", the bundled demo with its human labels, and
-hostile answers) and every file of build/scored/ and build/graded/ is read
+hostile answers) and every file of build/scored/ is read
 back and compared frame by frame.
 """
 
@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -30,7 +29,7 @@ from dualboard import pipeline
 from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_key, with_answer_key
 from dualboard.grading.cache import question_digest, verdict_key
 from dualboard.grading.rules import RulesGrader
-from dualboard.grading.run_cache import GRADED_DIR, RunCache, benchmark_digest, run_key
+from dualboard.grading.run_cache import RunCache
 from dualboard.grading.run_grades import (
     RUN_ANSWER_COLUMNS,
     RunGrades,
@@ -44,7 +43,7 @@ from dualboard.grading.tables import benchmark_labels, run_labels
 from dualboard.grading.verdict import canonical_json, sha256_text
 from dualboard.importers import import_autogenai
 from dualboard.project import Project
-from dualboard.scored_files import ANSWERS, SCORED, TABLES, VERDICTS, read_table, typed, write_scored
+from dualboard.scored_files import ANSWERS, SCORED, TABLES, VERDICTS, ScoredFolder, read_table, typed, write_scored
 from dualboard.store import LocalStore
 from tests.conftest import TINY_QUESTIONS, tiny_metadata, write_run, write_tiny_board
 from tests.grading.test_screened_readers import HOSTILE
@@ -188,9 +187,9 @@ def _grade_both_ways(root: Path, tmp_path: Path, name: str) -> None:
     reference = {run.run_id: _reference_run(benchmark, run, run_labels(labels, run.run_id)) for run in runs}
     assert len(reference) > 1
 
-    cache, digest = RunCache(project.build_dir / GRADED_DIR / name), benchmark_digest(benchmark)
-    for directory in run_dirs:  # every run's cached grades, read back
-        kept = cache.load(run_key(directory, digest, run_labels(labels, directory.name)))
+    cache = RunCache(ScoredFolder.of(project.scored_dir(), name))
+    for directory in run_dirs:  # every run's grades, read back
+        kept = cache.load(directory.name)
         pd.testing.assert_frame_equal(kept.answers, reference[directory.name].answers, obj=f"{directory.name} answers")
         pd.testing.assert_frame_equal(kept.verdicts, reference[directory.name].verdicts, obj=directory.name)
 
@@ -201,10 +200,10 @@ def _grade_both_ways(root: Path, tmp_path: Path, name: str) -> None:
     answers = pd.concat([with_answer_key(g, choice) for g in reference.values()], ignore_index=True)
     verdicts = pd.concat([g.verdicts for g in reference.values()], ignore_index=True)
     expected_dir = tmp_path / "plain"
-    write_scored(_Tables(answers, verdicts), expected_dir, name, store.revision())
+    expected_files = write_scored(_Tables(answers, verdicts), expected_dir, name, store.revision())
     for table in TABLES:
-        built = pq.read_table(table.path(project.scored_dir(), name))
-        expected = pq.read_table(table.path(expected_dir, name))
+        built = ScoredFolder.of(project.scored_dir(), name).published(table)
+        expected = expected_files.published(table)
         assert built.schema.equals(expected.schema, check_metadata=True), table.name
         assert built.equals(expected), table.name  # values and nulls (a NaN written for a null would differ)
         pd.testing.assert_frame_equal(

@@ -27,6 +27,7 @@ from dualboard.grading.errors import GraderConfigError, GraderUnavailableError
 from dualboard.grading.llm import LlmGrader
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.verdict import Verdict
+from dualboard.scored_files import read_scored
 from dualboard.store import LocalStore
 from dualboard.store.verdicts import read_parts
 from tests.conftest import REPO, TINY_BENCHMARK, tiny_metadata, write_run
@@ -248,5 +249,5 @@ def test_a_killed_grade_keeps_its_verdicts_and_the_rerun_asks_only_for_the_rest(
     )  # the rerun asks only for answers whose verdict was not received and saved
     batch = LlmGrader({"base_url": judge.base_url, "model": "m", "max_concurrency": 4}).batch_size
     assert first + second - answers <= batch + 4  # asked twice: at most the batch being graded when killed
-    scored = pd.read_parquet(root / "build" / "scored" / "tiny.parquet")
+    scored = read_scored(root / "build" / "scored", "tiny")
     assert len(scored) == answers and scored["answer_key"].eq(100.0).all()

@@ -1,17 +1,17 @@
-"""The grading code's digest keys every kept fragment: whatever decides a verdict or the bytes build/scored copies
-must be in it, or a change to it would leave grades of the old code behind."""
+"""The grading code's digest keys every run's files in build/scored: whatever decides a verdict must be in it, or a
+change to it would leave grades of the old code behind."""
 
 from __future__ import annotations
 
 from dualboard.grading import run_cache
 
 
-def test_the_digest_covers_the_modules_outside_grading_that_decide_a_verdict_or_a_kept_files_bytes() -> None:
+def test_the_digest_covers_the_modules_outside_grading_that_decide_a_verdict_or_the_files() -> None:
     names = {path.name for path in run_cache.code_sources()}
-    assert {"linear_regex.py", "parquet_join.py", "thrift_compact.py", "scored_files.py"} <= names
+    assert {"linear_regex.py", "scored_files.py", "scored_columns.yaml"} <= names
 
 
-def test_another_pyarrow_or_re2_is_another_digest(monkeypatch) -> None:
+def test_another_re2_is_another_digest(monkeypatch) -> None:
     run_cache.code_digest.cache_clear()
     before = run_cache.code_digest()
     real = run_cache.metadata.version

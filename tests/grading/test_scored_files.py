@@ -1,4 +1,4 @@
-"""dualboard.scored_files: the three tables of build/scored/, their columns, metadata and readers."""
+"""dualboard.scored_files: the three tables of build/scored/, a Parquet file per run each; columns and readers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -25,7 +24,7 @@ from dualboard.scored_files import (
     read_scored,
     read_table,
     read_verdicts,
-    table_revision,
+    store_revision,
     write_scored,
 )
 from dualboard.stats.scores import REQUIRED
@@ -70,78 +69,86 @@ def test_answers_table_is_the_scored_rows_with_the_text_as_submitted(graded, mc_
     assert all((a.prompt, a.key_answer) == prompts[a.question_id] for a in tables.answers.itertuples())
 
 
-def test_files_round_trip_with_their_revision_and_format_version(graded, tmp_path: Path) -> None:
+def test_files_round_trip_a_file_per_run_and_publish_with_their_revision(graded, tmp_path: Path) -> None:
     _benchmark, _runs, tables = graded
-    paths = write_scored(tables, tmp_path, "demo", "000042")
-    for table, path in zip(TABLES, paths, strict=True):
-        about = json.loads(pq.read_schema(path).metadata[b"dualboard"])  # read with pyarrow, not our reader
+    folder = write_scored(tables, tmp_path, "demo", "000042")
+    assert store_revision(tmp_path, "demo") == "000042"
+    for table in TABLES:
+        files = sorted(p.name for p in (tmp_path / "demo" / table.name).iterdir())
+        assert files == ["alpha.parquet", "beta.parquet"], table.name
+        path = tmp_path / "demo" / table.name / "alpha.parquet"
+        assert pq.read_schema(path).names == list(table.stored_names)  # read with pyarrow, not our reader
+        assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
+        published = folder.published(table)
+        assert published.column_names == list(table.names)
+        about = json.loads(published.schema.metadata[b"dualboard"])
         assert about == {
             "table": table.name,
             "format_version": FORMAT_VERSION,
             "benchmark": "demo",
             "store_revision": "000042",
         }
-        assert table_revision(table, tmp_path, "demo") == "000042"
-        assert pq.read_schema(path).names == list(table.names)
-        assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
     pd.testing.assert_frame_equal(read_scored(tmp_path, "demo"), tables.scored, check_dtype=False)
     pd.testing.assert_frame_equal(read_verdicts(tmp_path, "demo"), tables.verdicts, check_dtype=False)
+    pd.testing.assert_frame_equal(folder.published(ANSWERS).to_pandas(), tables.answers, check_dtype=False)
     answers = read_table(ANSWERS, tmp_path, "demo")
     assert answers.response.tolist() == tables.answers.response.tolist()  # Parquet keeps the raw text
     assert read_table(ANSWERS, tmp_path, "demo", columns=["run_id", "response"]).columns.tolist() == [
         "run_id",
         "response",
     ]
-    rows = duckdb.sql(f"SELECT value FROM parquet_kv_metadata('{paths[0]}') WHERE key = 'dualboard'").fetchall()
-    assert json.loads(rows[0][0])["store_revision"] == "000042"
+    with pytest.raises(ValueError, match="no column 'answer_key'"):  # the scored files hold it
+        read_table(ANSWERS, tmp_path, "demo", columns=["answer_key"])
+    glob = (tmp_path / "demo" / "scored" / "*.parquet").as_posix()
+    assert duckdb.sql(f"SELECT count(*) FROM '{glob}'").fetchall() == [(len(tables.scored),)]
 
 
-def test_an_empty_benchmark_keeps_every_column_type(mc_question, tmp_path: Path) -> None:
+def test_a_folder_with_no_runs_reads_as_empty_tables_of_every_column_type(mc_question, tmp_path: Path) -> None:
     tables = grade_benchmark(make_benchmark([mc_question]), [])
-    write_scored(tables, tmp_path, "demo", "000001")
+    folder = write_scored(tables, tmp_path, "demo", "000001")
     for table in TABLES:
-        schema = pq.read_schema(table.path(tmp_path, "demo"))
-        assert [(f.name, f.type) for f in schema] == [(c.name, ARROW_TYPES[c.dtype]) for c in table.columns]
+        published = folder.published(table)
+        assert published.num_rows == 0
+        assert [(f.name, f.type) for f in published.schema] == [(c.name, ARROW_TYPES[c.dtype]) for c in table.columns]
 
 
-def test_readers_refuse_what_is_not_this_table_in_this_format(graded, tmp_path: Path) -> None:
+def test_readers_refuse_a_folder_that_is_missing_half_written_or_of_another_format(graded, tmp_path: Path) -> None:
     _benchmark, _runs, tables = graded
-    with pytest.raises(ScoredFileError, match=r"no scored table there — run `dualboard grade`"):
+    with pytest.raises(ScoredFileError, match=r"no graded benchmark there — run `dualboard grade`"):
         read_scored(tmp_path, "demo")
-    tables.scored.to_parquet(tmp_path / "demo.parquet")  # as an older Dualboard wrote it: no metadata
-    with pytest.raises(ScoredFileError, match="holds no dualboard table, not the scored table"):
+    folder = write_scored(tables, tmp_path, "demo", "000001")
+    about = json.loads((folder.path / "about.json").read_text("utf-8"))
+    (folder.path / "about.json").write_text(json.dumps(about | {"complete": False}), "utf-8")
+    with pytest.raises(ScoredFileError, match="a grade stopped while writing it"):
         read_scored(tmp_path, "demo")
-    write_scored(tables, tmp_path / "w", "demo", "000001")
-    (tmp_path / "w" / "demo.verdicts.parquet").replace(tmp_path / "demo.parquet")
-    with pytest.raises(ScoredFileError, match="holds the verdicts table, not the scored table"):
-        read_scored(tmp_path, "demo")
-    arrow = pa.Table.from_pandas(tables.scored, preserve_index=False).replace_schema_metadata(
-        {b"dualboard": json.dumps({"table": "scored", "format_version": FORMAT_VERSION + 1}).encode()}
-    )
-    pq.write_table(arrow, tmp_path / "demo.parquet")
+    (folder.path / "about.json").write_text(json.dumps(about | {"format_version": FORMAT_VERSION + 1}), "utf-8")
     with pytest.raises(ScoredFileError, match=f"format version {FORMAT_VERSION + 1}, this Dualboard reads"):
         read_scored(tmp_path, "demo")
-    (tmp_path / "demo.parquet").unlink()
-    (tmp_path / "demo.parquet").symlink_to(tmp_path / "w" / "demo.parquet")
-    with pytest.raises(ScoredFileError, match="no scored table there"):
+    (folder.path / "about.json").write_text(json.dumps(about), "utf-8")
+    (folder.path / "scored" / "beta.parquet").unlink()
+    (folder.path / "scored" / "beta.parquet").symlink_to(folder.path / "scored" / "alpha.parquet")
+    with pytest.raises(ScoredFileError, match=r"beta.parquet: missing"):
         read_scored(tmp_path, "demo")
-    (tmp_path / "x.parquet").write_bytes(b"not parquet")
-    with pytest.raises(ScoredFileError, match="not a readable Parquet file"):
-        read_scored(tmp_path, "x")
+    (folder.path / "about.json").unlink()
+    (folder.path / "about.json").symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(ScoredFileError, match="no graded benchmark there"):
+        read_scored(tmp_path, "demo")
 
 
-@pytest.mark.parametrize("name", ["../evil", "demo.answers", "demo.verdicts", "Demo", ""])
-def test_names_that_would_escape_or_collide_are_refused(graded, tmp_path: Path, name: str) -> None:
-    with pytest.raises(ScoredFileError, match="cannot name files in build/scored"):
+@pytest.mark.parametrize("name", ["../evil", "Demo", "", "a/b"])
+def test_names_that_would_escape_are_refused(graded, tmp_path: Path, name: str) -> None:
+    with pytest.raises(ScoredFileError, match="cannot name a folder in build/scored"):
         write_scored(graded[2], tmp_path, name, "000001")
     assert list(tmp_path.iterdir()) == []
 
 
 def test_benchmark_names_lists_scored_tables_only(graded, tmp_path: Path) -> None:
-    for name in ("b", "a.v2"):
+    for name in ("b", "a.v2", "c.answers"):
         write_scored(graded[2], tmp_path, name, "000001")
-    (tmp_path / "Not A Name!.parquet").write_bytes(b"x")
-    assert benchmark_names(tmp_path) == ["a.v2", "b"]
+    (tmp_path / "Not A Name!").mkdir()
+    (tmp_path / "Not A Name!" / "about.json").write_text("{}", "utf-8")
+    (tmp_path / "old.parquet").write_bytes(b"x")  # a file of an earlier layout
+    assert benchmark_names(tmp_path) == ["a.v2", "b", "c.answers"]
     assert benchmark_names(tmp_path / "absent") == []
 
 

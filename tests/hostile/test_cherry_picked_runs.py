@@ -25,6 +25,7 @@ import yaml
 from dualboard.grading import grade_benchmark
 from dualboard.intake.benchmark import load_benchmark
 from dualboard.intake.validate import load_runs
+from dualboard.scored_files import read_scored
 from tests.conftest import REPO
 
 WEAKEST = "fjord-3b"
@@ -160,7 +161,7 @@ def test_the_run_page_shows_each_left_out_answer_as_missing(board):
     )
     assert "not ranked, listed apart: answered 0% of the current questions" in run_page
     assert "143 answer(s) not given: scored wrong (0) under both gradings" in run_page
-    scored = pd.read_parquet(board / "build" / "scored" / "demo.parquet")
+    scored = read_scored(board / "build" / "scored", "demo")
     mine = scored[scored.run_id == "one-answer"]
     assert len(mine) == 144 and mine.unanswered.sum() == 143
     assert (mine.loc[mine.unanswered, ["traditional", "answer_key"]] == 0).all().all()

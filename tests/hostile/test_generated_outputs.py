@@ -24,6 +24,7 @@ from dualboard.errors import DualboardError
 from dualboard.release.publish import upload_files
 from dualboard.release_files import ReleaseError, load_release, load_releases
 from dualboard.safe_read import UnsafeFileError
+from dualboard.scored_files import read_scored
 
 
 def _git(root: Path, *args: str) -> None:
@@ -45,7 +46,7 @@ def _git(root: Path, *args: str) -> None:
 @pytest.mark.parametrize(
     "planted",
     [
-        "build/scored/env.verdicts.parquet",
+        "build/scored/env/verdicts/run.parquet",
         ".dualboard/hub-cache/snapshots/x/runs/tiny/ghost/metadata.yaml",
         "site/index.html",
     ],
@@ -81,10 +82,14 @@ def test_grade_removes_scored_tables_it_did_not_write(tiny_root: Path) -> None:
     scored.mkdir(parents=True)
     (scored / "stale.parquet").write_bytes(b"not parquet")
     (scored / "env.verdicts.parquet").symlink_to("/proc/self/environ")
+    (scored / "gone").mkdir()
+    (scored / "gone" / "about.json").write_text("{}", "utf-8")
+    (scored / "tiny").symlink_to(tiny_root)  # a link where the benchmark's folder goes
     result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in scored.iterdir()) == ["tiny.answers.parquet", "tiny.parquet", "tiny.verdicts.parquet"]
-    assert len(pd.read_parquet(scored / "tiny.parquet")) == 3
+    assert sorted(p.name for p in scored.iterdir()) == ["tiny"]
+    assert not (scored / "tiny").is_symlink()
+    assert len(read_scored(scored, "tiny")) == 3
 
 
 def _release_folder(root: Path) -> Path:

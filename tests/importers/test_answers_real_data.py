@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 
 from dualboard.grading import grade_benchmark
 from dualboard.kappa import PASS_MARK
@@ -39,8 +40,9 @@ def _judge_passed_key_failed(dest: Path) -> dict[tuple[str, str, int], str]:
 def test_documented_query_finds_the_answers_the_judge_passed_and_the_authors_failed(imported_open: Path, tmp_path):
     benchmark, runs = load_imported(imported_open, NAME)
     tables = grade_benchmark(benchmark, runs, human_labels=load_labels(imported_open, NAME))
-    write_scored(tables, tmp_path, NAME, "real-data")
-    query = ANSWERS_QUERY.format(path=str(ANSWERS.path(tmp_path, NAME)), mark=PASS_MARK)
+    published = tmp_path / "answers.parquet"  # as a release publishes the answers table
+    pq.write_table(write_scored(tables, tmp_path, NAME, "real-data").published(ANSWERS), published)
+    query = ANSWERS_QUERY.format(path=str(published), mark=PASS_MARK)
     found = duckdb.sql(query).df()
 
     expected = _judge_passed_key_failed(imported_open)

@@ -10,7 +10,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from dualboard import pipeline
@@ -18,6 +17,7 @@ from dualboard.project import Project
 from dualboard.release_files import load_releases
 from dualboard.render.shared_files import shared_name
 from dualboard.render.site_content import site_content
+from dualboard.scored_files import read_scored
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
 from tests.render.html_tables import lazy_table_after, tables
@@ -65,7 +65,7 @@ def test_run_page_lists_all_30_questions_with_10_rounds_each(real_board):
     project, pages, assets = real_board
     path = "benchmarks/easy-problems-mc/runs/o1-preview.md"
     listed, _ = lazy_table_after(path, pages[path], "## Every question", assets)
-    scored = pd.read_parquet(project.scored_dir() / "easy-problems-mc.parquet")
+    scored = read_scored(project.scored_dir(), "easy-problems-mc")
     run = scored[scored.run_id == "o1-preview"]
     assert len(listed.rows) == 30
     for row in listed.rows:

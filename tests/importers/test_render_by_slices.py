@@ -27,7 +27,7 @@ from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import data_document
 from dualboard.render.pages import SHOWN_VERDICT_COLUMNS, BenchmarkResults, question_slugs, run_slug
 from dualboard.render.shared_files import SharedFiles
-from dualboard.scored_files import ANSWER_SLOT, ANSWERS, checked_path
+from dualboard.scored_files import ANSWER_SLOT, ANSWERS, VERDICTS, ScoredFolder
 from dualboard.store import LocalStore
 
 
@@ -58,7 +58,7 @@ def results(project: Project, *, deferred: bool) -> BenchmarkResults:
 def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes]]:
     """Every answer of every run merged with its verdicts at once (details included, read from the verdicts file,
     which the render's own table lacks), then cut by question and shard."""
-    shown = pq.read_table(result.verdicts_file, columns=list(SHOWN_VERDICT_COLUMNS)).to_pandas()
+    shown = result.files.read(VERDICTS, list(SHOWN_VERDICT_COLUMNS)).to_pandas()
     verdicts = question_pages._verdict_table(shown, question_pages._grader_order(shown))
     predictions = pd.DataFrame(
         [
@@ -171,12 +171,12 @@ def test_run_pages_from_one_grouping_are_byte_identical(graded, deferred):
 
 
 def test_the_slices_hold_every_answer_once_in_question_order(graded):
-    path = checked_path(ANSWERS, graded.scored_dir(), "easy-problems-mc")
-    table = pq.read_table(path, columns=answer_texts.TEXT_COLUMNS).to_pandas()
+    files = ScoredFolder.of(graded.scored_dir(), "easy-problems-mc")
+    table = files.read(ANSWERS, answer_texts.TEXT_COLUMNS).to_pandas()
     questions = list(dict.fromkeys(table["question_id"]))
     slices = answer_texts.question_slices(questions, table["question_id"].value_counts().to_dict(), limit=300)
     assert [q for s in slices for q in s] == questions and len(slices) == 15  # 130 answers a question
-    parts = [t.to_pandas() for t in answer_texts.texts_by_slice(path, slices)]
+    parts = [t.to_pandas() for t in answer_texts.texts_by_slice(files, slices)]
     for ids, part in zip(slices, parts, strict=True):
         assert set(part["question_id"]) == set(ids)
     pd.testing.assert_frame_equal(
@@ -185,34 +185,32 @@ def test_the_slices_hold_every_answer_once_in_question_order(graded):
     )
 
 
-def test_a_verdicts_file_replaced_while_the_render_reads_it_fails_the_render(graded, tmp_path):
-    """The shards are keyed by the file's bytes and made from it: another file in between would be kept under
-    the first one's key, so the render stops and keeps nothing."""
+def test_a_grade_while_the_render_reads_fails_the_render(graded, tmp_path):
+    """The shards are keyed by the files' bytes and made from them: a grade in between would have its files kept
+    under the first one's keys, so the render stops and keeps nothing."""
     result = results(graded, deferred=False)
     folders = {d.name: d for d in LocalStore(graded.store_dir).run_dirs(result.name)}
     kept = KeptFiles(tmp_path / "kept.json", pipeline.open_cache(graded), folders)
     with question_pages.answer_files(result, SharedFiles(tmp_path / "docs"), kept, jobs=1) as answers:
-        replacement = tmp_path / "replacement.parquet"
-        shutil.copy2(result.verdicts_file, replacement)
-        replacement.replace(result.verdicts_file)  # as a grade replaces it: a new file under the same name
+        result.files.write_about(result.files.about())  # as a grade rewrites it
         with pytest.raises(DualboardError, match="replaced while the render read it"):
             question_pages.question_pages(result, answers)
     assert not (tmp_path / "kept.json").exists()
 
 
-def test_the_responses_of_one_runs_answers_read_that_runs_row_group_only(graded, monkeypatch):
-    """As after adding a run: its listed disagreements' texts, from its own row group of the answers table."""
+def test_the_responses_of_one_runs_answers_read_that_runs_file_only(graded, monkeypatch):
+    """As after adding a run: its listed disagreements' texts, from its own file of the answers table."""
     result = results(graded, deferred=False)
     scored = result.scored
     listed = {r.run_id: run_pages.listed_disagreements(scored[scored["run_id"] == r.run_id]) for r in result.runs}
-    group, run = max(enumerate(result.runs), key=lambda item: len(listed[item[1].run_id]))
+    run = max(result.runs, key=lambda r: len(listed[r.run_id]))
     slots = listed[run.run_id]
-    read, read_row_group = [], pq.ParquetFile.read_row_group
+    read, read_table = [], pq.read_table
     monkeypatch.setattr(
-        pq.ParquetFile, "read_row_group", lambda self, i, *a, **k: read.append(i) or read_row_group(self, i, *a, **k)
+        pq, "read_table", lambda path, *a, **k: read.append(Path(path).name) or read_table(path, *a, **k)
     )
-    texts = answer_texts.responses_of(result.answers, slots)
+    texts = answer_texts.responses_of(result.files, slots)
     submitted = {(run.run_id, p["question_id"], int(p.get("round", 0))): p.get("response", "") for p in run.predictions}
     assert len(slots) > 0 and texts == {slot: submitted[slot] for slot in texts}
     assert set(texts) == set(zip(slots["run_id"], slots["question_id"], slots["round"].tolist()))
-    assert set(read) == {group} and pq.ParquetFile(result.answers).num_row_groups == len(result.runs)
+    assert set(read) == {f"{run.run_id}.parquet"}

@@ -23,8 +23,8 @@ from dualboard.render.reference_pages import downloads_page
 from dualboard.render.shared_files import SharedFiles
 
 
-def _source(tmp_path, rows: int):
-    """A scored-like table whose Parquet carries key-value metadata (as build/scored files may)."""
+def _source(rows: int):
+    """A scored-like table carrying key-value metadata (as a published table does)."""
     frame = pd.DataFrame(
         {
             "run_id": [f"run-{i % 7}" for i in range(rows)],
@@ -35,24 +35,24 @@ def _source(tmp_path, rows: int):
     )
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**table.schema.metadata, b"dualboard": b"store revision 000007"})
-    path = tmp_path / "demo.parquet"
-    pq.write_table(table, path)
-    return frame, path
+    return frame, table
 
 
-def test_a_small_table_is_one_parquet_byte_copy_and_one_safe_csv(tmp_path):
-    frame, source = _source(tmp_path, 50)
+def test_a_small_table_is_one_parquet_file_and_one_safe_csv(tmp_path):
+    frame, source = _source(50)
     written = write_table(source, tmp_path / "out" / "scored", "demo")
     assert [p.name for p in written] == ["demo.parquet", "demo.csv"]
-    assert written[0].read_bytes() == source.read_bytes()
+    assert pq.read_table(written[0]).equals(source)
+    assert pq.read_schema(written[0]).metadata[b"dualboard"] == b"store revision 000007"
     csv = pd.read_csv(written[1])
     assert len(csv) == 50 and csv["response"].str.startswith("'=cmd").all(), "formulas neutralised in the CSV"
 
 
 def test_a_large_table_is_split_into_parts_each_under_the_limit(tmp_path):
-    frame, source = _source(tmp_path, 3000)
+    frame, source = _source(3000)
     limit = 40_000
-    assert source.stat().st_size > limit
+    pq.write_table(source, tmp_path / "whole.parquet")
+    assert (tmp_path / "whole.parquet").stat().st_size > limit
     written = write_table(source, tmp_path / "out" / "scored", "demo", limit=limit)
     parquet = sorted(p for p in written if p.suffix == ".parquet")
     csvs = sorted(p for p in written if p.suffix == ".csv")
@@ -68,16 +68,17 @@ def test_a_large_table_is_split_into_parts_each_under_the_limit(tmp_path):
 
 def test_the_first_split_is_sized_by_the_csv_when_the_parquet_is_small(tmp_path):
     frame = pd.DataFrame({"run_id": ["r"] * 400, "response": ["same words " * 100] * 400})  # compresses ~1000x
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "demo.parquet")
-    source, limit = tmp_path / "demo.parquet", 100_000
+    source, limit = pa.Table.from_pandas(frame, preserve_index=False), 100_000
+    pq.write_table(source, tmp_path / "demo.parquet")
+    size = (tmp_path / "demo.parquet").stat().st_size
     csv_size = len(download_csv(frame).encode("utf-8"))
-    assert source.stat().st_size < limit < csv_size, "the case: a small Parquet file of a large CSV"
-    parts = first_split(pq.read_table(source), source.stat().st_size, limit)
+    assert size < limit < csv_size, "the case: a small Parquet file of a large CSV"
+    parts = first_split(source, size, limit)
     assert parts >= math.ceil(csv_size / limit), (parts, csv_size)
     written = write_table(source, tmp_path / "out", "demo", limit=limit)
     assert len(written) == 2 * parts, "the first split tried is the one written"
     assert all(p.stat().st_size < limit for p in written)
-    assert first_split(pq.read_table(source).slice(0, 5), 100, limit) == 1
+    assert first_split(source.slice(0, 5), 100, limit) == 1
 
 
 def test_a_row_larger_than_the_limit_says_so(tmp_path):

@@ -46,7 +46,7 @@ def test_release_refuses_until_grade_and_stats_have_caught_up_with_the_store(tin
     for command in (["release", "0.1", "--date", "2026-11-01"], ["render"]):
         refused = dualboard(tiny_root, *command)
         assert refused.returncode == 1, refused.stdout + refused.stderr
-        assert "build/scored/tiny.parquet was graded from store revision 000001" in refused.stderr
+        assert "build/scored/tiny was graded from store revision 000001" in refused.stderr
         assert "the store, which is at revision 000002" in refused.stderr and "run `dualboard build`" in refused.stderr
     assert not (tiny_root / "releases" / "0.1").exists() and tree_bytes(tiny_root / "build") == before
 

@@ -15,9 +15,6 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import pytest
 
 from dualboard.render.answer_shards import (
@@ -25,10 +22,11 @@ from dualboard.render.answer_shards import (
     SHARD_VERDICT_COLUMNS,
     SHARDS,
     shard_groups,
+    shard_keys,
     shard_of,
-    verdict_digests,
 )
 from dualboard.render.pages import SHOWN_VERDICT_COLUMNS
+from dualboard.scored_files import VERDICTS, About, ScoredFolder, typed
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
 from tests.render import test_dirty_site
 from tests.render.test_dirty_site import assert_same_as_from_scratch, build, other_answers
@@ -118,75 +116,56 @@ def test_shard_groups_do_not_depend_on_order():
 
 
 def _verdicts(runs: list[str]) -> pd.DataFrame:
-    """Two verdicts per run, as the verdicts table holds them (``category``: a column the pages do not show)."""
-    return pd.DataFrame(
+    """Two verdicts per run, as the verdicts table holds them."""
+    n = 2 * len(runs)
+    return typed(
+        VERDICTS,
         {
             "run_id": runs * 2,
             "question_id": ["q1"] * len(runs) + ["q2"] * len(runs),
-            "round": 0,
-            "category": "c",
-            "grader": "rules",
-            "role": "answer_key",
-            "score": [float(i % 3) * 50 for i in range(2 * len(runs))],
-            "detail": [f"d{i}" for i in range(2 * len(runs))],
-        }
+            "round": [0] * n,
+            "category": ["c"] * n,
+            "grader": ["rules"] * n,
+            "grader_version": ["1"] * n,
+            "config_hash": ["h"] * n,
+            "role": ["answer_key"] * n,
+            "score": [float(i % 3) * 50 for i in range(n)],
+            "verdict_parse": ["ok"] * n,
+            "detail": [f"d{i}" for i in range(n)],
+        },
     )
 
 
-def _write_by_run(path: Path, verdicts: pd.DataFrame, together: tuple[str, ...] = ()) -> Path:
-    """Write ``verdicts`` a row group per run (as the grade stage joins them), the runs ``together`` in one."""
-    table = pa.Table.from_pandas(verdicts, preserve_index=False)
-    groups = [[r] for r in sorted(set(verdicts["run_id"]) - set(together))] + ([list(together)] if together else [])
-    with pq.ParquetWriter(path, table.schema) as writer:
-        for runs in groups:
-            writer.write_table(table.filter(pc.is_in(table["run_id"], pa.array(runs))))
-    return path
+class _StoredRuns:
+    """Stands for the stored run folders, which shard keys hash: every run's folder unchanged."""
+
+    @staticmethod
+    def run_digest(run_id: str) -> str:
+        return f"stored {run_id}"
+
+
+def _keys(folder: Path, verdicts: pd.DataFrame) -> dict[int, str]:
+    """The shard keys of runs whose verdicts files hold ``verdicts``, written as the grade stage writes them."""
+    files = ScoredFolder(folder)
+    runs = sorted(set(verdicts["run_id"]))
+    for run in runs:
+        files.write_run(VERDICTS, run, verdicts[verdicts["run_id"] == run])
+    files.write_about(About(folder.name, "000001", dict.fromkeys(runs, "")))
+    return shard_keys(shard_groups(runs), {}, [], {}, files, _StoredRuns())
 
 
 @pytest.mark.parametrize(
     ("column", "value"), [("detail", "another"), ("score", 25.0), ("grader", "judge"), ("role", "traditional")]
 )
-def test_a_shown_verdict_that_changes_changes_its_shards_digest_only(tmp_path, column, value):
+def test_a_verdict_that_changes_changes_its_shards_key_only(tmp_path, column, value):
     runs = [f"run-{i}" for i in range(40)]
     verdicts = _verdicts(runs)
-    digests = verdict_digests(_write_by_run(tmp_path / "before.parquet", verdicts))
-    assert set(digests) == set(shard_groups(runs))
+    keys = _keys(tmp_path / "before", verdicts)
+    assert set(keys) == set(shard_groups(runs))
     changed = verdicts.copy()
     changed.loc[5, column] = value
-    after = verdict_digests(_write_by_run(tmp_path / "after.parquet", changed))
-    assert [s for s in digests if digests[s] != after[s]] == [shard_of("run-5")]
-
-
-def test_a_column_the_pages_do_not_show_changes_no_digest(tmp_path):
-    verdicts = _verdicts([f"run-{i}" for i in range(40)])
-    before = verdict_digests(_write_by_run(tmp_path / "before.parquet", verdicts))
-    assert verdict_digests(_write_by_run(tmp_path / "after.parquet", verdicts.assign(category="d"))) == before
-
-
-def test_a_row_group_of_several_runs_counts_in_every_shard(tmp_path):
-    """Its statistics do not say which runs it holds: a change to it changes every shard's digest."""
-    runs = [f"run-{i}" for i in range(40)]
-    verdicts = _verdicts(runs)
-    together = ("run-5", "run-6")
-    digests = verdict_digests(_write_by_run(tmp_path / "before.parquet", verdicts, together))
-    assert set(digests) == set(range(SHARDS))
-    changed = verdicts.copy()
-    changed.loc[5, "detail"] = "another"
-    after = verdict_digests(_write_by_run(tmp_path / "after.parquet", changed, together))
-    assert all(digests[s] != after[s] for s in digests)
-
-
-def test_a_new_store_revision_in_the_files_metadata_changes_no_digest(tmp_path):
-    """The scored files' metadata names the store revision each grade read; only the verdicts count."""
-    verdicts = _verdicts([f"run-{i}" for i in range(40)])
-    digests = []
-    for revision in ("000001", "000002"):
-        table = pa.Table.from_pandas(verdicts, preserve_index=False)
-        table = table.replace_schema_metadata({b"dualboard": json.dumps({"revision": revision}).encode()})
-        path = tmp_path / f"{revision}.parquet"
-        pq.write_table(table, path, row_group_size=2)
-        digests.append(verdict_digests(path))
-    assert digests[0] == digests[1]
+    after = _keys(tmp_path / "after", changed)
+    assert [s for s in keys if keys[s] != after[s]] == [shard_of("run-5")]
 
 
 def test_the_shard_verdict_columns_are_columns_the_render_reads():

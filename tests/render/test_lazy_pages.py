@@ -12,7 +12,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import yaml
 
@@ -27,6 +26,7 @@ from dualboard.render.question_pages import _verdict, _verdicts, answer_files, q
 from dualboard.render.run_pages import disagreements
 from dualboard.render.shared_files import SHARED_DIR, SharedFiles
 from dualboard.render.site_content import site_content
+from dualboard.scored_files import TABLES, ScoredFolder
 from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, tiny_predictions, write_run, write_tiny_board
 from tests.render.html_tables import lazy_sources, lazy_table_after
@@ -64,8 +64,8 @@ def page(content, path: str) -> str:
 
 
 def scored_tables(project: Project):
-    folder = project.scored_dir()
-    return (pd.read_parquet(folder / f"tiny{suffix}.parquet") for suffix in ("", ".answers", ".verdicts"))
+    folder = ScoredFolder.of(project.scored_dir(), "tiny")
+    return (folder.published(table).to_pandas() for table in TABLES)
 
 
 @pytest.mark.parametrize("question", QUESTIONS)

@@ -23,6 +23,7 @@ from dualboard.render.leaderboard import COLUMNS
 from dualboard.render.numbers import format_interval, format_number
 from dualboard.render.run_pages import OUTCOMES
 from dualboard.render.site_content import site_content
+from dualboard.scored_files import read_scored
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
@@ -82,7 +83,7 @@ def page(content, path: str) -> str:
 
 def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site):
     project, content = reader_site
-    scored = pd.read_parquet(project.scored_dir() / "tiny.parquet")
+    scored = read_scored(project.scored_dir(), "tiny")
     run = scored[scored.run_id == "run-c"].sort_values(["question_id", "round"])
     path = "benchmarks/tiny/runs/run-c.md"
     listed, _ = lazy_table_after(path, page(content, path), "## Every question", content.assets)

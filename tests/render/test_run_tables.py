@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import pytest
 
 from dualboard import pipeline
@@ -28,7 +27,7 @@ from dualboard.render.kept_files import KeptFiles
 from dualboard.render.pages import BenchmarkResults, question_slugs
 from dualboard.render.run_pages import RUN_CACHE_DIR, run_pages, run_table_keys
 from dualboard.render.shared_files import SharedFiles
-from dualboard.scored_files import SCORED
+from dualboard.scored_files import SCORED, About, ScoredFolder
 from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, write_run
 from tests.render import test_dirty_site
@@ -93,7 +92,7 @@ def test_removing_a_run_forgets_its_tables_and_a_lost_file_is_made_again(board, 
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
-# Keys from the scored file's bytes: any change of a run's rows changes its key, and no other run's.
+# Keys from the scored files: any change of a run's rows changes its key, and no other run's.
 
 
 @pytest.fixture(scope="module")
@@ -106,21 +105,17 @@ def analysed(built) -> tuple[BenchmarkResults, KeptFiles]:
     return result, KeptFiles(built / "no-manifest.json", BuildCache.empty(None), folders)
 
 
-def keys_of(analysed, path: Path) -> dict[str, str]:
-    """The run tables' keys of the tiny board's results with its scored table read from ``path``."""
+def keys_of(analysed, table: pa.Table, folder: Path) -> dict[str, str]:
+    """The run tables' keys of the tiny board's results with its scored table ``table``, written into ``folder``
+    a file per run as the grade stage writes it."""
     result, kept = analysed
-    result = dataclasses.replace(result, scored=pq.read_table(path).to_pandas(), scored_file=path)
-    return run_table_keys(result, question_slugs(result.benchmark), kept)
-
-
-def write_by_run(path: Path, table: pa.Table, together: tuple[str, ...] = ()) -> Path:
-    """Write ``table`` a row group per run, as the grade stage joins them (the runs ``together`` in one)."""
+    files = ScoredFolder(folder / "tiny")
     runs = sorted(set(table["run_id"].to_pylist()))
-    groups = [[r] for r in runs if r not in together] + ([list(together)] if together else [])
-    with pq.ParquetWriter(path, table.schema, compression="zstd") as writer:
-        for group in groups:
-            writer.write_table(table.filter(pc.is_in(table["run_id"], pa.array(group))))
-    return path
+    for run in runs:
+        files.write_run(SCORED, run, table.filter(pc.equal(table["run_id"], run)))
+    files.write_about(About("tiny", "000001", dict.fromkeys(runs, "")))
+    result = dataclasses.replace(result, scored=table.to_pandas(), files=files)
+    return run_table_keys(result, question_slugs(result.benchmark), kept)
 
 
 def changed(table: pa.Table, column: str, row: int) -> pa.Table:
@@ -142,59 +137,39 @@ def scored_table(analysed) -> pa.Table:
 
 @pytest.mark.parametrize("column", [c for c in SCORED.names if c != "run_id"])
 def test_any_scored_value_of_a_run_that_changes_changes_its_key_only(analysed, scored_table, tmp_path, column):
-    before = keys_of(analysed, write_by_run(tmp_path / "before.parquet", scored_table))
+    before = keys_of(analysed, scored_table, tmp_path / "before")
     assert set(before) == {"run-a", "run-b"}
     edited = changed(scored_table, column, run_b_row(scored_table))
-    after = keys_of(analysed, write_by_run(tmp_path / "after.parquet", edited))
+    after = keys_of(analysed, edited, tmp_path / "after")
     assert [run for run in before if before[run] != after[run]] == ["run-b"]
 
 
 def test_a_runs_rows_in_another_order_change_its_key(analysed, scored_table, tmp_path):
     """Its tables list its rows in order (its first disagreements)."""
-    before = keys_of(analysed, write_by_run(tmp_path / "before.parquet", scored_table))
+    before = keys_of(analysed, scored_table, tmp_path / "before")
     rows = list(range(scored_table.num_rows))
     first = run_b_row(scored_table)
     rows[first], rows[first + 1] = rows[first + 1], rows[first]
-    after = keys_of(analysed, write_by_run(tmp_path / "after.parquet", scored_table.take(rows)))
+    after = keys_of(analysed, scored_table.take(rows), tmp_path / "after")
     assert [run for run in before if before[run] != after[run]] == ["run-b"]
 
 
-def test_a_row_group_of_several_runs_counts_for_each_of_them(analysed, scored_table, tmp_path):
-    """Its statistics do not say which runs it holds: a change to it changes the key of every run."""
-    together = ("run-a", "run-b")
-    before = keys_of(analysed, write_by_run(tmp_path / "before.parquet", scored_table, together))
-    after = keys_of(
-        analysed, write_by_run(tmp_path / "after.parquet", changed(scored_table, "traditional", 0), together)
-    )
-    assert all(before[run] != after[run] for run in before)
-
-
-def test_a_new_store_revision_in_the_files_metadata_changes_no_key(analysed, scored_table, tmp_path):
-    """The scored file's metadata names the store revision graded; only the rows count."""
-    keys = []
-    for revision in ("000001", "000002"):
-        table = scored_table.replace_schema_metadata({b"dualboard": json.dumps({"revision": revision}).encode()})
-        keys.append(keys_of(analysed, write_by_run(tmp_path / f"{revision}.parquet", table)))
-    assert keys[0] == keys[1]
-
-
-def test_a_scored_table_not_read_from_a_file_keys_no_run(analysed):
+def test_a_scored_table_not_read_from_files_keys_no_run(analysed):
     result, kept = analysed
-    result = dataclasses.replace(result, scored_file=None)
+    result = dataclasses.replace(result, files=None)
     assert run_table_keys(result, question_slugs(result.benchmark), kept) == {}
 
 
-def test_a_scored_file_replaced_while_the_render_reads_it_fails_the_render(analysed, tmp_path):
-    """The run tables' keys are read from the scored file after its rows: another file in between (a grade
-    running meanwhile) would have its keys remembered for tables of the first one's rows, so the render stops
-    and keeps nothing."""
+def test_a_grade_while_the_render_reads_fails_the_render(analysed, tmp_path):
+    """The run tables' keys are read from the scored files after their rows: a grade in between would have its
+    keys remembered for tables of the first one's rows, so the render stops and keeps nothing."""
     result, kept = analysed
-    scored = tmp_path / "scored.parquet"
-    shutil.copy2(result.scored_file, scored)
-    result = dataclasses.replace(result, scored_file=scored, scored_status=stat_key(scored.stat()))
+    folder = tmp_path / "scored" / result.name
+    shutil.copytree(result.files.path, folder)
+    files = ScoredFolder(folder)
+    result = dataclasses.replace(result, files=files, files_status=stat_key((folder / "about.json").stat()))
     kept = KeptFiles(tmp_path / "kept.json", BuildCache.empty(None), kept.folders)
-    shutil.copy2(scored, tmp_path / "regraded.parquet")
-    (tmp_path / "regraded.parquet").replace(scored)  # as a grade replaces it: a new file under the same name
+    files.write_about(files.about())  # as a grade rewrites it
     with pytest.raises(DualboardError, match="replaced while the render read it"):
         run_pages(result, SharedFiles(tmp_path / "docs"), kept)
     assert not (tmp_path / "kept.json").exists()

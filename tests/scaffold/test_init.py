@@ -135,4 +135,4 @@ def test_scaffold_builds_end_to_end(scaffolded):
     tabs = re.findall(r'class="md-tabs__link[^>]*>\s*([^<]*?)\s*<', home)
     assert tabs.count("How to submit") == 1 and "About this leaderboard" in tabs, tabs
     assert not (scaffolded / "site" / "how-to-submit").exists()
-    assert (scaffolded / "build" / "scored" / "road-signs.parquet").is_file()
+    assert (scaffolded / "build" / "scored" / "road-signs" / "about.json").is_file()

@@ -21,6 +21,7 @@ import pytest
 import yaml
 from scipy.stats import binomtest
 
+from dualboard.scored_files import read_scored
 from tests.conftest import REPO
 
 N_OLD, N_ADDED = 30, 6
@@ -117,7 +118,7 @@ def test_an_answer_to_a_question_dropped_since_is_a_warning_and_is_not_graded(bo
         "old-run/predictions.jsonl:31: question_id: question 'q-retired' is not in version '2' of moving — "
         "nothing to do: this answer of an earlier version is left out of grading"
     ) in proc.stdout
-    scored = pd.read_parquet(board / "build" / "scored" / "moving.parquet")
+    scored = read_scored(board / "build" / "scored", "moving")
     assert "q-retired" not in set(scored["question_id"])
 
 
@@ -159,7 +160,7 @@ def test_the_older_run_stays_marked_with_the_version_it_answered(board):
     assert (new.benchmark_version, new.n_questions, new.n_never_run) == ("2", N_OLD + N_ADDED, 0)
     assert old.answer_key_mean == pytest.approx(100 * len(RIGHT_OLD) / N_OLD), "never-run questions are not zeros"
     assert "6 question(s) never run (it answered version 1)" in old.note
-    scored = pd.read_parquet(board / "build" / "scored" / "moving.parquet")
+    scored = read_scored(board / "build" / "scored", "moving")
     assert set(scored.loc[scored.run_id == "old-run", "benchmark_version"]) == {"1"}
     page = html.unescape((board / "site" / "benchmarks" / "moving" / "index.html").read_text("utf-8"))
     assert "answered v1" in page and "30 (6 never run)" in page

@@ -7,10 +7,10 @@ import os
 import subprocess
 import sys
 
-import pandas as pd
 from click.testing import CliRunner
 
 from dualboard.cli import main
+from dualboard.scored_files import read_scored
 from tests.conftest import GIT_ENV, git_repository
 from tests.store.conftest import TOKEN
 
@@ -31,7 +31,7 @@ def test_build_with_hub_store_ingests_and_builds_from_the_hub(tiny_root, hub_ser
     assert result.exit_code == 0, result.output
     assert "1 added" in result.output
     assert "runs/tiny/run-a/predictions.jsonl" in hub_server.repos["dualboard/tiny-board"].resolve("main").files
-    scored = pd.read_parquet(tiny_root / "build" / "scored" / "tiny.parquet")
+    scored = read_scored(tiny_root / "build" / "scored", "tiny")
     assert sorted(scored["question_id"]) == ["q1", "q2", "q3"]
     assert (tiny_root / "site" / "benchmarks" / "tiny" / "index.html").is_file()
     again = CliRunner().invoke(main, args)

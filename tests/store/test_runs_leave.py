@@ -11,10 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from dualboard.intake.benchmark import load_benchmarks
+from dualboard.scored_files import read_scored
 from dualboard.store import LocalStore
 from dualboard.store.base import Removal, RunNotStoredError, read_removals
 from dualboard.store.hub import HubStore
@@ -68,7 +68,7 @@ def test_a_deleted_run_leaves_on_the_next_build_and_the_changelog_says_so(tiny_r
     record = json.loads((store.snapshot() / "removed" / "tiny" / "run-b.json").read_text("utf-8"))
     assert record == {"run": "tiny/run-b", "date": _today(), "reason": "", "format": 1}
     assert "run-b" in (tiny_root / "data" / "benchmarks" / "tiny" / "human_labels.csv").read_text("utf-8")
-    scored = pd.read_parquet(tiny_root / "build" / "scored" / "tiny.parquet")
+    scored = read_scored(tiny_root / "build" / "scored", "tiny")
     assert set(scored["run_id"]) == {"run-a"}
     changelog = (tiny_root / "site" / "changelog" / "index.html").read_text("utf-8")
     assert "Since the last release" in changelog
