@@ -30,11 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from scale import REPO, communicate_watched  # bench/scale.py, beside this script
 
-from dualboard.scored_files import SCORED, VERDICTS, benchmark_names
+from dualboard.scored_files import SCORED, VERDICTS, ScoredFolder, benchmark_names
 
 
 def stats(root: Path) -> tuple[float, float, int, str]:
@@ -52,28 +50,25 @@ def stats(root: Path) -> tuple[float, float, int, str]:
 
 
 def copy_inputs(board: Path, root: Path, drop_run: str | None = None) -> None:
-    """Copy the stage's inputs of ``board`` into ``root``, without the rows of ``drop_run``."""
-    scored = root / "build" / "scored"
-    scored.mkdir(parents=True)
+    """Copy the stage's inputs of ``board`` into ``root``, without the files of ``drop_run``."""
+    (root / "build").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(board / "build" / "store-source.json", root / "build" / "store-source.json")
     for name in benchmark_names(board / "build" / "scored"):
+        source = ScoredFolder.of(board / "build" / "scored", name)
+        target = ScoredFolder.of(root / "build" / "scored", name)
+        about = source.about()
+        about.runs.pop(drop_run, None)
         for table in (SCORED, VERDICTS):
-            source = table.path(board / "build" / "scored", name)
-            data = pq.read_table(source)  # the file's metadata (format, revision) comes along
-            if drop_run is not None:
-                data = data.filter(pc.not_equal(data["run_id"], drop_run))
-            pq.write_table(data, table.path(scored, name))
+            for path in source.files(table, list(about.runs)):
+                target.run_file(table, path.stem).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target.run_file(table, path.stem))
+        target.write_about(about)
 
 
 def last_run(board: Path) -> str:
     """The run that sorts last across the board's benchmarks: the one ``+1 run`` adds."""
     scored = board / "build" / "scored"
-    runs = {
-        r
-        for name in benchmark_names(scored)
-        for r in pq.read_table(SCORED.path(scored, name), columns=["run_id"])[0].to_pylist()
-    }
-    return max(runs)
+    return max(run for name in benchmark_names(scored) for run in ScoredFolder.of(scored, name).runs())
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ from synthetic_board import make_board, pad_responses
 
 FRESH = {
     "validate": (".dualboard/build-cache.json",),
-    "grade": (".dualboard/build-cache.json", "build/graded", ".dualboard/store/verdicts"),
+    "grade": (".dualboard/build-cache.json", "build/scored", ".dualboard/store/verdicts"),
 }
 """What each measured command would otherwise reuse, removed before it runs (relative to the board)."""
 

@@ -26,11 +26,9 @@ LAYERS = (
         "kappa",
         "linear_regex",
         "names",
-        "parquet_join",
         "release_files",
         "safe_read",
         "scored_files",
-        "thrift_compact",
         "workers",
     ),
     ("intake", "project"),
@@ -48,8 +46,7 @@ layers before it, never a later one.
 
 1. Foundations any stage may use: names, errors, atomic writes, safe reading, the content hashes that let a
    build skip work it already did (``build_cache``), and the files two stages share
-   (``scored_files`` between grading and stats, joined from each run's files by copying their column chunks:
-   ``parquet_join``, with the footer codec ``thrift_compact``; ``release_files`` between render and release,
+   (``scored_files`` between grading and stats, a Parquet file per run; ``release_files`` between render and release,
    ``csv_download`` for every CSV offered to readers), and Cohen's κ (``kappa``), by which grading chooses its
    answer-key grader and stats reports agreement, and how many worker processes a stage spreads its work over
    (``workers``). They import only each other.

@@ -587,14 +587,12 @@ def grade(project: Project, store: Store, progress: bool, jobs: int | None):
     per minute are its options in benchmark.yaml (max_concurrency,
     requests_per_minute; README: "An LLM judge").
 
-    Each run's grades are kept in build/graded/<benchmark>/ under a hash of
-    the run's files, the benchmark's questions and graders, the run's human
-    labels and the grading code: a run already graded is not graded again,
-    so adding one run grades that run only. Runs to grade are spread over
-    --jobs processes. The three files of build/scored/ are then put together
-    from the runs' kept files, their compressed columns copied as they are
-    (not read and written again), so a run already graded costs little more
-    than its bytes.
+    Each run's tables are Parquet files of their own in
+    build/scored/<benchmark>/, made under a hash of the run's files, the
+    benchmark's questions and graders, the run's human labels and the
+    grading code: a run already graded is not graded again, so adding one run
+    grades and writes that run only. Runs to grade are spread over --jobs
+    processes.
     """
     click.echo(str(pipeline.grade_stage(project, store, progress=progress, jobs=jobs)))
 

@@ -2,11 +2,11 @@
 
 After one run is added, changed or removed, or the human labels change (which
 can change the grader chosen for the answer-key column), ``dualboard grade``
-reads only what it must: each run's fragment, its answer-choice evidence and
-its answer-key columns are kept in build/graded/, the verdict parts' key
-indexes in build/verdict-keys/, and stored files' digests in the build cache.
-Each step here is graded that way and, on a copy of the board, from nothing
-(no run cache, no key index, no build cache: what ``--force`` and a first
+reads only what it must: each run's files and answer-choice evidence are kept
+in build/scored/, the verdict parts' key indexes in build/verdict-keys/, and
+stored files' digests in the build cache. Each step here is graded that way
+and, on a copy of the board, from nothing (no build/scored, no key index, no
+build cache: what ``--force`` and a first
 build do), and every file of build/scored/ must have the same bytes. The
 verdict cache's indexes are checked against reading every part
 (:func:`~dualboard.store.verdicts.read_parts`), also when parts are rewritten
