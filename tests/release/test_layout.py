@@ -82,7 +82,7 @@ def test_the_first_split_is_sized_by_the_csv_when_the_parquet_is_small(tmp_path)
 
 
 def test_a_row_larger_than_the_limit_says_so(tmp_path):
-    _, source = _source(tmp_path, 3)
+    _, source = _source(3)
     with pytest.raises(ValueError, match="a single row"):
         write_table(source, tmp_path / "out", "demo", limit=200)
 
