@@ -30,6 +30,7 @@ import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from dualboard.atomic import atomic_write_text
 
@@ -42,6 +43,10 @@ MAX_VALID_RUNS = 10_000
 CHUNK = 1 << 20
 
 
+HashState = Any
+"""A ``hashlib.sha256()`` object (hashlib names its type only privately)."""
+
+
 def digest(*parts: str) -> str:
     """sha256 over ``parts``, each length-prefixed so that ``("ab", "c")`` and ``("a", "bc")`` differ.
 
@@ -51,7 +56,7 @@ def digest(*parts: str) -> str:
     return digest_state(*parts).hexdigest()
 
 
-def digest_state(*parts: str, start: hashlib._Hash | None = None) -> hashlib._Hash:
+def digest_state(*parts: str, start: HashState | None = None) -> HashState:
     """The sha256 state :func:`digest` reaches over ``parts``, carried on from a copy of ``start`` if given.
 
     ``digest_state(*b, start=digest_state(*a)).hexdigest() == digest(*a, *b)``: keys that share

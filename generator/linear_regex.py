@@ -65,6 +65,11 @@ PATTERN_FIX = (
 )
 """What to do about an answer-key pattern RE2 cannot compile."""
 
+Regex = Any
+"""A compiled RE2 pattern (``re2.compile``'s result; re2 names its type only privately)."""
+RegexMatch = Any
+"""A match of a :data:`Regex`."""
+
 
 class PatternSyntaxError(DualboardError):
     """A regular expression RE2 cannot compile (lookaround, backreference, bad syntax)."""
@@ -75,7 +80,7 @@ class PatternSyntaxError(DualboardError):
         super().__init__(f"{self.problem} — {fix}")
 
 
-def compile_linear(pattern: str, *, ignore_case: bool = False) -> re2._Regexp:
+def compile_linear(pattern: str, *, ignore_case: bool = False) -> Regex:
     r"""Compile one of grading's own patterns: ``re`` syntax without lookaround, ``\b`` or backreferences.
 
     ``\w``, ``\d`` and ``\s`` keep their Unicode meaning (:func:`unicode_classes`).
@@ -89,7 +94,7 @@ def compile_linear(pattern: str, *, ignore_case: bool = False) -> re2._Regexp:
 
 
 @functools.lru_cache(maxsize=4096)
-def compile_key_pattern(pattern: str) -> re2._Regexp:
+def compile_key_pattern(pattern: str) -> Regex:
     r"""Compile one answer-key pattern (``answer_key.patterns``): RE2 syntax as written, ignoring case.
 
     Examples
@@ -113,7 +118,7 @@ def compile_key_pattern(pattern: str) -> re2._Regexp:
     return regex
 
 
-def _compile(pattern: str, ignore_case: bool, max_mem: int | None = None) -> re2._Regexp:
+def _compile(pattern: str, ignore_case: bool, max_mem: int | None = None) -> Regex:
     """Compile ``pattern`` with RE2 and the options every pattern shares (``max_mem``: RE2's default unless
     given)."""
     options = re2.Options()
@@ -207,7 +212,7 @@ class ContextPattern:
         for match in self._matches(data, len(text[:pos].encode("utf-8")) if pos else 0):
             yield ContextMatch(tuple(None if g is None else g.decode("utf-8") for g in match.groups()[:-1]))
 
-    def _matches(self, data: bytes, pos: int = 0) -> Iterator[re2._Match]:
+    def _matches(self, data: bytes, pos: int = 0) -> Iterator[RegexMatch]:
         """Yield the RE2 matches in UTF-8 ``data`` from byte ``pos`` on; each search is linear in the bytes it
         reads (the character before ``pos`` is still read as the context of a match starting there)."""
         last = self.regex.groups

@@ -17,10 +17,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import re2
-
 from dualboard.grading.errors import GradingInputError
-from dualboard.linear_regex import Screened, compile_linear
+from dualboard.linear_regex import RegexMatch, Screened, compile_linear
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 JSON_ANSWER_RULES = ("last", "first")
@@ -208,7 +206,7 @@ def _last_distinct(positions: list[int]) -> tuple[int, ...]:
     return tuple(sorted(seen, key=seen.__getitem__))
 
 
-def _json_matches(response: str) -> Iterator[re2._Match]:
+def _json_matches(response: str) -> Iterator[RegexMatch]:
     """Yield each JSON-style answer whose bare letter, if any, ends its word ({answer: Because} is no "B")."""
     for match in _JSON_ANSWER.finditer(response):
         if match.group(3) is None or not _is_word_char(response[match.end() : match.end() + 1]):
@@ -225,7 +223,7 @@ def _json_positions(response: str, shown: Sequence[str]) -> list[int]:
     return positions
 
 
-def _paren_matches(response: str) -> Iterator[re2._Match]:
+def _paren_matches(response: str) -> Iterator[RegexMatch]:
     """Yield each "(C)" that is neither inside a word nor doubled ("((C))" is not an answer)."""
     for match in _PAREN_LETTER.finditer(response):
         before, after = response[match.start() - 1 : match.start()], response[match.end() : match.end() + 1]
@@ -233,7 +231,7 @@ def _paren_matches(response: str) -> Iterator[re2._Match]:
             yield match
 
 
-def _letter_positions(matches: Iterable[re2._Match], n_options: int) -> list[int]:
+def _letter_positions(matches: Iterable[RegexMatch], n_options: int) -> list[int]:
     positions = []
     for match in matches:
         letter = next(g for g in match.groups() if g is not None)

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from dualboard.atomic import atomic_write_text
-from dualboard.build_cache import code_digest, digest_state
+from dualboard.build_cache import HashState, code_digest, digest_state
 
 PIECES_DIR = "stats-pieces"
 """Folder of ``build/`` holding one pieces file per benchmark (beside build/stats/, not in it)."""
@@ -201,7 +201,7 @@ class Pieces:
 
 
 @functools.lru_cache(maxsize=64)
-def _key_start(kind: str, options: str) -> hashlib._Hash:
+def _key_start(kind: str, options: str) -> HashState:
     """The hash state of a key's shared parts (kind, code, options): each key copies it (never fed itself)."""
     return digest_state(kind, code_digest(), options)
 

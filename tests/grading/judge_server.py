@@ -69,7 +69,7 @@ class ScriptedJudgeServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def _enter(self, body: dict[str, Any], headers: dict[str, str]) -> int:
+    def enter_request(self, body: dict[str, Any], headers: dict[str, str]) -> int:
         with self._lock:
             number = len(self.requests)
             self.requests.append(body)
@@ -85,7 +85,7 @@ class ScriptedJudgeServer:
             peak, self.peak_in_flight = self.peak_in_flight, self.in_flight
             return peak
 
-    def _leave(self) -> None:
+    def leave_request(self) -> None:
         with self._lock:
             self.in_flight -= 1
 
@@ -102,7 +102,7 @@ class ScriptedJudgeServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                number = owner._enter(body, dict(self.headers))
+                number = owner.enter_request(body, dict(self.headers))
                 self._nonce = nonce_of(body)
                 try:
                     reply = owner.script(body, number) if self.path == "/v1/chat/completions" else Reply(status=404)
@@ -111,7 +111,7 @@ class ScriptedJudgeServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:
-                    owner._leave()
+                    owner.leave_request()
 
             def _send(self, reply: Reply) -> None:
                 payload = reply.raw_body
