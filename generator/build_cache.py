@@ -40,7 +40,6 @@ RACY_S = 2.0
 """A file modified this recently is hashed every time: its stat may not change on a second write yet."""
 MAX_VALID_RUNS = 10_000
 """Validated runs remembered, the most recently used first (a run folder costs one key)."""
-CHUNK = 1 << 20
 
 
 HashState = Any
@@ -78,15 +77,13 @@ def code_digest() -> str:
     """
     package = Path(__file__).resolve().parent
     files = sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    return digest(*(f"{p.relative_to(package).as_posix()}\0{_sha256_file(p)}" for p in files))
+    return digest(*(f"{p.relative_to(package).as_posix()}\0{file_sha256(p)}" for p in files))
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, in hex: the one way Dualboard hashes a file."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def stat_key(st: os.stat_result) -> list[int]:
@@ -136,7 +133,7 @@ class BuildCache:
         self._seen.add(name)
         if isinstance(known, list) and known[:4] == stat_key(st) and len(known) == 5:
             return str(known[4])
-        value = _sha256_file(Path(name))
+        value = file_sha256(Path(name))
         if time.time() - st.st_mtime_ns / 1e9 > RACY_S:
             self._files[name] = [*stat_key(st), value]
         else:

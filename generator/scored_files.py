@@ -29,7 +29,6 @@ statistics and the site, which read the scored table, never load it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -42,6 +41,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from dualboard.atomic import atomic_path, atomic_write_text
+from dualboard.build_cache import file_sha256
 from dualboard.errors import DualboardError
 from dualboard.names import RUN_ID_RULE, is_name
 
@@ -158,12 +158,6 @@ def arrow(frame: pd.DataFrame | pa.Table, schema: pa.Schema) -> pa.Table:
     if isinstance(frame, pa.Table):
         return frame.select(schema.names).cast(schema)
     return pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, in hex."""
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 @dataclass

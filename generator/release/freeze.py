@@ -24,11 +24,12 @@ from pathlib import Path
 import pandas as pd
 
 from dualboard.atomic import atomic_write_text
+from dualboard.build_cache import file_sha256
 from dualboard.csv_download import download_csv
 from dualboard.intake.models import Benchmark
 from dualboard.project import Project
 from dualboard.release.dataset_card import dataset_card
-from dualboard.release.manifest import benchmark_entry, file_sha256, manifest, manifest_json
+from dualboard.release.manifest import benchmark_entry, manifest, manifest_json
 from dualboard.release.tables import write_table
 from dualboard.release_files import (
     CARD,

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from dualboard import __version__
+from dualboard.build_cache import file_sha256
 from dualboard.release_files import run_standings
 from dualboard.store.base import Removal
 
@@ -36,16 +37,7 @@ def tree_hash(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of one file, read in chunks."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
+        digest.update(bytes.fromhex(file_sha256(path)))
     return digest.hexdigest()
 
 
