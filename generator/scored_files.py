@@ -41,11 +41,11 @@ import pyarrow.parquet as pq
 import yaml
 
 from dualboard.atomic import atomic_path, atomic_write_text
-from dualboard.build_cache import file_sha256
+from dualboard.build_cache import digest, file_sha256
 from dualboard.errors import DualboardError
 from dualboard.names import RUN_ID_RULE, is_name
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Layout of ``build/scored``; a folder of another version is refused with the command that rewrites it."""
 ABOUT = "about.json"
 METADATA_KEY = b"dualboard"
@@ -333,17 +333,14 @@ class ScoredFolder:
                 if path.stem not in runs and (path.is_file() or path.is_symlink()):
                     path.unlink()
 
-    def digests(self, table: Table, runs: Sequence[str] | None = None) -> dict[str, str]:
-        """The SHA-256 of each run's file of ``table`` (of every run, or of ``runs``), by run id."""
-        return {path.stem: file_sha256(path) for path in self.files(table, runs)}
-
 
 def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str) -> ScoredFolder:
     """Write the three tables of ``benchmark`` (graded in one go) into ``scored_dir``, a file per run each.
 
     ``tables`` has one DataFrame attribute per table, named like it (``scored``, ``answers``, ``verdicts``), as
     the grading stage's ``GradedTables`` has: this module comes before grading in the flow, so it names no
-    grading type. ``revision`` is the store revision graded. The runs get no key: a grade makes them anew.
+    grading type. ``revision`` is the store revision graded. Each run's key is the digest of its files, which no
+    grade's key equals: a grade makes them anew.
     """
     folder = ScoredFolder.of(scored_dir, benchmark)
     runs = sorted(set(getattr(tables, SCORED.name)["run_id"].astype(str)))
@@ -353,7 +350,8 @@ def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str
         for run_id in runs:
             folder.write_run(table, run_id, frame[frame["run_id"] == run_id])
     folder.keep_only(set(runs))
-    folder.write_about(About(benchmark, revision, runs=dict.fromkeys(runs, "")))
+    keys = {r: "written-" + digest(*(file_sha256(folder.run_file(t, r)) for t in TABLES)) for r in runs}
+    folder.write_about(About(benchmark, revision, runs=keys))
     return folder
 
 

@@ -169,6 +169,30 @@ def shown_options(question: dict[str, Any], prediction: dict[str, Any]) -> list[
     return [choices[LETTERS.index(letter)] for letter in order]
 
 
+def options_as_shown(question: dict[str, Any], prediction: dict[str, Any]) -> tuple[str, str, str]:
+    """One answer's ``choice_order`` (letters joined), its options lettered as shown, and the correct letter.
+
+    Empty strings for an open question; the options show "—" for an order validation would refuse.
+
+    Examples
+    --------
+    >>> q = {"id": "q", "choices": ["96", "102", "112"], "correct_choice": "B"}
+    >>> options_as_shown(q, {"choice_order": ["C", "B", "A"]})
+    ('CBA', 'A. 112  B. 102  C. 96', 'B')
+    """
+    if not question.get("choices"):
+        return "", "", ""
+    order = prediction.get("choice_order")
+    joined = "".join(order) if isinstance(order, list) and all(isinstance(x, str) for x in order) else ""
+    try:
+        shown = shown_options(question, prediction)
+    except GradingInputError:
+        return joined, "—", ""
+    correct = correct_index(question, shown)
+    letters = "  ".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(shown))
+    return joined, letters, LETTERS[correct] if correct is not None else ""
+
+
 def correct_index(question: dict[str, Any], shown: Sequence[str]) -> int | None:
     """Return the position of the correct option among ``shown``.
 

@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 import dualboard
 from dualboard.atomic import atomic_path
+from dualboard.build_cache import file_sha256
 from dualboard.grading.answer_key_choice import (
     CHOICE_COLUMNS,
     AnswerKeyChoice,
@@ -46,9 +47,9 @@ from dualboard.intake.models import Benchmark
 from dualboard.safe_read import open_regular
 from dualboard.scored_files import ANSWERS, COMPRESSION, EVIDENCE, SCORED, VERDICTS, ScoredFolder
 
-ONCE = ".once"
-"""Ends the key recorded for a run holding a verdict that may not repeat (a judge's timeout): never found by a
-later grade (:meth:`RunCache.save`)."""
+ONCE = ".once-"
+"""Marks the key recorded for a run holding a verdict that may not repeat (a judge's timeout): followed by the
+digest of its verdicts, it is never found by a later grade, and names what this grade wrote (:meth:`RunCache.save`)."""
 GRADING_TOOLS = ("google-re2",)
 """What besides Dualboard decides a verdict: RE2 reads the answers."""
 
@@ -126,12 +127,12 @@ class RunCache:
 
     def save(self, run_id: str, key: str, grades: RunGrades) -> str:
         """Write ``grades`` as run ``run_id``'s files; return the key to record (``key``, or ``key`` + :data:`ONCE`
-        when a verdict may not repeat)."""
-        self.folder.write_run(VERDICTS, run_id, grades.verdicts)
+        + the digest of its verdicts file when a verdict may not repeat)."""
+        verdicts = self.folder.write_run(VERDICTS, run_id, grades.verdicts)
         evidence = RunEvidence.of(given_answers(grades.answers), grades.verdicts)
         _write_evidence(evidence, self.folder.run_file(EVIDENCE, run_id))
         self.folder.write_run(ANSWERS, run_id, grades.answers)
-        return key + (ONCE if grades.transient else "")
+        return key + (ONCE + file_sha256(verdicts) if grades.transient else "")
 
     def load(self, run_id: str) -> RunGrades:
         """The grades of run ``run_id`` (its answers without the answer-key columns)."""

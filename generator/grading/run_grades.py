@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from dualboard.grading.cache import VerdictCache, answer_part, grader_part, keyed, question_digest
+from dualboard.grading.choices import options_as_shown
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
 from dualboard.grading.matching import key_answer
@@ -370,6 +371,22 @@ def distinct_answers(answers: Sequence[_Answer]) -> tuple[bool, int]:
     return rejudged, sum(len(set(texts)) for texts in responses.values())
 
 
+def _shown_columns(plan: RunPlan) -> dict[str, list[str]]:
+    """How each answer's options were shown (:func:`~dualboard.grading.choices.options_as_shown`): the
+    columns ``choice_order``, ``options_shown`` and ``correct_letter``; a question's distinct orders are worked
+    out once."""
+    made: dict[tuple[str, str], tuple[str, str, str]] = {}
+    rows = []
+    for answer in plan.answers:
+        order = answer.prediction.get("choice_order")
+        key = (answer.question["id"], repr(order))
+        if key not in made:
+            made[key] = options_as_shown(answer.question, {"choice_order": order})
+        rows.append(made[key])
+    names = ("choice_order", "options_shown", "correct_letter")
+    return {name: [row[i] for row in rows] for i, name in enumerate(names)}
+
+
 def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]]) -> pd.DataFrame:
     """One row per answer: the traditional verdict, with the text it judged (columns :data:`RUN_ANSWER_COLUMNS`)."""
     traditional: dict[int, tuple[str, Verdict]] = {}
@@ -403,5 +420,6 @@ def _answer_rows(plan: RunPlan, graded: list[tuple[_Assignment, list[Verdict]]])
         "prompt": [q.get("prompt", "") for q in questions],
         "key_answer": [key_answer(q) for q in questions],
         "response": [response if isinstance(response, str) else None for response in responses],
+        **_shown_columns(plan),
     }
     return typed(ANSWERS, columns, RUN_ANSWER_COLUMNS)

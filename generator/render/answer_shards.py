@@ -10,8 +10,8 @@ one data file per shard that holds answers to it.
 
 Each shard has a key (:func:`shard_keys`): the digest of everything its files
 are made from: the code, the questions, which graders each question shows, and
-for each of its runs the run id, the model name, the stored files and the
-verdicts (the digest of each run's verdicts file).
+for each of its runs the run id, the model name and the key its graded files
+were made under (``about.json`` of build/scored).
 A :class:`~dualboard.render.kept_files.KeptFiles` remembers, in ``build/``, the files each
 shard's key gave; a shard whose key is unchanged and whose files are still in the docs
 folder is kept as it is, without reading any of its answers. The site is the
@@ -25,8 +25,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from dualboard.build_cache import code_digest, digest
-from dualboard.render.kept_files import KeptFiles
-from dualboard.scored_files import ANSWER_SLOT, VERDICTS, ScoredFolder
+from dualboard.scored_files import ANSWER_SLOT, ScoredFolder
 
 SHARDS = 8
 """Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data (about 12 of 100 runs);
@@ -70,27 +69,20 @@ def shard_keys(
     questions: Sequence[Mapping],
     graders: Mapping[str, Sequence[str]],
     files: ScoredFolder | None,
-    kept: KeptFiles,
 ) -> dict[int, str]:
-    """The key of each shard of ``groups`` whose every run has a stored folder.
+    """The key of each shard of ``groups`` whose every run has graded files.
 
-    ``kept``: hashes each run's stored folder (:meth:`~dualboard.render.kept_files.KeptFiles.run_digest`);
     ``models``: the model name shown for each run; ``graders``: the graders each question shows
-    (:func:`dualboard.render.question_pages.question_graders`); ``files``: the graded files the pages' verdicts
-    and responses are read from (each run's verdicts file is hashed). A shard with a run that has no folder has
-    no key, and without the files no shard has one: it is always made anew.
+    (:func:`dualboard.render.question_pages.question_graders`); ``files``: the graded files the pages' answers
+    and verdicts are read from, whose ``about.json`` holds each run's key (a digest of all its files are made
+    from). Without the files no shard has a key: it is always made anew.
     """
     if files is None:
         return {}
     common = digest("answer-shards", code_digest(), json.dumps([list(questions), dict(graders)], sort_keys=True))
-    verdicts = files.digests(VERDICTS)
-    keys = {}
-    for shard, run_ids in groups.items():
-        stored = {run_id: kept.run_digest(run_id) for run_id in run_ids}
-        if None in stored.values():
-            continue
-        parts = [
-            f"{run_id}\0{models.get(run_id, run_id)}\0{stored[run_id]}\0{verdicts.get(run_id)}" for run_id in run_ids
-        ]
-        keys[shard] = digest(common, *parts)
-    return keys
+    graded = files.about().runs
+    return {
+        shard: digest(common, *(f"{r}\0{models.get(r, r)}\0{graded[r]}" for r in run_ids))
+        for shard, run_ids in groups.items()
+        if all(r in graded for r in run_ids)
+    }

@@ -8,10 +8,6 @@ is set aside in a temporary file of its slice of questions (Arrow IPC,
 lz4-compressed); then the slices are handed out one after the other, in the
 benchmark's question order. Only one run and one slice are in memory at a
 time, and the work grows linearly with the answers.
-
-The option order a multiple-choice answer was shown (``choice_order``) is not in
-the answers table: it is read from the run's ``predictions.jsonl`` with a decoder
-that looks at no other field (:func:`choice_orders`).
 """
 
 from __future__ import annotations
@@ -20,7 +16,6 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-import msgspec
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -28,21 +23,14 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-from dualboard.errors import DualboardError
-from dualboard.intake.models import Run
-from dualboard.intake.validate import DeferredPredictions
 from dualboard.scored_files import ANSWER_SLOT, ANSWERS, ScoredFolder
 
-TEXT_COLUMNS = [*ANSWER_SLOT, "response"]
+TEXT_COLUMNS = [*ANSWER_SLOT, "response", "options_shown", "correct_letter"]
 """What the question pages read of the answers table."""
 SLICE_ANSWERS = 20_000
 """Answers per slice of questions held at once: about 23 MB of text at 1,150 characters an answer."""
 _SPILL = ipc.IpcWriteOptions(compression="lz4")
 """Slices wait on disk compressed: answers repeat each other, and lz4 costs little time."""
-
-
-class AnswerTextError(DualboardError):
-    """A run's predictions.jsonl no longer reads as it did when it was validated."""
 
 
 def question_slices(questions: Sequence[str], counts: Mapping[str, int], limit: int | None = None) -> list[list[str]]:
@@ -124,59 +112,3 @@ def responses_of(files: ScoredFolder, slots: pd.DataFrame) -> dict[tuple[str, st
             picked = keys.iloc[rows]
             found.update(zip(zip(picked["run_id"], picked["question_id"], picked["round"].tolist()), texts))
     return found
-
-
-class _Order(msgspec.Struct):
-    """The fields of a predictions.jsonl line that say which answer it is and how its options were shown."""
-
-    question_id: str
-    round: int = 0
-    choice_order: list[str] | None = None
-
-
-_ORDER_DECODER = msgspec.json.Decoder(_Order)
-
-
-def choice_orders(run: Run) -> Iterator[tuple[str, int, list[str]]]:
-    """(question id, round, choice order) of every answer of ``run`` that gives one.
-
-    A run validated by an earlier build has not read its predictions yet
-    (:class:`DeferredPredictions`): only the lines that can carry a choice
-    order are decoded, and of them only these three fields, so the
-    responses are never held. A line that spells a key with an escape
-    (``\\u0063hoice_order``) is decoded too.
-    """
-    predictions = run.predictions
-    if not isinstance(predictions, DeferredPredictions):
-        for p in predictions:
-            if p.get("choice_order") is not None:
-                yield p["question_id"], int(p.get("round", 0)), p["choice_order"]
-        return
-    data = predictions.path.read_bytes()  # one run's file, within validation's size limit (Limits)
-    if b'"choice_order"' not in data and b"\\u" not in data:
-        return
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if b'"choice_order"' not in line and b"\\u" not in line:
-            continue
-        try:
-            row = _ORDER_DECODER.decode(line)
-        except msgspec.DecodeError as exc:
-            raise AnswerTextError(
-                f"{predictions.path}:{number}: choice_order: cannot be read ({exc}) — the file changed after "
-                "it was validated; run `dualboard build` again"
-            ) from exc
-        if row.choice_order is not None:
-            yield row.question_id, row.round, row.choice_order
-
-
-def orders_by_slot(runs: Sequence[Run]) -> dict[tuple[str, str, int], list[str]]:
-    """Every answer's choice order by (run id, question id, round), for the answers that give one.
-
-    Equal orders share one list: a question has a handful of orders however many answers show them.
-    """
-    shared: dict[tuple[str, ...], list[str]] = {}
-    return {
-        (run.run_id, qid, round_): shared.setdefault(tuple(order), order)
-        for run in runs
-        for qid, round_, order in choice_orders(run)
-    }

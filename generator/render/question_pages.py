@@ -20,13 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dualboard.grading.choices import LETTERS, correct_index, shown_options
-from dualboard.grading.errors import GradingInputError
 from dualboard.intake.model_names import with_shown_models
-from dualboard.intake.models import Run
 from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_shards import SHARD_VERDICT_COLUMNS, shard_groups, shard_keys
-from dualboard.render.answer_texts import orders_by_slot, question_slices, texts_by_slice
+from dualboard.render.answer_texts import question_slices, texts_by_slice
 from dualboard.render.escape import escape_text
 from dualboard.render.html import Cell, Header, paragraph, table
 from dualboard.render.kept_files import KeptFiles, check_unreplaced
@@ -111,9 +108,6 @@ class _ShardWork:
     shard: int
     runs: Mapping[str, tuple[int, tuple[str, str]]]
     """Each run of the shard: its place in the shard's run list, and its link (model name, run page)."""
-    stored: tuple[Run, ...]
-    """The shard's stored runs, whose predictions give the option order each answer showed (read where the shard
-    is made: a run the render has not read is sent as its file's path)."""
     counts: Mapping[str, int]
     """Their answers to each question (to cut the questions into slices)."""
     questions: Sequence[Mapping[str, Any]]
@@ -154,7 +148,7 @@ class AnswerFiles:
             self._verdicts = (result.files.path / ABOUT, result.files_status)
         if self._kept is not None:
             questions, files = result.benchmark.questions, result.files
-            self._keys = shard_keys(groups, _model_names(result), questions, self.graders, files, self._kept)
+            self._keys = shard_keys(groups, _model_names(result), questions, self.graders, files)
         for shard, key in self._keys.items():
             reused = self._kept.reuse(str(shard), key, self._shared)
             if reused is not None:
@@ -289,7 +283,6 @@ def _shard_works(
         yield _ShardWork(
             shard=shard,
             runs=runs,
-            stored=tuple(run for run in result.runs if run.run_id in runs),
             counts=scored.value_counts().to_dict(),
             questions=result.benchmark.questions,
             graders=graders,
@@ -310,7 +303,6 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
     questions at a time (:mod:`dualboard.render.answer_texts`), so their text is never in memory at once.
     """
     made: dict[str, tuple[str, int]] = {}
-    orders = orders_by_slot(work.stored)
     verdicts = work.files.read(VERDICTS, SHARD_VERDICT_COLUMNS, runs=list(work.runs)).to_pandas()
     rows_of = verdicts.groupby("question_id", sort=False).indices
     slices = question_slices([q["id"] for q in work.questions], work.counts)
@@ -322,8 +314,6 @@ def _make_shard(work: _ShardWork, shared: SharedFiles) -> dict[str, tuple[str, i
             continue
         table = _verdict_table(verdicts.iloc[np.concatenate(rows)], work.order)
         table = table.merge(texts.to_pandas(), on=list(ANSWER_SLOT), how="left", sort=False)
-        slots = zip(table["run_id"], table["question_id"], table["round"])
-        table["choice_order"] = [orders.get((run_id, qid, int(round_))) for run_id, qid, round_ in slots]
         for qid, answers in _answers_by_question(table).items():
             question, graders = by_id[qid], work.graders.get(qid, [])
             rows = _answer_rows(answers, question, graders, work.runs)
@@ -483,12 +473,9 @@ def _answer_rows(
         [int(round_) for round_ in answers.get("round", ())],
     ]
     if question.get("choices"):
-        keys = [tuple(order) if isinstance(order, (list, tuple)) else None for order in answers["choice_order"]]
-        shown = {
-            key: list(options_as_shown(question, {"choice_order": list(key) if key else None}))
-            for key in dict.fromkeys(keys)
-        }
-        columns.append([shown[key] for key in keys])
+        pairs = list(zip(answers["options_shown"], answers["correct_letter"], strict=True))
+        shown = {pair: [pair[0] or "—", f"correct here: {pair[1]}" if pair[1] else None] for pair in set(pairs)}
+        columns.append([shown[pair] for pair in pairs])
     columns.append([r if isinstance(r, str) else "" for r in answers.get("response", ())])
     columns += [_verdicts(answers[f"score:{g}"], answers[f"detail:{g}"]) for g in graders]
     return [list(row) for row in zip(*columns, strict=True)]
@@ -561,21 +548,3 @@ def _correct_choice(question: Mapping[str, Any]) -> str | None:
     if correct in (None, ""):
         return None
     return f"{correct} (in the order listed above; each answer below shows the order its round used)"
-
-
-def options_as_shown(question: Mapping[str, Any], prediction: Mapping[str, Any]) -> tuple[str, str | None]:
-    """The options in the order one answer saw them, and the correct option's letter in that order.
-
-    Examples
-    --------
-    >>> q = {"id": "q", "choices": ["96", "102", "112"], "correct_choice": "B"}
-    >>> options_as_shown(q, {"choice_order": ["C", "B", "A"]})
-    ('A. 112  B. 102  C. 96', 'correct here: B')
-    """
-    try:
-        shown = shown_options(dict(question), dict(prediction))
-    except GradingInputError:  # validation refuses such an order; never fail the page over it
-        return "—", None
-    correct = correct_index(dict(question), shown)
-    letters = "  ".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(shown))
-    return letters, (f"correct here: {LETTERS[correct]}" if correct is not None else None)

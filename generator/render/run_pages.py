@@ -57,7 +57,7 @@ from dualboard.render.pages import (
 )
 from dualboard.render.question_pages import prompt_preview
 from dualboard.render.shared_files import SharedFiles
-from dualboard.scored_files import ABOUT, SCORED
+from dualboard.scored_files import ABOUT
 
 MAX_LISTED = 200
 """Disagreements listed per run page; the rest are on the question pages and in the downloads."""
@@ -151,25 +151,27 @@ def _rows(scored: pd.DataFrame, index: np.ndarray) -> pd.DataFrame:
 
 def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: KeptFiles) -> dict[str, str]:
     """The key of each run's tables: a digest of all they are made from (the code, the questions and their
-    slugs, the run's rows of the scored table, and its stored files, whose answers the disagreements show).
+    slugs, the run's stored files, and its graded files: the key ``about.json`` records for them, and the choice
+    that filled the answer-key columns).
 
-    A run's rows are keyed by the digest of its scored file. A run with no stored folder has no key, nor has any
-    run when the scored table was not read from files: their tables are always made anew.
+    A run with no stored folder or no graded files has no key, nor has any run when the scored table was not
+    read from files: their tables are always made anew.
     """
     if result.files is None:
         return {}
-    scored = result.files.digests(SCORED)
+    about = result.files.about()
     common = digest(
         "run-tables",
         code_digest(),
         result.name,
+        about.choice,
         json.dumps([list(result.benchmark.questions), dict(slugs), list(result.scored.columns)], sort_keys=True),
     )
     keys = {}
     for run_id in result.scored["run_id"].unique():
         stored = kept.run_digest(run_id)
-        if stored is not None:
-            keys[run_id] = digest(common, run_id, stored, scored.get(run_id, ""))
+        if stored is not None and run_id in about.runs:
+            keys[run_id] = digest(common, run_id, stored, about.runs[run_id])
     return keys
 
 

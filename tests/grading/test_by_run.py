@@ -132,7 +132,7 @@ def test_grades_holding_a_verdict_that_may_not_repeat_are_never_found_again(tmp_
     cache = RunCache(folder)
     grades = RunGrades(typed(ANSWERS, [], RUN_ANSWER_COLUMNS), typed(VERDICTS, []), transient=True)
     recorded = cache.save("run-a", "k" * 64, grades)
-    assert recorded.endswith(ONCE) and not cache.has("run-a", "k" * 64, {"run-a": recorded})
+    assert ONCE in recorded and not cache.has("run-a", "k" * 64, {"run-a": recorded})
     assert cache.has("run-a", "k" * 64, {"run-a": "k" * 64}), "its files are there"
     folder.keep_only(set())
     assert not list(folder.path.glob("*/*.parquet"))

@@ -18,6 +18,7 @@ import pytest
 
 from dualboard import pipeline
 from dualboard.errors import DualboardError
+from dualboard.grading.choices import options_as_shown
 from dualboard.intake.validate import DeferredPredictions
 from dualboard.project import Project
 from dualboard.render import answer_texts, question_pages, run_pages
@@ -60,13 +61,15 @@ def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, 
     which the render's own table lacks), then cut by question and shard."""
     shown = result.files.read(VERDICTS, list(SHOWN_VERDICT_COLUMNS)).to_pandas()
     verdicts = question_pages._verdict_table(shown, question_pages._grader_order(shown))
+    by_id = {q["id"]: q for q in result.benchmark.questions}
     predictions = pd.DataFrame(
         [
-            (run.run_id, p["question_id"], int(p.get("round", 0)), p.get("response", ""), p.get("choice_order"))
+            (run.run_id, p["question_id"], int(p.get("round", 0)), p.get("response", ""))
+            + options_as_shown(by_id[p["question_id"]], p)[1:]
             for run in result.runs
             for p in run.predictions
         ],
-        columns=[*ANSWER_SLOT, "response", "choice_order"],
+        columns=[*ANSWER_SLOT, "response", "options_shown", "correct_letter"],
     )
     table = verdicts.merge(predictions, on=list(ANSWER_SLOT), how="left")
     table["shard"] = table["run_id"].map(shard_of)
@@ -78,7 +81,7 @@ def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, 
     graders = question_pages.question_graders(result.verdicts)
     groups = shard_groups(result.verdicts["run_id"])
     models = dict(zip(result.models["run_id"], result.models["model"]))
-    by_id, files, data = {q["id"]: q for q in result.benchmark.questions}, {}, {}
+    files, data = {}, {}
     for (qid, shard), answers in sorted(by_question.items(), key=lambda item: item[0][1]):
         links = {r: (i, (models[r], f"../../runs/{run_slug(r)}/")) for i, r in enumerate(groups[shard])}
         columns = question_pages.answer_columns(by_id[qid], graders.get(qid, []))

@@ -14,9 +14,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pandas as pd
-import pytest
-
 from dualboard.render.answer_shards import (
     CACHE_DIR,
     SHARD_VERDICT_COLUMNS,
@@ -26,7 +23,7 @@ from dualboard.render.answer_shards import (
     shard_of,
 )
 from dualboard.render.pages import SHOWN_VERDICT_COLUMNS
-from dualboard.scored_files import VERDICTS, About, ScoredFolder, typed
+from dualboard.scored_files import About, ScoredFolder
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
 from tests.render import test_dirty_site
 from tests.render.test_dirty_site import assert_same_as_from_scratch, build, other_answers
@@ -115,57 +112,21 @@ def test_shard_groups_do_not_depend_on_order():
     assert all(shard_of(r) == shard for shard, ids in groups.items() for r in ids) and set(groups) <= set(range(SHARDS))
 
 
-def _verdicts(runs: list[str]) -> pd.DataFrame:
-    """Two verdicts per run, as the verdicts table holds them."""
-    n = 2 * len(runs)
-    return typed(
-        VERDICTS,
-        {
-            "run_id": runs * 2,
-            "question_id": ["q1"] * len(runs) + ["q2"] * len(runs),
-            "round": [0] * n,
-            "category": ["c"] * n,
-            "grader": ["rules"] * n,
-            "grader_version": ["1"] * n,
-            "config_hash": ["h"] * n,
-            "role": ["answer_key"] * n,
-            "score": [float(i % 3) * 50 for i in range(n)],
-            "verdict_parse": ["ok"] * n,
-            "detail": [f"d{i}" for i in range(n)],
-        },
-    )
-
-
-class _StoredRuns:
-    """Stands for the stored run folders, which shard keys hash: every run's folder unchanged."""
-
-    @staticmethod
-    def run_digest(run_id: str) -> str:
-        return f"stored {run_id}"
-
-
-def _keys(folder: Path, verdicts: pd.DataFrame) -> dict[int, str]:
-    """The shard keys of runs whose verdicts files hold ``verdicts``, written as the grade stage writes them."""
+def _keys(folder: Path, graded: dict[str, str], models: dict[str, str] | None = None) -> dict[int, str]:
+    """The shard keys of runs graded under the keys ``graded`` (run id → key, as ``about.json`` records them)."""
     files = ScoredFolder(folder)
-    runs = sorted(set(verdicts["run_id"]))
-    for run in runs:
-        files.write_run(VERDICTS, run, verdicts[verdicts["run_id"] == run])
-    files.write_about(About(folder.name, "000001", dict.fromkeys(runs, "")))
-    return shard_keys(shard_groups(runs), {}, [], {}, files, _StoredRuns())
+    files.write_about(About(folder.name, "000001", graded))
+    return shard_keys(shard_groups(graded), models or {}, [], {}, files)
 
 
-@pytest.mark.parametrize(
-    ("column", "value"), [("detail", "another"), ("score", 25.0), ("grader", "judge"), ("role", "traditional")]
-)
-def test_a_verdict_that_changes_changes_its_shards_key_only(tmp_path, column, value):
-    runs = [f"run-{i}" for i in range(40)]
-    verdicts = _verdicts(runs)
-    keys = _keys(tmp_path / "before", verdicts)
-    assert set(keys) == set(shard_groups(runs))
-    changed = verdicts.copy()
-    changed.loc[5, column] = value
-    after = _keys(tmp_path / "after", changed)
-    assert [s for s in keys if keys[s] != after[s]] == [shard_of("run-5")]
+def test_a_run_graded_again_or_renamed_changes_its_shards_key_only(tmp_path):
+    graded = {f"run-{i}": f"key-{i}" for i in range(40)}
+    keys = _keys(tmp_path / "before", graded)
+    assert set(keys) == set(shard_groups(graded))
+    regraded = _keys(tmp_path / "regraded", graded | {"run-5": "another key"})
+    assert [s for s in keys if keys[s] != regraded[s]] == [shard_of("run-5")]
+    renamed = _keys(tmp_path / "renamed", graded, {"run-7": "another model"})
+    assert [s for s in keys if keys[s] != renamed[s]] == [shard_of("run-7")]
 
 
 def test_the_shard_verdict_columns_are_columns_the_render_reads():
