@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from dualboard import pipeline
 from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_key, with_answer_key
 from dualboard.grading.cache import question_digest, verdict_key
+from dualboard.grading.choices import options_as_shown
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.run_cache import RunCache
 from dualboard.grading.run_grades import (
@@ -138,6 +139,7 @@ def _reference_run(benchmark, run, labels) -> RunGrades:
     for position, answer in enumerate(plan.answers):
         name, verdict = traditional[position]
         response = answer.prediction.get("response")
+        shown = options_as_shown(answer.question, answer.prediction)
         answer_rows.append(
             {
                 "benchmark": benchmark.name,
@@ -162,6 +164,7 @@ def _reference_run(benchmark, run, labels) -> RunGrades:
                     answer.question["answer_key"].get("answer") or answer.question["answer_key"].get("reference", "")
                 ),
                 "response": response if isinstance(response, str) else None,
+                **dict(zip(("choice_order", "options_shown", "correct_letter"), shown, strict=True)),
             }
         )
     return RunGrades(typed(ANSWERS, answer_rows, RUN_ANSWER_COLUMNS), typed(VERDICTS, verdict_rows))
