@@ -1,9 +1,11 @@
-"""How many worker processes a stage that spreads work over processes uses unless told, and how they start."""
+"""How many worker processes a stage that spreads work over processes uses unless told, and the one way they start."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 
 
 def default_jobs() -> int:
@@ -18,7 +20,18 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def worker_context(preload: str, workers: int) -> multiprocessing.context.BaseContext:
+def process_pool(
+    preload: str, workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()
+) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes that need the module ``preload`` (each starts with ``initializer(*initargs)``).
+
+    Every stage that spreads work over processes starts them here.
+    """
+    context = _context(preload, workers)
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=initializer, initargs=initargs)
+
+
+def _context(preload: str, workers: int) -> multiprocessing.context.BaseContext:
     """How to start ``workers`` worker processes that need the module ``preload`` (and what it imports).
 
     Several are forked from a server process that imported ``preload`` once. The server is a fresh

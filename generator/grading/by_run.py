@@ -15,7 +15,6 @@ is new or the choice changed. The tables are those
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from dualboard.intake.human_labels import LabelRecords
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
 from dualboard.scored_files import SCORED, About, ScoredFolder
-from dualboard.workers import worker_context
+from dualboard.workers import process_pool
 
 
 @dataclass(frozen=True)
@@ -149,10 +148,8 @@ def _grade_all(
     if workers <= 1:
         return [_done(task.run(verdicts), on_run) for task in tasks]
     names: list[str | None] = [None] * len(tasks)
-    context = worker_context(__name__, workers)
     folders = verdicts.source if isinstance(verdicts.source, VerdictFolders) else VerdictFolders.of(verdicts.source)
-    start = (folders, verdicts.index)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=start) as pool:
+    with process_pool(__name__, workers, _start_worker, (folders, verdicts.index)) as pool:
         futures = [pool.submit(_run_in_worker, task) for task in tasks]
         for i, future in enumerate(futures):
             try:

@@ -19,12 +19,9 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import io
-import multiprocessing
 import os
-import threading
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
@@ -44,7 +41,7 @@ from dualboard.intake.schemas import schema_findings
 from dualboard.intake.untrusted import decode_utf8, iter_json_lines, parse_json_line, parse_yaml, yaml_field_lines
 from dualboard.names import RUN_ID_RULE, colliding, is_git_file, is_name
 from dualboard.safe_read import UnsafeFileError, open_regular, untrusted_findings
-from dualboard.workers import default_jobs
+from dualboard.workers import default_jobs, process_pool
 
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.yaml"
@@ -57,11 +54,11 @@ FAST_PATH_PATIENCE = 64
 """After this many lines in a row the fast decoder could not confirm, it is tried on one line in this many
 only, until it confirms one again: a refused line costs it a raised exception, and a file broken on every
 line would be slower than without it. Results never depend on it (a line it skips takes the exact path)."""
-POOL_MIN_BYTES = {"fork": 32 * 1024 * 1024, "spawn": 400 * 1024 * 1024}
-"""Predictions (bytes, all runs to read together) below which validation reads them in its own process, by
-how a worker starts (:func:`_pool_context`). Reading costs some 3 ms per MB of predictions; a forked worker
-starts in about 20 ms (7 MB of reading), a spawned one imports the validator, a third of a CPU second
-(100 MB). Below four times that, workers would not repay themselves."""
+POOL_MIN_BYTES = 128 * 1024 * 1024
+"""Predictions (bytes, all runs to read together) below which validation reads them in its own process.
+Reading costs some 3 ms per MB of predictions; the first pool of a process starts a server that imports the
+validator (a tenth of a CPU second or more), whose workers then fork in milliseconds: below about four times
+that, workers would not repay themselves."""
 
 
 @dataclass(frozen=True)
@@ -563,31 +560,22 @@ def _read_all(
     are done. ``meanwhile`` runs in this process while the workers read (here, before reading).
     """
     sizes = [_predictions_bytes(run) for run in runs]
-    workers, context = min(jobs or default_jobs(), len(runs)), _pool_context()
-    if workers <= 1 or sum(sizes) < POOL_MIN_BYTES[context.get_start_method()]:
+    workers = min(jobs or default_jobs(), len(runs))
+    if workers <= 1 or sum(sizes) < POOL_MIN_BYTES:
         meanwhile()
         return [run.read(limits, keep_rows=keep_rows, validated=validated) for run in runs]
     order = sorted(range(len(runs)), key=lambda index: -sizes[index])
     shared = (runs, limits, validated)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_receive_runs, initargs=shared) as pool:
+    with process_pool(__name__, workers, _receive_runs, shared) as pool:
         read = pool.map(_read_in_worker, order)  # the workers start at once, and this process is free
         meanwhile()
         answers = dict(zip(order, read, strict=True))
     return [answers[index] for index in range(len(runs))]
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """Fork while this process runs one thread (a worker then starts in milliseconds, with the runs to read
-    and the validator already in memory); else spawn a fresh interpreter, so that no lock another thread
-    held at the fork is inherited held."""
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("spawn")
-
-
 _WORKER_RUNS: tuple[list[_ToRead], Limits, Mapping[str, int]] | None = None
-"""In a worker process only: the runs :func:`_read_all` hands out by index (inherited at a fork, sent
-once per worker when spawned), so that no task carries a benchmark's questions."""
+"""In a worker process only: the runs :func:`_read_all` hands out by index (sent once per worker), so that no
+task carries a benchmark's questions."""
 
 
 def _receive_runs(runs: list[_ToRead], limits: Limits, validated: Mapping[str, int]) -> None:

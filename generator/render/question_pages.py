@@ -11,7 +11,7 @@ import contextlib
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -32,7 +32,7 @@ from dualboard.render.numbers import format_number, sort_key
 from dualboard.render.pages import BenchmarkResults, GradedBenchmark, Page, front_matter, question_slugs, run_slug
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ABOUT, ANSWER_SLOT, VERDICTS, ScoredFolder
-from dualboard.workers import default_jobs, worker_context
+from dualboard.workers import default_jobs, process_pool
 
 PROMPT_PREVIEW = 60
 """Characters of a prompt shown where a page lists every question of a run (the question list shows it whole)."""
@@ -239,7 +239,7 @@ def _start(
     workers = min(jobs - 1, RENDER_WORKERS, sum(len(todo[name]) for name in sent))
     pool = None
     if workers > 0:
-        pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=worker_context(__name__, workers)))
+        pool = stack.enter_context(process_pool(__name__, workers))
         stack.callback(_cancel_pending, list(answers.values()))
     for result in graded:
         for work in _shard_works(result, answers[result.name].graders, todo[result.name]):

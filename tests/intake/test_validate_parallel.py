@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
@@ -48,13 +47,10 @@ def _check(root: Path, jobs: int, cache: BuildCache | None = None):
 
 @pytest.fixture
 def pooled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(validate, "POOL_MIN_BYTES", {"fork": 0, "spawn": 0})
+    monkeypatch.setattr(validate, "POOL_MIN_BYTES", 0)
 
 
-@pytest.mark.parametrize("start", ["fork", "spawn"])
-def test_workers_report_what_one_process_reports(tmp_path: Path, pooled: None, monkeypatch, start: str):
-    """Forked workers (the runs inherited) and spawned ones (the runs sent once per worker) alike."""
-    monkeypatch.setattr(validate, "_pool_context", lambda: multiprocessing.get_context(start))
+def test_workers_report_what_one_process_reports(tmp_path: Path, pooled: None):
     root = _board(tmp_path)
     alone, pooled_report = _check(root, jobs=1), _check(root, jobs=2)
     assert [str(f) for f in pooled_report.findings] == [str(f) for f in alone.findings]
@@ -91,21 +87,6 @@ def test_a_file_changed_after_a_worker_read_it_is_refused_on_use(tmp_path: Path,
         list(run.predictions)
 
 
-def test_workers_are_forked_only_while_one_thread_runs(monkeypatch):
-    """A fork copies locks held by other threads, held for ever in the child: then a fresh interpreter."""
-    with monkeypatch.context() as alone:  # other tests may leave a thread behind (a fake server's)
-        alone.setattr(threading, "active_count", lambda: 1)
-        assert validate._pool_context().get_start_method() == "fork"
-    release = threading.Event()
-    other = threading.Thread(target=release.wait)
-    other.start()
-    try:
-        assert validate._pool_context().get_start_method() == "spawn"
-    finally:
-        release.set()
-        other.join()
-
-
 def test_the_pull_request_check_runs_its_own_checks_while_workers_read(tmp_path: Path, pooled: None, monkeypatch):
     """check_pull_request does its other checks while the workers read the predictions: every finding, of the
     folders, the runs, the graders, the settings and the committed outputs, comes word for word and in the
@@ -134,7 +115,7 @@ def test_the_pull_request_check_runs_its_own_checks_while_workers_read(tmp_path:
 
     monkeypatch.setattr(pipeline, "_settings_findings", settings_seen_by_workers)
     pooled_report = pipeline.check_pull_request(Project(root))
-    monkeypatch.setattr(validate, "POOL_MIN_BYTES", {"fork": 2**62, "spawn": 2**62})
+    monkeypatch.setattr(validate, "POOL_MIN_BYTES", 2**62)
     alone = pipeline.check_pull_request(Project(root))
     assert workers_alive[0] == 2 and workers_alive[1] == 0  # the project's checks ran while the workers read
     assert [str(f) for f in pooled_report.findings] == [str(f) for f in alone.findings]
