@@ -212,7 +212,7 @@ def main():
 @click.option(
     "--force",
     is_flag=True,
-    help="Redo every stage and validate every run, even what is unchanged since the last build.",
+    help="Redo every stage, validate and grade every run, even what is unchanged since the last build.",
 )
 def build(project: Project, store: Store, seed: int, progress: bool, jobs: int | None, force: bool):
     """Run every stage: validate → ingest → grade → stats → render.
@@ -230,13 +230,14 @@ def build(project: Project, store: Store, seed: int, progress: bool, jobs: int |
       stats      skipped while build/scored and the seed are unchanged
       render     skipped while its inputs are unchanged and site/ is intact
     A stage whose outputs were changed or deleted runs again. --force
-    ignores the cache (a deleted or corrupt cache file is ignored too).
+    ignores the cache (a deleted or corrupt cache file is ignored too) and
+    grades every run anew, whatever build/scored holds.
     """
     started = time.perf_counter()
     cache = pipeline.open_cache(project, force=force)
     click.echo(str(pipeline.validate(project, cache=cache)))
     _ingest(project, store, cache)
-    graded = pipeline.grade_stage(project, store, progress=progress, jobs=jobs, cache=cache)
+    graded = pipeline.grade_stage(project, store, progress=progress, jobs=jobs, cache=cache, fresh=force)
     click.echo(str(graded))
     # The answers' data files (most of a render's work) do not depend on the statistics: when the grade changed
     # something, a worker begins them while this process computes the statistics.
@@ -566,12 +567,12 @@ def init(directory: Path, benchmark: str, title: str | None):
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 @jobs_option
 def grade(project: Project, store: Store, progress: bool, jobs: int | None):
-    """Grade stored runs into build/scored/, three Parquet files per benchmark.
+    """Grade stored runs into build/scored/<benchmark>/, a Parquet file per run.
 
-    <benchmark>.parquet holds both scores per run × question × round (what
-    stats reads), <benchmark>.answers.parquet the same rows with prompt, key
-    answer and response, <benchmark>.verdicts.parquet every grader's verdict.
-    Each records the store revision graded.
+    scored/<run>.parquet holds both scores per question × round (what stats
+    reads), answers/<run>.parquet the same rows with prompt, key answer and
+    response, verdicts/<run>.parquet every grader's verdict; about.json
+    records the store revision graded.
 
     Verdicts are cached by content in the store, so a second run grades
     nothing again (and a new run costs only its own answers):

@@ -302,9 +302,16 @@ def unless_done(
 
 
 def grade_stage(
-    project: Project, store: Store, *, progress: bool = True, jobs: int | None = None, cache: BuildCache | None = None
+    project: Project,
+    store: Store,
+    *,
+    progress: bool = True,
+    jobs: int | None = None,
+    cache: BuildCache | None = None,
+    fresh: bool = False,
 ) -> StageSummary:
-    """:func:`grade`, skipped when the code, the store and the snapshot's content are those it last graded."""
+    """:func:`grade`, skipped when the code, the store and the snapshot's content are those it last graded
+    (``fresh``: grade every run anew, as :func:`grade` does)."""
     cache = cache or open_cache(project)
     snapshot = store.snapshot()
     key = digest("grade", code_digest(), store.describe(), store.revision(), cache.tree_digest([snapshot], snapshot))
@@ -314,7 +321,7 @@ def grade_stage(
         "grade",
         key,
         lambda: cache.tree_digest(outputs, project.root),
-        lambda: grade(project, store, progress=progress, jobs=jobs, file_digest=cache.file_digest),
+        lambda: grade(project, store, progress=progress, jobs=jobs, file_digest=cache.file_digest, fresh=fresh),
     )
     return StageSummary("grade", summary.line + _waiting(store), skipped=True) if summary.skipped else summary
 
@@ -326,6 +333,7 @@ def grade(
     progress: bool = True,
     jobs: int | None = None,
     file_digest: Callable[[Path], str] | None = None,
+    fresh: bool = False,
 ) -> StageSummary:
     """Grade every stored run under both gradings into build/scored/<benchmark>/ (a Parquet file per run).
 
@@ -335,7 +343,7 @@ def grade(
     from and saved through the store, never into the snapshot it reads, and never change its revision.
     Records in build/ which store revision it read: publish commits on exactly that one. ``file_digest``: the
     stored files' sha256 when known (the build cache's, which hashed the snapshot to decide whether to grade),
-    so runs are keyed without reading them.
+    so runs are keyed without reading them. ``fresh``: grade every run anew, whatever its files.
     """
     from tqdm import tqdm
 
@@ -349,6 +357,8 @@ def grade(
     verdicts = VerdictCache(VerdictFolders.of(store), index=project.build_dir / VERDICT_KEYS_DIR)
     total, regraded, runs, warnings = 0, 0, 0, []
     benchmarks = stored_run_dirs(store)
+    if project.scored_dir().is_symlink():  # grading writes and deletes only inside the build folder
+        project.scored_dir().unlink()
     _remove_stale_benchmarks(project.scored_dir(), set(benchmarks))  # a link in a benchmark's place goes first
     for name, (benchmark, run_dirs) in benchmarks.items():
         with tqdm(desc=f"grade {name}", total=len(run_dirs), unit="run", disable=not progress, leave=False) as bar:
@@ -362,6 +372,7 @@ def grade(
                 jobs=jobs or default_jobs(),
                 on_run=bar.update,
                 file_digest=file_digest,
+                fresh=fresh,
             )
         warnings += [f"{name}: {note}" for note in graded.notes]
         total, regraded, runs = total + graded.answers, regraded + graded.graded, runs + len(run_dirs)

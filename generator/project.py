@@ -113,7 +113,7 @@ class Project:
         return self.root / "site"
 
     def scored_dir(self) -> Path:
-        """``build/scored/``: one Parquet file per benchmark."""
+        """``build/scored/``: a folder per benchmark, a Parquet file per run of each table."""
         return self.build_dir / "scored"
 
     def stats_root(self) -> Path:

@@ -176,6 +176,25 @@ class About:
     format_version: int = FORMAT_VERSION
 
 
+def _about(text: str) -> About | None:
+    """The :class:`About` that ``text`` holds, its fields of the right types; else None."""
+    try:
+        data = json.loads(text)
+        about = About(**data)
+    except (ValueError, TypeError):
+        return None
+    fields = (about.benchmark, about.store_revision, about.choice)
+    runs = about.runs
+    well_typed = (
+        all(isinstance(f, str) for f in fields)
+        and isinstance(about.complete, bool)
+        and isinstance(about.format_version, int)
+        and isinstance(runs, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in runs.items())
+    )
+    return about if well_typed else None
+
+
 def checked_name(benchmark: str) -> str:
     """Return ``benchmark`` if it can name a folder of build/scored; else raise.
 
@@ -220,12 +239,11 @@ class ScoredFolder:
     def about(self) -> About:
         """What the folder holds, checked: a whole folder of this format; else :class:`ScoredFileError`."""
         path = self.path / ABOUT
-        if path.is_symlink() or not path.is_file():
+        if self.path.is_symlink() or path.is_symlink() or not path.is_file():
             raise ScoredFileError(f"{self.path}: no graded benchmark there — {REGRADE}")
-        try:
-            about = About(**json.loads(path.read_text("utf-8")))
-        except (ValueError, TypeError) as exc:
-            raise ScoredFileError(f"{path}: unreadable ({exc}) — {REGRADE}") from exc
+        about = _about(path.read_text("utf-8"))
+        if about is None or about.benchmark != self.benchmark:
+            raise ScoredFileError(f"{path}: not what a grade writes there — {REGRADE}")
         if about.format_version != FORMAT_VERSION:
             raise ScoredFileError(
                 f"{self.path}: format version {about.format_version!r}, this Dualboard reads {FORMAT_VERSION}"
@@ -237,11 +255,20 @@ class ScoredFolder:
 
     def recorded(self) -> About | None:
         """The folder's ``about.json`` whatever its state (a grade's starting point), or None when unreadable."""
+        path = self.path / ABOUT
         try:
-            about = About(**json.loads((self.path / ABOUT).read_text("utf-8")))
-        except (OSError, ValueError, TypeError):
+            about = None if path.is_symlink() else _about(path.read_text("utf-8"))
+        except OSError:
             return None
-        return about if about.format_version == FORMAT_VERSION else None
+        return about if about is not None and about.format_version == FORMAT_VERSION else None
+
+    def make_real(self) -> None:
+        """Make the folder and its tables' folders real folders, removing a link or file in their place (so that
+        a grade writes and deletes only inside build/scored)."""
+        for folder in [self.path, *(self.path / name for name in (*(t.name for t in TABLES), EVIDENCE))]:
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+                folder.unlink()
+            folder.mkdir(parents=True, exist_ok=True)
 
     def write_about(self, about: About) -> None:
         """Record ``about`` (atomically)."""
@@ -272,11 +299,15 @@ class ScoredFolder:
     def files(self, table: Table, runs: Sequence[str] | None = None) -> list[Path]:
         """The files of ``table`` of every run (or of ``runs``), in run id order; each checked to be there."""
         known = self.runs()
-        wanted = known if runs is None else sorted(set(runs) & set(known))
-        paths = [self.run_file(table, run_id) for run_id in wanted]
+        unknown = sorted(set(runs or ()) - set(known))
+        if unknown:
+            raise ScoredFileError(f"{self.path}: no graded run {unknown[0]!r} — {REGRADE}")
+        if (self.path / table.name).is_symlink():
+            raise ScoredFileError(f"{self.path / table.name}: a link, not the folder a grade writes — {REGRADE}")
+        paths = [self.run_file(table, run_id) for run_id in (known if runs is None else sorted(set(runs)))]
         for path in paths:
             if path.is_symlink() or not path.is_file():
-                raise ScoredFileError(f"{path}: missing — {REGRADE}")
+                raise ScoredFileError(f"{path}: missing, or not a regular file — {REGRADE}")
         return paths
 
     def read(
@@ -305,7 +336,14 @@ class ScoredFolder:
             schema=table.schema_of(table.stored_names, categories),
             format=ds.ParquetFileFormat(read_options=options),
         )
-        return dataset.to_table(columns=names)
+        try:
+            return dataset.to_table(columns=names)
+        except (OSError, pa.ArrowException) as exc:  # a file damaged after the grade that wrote it
+            raise ScoredFileError(
+                f"{self.path / table.name}: a file cannot be read ({' '.join(str(exc).split())}) — run "
+                "`dualboard build --force` to grade "
+                "every run anew"
+            ) from exc
 
     def published(self, table: Table) -> pa.Table:
         """The whole of ``table`` as a release publishes it: the answers with their answer-key columns."""
@@ -356,11 +394,12 @@ def write_scored(tables: object, scored_dir: Path, benchmark: str, revision: str
 
 
 def benchmark_names(scored_dir: Path) -> list[str]:
-    """The benchmarks with a folder in ``scored_dir``, sorted (anything else there is ignored)."""
+    """The benchmarks with a folder in ``scored_dir``, sorted (files and links there are ignored; reading a folder
+    a grade did not finish says so)."""
     scored_dir = Path(scored_dir)
     if not scored_dir.is_dir():
         return []
-    return sorted(p.name for p in scored_dir.iterdir() if is_name(p.name) and (p / ABOUT).is_file())
+    return sorted(p.name for p in scored_dir.iterdir() if is_name(p.name) and p.is_dir() and not p.is_symlink())
 
 
 def read_table(

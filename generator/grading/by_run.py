@@ -59,6 +59,7 @@ def grade_stored(
     jobs: int = 1,
     on_run: Callable[[int], None] | None = None,
     file_digest: Callable[[Path], str] | None = None,
+    fresh: bool = False,
 ) -> GradedRuns:
     """Grade the runs of ``run_dirs`` (stored run folders of ``benchmark``, at store ``revision``) into
     ``folder``, keeping the files of runs graded before under the same key.
@@ -71,16 +72,20 @@ def grade_stored(
     graded in this process. ``on_run(n)`` reports ``n`` more runs done, graded
     or found. The files of runs no longer stored are deleted. While this writes, ``about.json`` says the folder
     is incomplete, so no reader takes a half-written folder. ``file_digest`` gives the sha256 of a stored file
-    when the caller knows it (see :func:`~dualboard.grading.run_cache.run_key`).
+    when the caller knows it (see :func:`~dualboard.grading.run_cache.run_key`). ``fresh``: grade every run,
+    keeping none of the files.
     """
     labels = benchmark_labels(benchmark, human_labels)
     digest = benchmark_digest(benchmark)
     dirs = sorted(run_dirs, key=lambda d: d.name)
     runs = [d.name for d in dirs]
     keys = [run_key(d, digest, run_labels(labels, d.name), file_digest) for d in dirs]
-    cache, recorded = RunCache(folder), folder.recorded() or About(benchmark.name, revision)
+    folder.make_real()
+    cache, recorded = RunCache(folder), (None if fresh else folder.recorded()) or About(benchmark.name, revision)
     todo = [i for i, key in enumerate(keys) if not cache.has(runs[i], key, recorded.runs)]
-    kept = {run_id: key for i, (run_id, key) in enumerate(zip(runs, keys)) if i not in set(todo)}
+    regraded = {runs[i] for i in todo}
+    # about.json lists only runs whose files were made under their key: the others are about to be rewritten
+    kept = {run_id: key for run_id, key in zip(runs, keys, strict=True) if run_id not in regraded}
     folder.write_about(About(benchmark.name, revision, kept, recorded.choice, complete=False))
     _report(on_run, len(dirs) - len(todo))
     tasks = [_Task(benchmark, dirs[i], run_labels(labels, runs[i]), folder, keys[i]) for i in todo]
@@ -89,7 +94,7 @@ def grade_stored(
     folder.keep_only(set(runs))
     evidence, graded = _evidence(cache, runs)
     choice = choose_answer_key(benchmark, evidence)
-    new_choice, regraded = choice_id(choice) != recorded.choice, {runs[i] for i in todo}
+    new_choice = choice_id(choice) != recorded.choice
     if new_choice:  # should this stop halfway, the next grade must write every scored file again
         folder.write_about(About(benchmark.name, revision, kept, "", complete=False))
     for run_id in runs:

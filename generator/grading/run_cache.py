@@ -134,21 +134,9 @@ class RunCache:
         self.folder.write_run(ANSWERS, run_id, grades.answers)
         return key + (ONCE + file_sha256(verdicts) if grades.transient else "")
 
-    def load(self, run_id: str) -> RunGrades:
-        """The grades of run ``run_id`` (its answers without the answer-key columns)."""
-        answers, verdicts = (pq.read_table(self.folder.run_file(t, run_id)).to_pandas() for t in (ANSWERS, VERDICTS))
-        return RunGrades(answers, verdicts)
-
     def evidence(self, run_id: str) -> RunEvidence:
-        """What the answer-key choice needs of run ``run_id``: kept beside it, or made (and kept) when missing."""
-        path = self.folder.run_file(EVIDENCE, run_id)
-        if path.is_file() and not path.is_symlink():
-            return _read_evidence(path)
-        count = given_answers(pq.read_table(self.folder.run_file(ANSWERS, run_id), columns=["unanswered"]).to_pandas())
-        verdicts = pq.read_table(self.folder.run_file(VERDICTS, run_id), columns=CHOICE_COLUMNS).to_pandas()
-        evidence = RunEvidence.of(count, verdicts)
-        _write_evidence(evidence, path)
-        return evidence
+        """What the answer-key choice needs of run ``run_id`` (:meth:`has` found it readable)."""
+        return _read_evidence(self.folder.run_file(EVIDENCE, run_id))
 
     def write_scored(self, run_id: str, choice: AnswerKeyChoice | None) -> None:
         """Write run ``run_id``'s scored file: its answers' scored columns and the answer-key columns under

@@ -74,10 +74,10 @@ class GradedBenchmark:
     """The verdicts table (``dualboard.scored_files.VERDICTS``): one row per answer × grader, at least the columns
     :data:`SHOWN_VERDICT_COLUMNS`, or :data:`READ_VERDICT_COLUMNS` when read from :attr:`files`."""
     runs: tuple[Run, ...] = ()
-    """The stored runs (metadata, and the raw responses, which the render reads only for option orders)."""
+    """The stored runs (their metadata)."""
     files: ScoredFolder | None = None
     """The benchmark's folder of build/scored the tables were read from: the question and run pages read the
-    answers from it a slice at a time, and the digests of its run files key their data files
+    answers from it a slice at a time, and the run keys its ``about.json`` records key their data files
     (:func:`dualboard.render.answer_shards.shard_keys`, :func:`dualboard.render.run_pages.run_table_keys`); None
     where the tables were given otherwise (their data files are then made anew, and only pages that show no
     response can be made)."""

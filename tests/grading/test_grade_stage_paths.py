@@ -30,7 +30,6 @@ from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_ke
 from dualboard.grading.cache import question_digest, verdict_key
 from dualboard.grading.choices import options_as_shown
 from dualboard.grading.rules import RulesGrader
-from dualboard.grading.run_cache import RunCache
 from dualboard.grading.run_grades import (
     RUN_ANSWER_COLUMNS,
     RunGrades,
@@ -190,11 +189,11 @@ def _grade_both_ways(root: Path, tmp_path: Path, name: str) -> None:
     reference = {run.run_id: _reference_run(benchmark, run, run_labels(labels, run.run_id)) for run in runs}
     assert len(reference) > 1
 
-    cache = RunCache(ScoredFolder.of(project.scored_dir(), name))
+    folder = ScoredFolder.of(project.scored_dir(), name)
     for directory in run_dirs:  # every run's grades, read back
-        kept = cache.load(directory.name)
-        pd.testing.assert_frame_equal(kept.answers, reference[directory.name].answers, obj=f"{directory.name} answers")
-        pd.testing.assert_frame_equal(kept.verdicts, reference[directory.name].verdicts, obj=directory.name)
+        answers, verdicts = (folder.read(t, runs=[directory.name]).to_pandas() for t in (ANSWERS, VERDICTS))
+        pd.testing.assert_frame_equal(answers, reference[directory.name].answers, obj=f"{directory.name} answers")
+        pd.testing.assert_frame_equal(verdicts, reference[directory.name].verdicts, obj=directory.name)
 
     evidence = ChoiceEvidence()
     for grades in reference.values():

@@ -176,3 +176,13 @@ def test_dataset_card_lists_every_column_of_every_table() -> None:
         section = card.split(f"### `{table.name}/")[1].split("###")[0]
         assert [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")] == list(table.names)
     assert "hf://datasets/org/board@1.0/releases/1.0/answers/*.parquet" in card
+
+
+def test_a_file_damaged_inside_says_how_to_grade_it_anew(graded, tmp_path: Path) -> None:
+    folder = write_scored(graded[2], tmp_path, "demo", "000001")
+    path = folder.run_file(SCORED, "alpha")
+    data = bytearray(path.read_bytes())
+    data[4:200] = bytes(196)  # the first pages zeroed; the footer intact
+    path.write_bytes(bytes(data))
+    with pytest.raises(ScoredFileError, match=r"scored: a file cannot be read .* `dualboard build --force`"):
+        read_scored(tmp_path, "demo")

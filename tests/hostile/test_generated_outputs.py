@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -90,6 +91,22 @@ def test_grade_removes_scored_tables_it_did_not_write(tiny_root: Path) -> None:
     assert sorted(p.name for p in scored.iterdir()) == ["tiny"]
     assert not (scored / "tiny").is_symlink()
     assert len(read_scored(scored, "tiny")) == 3
+
+
+@pytest.mark.parametrize("link", ["build/scored", "build/scored/tiny/answers", "build/scored/tiny/evidence"])
+def test_grade_writes_and_deletes_only_inside_build_scored(tiny_root: Path, tmp_path: Path, link: str) -> None:
+    """A link where build/scored or a table's folder goes is removed, never written or emptied through."""
+    assert CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress"]).exit_code == 0
+    victim = tmp_path / "victim"
+    (victim / "photos").mkdir(parents=True)
+    (victim / "notes.txt").write_text("precious", "utf-8")
+    planted = tiny_root / link
+    shutil.rmtree(planted)
+    planted.symlink_to(victim)
+    result = CliRunner().invoke(main, ["build", "--root", str(tiny_root), "--no-progress", "--force"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in victim.iterdir()) == ["notes.txt", "photos"]
+    assert not planted.is_symlink() and len(read_scored(tiny_root / "build" / "scored", "tiny")) == 3
 
 
 def _release_folder(root: Path) -> Path:

@@ -145,7 +145,7 @@ def test_one_more_run_is_the_only_file_read_or_hashed(tiny_root, tmp_path):
     _age(runs[1])
     check_runs(runs, benchmarks, cache=cache)  # the validate stage, before the ingest
     with (
-        mock.patch("dualboard.build_cache._sha256_file", wraps=build_cache._sha256_file) as hashed,
+        mock.patch("dualboard.build_cache.file_sha256", wraps=build_cache.file_sha256) as hashed,
         mock.patch("dualboard.store.tree.open_regular", wraps=tree.open_regular) as read,
     ):
         result = store.ingest(runs, benchmarks, cache=cache)
