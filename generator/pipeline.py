@@ -642,8 +642,7 @@ def _render(
 
     results = analysed_results(project, store, cache)
     kept = {  # the data files of earlier renders, by folder of build/ and benchmark
-        where: {r.name: kept_files(project, store, cache, where, r.name) for r in results}
-        for where in (CACHE_DIR, RUN_CACHE_DIR)
+        where: {r.name: kept_files(project, where, r.name) for r in results} for where in (CACHE_DIR, RUN_CACHE_DIR)
     }
     content = site_content(
         results,
@@ -732,12 +731,11 @@ def graded_benchmark(
     )
 
 
-def kept_files(project: Project, store: Store, cache: BuildCache, where: str, name: str) -> KeptFiles:
+def kept_files(project: Project, where: str, name: str) -> KeptFiles:
     """The data files that earlier renders made for benchmark ``name``'s pages, as ``build/<where>/`` keeps them."""
     from dualboard.render.kept_files import KeptFiles
 
-    folders = {d.name: d for d in store.run_dirs(name)}
-    return KeptFiles(project.build_dir / where / f"{name}.json", cache, folders)
+    return KeptFiles(project.build_dir / where / f"{name}.json")
 
 
 @dataclass(frozen=True)
@@ -773,7 +771,7 @@ def answers_ahead(project: Project, store: Store, cache: BuildCache) -> Iterator
         for name, (benchmark, runs) in stored_benchmarks(store, cache).items()
         if name in scored
     ]
-    kept = {g.name: kept_files(project, store, cache, CACHE_DIR, g.name) for g in graded}
+    kept = {g.name: kept_files(project, CACHE_DIR, g.name) for g in graded}
     with started_answer_files(graded, shared, kept) as answers:
         del graded  # the workers read what they need from files; the statistics need the memory
         yield AnswersAhead(shared, answers)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dualboard.atomic import atomic_write_text
-from dualboard.build_cache import BuildCache, stat_key
+from dualboard.build_cache import stat_key
 from dualboard.errors import DualboardError
 from dualboard.render.shared_files import SharedFiles
 
@@ -31,11 +31,9 @@ class KeptFiles:
     {name: [docs path, bytes]}, "notes": {...}}}}``. Items the render did not use are forgotten.
     """
 
-    def __init__(self, path: Path, cache: BuildCache, folders: Mapping[str, Path]) -> None:
-        """``path``: the manifest; ``cache``: hashes the runs' stored ``folders`` (by run id) for the keys."""
+    def __init__(self, path: Path) -> None:
+        """``path``: the manifest."""
         self.path = path
-        self.build_cache = cache
-        self.folders = dict(folders)
         self._items: dict[str, dict] = {}
         try:
             document = json.loads(path.read_text("utf-8"))
@@ -44,11 +42,6 @@ class KeptFiles:
         except (OSError, ValueError, AttributeError):
             pass  # made anew: a lost manifest costs one full render, never a wrong page
         self._used: dict[str, dict] = {}
-
-    def run_digest(self, run_id: str) -> str | None:
-        """Digest of the stored files of a run (remembered by file status), None when the run has no folder."""
-        folder = self.folders.get(run_id)
-        return None if folder is None else self.build_cache.tree_digest([folder], folder.parent)
 
     def reuse(self, item: str, key: str, shared: SharedFiles) -> dict[str, Any] | None:
         """What ``item`` made under ``key`` (``files``: name → docs path; ``notes``), its files kept in ``shared``;

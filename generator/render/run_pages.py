@@ -97,7 +97,7 @@ def run_pages(
     models = result.models.set_index("run_id")
     indices = result.scored.groupby("run_id", sort=False).indices
     scored = {run_id: _rows(result.scored, index) for run_id, index in indices.items()}
-    keys = run_table_keys(result, slugs, kept) if kept is not None and shared is not None else {}
+    keys = run_table_keys(result, slugs) if kept is not None and shared is not None else {}
     tables: dict[str, RunTables] = {}
     for run_id, key in keys.items():
         entry = kept.reuse(run_id, key, shared)
@@ -149,13 +149,13 @@ def _rows(scored: pd.DataFrame, index: np.ndarray) -> pd.DataFrame:
     return scored.take(index)
 
 
-def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: KeptFiles) -> dict[str, str]:
+def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str]) -> dict[str, str]:
     """The key of each run's tables: a digest of all they are made from (the code, the questions and their
-    slugs, the run's stored files, and its graded files: the key ``about.json`` records for them, and the choice
-    that filled the answer-key columns).
+    slugs, and the key ``about.json`` records for the run, a digest of its stored files and all else its graded
+    files are made from, with the choice that filled the answer-key columns).
 
-    A run with no stored folder or no graded files has no key, nor has any run when the scored table was not
-    read from files: their tables are always made anew.
+    A run with no graded files has no key, nor has any run when the scored table was not read from files: their
+    tables are always made anew.
     """
     if result.files is None:
         return {}
@@ -169,9 +169,8 @@ def run_table_keys(result: BenchmarkResults, slugs: Mapping[str, str], kept: Kep
     )
     keys = {}
     for run_id in result.scored["run_id"].unique():
-        stored = kept.run_digest(run_id)
-        if stored is not None and run_id in about.runs:
-            keys[run_id] = digest(common, run_id, stored, about.runs[run_id])
+        if run_id in about.runs:
+            keys[run_id] = digest(common, run_id, about.runs[run_id])
     return keys
 
 

@@ -192,8 +192,7 @@ def test_a_grade_while_the_render_reads_fails_the_render(graded, tmp_path):
     """The shards are keyed by the files' bytes and made from them: a grade in between would have its files kept
     under the first one's keys, so the render stops and keeps nothing."""
     result = results(graded, deferred=False)
-    folders = {d.name: d for d in LocalStore(graded.store_dir).run_dirs(result.name)}
-    kept = KeptFiles(tmp_path / "kept.json", pipeline.open_cache(graded), folders)
+    kept = KeptFiles(tmp_path / "kept.json")
     with question_pages.answer_files(result, SharedFiles(tmp_path / "docs"), kept, jobs=1) as answers:
         result.files.write_about(result.files.about())  # as a grade rewrites it
         with pytest.raises(DualboardError, match="replaced while the render read it"):

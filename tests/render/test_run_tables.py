@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dualboard import pipeline
-from dualboard.build_cache import BuildCache, stat_key
+from dualboard.build_cache import stat_key
 from dualboard.errors import DualboardError
 from dualboard.project import Project
 from dualboard.render.kept_files import KeptFiles
@@ -95,12 +95,11 @@ def test_removing_a_run_forgets_its_tables_and_a_lost_file_is_made_again(board, 
 
 @pytest.fixture(scope="module")
 def analysed(built) -> tuple[BenchmarkResults, KeptFiles]:
-    """The tiny board's results as the render reads them, and run folders to key them with (no manifest)."""
+    """The tiny board's results as the render reads them, and a manifest of kept files (none yet)."""
     project = Project(built)
     store = LocalStore(project.store_dir)
     (result,) = pipeline.analysed_results(project, store)
-    folders = {d.name: d for d in store.run_dirs(result.name)}
-    return result, KeptFiles(built / "no-manifest.json", BuildCache.empty(None), folders)
+    return result, KeptFiles(built / "no-manifest.json")
 
 
 def keys_of(analysed, folder: Path, graded: dict[str, str], choice: str = "none") -> dict[str, str]:
@@ -109,7 +108,7 @@ def keys_of(analysed, folder: Path, graded: dict[str, str], choice: str = "none"
     result, kept = analysed
     files = ScoredFolder(folder / "tiny")
     files.write_about(About("tiny", "000001", graded, choice))
-    return run_table_keys(dataclasses.replace(result, files=files), question_slugs(result.benchmark), kept)
+    return run_table_keys(dataclasses.replace(result, files=files), question_slugs(result.benchmark))
 
 
 def test_a_run_graded_again_changes_its_tables_key_only(analysed, tmp_path):
@@ -125,7 +124,7 @@ def test_a_run_graded_again_changes_its_tables_key_only(analysed, tmp_path):
 def test_a_scored_table_not_read_from_files_keys_no_run(analysed):
     result, kept = analysed
     result = dataclasses.replace(result, files=None)
-    assert run_table_keys(result, question_slugs(result.benchmark), kept) == {}
+    assert run_table_keys(result, question_slugs(result.benchmark)) == {}
 
 
 def test_a_grade_while_the_render_reads_fails_the_render(analysed, tmp_path):
@@ -136,7 +135,7 @@ def test_a_grade_while_the_render_reads_fails_the_render(analysed, tmp_path):
     shutil.copytree(result.files.path, folder)
     files = ScoredFolder(folder)
     result = dataclasses.replace(result, files=files, files_status=stat_key((folder / "about.json").stat()))
-    kept = KeptFiles(tmp_path / "kept.json", BuildCache.empty(None), kept.folders)
+    kept = KeptFiles(tmp_path / "kept.json")
     files.write_about(files.about())  # as a grade rewrites it
     with pytest.raises(DualboardError, match="replaced while the render read it"):
         run_pages(result, SharedFiles(tmp_path / "docs"), kept)
