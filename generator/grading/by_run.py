@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dualboard.grading.answer_key_choice import AnswerKeyChoice, ChoiceEvidence, choice_id, choose_answer_key
+from dualboard.grading.answer_key_choice import ChoiceEvidence, choice_id, choose_answer_key
 from dualboard.grading.cache import VerdictCache, VerdictFolders
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_cache import RunCache, benchmark_digest, run_key
@@ -35,11 +35,8 @@ from dualboard.workers import process_pool
 
 @dataclass(frozen=True)
 class GradedRuns:
-    """One benchmark's runs, graded into its folder of build/scored, and the benchmark-wide decisions."""
+    """What grading one benchmark's runs into its folder of build/scored did."""
 
-    folder: ScoredFolder
-    choice: AnswerKeyChoice | None
-    """The grader that fills the ``answer_key`` column."""
     notes: tuple[str, ...]
     """What the grading set aside (human labels of runs not graded)."""
     graded: int
@@ -101,7 +98,7 @@ def grade_stored(
         if new_choice or run_id in regraded or not folder.readable(SCORED, run_id):
             cache.write_scored(run_id, choice)
     folder.write_about(About(benchmark.name, revision, dict(zip(runs, keys, strict=True)), choice_id(choice)))
-    return GradedRuns(folder, choice, label_notes(labels, graded), len(todo), evidence.answers)
+    return GradedRuns(label_notes(labels, graded), len(todo), evidence.answers)
 
 
 def _jobs(benchmark: Benchmark, jobs: int) -> int:
