@@ -8,8 +8,11 @@ For each concurrency the table prints:
 
 - ``grade_many``: the grader alone, every answer in one call;
 - ``grade``: :func:`dualboard.grading.grade_benchmark` with a verdict cache in
-  a fresh local store, as ``dualboard grade`` runs it (batches, the
-  traditional grader, verdict parts saved every few seconds);
+  a fresh local store (batches, the traditional grader, verdict parts saved
+  every few seconds);
+- ``dualboard grade``: the command itself, as a subprocess, on a leaderboard
+  folder holding the same runs (ingested first, not timed); its wall time
+  includes starting Python and writing build/scored;
 - the peak of requests in flight the server saw, and the grader's CPU per answer.
 
 Last, ``judge alone``: the server driven by bare ``http.client`` threads at
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import subprocess
 import sys
 import tempfile
 import threading
@@ -41,6 +45,7 @@ from dualboard.grading import VerdictCache, grade_benchmark  # noqa: E402
 from dualboard.grading.llm import LlmGrader  # noqa: E402
 from dualboard.intake.models import GraderSpec  # noqa: E402
 from dualboard.store import LocalStore  # noqa: E402
+from tests.conftest import TINY_BENCHMARK, tiny_metadata, write_run  # noqa: E402
 from tests.grading.grading_fixtures import make_benchmark, make_run  # noqa: E402
 from tests.grading.judge_server import judge_process  # noqa: E402
 
@@ -82,7 +87,7 @@ def measured(work: Callable[[], object]) -> tuple[float, float]:
 
 
 def bench_concurrency(url: str, counts, concurrency: int, latency: float, questions: list[dict], runs: list) -> str:
-    """One row of the table: both paths at one concurrency."""
+    """One row of the table: the three paths at one concurrency."""
     options = {"base_url": url, "model": "bench-judge", "timeout_s": 60, "max_concurrency": concurrency}
     items = [(questions[0], p) for run in runs for p in run.predictions]
     n = len(items)
@@ -94,10 +99,36 @@ def bench_concurrency(url: str, counts, concurrency: int, latency: float, questi
         cache = VerdictCache(LocalStore(Path(store)))
         wall_grade, cpu_grade = measured(lambda: grade_benchmark(benchmark, runs, cache=cache))
     _, peak_grade = counts()
+    with tempfile.TemporaryDirectory() as root:
+        wall_command = command_wall(Path(root), options, questions, runs)
+    _, peak_command = counts()
     return (
-        f"| {concurrency:>11} | {n / wall_many:>8,.0f} /s | {n / wall_grade:>8,.0f} /s | {concurrency / latency:>8,.0f}"
-        f" | {peak_many:>4} / {peak_grade:<4} | {cpu_many / n * 1000:.2f} / {cpu_grade / n * 1000:.2f} ms |"
+        f"| {concurrency:>11} | {n / wall_many:>8,.0f} /s | {n / wall_grade:>8,.0f} /s | {n / wall_command:>8,.0f} /s"
+        f" | {concurrency / latency:>8,.0f} | {peak_many:>4} / {peak_grade:<4} / {peak_command:<4}"
+        f" | {cpu_many / n * 1000:.2f} / {cpu_grade / n * 1000:.2f} ms |"
     )
+
+
+def command_wall(root: Path, options: dict, questions: list[dict], runs: list) -> float:
+    """Seconds ``dualboard grade`` takes on a leaderboard folder holding ``runs`` (ingested beforehand)."""
+    benchmark = {
+        **TINY_BENCHMARK,
+        "graders": {**TINY_BENCHMARK["graders"], "answer_key": [{"name": "llm", "options": options}]},
+    }
+    folder = root / "data" / "benchmarks" / "tiny"
+    folder.mkdir(parents=True)
+    (folder / "benchmark.yaml").write_text(json.dumps(benchmark), "utf-8")
+    (folder / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions), "utf-8")
+    for run in runs:
+        write_run(root, run.run_id, [{**p, "round": 0} for p in run.predictions], tiny_metadata(model=run.run_id))
+    dualboard = [sys.executable, "-m", "dualboard"]
+    subprocess.run([*dualboard, "ingest", "--root", str(root)], check=True, capture_output=True)
+    wall, _ = measured(
+        lambda: subprocess.run(
+            [*dualboard, "grade", "--no-progress", "--root", str(root)], check=True, capture_output=True
+        )
+    )
+    return wall
 
 
 def bench_judge_alone(url: str, n_requests: int, concurrency: int) -> str:
@@ -130,8 +161,8 @@ def main() -> None:
     questions, runs = answers(args.answers)
     n = len(runs) * QUESTIONS
     print(f"llm grader, loopback judge in a child process, {args.latency * 1000:.0f} ms per request, {n:,} answers")
-    print("| concurrency | grade_many  | grade       | ceiling  | peak in flight | CPU per answer |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| concurrency | grade_many  | grade       | dualboard grade | ceiling  | peak in flight | CPU per answer |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with judge_process(args.latency) as (url, counts):
         for concurrency in args.concurrency:
             print(bench_concurrency(url, counts, concurrency, args.latency, questions, runs), flush=True)

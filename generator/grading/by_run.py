@@ -1,11 +1,13 @@
-"""Grade a stored benchmark run by run into build/scored: each run's files kept under its key, one run in memory.
+"""Grade a stored benchmark run by run into build/scored: each run's files kept under its key, few runs in memory.
 
 :func:`grade_stored` is what ``dualboard grade`` does for one benchmark. For
 each stored run folder it computes the run's key
 (:func:`~dualboard.grading.run_cache.run_key`); a run graded under that key
 before (its files are there) is neither loaded nor graded, the others are
 loaded, graded and written one at a time, spread over ``jobs`` worker processes
-when there are several. Then the benchmark-wide choice of the ``answer_key``
+when there are several. With a judge (a grader that is not cpu_bound) they are
+graded in this process, as many runs together as fill a judge's batch, so that
+it keeps its requests in flight. Then the benchmark-wide choice of the ``answer_key``
 grader is taken over every run, and each run's scored file is written where it
 is new or the choice changed. The tables are those
 :func:`~dualboard.grading.grade_benchmark` returns for the same runs
@@ -14,7 +16,7 @@ is new or the choice changed. The tables are those
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,8 +26,9 @@ from dualboard.grading.answer_key_choice import ChoiceEvidence, choice_id, choos
 from dualboard.grading.cache import VerdictCache, VerdictFolders
 from dualboard.grading.registry import get_grader
 from dualboard.grading.run_cache import RunCache, benchmark_digest, run_key
-from dualboard.grading.run_grades import RunGrades, grade_run, plan_run
+from dualboard.grading.run_grades import RunGrades, RunPlan, grade_run, grade_runs, plan_run
 from dualboard.grading.tables import benchmark_labels, check_run_labels, label_notes, run_labels
+from dualboard.grading.verdict import Grader
 from dualboard.intake.human_labels import LabelRecords
 from dualboard.intake.models import Benchmark
 from dualboard.intake.validate import load_runs
@@ -104,8 +107,11 @@ def grade_stored(
 def _jobs(benchmark: Benchmark, jobs: int) -> int:
     """``jobs``, or 1 when a grader of ``benchmark`` is not cpu_bound: a judge's limits and a model's memory
     hold per process."""
-    specs = [*benchmark.traditional.values(), *benchmark.answer_key]
-    return jobs if all(get_grader(spec).cpu_bound for spec in specs) else 1
+    return jobs if all(grader.cpu_bound for grader in _graders(benchmark)) else 1
+
+
+def _graders(benchmark: Benchmark) -> list[Grader]:
+    return [get_grader(spec) for spec in [*benchmark.traditional.values(), *benchmark.answer_key]]
 
 
 def _evidence(cache: RunCache, runs: Sequence[str]) -> tuple[ChoiceEvidence, set[str]]:
@@ -131,10 +137,17 @@ class _Task:
 
     def run(self, verdicts: VerdictCache) -> str:
         """Load, check, grade and save the run; return the key to record."""
+        return self.save(grade_run(self.plan(), verdicts))
+
+    def plan(self) -> RunPlan:
+        """Load and check the run; plan its grading."""
         run = load_runs([self.run_dir], {self.benchmark.name: self.benchmark})[0]
         plan = plan_run(self.benchmark, run, self.labels)
         check_run_labels(plan)
-        grades: RunGrades = grade_run(plan, verdicts)
+        return plan
+
+    def save(self, grades: RunGrades) -> str:
+        """Write the run's files; return the key to record."""
         return RunCache(self.folder).save(self.run_dir.name, self.key, grades)
 
 
@@ -148,7 +161,7 @@ def _grade_all(
     """
     workers = min(jobs, len(tasks))
     if workers <= 1:
-        return [_done(task.run(verdicts), on_run) for task in tasks]
+        return _grade_here(tasks, verdicts, on_run)
     names: list[str | None] = [None] * len(tasks)
     folders = verdicts.source if isinstance(verdicts.source, VerdictFolders) else VerdictFolders.of(verdicts.source)
     with process_pool(__name__, workers, _start_worker, (folders, verdicts.index)) as pool:
@@ -159,6 +172,37 @@ def _grade_all(
             except Exception:  # graded again below, where the error is raised whole
                 names[i] = None
     return [name if name is not None else _done(task.run(verdicts), on_run) for name, task in zip(names, tasks)]
+
+
+def _grade_here(tasks: list[_Task], verdicts: VerdictCache, on_run: Callable[[int], None] | None) -> list[str]:
+    """Grade the tasks in this process, as many runs at a time as fill a batch of the slowest grader
+    (:func:`_chunks`), each chunk's answers as one stream
+    (:func:`~dualboard.grading.run_grades.grade_runs`); return the keys to record, in task order."""
+    keys = []
+    for chunk in _chunks(tasks):
+        grades = grade_runs([plan for _, plan in chunk], verdicts)
+        keys += [_done(task.save(run_grades), on_run) for (task, _), run_grades in zip(chunk, grades, strict=True)]
+    return keys
+
+
+def _chunks(tasks: list[_Task]) -> Iterator[list[tuple[_Task, RunPlan]]]:
+    """The tasks with their plans, in runs of tasks that together hold a batch of the slowest grader's
+    answers (:func:`_batch`), one task at a time when every grader is cpu_bound."""
+    batch = _batch(tasks[0].benchmark) if tasks else 1
+    chunk: list[tuple[_Task, RunPlan]] = []
+    for task in tasks:
+        chunk.append((task, task.plan()))
+        if sum(len(plan.answers) for _, plan in chunk) >= batch:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _batch(benchmark: Benchmark) -> int:
+    """How many answers to grade together: a batch of each grader that is not cpu_bound (a judge keeps that many
+    requests in flight only when it has that many answers), else 1."""
+    return max([g.batch_size for g in _graders(benchmark) if not g.cpu_bound], default=1)
 
 
 _WORKER_VERDICTS: VerdictCache | None = None

@@ -1,6 +1,7 @@
 """Grade one run: every grader the benchmark names, on every answer of the run.
 
-Grading works run by run (:func:`plan_run`, then :func:`grade_run`): a verdict
+Grading works run by run (:func:`plan_run`, then :func:`grade_run`, or
+:func:`grade_runs` for several runs whose answers a judge should see together): a verdict
 depends on the question, the grader and the answer alone, so a run's verdicts
 come out the same whichever runs are graded with it. What does depend on the
 other runs (which grader fills the ``answer_key`` column, notes on human
@@ -247,47 +248,93 @@ def grade_run(plan: RunPlan, cache: VerdictCache | None = None, tally: Tally | N
     Verdicts found in ``cache`` are not graded again, new ones are added;
     ``tally`` counts every verdict done.
     """
-    tally = tally or Tally(plan.verdict_rows, None)
-    graded = [(a, _verdicts(plan, a, cache, tally)) for a in plan.assignments]
-    transient = any(v.transient for _, verdicts in graded for v in verdicts)
-    return RunGrades(_answer_rows(plan, graded), _verdict_rows(plan, graded), transient)
+    return grade_runs([plan], cache, tally)[0]
 
 
-def _verdicts(plan: RunPlan, assignment: _Assignment, cache: VerdictCache | None, tally: Tally) -> list[Verdict]:
-    """Return one verdict per answer of the assignment, counting them on ``tally``."""
-    grader = assignment.grader
-    if not isinstance(grader, HumanGrader):
-        return _grade_assignment(assignment, plan, cache, tally)
-    # people judged these answers already: their labels are read, not graded or cached
-    verdicts = grader.grade_labels(plan.applied, [plan.slot(plan.answers[p]) for p in assignment.positions])
-    tally.advance(len(verdicts))
-    return verdicts
+def grade_runs(
+    plans: Sequence[RunPlan], cache: VerdictCache | None = None, tally: Tally | None = None
+) -> list[RunGrades]:
+    """:func:`grade_run` of each plan, with each grader's answers of every plan graded as one stream.
+
+    A judge keeps ``max_concurrency`` requests in flight only when it has that
+    many answers to ask about: graded run by run, a run of 100 answers would cap
+    it at 100. Each run's grades are those :func:`grade_run` gives it alone.
+    """
+    tally = tally or Tally(sum(plan.verdict_rows for plan in plans), None)
+    done: dict[tuple[int, int], list[Verdict]] = {}
+    for group in _same_grader(plans):
+        done.update(_grade_group(plans, group, cache, tally))
+    grades = []
+    for i, plan in enumerate(plans):
+        graded = [(a, done[i, j]) for j, a in enumerate(plan.assignments)]
+        transient = any(v.transient for _, verdicts in graded for v in verdicts)
+        grades.append(RunGrades(_answer_rows(plan, graded), _verdict_rows(plan, graded), transient))
+    return grades
 
 
-def _grade_assignment(
-    assignment: _Assignment, plan: RunPlan, cache: VerdictCache | None, tally: Tally
-) -> list[Verdict]:
-    """Grade one assignment's answers, reading and filling the cache."""
-    grader = assignment.grader
-    answers = plan.answers
-    items = [(answers[p].question, answers[p].prediction) for p in assignment.positions]
+def _same_grader(plans: Sequence[RunPlan]) -> list[list[tuple[int, int]]]:
+    """The (plan, assignment) positions grouped by role and grader configuration, in order of first use."""
+    groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for i, plan in enumerate(plans):
+        for j, assignment in enumerate(plan.assignments):
+            groups.setdefault((assignment.role, assignment.grader.config_hash), []).append((i, j))
+    return list(groups.values())
+
+
+def _grade_group(
+    plans: Sequence[RunPlan], group: list[tuple[int, int]], cache: VerdictCache | None, tally: Tally
+) -> dict[tuple[int, int], list[Verdict]]:
+    """One verdict per answer of each assignment of ``group`` (all of one grader), by (plan, assignment)."""
+    grader = plans[group[0][0]].assignments[group[0][1]].grader
+    if isinstance(grader, HumanGrader):  # people judged these answers already: their labels are read, not graded
+        found = {}
+        for i, j in group:
+            plan, assignment = plans[i], plans[i].assignments[j]
+            slots = [plan.slot(plan.answers[p]) for p in assignment.positions]
+            found[i, j] = assignment.grader.grade_labels(plan.applied, slots)
+            tally.advance(len(found[i, j]))
+        return found
     use_cache = cache is not None and grader.cached
-    keys = _keys(grader, plan, assignment.positions) if use_cache else []
-    known = cache.lookup(grader, keys) if use_cache else {}
-    todo = [i for i in range(len(items)) if not use_cache or keys[i] not in known]
+    items, keys, sizes = [], [], []
+    for i, j in group:
+        plan, positions = plans[i], plans[i].assignments[j].positions
+        items += [(plan.answers[p].question, plan.answers[p].prediction) for p in positions]
+        keys += _keys(grader, plan, positions) if use_cache else []
+        sizes.append(len(positions))
+    verdicts = _grade_items(grader, items, keys, cache if use_cache else None, tally)
+    found, start = {}, 0
+    for position, size in zip(group, sizes, strict=True):
+        found[position] = verdicts[start : start + size]
+        start += size
+    return found
+
+
+def _grade_items(
+    grader: Grader, items: list[tuple[dict, dict]], keys: list[str], cache: VerdictCache | None, tally: Tally
+) -> list[Verdict]:
+    """Grade ``items`` with ``grader``, reading and filling ``cache`` (under ``keys``) when given; with a cache,
+    an answer is graded once however many runs gave it."""
+    known = cache.lookup(grader, keys) if cache is not None else {}
+    first: dict[str, int] = {}  # with a cache: the first item of each key it does not hold
+    for i, key in enumerate(keys):
+        if key not in known:
+            first.setdefault(key, i)
+    todo = sorted(first.values()) if cache is not None else list(range(len(items)))
     tally.advance(len(items) - len(todo))
     fresh: dict[int, Verdict] = {}
     try:
         for start in range(0, len(todo), grader.batch_size):
             batch = todo[start : start + grader.batch_size]
             fresh.update(zip(batch, grader.grade_many([items[i] for i in batch]), strict=True))
-            if use_cache:  # saved every few seconds, so a killed grade keeps what the grader returned
+            if cache is not None:  # saved every few seconds, so a killed grade keeps what the grader returned
                 cache.checkpoint(grader, {keys[i]: fresh[i] for i in batch})
             tally.advance(len(batch))
     finally:  # keep what was graded, so a build stopped by a failing endpoint resumes where it stopped
-        if use_cache:
+        if cache is not None:
             cache.store(grader, {keys[i]: verdict for i, verdict in fresh.items()})
-    return [fresh[i] if i in fresh else known[keys[i]] for i in range(len(items))]
+    if cache is None:
+        return [fresh[i] for i in range(len(items))]
+    return [known[key] if key in known else fresh[first[key]] for key in keys]
 
 
 def _keys(grader: Grader, plan: RunPlan, positions: Sequence[int]) -> list[str]:

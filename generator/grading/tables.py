@@ -21,7 +21,7 @@ from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_ke
 from dualboard.grading.cache import VerdictCache
 from dualboard.grading.errors import GraderConfigError, GradingInputError
 from dualboard.grading.human import HumanGrader
-from dualboard.grading.run_grades import Progress, RunGrades, RunPlan, Tally, given_answers, grade_run, plan_run
+from dualboard.grading.run_grades import Progress, RunGrades, RunPlan, Tally, given_answers, grade_runs, plan_run
 from dualboard.intake.human_labels import AnswerSlot, LabelRecords, labels_by_slot
 from dualboard.intake.models import Benchmark, Run
 from dualboard.scored_files import ANSWERS, SCORED, VERDICTS, typed
@@ -185,5 +185,5 @@ def grade_benchmark(
         check_run_labels(plan)
     tally = Tally(sum(plan.verdict_rows for plan in plans), progress)  # one verdict row per graded position
     tally.start()
-    graded = [grade_run(plan, cache, tally) for plan in plans]
+    graded = grade_runs(plans, cache, tally)
     return assemble(benchmark, graded, label_notes(labels, {p.run.run_id for p in plans if p.answers}))

@@ -16,7 +16,6 @@ gigabytes) nor deep nesting.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import io
 import os
@@ -579,35 +578,9 @@ task carries a benchmark's questions."""
 
 
 def _receive_runs(runs: list[_ToRead], limits: Limits, validated: Mapping[str, int]) -> None:
-    """A worker's start: keep what it reads by index, and let its allocator keep freed memory."""
+    """A worker's start: keep what it reads by index."""
     global _WORKER_RUNS
     _WORKER_RUNS = (runs, limits, validated)
-    _keep_freed_memory()
-
-
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-"""The parameters of glibc's ``mallopt`` that :func:`_keep_freed_memory` sets (their values in ``malloc.h``)."""
-KEPT_BLOCK_BYTES = 32 * 1024 * 1024
-"""Blocks up to this size come from a reading worker's heap (:func:`_keep_freed_memory`): the largest mmap
-threshold every 64-bit glibc accepts, and more than the 12 MB predictions.jsonl of a run of 2,000 questions
-in 5 rounds."""
-
-
-def _keep_freed_memory() -> None:
-    """In a reading worker on glibc: memory freed after one file is kept for the next, not given back.
-
-    Reading a file takes a few blocks of about its size (its bytes, their copy as one JSON array, the
-    responses decoded). glibc takes such blocks from the kernel and gives them back when they are freed,
-    so every file faulted them in again, page by page: with 12 MB files a fifth of a worker's CPU time
-    and seven in eight of its page faults. The worker ends with the pool, which gives
-    the memory back then. Elsewhere (musl, macOS, Windows) nothing changes, and results never depend on it.
-    """
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError, TypeError):
-        return
-    mallopt(_M_MMAP_THRESHOLD, KEPT_BLOCK_BYTES)
-    mallopt(_M_TRIM_THRESHOLD, 4 * KEPT_BLOCK_BYTES)
 
 
 def _read_in_worker(index: int) -> _Answers:

@@ -1,58 +1,16 @@
 """The one place that calls pingouin and maps its output to fixed names.
 
-pingouin 0.7 names columns after arguments (``CI95``), renamed ``p-val`` to
-``p_val`` in 0.6, rounds CIs to 2 decimals and formats ``BF10`` as a string
-through a global ``options`` dict. Every call here runs with that rounding
-switched off and restores the caller's options afterwards, and returns plain
-floats under stable names. Nothing else in Dualboard imports pingouin.
+pingouin renamed ``p-val`` to ``p_val`` in 0.6 and names some columns after
+arguments (``CI95``, which it rounds to 2 decimals through its global
+``options``): the functions here read only columns it leaves unrounded, never
+change its options, and return plain floats under stable names. Nothing else in
+Dualboard imports pingouin.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 import numpy as np
 import pingouin as pg
-
-
-@contextlib.contextmanager
-def _unrounded() -> Iterator[None]:
-    """Run a pingouin call with output rounding off, then restore the options."""
-    saved = dict(pg.options)
-    pg.options["round"] = None
-    pg.options["round.column.CI95"] = None
-    pg.options["round.column.BF10"] = None
-    try:
-        yield
-    finally:
-        pg.options.clear()
-        pg.options.update(saved)
-
-
-def paired_ttest(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """Return pingouin's paired t-test as t, dof, p_value, ci_low, ci_high, bf10.
-
-    pingouin's ``cohen_d`` (d_av, pingouin issue #450) and ``power``
-    (after-the-fact power) are deliberately dropped.
-
-    Examples
-    --------
-    >>> r = paired_ttest(np.array([1, 2, 3, 4, 5.]), np.array([1.5, 1, 2, 3, 3.]))
-    >>> r["t"], r["dof"], round(r["p_value"], 6)
-    (2.25, 4.0, 0.087645)
-    """
-    with _unrounded():
-        row = pg.ttest(x, y, paired=True).iloc[0]
-    ci = np.asarray(row["CI95"], dtype=float)
-    return {
-        "t": float(row["T"]),
-        "dof": float(row["dof"]),
-        "p_value": float(row["p_val"]),
-        "ci_low": float(ci[0]),
-        "ci_high": float(ci[1]),
-        "bf10": float(row["BF10"]),
-    }
 
 
 def wilcoxon(d: np.ndarray) -> dict[str, float]:
@@ -69,8 +27,7 @@ def wilcoxon(d: np.ndarray) -> dict[str, float]:
     """
     if np.all(np.asarray(d) == 0):
         return {"w": float("nan"), "p_value": float("nan"), "rbc": float("nan")}
-    with _unrounded():
-        row = pg.wilcoxon(d).iloc[0]
+    row = pg.wilcoxon(d).iloc[0]
     return {"w": float(row["W_val"]), "p_value": float(row["p_val"]), "rbc": float(row["RBC"])}
 
 

@@ -29,12 +29,11 @@ from dualboard import pipeline
 from dualboard.grading.answer_key_choice import ChoiceEvidence, choose_answer_key, with_answer_key
 from dualboard.grading.cache import question_digest, verdict_key
 from dualboard.grading.choices import options_as_shown
+from dualboard.grading.human import HumanGrader
 from dualboard.grading.rules import RulesGrader
 from dualboard.grading.run_grades import (
     RUN_ANSWER_COLUMNS,
     RunGrades,
-    Tally,
-    _verdicts,
     answered_share,
     distinct_answers,
     plan_run,
@@ -106,10 +105,18 @@ def test_verdict_keys_equal_the_canonical_json_of_the_whole_material(response, o
     assert verdict_key(RulesGrader(), question, prediction) == _old_verdict_key(RulesGrader(), question, prediction)
 
 
+def _plain_verdicts(plan, assignment) -> list:
+    """The assignment's verdicts straight from its grader: people's labels read, every other answer graded."""
+    answers = [plan.answers[p] for p in assignment.positions]
+    if isinstance(assignment.grader, HumanGrader):
+        return assignment.grader.grade_labels(plan.applied, [plan.slot(a) for a in answers])
+    return assignment.grader.grade_many([(a.question, a.prediction) for a in answers])
+
+
 def _reference_run(benchmark, run, labels) -> RunGrades:
     """One run graded the plain way: the graders' verdicts, then one row dict per verdict and per answer."""
     plan = plan_run(benchmark, run, labels)
-    graded = [(a, _verdicts(plan, a, None, Tally(0, None))) for a in plan.assignments]
+    graded = [(a, _plain_verdicts(plan, a)) for a in plan.assignments]
     verdict_rows = [
         {
             "run_id": run.run_id,

@@ -178,8 +178,12 @@ QUESTIONS = 400
 RUNS = 2
 
 
-def cluster_board(root: Path, base_url: str) -> Path:
-    """A leaderboard of 2 runs × 400 open questions whose answer key an llm judge grades, 4 requests at a time."""
+def cluster_board(
+    root: Path, base_url: str, *, questions: int = QUESTIONS, runs: int = RUNS, concurrency: int = 4, shared: int = 0
+) -> Path:
+    """A leaderboard of ``runs`` runs × ``questions`` open questions whose answer key an llm judge grades,
+    ``concurrency`` requests at a time; every run gives one answer to the first ``shared`` questions."""
+    n_questions, n_runs = questions, runs
     questions = [
         {
             "id": f"q{i}",
@@ -188,18 +192,23 @@ def cluster_board(root: Path, base_url: str) -> Path:
             "type": "open",
             "answer_key": {"answer": "Paris", "aliases": [], "patterns": [], "numeric": None, "reference": "Paris."},
         }
-        for i in range(QUESTIONS)
+        for i in range(n_questions)
     ]
-    judge = {"name": "llm", "options": {"base_url": base_url, "model": "judge-7b", "max_concurrency": 4}}
+    judge = {"name": "llm", "options": {"base_url": base_url, "model": "judge-7b", "max_concurrency": concurrency}}
     benchmark = {**TINY_BENCHMARK, "graders": {**TINY_BENCHMARK["graders"], "answer_key": [judge]}}
     folder = root / "data" / "benchmarks" / "tiny"
     folder.mkdir(parents=True)
     (folder / "benchmark.yaml").write_text(yaml.safe_dump(benchmark), "utf-8")
     (folder / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions), "utf-8")
-    for run in range(RUNS):
+    for run in range(n_runs):
         answers = [
-            {"question_id": q["id"], "round": 0, "response": f"Final answer: Paris ({run})", "recorded": {"judge": 100}}
-            for q in questions
+            {
+                "question_id": q["id"],
+                "round": 0,
+                "response": "Final answer: Paris" if i < shared else f"Final answer: Paris ({run})",
+                "recorded": {"judge": 100},
+            }
+            for i, q in enumerate(questions)
         ]
         write_run(root, f"run-{run}", answers, tiny_metadata(model=f"model-{run}"))
     return root
@@ -251,3 +260,20 @@ def test_a_killed_grade_keeps_its_verdicts_and_the_rerun_asks_only_for_the_rest(
     assert first + second - answers <= batch + 4  # asked twice: at most the batch being graded when killed
     scored = read_scored(root / "build" / "scored", "tiny")
     assert len(scored) == answers and scored["answer_key"].eq(100.0).all()
+
+
+def test_dualboard_grade_keeps_the_answers_of_several_runs_in_flight_and_asks_once_per_distinct_answer(
+    tmp_path: Path,
+) -> None:
+    """Runs of 5 answers, a judge taking 16 at a time: graded run by run, at most 5 would be in flight."""
+    with ScriptedJudgeServer(always("Verdict {nonce}: pass", delay_s=0.2)) as judge:
+        root = cluster_board(tmp_path, judge.base_url, questions=5, runs=8, concurrency=16, shared=2)
+        ingest = dualboard(root, "ingest")
+        assert ingest.wait(timeout=300) == 0, ingest.stdout.read()
+        grade = dualboard(root, "grade", "--no-progress")
+        assert grade.wait(timeout=300) == 0, grade.stdout.read()
+
+    assert len(judge.requests) == 2 + 8 * 3  # the two answers every run gave are asked about once
+    assert judge.peak_in_flight > 5
+    scored = read_scored(root / "build" / "scored", "tiny")
+    assert len(scored) == 40 and scored["answer_key"].eq(100.0).all()
