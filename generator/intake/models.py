@@ -1,8 +1,8 @@
 """In-memory forms of the input contracts (docs/architecture.md, "Files that cross a stage boundary").
 
 Questions and predictions stay plain dicts with exactly the fields of
-``questions.jsonl`` / ``predictions.jsonl``: the JSON Schemas in
-``generator/intake/schemas/`` are their single definition.
+``questions.jsonl`` / ``predictions.jsonl``: their JSON Schemas
+(:mod:`dualboard.intake.schemas`) are their single definition.
 """
 
 from __future__ import annotations

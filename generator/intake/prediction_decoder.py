@@ -2,9 +2,9 @@
 
 A million-line predictions file cannot afford Python's ``json`` with a hook
 per object and a JSON Schema call per line. Here one compiled msgspec decoder
-parses a line and checks its types in C, against :class:`Prediction`, a copy
-of ``schemas/prediction.schema.json`` (the documented contract; a test keeps
-the two alike). The fast path only ever says "valid": a line it cannot
+parses a line and checks its types in C, against :class:`Prediction`: the
+contract itself, from which the documented JSON Schema is made
+(:func:`dualboard.intake.schemas.load_schema`). The fast path only ever says "valid": a line it cannot
 confirm returns ``None`` and goes through
 :func:`~dualboard.intake.untrusted.parse_json_line` and the schema, which word
 the finding. So the fast path decides speed, never a message.
@@ -33,20 +33,46 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 _Score = Annotated[int, Meta(ge=0, le=100)] | Annotated[float, Meta(ge=0, le=100)]
+"""A score as given: an integer stays one (msgspec would make a float of it), so rows match the exact path's."""
 
 
-class Prediction(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """One line of predictions.jsonl, as ``prediction.schema.json`` defines it.
+class Prediction(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
+    """One line of predictions.jsonl: the contract, and the JSON Schema made from it (fields in the documented
+    order: ``kw_only`` lets ``round``, which has a default, come before ``response``).
 
     Not tracked by the garbage collector (``gc=False``): its fields, strings, numbers and their lists and
     dicts, can form no cycle, and a million decoded lines would otherwise make every collection walk them.
     """
 
-    question_id: Annotated[str, Meta(min_length=1, max_length=200)]
-    response: str
-    round: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
-    choice_order: list[Annotated[str, Meta(pattern="^[A-Z]$")]] | UnsetType = UNSET
-    recorded: dict[str, _Score] | UnsetType = UNSET
+    question_id: Annotated[
+        str, Meta(min_length=1, max_length=200, description="Id of the answered question in questions.jsonl.")
+    ]
+    round: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                description="Sampling round, 0-based; (question_id, round) is unique.",
+                extra_json_schema={"default": 0},
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    response: Annotated[str, Meta(description="The raw model text. Untrusted: always escaped on the site.")]
+    choice_order: (
+        Annotated[
+            list[Annotated[str, Meta(pattern="^[A-Z]$")]],
+            Meta(description="Canonical letters in the order the options were shown (MC, shuffled rounds)."),
+        ]
+        | UnsetType
+    ) = UNSET
+    recorded: (
+        Annotated[
+            dict[str, _Score],
+            Meta(description="Scores imported from a source, by grading name, on 0–100."),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 _DECODER = msgspec.json.Decoder(Prediction)

@@ -1,7 +1,10 @@
 """The JSON Schemas of the input files: the single definition of each contract.
 
 Validation uses them and the site's "How to submit" page prints them, so the
-documentation cannot drift from what is enforced.
+documentation cannot drift from what is enforced. Each is a file of
+``schemas/``, but for predictions.jsonl's: its fast decoder's struct
+(:class:`~dualboard.intake.prediction_decoder.Prediction`) is the contract, and
+its schema is made from it.
 """
 
 from __future__ import annotations
@@ -14,14 +17,21 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
+import msgspec
 
 from dualboard.errors import Finding
+from dualboard.intake.prediction_decoder import Prediction
 from dualboard.intake.schema_messages import plain_problems
 
 if TYPE_CHECKING:
     import jsonschema
 
 SCHEMA_NAMES = ("question", "prediction", "metadata", "benchmark", "provenance")
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+FROM_STRUCTS = {"prediction": (Prediction, "Prediction (one line of predictions.jsonl)")}
+"""Schemas made from a msgspec struct, the contract that decodes the file: its struct and its title."""
 
 
 @cache
@@ -29,8 +39,36 @@ def load_schema(name: str) -> dict[str, Any]:
     """Return the parsed JSON Schema called ``name`` (one of SCHEMA_NAMES)."""
     if name not in SCHEMA_NAMES:
         raise KeyError(f"unknown schema {name!r}; expected one of {SCHEMA_NAMES}")
+    if name in FROM_STRUCTS:
+        return _struct_schema(name, *FROM_STRUCTS[name])
     text = resources.files("dualboard.intake").joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
     return json.loads(text)
+
+
+def _struct_schema(name: str, struct: type[msgspec.Struct], title: str) -> dict[str, Any]:
+    """The schema msgspec makes of ``struct``, standing alone as the files of ``schemas/`` do."""
+    _, components = msgspec.json.schema_components([struct])
+    body = {k: _one_number(v) for k, v in components[struct.__name__].items() if k not in ("title", "description")}
+    return {"$schema": DRAFT, "$id": f"dualboard/{name}.schema.json", "title": title, **body}
+
+
+def _one_number(schema: Any) -> Any:
+    """``schema`` with each ``anyOf`` of an integer and a number under the same bounds written as one number.
+
+    msgspec writes ``int | float`` so; JSON Schema's ``number`` is both, and jsonschema words a value outside
+    the bounds plainly only under one schema (under ``anyOf``: "not valid under any of the given schemas").
+    """
+    if isinstance(schema, list):
+        return [_one_number(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    options = schema.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and [o.get("type") for o in options] == ["integer", "number"]:
+        whole, number = ({k: v for k, v in o.items() if k != "type"} for o in options)
+        if whole == number:
+            rest = {k: v for k, v in schema.items() if k != "anyOf"}
+            return {**rest, "type": "number", **number}
+    return {k: _one_number(v) for k, v in schema.items()}
 
 
 def _is_integer(_checker: object, value: object) -> bool:

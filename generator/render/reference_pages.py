@@ -2,14 +2,13 @@
 
 Nothing here is copied by hand: column meanings come from
 :data:`dualboard.stats.COLUMNS`, the submission formats from the JSON Schemas
-in ``generator/intake/schemas/`` (the example run from their examples), the
+that validation enforces (:mod:`dualboard.intake.schemas`; the example run from their examples), the
 graders' rules from their code, the release files from their checksums.
 """
 
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import pandas as pd
 
@@ -18,6 +17,7 @@ from dualboard.csv_download import download_csv
 from dualboard.grading.registry import describe_graders
 from dualboard.intake.example_run import example_run
 from dualboard.intake.models import Benchmark
+from dualboard.intake.schemas import load_schema
 from dualboard.names import RUN_ID_RULE
 from dualboard.release_files import (
     SITE_FILE_LIMIT,
@@ -47,12 +47,11 @@ from dualboard.stats import COLUMNS
 from dualboard.stats.scores import MIN_COVERAGE
 from dualboard.stats.tables import TABLES
 
-SCHEMAS = resources.files("dualboard.intake").joinpath("schemas")
 SCHEMA_FILES = {
-    "metadata.yaml": "metadata.schema.json",
-    "predictions.jsonl (one object per line)": "prediction.schema.json",
-    "questions.jsonl (benchmark maintainers)": "question.schema.json",
-    "benchmark.yaml (benchmark maintainers)": "benchmark.schema.json",
+    "metadata.yaml": "metadata",
+    "predictions.jsonl (one object per line)": "prediction",
+    "questions.jsonl (benchmark maintainers)": "question",
+    "benchmark.yaml (benchmark maintainers)": "benchmark",
 }
 EXAMPLE_LINES_SHOWN = 3
 """Lines of the example predictions.jsonl printed on the How-to-submit page."""
@@ -195,13 +194,11 @@ def submit_page(benchmarks: list[Benchmark]) -> Page:
         "Every field of each file, from the JSON Schemas that `dualboard validate` enforces.\n\n",
     ]
     for title, name in SCHEMA_FILES.items():
-        schema = json.loads(SCHEMAS.joinpath(name).read_text("utf-8"))
+        schema = load_schema(name)
         parts.append(
             f"### {escape_text(title)}\n\n"
             + _schema_fields(schema)
-            + "\nThe JSON Schema (`generator/intake/schemas/"
-            + name
-            + "`):\n\n"
+            + f"\nThe JSON Schema (`{name}.schema.json`):\n\n"
             + code_block(json.dumps(schema, indent=2, ensure_ascii=False))
             + "\n"
         )

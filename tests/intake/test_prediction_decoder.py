@@ -2,7 +2,7 @@
 
 The oracle is the exact path it stands in for: the strict parser
 (``parse_json_line``: duplicate keys, NaN, lone surrogates…) and
-``prediction.schema.json``. Hypothesis writes hostile JSON-ish lines by hand
+the JSON Schema made from the struct. Hypothesis writes hostile JSON-ish lines by hand
 (so duplicate keys, escaped key names, odd whitespace and literals ``NaN``
 can occur, which ``json.dumps`` never writes); every line the fast path
 confirms must be valid for the oracle and give the same row, types included.
@@ -172,13 +172,20 @@ def test_a_lone_surrogate_is_a_finding_on_both_paths(escape):
     assert problem is not None and "lone UTF-16 surrogate" in problem.problem
 
 
-def test_the_struct_copies_the_schema():
-    """The documented contract is the JSON Schema; the msgspec struct must name the same fields."""
+def test_the_documented_schema_is_the_struct_s_contract():
+    """The JSON Schema that validation words its findings with, and the Submit page prints, is made from the
+    decoder's struct: the same fields, limits and strictness."""
     schema = load_schema("prediction")
-    fields = Prediction.__struct_fields__
-    assert set(fields) == set(schema["properties"])
-    assert set(fields[: len(fields) - len(Prediction.__struct_defaults__)]) == set(schema["required"])
-    assert schema["additionalProperties"] is False and Prediction.__struct_config__.forbid_unknown_fields
+    assert list(schema["properties"]) == list(Prediction.__struct_fields__)
+    assert schema["required"] == ["question_id", "response"] and schema["additionalProperties"] is False
+    assert schema["properties"]["question_id"] | {"description": ""} == {
+        "description": "",
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200,
+    }
+    assert schema["properties"]["round"]["default"] == 0
+    assert schema["properties"]["recorded"]["additionalProperties"] == {"type": "number", "minimum": 0, "maximum": 100}
 
 
 # -- whole files: the same findings and rows with and without the fast path -------------------
