@@ -4,7 +4,6 @@ explain themselves."""
 from __future__ import annotations
 
 import html
-import json
 import shutil
 import subprocess
 import sys
@@ -15,8 +14,9 @@ import pytest
 from dualboard.grading.registry import describe_graders
 from dualboard.intake.benchmark import load_benchmarks
 from dualboard.intake.example_run import example_run
+from dualboard.intake.schemas import load_schema
 from dualboard.render.answer_formats import ANSWER_FORMATS, APPLIES, grade_example
-from dualboard.render.reference_pages import EXAMPLE_LINES_SHOWN, SCHEMA_FILES, SCHEMAS, submit_page
+from dualboard.render.reference_pages import EXAMPLE_LINES_SHOWN, SCHEMA_FILES, submit_page
 from tests.conftest import DEMO, REPO
 
 
@@ -100,7 +100,7 @@ def test_the_page_lists_the_benchmarks_graders_with_their_rules(page: str, demo_
 def test_every_field_of_every_file_says_what_it_means() -> None:
     """The reference tables print each field's description: none may be blank (the graders row was)."""
     for name in SCHEMA_FILES.values():
-        schema = json.loads(SCHEMAS.joinpath(name).read_text("utf-8"))
+        schema = load_schema(name)
         blank = [field for field, spec in schema["properties"].items() if not spec.get("description")]
         assert blank == [], (name, blank)
 
