@@ -243,7 +243,7 @@ def listing_digest(folder: Path) -> str:
     For outputs too large to hash on every build (the site): any file
     written, added or removed since changes it. The walk uses strings and
     :func:`os.scandir`, not :class:`~pathlib.Path`: a site has tens of
-    thousands of files, and Path objects took most of its time.
+    thousands of files, and a Path object per file is slow.
     """
     if not folder.is_dir():
         return digest("missing")

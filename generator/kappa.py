@@ -205,7 +205,7 @@ def kappa_interval(
         # scipy passes axis, the last of i: each row of i lists the questions of one resample.
         return kappa_from_counts(resample_totals(counts, i))
 
-    # Imported here, not above: the render's worker processes read PASS_MARK, and scipy.stats costs them 0.6 s.
+    # Imported here, not above: the render's worker processes read PASS_MARK and need no scipy.stats.
     from scipy import stats
 
     with warnings.catch_warnings():

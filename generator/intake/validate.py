@@ -54,10 +54,9 @@ FAST_PATH_PATIENCE = 64
 only, until it confirms one again: a refused line costs it a raised exception, and a file broken on every
 line would be slower than without it. Results never depend on it (a line it skips takes the exact path)."""
 POOL_MIN_BYTES = 128 * 1024 * 1024
-"""Predictions (bytes, all runs to read together) below which validation reads them in its own process.
-Reading costs some 3 ms per MB of predictions; the first pool of a process starts a server that imports the
-validator (a tenth of a CPU second or more), whose workers then fork in milliseconds: below about four times
-that, workers would not repay themselves."""
+"""Predictions (bytes, all runs to read together) below which validation reads them in its own process: the
+first pool of a process starts a server that imports the validator, and below this size workers do not repay
+it (bench/README.md)."""
 
 
 @dataclass(frozen=True)

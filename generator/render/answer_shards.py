@@ -28,9 +28,9 @@ from dualboard.build_cache import code_digest, digest
 from dualboard.scored_files import ANSWER_SLOT, ScoredFolder
 
 SHARDS = 8
-"""Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data (about 12 of 100 runs);
-a question page loads at most this many files, and the site holds up to this many per question (each file costs
-the render, MkDocs and git a little, whatever its size: 16 shards made a full render slower than one file)."""
+"""Shards of each question's answers. Adding a run remakes 1/SHARDS of the answers' data; a question page loads at
+most this many files, and the site holds up to this many per question (each file costs the render, MkDocs and
+git a little, whatever its size)."""
 CACHE_DIR = "answer-shards"
 """The folder of ``build/`` where the shards' :class:`~dualboard.render.kept_files.KeptFiles` keep one manifest per
 benchmark."""

@@ -28,7 +28,7 @@ from dualboard.scored_files import ANSWER_SLOT, ANSWERS, ScoredFolder
 TEXT_COLUMNS = [*ANSWER_SLOT, "response", "options_shown", "correct_letter"]
 """What the question pages read of the answers table."""
 SLICE_ANSWERS = 20_000
-"""Answers per slice of questions held at once: about 23 MB of text at 1,150 characters an answer."""
+"""Answers per slice of questions held at once: what bounds the text the render holds."""
 _SPILL = ipc.IpcWriteOptions(compression="lz4")
 """Slices wait on disk compressed: answers repeat each other, and lz4 costs little time."""
 

@@ -79,9 +79,9 @@ KINDS = {
 SUFFIX = ".json.gz"
 """Data files are gzip-compressed at rest: answers to one question repeat each other and compress 5–10×."""
 GZIP_LEVEL = 1
-"""Fastest: level 6 took twice the CPU time for files 15 % smaller, and a render compresses a gigabyte of answers."""
+"""Fastest: a render compresses every answer's text, and higher levels cost more CPU than the bytes they save."""
 _ENCODER = msgspec.json.Encoder()
-"""Writes the JSON of ``json.dumps(ensure_ascii=False, separators=(",", ":"))`` three times faster, the same bytes
+"""Writes the JSON of ``json.dumps(ensure_ascii=False, separators=(",", ":"))`` faster, the same bytes
 but for floats Python writes with an exponent (below 1e-4, from 1e16: ``1e-05`` is ``0.00001``, the same number to
 every JSON reader). Its cells' numbers are finite (:func:`number`): msgspec would write NaN as null."""
 DOWNLOADS = "../../../../downloads/"

@@ -73,8 +73,8 @@ KEPT_TEMPLATES = frozenset({"404.html"})
 """Theme templates a dirty build keeps as they are: like a page not rebuilt, they show only what the layout
 fixes (the navigation, the site's name); the sitemap lists every page, so it is rendered every time."""
 TEMPLATE_CACHE = "mkdocs-templates"
-"""The folder beside the effective configuration where Jinja keeps the theme's templates compiled (compiling them
-took a tenth of a second a build), in a subfolder per Python and tools' versions; Jinja checks each template's
+"""The folder beside the effective configuration where Jinja keeps the theme's templates compiled (rather than
+compiling them every build), in a subfolder per Python and tools' versions; Jinja checks each template's
 source itself."""
 DIRTY_WARNING = "A 'dirty' build is being performed"
 """The start of MkDocs' warning about dirty builds (mkdocs/commands/build.py)."""

@@ -43,11 +43,11 @@ class Page:
 
 SHOWN_VERDICT_COLUMNS = ("run_id", "question_id", "round", "grader", "role", "score", "verdict_parse", "detail")
 """The columns of the verdicts table (``dualboard.scored_files.VERDICTS``) that pages show: the render reads no
-other (at a million answers each string column costs the render hundreds of MB)."""
+other (each string column read is held in memory for every answer)."""
 READ_VERDICT_COLUMNS = tuple(c for c in SHOWN_VERDICT_COLUMNS if c != "detail")
 """What the render's process reads of the verdicts file: a verdict's detail, shown only in the answers' data
-files, is read by what makes them, a shard at a time (``question_pages._make_shard``). Every detail at once held
-115 MB more at a million answers, in the process that peaks highest."""
+files, is read by what makes them, a shard at a time (``question_pages._make_shard``), so the process that peaks
+highest never holds every detail at once."""
 
 
 @dataclass(frozen=True)

@@ -86,8 +86,8 @@ def _distinct_pairs(a: pd.Series, b: pd.Series) -> list[tuple[Any, Any]]:
     """The distinct pairs of values of ``a`` and ``b``, in the order they first appear (a missing value is one
     value, NaN).
 
-    What ``drop_duplicates`` of the two columns gives, from their integer codes: hashing millions of pairs of
-    strings took most of a second at a million answers.
+    What ``drop_duplicates`` of the two columns gives, from their integer codes, without hashing every pair of
+    strings.
 
     Examples
     --------
@@ -327,8 +327,7 @@ def _answers_by_question(table: pd.DataFrame) -> dict[str, dict[str, list[Any]]]
     """The answers of each question (of one shard) as columns of plain values (column name → one value per
     answer), by run and round.
 
-    The table is turned into lists once and cut by question: slicing a DataFrame 2,000 times took longer than
-    writing every page.
+    The table is turned into lists once and cut by question: slicing a DataFrame once per question is slow.
     """
     table = table.sort_values(["question_id", "run_id", "round"], kind="stable")
     columns = {c: table[c].tolist() for c in table.columns}
