@@ -214,15 +214,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--test-all",
         action="store_true",
-        help="also run the tests marked test_all: long simulations, the real harnesses",
+        help="run every test: also those marked slow, browser, embed or test_all, which the quick suite skips",
     )
 
 
+FULL_SUITE_ONLY = ("test_all", "slow", "browser", "embed")
+"""Markers of the tests only ``make test-all`` runs: the quick suite (``make test``) is the unit tests and one demo
+build end to end (tests/test_end_to_end.py)."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip tests marked ``test_all`` unless --test-all (``make test-all``) asks for them: ``make test`` stays fast."""
+    """Skip the tests of :data:`FULL_SUITE_ONLY` unless --test-all (``make test-all``) asks for them."""
     if config.getoption("--test-all"):
         return
-    skip = pytest.mark.skip(reason="a long simulation or a real harness: run with --test-all (make test-all)")
+    skip = pytest.mark.skip(
+        reason="slow, in the browser, [embed] or a long simulation: run with --test-all (make test-all)"
+    )
     for item in items:
-        if "test_all" in item.keywords:
+        if any(marker in item.keywords for marker in FULL_SUITE_ONLY):
             item.add_marker(skip)

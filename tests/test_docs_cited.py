@@ -66,6 +66,7 @@ def test_the_cited_pages_have_the_sections_the_code_relies_on():
     assert {"Rendering", "The Hub store", "Files that cross a stage boundary"} <= headings(ARCHITECTURE)
 
 
+@pytest.mark.slow
 def test_every_cited_section_exists():
     found = citations()
     assert len(found) >= 15, "the citation patterns found almost nothing: were they renamed?"
@@ -103,6 +104,7 @@ def _lines(paths: list[Path], pattern: re.Pattern) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_no_user_facing_text_points_to_the_private_workspace():
     hits = _lines(texts(), SPECIFICATION) + _lines(texts(), WORKSPACE)
     assert not hits, "cite the Methodology page or docs/architecture.md instead:\n" + "\n".join(hits)

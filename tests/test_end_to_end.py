@@ -72,6 +72,7 @@ def test_site_has_home_and_a_leaderboard_row_per_run(built):
     assert (built / "site" / "javascripts" / "plotly.min.js").stat().st_size > 1_000_000
 
 
+@pytest.mark.slow
 def test_rebuild_gives_identical_scored_data_and_pages(built, tmp_path):
     again = copy_leaderboard(tmp_path / "again")
     proc = dualboard("build", "--root", str(again), "--no-progress")
@@ -108,6 +109,7 @@ def test_bad_submission_names_file_and_line_and_leaves_store_unchanged(built):
         shutil.rmtree(bad)
 
 
+@pytest.mark.slow
 def test_every_command_has_help():
     proc = dualboard("--help")
     assert proc.returncode == 0

@@ -101,6 +101,7 @@ def test_the_stages_follow_the_flow_and_sit_between_foundations_and_pipeline():
     assert len({LAYER[n] for n in order}) == len(order), "each stage is a layer of its own"
 
 
+@pytest.mark.slow
 def test_no_import_points_against_the_flow():
     arrows = backward_imports(PACKAGE)
     assert not arrows, "imports against the flow:\n" + "\n".join(map(str, arrows))

@@ -96,6 +96,7 @@ def board(tiny_root: Path) -> Path:
     return tiny_root
 
 
+@pytest.mark.slow
 def test_no_change_build_skips_every_stage_and_writes_nothing(board):
     before = outputs_mtimes(board)
     output = build(board)
@@ -104,12 +105,14 @@ def test_no_change_build_skips_every_stage_and_writes_nothing(board):
     assert outputs_mtimes(board) == before
 
 
+@pytest.mark.slow
 def test_force_redoes_every_stage(board):
     output = build(board, "--force")
     assert skipped(output) == {"ingest"}, output  # a store that holds every file is never rewritten, forced or not
     assert "unchanged" not in output.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_a_deleted_page_or_table_redoes_its_stage(board, tmp_path):
     (board / "site" / "about" / "index.html").unlink()
     (board / "build" / "stats" / "tiny" / "models.csv").unlink()
@@ -118,6 +121,7 @@ def test_a_deleted_page_or_table_redoes_its_stage(board, tmp_path):
     assert_same_build(board, from_scratch(board, tmp_path / "scratch"))
 
 
+@pytest.mark.slow
 def test_a_page_edited_by_hand_in_site_is_noticed_and_rebuilt(board, tmp_path):
     """The render's outputs are checked by listing (names, sizes, times), never read: an edit in place that
     keeps the size still changes the listing, and the render puts the page right."""
@@ -131,6 +135,7 @@ def test_a_page_edited_by_hand_in_site_is_noticed_and_rebuilt(board, tmp_path):
     assert_same_build(board, from_scratch(board, tmp_path / "scratch"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("garbage", [b"{not json", b'{"format": 1, "stages": [1], "files": {"x": 3}}'])
 def test_a_corrupt_cache_means_full_work_and_the_same_result(board, tmp_path, garbage):
     Project(board).build_cache_file.write_bytes(garbage)
@@ -166,6 +171,7 @@ CHANGES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", CHANGES)
 def test_a_one_byte_change_redoes_what_reads_it_and_equals_a_fresh_build(board, tmp_path, change):
     edit, args, still_skipped = CHANGES[change]
@@ -185,6 +191,7 @@ def dualboard(root: Path, *args: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_answers_begun_before_the_statistics_are_those_the_render_makes_itself(board, tmp_path):
     """`build` begins the answers' data files while it computes the statistics (pipeline.answers_ahead): after a
     run is added, its site is byte for byte that of the same stages run one by one, where the render makes them."""
@@ -197,6 +204,7 @@ def test_answers_begun_before_the_statistics_are_those_the_render_makes_itself(b
     assert_same_build(board, twin)
 
 
+@pytest.mark.slow
 def test_a_build_that_fails_after_beginning_the_answers_leaves_the_next_one_right(board, tmp_path, monkeypatch):
     """The statistics fail while the answers' data files are being made ahead: the build fails, and the next
     build's docs folder and site hold exactly those of a build from scratch (no file made ahead is left over)."""
@@ -219,6 +227,7 @@ def test_a_build_that_fails_after_beginning_the_answers_leaves_the_next_one_righ
     assert tree_bytes(board / "build" / "docs") == tree_bytes(scratch / "build" / "docs")
 
 
+@pytest.mark.slow
 def test_a_committed_cache_file_is_refused_by_validate(board):
     git_repository(board)
     subprocess.run(["git", "-C", str(board), "add", "-f", ".dualboard/build-cache.json"], check=True)

@@ -54,6 +54,7 @@ def _fragments(project: Project) -> dict[str, int]:
     return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in folder.glob("*/*.parquet")}
 
 
+@pytest.mark.slow
 def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(demo_board, tmp_path: Path) -> None:
     project, store = demo_board
     first = pipeline.grade(project, store, progress=False, jobs=1)
@@ -80,6 +81,7 @@ def test_a_grade_equals_one_from_scratch_and_adding_a_run_grades_that_run_only(d
     assert _fragments(project) == kept  # the departed run's grades are deleted with it
 
 
+@pytest.mark.slow
 def test_a_changed_label_grades_its_run_again_and_a_changed_grader_every_run(demo_board, tmp_path: Path) -> None:
     project, store = demo_board
     pipeline.grade(project, store, progress=False, jobs=1)
@@ -111,6 +113,7 @@ def _grade_cli(root: Path, jobs: int) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 def test_a_pool_of_workers_writes_the_tables_of_one_process(demo_board, tmp_path: Path) -> None:
     project, store = demo_board
     alone = tmp_path / "alone"

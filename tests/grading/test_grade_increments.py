@@ -100,11 +100,13 @@ def _steps(root: Path, benchmark: str, tmp_path: Path, labels: Path | None) -> N
     _assert_as_from_nothing(root, tmp_path, "removed")
 
 
+@pytest.mark.slow
 def test_the_demo_graded_step_by_step_as_from_nothing(demo_board, tmp_path: Path) -> None:
     project, _store = demo_board
     _steps(project.root, "demo", tmp_path, project.root / "data" / "benchmarks" / "demo" / "human_labels.csv")
 
 
+@pytest.mark.slow
 def test_a_real_release_graded_step_by_step_as_from_nothing(tmp_path: Path) -> None:
     from dualboard.importers import import_autogenai
 
@@ -186,6 +188,7 @@ def test_a_new_run_reads_only_the_parts_that_hold_its_keys(tmp_path: Path, monke
     assert len(read) == 1
 
 
+@pytest.mark.slow
 def test_a_damaged_run_file_is_graded_anew(demo_board, tmp_path: Path) -> None:
     project, _store = demo_board
     root = project.root

@@ -220,6 +220,7 @@ def _grade_both_ways(root: Path, tmp_path: Path, name: str) -> None:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("release", "name"), [(MC_RELEASE, "easy-problems-mc"), (OPEN_RELEASE, "easy-problems-open")])
 def test_real_releases_graded_by_the_stage_as_by_the_plain_path(release: str, name: str, tmp_path: Path):
     root = tmp_path / "board"
@@ -227,11 +228,13 @@ def test_real_releases_graded_by_the_stage_as_by_the_plain_path(release: str, na
     _grade_both_ways(root, tmp_path, name)
 
 
+@pytest.mark.slow
 def test_the_demo_with_its_labels_graded_by_the_stage_as_by_the_plain_path(demo_board, tmp_path: Path):
     project, _store = demo_board
     _grade_both_ways(project.root, tmp_path, "demo")
 
 
+@pytest.mark.slow
 def test_hostile_answers_graded_by_the_stage_as_by_the_plain_path(tmp_path: Path):
     root = write_tiny_board(tmp_path / "board")
     for i, response in enumerate(HOSTILE):

@@ -186,6 +186,7 @@ def test_final_answer_patterns_agree_with_re(text: str) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", EDGES)
 def test_edge_cases_agree_with_re(text: str) -> None:
     """Cases where a consumed context character could hide the next match."""

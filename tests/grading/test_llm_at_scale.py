@@ -65,6 +65,7 @@ def test_answers_are_pulled_as_requests_go_out_never_queued(judge, open_question
     assert max(taken - (n + 1) for n, taken in seen) <= 32  # pulled ≤ sent + one answer per worker
 
 
+@pytest.mark.slow
 def test_requests_per_minute_spaces_requests_across_workers(judge, open_question) -> None:
     items = [(open_question, {"response": f"Paris {i}"}) for i in range(12)]
     llm(judge, max_concurrency=8).grade_many(items)
@@ -262,6 +263,7 @@ def test_a_killed_grade_keeps_its_verdicts_and_the_rerun_asks_only_for_the_rest(
     assert len(scored) == answers and scored["answer_key"].eq(100.0).all()
 
 
+@pytest.mark.slow
 def test_dualboard_grade_keeps_the_answers_of_several_runs_in_flight_and_asks_once_per_distinct_answer(
     tmp_path: Path,
 ) -> None:

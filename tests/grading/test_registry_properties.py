@@ -81,6 +81,7 @@ def test_scores_stay_on_the_scale_and_repeat(name, mc_question, open_question, r
     assert grader.grade_many([(question, prediction)] * 2) == [verdict, verdict]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(responses=st.lists(RESPONSES, min_size=1, max_size=6), seed=st.integers(0, 10_000))
 def test_row_order_changes_nothing(mc_question, open_question, responses, seed) -> None:

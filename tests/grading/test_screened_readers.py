@@ -92,6 +92,7 @@ def _both_ways(monkeypatch: pytest.MonkeyPatch, grade) -> None:
     assert len(screened.verdicts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("release", "name"), [(MC_RELEASE, "easy-problems-mc"), (OPEN_RELEASE, "easy-problems-open")])
 def test_real_runs_graded_alike_with_and_without_screens(
     release: str, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -109,6 +110,7 @@ def test_demo_graded_alike_with_and_without_screens(demo_board, monkeypatch: pyt
     _both_ways(monkeypatch, lambda: grade_benchmark(benchmark, runs, human_labels=labels))
 
 
+@pytest.mark.slow
 def test_hostile_answers_graded_alike_with_and_without_screens(monkeypatch: pytest.MonkeyPatch):
     benchmark = make_benchmark(TINY_QUESTIONS)
     runs = [
@@ -194,6 +196,7 @@ def _with_default_memory(regex):
     return re2.compile(regex.pattern, options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release", [MC_RELEASE, OPEN_RELEASE])
 def test_more_memory_for_re2_finds_the_same_matches(release: str, tmp_path: Path):
     """RE2 given more memory picks a faster engine, never other matches: every screened pattern finds the same
@@ -245,6 +248,7 @@ def test_normalize_text_equals_the_character_loop_on_any_text(text: str):
     assert normalize_text(text) == _normalize_by_characters(text)
 
 
+@pytest.mark.slow
 def test_normalize_text_equals_the_character_loop_on_every_code_point():
     """Each code point next to a digit, a point and a letter: the classes of re and of str agree on all."""
     rng = random.Random(11)

@@ -28,6 +28,8 @@ from dualboard.intake.validate import load_runs
 from dualboard.scored_files import read_scored
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
+
 WEAKEST = "fjord-3b"
 LEADER = {"traditional": "aurora-lm-70b", "answer_key": "aurora-lm-70b"}
 

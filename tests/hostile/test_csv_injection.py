@@ -98,6 +98,7 @@ def hostile_release(tiny_root: Path) -> Path:
     return tiny_root
 
 
+@pytest.mark.slow
 def test_release_and_site_csvs_are_neutralised_and_parquet_is_raw(hostile_release: Path) -> None:
     release = hostile_release / "releases" / "0.1"
     scored_csv = read_back((release / "scored" / "tiny.csv").read_text("utf-8"))

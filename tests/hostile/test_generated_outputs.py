@@ -78,6 +78,7 @@ def test_untracked_local_outputs_are_fine(tiny_root: Path) -> None:
     assert CliRunner().invoke(main, ["validate", "--root", str(tiny_root)]).exit_code == 0
 
 
+@pytest.mark.slow
 def test_grade_removes_scored_tables_it_did_not_write(tiny_root: Path) -> None:
     scored = tiny_root / "build" / "scored"
     scored.mkdir(parents=True)
@@ -93,6 +94,7 @@ def test_grade_removes_scored_tables_it_did_not_write(tiny_root: Path) -> None:
     assert len(read_scored(scored, "tiny")) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("link", ["build/scored", "build/scored/tiny/answers", "build/scored/tiny/evidence"])
 def test_grade_writes_and_deletes_only_inside_build_scored(tiny_root: Path, tmp_path: Path, link: str) -> None:
     """A link where build/scored or a table's folder goes is removed, never written or emptied through."""

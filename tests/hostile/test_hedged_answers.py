@@ -119,6 +119,7 @@ def key_blind_run(runs: list[Run]) -> Run:
     return Run("demo", "key-blind", {**template.metadata, "model": "key-blind"}, tuple(answers))
 
 
+@pytest.mark.slow
 def test_a_key_blind_run_scores_nothing_on_what_it_hedged() -> None:
     benchmarks = load_benchmarks(REPO / "data")
     benchmark = benchmarks["demo"]

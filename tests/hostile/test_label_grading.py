@@ -72,6 +72,7 @@ def newcomer() -> Run:
 ANSWER_KEY = ["answer_key_mean", "rank_answer_key", "rank_ci_low_answer_key", "rank_ci_high_answer_key", "p_holm"]
 
 
+@pytest.mark.slow
 def test_an_added_unlabelled_run_changes_nobody_elses_answer_key_grading() -> None:
     _, runs, labels = demo()
     before, _ = board(runs, labels)
@@ -94,6 +95,7 @@ def test_a_run_awaiting_labels_is_left_out_of_the_answer_key_pairwise_family() -
     assert set(mine.grading) == {"traditional"}  # no answer-key comparison, so in no answer-key Holm family
 
 
+@pytest.mark.slow
 def test_a_partly_labelled_run_awaits_its_missing_labels() -> None:
     _, runs, labels = demo()
     ember = labels.index[labels.run == "ember-34b-pro"]

@@ -81,6 +81,7 @@ IMPERSONATIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("run_id", "model", "revision", "problem"), IMPERSONATIONS)
 def test_a_run_named_like_a_board_run_is_a_finding_at_the_new_run(
     tmp_path: Path, run_id: str, model: str, revision: str | None, problem: str
@@ -143,6 +144,7 @@ def page_text(root: Path, path: str) -> str:
     return html.unescape((root / "site" / path).read_text("utf-8"))
 
 
+@pytest.mark.slow
 def test_two_runs_of_one_name_with_distinct_revisions_are_both_shown_with_their_revisions(two_revisions: Path) -> None:
     board = page_text(two_revisions, "benchmarks/demo/index.html")
     assert OLD in board and NEW in board
@@ -155,6 +157,7 @@ def test_two_runs_of_one_name_with_distinct_revisions_are_both_shown_with_their_
     assert others == ["fjord-3b"], "a name no other run shares is shown alone"
 
 
+@pytest.mark.slow
 def test_the_preview_names_a_shared_model_with_its_revision(tiny_root: Path) -> None:
     from tests.conftest import tiny_metadata, write_run
     from tests.preview.demo_runs import git

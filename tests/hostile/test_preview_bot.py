@@ -359,6 +359,7 @@ def _dualboard_preview(root: Path, *args: str) -> tuple[subprocess.CompletedProc
     return done, json.loads((root / "out" / "preview.json").read_text("utf-8"))
 
 
+@pytest.mark.slow
 def test_the_untrusted_side_writes_what_render_accepts_cut_to_the_caps(tiny_root):
     """A hostile model name is clipped and stays text; the document passes the trusted check; the terminal
     shows it inert."""
@@ -372,6 +373,7 @@ def test_the_untrusted_side_writes_what_render_accepts_cut_to_the_caps(tiny_root
     assert "@everyone" not in done.stdout
 
 
+@pytest.mark.slow
 def test_the_untrusted_side_keeps_the_first_findings_and_counts_all(tiny_root):
     bad = [json.dumps({"question_id": f"nope-{i}", "round": 0, "response": "x" * 1000}).encode() for i in range(25)]
     write_run(tiny_root, "run-a", raw_lines=bad)

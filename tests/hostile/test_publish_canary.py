@@ -26,6 +26,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 from dualboard import REQUIREMENT, __version__
@@ -143,6 +144,7 @@ def _expand(value: str, context: dict[str, str]) -> str:
     return EXPRESSION.sub(lambda match: context[match[1]], value)
 
 
+@pytest.mark.slow
 def test_planted_code_never_runs_and_no_canary_leaves(tmp_path):
     out = tmp_path / "canary"
     out.mkdir()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.preview.demo_runs import NEW, add_strong_run, copy_demo, git
@@ -48,6 +49,7 @@ def _errors(doc: dict) -> list[tuple[str, str]]:
     return [(f["file"], f["field"]) for f in doc["validation"]["findings"] if f["severity"] == "error"]
 
 
+@pytest.mark.slow
 def test_removing_and_renaming_other_runs_fails_and_every_change_is_listed(tmp_path):
     root = _base(tmp_path)
     add_strong_run(root)
@@ -71,6 +73,7 @@ def test_removing_and_renaming_other_runs_fails_and_every_change_is_listed(tmp_p
     assert f"- removed: `demo` / `{LEADER}`" in done.stdout and f"- changed: `demo` / `{RENAMED}`" in done.stdout
 
 
+@pytest.mark.slow
 def test_git_attributes_anywhere_under_submissions_are_errors(tmp_path):
     root = _base(tmp_path)
     run = add_strong_run(root)
@@ -90,6 +93,7 @@ def test_git_attributes_anywhere_under_submissions_are_errors(tmp_path):
     assert doc["runs_changed"]["runs"] == [{"benchmark": "demo", "run_id": NEW, "change": "added"}]
 
 
+@pytest.mark.slow
 def test_git_files_under_submissions_fail_validate_without_git(tmp_path):
     """`dualboard validate` (no git, no base) refuses it too: it is an error, not an unexpected-file warning; and
     so is one above the run folders."""
@@ -108,6 +112,7 @@ def test_git_files_under_submissions_fail_validate_without_git(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_files_outside_new_run_folders_fail_unless_the_base_allows_them(tmp_path):
     root = _base(tmp_path, {"pull_requests": {"allowed_paths": ["docs/*"]}})
     run = add_strong_run(root)
@@ -129,6 +134,7 @@ def test_files_outside_new_run_folders_fail_unless_the_base_allows_them(tmp_path
     assert "docs/notes.md" not in json.dumps(doc["validation"])
 
 
+@pytest.mark.slow
 def test_allowed_paths_are_read_from_the_base_and_must_be_patterns(tmp_path):
     root = _base(tmp_path, {"pull_requests": {"allowed_paths": ["README.md"]}})
     add_strong_run(root)
@@ -141,6 +147,7 @@ def test_allowed_paths_are_read_from_the_base_and_must_be_patterns(tmp_path):
     assert done.returncode == 1 and "pull_requests.allowed_paths" in done.stdout, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_the_preview_states_how_every_other_run_moves(tmp_path):
     """A new leader pushes every other ranked run one place down: each is listed, before → after."""
     root = _base(tmp_path)

@@ -92,6 +92,7 @@ def test_every_pattern_grading_defines_is_re2() -> None:
     assert [name for name, p in found if isinstance(p, re.Pattern)] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("grader", list(GRADERS))
 def test_each_grader_finishes_every_adversarial_100kb_answer(grader: str) -> None:
     grade, slow = GRADERS[grader], {}

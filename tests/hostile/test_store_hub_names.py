@@ -72,6 +72,7 @@ def test_commit_refuses_a_path_that_could_escape(dataset, hub_server, tmp_path):
     assert hub_server.calls_to("commit") == commits
 
 
+@pytest.mark.slow
 def test_hub_cache_keeps_the_snapshots_used_last(dataset, hub_server, tmp_path):  # noqa: F811
     commits = []
     for number in range(KEEP_SNAPSHOTS + 2):

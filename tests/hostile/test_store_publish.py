@@ -66,6 +66,7 @@ def dataset(tiny_root, hub_server, tmp_path):  # noqa: F811 — the imported fix
     return hub_server.repos[REPO]
 
 
+@pytest.mark.slow
 def test_token_less_build_then_one_commit_on_the_revision_it_read(dataset, tiny_root, hub_server):  # noqa: F811
     read = dataset.branches["main"]
     posts = len([c for c in hub_server.calls if c[0] == "POST"])
@@ -88,6 +89,7 @@ def test_token_less_build_then_one_commit_on_the_revision_it_read(dataset, tiny_
     assert any(p.startswith("verdicts/") for p in set(release.files) - set(dataset.commits[read].files))
 
 
+@pytest.mark.slow
 def test_publish_refuses_when_the_dataset_moved_after_the_build_read_it(dataset, tiny_root, hub_server, tmp_path):  # noqa: F811
     _build(tiny_root, hub_server)
     read = dataset.branches["main"]
@@ -107,6 +109,7 @@ def test_publish_refuses_when_the_dataset_moved_after_the_build_read_it(dataset,
     assert dataset.resolve("v2").parent == moved, "rebuilt on the new head, released and published on it"
 
 
+@pytest.mark.slow
 def test_publish_refuses_a_build_of_another_store_or_of_other_staged_runs(dataset, tiny_root, hub_server):  # noqa: F811
     local = CliRunner().invoke(main, ["grade", "--root", str(tiny_root), "--no-progress"])
     assert local.exit_code == 0, local.output
@@ -121,6 +124,7 @@ def test_publish_refuses_a_build_of_another_store_or_of_other_staged_runs(datase
     assert dataset.tags == {} and "runs/tiny/run-c/metadata.yaml" not in dataset.resolve("main").files
 
 
+@pytest.mark.slow
 def test_direct_build_publishes_on_the_commit_it_read(dataset, tiny_root, hub_server):  # noqa: F811
     _build(tiny_root, hub_server, token=TOKEN)
     read = dataset.branches["main"]
@@ -128,6 +132,7 @@ def test_direct_build_publishes_on_the_commit_it_read(dataset, tiny_root, hub_se
     assert dataset.resolve("v1").parent == read
 
 
+@pytest.mark.slow
 def test_endpoint_in_dualboard_yaml_never_gets_the_token(dataset, tiny_root, hub_server):  # noqa: F811
     attacker = HubServer().start()
     try:
@@ -140,6 +145,7 @@ def test_endpoint_in_dualboard_yaml_never_gets_the_token(dataset, tiny_root, hub
         attacker.stop()
 
 
+@pytest.mark.slow
 def test_a_dataset_the_build_could_not_see_is_not_overwritten(tiny_root, hub_server, tmp_path):  # noqa: F811
     _build(tiny_root, hub_server)  # no dataset yet (or a private one: the build reads without a token)
     make_hub_store(hub_server, tmp_path / "other").ingest(

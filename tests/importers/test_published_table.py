@@ -84,6 +84,7 @@ def test_our_bootstrap_percentiles_agree_with_scipys(paper, imported_open):
     assert ours["ci_upper"] == pytest.approx(reference.high, abs=1.0)
 
 
+@pytest.mark.slow
 def test_the_multiple_choice_release_matches_to_full_precision(imported_mc):
     _, table = _reconciled(imported_mc, "easy-problems-mc")
     assert published_grading(table) == "traditional"
@@ -95,6 +96,7 @@ def test_the_multiple_choice_release_matches_to_full_precision(imported_mc):
     ]
 
 
+@pytest.mark.slow
 def test_the_built_leaderboard_shows_the_published_table_beside_ours(tmp_path):
     import_and_analyse_paper(tmp_path)
     project = Project(tmp_path)

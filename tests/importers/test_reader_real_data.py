@@ -39,6 +39,7 @@ def real_board(imported_mc: Path, tmp_path_factory):
     return project, {p.path: p.content for p in content.pages}, content.assets
 
 
+@pytest.mark.slow
 def test_the_board_shows_models_not_deployments(real_board):
     _, pages, _ = real_board
     board = html.unescape(pages["benchmarks/easy-problems-mc/index.md"])

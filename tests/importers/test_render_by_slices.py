@@ -134,6 +134,7 @@ def reference_run_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes
     return pages, data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
 @pytest.mark.parametrize("slice_answers", [1000, 1, 10**9], ids=["slices", "one-question-each", "one-slice"])
 def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferred, slice_answers):
@@ -148,6 +149,7 @@ def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferr
     assert len(shared.data) >= 30, "a file per question and shard"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
 def test_question_pages_made_by_worker_processes_are_byte_identical(graded, tmp_path, deferred):
     """A worker process makes the shards' files in the docs folder (two jobs: it and this process): the same files."""
@@ -163,6 +165,7 @@ def test_question_pages_made_by_worker_processes_are_byte_identical(graded, tmp_
     assert {name: (tmp_path / name).read_bytes() for name in shared.names} == expected_data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
 def test_run_pages_from_one_grouping_are_byte_identical(graded, deferred):
     expected_pages, expected_data = reference_run_pages(results(graded, deferred=False))

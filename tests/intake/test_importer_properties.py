@@ -56,6 +56,7 @@ def release():
     shutil.rmtree(root)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

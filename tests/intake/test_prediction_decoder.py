@@ -110,6 +110,7 @@ def hostile_lines(draw) -> bytes:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=2500, **SETTINGS)
 @given(raw=hostile_lines())
 @example(b'{"question_id": "q1", "response": "4", "response": "5"}')
@@ -153,6 +154,7 @@ valid_rows = st.fixed_dictionaries(
 ).map(lambda row: {"response": "", **row})
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, **SETTINGS)
 @given(row=valid_rows, ascii_only=st.booleans(), separators=st.sampled_from([(", ", ": "), (",", ":")]))
 def test_valid_lines_written_by_json_dumps_take_the_fast_path(row, ascii_only, separators):
@@ -222,6 +224,7 @@ known_answers = st.fixed_dictionaries(
 ).map(lambda row: json.dumps(row).encode())
 
 
+@pytest.mark.slow
 @settings(max_examples=600, **SETTINGS)
 @given(
     lines=st.lists(valid_lines | known_answers | hostile_lines() | st.just(b"  "), min_size=1, max_size=8),
@@ -255,6 +258,7 @@ def exact_rows(data: bytes) -> list | None:
     return None if any(row is None for row in rows) else rows
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, **SETTINGS)
 @given(
     lines=st.lists(valid_lines | known_answers | hostile_lines(), min_size=1, max_size=6),
@@ -353,6 +357,7 @@ def test_a_pause_of_the_fast_path_changes_no_finding(workspace):
     assert 2 * FAST_PATH_PATIENCE < fast_path.call_count < len(lines) - FAST_PATH_PATIENCE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release,benchmark", [(MC_RELEASE, "easy-problems-mc"), (OPEN_RELEASE, "easy-problems-open")])
 def test_every_published_run_is_confirmed_whole_and_validates_as_the_exact_path_does(tmp_path, release, benchmark):
     """The real releases take the whole-file path, and give the findings, runs and rows of the exact path."""

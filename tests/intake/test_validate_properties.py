@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -63,6 +64,7 @@ def _dump(value) -> bytes:
         return b"1" * 5000
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["bytes"], **SETTINGS)
 @given(lines=st.lists(st.binary(max_size=80), min_size=1, max_size=6))
 def test_random_bytes_never_raise(workspace, lines):
@@ -70,6 +72,7 @@ def test_random_bytes_never_raise(workspace, lines):
     assert result is None, "random bytes are not three valid answers"
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["json"], **SETTINGS)
 @given(
     rows=st.lists(st.dictionaries(keys, json_values, max_size=5) | json_values, min_size=1, max_size=5),
@@ -82,6 +85,7 @@ def test_wrong_types_and_values_never_raise(workspace, rows, keep_valid):
     _check(workspace, b"\n".join(valid + [_dump(r) for r in rows]) + b"\n")
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["nesting"], **SETTINGS)
 @given(
     depth=st.integers(min_value=1, max_value=200_000),
@@ -106,6 +110,7 @@ def test_deep_nesting_and_huge_strings_never_raise(workspace, depth, opener, whe
 metadata_fields = st.sampled_from(list(tiny_metadata()) + ["notes", "decoding", "license", "unknown"])
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["metadata"], **SETTINGS)
 @given(changes=st.dictionaries(metadata_fields, json_values, max_size=4), drop=st.lists(metadata_fields, max_size=3))
 def test_metadata_with_wrong_fields_never_raises(workspace, changes, drop):
@@ -139,6 +144,7 @@ yaml_snippets = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["yaml"], **SETTINGS)
 @given(
     parts=st.lists(yaml_snippets | texts.map(lambda t: t + "\n"), min_size=1, max_size=4), raw=st.binary(max_size=40)

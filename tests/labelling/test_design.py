@@ -30,6 +30,7 @@ def test_with_every_answer_labelled_the_estimate_is_statsmodels_kappa(known) -> 
         assert row["kappa_ci_low"] < row["kappa"] <= row["kappa_ci_high"]
 
 
+@pytest.mark.slow
 def test_weights_undo_the_design_that_over_samples_disagreements(known) -> None:
     """The labelled answers over-represent where graders disagree: their raw κ is biased, the weighted one not."""
     items, truth = known

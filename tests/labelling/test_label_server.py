@@ -54,6 +54,7 @@ def request(server: LabelServer, method: str, path: str, body: bytes | None = No
     return reply.status, data, reply
 
 
+@pytest.mark.slow
 def test_it_listens_on_loopback_only(server: LabelServer) -> None:
     assert server.server_address[0] == "127.0.0.1"
     assert server.url.startswith("http://127.0.0.1:") and f"token={server.token}" in server.url
@@ -101,6 +102,7 @@ def test_bad_bodies_get_precise_refusals(server: LabelServer) -> None:
     assert status == 409 and "no longer on the board" in json.loads(body)["error"]
 
 
+@pytest.mark.slow
 def test_the_command_prints_the_address_with_its_token(graded: Path, tmp_path: Path) -> None:
     root = tmp_path / "board"
     shutil.copytree(graded, root, symlinks=True)
@@ -123,6 +125,7 @@ def test_the_command_prints_the_address_with_its_token(graded: Path, tmp_path: P
         proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_the_command_says_what_to_do_without_a_build(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "dualboard", "label", "quiz", "--labeller", "ada", "--no-open", "--root", str(tmp_path)],
@@ -182,6 +185,7 @@ def test_every_api_path_gets_an_answer(server: LabelServer) -> None:
     assert status == 409 and "not a labeller's file" in json.loads(reply)["error"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("option", "value"), [("--port", "70000"), ("--labeller", "eve.csv")])
 def test_the_command_refuses_bad_options_plainly(graded: Path, option: str, value: str) -> None:
     args = {"--port": "0", "--labeller": "ada"} | {option: value}

@@ -8,6 +8,7 @@ the design's κ of the judge (``recorded``, the traditional grading) against peo
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 import yaml
 
 from dualboard.intake.human_labels import LABELS_FILE
@@ -20,6 +21,7 @@ from tests.labelling.boards import dualboard
 LABELS = 60
 
 
+@pytest.mark.slow
 def test_labelling_a_sample_reproduces_the_authors_marks_kappa(tmp_path) -> None:
     dualboard_import = ["import", "autogenai", str(real_data() / OPEN_RELEASE), "--benchmark", "paper", "--dest"]
     import subprocess

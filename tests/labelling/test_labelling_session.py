@@ -43,6 +43,7 @@ def file_rows(s) -> pd.DataFrame:
     return pd.read_csv(s.path, dtype=str, keep_default_na=False)
 
 
+@pytest.mark.slow
 def test_identical_responses_are_one_item_and_its_label_covers_every_answer(board: Path) -> None:
     s = session(board)
     twice = s.items[s.items["n_answers"].eq(2)].iloc[0]
@@ -109,6 +110,7 @@ def test_skip_passes_over_an_answer_for_this_session_only(board: Path) -> None:
     assert session(board).next() == item
 
 
+@pytest.mark.slow
 def test_a_second_labeller_is_given_the_overlap_share_and_people_are_compared(board: Path) -> None:
     ada = session(board, "ada", overlap=1.0)
     first = [label_next(ada, "pass") for _ in range(12)]
@@ -149,6 +151,7 @@ def test_a_labeller_name_that_is_not_a_file_name_is_refused(board: Path) -> None
         session(board, "../ada")
 
 
+@pytest.mark.slow
 def test_labelling_needs_a_graded_board(tmp_path: Path) -> None:
     folder = tmp_path / "data" / "benchmarks" / BENCHMARK
     folder.mkdir(parents=True)
@@ -159,6 +162,7 @@ def test_labelling_needs_a_graded_board(tmp_path: Path) -> None:
         session(tmp_path)
 
 
+@pytest.mark.slow
 def test_validate_refuses_a_badly_named_or_linked_labeller_file(board: Path) -> None:
     folder = board / "data" / "benchmarks" / BENCHMARK / "human_labels"
     s = session(board)
@@ -183,6 +187,7 @@ def dualboard_failing(root: Path, *args: str) -> str:
     return proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_the_graders_page_says_what_the_design_table_holds(board: Path) -> None:
     import html
     import re

@@ -28,6 +28,8 @@ from tests.grading.judge_server import ScriptedJudgeServer, always
 from tests.preview.demo_runs import DEMO, NEW, STORED, add_strong_run, copy_demo, git
 from tests.store.conftest import TOKEN, hub_server  # noqa: F401 — hub_server is a fixture
 
+pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
+
 
 def dualboard(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(

@@ -24,6 +24,8 @@ from dualboard.release_files import ReleaseRecord, load_releases, run_standings
 from dualboard.render.changelog import changelog_page, compare, history
 from dualboard.stats.scores import GRADINGS
 
+pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
+
 REPO = Path(__file__).resolve().parents[2]
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Dualboard tests",

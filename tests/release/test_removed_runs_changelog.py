@@ -74,6 +74,7 @@ def leaderboard(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_before_the_next_release_the_changelog_lists_the_removals(leaderboard):
     out = dualboard("build", "--root", str(leaderboard), "--no-progress")
     assert "1 removed" in out  # run-b; run-c already left through `dualboard remove`
@@ -84,6 +85,7 @@ def test_before_the_next_release_the_changelog_lists_the_removals(leaderboard):
     assert "<img" not in _raw(leaderboard), "the reason is escaped"
 
 
+@pytest.mark.slow
 def test_the_next_release_says_removed_and_why(leaderboard):
     dualboard("build", "--root", str(leaderboard), "--no-progress")
     dualboard("release", "0.2", "--root", str(leaderboard), "--date", "2026-11-22")

@@ -17,6 +17,8 @@ from dualboard.render.shared_files import SHARED_DIR
 from dualboard.render.site import SiteDeployError, deploy_site
 from tests.conftest import GIT_ENV, PROBE_PAGE, write_shared_probe, write_tiny_board
 
+pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
+
 GIT = {**os.environ, **GIT_ENV}
 PROBE_HTML = PROBE_PAGE.removesuffix(".md") + "/index.html"
 

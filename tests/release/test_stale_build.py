@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from tests.conftest import tree_bytes, write_run
 
@@ -35,6 +36,7 @@ def dualboard(root: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_release_refuses_until_grade_and_stats_have_caught_up_with_the_store(tiny_root: Path) -> None:
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "board"]):
         subprocess.run(["git", "-C", str(tiny_root), *args], check=True, env={**os.environ, **GIT_ENV})

@@ -14,6 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from dualboard.render.answer_shards import (
     CACHE_DIR,
     SHARD_VERDICT_COLUMNS,
@@ -49,6 +51,7 @@ def test_the_tiny_runs_fall_in_different_shards():
     assert (shard_of("run-a"), shard_of("run-b"), shard_of("run-c")) == (4, 2, 0)
 
 
+@pytest.mark.slow
 def test_adding_a_run_keeps_the_other_shards_files_and_equals_a_full_build(board, tmp_path):
     before = {shard: shard_files(board, shard) for shard in (2, 4)}
     keys = {shard: entry["key"] for shard, entry in manifest(board).items()}
@@ -60,6 +63,7 @@ def test_adding_a_run_keeps_the_other_shards_files_and_equals_a_full_build(board
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_changing_a_runs_answers_remakes_its_shard_only_and_equals_a_full_build(board, tmp_path):
     kept = shard_files(board, 4)
     old = shard_files(board, 2)
@@ -73,6 +77,7 @@ def test_changing_a_runs_answers_remakes_its_shard_only_and_equals_a_full_build(
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_renaming_a_model_remakes_its_shard(board, tmp_path):
     """The run's link text (the model's name) is in its shard's files: a new name is a new key."""
     kept = shard_files(board, 4)
@@ -83,6 +88,7 @@ def test_renaming_a_model_remakes_its_shard(board, tmp_path):
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_removing_a_run_forgets_its_shard_and_equals_a_full_build(board, tmp_path):
     kept = shard_files(board, 4)
     shutil.rmtree(board / "submissions" / "tiny" / "run-b")
@@ -91,6 +97,7 @@ def test_removing_a_run_forgets_its_shard_and_equals_a_full_build(board, tmp_pat
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_a_lost_data_file_is_made_again(board, tmp_path):
     """A shard whose file left the docs folder is remade, not named by the index while missing."""
     path = next(iter(shard_files(board, 4)))

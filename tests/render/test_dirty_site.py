@@ -117,6 +117,7 @@ def board(built, tmp_path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_adding_a_run_rebuilds_few_pages_and_equals_a_full_build(board, tmp_path):
     before, published = kept_times(board), witnesses(board, tmp_path / "witnesses")
     write_run(board, "run-c", other_answers(), tiny_metadata(model="model-c"))
@@ -129,6 +130,7 @@ def test_adding_a_run_rebuilds_few_pages_and_equals_a_full_build(board, tmp_path
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_removing_a_run_removes_its_pages_and_equals_a_full_build(board, tmp_path):
     shutil.rmtree(board / "submissions" / "tiny" / "run-b")
     assert "(incremental site build: " in build(board)
@@ -137,6 +139,7 @@ def test_removing_a_run_removes_its_pages_and_equals_a_full_build(board, tmp_pat
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_editing_a_question_equals_a_full_build(board, tmp_path):
     questions = board / "data" / "benchmarks" / "tiny" / "questions.jsonl"
     questions.write_text(questions.read_text("utf-8").replace("Largest ocean?", "Which ocean is largest?"), "utf-8")
@@ -150,6 +153,7 @@ def test_editing_a_question_equals_a_full_build(board, tmp_path):
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_a_failed_incremental_build_keeps_the_site_and_the_next_build_is_full(board, tmp_path):
     """A broken link fails --strict after MkDocs wrote part of its output: the next build starts from nothing."""
     before = site_files(board / "site")
@@ -164,6 +168,7 @@ def test_a_failed_incremental_build_keeps_the_site_and_the_next_build_is_full(bo
     assert_same_as_from_scratch(board, tmp_path / "scratch")
 
 
+@pytest.mark.slow
 def test_a_changed_kept_output_or_layout_means_a_full_build(board):
     (board / "build" / KEPT_SITE / "about" / "index.html").unlink()
     write_run(board, "run-c", other_answers(), tiny_metadata(model="model-c"))  # so that the render runs
@@ -179,6 +184,7 @@ def inodes(folder: Path) -> dict[str, int]:
     return {p.relative_to(folder).as_posix(): p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 def test_an_incremental_build_publishes_only_the_files_that_changed(board):
     """site/ is updated in place: the files MkDocs did not rewrite stay the very files readers had."""
     write_run(board, "run-c", other_answers(), tiny_metadata(model="model-c"))

@@ -113,6 +113,7 @@ def _kappa(grader: dict, runs=("a", "b")) -> float:
     return cohens_kappa([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]).kappa
 
 
+@pytest.mark.slow
 def test_answer_key_column_names_the_chosen_grader_and_its_kappa(page):
     content, result = page
     assert _kappa(EXACT) > _kappa(RULES)

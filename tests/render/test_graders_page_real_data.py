@@ -55,6 +55,7 @@ def _overall(result: BenchmarkResults, grader_a: str, grader_b: str):
     return hit.iloc[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release", ["paper", "multi"])
 def test_every_disagreement_the_tables_count_is_listed(release, request):
     """Before: the multiple-choice page said "None" under rules vs mc_letter's one fail/pass answer."""

@@ -83,6 +83,7 @@ def test_column_docs_and_schemas_come_from_the_code(tiny_content):
     assert '"$id": "dualboard/prediction.schema.json"' in submit
 
 
+@pytest.mark.slow
 def test_tiny_site_builds_strict(tiny_content):
     """Missing statistics (3 questions) must still give a valid site: mkdocs build --strict passes."""
     project, store, _ = tiny_content

@@ -35,6 +35,7 @@ def mkdocs_render(config, files, file, *, ours: bool) -> tuple:
     return page.content, str(page.toc), page.title, page.present_anchor_ids | anchors
 
 
+@pytest.mark.slow
 def test_every_page_of_a_built_board_renders_the_same(built, monkeypatch):
     config = load_config(str(built / "build" / "mkdocs.yml"))
     files = get_files(config)

@@ -253,6 +253,7 @@ def test_every_leaderboard_column_key_is_a_url_safe_word():
     assert all(h.key and re.fullmatch(r"[a-z_]+", h.key) for h in COLUMNS)
 
 
+@pytest.mark.slow
 def test_tiny_reader_site_builds_strict(reader_site):
     project, _ = reader_site
     store = LocalStore(project.store_dir)

@@ -31,6 +31,8 @@ from tests.conftest import tiny_metadata, write_run
 from tests.render import test_dirty_site
 from tests.render.test_dirty_site import assert_same_as_from_scratch, build, other_answers
 
+pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
+
 # the incremental-site tests' two-run board, built once per module, and its copy per test
 built = test_dirty_site.built
 board = test_dirty_site.board

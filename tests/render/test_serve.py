@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from dualboard.render.lazy_tables import Column, lazy_table, read_data
 from dualboard.render.serve import SiteServer
@@ -43,6 +44,7 @@ def _get_once(server: SiteServer, path: str = "") -> httpx.Response:
         thread.join()
 
 
+@pytest.mark.slow
 def test_the_site_is_served_again_on_the_same_port_right_after_a_stop(tmp_path):
     """The first server answered (so the port lingers in TIME_WAIT); a new one binds it at once."""
     site = _site(tmp_path)

@@ -32,6 +32,8 @@ from tests.conftest import REPO, copy_run
 from tests.workflows.job_runner import load_steps, run_job
 from tests.workflows.test_release import RELEASE
 
+pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
+
 PACKAGE = "dualboard"
 """The import name, which the wheel installs (pyproject maps it to the folder below)."""
 SOURCE_FOLDER = "generator"
@@ -143,7 +145,6 @@ def released_board(dist, offline_env, tmp_path_factory) -> Path:
     return runner_temp / "board"
 
 
-@pytest.mark.slow
 def test_the_wheel_scaffolds_and_builds_outside_the_checkout(released_board, offline_env):
     python = released_board.parent / "venv" / "bin" / "python"
     where = _run([str(python), "-c", "import dualboard; print(dualboard.__file__)"], released_board, offline_env)
@@ -226,7 +227,6 @@ def _pull_request_job(board: Path, ci_bin: Path, env: dict[str, str], context: d
     return results, uploaded, log
 
 
-@pytest.mark.slow
 def test_scaffolded_pull_request_job_installs_the_pin_and_previews_a_valid_run(repository, ci_python, offline_env):
     example = next(repository.glob("submissions/*/example-run/predictions.jsonl")).read_bytes()
     context = _open_pull_request(repository, "second-run", example)
@@ -238,7 +238,6 @@ def test_scaffolded_pull_request_job_installs_the_pin_and_previews_a_valid_run(r
     assert "second-run" in json.dumps(json.loads(uploaded[0].read_text("utf-8"))), log
 
 
-@pytest.mark.slow
 def test_scaffolded_pull_request_job_fails_on_a_broken_run_and_says_where(repository, ci_python, offline_env):
     example = next(repository.glob("submissions/*/example-run/predictions.jsonl")).read_bytes()
     context = _open_pull_request(repository, "broken-run", example + b"{not json\n")

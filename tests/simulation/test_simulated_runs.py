@@ -156,6 +156,7 @@ def test_same_seed_writes_identical_bytes_and_another_seed_differs(demo_root, tm
     assert all(after[name] != before[name] for name in before)
 
 
+@pytest.mark.slow
 def test_committed_demo_runs_are_what_dualboard_simulate_writes_by_default(demo_root):
     done = subprocess.run(
         [sys.executable, "-m", "dualboard", "simulate", "--root", str(demo_root)], capture_output=True, text=True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +64,7 @@ boards = st.integers(10, 16).flatmap(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(boards)
 def test_leaving_out_answers_never_raises_score_or_rank(board):

@@ -24,6 +24,8 @@ from scipy.stats import binomtest
 from dualboard.scored_files import read_scored
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
+
 N_OLD, N_ADDED = 30, 6
 VERSION_1 = [f"q{i:02d}" for i in range(N_OLD)] + ["q-retired"]
 BENCHMARK = {

@@ -147,6 +147,7 @@ def _random_boards(seed: int, boards: int = 300) -> list[tuple[np.ndarray, np.nd
     return out
 
 
+@pytest.mark.slow
 def test_every_interval_lies_in_range_and_agrees_with_its_test_about_zero():
     for x, y, binary in _random_boards(11):
         r = compare(x, y, single_round_binary=binary)

@@ -326,6 +326,7 @@ VERDICT_ROWS = st.lists(
 """(grader, round, question, score kind: 0, 100 or no verdict) of one run's answers."""
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(VERDICT_ROWS)
 def test_the_grader_join_is_the_inner_merge_on_the_answer(rows):

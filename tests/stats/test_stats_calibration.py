@@ -62,6 +62,7 @@ def test_holm_family_wise_error_with_eight_identical_runs():
     assert row["value"] <= 0.10
 
 
+@pytest.mark.slow
 def test_vectorised_holm_equals_multipletests():
     p = np.random.default_rng(5).random((20, 7)) ** 3
     want = np.array([multipletests(row, method="holm")[0] for row in p])

@@ -136,6 +136,7 @@ def test_a_run_at_79_percent_is_not_ranked_and_one_at_80_is(threshold):
     assert m["rank_traditional"].notna().all() and m["rank_ci_high_traditional"].max() <= 4
 
 
+@pytest.mark.slow
 def test_an_unranked_run_leaves_the_holm_family(threshold):
     pw = threshold.pairwise
     key = pw[pw["grading"] == "answer_key"]

@@ -74,6 +74,7 @@ def test_a_removed_run_takes_its_pieces_and_the_rest_are_reused(scored, tmp_path
     assert len(json.loads(path.read_text("utf-8"))["pieces"]) == 8 + 12  # the two runs' pieces and pairs left the file
 
 
+@pytest.mark.slow
 def test_a_changed_run_or_option_is_computed_again(scored, tmp_path):
     path = tmp_path / "pieces.json"
     analysed_with(scored, path)
@@ -90,6 +91,7 @@ def test_a_changed_run_or_option_is_computed_again(scored, tmp_path):
     assert_same_tables(tables, analyse(changed, n_boot=N_BOOT, seed=7))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("change", "computed"),
     [
@@ -214,6 +216,7 @@ def dualboard(root: Path, *args: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_the_stats_command_reuses_pieces_and_writes_what_a_fresh_one_writes(tiny_root):
     write_run(tiny_root, "run-b")
     for command in ("ingest", "grade", "stats"):
@@ -239,6 +242,7 @@ def reused_of(line: str) -> tuple[int, int]:
     return (int(found[1]), int(found[2])) if found else (0, 0)
 
 
+@pytest.mark.slow
 def test_after_a_run_is_added_changed_or_removed_stats_writes_what_stats_force_writes(tiny_root):
     """Through the CLI: the tables kept pieces give are byte for byte those of `dualboard stats --force`."""
     other = [{**p, "response": "Final answer: 5"} for p in tiny_predictions()]

@@ -31,6 +31,7 @@ def leaderboards(draw) -> pd.DataFrame:
     return pd.concat(runs, ignore_index=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(leaderboards())
 def test_intervals_probabilities_and_ranks_are_coherent(scored):
@@ -98,6 +99,7 @@ def plain_question_means(scored: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(leaderboards(), st.randoms(use_true_random=False), st.floats(0, 0.5))
 def test_question_means_equal_the_plain_string_groupby_to_the_bit(scored, rng, no_verdict):
@@ -107,6 +109,7 @@ def test_question_means_equal_the_plain_string_groupby_to_the_bit(scored, rng, n
     pd.testing.assert_frame_equal(question_means(shuffled), plain_question_means(shuffled), check_exact=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(leaderboards(), st.randoms(use_true_random=False), st.floats(0, 0.5), st.floats(0, 0.3))
 def test_question_and_paired_means_equal_two_separate_calls_to_the_bit(scored, rng, no_key, no_trad):

@@ -115,6 +115,7 @@ def imported_tables(request, tmp_path_factory):
     return request.param, graded.scored, analyse(graded.scored, verdicts=graded.verdicts, n_boot=200)
 
 
+@pytest.mark.slow
 def test_no_interval_collapses_on_real_data(imported_tables):
     _, _, tables = imported_tables
     m, pw, eq = tables.models, tables.pairwise, tables.equator

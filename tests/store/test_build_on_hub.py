@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from dualboard.cli import main
@@ -15,6 +16,7 @@ from tests.conftest import GIT_ENV, git_repository
 from tests.store.conftest import TOKEN
 
 
+@pytest.mark.slow
 def test_build_with_hub_store_ingests_and_builds_from_the_hub(tiny_root, hub_server, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     args = [
@@ -50,6 +52,7 @@ def test_dualboard_yaml_chooses_the_hub_store(tiny_root, hub_server, monkeypatch
     assert not (tiny_root / ".dualboard" / "store").exists(), "the local store must stay untouched"
 
 
+@pytest.mark.slow
 def test_release_freezes_the_hub_store_dualboard_yaml_names(tiny_root, hub_server):
     """`dualboard build` then `dualboard release`, as a user runs them, with no store option at all."""
     repo = "dualboard/from-config"

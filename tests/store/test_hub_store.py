@@ -22,6 +22,7 @@ def _head(server):
     return server.repos[REPO].branches["main"]
 
 
+@pytest.mark.slow
 def test_one_commit_per_ingest_with_parent_commit(tiny_root, hub_server, tmp_path):
     store = make_hub_store(hub_server, tmp_path)
     _ingest(tiny_root, store, "run-a")
@@ -55,6 +56,7 @@ def test_concurrent_change_is_detected_not_overwritten(tiny_root, hub_server, tm
     assert "runs/tiny/run-a/notes.txt" not in repo.resolve("main").files
 
 
+@pytest.mark.slow
 def test_ingest_racing_another_commit_raises_conflict(tiny_root, hub_server, tmp_path, monkeypatch):
     store = make_hub_store(hub_server, tmp_path)
     _ingest(tiny_root, store, "run-a")
@@ -85,6 +87,7 @@ def test_commit_failing_twice_is_retried_with_backoff(tiny_root, hub_server, tmp
     assert len(hub_server.repos[REPO].history("main")) == 2, "applied exactly once"
 
 
+@pytest.mark.slow
 def test_commit_always_failing_is_reported_and_changes_nothing(tiny_root, hub_server, tmp_path):
     store = make_hub_store(hub_server, tmp_path, sleep=lambda s: None)
     first = _ingest(tiny_root, store, "run-a")
@@ -116,6 +119,7 @@ def test_lost_answer_is_recognised_not_applied_twice(tiny_root, hub_server, tmp_
     assert result.revision == history[0].oid
 
 
+@pytest.mark.slow
 def test_failing_reads_are_retried_and_snapshots_complete(tiny_root, hub_server, tmp_path):
     store = make_hub_store(hub_server, tmp_path, sleep=lambda s: None)
     _ingest(tiny_root, store, "run-a")
@@ -136,6 +140,7 @@ def test_failing_reads_are_retried_and_snapshots_complete(tiny_root, hub_server,
     assert not list(snapshot.parent.glob(".staging-*"))
 
 
+@pytest.mark.slow
 def test_token_comes_from_hf_token_env(tiny_root, hub_server, tmp_path, monkeypatch):
     from dualboard.store.hub import HubStore
 
@@ -148,6 +153,7 @@ def test_token_comes_from_hf_token_env(tiny_root, hub_server, tmp_path, monkeypa
         _ingest(tiny_root, HubStore(REPO, endpoint=hub_server.endpoint, cache_dir=tmp_path / "d"), "run-b")
 
 
+@pytest.mark.slow
 def test_tag_and_pinned_revision(tiny_root, hub_server, tmp_path):
     store = make_hub_store(hub_server, tmp_path)
     first = _ingest(tiny_root, store, "run-a")
@@ -188,6 +194,7 @@ def test_cli_ingest_to_the_hub_reports_retries(tiny_root, hub_server, monkeypatc
     assert CliRunner(env=env).invoke(main, ["ingest", "--root", str(tiny_root), "--hub", "not a repo"]).exit_code == 2
 
 
+@pytest.mark.slow
 def test_cli_staged_ingest_reports_the_retries_of_its_hub_reads(tiny_root, hub_server, monkeypatch):
     """A staged store reads through its HubStore: the retries of those reads reach the report too."""
     from click.testing import CliRunner

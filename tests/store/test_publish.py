@@ -52,6 +52,7 @@ def publish(root, server, *args, make_release: bool = True):
     return CliRunner(env=env).invoke(main, ["publish", "--root", str(root), "--hub", REPO, *args])
 
 
+@pytest.mark.slow
 def test_publish_pushes_runs_verdict_cache_card_and_tag_in_one_commit(tiny_root, hub_server):
     stage(tiny_root, hub_server)
     assert REPO not in hub_server.repos, "the staged build wrote nothing to the Hub"
@@ -84,6 +85,7 @@ def test_publish_pushes_runs_verdict_cache_card_and_tag_in_one_commit(tiny_root,
     assert not (tiny_root / ".dualboard" / "hub-pending").exists(), "published changes are no longer pending"
 
 
+@pytest.mark.slow
 def test_release_loads_the_same_from_the_folder_and_from_the_hub(tiny_root, hub_server, tmp_path):
     datasets = pytest.importorskip("datasets")
     stage(tiny_root, hub_server)
@@ -110,6 +112,7 @@ def test_release_loads_the_same_from_the_folder_and_from_the_hub(tiny_root, hub_
     assert len(default) == 3 and set(default["run_id"]) == {"run-a"}, "scored is the default config"
 
 
+@pytest.mark.slow
 def test_release_is_frozen(tiny_root, hub_server):
     stage(tiny_root, hub_server)
     assert publish(tiny_root, hub_server, "--release", "v1").exit_code == 0
@@ -120,6 +123,7 @@ def test_release_is_frozen(tiny_root, hub_server):
     assert "release 'v1' already exists" in again.output
 
 
+@pytest.mark.slow
 def test_publish_without_hub_or_a_staged_build_says_what_to_do(tiny_root, hub_server):
     no_hub = CliRunner().invoke(main, ["publish", "--root", str(tiny_root), "--release", "v1"])
     assert no_hub.exit_code == 2 and "publish needs --hub ORG/NAME" in no_hub.output
@@ -145,6 +149,7 @@ def test_hub_refusing_the_card_changes_nothing(tiny_root, hub_server, tmp_path):
     assert store.head() == head and hub_server.calls_to("commit") == 0
 
 
+@pytest.mark.slow
 def test_an_altered_release_folder_is_refused_and_nothing_is_written(tiny_root, hub_server):
     stage(tiny_root, hub_server)
     made = release(tiny_root, hub_server, "v1")
@@ -161,6 +166,7 @@ def test_an_altered_release_folder_is_refused_and_nothing_is_written(tiny_root, 
     assert hub_server.calls_to("commit") == 0 and REPO not in hub_server.repos
 
 
+@pytest.mark.slow
 def test_a_release_of_another_store_or_revision_is_refused(tiny_root, hub_server):
     local = CliRunner(env=GIT_ENV).invoke(main, ["build", "--root", str(tiny_root), "--no-progress"])
     assert local.exit_code == 0, local.output
@@ -186,6 +192,7 @@ def test_a_release_of_another_store_or_revision_is_refused(tiny_root, hub_server
     assert set(hub_server.repos[REPO].tags) == {"v1"}
 
 
+@pytest.mark.slow
 def test_a_release_from_a_hub_store_names_the_dataset_on_its_downloads_page(tiny_root, hub_server):
     """The release records the Hub store it froze, so the deployed Downloads page points readers at the dataset."""
     stage(tiny_root, hub_server)
@@ -198,6 +205,7 @@ def test_a_release_from_a_hub_store_names_the_dataset_on_its_downloads_page(tiny
     assert f'datasets.load_dataset("{REPO}", "scored", revision="v1"' in page, "loading from the Hub tag"
 
 
+@pytest.mark.slow
 def test_publish_needs_only_what_the_build_job_hands_over(tiny_root, hub_server, tmp_path):
     """publish.yml's publish job checks out nothing: it gets the paths its build job packs (read from the
     workflow's tar line) and publishes from them alone."""

@@ -52,6 +52,7 @@ def _with_labels(root: Path) -> None:
     (root / "data" / "benchmarks" / "tiny" / "human_labels.csv").write_text(LABELS_HEADER + "".join(rows), "utf-8")
 
 
+@pytest.mark.slow
 def test_a_deleted_run_leaves_on_the_next_build_and_the_changelog_says_so(tiny_root):
     write_run(tiny_root, "run-b")
     _with_labels(tiny_root)
@@ -79,6 +80,7 @@ def test_a_deleted_run_leaves_on_the_next_build_and_the_changelog_says_so(tiny_r
     assert "store revision 000002: 0 added, 0 replaced, 1 unchanged, 0 removed" in again
 
 
+@pytest.mark.slow
 def test_remove_refuses_while_the_folder_exists_then_records_the_reason(tiny_root):
     write_run(tiny_root, "run-b")
     _ok(dualboard("ingest", "--root", str(tiny_root)))
@@ -146,6 +148,7 @@ def _hub_files(hub_server) -> dict[str, bytes]:
     return hub_server.repos[HUB_REPO].resolve("main").files
 
 
+@pytest.mark.slow
 def test_remove_on_a_hub_store_without_a_checkout(tiny_root, hub_server, tmp_path):
     write_run(tiny_root, "run-b")
     hub = make_hub_store(hub_server, tmp_path / "feeder")
@@ -190,6 +193,7 @@ def test_remove_on_a_hub_store_without_a_checkout(tiny_root, hub_server, tmp_pat
     ] == ["run-a"]
 
 
+@pytest.mark.slow
 def test_a_run_deleted_from_submissions_leaves_the_hub_store_directly_and_staged(tiny_root, hub_server):
     write_run(tiny_root, "run-b")
     hub = ["--hub", HUB_REPO, "--hub-endpoint", hub_server.endpoint]
@@ -217,6 +221,7 @@ def test_a_run_deleted_from_submissions_leaves_the_hub_store_directly_and_staged
     assert "runs/tiny/run-a/predictions.jsonl" in files
 
 
+@pytest.mark.slow
 def test_every_store_removes_departed_runs_and_withdrawn_ones_the_same_way(tiny_root, store):
     """The contract, in process, for the local and the Hub store alike."""
     write_run(tiny_root, "run-b")

@@ -23,6 +23,7 @@ def _files(folder) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_ingest_copies_runs_and_benchmark_byte_for_byte(tiny_root, store):
     result = _ingest(tiny_root, store, "run-a")
     assert result.added == ("tiny/run-a",) and result.replaced == () and result.unchanged == ()
@@ -38,6 +39,7 @@ def test_ingest_copies_runs_and_benchmark_byte_for_byte(tiny_root, store):
     assert [p.name for p in store.run_dirs("tiny")] == ["run-a"]
 
 
+@pytest.mark.slow
 def test_snapshot_holds_plain_files_that_validate(tiny_root, store):
     _ingest(tiny_root, store, "run-a")
     snapshot = store.snapshot()
@@ -48,6 +50,7 @@ def test_snapshot_holds_plain_files_that_validate(tiny_root, store):
     assert run.run_id == "run-a" and len(run.predictions) == 3
 
 
+@pytest.mark.slow
 def test_second_identical_ingest_changes_nothing(tiny_root, store):
     first = _ingest(tiny_root, store, "run-a")
     before = _files(store.snapshot())
@@ -57,6 +60,7 @@ def test_second_identical_ingest_changes_nothing(tiny_root, store):
     assert _files(store.snapshot()) == before
 
 
+@pytest.mark.slow
 def test_bad_run_leaves_store_unchanged(tiny_root, store):
     first = _ingest(tiny_root, store, "run-a")
     before = _files(store.snapshot())
@@ -69,6 +73,7 @@ def test_bad_run_leaves_store_unchanged(tiny_root, store):
     assert _files(store.snapshot()) == before, "a failed ingest must not add even the valid run"
 
 
+@pytest.mark.slow
 def test_replacing_a_run_keeps_the_old_revision_readable(tiny_root, store):
     first = _ingest(tiny_root, store, "run-a")
     old_bytes = (store.snapshot() / "runs/tiny/run-a/predictions.jsonl").read_bytes()
@@ -81,6 +86,7 @@ def test_replacing_a_run_keeps_the_old_revision_readable(tiny_root, store):
     assert b"Final answer: 5" in (store.snapshot() / "runs/tiny/run-a/predictions.jsonl").read_bytes()
 
 
+@pytest.mark.slow
 def test_adding_a_run_keeps_the_others(tiny_root, store):
     _ingest(tiny_root, store, "run-a")
     write_run(tiny_root, "run-b")

@@ -70,12 +70,14 @@ def hub(server) -> list[str]:
     return ["--hub", DATASET, "--hub-endpoint", server.endpoint]
 
 
+@pytest.mark.slow
 def test_second_local_build_calls_the_judge_zero_times(board, judge):
     assert calls(judge, board, "build", "--no-progress") == ANSWERS
     assert calls(judge, board, "build", "--no-progress") == 0
     assert list((board / ".dualboard" / "store" / VERDICTS).glob("llm/*/part-*.parquet"))
 
 
+@pytest.mark.slow
 def test_staged_builds_publish_and_a_fresh_checkout_call_the_judge_once_per_answer(board, judge, hub_server):
     stage = [*hub(hub_server), "--stage"]
     assert calls(judge, board, "build", "--no-progress", *stage) == ANSWERS
@@ -106,6 +108,7 @@ def test_staged_builds_publish_and_a_fresh_checkout_call_the_judge_once_per_answ
     assert calls(judge, board, "build", "--no-progress", *stage) == 0, "a fresh checkout reads the published verdicts"
 
 
+@pytest.mark.slow
 def test_direct_hub_builds_reuse_their_waiting_verdicts_and_publish_pushes_them(board, judge, hub_server):
     direct = hub(hub_server)
     assert calls(judge, board, "build", "--no-progress", *direct, token=TOKEN) == ANSWERS

@@ -41,6 +41,7 @@ def _verdicts(n: int, tag: str = "") -> dict[str, Verdict]:
     return {f"key-{tag}{i:04d}": Verdict(float(100 * (i % 2)), "ok", f"detail {tag}{i}") for i in range(n)}
 
 
+@pytest.mark.slow
 def test_saved_verdicts_are_read_back_and_the_snapshot_stays_as_read(store):
     grader, snapshot, revision = RulesGrader(), store.snapshot(), store.revision()
     before = tree_bytes(snapshot)
@@ -53,6 +54,7 @@ def test_saved_verdicts_are_read_back_and_the_snapshot_stays_as_read(store):
     assert list(frame.columns) == list(PART_COLUMNS) and len(frame) == 5
 
 
+@pytest.mark.slow
 def test_parts_are_append_only_and_content_addressed(store):
     grader = RulesGrader()
     path = VerdictCache(store).store(grader, _verdicts(3))
@@ -160,6 +162,7 @@ def _kill_at_new_file(root, nth: int) -> None:
     writer.wait()
 
 
+@pytest.mark.slow
 def test_a_writer_killed_mid_part_leaves_only_readable_parts(tmp_path):
     root = tmp_path / "store"
     for nth in (1, 2, 3):
@@ -171,6 +174,7 @@ def test_a_writer_killed_mid_part_leaves_only_readable_parts(tmp_path):
     assert len(VerdictCache(store).lookup(grader, [*frame["key"], *_verdicts(3)])) == len(frame) + 3
 
 
+@pytest.mark.slow
 def test_publish_pushes_the_staged_verdicts_never_the_local_stores(tiny_root, hub_server):
     from click.testing import CliRunner
 

@@ -108,6 +108,7 @@ def pull_request(tmp_path: Path) -> tuple[Path, str]:
     return checkout, base
 
 
+@pytest.mark.slow
 def test_the_step_places_the_new_run_on_the_base_board(pull_request):
     checkout, base = pull_request
     done = _run_step(checkout, base)
@@ -122,6 +123,7 @@ def test_the_step_places_the_new_run_on_the_base_board(pull_request):
     assert git(checkout, "status", "--porcelain") == "?? preview/", "the job leaves only its artifact in the checkout"
 
 
+@pytest.mark.slow
 def test_an_invalid_run_fails_the_step_and_still_leaves_the_artifact(pull_request):
     checkout, base = pull_request
     predictions = checkout / "submissions" / "demo" / NEW / "predictions.jsonl"

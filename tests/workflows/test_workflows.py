@@ -213,6 +213,7 @@ def _own(rel: str, data: bytes) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_scaffold_installs_only_the_pinned_dualboard():
     """A scaffolded repository never installs code from its checkout: a pull request could change that code,
     and publish.yml runs it beside the Hub token. Every job that runs dualboard installs the pin first."""
