@@ -3,9 +3,9 @@
 A board is the bundled demo (its ``benchmark.yaml``, graders and site sources) with
 ``n_questions`` synthetic questions (half multiple choice, five categories, one-word keys) and
 ``n_runs`` simulated models, each answering every question ``rounds`` times, written by the seeded
-simulator. ``pad_responses`` then lengthens every response with generic reasoning prose (no digit,
-no standalone letter, no answer), so the graders read the same verdicts as before and the answers
-weigh what real ones do.
+simulator. ``pad_responses`` then lengthens every response with made-up prose (no digit, no capital,
+no answer), so the graders read the same verdicts as before, and the answers weigh and compress as
+real ones do.
 """
 
 from __future__ import annotations
@@ -24,14 +24,35 @@ REPO = Path(__file__).resolve().parents[1]
 BENCHMARK = "demo"
 CATEGORIES = ("arithmetic", "units", "facts", "reasoning", "language")
 SIMULATION_SEED = 7
-FILLER = (
-    "First restate what the question asks and which quantities matter. ",
-    "Then set aside the options that cannot hold, because they contradict the premise. ",
-    "Checking the remaining reasoning once more keeps small slips out of the result. ",
-    "The wording of the question suggests the most direct reading is intended here. ",
-    "Nothing in the question calls for an unusual interpretation of its terms. ",
-)
-"""Sentences without digits, standalone capital letters or answers: padding no grader reads as one."""
+WORDS = 1000
+"""Words of the padding's vocabulary, drawn with Zipf weights 1/rank^ZIPF: with these, answers padded to 1,200
+characters gzip like the published releases' answers (level 1: 0.30 of their size, level 6: 0.24; the releases'
+answers: 0.29 and 0.24), where repeated sentences would compress far better than real answers do."""
+ZIPF = 1.45
+
+
+def _vocabulary(seed: int = 11) -> list[str]:
+    """:data:`WORDS` made-up lowercase words, each syllables of a consonant and a vowel: no digit, no capital, and
+    no word a grader reads (every key and marker word of the board starts with a vowel or holds a digit)."""
+    rng = np.random.default_rng(seed)
+    consonants, vowels = "bcdfghjklmnprstvwz", "aeiou"
+    words = []
+    for _ in range(WORDS):
+        syllables = [consonants[rng.integers(18)] + vowels[rng.integers(5)] for _ in range(rng.integers(1, 4))]
+        words.append("".join(syllables) + (consonants[rng.integers(18)] if rng.random() < 0.5 else ""))
+    return words
+
+
+VOCABULARY = _vocabulary()
+WEIGHTS = 1 / np.arange(1, WORDS + 1) ** ZIPF
+WEIGHTS /= WEIGHTS.sum()
+
+
+def padding(rng: np.random.Generator, chars: int) -> str:
+    """About ``chars`` characters of made-up prose (:data:`VOCABULARY`), in sentences, ending with a line break."""
+    words = rng.choice(WORDS, size=chars // 5 + 1, p=WEIGHTS)
+    text = " ".join(VOCABULARY[w] + ("." if i % 14 == 13 else "") for i, w in enumerate(words))
+    return text[:chars].rstrip() + "\n"
 
 
 def copy_demo(root: Path) -> None:
@@ -137,10 +158,7 @@ def pad_responses(run_dirs: list[Path], min_chars: int, max_chars: int, seed: in
         for row, target in zip(rows, targets):
             need = int(target) - len(row["response"])
             if need > 0:
-                order = rng.permutation(len(FILLER))
-                text = "".join(FILLER[i] for i in order)
-                padding = (text * (need // len(text) + 1))[:need].rstrip() + "\n"
-                row["response"] = padding + row["response"]
+                row["response"] = padding(rng, need) + row["response"]
         data = "".join(json.dumps(row) + "\n" for row in rows)
         path.write_text(data, "utf-8")
         written += len(data.encode())
