@@ -186,8 +186,8 @@ def _grade_here(tasks: list[_Task], verdicts: VerdictCache, on_run: Callable[[in
 
 
 def _chunks(tasks: list[_Task]) -> Iterator[list[tuple[_Task, RunPlan]]]:
-    """The tasks with their plans, in runs of tasks that together hold a batch of the slowest grader's
-    answers (:func:`_batch`), one task at a time when every grader is cpu_bound."""
+    """The tasks with their plans, in groups that together hold a batch of the slowest grader's answers
+    (:func:`_batch`): one task a group when every grader is cpu_bound."""
     batch = _batch(tasks[0].benchmark) if tasks else 1
     chunk: list[tuple[_Task, RunPlan]] = []
     for task in tasks:
