@@ -180,9 +180,14 @@ def _grade_here(tasks: list[_Task], verdicts: VerdictCache, on_run: Callable[[in
     (:func:`~dualboard.grading.run_grades.grade_runs`); return the keys to record, in task order."""
     keys = []
     for chunk in _chunks(tasks):
-        grades = grade_runs([plan for _, plan in chunk], verdicts)
-        keys += [_done(task.save(run_grades), on_run) for (task, _), run_grades in zip(chunk, grades, strict=True)]
+        keys += _grade_together(chunk, verdicts, on_run)
+        chunk.clear()  # the runs' plans go before the next chunk's runs are loaded
     return keys
+
+
+def _grade_together(chunk: list[tuple[_Task, RunPlan]], verdicts: VerdictCache, on_run) -> list[str]:
+    grades = grade_runs([plan for _, plan in chunk], verdicts)
+    return [_done(task.save(run_grades), on_run) for (task, _), run_grades in zip(chunk, grades, strict=True)]
 
 
 def _chunks(tasks: list[_Task]) -> Iterator[list[tuple[_Task, RunPlan]]]:
@@ -190,11 +195,14 @@ def _chunks(tasks: list[_Task]) -> Iterator[list[tuple[_Task, RunPlan]]]:
     (:func:`_batch`): one task a group when every grader is cpu_bound."""
     batch = _batch(tasks[0].benchmark) if tasks else 1
     chunk: list[tuple[_Task, RunPlan]] = []
+    given = 0  # answers the chunk's runs gave: a gap (an answer left out) is no grader's to ask about
     for task in tasks:
-        chunk.append((task, task.plan()))
-        if sum(len(plan.answers) for _, plan in chunk) >= batch:
+        plan = task.plan()
+        chunk.append((task, plan))
+        given += sum(not answer.unanswered for answer in plan.answers)
+        if given >= batch:
             yield chunk
-            chunk = []
+            chunk, given = [], 0
     if chunk:
         yield chunk
 

@@ -8,7 +8,8 @@ other runs (which grader fills the ``answer_key`` column, notes on human
 labels) is decided afterwards, over every run's :class:`RunGrades`
 (:mod:`dualboard.grading.answer_key_choice`, :mod:`dualboard.grading.tables`).
 Grading one run at a time lets the grading stage cache each run's grades by
-content, hold one run in memory, and spread runs over processes.
+content, hold one run in memory (a judge's few runs: :func:`grade_runs`), and
+spread runs over processes.
 """
 
 from __future__ import annotations
@@ -258,7 +259,9 @@ def grade_runs(
 
     A judge keeps ``max_concurrency`` requests in flight only when it has that
     many answers to ask about: graded run by run, a run of 100 answers would cap
-    it at 100. Each run's grades are those :func:`grade_run` gives it alone.
+    it at 100. Each run's grades are those :func:`grade_run` gives it alone, but
+    that with a cache an answer several runs gave is asked about once: a
+    verdict that may not repeat (a judge's timeout) is then each such run's.
     """
     tally = tally or Tally(sum(plan.verdict_rows for plan in plans), None)
     done: dict[tuple[int, int], list[Verdict]] = {}
