@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from dualboard.render.pages import BenchmarkResults, GradedBenchmark
     from dualboard.render.question_pages import AnswerFiles
     from dualboard.render.shared_files import SharedFiles
-    from dualboard.render.site import ComposedDocs
 
 
 LABELS_DIR = "labels"
@@ -588,14 +587,9 @@ def render(
     MkDocs' version) is what the last render read and site/ is as it left it
     (``cache``).
 
-    Otherwise the site is built incrementally when it can be: MkDocs keeps its
-    output in build/mkdocs-site/ and, with ``--dirty``, rebuilds only the pages
-    whose text changed, while :mod:`dualboard.render.mkdocs_hooks` repairs what
-    ``--dirty`` alone gets wrong (the search index held only the rebuilt pages,
-    squidfunk/mkdocs-material#7638; removed pages stayed; the navigation of
-    pages not rebuilt). A question or run page names its data file through an
-    index, so adding a run rewrites few pages. See :func:`_build_site` for when
-    the build is full instead. ``ahead``: the answers' data files begun before the statistics
+    Otherwise MkDocs builds the site's fixed pages anew; the data files of
+    the questions and runs that did not change are kept as they are.
+    ``ahead``: the answers' data files begun before the statistics
     (:func:`answers_ahead`), which this render finishes.
     """
     cache = cache or open_cache(project)
@@ -636,7 +630,7 @@ def _render(
     from dualboard.render.answer_shards import CACHE_DIR
     from dualboard.render.run_pages import RUN_CACHE_DIR
     from dualboard.render.shared_files import SharedFiles
-    from dualboard.render.site import compose_docs, docs_folder
+    from dualboard.render.site import build_site, compose_docs, docs_folder
     from dualboard.render.site_content import site_content
     from dualboard.store.base import read_removals
 
@@ -656,30 +650,8 @@ def _render(
         started=ahead.answers if ahead is not None else {},
     )
     docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
-    how = _build_site(project, docs, cache)
-    return StageSummary(
-        "render", f"{len(content.pages)} pages, {len(results)} leaderboards built into {project.site_dir} ({how})"
-    )
-
-
-def _build_site(project: Project, docs: ComposedDocs, cache: BuildCache) -> str:
-    """Build the site from ``docs``, incrementally when nothing but page texts changed; say which way.
-
-    The build is full unless build/mkdocs-site/ is as the last successful
-    build left it (a listing of names, sizes and times, remembered in the
-    cache) and that build had the same layout (configuration, navigation,
-    site sources' other files), code and tools.
-    """
-    from dualboard.render.site import KEPT_SITE, build_site
-
-    kept = project.build_dir / KEPT_SITE
-    key = digest("site", code_digest(), *tool_versions(), docs.layout)
-    dirty = cache.stage_done("site", key, listing_digest(kept))
-    build_site(docs.config, project.site_dir, kept=kept, dirty=dirty)
-    cache.record_stage("site", key, listing_digest(kept))
-    if not dirty:
-        return "full site build"
-    return f"incremental site build: {docs.pages(docs.changed)} changed and {docs.pages(docs.removed)} removed pages"
+    build_site(docs.config, project.site_dir)
+    return StageSummary("render", f"{docs.pages} pages, {len(results)} leaderboards built into {project.site_dir}")
 
 
 def analysed_results(project: Project, store: Store, cache: BuildCache | None = None) -> list[BenchmarkResults]:

@@ -23,14 +23,6 @@ OWN = {"dualboard", "tests", "scale", "synthetic_board", "judge_server"}
 """Import names of Dualboard's own code (the bench scripts import each other, and the test judge, by file name)."""
 TUPLE_API = {"_asdict", "_replace", "_fields", "_make"}
 """The public methods of a named tuple, underscored so as not to clash with its fields."""
-PENDING = {
-    "generator/render/raw_html_blocks.py",
-    "tests/render/test_raw_html_blocks.py",
-}
-"""Files whose private uses of MkDocs and Python-Markdown go with the pages MkDocs builds one per question and
-run: once those pages are served from data files, these files are deleted, and this set with them."""
-
-
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -72,16 +64,9 @@ def test_no_private_name_of_another_package_is_used() -> None:
     found = [
         f"{path.relative_to(REPO)}:{use}"
         for path in _sources()
-        if path.relative_to(REPO).as_posix() not in PENDING
         for use in private_uses(path)
     ]
     assert found == [], "private names of other packages:\n" + "\n".join(found)
-
-
-def test_the_pending_files_are_still_there() -> None:
-    """A file leaves PENDING when it is deleted (or stops using private names)."""
-    for name in sorted(PENDING):
-        assert list(private_uses(REPO / name)), f"{name} uses no private name: remove it from PENDING"
 
 
 def test_the_check_finds_what_it_looks_for(tmp_path: Path) -> None:

@@ -1,8 +1,7 @@
 """Render: stats tables and scored data → Markdown pages, chart JSON, and the built site.
 
 Everything that knows about MkDocs lives in :mod:`dualboard.render.site` (with
-``site_config``, the settings a leaderboard may change, and the code MkDocs runs:
-``mkdocs_hooks`` and the Markdown extension ``raw_html_blocks``): composing the docs,
+``site_config``, the settings a leaderboard may change): composing the docs,
 ``mkdocs build``, and the mike deploy the release stage asks for. Moving to
 another static-site engine is that module's work. :mod:`dualboard.render.gh_pages`
 keeps the content-addressed data files once on the ``gh-pages`` branch, beside the

@@ -22,7 +22,9 @@ from dualboard.render.pages import (
     BenchmarkResults,
     Page,
     front_matter,
+    question_href,
     question_slugs,
+    run_href,
     run_slug,
 )
 from dualboard.scored_files import ANSWER_SLOT
@@ -136,7 +138,7 @@ def _against_humans(rows: pd.DataFrame, result: BenchmarkResults) -> str:
     names = dict(zip(models["run_id"], models["model"], strict=True)) if not models.empty else {}
 
     def model_cell(r) -> Cell:
-        return Cell(names.get(r.run_id, str(r.run_id)), href=f"../runs/{run_slug(r.run_id)}/")
+        return Cell(names.get(r.run_id, str(r.run_id)), href=run_href(run_slug(r.run_id), "../"))
 
     return (
         "Which automatic answer-key grader can stand in for people? Each grader against the human labels, on the "
@@ -459,8 +461,8 @@ def _disagreement_list(result: BenchmarkResults) -> str:
     rows = [
         Row(
             [
-                Cell(str(r["question_id"]), href=f"../questions/{slugs.get(r['question_id'], 'x')}/"),
-                Cell(str(r["run_id"]), href=f"../runs/{run_slug(r['run_id'])}/"),
+                Cell(str(r["question_id"]), href=question_href(slugs.get(r["question_id"], "x"), "../")),
+                Cell(str(r["run_id"]), href=run_href(run_slug(r["run_id"]), "../")),
                 Cell(str(r["round"]), sort=int(r["round"])),
             ]
             + [Cell(_score(r[f"score:{g}"]), sort=sort_key(r[f"score:{g}"])) for g in graders],

@@ -104,7 +104,7 @@ def _row(row: Row) -> str:
 
 
 def _cell(cell: Cell) -> str:
-    attrs = "" if cell.sort is None else f' data-sort="{escape_text(_sort_key(cell.sort))}"'
+    attrs = "" if cell.sort is None else f' data-sort="{escape_text(sort_text(cell.sort))}"'
     if cell.css_class:
         attrs += f' class="{escape_text(cell.css_class)}"'
     if cell.filter is not None:
@@ -119,7 +119,7 @@ def _cell(cell: Cell) -> str:
     return f"<td{attrs}>{text}</td>"
 
 
-def _sort_key(value: float | str) -> str:
+def sort_text(value: float | str) -> str:
     """Numbers in fixed notation: tablesort's number sorter drops exponents (1e-05 → 1)."""
     if isinstance(value, (int, float)):
         return f"{float(value):.12f}"

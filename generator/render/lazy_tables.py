@@ -54,8 +54,7 @@ from typing import Any
 import msgspec
 
 from dualboard.kappa import PASS_MARK
-from dualboard.render.escape import escape_text
-from dualboard.render.html import Header, link, table
+from dualboard.render.html import Header
 from dualboard.render.shared_files import SHARED_DIR, SharedFiles, shared_href, shared_name
 
 FORMAT = 1
@@ -99,20 +98,50 @@ class Column:
 
 
 @dataclass(frozen=True)
-class LazyTable:
-    """What a page needs for a lazy table: the HTML block, its key in the index, and the data files it loads."""
+class IndexedFiles:
+    """Data files that a folder's index names under one key: a lazy table's rows, or an item's page document
+    (:mod:`dualboard.render.item_pages`)."""
 
-    html: str
-    """The status line and the empty table, naming the index of the page's folder and the table's key."""
     index: str
-    """Docs-relative path of that index (:data:`INDEX` beside the page)."""
+    """Docs-relative path of the index (:data:`INDEX` in the folder of the page that loads them)."""
     key: str
-    """The table's key in the index: the page's file name without ``.md``, ``#``, the noun."""
+    """The key in the index: the item's slug, ``#``, a noun (``answers``, ``page``)."""
     paths: tuple[str, ...]
-    """Docs-relative paths of its data files (``shared/<sha256>.json.gz``), in the order the page shows them."""
+    """Docs-relative paths of the data files (``shared/<sha256>.json.gz``), in the order the page shows them."""
     data: tuple[bytes, ...] = ()
-    """The gzip-compressed data documents of ``paths``, where the table carries them; empty where they were
-    handed to a :class:`~dualboard.render.shared_files.SharedFiles` already."""
+    """The gzip-compressed documents of ``paths``, where they are carried; empty where they were handed to a
+    :class:`~dualboard.render.shared_files.SharedFiles` already."""
+
+
+@dataclass(frozen=True)
+class LazyTable(IndexedFiles):
+    """A table whose rows a page loads: its data files, and the columns and words the page shows around them."""
+
+    columns: tuple[Column, ...] = ()
+    noun: str = "rows"
+    """What a row is, for the status line ("answers"); also the table's noun in its key."""
+    filterable: bool = False
+    """Put the filters of ``tables.js`` above it once its rows are in."""
+
+    def block(self) -> dict[str, Any]:
+        """The table as a block of a page document (:mod:`dualboard.render.item_pages`), which
+        ``javascripts/item-pages.js`` builds: its key in the index, its headers and the words around it."""
+        return {
+            "lazy": {
+                "key": self.key,
+                "noun": self.noun,
+                "headers": [header_json(c.header) for c in self.columns],
+                "filterable": self.filterable,
+                "downloads": DOWNLOADS,
+            }
+        }
+
+
+def header_json(header: str | Header) -> dict[str, Any]:
+    """A column header as a page document carries it (the attributes :func:`dualboard.render.html.table` writes)."""
+    header = header if isinstance(header, Header) else Header(header)
+    found = {"text": header.text, "title": header.title, "key": header.key, "filter": header.filter or None}
+    return {name: value for name, value in found.items() if value is not None}
 
 
 def lazy_table(
@@ -124,12 +153,11 @@ def lazy_table(
     noun: str,
     filterable: bool = False,
 ) -> LazyTable:
-    """A lazy table for the page built from docs path ``page``, holding ``rows`` (cells by column kind) in one
-    data file.
+    """A lazy table of the item whose page would be at docs path ``page`` (``benchmarks/B/runs/<slug>.md``),
+    holding ``rows`` (cells by column kind) in one data file.
 
-    ``noun`` names what a row is, for the status line ("answers"), and the table among those of its page;
-    ``filterable`` puts the filters of ``tables.js`` above it once its rows are in. The HTML is the same
-    whatever the rows: they reach the site through :func:`data_files`.
+    ``noun`` names what a row is, for the status line ("answers"), and the table among those of its item;
+    ``filterable`` puts the filters of ``tables.js`` above it once its rows are in.
     """
     path, data = data_document(columns, rows, links)
     return sharded_table(page, columns, [path], noun=noun, filterable=filterable, data=[data])
@@ -144,31 +172,25 @@ def sharded_table(
     filterable: bool = False,
     data: Sequence[bytes] = (),
 ) -> LazyTable:
-    """A lazy table for the page built from docs path ``page`` whose rows are in the data files ``paths``
+    """A lazy table of the item at docs path ``page`` whose rows are in the data files ``paths``
     (:func:`data_document`, made with the same ``columns``), shown in that order; ``data``: their bytes,
     unless they are written already. ``noun`` and ``filterable`` as for :func:`lazy_table`.
     """
     _check_kinds(columns)
+    index, key = index_key(page, noun)
+    return LazyTable(index, key, tuple(paths), tuple(data), tuple(columns), noun, filterable)
+
+
+def index_key(page: str, noun: str) -> tuple[str, str]:
+    """The index and the key in it of the data files named ``noun`` of the item at docs path ``page``.
+
+    Examples
+    --------
+    >>> index_key("benchmarks/demo/runs/r1.md", "answers")
+    ('benchmarks/demo/runs/data-files.json', 'r1#answers')
+    """
     source = PurePosixPath(page)
-    index, key = str(source.parent / INDEX), f"{source.stem}#{noun}"
-    status = (
-        f'<p class="dualboard-lazy-status"><span class="dualboard-lazy-message">The {escape_text(noun)} are '
-        "loaded from a data file by a script: if this line stays, scripts are off in this browser or the file "
-        "could not be loaded.</span> Every answer and verdict is also in the scored data of each release, "
-        f"listed on the {link(DOWNLOADS, 'Downloads')} page.</p>"
-    )
-    block = table([c.header for c in columns], [], filterable=filterable)
-    href = INDEX if source.name == "index.md" else f"../{INDEX}"  # the page is served at a/b/ (directory URLs)
-    return LazyTable(
-        html=(
-            f'<div class="dualboard-lazy" data-src="{escape_text(href)}" data-key="{escape_text(key)}" '
-            f'data-noun="{escape_text(noun)}">{status}{block.rstrip()}</div>\n'
-        ),
-        index=index,
-        key=key,
-        paths=tuple(paths),
-        data=tuple(data),
-    )
+    return str(source.parent / INDEX), f"{source.stem}#{noun}"
 
 
 def data_document(columns: Sequence[Column], rows: list[list[Any]], links: list[tuple[str, str]]) -> tuple[str, bytes]:
@@ -193,8 +215,9 @@ def _check_kinds(columns: Sequence[Column]) -> None:
         raise ValueError(f"unknown column kinds {sorted(unknown)}; use one of {sorted(KINDS)}")
 
 
-def data_files(tables: Iterable[LazyTable], shared: SharedFiles, *, versioned: bool) -> dict[str, bytes]:
-    """The indexes of the lazy ``tables`` by docs path; the data files they carry go to ``shared``.
+def data_files(tables: Iterable[IndexedFiles], shared: SharedFiles, *, versioned: bool) -> dict[str, bytes]:
+    """The indexes of ``tables`` (lazy tables and page documents) by docs path; the data files they carry go to
+    ``shared``.
 
     ``versioned``: the site is a release, whose indexes find ``shared/`` beside its version folder.
     Raises ValueError when two tables of one folder share a key (one page with two tables of one noun).

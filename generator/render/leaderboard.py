@@ -34,7 +34,7 @@ from dualboard.render.numbers import (
     sort_key,
     unranked_reason,
 )
-from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_slug
+from dualboard.render.pages import Appendix, BenchmarkResults, Page, front_matter, run_href, run_slug
 from dualboard.render.published_table import published_section
 from dualboard.stats.defaults import TOO_FEW_QUESTIONS
 from dualboard.stats.scores import MIN_COVERAGE, is_ranked
@@ -266,7 +266,7 @@ def apart_section(apart: pd.DataFrame, current: str) -> str:
         [
             Cell(
                 str(row.model),
-                href=f"runs/{run_slug(row.run_id)}/",
+                href=run_href(run_slug(row.run_id)),
                 badge=_badges(row, older[row.run_id]),
                 css_class="dualboard-wrap",
             ),
@@ -395,7 +395,7 @@ def _row(row, grading: str, metadata: Mapping[str, Any], older: bool = False) ->
             ),
             Cell(
                 str(row.model),
-                href=f"runs/{run_slug(row.run_id)}/",
+                href=run_href(run_slug(row.run_id)),
                 badge=_badges(row, older),
                 css_class="dualboard-wrap",
             ),

@@ -139,6 +139,23 @@ def run_slug(run_id: str) -> str:
     return escape_slug(run_id)
 
 
+def question_href(slug: str, up: str = "") -> str:
+    """The address of a question on its benchmark's question page, from the benchmark's folder (``up``: the
+    ``../`` that lead there from the linking page).
+
+    Examples
+    --------
+    >>> question_href("demo-006"), question_href("demo-006", "../../")
+    ('questions/question/?id=demo-006', '../../questions/question/?id=demo-006')
+    """
+    return f"{up}questions/question/?id={slug}"
+
+
+def run_href(slug: str, up: str = "") -> str:
+    """The address of a run on its benchmark's run page, as :func:`question_href`."""
+    return f"{up}runs/run/?id={slug}"
+
+
 def question_slugs(benchmark: Benchmark) -> dict[str, str]:
     """Unique path segment of every question page, by question id."""
     slugs: dict[str, str] = {}

@@ -1,8 +1,6 @@
-"""Question pages: the question, its answer key, every run's answer and every grader's verdict.
-
-Question pages are reachable from links only: kept out of the navigation and
-out of the search index, because mkdocs-material embeds the whole navigation
-in every page (a nav of N pages makes the build O(N²); docs/architecture.md, "Rendering").
+"""The questions of a benchmark: their list, and each question's page document (the question, its answer key,
+every run's answer and every grader's verdict), which the benchmark's one question page shows by its address
+(:mod:`dualboard.render.item_pages`).
 """
 
 from __future__ import annotations
@@ -25,11 +23,28 @@ from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_shards import SHARD_VERDICT_COLUMNS, shard_groups, shard_keys
 from dualboard.render.answer_texts import question_slices, texts_by_slice
 from dualboard.render.escape import escape_text
-from dualboard.render.html import Cell, Header, paragraph, table
+from dualboard.render.html import Cell, Header, table
+from dualboard.render.item_pages import (
+    FROM_ITEM,
+    heading,
+    item_page,
+    page_document,
+    table_block,
+    text,
+)
 from dualboard.render.kept_files import KeptFiles, check_unreplaced
-from dualboard.render.lazy_tables import Column, LazyTable, data_document, number, sharded_table
+from dualboard.render.lazy_tables import Column, IndexedFiles, data_document, number, sharded_table
 from dualboard.render.numbers import format_number, sort_key
-from dualboard.render.pages import BenchmarkResults, GradedBenchmark, Page, front_matter, question_slugs, run_slug
+from dualboard.render.pages import (
+    BenchmarkResults,
+    GradedBenchmark,
+    Page,
+    front_matter,
+    question_href,
+    question_slugs,
+    run_href,
+    run_slug,
+)
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ABOUT, ANSWER_SLOT, VERDICTS, ScoredFolder
 from dualboard.workers import default_jobs, process_pool
@@ -53,21 +68,20 @@ verdicts besides its own pandas and pyarrow (about 0.5 GB at a million answers),
 counted over its process tree, must stay under 2 GB. One worker beside the render's process uses a second core."""
 
 
-def question_pages(result: BenchmarkResults, answers: AnswerFiles) -> tuple[list[Page], list[LazyTable]]:
-    """The question list (in the navigation), one page per question (out of it), and their answers' lazy tables.
+def question_pages(result: BenchmarkResults, answers: AnswerFiles) -> tuple[list[Page], list[IndexedFiles]]:
+    """The question list (in the navigation) and the page that shows any one question, and each question's page
+    document and the lazy table of its answers.
 
     ``answers``: the data files of the answers, one per question and shard (:func:`answer_files`).
     """
     slugs = question_slugs(result.benchmark)
     files = answers.files()
-    pages, tables = [question_list(result, slugs)], []
+    made: list[IndexedFiles] = []
     for question in result.benchmark.questions:
         qid = question["id"]
         graders = answers.graders.get(qid, [])
-        page, lazy = question_page(result.name, question, slugs[qid], graders, files.get(qid, []))
-        pages.append(page)
-        tables.append(lazy)
-    return pages, tables
+        made += question_page(result.name, question, slugs[qid], graders, files.get(qid, []))
+    return [question_list(result, slugs), item_page(result.name, "questions", "Question")], made
 
 
 def question_graders(verdicts: pd.DataFrame) -> dict[str, list[str]]:
@@ -276,7 +290,7 @@ def _shard_works(
     models, order = _model_names(result), _grader_order(result.verdicts)
     for shard, run_ids in todo.items():
         runs = {
-            run_id: (i, (models.get(run_id, run_id), f"../../runs/{run_slug(run_id)}/"))
+            run_id: (i, (models.get(run_id, run_id), run_href(run_slug(run_id), FROM_ITEM)))
             for i, run_id in enumerate(run_ids)
         }
         scored = result.scored.loc[result.scored["run_id"].isin(list(runs)), "question_id"]
@@ -365,7 +379,8 @@ def _grader_order(verdicts: pd.DataFrame) -> list[str]:
 
 
 def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
-    """Every question with its mean score under both gradings across runs."""
+    """Every question with its mean score under both gradings across runs, and a heading per question (its id and
+    prompt) that the site's search finds."""
     scored = result.scored.assign(answer_key=result.scored["answer_key"].fillna(0.0))
     means = scored.groupby("question_id")[["traditional", "answer_key"]].mean()
     rows = []
@@ -373,7 +388,7 @@ def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
         trad, key = means.loc[q["id"]] if q["id"] in means.index else (float("nan"), float("nan"))
         rows.append(
             [
-                Cell(str(q["id"]), href=f"{slugs[q['id']]}/"),
+                Cell(str(q["id"]), href=question_href(slugs[q["id"]], "../")),
                 Cell(str(q.get("category", ""))),
                 Cell(str(q.get("type", ""))),
                 Cell(str(q.get("prompt", "")), css_class="dualboard-wrap"),
@@ -391,15 +406,26 @@ def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
         Header("Answer-key", key="answer_key", title="Mean answer-key score of all runs on the question (0–100)."),
         Header("Difference", key="difference", title="Answer-key − traditional."),
     ]
-    # In the search index (unlike the question pages): the site's search finds a question by its text here.
-    text = (
-        front_matter(f"Questions: {result.name}") + f"# Questions of {escape_text(result.benchmark.title)}\n\n"
+    text_ = (
+        front_matter(f"Questions: {result.name}", hide=("toc",))
+        + f"# Questions of {escape_text(result.benchmark.title)}\n\n"
         "Every question with its full text and the mean score of all runs under both gradings (0–100). "
         "Questions where answer-key grading is far below traditional grading are where strict grading bites; "
-        "open one to audit the verdicts. The site's search finds a question by any word of its text.\n\n"
+        "open one to audit the verdicts. The site's search finds a question by its id or any word of its text.\n\n"
         + table(headers, rows, filterable=True)
+        + "\n## Each question\n\n"
+        + "".join(_search_section(q, slugs[q["id"]]) for q in result.benchmark.questions)
     )
-    return Page(f"benchmarks/{result.name}/questions/index.md", text)
+    return Page(f"benchmarks/{result.name}/questions/index.md", text_)
+
+
+def _search_section(question: Mapping[str, Any], slug: str) -> str:
+    """A question's heading and prompt on the list: one entry of the site's search, which links its page."""
+    return (
+        f'<h3 id="q-{slug}">{escape_text(question["id"])}</h3>\n'
+        f"<p>{escape_text(question.get('prompt', ''))} "
+        f'<a href="{question_href(slug, "../")}">Open question {escape_text(question["id"])}</a></p>\n\n'
+    )
 
 
 def prompt_preview(question: Mapping[str, Any], length: int = PROMPT_PREVIEW) -> str:
@@ -422,11 +448,11 @@ def answer_columns(question: Mapping[str, Any], graders: Sequence[str]) -> list[
 
 def question_page(
     benchmark: str, question: Mapping[str, Any], slug: str, graders: Sequence[str], paths: Sequence[str]
-) -> tuple[Page, LazyTable]:
-    """The page of one question (prompt, answer key) and the lazy table of its answers with every verdict.
+) -> tuple[IndexedFiles, IndexedFiles]:
+    """The page document of one question (prompt, answer key) and the lazy table of its answers with every verdict.
 
     ``graders``: the graders with a verdict on the question (:func:`question_graders`); ``paths``: the data
-    files of its answers, in shard order (:func:`_make_shards`). The page's HTML does not grow with the
+    files of its answers, in shard order (:func:`_make_shards`). The document does not grow with the
     answers: they are in the data files, which the page loads.
 
     On a multiple-choice question each answer shows the options in the order
@@ -436,23 +462,29 @@ def question_page(
     choices = bool(question.get("choices"))
     path = f"benchmarks/{benchmark}/questions/{slug}.md"
     lazy = sharded_table(path, answer_columns(question, graders), paths, noun="answers")
-    text = (
-        front_matter(f"Question {slug}", search=False, hide=("toc",))
-        + f"<h1>Question {escape_text(question['id'])}</h1>\n\n"
-        + f"Benchmark [{escape_text(benchmark)}](../index.md) · [all questions](index.md)\n\n"
-        + _question_block(question)
-        + "\n## Answers and verdicts\n\n"
-        "Every answer of every run, with each grader's score (0–100) and how it decided. "
-        + (
-            "*Options as shown* gives the options in the order that round showed them (runs may shuffle them), and "
-            "the correct option's letter in that order; the graders' letters refer to that order. "
-            if choices
-            else ""
-        )
-        + "Highlighted answers are those whose graders disagree on pass/fail "
-        f"(≥ {format_number(PASS_MARK, 0)} counts as a pass).\n\n" + lazy.html
-    )
-    return Page(path, text), lazy
+    blocks = [
+        text(
+            "Benchmark ",
+            Cell(benchmark, href=FROM_ITEM),
+            " · ",
+            Cell("all questions", href=f"{FROM_ITEM}questions/"),
+        ),
+        *_question_blocks(question),
+        heading("Answers and verdicts"),
+        text(
+            "Every answer of every run, with each grader's score (0–100) and how it decided. "
+            + (
+                "Options as shown gives the options in the order that round showed them (runs may shuffle them), "
+                "and the correct option's letter in that order; the graders' letters refer to that order. "
+                if choices
+                else ""
+            )
+            + "Highlighted answers are those whose graders disagree on pass/fail "
+            f"(≥ {format_number(PASS_MARK, 0)} counts as a pass)."
+        ),
+        lazy.block(),
+    ]
+    return page_document(path, f"Question {question['id']}", blocks), lazy
 
 
 def _answer_rows(
@@ -507,7 +539,7 @@ def _verdict(score: Any, detail: Any) -> list[Any]:
     return [value, f"{format_number(value, 0)}: {detail if isinstance(detail, str) else ''}"]
 
 
-def _question_block(question: Mapping[str, Any]) -> str:
+def _question_blocks(question: Mapping[str, Any]) -> list[dict[str, Any]]:
     key = question.get("answer_key") or {}
     fields = [
         ("Category", question.get("category")),
@@ -522,17 +554,17 @@ def _question_block(question: Mapping[str, Any]) -> str:
     ]
     rows = [[Cell(name), Cell(str(value))] for name, value in fields if value not in (None, "")]
     reference = key.get("reference")
-    return (
-        "## Prompt\n\n"
-        + paragraph(str(question.get("prompt", "")), css_class="dualboard-response")
-        + "\n## Answer key\n\n"
-        + table(["Field", "Value"], rows, sortable=False)
-        + (
-            ("\nReference answer written by a person:\n\n" + paragraph(str(reference), css_class="dualboard-response"))
+    return [
+        heading("Prompt"),
+        text(str(question.get("prompt", "")), css_class="dualboard-response"),
+        heading("Answer key"),
+        table_block(["Field", "Value"], rows, sortable=False),
+        *(
+            [text("Reference answer written by a person:"), text(str(reference), css_class="dualboard-response")]
             if reference
-            else ""
-        )
-    )
+            else []
+        ),
+    ]
 
 
 def _choices(choices: Any) -> str | None:

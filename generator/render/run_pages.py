@@ -30,9 +30,17 @@ from dualboard.kappa import PASS_MARK
 from dualboard.render.answer_texts import responses_of
 from dualboard.render.charts import GRADINGS, category_scores
 from dualboard.render.escape import escape_text
-from dualboard.render.html import Cell, Header, paragraph, table
+from dualboard.render.html import Cell, Header
+from dualboard.render.item_pages import (
+    FROM_ITEM,
+    heading,
+    item_page,
+    page_document,
+    table_block,
+    text,
+)
 from dualboard.render.kept_files import KeptFiles, check_unreplaced
-from dualboard.render.lazy_tables import Column, LazyTable, lazy_table, number, sharded_table
+from dualboard.render.lazy_tables import Column, IndexedFiles, LazyTable, lazy_table, number, sharded_table
 from dualboard.render.numbers import (
     apart_reason,
     format_agreement,
@@ -52,7 +60,9 @@ from dualboard.render.pages import (
     BenchmarkResults,
     Page,
     front_matter,
+    question_href,
     question_slugs,
+    run_href,
     run_slug,
 )
 from dualboard.render.question_pages import prompt_preview
@@ -72,8 +82,8 @@ class RunTables:
     """What a run page shows that is made from the run's rows alone, kept while its key holds (:func:`run_pages`):
     its scores per category, and its two lazy tables (what grows with the run's answers) with the words before each."""
 
-    categories: str
-    """The table of its mean score per category (or the sentence that it has no scored answer)."""
+    categories: dict[str, Any]
+    """The block of its mean score per category (or of the sentence that it has no scored answer)."""
     listing_intro: str
     listing: LazyTable | None
     """The list of questions; None when the run has no scored answer."""
@@ -84,8 +94,9 @@ class RunTables:
 
 def run_pages(
     result: BenchmarkResults, shared: SharedFiles | None = None, kept: KeptFiles | None = None
-) -> tuple[list[Page], list[LazyTable]]:
-    """One page per stored run of the benchmark, and their lazy tables.
+) -> tuple[list[Page], list[IndexedFiles]]:
+    """The list of runs and the page that shows any one of them, and each stored run's page document and lazy
+    tables.
 
     With ``kept`` (and ``shared``, where the kept data files stay), a run whose tables' key
     (:func:`run_table_keys`) is what it was in the last render keeps its data files, unread, and its category
@@ -111,7 +122,7 @@ def run_pages(
     categories = dict(tuple(scores.groupby("run_id", sort=False)))
     listed = [listed_disagreements(scored[run_id]) for run_id in todo]
     texts = responses_of(result.files, pd.concat(listed)) if listed and result.files is not None else {}
-    pages, lazy_tables = [], []
+    files: list[IndexedFiles] = []
     for run in result.runs:
         rows = scored.get(run.run_id, result.scored.iloc[0:0])
         path = _page_path(result.name, run.run_id)
@@ -123,7 +134,7 @@ def run_pages(
             tables[run.run_id] = made_tables
             if run.run_id in keys:
                 kept.record(run.run_id, keys[run.run_id], *_made_files(made_tables))
-        page, page_tables = run_page(
+        document, page_tables = run_page(
             result.name,
             run,
             models.loc[run.run_id] if run.run_id in models.index else None,
@@ -132,13 +143,12 @@ def run_pages(
             current_version=result.benchmark.version,
             tables=tables[run.run_id],
         )
-        pages.append(page)
-        lazy_tables += page_tables
+        files += [document, *page_tables]
     if kept is not None and shared is not None:
         if keys and result.files_status is not None:
             check_unreplaced(result.files.path / ABOUT, result.files_status)
         kept.save()
-    return pages, lazy_tables
+    return [runs_index(result), item_page(result.name, "runs", "Run")], files
 
 
 def _rows(scored: pd.DataFrame, index: np.ndarray) -> pd.DataFrame:
@@ -226,11 +236,11 @@ def run_page(
     answered: Mapping[str, Mapping[str, Any]] | None = None,
     responses: Mapping[tuple[str, str, int], str] = MappingProxyType({}),
     tables: RunTables | None = None,
-) -> tuple[Page, list[LazyTable]]:
-    """The page of one run (metadata, scores per category) and the data files of its two lazy tables.
+) -> tuple[IndexedFiles, list[LazyTable]]:
+    """The page document of one run (metadata, scores per category) and the data files of its two lazy tables.
 
     Its list of questions and the answers the two gradings disagree on are
-    loaded by the page from data files, so the page carries no response and
+    loaded by the page from data files, so the document carries no response and
     does not grow with the run's answers.
     ``current_version``: the benchmark's version; a run of an earlier one says so, and how many
     questions it was never asked. ``answered``: the run's entry of :func:`_per_question` (worked out
@@ -245,42 +255,66 @@ def run_page(
             answered = _per_question(scored).get(run.run_id, {})
         tables = run_tables(path, run, scored, slugs, questions, answered, responses, category_scores(scored))
     listed, lazy = tables.listing, tables.disagreements
-    text = (
-        front_matter(f"Run {run.run_id}")
-        + f"<h1>{escape_text(run.model if model_row is None else model_row['model'])}</h1>\n\n"
-        + f"Run `{run.run_id}` on benchmark [{escape_text(benchmark)}](../index.md).\n\n"
-        + (_older_version(model_row, current_version) if model_row is not None else "")
-        + (_summary(model_row) if model_row is not None else "")
-        + (harness_note(run.metadata.get("harness"), model_row["traditional_mean"]) if model_row is not None else "")
-        + "\n## Scores per category\n\n"
-        "Mean score per question category (rounds averaged within a question first), both on 0–100.\n\n"
-        + tables.categories
-        + "\n## Every question\n\n"
-        + tables.listing_intro
-        + (listed.html if listed is not None else "")
-        + "\n## Answers the gradings disagree on\n\n"
-        + tables.disagreement_intro
-        + (lazy.html if lazy is not None else "")
-        + "\n## Submission\n\n"
-        + table(["Field", "Value"], _metadata_rows(run.metadata), sortable=False)
+    blocks = [
+        text("Run ", run.run_id, " on benchmark ", Cell(benchmark, href=FROM_ITEM), "."),
+        *(_older_version(model_row, current_version) if model_row is not None else []),
+        *(_summary(model_row) if model_row is not None else []),
+        *(harness_note(run.metadata.get("harness"), model_row["traditional_mean"]) if model_row is not None else []),
+        heading("Scores per category"),
+        text("Mean score per question category (rounds averaged within a question first), both on 0–100."),
+        tables.categories,
+        heading("Every question"),
+        text(tables.listing_intro),
+        *([listed.block()] if listed is not None else []),
+        heading("Answers the gradings disagree on"),
+        text(tables.disagreement_intro),
+        *([lazy.block()] if lazy is not None else []),
+        heading("Submission"),
+        table_block(["Field", "Value"], _metadata_rows(run.metadata), sortable=False),
+    ]
+    title = str(run.model if model_row is None else model_row["model"])
+    return page_document(path, title, blocks), [t for t in (listed, lazy) if t is not None]
+
+
+def runs_index(result: BenchmarkResults) -> Page:
+    """Every run of the benchmark, one heading each with its model and run id, which the site's search finds."""
+    models = dict(zip(result.models["run_id"], result.models["model"])) if len(result.models) else {}
+    sections = "".join(
+        f'<h2 id="run-{run_slug(run.run_id)}">{escape_text(models.get(run.run_id, run.model))}</h2>\n'
+        f"<p>Run {escape_text(run.run_id)} of model {escape_text(models.get(run.run_id, run.model))}: "
+        f'<a href="{run_href(run_slug(run.run_id), "../")}">open its page</a>.</p>\n\n'
+        for run in result.runs
     )
-    return Page(path, text), [t for t in (listed, lazy) if t is not None]
+    text_ = (
+        front_matter(f"Runs: {result.name}", hide=("toc",))
+        + f"# Runs of {escape_text(result.benchmark.title)}\n\n"
+        + (
+            "Every run stored for this benchmark, by model. Its scores and ranks are on the "
+            '<a href="../">leaderboard</a>; a run\'s page lists every question it answered.\n\n'
+            if result.runs
+            else "No run is stored for this benchmark yet.\n\n"
+        )
+        + sections
+    )
+    return Page(f"benchmarks/{result.name}/runs/index.md", text_)
 
 
-def _older_version(row: pd.Series, current: str | None) -> str:
+def _older_version(row: pd.Series, current: str | None) -> list[dict[str, Any]]:
     """Say that the run answered an earlier benchmark version, and what that means for its numbers."""
     answered = str(row.get("benchmark_version", ""))
     if current is None or answered in ("", "nan", current):
-        return ""
+        return []
     never = int(row.get("n_never_run", 0))
-    return paragraph(
-        f"This run answered benchmark version {answered} (current: {current}). It is graded against "
-        f"the current answer keys; the {never} question(s) added since were never run and are left "
-        "out of its scores and of every paired comparison, not counted wrong."
-    )
+    return [
+        text(
+            f"This run answered benchmark version {answered} (current: {current}). It is graded against "
+            f"the current answer keys; the {never} question(s) added since were never run and are left "
+            "out of its scores and of every paired comparison, not counted wrong."
+        )
+    ]
 
 
-def _summary(row: pd.Series) -> str:
+def _summary(row: pd.Series) -> list[dict[str, Any]]:
     """The run's numbers as one measure per row: six columns side by side scrolled sideways at 1,400 px."""
     measures = [
         "Traditional [95% CI]",
@@ -314,17 +348,17 @@ def _summary(row: pd.Series) -> str:
         )
     )
     agreement = format_agreement(row["n_answers_agree"], row["n_answers_paired"], row["n_answers"])
-    paired = (
+    paired = text(
         f"The difference pairs each answer's two verdicts: {agreement}, "
         f"over {int(row['n_questions_paired'])} of {int(row['n_questions'])} questions. An answer a grader "
-        "could not judge is left out of that grading's numbers.\n\n"
+        "could not judge is left out of that grading's numbers."
     )
-    notes = paragraph(f"Notes: {row['note']}.") if isinstance(row["note"], str) and row["note"] else ""
+    notes = [text(f"Notes: {row['note']}.")] if isinstance(row["note"], str) and row["note"] else []
     rows = [[Cell(measure), cell] for measure, cell in zip(measures, cells, strict=True)]
-    return table(["Measure", "Value"], rows, sortable=False) + paired + notes + "\n" + _variance(row)
+    return [table_block(["Measure", "Value"], rows, sortable=False), paired, *notes, *_variance(row)]
 
 
-def harness_note(harness: Mapping[str, Any] | None, traditional_mean: float) -> str:
+def harness_note(harness: Mapping[str, Any] | None, traditional_mean: float) -> list[dict[str, Any]]:
     """Say what the harness a run was imported from reported, beside the board's traditional mean.
 
     The two agree when the harness took the mean over every round; a harness that reduces a question's rounds
@@ -334,16 +368,15 @@ def harness_note(harness: Mapping[str, Any] | None, traditional_mean: float) -> 
     --------
     >>> harness = {"name": "Inspect AI", "version": "0.3.285", "task": "t", "score": "choice",
     ...            "metric": "accuracy", "reported": 0.5, "reducer": "mode"}
-    >>> from html import unescape
-    >>> unescape(harness_note(harness, 62.5)).strip().endswith("the harness reduced the rounds by mode first.</p>")
+    >>> harness_note(harness, 62.5)[0]["text"][0].endswith("the harness reduced the rounds by mode first.")
     True
-    >>> unescape(harness_note(harness, 50.0)).strip().endswith("the same number.</p>")
+    >>> harness_note(harness, 50.0)[0]["text"][0].endswith("the same number.")
     True
-    >>> unescape(harness_note(harness | {"reducer": "mean"}, 62.5)).strip().endswith("this run disagree.</p>")
+    >>> harness_note(harness | {"reducer": "mean"}, 62.5)[0]["text"][0].endswith("this run disagree.")
     True
     """
     if not harness:
-        return ""
+        return []
     reported = float(harness["reported"])
     same = abs(reported * 100 - float(traditional_mean)) <= 1e-7
     if same:
@@ -352,12 +385,14 @@ def harness_note(harness: Mapping[str, Any] | None, traditional_mean: float) -> 
         verdict = "a different number, though the harness also took the mean: its log and this run disagree."
     else:
         verdict = f"a different number, because the harness reduced the rounds by {harness['reducer']} first."
-    return paragraph(
-        f"According to its metadata, this run was imported from {harness['name']} {harness['version']} (task "
-        f"{harness['task']}): the harness reported {harness['metric']} {reported:.4f} for {harness['score']}, with "
-        f"each question's rounds reduced by {harness['reducer']}; the traditional mean here is "
-        f"{format_number(traditional_mean)}, the mean of {harness['score']} over every round: {verdict}"
-    )
+    return [
+        text(
+            f"According to its metadata, this run was imported from {harness['name']} {harness['version']} (task "
+            f"{harness['task']}): the harness reported {harness['metric']} {reported:.4f} for {harness['score']}, with "
+            f"each question's rounds reduced by {harness['reducer']}; the traditional mean here is "
+            f"{format_number(traditional_mean)}, the mean of {harness['score']} over every round: {verdict}"
+        )
+    ]
 
 
 def _rank(row: pd.Series, grading: str) -> str:
@@ -371,11 +406,11 @@ def _rank(row: pd.Series, grading: str) -> str:
 
 REJUDGED_VARIANCE = (
     "This run's rounds re-judge one answer per question (the same response in every round): σ̄² measures "
-    "the judge's variation on one answer, not the model's sampling.\n\n"
+    "the judge's variation on one answer, not the model's sampling."
 )
 
 
-def _variance(row: pd.Series) -> str:
+def _variance(row: pd.Series) -> list[dict[str, Any]]:
     """Variance components per grading; a negative Var(x) estimate is shown as 0 and said to be clipped."""
     rows = [
         [
@@ -388,13 +423,14 @@ def _variance(row: pd.Series) -> str:
         ]
         for g in GRADINGS
     ]
-    return (
-        "Variance components (points²): Var(x) is the spread of true question scores, σ̄² the mean variance "
-        "of a question's rounds. More rounds help only while σ̄²/rounds is not much smaller than Var(x).\n\n"
-        + (REJUDGED_VARIANCE if is_true(row["rejudged"]) else "")
-        + table(["Grading", "Var(x) between questions", "σ̄² within a question"], rows, sortable=False)
-        + "\n"
-    )
+    return [
+        text(
+            "Variance components (points²): Var(x) is the spread of true question scores, σ̄² the mean variance "
+            "of a question's rounds. More rounds help only while σ̄²/rounds is not much smaller than Var(x)."
+        ),
+        *([text(REJUDGED_VARIANCE)] if is_true(row["rejudged"]) else []),
+        table_block(["Grading", "Var(x) between questions", "σ̄² within a question"], rows, sortable=False),
+    ]
 
 
 def _metadata_rows(metadata: Mapping[str, Any]) -> list[list[Cell]]:
@@ -411,10 +447,10 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, "" if value is None else str(value))]
 
 
-def _category_table(scored: pd.DataFrame, scores: pd.DataFrame) -> str:
+def _category_table(scored: pd.DataFrame, scores: pd.DataFrame) -> dict[str, Any]:
     """The table of a run's mean score per category (``scores``: its rows of ``category_scores``)."""
     if scored.empty:
-        return "This run has no scored answers.\n"
+        return text(NO_ANSWERS)
     rows = [
         [
             Cell(str(r.category)),
@@ -424,7 +460,7 @@ def _category_table(scored: pd.DataFrame, scores: pd.DataFrame) -> str:
         ]
         for r in scores.itertuples(index=False)
     ]
-    return table(["Category", "Traditional", "Answer-key", "Answer-key − traditional"], rows)
+    return table_block(["Category", "Traditional", "Answer-key", "Answer-key − traditional"], rows)
 
 
 QUESTION_COLUMNS = (
@@ -476,10 +512,10 @@ QUESTION_COLUMNS = (
 LISTING_INTRO = (
     "One row per question: the mean score of its rounds under each grading, and under it each round's score "
     "(✓ 100, ✗ 0, – no verdict). Sort by a column, or filter by category, outcome or any text; open a question "
-    "to read the answers. Highlighted questions pass one grading and fail the other.\n\n"
+    "to read the answers. Highlighted questions pass one grading and fail the other."
 )
 """The words before a run's list of questions."""
-NO_ANSWERS = "This run has no scored answers.\n"
+NO_ANSWERS = "This run has no scored answers."
 ROUND_MARKS = {100.0: "✓", 0.0: "✗"}
 """How a pass/fail score of one round is written in the per-round line (partial credit stays a number)."""
 
@@ -506,7 +542,7 @@ def question_table(
         _question_row(i, answered[qid], by_id.get(qid, {})) if qid in answered else _never_run_row(i, by_id[qid])
         for i, qid in enumerate(order)
     ]
-    links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in order]
+    links = [(qid, question_href(slugs.get(qid, "x"), FROM_ITEM)) for qid in order]
     return LISTING_INTRO, lazy_table(page, QUESTION_COLUMNS, rows, links, noun="questions", filterable=True)
 
 
@@ -637,7 +673,7 @@ def _disagreements(
     found = disagreements(scored)
     judged = int(scored[list(GRADINGS)].notna().all(axis=1).sum())
     if found.empty:
-        return f"None: each of the {judged} answers both gradings judged passes both or fails both.\n", None
+        return f"None: each of the {judged} answers both gradings judged passes both or fails both.", None
     listed = listed_disagreements(scored)
     questions = list(dict.fromkeys(str(q) for q in listed["question_id"]))
     index = {qid: i for i, qid in enumerate(questions)}
@@ -653,7 +689,7 @@ def _disagreements(
         ]
         for r in listed.itertuples(index=False)
     ]
-    links = [(qid, f"../../questions/{slugs.get(qid, 'x')}/") for qid in questions]
+    links = [(qid, question_href(slugs.get(qid, "x"), FROM_ITEM)) for qid in questions]
     lazy = lazy_table(page, DISAGREEMENT_COLUMNS, rows, links, noun="answers")
     shown = (
         f"The first {MAX_LISTED} are listed; every answer is on its question page and in the downloads. "
@@ -663,6 +699,6 @@ def _disagreements(
     intro = (
         f"{len(found)} of the {judged} answers both gradings judged pass one and fail the other "
         f"(≥ {format_number(PASS_MARK, 0)} counts as a pass). {shown}"
-        "Open a question to see every grader's verdict.\n\n"
+        "Open a question to see every grader's verdict."
     )
     return intro, lazy

@@ -7,24 +7,25 @@ winning: the package's default ``site_src/``, the leaderboard folder's own
 ``mkdocs.yml`` may change (:mod:`dualboard.render.site_config`) and the
 generated navigation written over it.
 
-MkDocs keeps the site it builds (``build/mkdocs-site/``) and :func:`build_site`
-publishes a copy to ``site/``; when only page texts changed, MkDocs rebuilds
-just those pages there (``--dirty``, put right by :mod:`dualboard.render.mkdocs_hooks`).
+MkDocs builds every page, every time: their number does not grow with the
+questions and runs (:mod:`dualboard.render.item_pages`). The data files the
+pages load (``shared/``, thousands at a million answers) are left out of
+MkDocs' docs (``exclude_docs``) and linked into the built site beside its
+pages (:func:`build_site`); a release's go beside its version folders instead
+(:func:`deploy_site`).
 
-This module, ``site_config`` and ``mkdocs_hooks`` are the only ones that know about MkDocs (and
+This module and ``site_config`` are the only ones that know about MkDocs (and
 mike, its versioning tool): :func:`dualboard.pipeline.release` checks the folder with
 :func:`check_deployable` before it freezes anything, and calls :func:`deploy_site` last.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -32,9 +33,9 @@ from pathlib import Path
 import yaml
 
 from dualboard.atomic import atomic_write_text
-from dualboard.build_cache import digest, listing
+from dualboard.build_cache import listing
 from dualboard.errors import DualboardError, InvalidInputError
-from dualboard.render import gh_pages, mkdocs_hooks
+from dualboard.render import gh_pages
 from dualboard.render.pages import SiteContent
 from dualboard.render.shared_files import SHARED_DIR
 from dualboard.render.site_config import SITE_SOURCE_DIR, checked_site_sources, effective_settings
@@ -43,10 +44,6 @@ from dualboard.safe_read import read_regular
 
 DEFAULTS = resources.files("dualboard.render").joinpath("site_default")
 DEFAULT_CONFIG = "mkdocs.default.yml"
-KEPT_SITE = "mkdocs-site"
-"""The folder of build/ where MkDocs keeps the site it built, for the next build to update; site/ is its copy."""
-HOOKS = "mkdocs_hooks.py"
-"""The hooks of every build (:mod:`dualboard.render.mkdocs_hooks`), copied beside the effective config."""
 MIKE = [sys.executable, "-P", "-c", "import sys; from mike.driver import main; sys.exit(main())"]
 """mike, run as :func:`build_site` runs mkdocs: ``-P`` keeps the leaderboard folder's files from shadowing modules."""
 
@@ -61,30 +58,19 @@ class SiteDeployError(DualboardError):
 
 @dataclass(frozen=True)
 class ComposedDocs:
-    """The docs folder and configuration :func:`compose_docs` laid out, and what changed since it last did."""
+    """The docs folder and configuration :func:`compose_docs` laid out."""
 
     config: Path
     """The effective ``mkdocs.yml``."""
-    changed: tuple[str, ...]
-    """Docs paths written this time: new, or with other bytes than before (the others keep their modification time)."""
-    removed: tuple[str, ...]
-    """Docs paths deleted: they are no longer part of the site."""
-    layout: str
-    """Digest of what every page's HTML depends on besides its own source: the configuration (the navigation
-    with it), the source of each navigation page whose title is its own text, and the site sources' other files."""
-
-    def pages(self, paths: tuple[str, ...]) -> int:
-        """How many of ``paths`` (``changed`` or ``removed``) are pages."""
-        return sum(1 for p in paths if p.endswith(".md"))
+    pages: int
+    """How many pages MkDocs builds from it."""
 
 
 def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned: bool = False) -> ComposedDocs:
     """Lay out the docs folder and the effective mkdocs config.
 
-    The folder ends up holding exactly the site's sources, but a file is
-    written only when its bytes changed, and a file no longer in the site is
-    deleted: an unchanged page keeps its modification time, so ``mkdocs build
-    --dirty`` does not rebuild it (:func:`build_site`).
+    The folder ends up holding exactly the site's sources; a file is written
+    only when its bytes changed, and a file no longer in the site is deleted.
 
     Raises :class:`InvalidInputError` with every :func:`~dualboard.render.site_config.site_source_findings`
     finding before anything is written. ``versioned`` turns on the mike version
@@ -100,11 +86,10 @@ def compose_docs(root: Path, build_dir: Path, content: SiteContent, *, versioned
     if (root / SITE_SOURCE_DIR).is_dir():
         sources |= _tree_bytes(root / SITE_SOURCE_DIR)  # checked above to hold no link; read without following one
     files = _site_files(sources, content)
-    changed, removed = _sync(docs_folder(build_dir), files, kept=content.shared - set(files))
-    text = _generated_config(default, own, content, files, versioned)
+    _sync(docs_folder(build_dir), files, kept=content.shared - set(files))
     config = build_dir / "mkdocs.yml"
-    atomic_write_text(config, text)
-    return ComposedDocs(config, changed, removed, _layout(text, yaml.safe_load(text), sources, files))
+    atomic_write_text(config, _generated_config(default, own, content, files, versioned))
+    return ComposedDocs(config, sum(1 for p in files if p.endswith(".md") and not p.startswith(f"{SHARED_DIR}/")))
 
 
 def docs_folder(build_dir: Path) -> Path:
@@ -134,16 +119,13 @@ def _site_files(sources: dict[str, bytes], content: SiteContent) -> dict[str, by
     return files
 
 
-def _sync(docs: Path, files: dict[str, bytes], kept: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Make ``docs`` hold exactly ``files`` and ``kept`` (files written there already); return the paths written
-    and the paths deleted."""
-    existing = _entries(docs)
-    removed = tuple(sorted(set(existing) - set(files) - kept))
-    for name in removed:
+def _sync(docs: Path, files: dict[str, bytes], kept: set[str]) -> None:
+    """Make ``docs`` hold exactly ``files`` and ``kept`` (files written there already)."""
+    for name in sorted(set(_entries(docs)) - set(files) - kept):
         (docs / name).unlink()
     _remove_empty_folders(docs)
-    changed = tuple(name for name, data in sorted(files.items()) if _write_if_changed(docs, name, data))
-    return changed, removed
+    for name, data in sorted(files.items()):
+        _write_if_changed(docs, name, data)
 
 
 def _entries(folder: Path) -> list[str]:
@@ -159,40 +141,20 @@ def _remove_empty_folders(folder: Path) -> None:
                 path.rmdir()
 
 
-def _write_if_changed(docs: Path, name: str, data: bytes) -> bool:
-    """Write ``data`` to ``docs/name`` unless the file already holds it; return whether it was written.
+def _write_if_changed(docs: Path, name: str, data: bytes) -> None:
+    """Write ``data`` to ``docs/name`` unless the file already holds it.
 
     A file under ``shared/`` is named by the digest of its content, so one of the right size holds it.
-    The file is written anew, never over the old one, which MkDocs' output may share (:func:`build_site`).
+    The file is written anew, never over the old one, which the published site may share (:func:`build_site`).
     """
     path = docs / name
     if path.is_file() and not path.is_symlink() and path.stat().st_size == len(data):
         if name.startswith(f"{SHARED_DIR}/") or path.read_bytes() == data:
-            return False
+            return
     if path.is_symlink() or path.exists():
         path.unlink()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-    return True
-
-
-def _layout(text: str, config: dict, sources: dict[str, bytes], files: dict[str, bytes]) -> str:
-    """:attr:`ComposedDocs.layout` of the effective config ``text`` (parsed: ``config``).
-
-    ``sources``: the site sources (their files other than pages count); ``files``: every file of the docs.
-    """
-    untitled = [p for p in _untitled_pages(config.get("nav", [])) if p in files]
-    other = [p for p in sources if not p.endswith(".md")]
-    return digest(text, *(f"{p}\0{hashlib.sha256(files[p]).hexdigest()}" for p in sorted({*untitled, *other})))
-
-
-def _untitled_pages(nav) -> list[str]:
-    """Navigation entries given as a bare path: MkDocs titles them from the page's own text."""
-    if isinstance(nav, str):
-        return [nav]
-    if isinstance(nav, dict):
-        return [p for value in nav.values() if not isinstance(value, str) for p in _untitled_pages(value)]
-    return [p for item in nav for p in _untitled_pages(item)] if isinstance(nav, list) else []
 
 
 def _generated_config(default: dict, own: dict, content: SiteContent, files: dict, versioned: bool) -> str:
@@ -202,14 +164,13 @@ def _generated_config(default: dict, own: dict, content: SiteContent, files: dic
         **effective_settings(own, default),
         "docs_dir": "docs",
         "not_in_nav": "\n".join(f"/{p}" for p in NOT_IN_NAV),
-        "hooks": [HOOKS],
+        # The pages' data files: linked into the site by build_site, or put beside a release's versions.
+        "exclude_docs": f"/{SHARED_DIR}/",
     }
     if "nav" not in own:
         config["nav"] = content.nav + _extra_pages(files, content.nav)
     if versioned:
         config["extra"] = {**own.get("extra", {}), "version": {"provider": "mike", "default": "latest"}}
-        # A release's shared files go beside the versions (deploy_site), not into each version folder.
-        config["exclude_docs"] = f"/{SHARED_DIR}/"
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 
@@ -228,52 +189,28 @@ def _nav_paths(nav) -> list[str]:
 
 
 def _base_config(build_dir: Path, default: Path) -> dict:
-    """Copy the package's default config and the hooks beside the effective config (which names both).
+    """Copy the package's default config beside the effective config (which names it).
 
     Returns the default config's settings.
     """
     build_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(default, build_dir / DEFAULT_CONFIG)
-    shutil.copyfile(Path(mkdocs_hooks.__file__), build_dir / HOOKS)
     return yaml.safe_load(default.read_text("utf-8"))
 
 
-def build_site(config: Path, site_dir: Path, *, kept: Path | None = None, dirty: bool = False) -> None:
+def build_site(config: Path, site_dir: Path) -> None:
     """Run ``mkdocs build --strict`` and publish to ``site_dir``; if MkDocs fails, the old site is left as it was.
 
-    ``kept``: a folder that keeps the site as mkdocs built it, so that the next
-    build can be incremental; ``site_dir`` is published from it as hard links
-    (a copy where the file system has none), so publishing writes no byte. With
-    ``dirty``, mkdocs rebuilds there only the pages whose source is newer than
-    their output (``--dirty``), and :mod:`dualboard.render.mkdocs_hooks`
-    repairs what that leaves wrong and unlinks each output before it is
-    written again, so the published site never changes under its readers; then
-    only the files that changed are published (:func:`_update_links`); if
-    that fails midway, the whole tree is published anew in its place, and
-    only if that fails too (or the process is killed while publishing) can
-    ``site_dir`` hold old and new files side by side, each whole, until the
-    next build publishes it whole again. That
-    is sound only when everything but the pages' sources is as it was when
-    ``kept`` was built (the configuration and navigation, the code, the tools:
-    :attr:`ComposedDocs.layout`), ``kept`` is as that build left it, and the
-    docs were laid out by :func:`compose_docs`; the caller checks. Without
-    ``kept`` mkdocs builds straight into a new ``site_dir``.
+    MkDocs builds into a new folder beside ``site_dir``; the docs' data files (``shared/``, which MkDocs leaves
+    out) are hard-linked into it (copied where the file system has no links), and the folder then takes
+    ``site_dir``'s place.
     """
-    if kept is None:
-        _swap_in(_full_build(config, site_dir), site_dir)
-        return
-    if dirty:
-        _mkdocs(config, kept, dirty=True)
-        try:
-            if _update_links(kept, site_dir):
-                return
-        except OSError:
-            pass  # a link or rename failed midway: the whole tree published anew below replaces the mix
-    else:
-        _swap_in(_full_build(config, kept), kept)
     staging = _staging(site_dir)
     try:
-        _link_tree(kept, staging)
+        _mkdocs(config, staging)
+        shared = _docs_dir(config) / SHARED_DIR
+        if shared.is_dir():
+            _link_tree(shared, staging / SHARED_DIR)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -308,87 +245,12 @@ def _link(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def _update_links(source: Path, target: Path) -> bool:
-    """Make the published folder ``target`` hold exactly the files of ``source`` again, touching only those that
-    changed; False (nothing done) where it cannot, and the caller publishes anew.
-
-    After an incremental build most of ``source``'s files are the very files ``target`` links to: only new and
-    rewritten ones are linked, each under a temporary name and renamed over its old version (a reader gets
-    the old file or the new one, whole), and the files no longer in ``source`` are deleted last. New data files
-    come first (their names are new), so a page or index never names a file not yet there. Refused when the two
-    folders are on different devices (inode numbers would mean nothing) or a file and a folder swapped places.
-    """
-    if not target.is_dir() or target.is_symlink() or os.stat(source).st_dev != os.stat(target).st_dev:
-        return False
-    want, have = _inodes(str(source)), _inodes(str(target))
-    if any(name in have for name in _folders(want)) or any(name in want for name in _folders(have)):
-        return False
-    changed = sorted((name for name, inode in want.items() if have.get(name) != inode), key=_publish_order)
-    for name in changed:
-        there = os.path.join(target, name)
-        os.makedirs(os.path.dirname(there), exist_ok=True)
-        tmp = os.path.join(os.path.dirname(there), f".{uuid.uuid4().hex}.tmp")
-        _link(os.path.join(source, name), tmp)
-        os.replace(tmp, there)
-    removed = sorted(set(have) - set(want))
-    for name in removed:
-        os.unlink(os.path.join(target, name))
-    if removed:
-        _remove_empty_folders(target)
-    return True
-
-
-def _publish_order(name: str) -> tuple[bool, str]:
-    """Shared data files first: pages and indexes name them, never the other way round."""
-    return (not name.startswith(f"{SHARED_DIR}/"), name)
-
-
-def _inodes(top: str, prefix: str = "") -> dict[str, int]:
-    """The inode of every entry under ``top`` that is not a folder, by posix name (read from the folders alone)."""
-    found = {}
-    with os.scandir(top) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                found |= _inodes(entry.path, f"{prefix}{entry.name}/")
-            else:
-                found[prefix + entry.name] = entry.inode()
-    return found
-
-
-def _folders(names: Iterable[str]) -> set[str]:
-    """Every folder that holds one of the posix ``names``.
-
-    Examples
-    --------
-    >>> sorted(_folders(["a/b/c.html", "a/d.html", "e.html"]))
-    ['a', 'a/b']
-    """
-    found = set()
-    for name in names:
-        cut = name.rfind("/")
-        while cut > 0 and name[:cut] not in found:
-            found.add(name[:cut])
-            cut = name.rfind("/", 0, cut)
-    return found
-
-
-def _full_build(config: Path, target: Path) -> Path:
-    """Build the whole site into a new folder beside ``target``; return the folder."""
-    staging = _staging(target)
-    try:
-        _mkdocs(config, staging, dirty=False)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return staging
-
-
-def _mkdocs(config: Path, out: Path, *, dirty: bool) -> None:
+def _mkdocs(config: Path, out: Path) -> None:
     # -P: the current folder (often the leaderboard, which a pull request fills) is not put on sys.path,
     # so a committed yaml.py or markdown.py cannot stand in for the real module. No --quiet: it lifts MkDocs'
     # log level above warnings, and --strict, which counts them, then never fails.
-    cmd = [sys.executable, "-P", "-m", "mkdocs", "build", "--strict", *(["--dirty"] if dirty else [])]
-    proc = subprocess.run([*cmd, "-f", str(config), "-d", str(out)], capture_output=True, text=True, env=_mkdocs_env())
+    cmd = [sys.executable, "-P", "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_mkdocs_env())
     if proc.returncode != 0:
         raise SiteBuildError(
             f"mkdocs build failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}\n"

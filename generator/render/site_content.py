@@ -21,8 +21,8 @@ from dualboard.render.run_pages import run_pages
 from dualboard.render.shared_files import SharedFiles
 from dualboard.store.base import Removal
 
-NOT_IN_NAV = ("benchmarks/*/runs/*.md", "benchmarks/*/questions/*.md")
-"""Pages reachable by links only (MkDocs ``not_in_nav`` patterns); the question list itself is in the nav."""
+NOT_IN_NAV = ("benchmarks/*/runs/run.md", "benchmarks/*/questions/question.md")
+"""Pages reachable by links only (MkDocs ``not_in_nav`` patterns): the pages that show one run or question."""
 
 
 def site_content(
@@ -61,11 +61,11 @@ def site_content(
             page, assets = leaderboard_page(result)
             content.pages.append(page)
             content.assets.update(assets)
-            runs, tables = run_pages(result, shared, run_tables.get(result.name))
-            questions, question_tables = question_pages(result, answers)
+            runs, run_files = run_pages(result, shared, run_tables.get(result.name))
+            questions, question_files = question_pages(result, answers)
         content.pages.extend(runs + questions + [graders_page(result)])
         # The indexes that name the data files those pages load (shared/).
-        content.assets.update(data_files(tables + question_tables, shared, versioned=release is not None))
+        content.assets.update(data_files(run_files + question_files, shared, versioned=release is not None))
     downloads, files = downloads_page(results, releases, release, shared)
     content.pages.extend(
         [
@@ -87,12 +87,13 @@ def site_content(
 
 
 def navigation(results: list[BenchmarkResults]) -> list:
-    """The explicit navigation: few entries, so every page stays small (run and question pages stay out)."""
+    """The explicit navigation; the pages that show one run or question are reached by links."""
     benchmarks = [
         {
             escape_text(r.benchmark.title): [
                 {"Leaderboard": f"benchmarks/{r.name}/index.md"},
                 {"Questions": f"benchmarks/{r.name}/questions/index.md"},
+                {"Runs": f"benchmarks/{r.name}/runs/index.md"},
                 {"Graders": f"benchmarks/{r.name}/graders.md"},
             ]
         }

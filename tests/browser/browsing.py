@@ -11,14 +11,17 @@ from selenium.webdriver.support.ui import WebDriverWait
 PAGE_READY = """
 const charts = [...document.querySelectorAll('div.dualboard-chart')];
 const tables = [...document.querySelectorAll('div.dualboard-lazy')];
+const items = [...document.querySelectorAll('div.dualboard-item')];
 return document.readyState === 'complete'
+    && items.every(i => i.dataset.state === 'done' || i.dataset.state === 'error')
     && charts.every(c => c.querySelector('svg.main-svg') || c.dataset.drawn === 'error')
     && tables.every(t => t.dataset.state === 'done' || t.dataset.state === 'error');
 """
 
 
 def wait_for_charts(driver, timeout: float = 20) -> None:
-    """Wait until the page is loaded, every chart has drawn (or failed) and every lazy table is filled (or failed)."""
+    """Wait until the page is loaded, its question or run is shown, every chart has drawn and every lazy table is
+    filled (or failed)."""
     WebDriverWait(driver, timeout).until(lambda d: d.execute_script(PAGE_READY))
 
 

@@ -1,5 +1,6 @@
 // Dualboard lazy tables: fill a table's rows from its data file (a question's answers, a run's disagreements).
-// Subscribed to mkdocs-material's document$ so pages reached by instant navigation are filled too.
+// Subscribed to mkdocs-material's document$ so pages reached by instant navigation are filled too; item-pages.js
+// calls loadAll again once it has built a question's or run's tables.
 //
 // Each div.dualboard-lazy[data-src][data-key] holds a status line and a table whose body is empty. data-src
 // is the index of the page's folder, which names the data files of each table by its key
@@ -88,14 +89,19 @@
     td.appendChild(span);
   }
 
-  // Links come from the site itself (pages of the same site, relative); anything else is shown as text.
-  function linkCell(td, pair) {
-    if (!pair) { return; }
-    if (!/^\.\.\/[A-Za-z0-9_.\/-]*$/.test(pair[1])) { text(td, pair[0]); return; }
+  // Links come from the site itself (pages of the same site, relative, perhaps naming an item by its slug);
+  // anything else is shown as text.
+  var SITE_LINK = /^(\.\.\/)+[A-Za-z0-9_.\/-]*(\?id=[a-z0-9-]+)?$/;
+  function siteLink(label, href) {
+    if (typeof href !== "string" || !SITE_LINK.test(href)) { return document.createTextNode(String(label)); }
     var a = document.createElement("a");
-    a.setAttribute("href", pair[1]);
-    a.textContent = String(pair[0]);
-    td.appendChild(a);
+    a.setAttribute("href", href);
+    a.textContent = String(label);
+    return a;
+  }
+
+  function linkCell(td, pair) {
+    if (pair) { td.appendChild(siteLink(pair[0], pair[1])); }
   }
 
   // One row; returns whether its verdicts disagree on pass/fail.
@@ -175,6 +181,8 @@
     });
   }
 
+  // For item-pages.js, which builds a page's lazy tables from its page document.
+  window.dualboardLazy = { loadAll: loadAll, load: load, dataFiles: dataFiles, siteLink: siteLink };
   if (typeof document$ !== "undefined") {
     document$.subscribe(function () { loadAll(document); });
   } else {
