@@ -23,6 +23,8 @@ OWN = {"dualboard", "tests", "scale", "synthetic_board", "judge_server"}
 """Import names of Dualboard's own code (the bench scripts import each other, and the test judge, by file name)."""
 TUPLE_API = {"_asdict", "_replace", "_fields", "_make"}
 """The public methods of a named tuple, underscored so as not to clash with its fields."""
+
+
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -61,11 +63,7 @@ def private_uses(path: Path) -> Iterator[str]:
 
 
 def test_no_private_name_of_another_package_is_used() -> None:
-    found = [
-        f"{path.relative_to(REPO)}:{use}"
-        for path in _sources()
-        for use in private_uses(path)
-    ]
+    found = [f"{path.relative_to(REPO)}:{use}" for path in _sources() for use in private_uses(path)]
     assert found == [], "private names of other packages:\n" + "\n".join(found)
 
 

@@ -219,7 +219,7 @@ def build_site(config: Path, site_dir: Path) -> None:
 
 def _docs_dir(config: Path) -> Path:
     """The docs folder that the effective config ``config`` names."""
-    return config.parent / yaml.safe_load(config.read_text("utf-8"))["docs_dir"]
+    return config.parent / yaml.safe_load(config.read_text("utf-8")).get("docs_dir", "docs")
 
 
 def _link_tree(source: Path, target: Path) -> None:

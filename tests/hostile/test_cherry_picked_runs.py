@@ -27,6 +27,7 @@ from dualboard.intake.benchmark import load_benchmark
 from dualboard.intake.validate import load_runs
 from dualboard.scored_files import read_scored
 from tests.conftest import REPO
+from tests.render.html_tables import item_page
 
 pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
 
@@ -158,9 +159,7 @@ def test_the_leaderboard_lists_them_apart_with_the_reason(board):
 
 
 def test_the_run_page_shows_each_left_out_answer_as_missing(board):
-    run_page = html.unescape(
-        (board / "site" / "benchmarks" / "demo" / "runs" / "one-answer" / "index.html").read_text("utf-8")
-    )
+    run_page = html.unescape(item_page(board / "site", "benchmarks/demo/runs", "one-answer"))
     assert "not ranked, listed apart: answered 0% of the current questions" in run_page
     assert "143 answer(s) not given: scored wrong (0) under both gradings" in run_page
     scored = read_scored(board / "build" / "scored", "demo")

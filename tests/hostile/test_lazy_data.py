@@ -1,7 +1,7 @@
 """Hostile responses in the answers' data files: kept exactly as submitted, as JSON strings, never as HTML.
 
-The page holds none of them; the browser writes them with textContent (tests/browser/test_lazy_tables.py
-and test_xss.py open them in Chromium).
+No page holds any of them, nor does a question's page document; the browser writes them with textContent
+(tests/browser/test_lazy_tables.py and test_xss.py open them in Chromium).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from dualboard.render.site_content import site_content
 from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
 from tests.conftest import TINY_BENCHMARK, TINY_QUESTIONS, tiny_metadata, write_run
-from tests.render.html_tables import lazy_table_after
+from tests.render.html_tables import item_page, lazy_table_after
+
+QUESTION_PAGE = "benchmarks/tiny/questions/question.md"
 
 
 def test_every_payload_reaches_the_data_file_unchanged_and_no_page(tmp_path):
@@ -40,10 +42,11 @@ def test_every_payload_reaches_the_data_file_unchanged_and_no_page(tmp_path):
     pipeline.stats(project)
     content = site_content(pipeline.analysed_results(project, store), load_releases(tmp_path))
     for question in TINY_QUESTIONS:
-        path = f"benchmarks/tiny/questions/{question['id']}.md"
-        text = next(p.content for p in content.pages if p.path == path)
-        table, data = lazy_table_after(path, text, "## Answers and verdicts", content.assets)
+        text = item_page(content.assets, "benchmarks/tiny/questions", question["id"])
+        table, data = lazy_table_after(QUESTION_PAGE, text, "## Answers and verdicts", content.assets)
         response = [h.text for h in table.headers].index("Response")
         assert [row[response].text for row in table.rows] == PAYLOADS
-        assert data["links"] == [["<b>m</b>", "../../runs/hostile/"]], "names are data, escaped by the browser"
-        assert not any(payload in html.unescape(text) for payload in PAYLOADS if len(payload) > 12), path
+        assert data["links"] == [["<b>m</b>", "../../runs/run/?id=hostile"]], "names are data, shown as text"
+        assert not any(payload in html.unescape(text) for payload in PAYLOADS if len(payload) > 12), question
+    for page in content.pages:
+        assert not any(payload in html.unescape(page.content) for payload in PAYLOADS if len(payload) > 12), page.path

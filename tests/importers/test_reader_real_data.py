@@ -20,7 +20,9 @@ from dualboard.render.site_content import site_content
 from dualboard.scored_files import read_scored
 from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
-from tests.render.html_tables import lazy_table_after, tables
+from tests.render.html_tables import item_page, lazy_table_after, tables
+
+RUNS, QUESTIONS = "benchmarks/easy-problems-mc/runs", "benchmarks/easy-problems-mc/questions"
 
 
 @pytest.fixture(scope="module")
@@ -41,12 +43,12 @@ def real_board(imported_mc: Path, tmp_path_factory):
 
 @pytest.mark.slow
 def test_the_board_shows_models_not_deployments(real_board):
-    _, pages, _ = real_board
+    _, pages, assets = real_board
     board = html.unescape(pages["benchmarks/easy-problems-mc/index.md"])
     assert "azure" not in board
     models = [row[1].text for row in tables(pages["benchmarks/easy-problems-mc/index.md"])[0].rows]
     assert {"Meta-Llama-3-1-405B-Instruct", "Meta-Llama-3-1-70B-Instruct"} <= set(models) and len(models) == 13
-    run_page = html.unescape(pages["benchmarks/easy-problems-mc/runs/meta-llama-3-1-405b-instruct.md"])
+    run_page = html.unescape(item_page(assets, RUNS, "meta-llama-3-1-405b-instruct"))
     assert "Meta-Llama-3-1-405B-Instruct-jjo_eastus_models_ai_azure_com" in run_page, (
         "the deployment stays in the metadata"
     )
@@ -64,8 +66,7 @@ def test_naive_interval_is_narrower_than_the_clustered_one_with_ten_rounds(real_
 
 def test_run_page_lists_all_30_questions_with_10_rounds_each(real_board):
     project, pages, assets = real_board
-    path = "benchmarks/easy-problems-mc/runs/o1-preview.md"
-    listed, _ = lazy_table_after(path, pages[path], "## Every question", assets)
+    listed, _ = lazy_table_after(f"{RUNS}/run.md", item_page(assets, RUNS, "o1-preview"), "## Every question", assets)
     scored = read_scored(project.scored_dir(), "easy-problems-mc")
     run = scored[scored.run_id == "o1-preview"]
     assert len(listed.rows) == 30
@@ -77,8 +78,8 @@ def test_run_page_lists_all_30_questions_with_10_rounds_each(real_board):
 
 def test_question_page_shows_the_order_of_each_round(real_board):
     _, pages, assets = real_board
-    path = "benchmarks/easy-problems-mc/questions/1.md"
-    answers, _ = lazy_table_after(path, pages[path], "## Answers and verdicts", assets)
+    page = item_page(assets, QUESTIONS, "1")
+    answers, _ = lazy_table_after(f"{QUESTIONS}/question.md", page, "## Answers and verdicts", assets)
     assert answers.headers[2].text == "Options as shown"
     assert len(answers.rows) == 130
     orders = {row[2].text for row in answers.rows}

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import posixpath
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from pathlib import Path
 
-from dualboard.render.lazy_tables import FORMAT, INDEX_FORMAT, read_data
+from dualboard.render.html import Cell, Header
+from dualboard.render.html import table as html_table
+from dualboard.render.item_pages import FORMAT as ITEM_FORMAT
+from dualboard.render.lazy_tables import FORMAT, INDEX, INDEX_FORMAT, IndexedFiles, read_data
 from dualboard.render.shared_files import url_folder
 
 
@@ -171,3 +176,71 @@ def _lazy_cell(kind: str, value, data: dict) -> ParsedCell:
         note = value[2] if len(value) > 2 and value[2] is not None else ""
         return ParsedCell(text=value[1], attrs={"data-sort": "" if value[0] is None else str(value[0])}, note=note)
     return ParsedCell(text="" if value is None else str(value))
+
+
+def read_document(data: bytes) -> dict:
+    """A question's or run's page document (:mod:`dualboard.render.item_pages`) from its gzip-compressed bytes."""
+    document = json.loads(gzip.decompress(data))
+    assert document["format"] == ITEM_FORMAT
+    return document
+
+
+def document_page(document: dict | IndexedFiles) -> str:
+    """A page document as the item page shows it once ``javascripts/item-pages.js`` has built it: its title as a
+    Markdown ``#`` heading and each heading as ``##`` (so :func:`table_after` finds the table after one), the rest
+    as the HTML the script makes, which is the markup :func:`dualboard.render.html.table` writes (the browser
+    tests check the script against the same files)."""
+    if isinstance(document, IndexedFiles):
+        document = read_document(document.data[0])
+    return f"# {document['title']}\n\n" + "".join(_block(b) for b in document["blocks"])
+
+
+def item_page(files: dict | Path, folder: str, slug: str) -> str:
+    """The page of the item ``slug`` of the docs folder ``folder`` (``benchmarks/B/runs``), found as the item page
+    finds it: through the folder's index, under ``<slug>#page`` (:func:`document_page`).
+
+    ``files``: the site's files by docs path (a render's assets), or a built site's folder.
+    """
+
+    def read(path: str) -> bytes:
+        return files[path] if isinstance(files, dict) else (files / path).read_bytes()
+
+    index = json.loads(read(f"{folder}/{INDEX}"))
+    (name,) = index["files"][f"{slug}#page"]
+    return document_page(read_document(read(_resolve(folder, index["shared"] + name))))
+
+
+def _block(block: dict) -> str:
+    if "heading" in block:
+        return f"{'#' * block['level']} {block['heading']}\n\n"
+    if "text" in block:
+        css = f' class="{block["class"]}"' if "class" in block else ""
+        parts = [
+            html.escape(p) if isinstance(p, str) else f'<a href="{html.escape(p["href"])}">{html.escape(p["text"])}</a>'
+            for p in block["text"]
+        ]
+        return f"<p{css}>{''.join(parts)}</p>\n"
+    if "table" in block:
+        spec = block["table"]
+        rows = [[_cell(c) for c in row] for row in spec["rows"]]
+        return html_table([Header(**h) for h in spec["headers"]], rows, sortable=spec["sortable"])
+    spec = block["lazy"]
+    headers = [Header(**h) for h in spec["headers"]]
+    wrapper = html_table(headers, [], filterable=spec["filterable"])
+    return (
+        f'<div class="dualboard-lazy" data-src="../{INDEX}" data-key="{html.escape(spec["key"])}" '
+        f'data-noun="{html.escape(spec["noun"])}">{wrapper}</div>\n'
+    )
+
+
+def _cell(cell: dict) -> Cell:
+    badges = cell.get("badges")
+    return Cell(
+        cell["text"],
+        sort=cell.get("sort"),
+        href=cell.get("href"),
+        badge=tuple(badges) if badges else None,
+        css_class=cell.get("class"),
+        note=cell.get("note"),
+        filter=cell.get("filter"),
+    )

@@ -4,7 +4,7 @@ others' data files as they are, and writes the site a render from scratch writes
 The tiny board (runs run-a and run-b, in shards 4 and 2) is built with ``dualboard build`` (a subprocess), then a
 run is added (run-c, shard 0), a run's answers changed, or a run removed; each time the data files of the other
 shards must be the very files the first build wrote (same inode, same bytes), and site/ must equal a site built
-from nothing (``tests/render/test_dirty_site.py``'s comparison).
+from nothing (``tests/render/rebuilds.py``'s comparison).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from dualboard.render.answer_shards import (
 from dualboard.render.pages import SHOWN_VERDICT_COLUMNS
 from dualboard.scored_files import About, ScoredFolder
 from tests.conftest import tiny_metadata, tiny_predictions, write_run
-from tests.render import test_dirty_site
-from tests.render.test_dirty_site import assert_same_as_from_scratch, build, other_answers
+from tests.render import rebuilds
+from tests.render.rebuilds import assert_same_as_from_scratch, build, other_answers
 
 
 def manifest(root: Path) -> dict[str, dict]:
@@ -42,9 +42,9 @@ def shard_files(root: Path, shard: int) -> dict[str, tuple[int, bytes]]:
     return {p: ((docs / p).stat().st_ino, (docs / p).read_bytes()) for p in paths}
 
 
-# the incremental-site tests' two-run board, built once per module, and its copy per test
-built = test_dirty_site.built
-board = test_dirty_site.board
+# the two-run board, built once per module, and its copy per test
+built = rebuilds.built
+board = rebuilds.board
 
 
 def test_the_tiny_runs_fall_in_different_shards():

@@ -14,6 +14,7 @@ from dualboard.render.leaderboard import coverage_banner, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, home_page
 from dualboard.render.run_pages import run_page
 from dualboard.stats import analyse
+from tests.render.html_tables import document_page
 from tests.stats.stats_builders import board_results, scored_run
 
 FIX = "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels"
@@ -84,7 +85,7 @@ def test_the_difference_says_on_how_many_answers_the_gradings_agree(one_unranked
 def test_the_run_page_gives_coverage_the_n_used_and_why_unranked(one_unranked):
     models = one_unranked.models.set_index("run_id")
     page, _ = run_page("b", one_unranked.runs[2], models.loc["c"], one_unranked.scored.query("run_id == 'c'"), {})
-    text = html.unescape(page.content)
+    text = html.unescape(document_page(page))
     assert "traditional 100 %, answer-key 79 % of 100 answers" in text
     assert "not ranked: answer-key verdicts on 79 % of answers (under 80 %)" in text
     assert "the gradings agree on 78 of the 79 answers both judged (of 100), over 40 of 50 questions" in text

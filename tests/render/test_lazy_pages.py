@@ -1,5 +1,5 @@
-"""Question and run pages carry no answer: the answers are in data files under shared/, read back here
-and checked against the scored Parquet tables; a page's HTML does not grow when the runs double.
+"""Question and run page documents carry no answer: the answers are in data files under shared/, read back here
+and checked against the scored Parquet tables; a question's page document stays the same when the runs double.
 
 Built in-process from the tiny leaderboard (tests/conftest.py) graded and analysed for real.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import html
 import json
+import posixpath
 import shutil
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from dualboard.render.site_content import site_content
 from dualboard.scored_files import TABLES, ScoredFolder
 from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, tiny_predictions, write_run, write_tiny_board
-from tests.render.html_tables import lazy_sources, lazy_table_after
+from tests.render.html_tables import item_page, lazy_sources, lazy_table_after, read_document
 
 QUESTIONS = ("q1", "q2", "q3")
 
@@ -63,6 +64,11 @@ def page(content, path: str) -> str:
     return next(p.content for p in content.pages if p.path == path)
 
 
+QUESTIONS_FOLDER, RUNS_FOLDER = "benchmarks/tiny/questions", "benchmarks/tiny/runs"
+QUESTION_PAGE, RUN_PAGE = f"{QUESTIONS_FOLDER}/question.md", f"{RUNS_FOLDER}/run.md"
+"""The pages that show one question, one run (by the address's ``?id=``)."""
+
+
 def scored_tables(project: Project):
     folder = ScoredFolder.of(project.scored_dir(), "tiny")
     return (folder.published(table).to_pandas() for table in TABLES)
@@ -72,8 +78,8 @@ def scored_tables(project: Project):
 def test_each_question_file_holds_every_answer_and_verdict(board, question):
     project, content = board
     scored, answers, verdicts = scored_tables(project)
-    path = f"benchmarks/tiny/questions/{question}.md"
-    table, data = lazy_table_after(path, page(content, path), "## Answers and verdicts", content.assets)
+    text = item_page(content.assets, QUESTIONS_FOLDER, question)
+    table, data = lazy_table_after(QUESTION_PAGE, text, "## Answers and verdicts", content.assets)
     assert data["format"] == FORMAT and data["pass_mark"] == PASS_MARK
     mine = verdicts[verdicts.question_id == question]
     headers = [h.text for h in table.headers]
@@ -86,7 +92,7 @@ def test_each_question_file_holds_every_answer_and_verdict(board, question):
     responses = answers.set_index(["run_id", "question_id", "round"])["response"]
     for row, answer in zip(table.rows, expected.itertuples()):
         assert row[0].text == answer.model
-        assert row[0].links == [{"href": f"../../runs/{run_slug(answer.run_id)}/"}]
+        assert row[0].links == [{"href": f"../../runs/run/?id={run_slug(answer.run_id)}"}]
         assert row[1].text == str(answer.round)
         assert row[headers.index("Response")].text == responses[(answer.run_id, question, answer.round)]
         for grader in graders:
@@ -98,8 +104,8 @@ def test_the_data_file_is_named_by_its_content_and_reproducible(board, tmp_path)
     project, content = board
     files = {p: d for p, d in content.assets.items() if p.startswith(f"{SHARED_DIR}/")}
     shards = len({shard_of("run-a"), shard_of("run-b")})
-    assert len(files) == len(QUESTIONS) * shards + 2 + 1, (
-        "one per question and shard, one per run's questions, run-b's disagreement"
+    assert len(files) == len(QUESTIONS) * shards + 2 + 1 + len(QUESTIONS) + 2, (
+        "one per question and shard, one per run's questions, run-b's disagreement, one page document per item"
     )
     for path, data in files.items():
         assert path.endswith(".json.gz") and data[:2] == b"\x1f\x8b"
@@ -111,26 +117,34 @@ def test_the_data_file_is_named_by_its_content_and_reproducible(board, tmp_path)
 def test_pages_carry_no_answer_and_say_how_to_get_them_without_scripts(board):
     project, content = board
     _, answers, _ = scored_tables(project)
-    for path in [f"benchmarks/tiny/questions/{q}.md" for q in QUESTIONS] + ["benchmarks/tiny/runs/run-b.md"]:
+    items = [(QUESTIONS_FOLDER, q) for q in QUESTIONS] + [(RUNS_FOLDER, "run-a"), (RUNS_FOLDER, "run-b")]
+    for folder, slug in items:
+        text = html.unescape(item_page(content.assets, folder, slug))
+        assert not any(response in text for response in answers.response), slug
+    for path in (QUESTION_PAGE, RUN_PAGE):
         text = html.unescape(page(content, path))
-        assert not any(response in text for response in answers.response), path
         assert "if this line stays, scripts are off in this browser or the file could not be loaded" in text
-        assert '<a href="../../../../downloads/">Downloads</a>' in text
-    assert "(≥ 50 counts as a pass)" in html.unescape(page(content, "benchmarks/tiny/questions/q3.md"))
+    index = json.loads(content.assets[f"{QUESTIONS_FOLDER}/data-files.json"])
+    (name,) = index["files"]["q3#page"]
+    blocks = read_document(content.assets[posixpath.normpath(f"{QUESTIONS_FOLDER}/{index['shared']}{name}")])
+    (lazy,) = [b["lazy"] for b in blocks["blocks"] if "lazy" in b]
+    # what the status line of the answers links, from the page's address (benchmarks/tiny/questions/question/)
+    assert posixpath.normpath(f"{QUESTIONS_FOLDER}/question/{lazy['downloads']}") == "downloads"
+    assert "(≥ 50 counts as a pass)" in html.unescape(item_page(content.assets, QUESTIONS_FOLDER, "q3"))
 
 
 def test_a_run_page_loads_its_disagreements(board):
     project, content = board
     scored, answers, _ = scored_tables(project)
-    path = "benchmarks/tiny/runs/run-b.md"
-    table, data = lazy_table_after(path, page(content, path), "## Answers the gradings disagree on", content.assets)
+    text = item_page(content.assets, RUNS_FOLDER, "run-b")
+    table, data = lazy_table_after(RUN_PAGE, text, "## Answers the gradings disagree on", content.assets)
     found = disagreements(scored[scored.run_id == "run-b"])
     assert [row[0].text for row in table.rows] == list(found.question_id) == ["q3"]
     (row,) = table.rows
-    assert row[0].links == [{"href": "../../questions/q3/"}]
+    assert row[0].links == [{"href": "../../questions/question/?id=q3"}]
     assert [c.text for c in row[1:6]] == ["0", "geography", "60", "0", "ok"]
     assert row[6].text == "Final answer: Indian"
-    assert "None: each of the" in page(content, "benchmarks/tiny/runs/run-a.md"), "run-a's gradings agree"
+    assert "None: each of the" in item_page(content.assets, RUNS_FOLDER, "run-a"), "run-a's gradings agree"
 
 
 def test_a_release_page_finds_the_shared_files_beside_its_version_folder(board):
@@ -139,20 +153,21 @@ def test_a_release_page_finds_the_shared_files_beside_its_version_folder(board):
     results = pipeline.analysed_results(project, LocalStore(project.store_dir))
     shared = SharedFiles()
     with answer_files(results[0], shared) as answers:
-        pages, tables = question_pages(results[0], answers)
-    released = data_files(tables, shared, versioned=True)  # what site_content adds to a release's assets
-    released.update(shared.data)
-    path, index = "benchmarks/tiny/questions/q1.md", "benchmarks/tiny/questions/data-files.json"
-    text = next(p.content for p in pages if p.path == path)
-    assert text == page(content, path)
-    plain = lazy_sources(path, text, "## Answers", content.assets)
-    assert plain and lazy_sources(path, text, "## Answers", released) == [f"../{p}" for p in plain]
+        pages, files = question_pages(results[0], answers)
+    released = data_files(files, shared, versioned=True)  # what site_content adds to a release's assets
+    released.update({f"../{path}": data for path, data in shared.data.items()})  # beside the version folder
+    index = f"{QUESTIONS_FOLDER}/data-files.json"
+    assert next(p.content for p in pages if p.path == QUESTION_PAGE) == page(content, QUESTION_PAGE)
+    text = item_page(released, QUESTIONS_FOLDER, "q1")
+    assert text == item_page(content.assets, QUESTIONS_FOLDER, "q1")
+    plain = lazy_sources(QUESTION_PAGE, text, "## Answers", content.assets)
+    assert plain and lazy_sources(QUESTION_PAGE, text, "## Answers", released) == [f"../{p}" for p in plain]
     assert json.loads(released[index])["shared"] == "../" + json.loads(content.assets[index])["shared"]
-    assert [released[p] for p in plain] == [content.assets[p] for p in plain]
+    assert [released[f"../{p}"] for p in plain] == [content.assets[p] for p in plain]
 
 
-def test_question_page_html_stays_the_same_when_the_runs_double(board, tmp_path):
-    """Only the data files and their index change: an incremental site build rebuilds no question page."""
+def test_question_page_document_stays_the_same_when_the_runs_double(board, tmp_path):
+    """Only the answers' data files and the index change: a question's page document is the same file."""
     project, content = board
     root = tmp_path / "doubled"
     shutil.copytree(project.root / "data", root / "data")
@@ -163,11 +178,12 @@ def test_question_page_html_stays_the_same_when_the_runs_double(board, tmp_path)
         (copy / "metadata.yaml").write_text(yaml.safe_dump({**metadata, "model_revision": "again"}), "utf-8")
         shutil.copytree(project.root / "submissions" / "tiny" / run, root / "submissions" / "tiny" / run)
     _, doubled = build(root)
+    index = f"{QUESTIONS_FOLDER}/data-files.json"
     for question in QUESTIONS:
-        path = f"benchmarks/tiny/questions/{question}.md"
-        before, after = page(content, path), page(doubled, path)
+        before, after = (json.loads(c.assets[index])["files"][f"{question}#page"] for c in (content, doubled))
         assert after == before, question
-        now, then = (lazy_table_after(path, after, "## Answers", c.assets)[1] for c in (doubled, content))
+        text = item_page(doubled.assets, QUESTIONS_FOLDER, question)
+        now, then = (lazy_table_after(QUESTION_PAGE, text, "## Answers", c.assets)[1] for c in (doubled, content))
         assert now != then
         assert len(now["rows"]) == 2 * len(then["rows"])
 

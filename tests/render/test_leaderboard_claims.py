@@ -21,6 +21,7 @@ from dualboard.render.pages import BenchmarkResults
 from dualboard.render.reference_pages import methodology_appendix
 from dualboard.render.run_pages import run_page
 from dualboard.stats import analyse
+from tests.render.html_tables import document_page
 from tests.stats.stats_builders import board_results, scored_run
 
 N = 30
@@ -99,7 +100,7 @@ def test_the_forest_plot_and_the_dumbbell_bar_leave_it_out(page):
 def test_the_run_page_shows_no_interval_either(board):
     models = board.stats.models.set_index("run_id", drop=False)
     page, _ = run_page("b", board.runs[3], models.loc["two"], board.scored.query("run_id == 'two'"), {})
-    text = html.unescape(page.content)
+    text = html.unescape(document_page(page))
     assert "too few judged questions (2): exact p 0.500" in text
 
 

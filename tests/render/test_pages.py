@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from dualboard.release_files import load_releases
 from dualboard.render.site_content import site_content
 from dualboard.store import LocalStore
 from tests.conftest import tiny_metadata, write_run
+from tests.render.html_tables import item_page
 
 HOSTILE_MODEL = "<script>window.__xss=1</script>[x](javascript:alert(1)){{ config }}"
 
@@ -38,9 +38,10 @@ def test_every_page_type_is_generated(tiny_content):
     for path in (
         "index.md",
         "benchmarks/tiny/index.md",
-        "benchmarks/tiny/runs/run-a.md",
+        "benchmarks/tiny/runs/index.md",
+        "benchmarks/tiny/runs/run.md",
         "benchmarks/tiny/questions/index.md",
-        "benchmarks/tiny/questions/q1.md",
+        "benchmarks/tiny/questions/question.md",
         "benchmarks/tiny/graders.md",
         "submit.md",
         "downloads.md",
@@ -53,13 +54,14 @@ def test_every_page_type_is_generated(tiny_content):
     )
 
 
-def test_question_pages_are_out_of_nav_and_search(tiny_content):
+def test_the_pages_of_one_question_or_run_are_out_of_nav_and_search(tiny_content):
     _, _, content = tiny_content
     nav = yaml.safe_dump(content.nav)
-    for page in content.pages:
-        if re.fullmatch(r"benchmarks/tiny/questions/q\d\.md", page.path):
-            assert page.content.startswith("---\n") and "search:\n  exclude: true" in page.content
-            assert page.path not in nav
+    for path in ("benchmarks/tiny/questions/question.md", "benchmarks/tiny/runs/run.md"):
+        page = next(p for p in content.pages if p.path == path)
+        assert page.content.startswith("---\n") and "search:\n  exclude: true" in page.content
+        assert page.path not in nav
+    assert "benchmarks/tiny/questions/index.md" in nav and "benchmarks/tiny/runs/index.md" in nav
 
 
 def test_hostile_text_never_reaches_markdown_raw(tiny_content):
@@ -67,8 +69,9 @@ def test_hostile_text_never_reaches_markdown_raw(tiny_content):
     for page in content.pages:
         assert "<script>" not in page.content and "javascript:" not in page.content, page.path
         assert "{{" not in page.content and "--8<--" not in page.content, page.path
-    run_page = next(p for p in content.pages if p.path == "benchmarks/tiny/runs/run-b.md")
-    assert HOSTILE_MODEL in html.unescape(run_page.content)
+    assert item_page(content.assets, "benchmarks/tiny/runs", "run-b").startswith(f"# {HOSTILE_MODEL}\n")
+    runs = next(p for p in content.pages if p.path == "benchmarks/tiny/runs/index.md")
+    assert HOSTILE_MODEL in html.unescape(runs.content)
 
 
 def test_column_docs_and_schemas_come_from_the_code(tiny_content):
@@ -88,4 +91,5 @@ def test_tiny_site_builds_strict(tiny_content):
     """Missing statistics (3 questions) must still give a valid site: mkdocs build --strict passes."""
     project, store, _ = tiny_content
     pipeline.render(project, store)
-    assert (project.site_dir / "benchmarks/tiny/questions/q2/index.html").is_file()
+    assert (project.site_dir / "benchmarks/tiny/questions/question/index.html").is_file()
+    assert (project.site_dir / "benchmarks/tiny/runs/run/index.html").is_file()

@@ -28,7 +28,7 @@ from dualboard.stats.tables import read_tables
 from dualboard.store import LocalStore
 from tests.browser.payloads import PAYLOADS
 from tests.conftest import TINY_QUESTIONS, tiny_metadata, write_run, write_tiny_board
-from tests.render.html_tables import lazy_table_after, tables
+from tests.render.html_tables import item_page, lazy_table_after, tables
 
 FACTS = {
     "parameters_billions": 70,
@@ -81,12 +81,16 @@ def page(content, path: str) -> str:
     return next(p.content for p in content.pages if p.path == path)
 
 
+RUN_PAGE, QUESTION_PAGE = "benchmarks/tiny/runs/run.md", "benchmarks/tiny/questions/question.md"
+"""The pages that show one run, one question (by the address's ``?id=``)."""
+
+
 def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site):
     project, content = reader_site
     scored = read_scored(project.scored_dir(), "tiny")
     run = scored[scored.run_id == "run-c"].sort_values(["question_id", "round"])
-    path = "benchmarks/tiny/runs/run-c.md"
-    listed, _ = lazy_table_after(path, page(content, path), "## Every question", content.assets)
+    text = item_page(content.assets, "benchmarks/tiny/runs", "run-c")
+    listed, _ = lazy_table_after(RUN_PAGE, text, "## Every question", content.assets)
     assert [h.text for h in listed.headers] == [
         "Question",
         "Category",
@@ -99,7 +103,7 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
     assert [r[0].text for r in listed.rows] == [q["id"] for q in TINY_QUESTIONS]
     for row, (qid, answers) in zip(listed.rows, run.groupby("question_id"), strict=True):
         question = next(q for q in TINY_QUESTIONS if q["id"] == qid)
-        assert row[0].links[0]["href"] == f"../../questions/{qid}/"
+        assert row[0].links[0]["href"] == f"../../questions/question/?id={qid}"
         assert row[1].text == question["category"]
         assert question["prompt"].startswith(row[2].text.rstrip("…"))
         for cell, grading in ((row[3], "traditional"), (row[4], "answer_key")):
@@ -116,9 +120,8 @@ def test_run_page_lists_every_question_with_both_gradings_per_round(reader_site)
 
 def test_run_page_question_list_filters_on_category_and_outcome(reader_site):
     _, content = reader_site
-    path = "benchmarks/tiny/runs/run-c.md"
-    text = page(content, path)
-    listed, _ = lazy_table_after(path, text, "## Every question", content.assets)
+    text = item_page(content.assets, "benchmarks/tiny/runs", "run-c")
+    listed, _ = lazy_table_after(RUN_PAGE, text, "## Every question", content.assets)
     filters = [h.text for h in listed.headers if h.attrs.get("data-filter") == "select"]
     assert filters == ["Category", "Outcome"]
     assert 'class="dualboard-table dualboard-sortable dualboard-filterable"' in text[text.index("## Every question") :]
@@ -185,9 +188,8 @@ def test_the_notes_are_on_the_board(reader_site):
 
 def test_question_page_shows_each_rounds_option_order(reader_site):
     _, content = reader_site
-    path = "benchmarks/tiny/questions/q2.md"
-    q2 = page(content, path)
-    answers, _ = lazy_table_after(path, q2, "## Answers and verdicts", content.assets)
+    q2 = item_page(content.assets, "benchmarks/tiny/questions", "q2")
+    answers, _ = lazy_table_after(QUESTION_PAGE, q2, "## Answers and verdicts", content.assets)
     assert answers.headers[2].text == "Options as shown"
     run_c = [r for r in answers.rows if r[0].text == "shuffler-70b"]
     assert [(r[1].text, r[2].text, r[2].note) for r in run_c] == [
@@ -208,8 +210,11 @@ def test_questions_index_carries_every_question_text_and_is_searchable(reader_si
     assert "search:" not in text.split("---")[1], "the question list must stay in the search index"
     listed = tables(text)[0]
     assert [r[listed.column("Prompt")].text for r in listed.rows] == [q["prompt"] for q in TINY_QUESTIONS]
-    for path in ("benchmarks/tiny/questions/q1.md", "benchmarks/tiny/questions/q2.md"):
-        assert "search:\n  exclude: true" in page(content, path), "question pages stay out of the index"
+    for question in TINY_QUESTIONS:  # one heading each, which search finds, linking the question's page
+        heading = f'<h3 id="q-{question["id"]}">{question["id"]}</h3>'
+        section = html.unescape(text[text.index(heading) :].split("<h3", 2)[1])
+        assert question["prompt"] in section and f'href="../questions/question/?id={question["id"]}"' in section
+    assert "search:\n  exclude: true" in page(content, QUESTION_PAGE), "the page of one question stays out of it"
 
 
 @pytest.mark.parametrize(

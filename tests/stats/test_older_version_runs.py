@@ -23,6 +23,7 @@ from scipy.stats import binomtest
 
 from dualboard.scored_files import read_scored
 from tests.conftest import REPO
+from tests.render.html_tables import item_page
 
 pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
 
@@ -166,9 +167,7 @@ def test_the_older_run_stays_marked_with_the_version_it_answered(board):
     assert set(scored.loc[scored.run_id == "old-run", "benchmark_version"]) == {"1"}
     page = html.unescape((board / "site" / "benchmarks" / "moving" / "index.html").read_text("utf-8"))
     assert "answered v1" in page and "30 (6 never run)" in page
-    run_page = html.unescape(
-        (board / "site" / "benchmarks" / "moving" / "runs" / "old-run" / "index.html").read_text("utf-8")
-    )
+    run_page = item_page(board / "site", "benchmarks/moving/runs", "old-run")
     assert "This run answered benchmark version 1 (current: 2)" in run_page
 
 

@@ -22,6 +22,7 @@ from dualboard.render.pages import BenchmarkResults
 from dualboard.render.run_pages import run_page
 from dualboard.stats import analyse
 from tests.importers.import_fixtures import MC_RELEASE, load_imported, real_data
+from tests.render.html_tables import document_page
 
 N_QUESTIONS, ROUNDS = 30, 10
 
@@ -120,7 +121,9 @@ def test_the_leaderboard_and_the_run_page_say_distinct_answers_judged_several_ti
     assert "30 distinct answers, each judged 10 times" in leaderboard and "300 answers" in leaderboard
     runs = {run.run_id: run for run in result.runs}
     pages = {
-        r: html.unescape(run_page("b", runs[r], models.loc[r].rename(r), scored[scored["run_id"] == r], {})[0].content)
+        r: html.unescape(
+            document_page(run_page("b", runs[r], models.loc[r].rename(r), scored[scored["run_id"] == r], {})[0])
+        )
         for r in runs
     }
     assert "of 30 distinct answers, each judged 10 times" in pages["rejudged"]
