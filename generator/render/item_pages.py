@@ -38,7 +38,7 @@ from typing import Any
 import msgspec
 
 from dualboard.render.html import Cell, Header, sort_text
-from dualboard.render.lazy_tables import GZIP_LEVEL, SUFFIX, IndexedFiles, header_json, index_key
+from dualboard.render.lazy_tables import DOWNLOADS, GZIP_LEVEL, INDEX, SUFFIX, IndexedFiles, header_json, index_key
 from dualboard.render.pages import Page, front_matter
 from dualboard.render.shared_files import shared_name
 
@@ -111,9 +111,10 @@ def item_page(benchmark: str, folder: str, title: str) -> Page:
         f"benchmarks/{benchmark}/{folder}/{noun}.md",
         front_matter(title, search=False, hide=("toc",))
         + f"# {title}\n\n"
-        + f'<div class="dualboard-item" data-src="../data-files.json" data-noun="{noun}">'
-        '<p class="dualboard-item-status">This page shows the '
-        f"{noun} named in its address (<code>?id=</code>), loaded from a data file by a script: if this line stays, "
-        "scripts are off in this browser or the file could not be loaded. Open one from the "
-        f'<a href="../">list</a>.</p></div>\n',
+        + f'<div class="dualboard-item" data-src="../{INDEX}" data-noun="{noun}">'
+        '<p class="dualboard-item-status"><span class="dualboard-item-message">This page shows the '
+        f"{noun} named in its address (?id=), loaded from a data file by a script: if this line stays, scripts are "
+        "off in this browser or the file could not be loaded.</span> Open one from the "
+        f'<a href="../">list</a>; every answer and verdict is also in the scored data of each release, listed on the '
+        f'<a href="{DOWNLOADS}">Downloads</a> page.</p></div>\n',
     )

@@ -53,7 +53,7 @@ def cells(row) -> list[str]:
 def test_a_question_page_shows_every_answer_with_every_verdict(driver, demo_site):
     root, server = demo_site
     scored, answers, verdicts = scored_tables(root)
-    open_page(driver, server.url + f"benchmarks/demo/questions/{QUESTION}/")
+    open_page(driver, server.url + f"benchmarks/demo/questions/question/?id={QUESTION}")
     lazy = driver.find_element(By.CSS_SELECTOR, "div.dualboard-lazy")
     assert lazy.get_attribute("data-state") == "done"
     table = answers_table(driver)
@@ -65,7 +65,7 @@ def test_a_question_page_shows_every_answer_with_every_verdict(driver, demo_site
     # Each row against the Parquet tables: the response as submitted, each grader's "score: detail".
     response_at = headers.index("Response")
     texts = answers[answers.question_id == QUESTION].set_index(["run_id", "round"])["response"]
-    runs = {server.url + f"benchmarks/demo/runs/{run_slug(r)}/": r for r in scored.run_id.unique()}
+    runs = {server.url + f"benchmarks/demo/runs/run/?id={run_slug(r)}": r for r in scored.run_id.unique()}
     models = dict(zip(scored.run_id, scored.model))
     shards = []
     for row in rows(table):
@@ -98,7 +98,7 @@ def test_a_question_page_shows_every_answer_with_every_verdict(driver, demo_site
 
 def test_the_answers_sort_by_a_grader_column(driver, demo_site):
     root, server = demo_site
-    open_page(driver, server.url + f"benchmarks/demo/questions/{QUESTION}/")
+    open_page(driver, server.url + f"benchmarks/demo/questions/question/?id={QUESTION}")
     table = answers_table(driver)
     headers = table.find_elements(By.CSS_SELECTOR, "thead th")
     last = len(headers) - 1  # the last grader's verdicts
@@ -119,7 +119,7 @@ def test_hostile_responses_are_text_on_question_and_run_pages(driver, xss_site):
     root, server = xss_site
     scored, answers, _ = scored_tables(root)
     probe = answers[answers.run_id == "xss-probe"]
-    for path in (f"benchmarks/demo/questions/{QUESTION}/", "benchmarks/demo/runs/xss-probe/"):
+    for path in (f"benchmarks/demo/questions/question/?id={QUESTION}", "benchmarks/demo/runs/run/?id=xss-probe"):
         open_page(driver, server.url + path)
         shown = [
             td.get_attribute("textContent") for td in driver.find_elements(By.CSS_SELECTOR, "td.dualboard-response")
@@ -139,13 +139,15 @@ def test_a_run_page_lists_its_disagreements_from_the_data_file(driver, xss_site)
     root, server = xss_site
     scored, answers, _ = scored_tables(root)
     found = disagreements(scored[scored.run_id == "xss-probe"])
-    open_page(driver, server.url + "benchmarks/demo/runs/xss-probe/")
+    open_page(driver, server.url + "benchmarks/demo/runs/run/?id=xss-probe")
     table = answers_table(driver, "answers-the-gradings-disagree-on")
     assert len(rows(table)) == min(len(found), MAX_LISTED) > 0
     assert all("dualboard-disagree" in r.get_attribute("class") for r in rows(table))
     questions = [r.find_element(By.CSS_SELECTOR, "td a") for r in rows(table)]
     assert [q.text for q in questions] == list(found.question_id.head(MAX_LISTED))
-    assert questions[0].get_attribute("href") == server.url + f"benchmarks/demo/questions/{questions[0].text}/"
+    assert (
+        questions[0].get_attribute("href") == server.url + f"benchmarks/demo/questions/question/?id={questions[0].text}"
+    )
 
 
 def _without_shared(site):
@@ -179,17 +181,19 @@ def _hostile_index(site):
 
 
 @pytest.mark.parametrize(
-    "damage, said",
+    "damage, failed, said",
     [
-        (_without_shared, "The answers could not be loaded (404"),
-        (_without_index, "The answers could not be loaded (404"),
-        (_without_one_shard, "The answers could not be loaded (404"),
-        (_hostile_index, "The answers could not be loaded (the index names no data file for this table)."),
-        (_hostile_shard, "The answers could not be loaded (the index names no data file for this table)."),
+        (_without_shared, "item", "The question could not be shown (404"),
+        (_without_index, "item", "The question could not be shown (404"),
+        (_without_one_shard, "lazy", "The answers could not be loaded (404"),
+        (_hostile_index, "item", "The question could not be shown (the index names no page for question demo-001)."),
+        (_hostile_shard, "lazy", "The answers could not be loaded (the index names no data file for this table)."),
     ],
     ids=["no data file", "no index", "one shard missing", "hostile index", "hostile shard"],
 )
-def test_a_missing_data_file_is_said_in_plain_words_with_the_downloads_link(driver, demo_site, tmp_path, damage, said):
+def test_a_missing_data_file_is_said_in_plain_words_with_the_downloads_link(
+    driver, demo_site, tmp_path, damage, failed, said
+):
     root, _ = demo_site
     site = tmp_path / "site"
     port = free_port()
@@ -197,15 +201,16 @@ def test_a_missing_data_file_is_said_in_plain_words_with_the_downloads_link(driv
     damage(site)
     server = Server(site, port)
     try:
-        driver.get(server.url + f"benchmarks/demo/questions/{QUESTION}/")
+        driver.get(server.url + f"benchmarks/demo/questions/question/?id={QUESTION}")
         WebDriverWait(driver, 10).until(
-            lambda d: d.find_element(By.CSS_SELECTOR, "div.dualboard-lazy").get_attribute("data-state") == "error"
+            lambda d: d.find_element(By.CSS_SELECTOR, f"div.dualboard-{failed}").get_attribute("data-state") == "error"
         )
-        status = driver.find_element(By.CLASS_NAME, "dualboard-lazy-status")
+        status = driver.find_element(By.CLASS_NAME, f"dualboard-{failed}-status")
         assert said in status.text
-        link = status.find_element(By.TAG_NAME, "a")
+        link = status.find_elements(By.TAG_NAME, "a")[-1]
         assert link.text == "Downloads" and link.get_attribute("href") == server.url + "downloads/"
-        assert rows(answers_table(driver)) == []
+        if failed == "lazy":
+            assert rows(answers_table(driver)) == []
         requested = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
         assert not any("attacker" in url for url in requested), requested
     finally:

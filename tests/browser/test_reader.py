@@ -54,11 +54,11 @@ def filter_bar(table):
 def test_run_page_lists_every_question_sorts_and_filters(driver, demo_site):
     root, server = demo_site
     questions = demo_questions(root)
-    open_page(driver, server.url + f"benchmarks/demo/runs/{RUN}/")
+    open_page(driver, server.url + f"benchmarks/demo/runs/run/?id={RUN}")
     table = question_table(driver)
     assert len(visible_rows(table)) == len(questions)
     links = [row.find_element(By.CSS_SELECTOR, "td a").get_attribute("href") for row in visible_rows(table)]
-    assert links == [server.url + f"benchmarks/demo/questions/{q['id']}/" for q in questions]
+    assert links == [server.url + f"benchmarks/demo/questions/question/?id={q['id']}" for q in questions]
 
     table.find_element(By.CSS_SELECTOR, "th[data-key='answer_key']").click()
     values = [float(v) for v in column_values(table, "answer_key")]
@@ -180,7 +180,7 @@ def test_run_page_tables_fit_at_1400_px(driver, demo_site):
     """The run page's summary once put six measures side by side and scrolled sideways at 1,400 px."""
     root, server = demo_site
     with window_1400_px(driver):
-        open_page(driver, server.url + "benchmarks/demo/runs/delta-mind-34b/")
+        open_page(driver, server.url + "benchmarks/demo/runs/run/?id=delta-mind-34b")
         widths = driver.execute_script("""
             return [...document.querySelectorAll('article .md-typeset__scrollwrap')].slice(0, 2)
                 .map(w => [w.scrollWidth, w.clientWidth]);""")

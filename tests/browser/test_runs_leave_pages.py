@@ -74,7 +74,7 @@ def test_the_leaderboard_marks_the_older_run_and_counts_its_never_run_questions(
 
 
 def test_the_run_page_says_which_version_the_run_answered(driver, moving_site):
-    open_page(driver, moving_site.url + "benchmarks/moving/runs/old-run/")
+    open_page(driver, moving_site.url + "benchmarks/moving/runs/run/?id=old-run")
     text = driver.find_element(By.CSS_SELECTOR, "article").text
     assert "This run answered benchmark version 1 (current: 2)" in text
     assert f"the {N_ADDED} question(s) added since were never run" in text

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser.browsing import console_errors, open_page, requested_urls, wait_for_charts
 from tests.browser.conftest import site_pages
-from tests.browser.linkcheck import broken_links
+from tests.browser.linkcheck import broken_data_links, broken_links
 
 pytestmark = pytest.mark.browser
 
 PAGE_TYPES = {
     "home": "",
     "leaderboard": "benchmarks/demo/",
-    "run": "benchmarks/demo/runs/aurora-lm-70b/",
+    "run list": "benchmarks/demo/runs/",
+    "run": "benchmarks/demo/runs/run/?id=aurora-lm-70b",
     "question list": "benchmarks/demo/questions/",
-    "question": "benchmarks/demo/questions/demo-001/",
+    "question": "benchmarks/demo/questions/question/?id=demo-001",
     "graders": "benchmarks/demo/graders/",
     "methodology": "methodology/",
     "how to submit": "submit/",
@@ -113,24 +116,51 @@ def test_instant_navigation_keeps_charts_and_sorting(driver, demo_site):
     assert console_errors(driver) == []
 
 
-def test_question_pages_stay_out_of_nav_and_search(demo_site):
+def test_mkdocs_builds_a_fixed_set_of_pages_and_search_finds_every_item(demo_site):
+    """One question page and one run page per benchmark, out of the search index; the lists' headings are in it."""
     root, server = demo_site
     site = root / "site"
-    question = (site / "benchmarks/demo/questions/demo-001/index.html").read_text("utf-8")
-    home = (site / "index.html").read_text("utf-8")
-    assert "questions/demo-001/" not in home, "question pages must not be in the navigation"
-    index = (site / "search/search_index.json").read_text("utf-8")
-    assert "questions/demo-001/" not in index
-    assert "runs/aurora-lm-70b/" in index, "run pages stay searchable"
-    assert "Answers and verdicts" in question
-    assert len(site_pages(site)) == len(list(site.rglob("index.html")))
+    assert len(site_pages(site)) == 13, site_pages(site)
+    entries = json.loads((site / "search/search_index.json").read_text("utf-8"))["docs"]
+    locations = {e["location"] for e in entries}
+    assert not [
+        loc for loc in locations if loc.startswith(("benchmarks/demo/questions/question/", "benchmarks/demo/runs/run/"))
+    ]
+    questions = [json.loads(line)["id"] for line in (root / "data/benchmarks/demo/questions.jsonl").open()]
+    assert {f"benchmarks/demo/questions/#q-{q}" for q in questions} <= locations
+    runs = json.loads((site / "benchmarks/demo/runs/data-files.json").read_text("utf-8"))["files"]
+    slugs = {key.removesuffix("#page") for key in runs if key.endswith("#page")}
+    assert len(slugs) == 7 and {f"benchmarks/demo/runs/#run-{s}" for s in slugs} <= locations
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("demo-014", "benchmarks/demo/questions/#q-demo-014"),
+        ("photosynthesis", "benchmarks/demo/questions/#q-"),
+        ("aurora-lm-70b", "benchmarks/demo/runs/#run-aurora-lm-70b"),
+    ],
+)
+def test_the_site_search_finds_a_question_by_id_and_prompt_and_a_run_by_model(driver, demo_site, query, found):
+    root, server = demo_site
+    open_page(driver, server.url)
+    driver.find_element(By.CSS_SELECTOR, "label.md-header__button[for='__search'], .md-search__input").click()
+    box = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    box.send_keys(query)
+    WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a"))
+    hits = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")]
+    assert any(found in hit for hit in hits), hits
+    first = driver.find_element(By.CSS_SELECTOR, ".md-search-result__item article").text
+    assert "QuestionCategory" not in first.replace("\n", ""), "a hit's preview reads as text"
 
 
 def test_no_broken_internal_link(demo_site):
-    """Every href, src and chart data-src of every page resolves to a file of the site, every #fragment to an id."""
+    """Every href, src and chart data-src of every page resolves to a file of the site, every #fragment to an id,
+    every ?id= to an item of the page's folder; so does every link of the data files the pages load."""
     root, server = demo_site
     broken = broken_links(root / "site")
     assert broken == [], broken[:20]
+    assert broken_data_links(root / "site") == []
 
 
 def test_the_link_check_finds_a_broken_link(tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from selenium.webdriver.common.by import By
 
@@ -19,7 +21,12 @@ def test_there_are_enough_payloads():
 def test_no_payload_executes_on_any_page(driver, xss_site):
     root, server = xss_site
     pages = site_pages(root / "site")
-    assert "benchmarks/demo/runs/xss-probe/" in pages
+    index = json.loads((root / "site/benchmarks/demo/runs/data-files.json").read_text("utf-8"))["files"]
+    assert "xss-probe#page" in index
+    questions = json.loads((root / "site/benchmarks/demo/questions/data-files.json").read_text("utf-8"))["files"]
+    # every page of the site, and the one run page and one question page showing each run and question
+    pages += [f"benchmarks/demo/runs/run/?id={key[:-5]}" for key in index if key.endswith("#page")]
+    pages += [f"benchmarks/demo/questions/question/?id={key[:-5]}" for key in questions if key.endswith("#page")]
     failures = {}
     for path in pages:
         open_page(driver, server.url + path)
@@ -40,12 +47,12 @@ def test_no_payload_executes_on_any_page(driver, xss_site):
 def test_payloads_are_shown_as_text(driver, xss_site):
     """Escaping keeps the text visible: the reader sees the payload, the browser never parses it."""
     root, server = xss_site
-    open_page(driver, server.url + "benchmarks/demo/questions/demo-001/")
+    open_page(driver, server.url + "benchmarks/demo/questions/question/?id=demo-001")
     article = driver.find_element(By.CSS_SELECTOR, "article").text
     assert "<script>window.__xss=1</script>" in article
     open_page(driver, server.url + "benchmarks/demo/")
     assert "<img src=x onerror=window.__xss=1>" in driver.find_element(By.CSS_SELECTOR, "article").text
-    open_page(driver, server.url + "benchmarks/demo/runs/xss-probe/")
+    open_page(driver, server.url + "benchmarks/demo/runs/run/?id=xss-probe")
     text = driver.find_element(By.CSS_SELECTOR, "article").text
     assert "{{ config }}" in text and "--8<--" in text, "templates and snippets must not run on model text"
 

@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from tests.render.html_tables import item_page
+
 pytestmark = pytest.mark.slow  # builds a board for the module: only make test-all runs it
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,8 +150,7 @@ def test_each_run_s_traditional_mean_is_the_harness_s_number(board):
 
 
 def test_the_run_page_sets_the_harness_number_beside_the_board_s(board):
-    page = (board / "site" / "benchmarks" / "quiz_gen" / "runs" / "planned-a" / "index.html").read_text("utf-8")
-    text = html.unescape(page)
+    text = html.unescape(item_page(board / "site", "benchmarks/quiz_gen/runs", "planned-a"))
     assert "imported from lm-evaluation-harness 0.4.13 (task quiz_gen): the harness reported exact_match" in text
     assert "reduced by take_first" in text and "the same number." in text
 

@@ -24,9 +24,10 @@ from dualboard.project import Project
 from dualboard.render import answer_texts, question_pages, run_pages
 from dualboard.render.answer_shards import shard_groups, shard_of
 from dualboard.render.charts import GRADINGS
+from dualboard.render.item_pages import item_page
 from dualboard.render.kept_files import KeptFiles
 from dualboard.render.lazy_tables import data_document
-from dualboard.render.pages import SHOWN_VERDICT_COLUMNS, BenchmarkResults, question_slugs, run_slug
+from dualboard.render.pages import SHOWN_VERDICT_COLUMNS, BenchmarkResults, question_slugs, run_href, run_slug
 from dualboard.render.shared_files import SharedFiles
 from dualboard.scored_files import ANSWER_SLOT, ANSWERS, VERDICTS, ScoredFolder
 from dualboard.store import LocalStore
@@ -83,20 +84,24 @@ def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, 
     models = dict(zip(result.models["run_id"], result.models["model"]))
     files, data = {}, {}
     for (qid, shard), answers in sorted(by_question.items(), key=lambda item: item[0][1]):
-        links = {r: (i, (models[r], f"../../runs/{run_slug(r)}/")) for i, r in enumerate(groups[shard])}
+        links = {r: (i, (models[r], run_href(run_slug(r), "../../"))) for i, r in enumerate(groups[shard])}
         columns = question_pages.answer_columns(by_id[qid], graders.get(qid, []))
         rows = question_pages._answer_rows(answers, by_id[qid], graders.get(qid, []), links)
         path, blob = data_document(columns, rows, [link for _, link in links.values()])
         files.setdefault(qid, []).append(path)
         data[path] = blob
     slugs = question_slugs(result.benchmark)
-    pages = [question_pages.question_list(result, slugs)]
+    pages = [question_pages.question_list(result, slugs), item_page(result.name, "questions", "Question")]
     for q in result.benchmark.questions:
         qid = q["id"]
-        pages.append(
-            question_pages.question_page(result.name, q, slugs[qid], graders.get(qid, []), files.get(qid, []))[0]
-        )
+        document, _ = question_pages.question_page(result.name, q, slugs[qid], graders.get(qid, []), files.get(qid, []))
+        data.update(zip(document.paths, document.data))
     return pages, data
+
+
+def carried(files: list) -> dict[str, bytes]:
+    """The data files that page documents and lazy tables carry (the answers' shards went to their SharedFiles)."""
+    return {path: blob for f in files for path, blob in zip(f.paths, f.data)}
 
 
 def reference_per_question(scored: pd.DataFrame) -> dict:
@@ -114,11 +119,11 @@ def reference_per_question(scored: pd.DataFrame) -> dict:
 def reference_run_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes]]:
     """Main's run pages: each run's questions grouped on their own, its disagreements' text from its predictions."""
     slugs, models = question_slugs(result.benchmark), result.models.set_index("run_id")
-    pages, data = [], {}
+    pages, data = [run_pages.runs_index(result), item_page(result.name, "runs", "Run")], {}
     for run in result.runs:
         scored = result.scored[result.scored["run_id"] == run.run_id]
         texts = {(run.run_id, p["question_id"], int(p.get("round", 0))): p.get("response", "") for p in run.predictions}
-        page, tables = run_pages.run_page(
+        document, tables = run_pages.run_page(
             result.name,
             run,
             models.loc[run.run_id],
@@ -129,8 +134,7 @@ def reference_run_pages(result: BenchmarkResults) -> tuple[list, dict[str, bytes
             answered=reference_per_question(scored),
             responses=texts,
         )
-        pages.append(page)
-        data.update(pair for t in tables for pair in zip(t.paths, t.data))
+        data.update(pair for t in [document, *tables] for pair in zip(t.paths, t.data))
     return pages, data
 
 
@@ -143,9 +147,9 @@ def test_question_pages_by_slices_are_byte_identical(graded, monkeypatch, deferr
     shared = SharedFiles()
     result = results(graded, deferred=deferred)
     with question_pages.answer_files(result, shared) as answers:
-        pages, _tables = question_pages.question_pages(result, answers)
+        pages, files = question_pages.question_pages(result, answers)
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
-    assert shared.data == expected_data
+    assert shared.data | carried(files) == expected_data
     assert len(shared.data) >= 30, "a file per question and shard"
 
 
@@ -160,20 +164,19 @@ def test_question_pages_made_by_worker_processes_are_byte_identical(graded, tmp_
         assert len(answers.pending) >= 2, "the shards are being made by workers"
         # a shard whose worker fails is made again here: the worker path must not fail unseen
         assert all(future.exception() is None for future, _work in answers.pending.values())
-        pages, _tables = question_pages.question_pages(result, answers)
+        pages, files = question_pages.question_pages(result, answers)
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
-    assert {name: (tmp_path / name).read_bytes() for name in shared.names} == expected_data
+    assert {name: (tmp_path / name).read_bytes() for name in shared.names} | carried(files) == expected_data
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("deferred", [False, True], ids=["runs-in-full", "runs-deferred"])
 def test_run_pages_from_one_grouping_are_byte_identical(graded, deferred):
     expected_pages, expected_data = reference_run_pages(results(graded, deferred=False))
-    pages, tables = run_pages.run_pages(results(graded, deferred=deferred))
-    data = {path: blob for t in tables for path, blob in zip(t.paths, t.data)}
+    pages, files = run_pages.run_pages(results(graded, deferred=deferred))
     assert [(p.path, p.content) for p in pages] == [(p.path, p.content) for p in expected_pages]
-    assert data == expected_data
-    assert len(pages) == 13
+    assert carried(files) == expected_data
+    assert sum(f.key.endswith("#page") for f in files) == 13
 
 
 def test_the_slices_hold_every_answer_once_in_question_order(graded):

@@ -77,7 +77,9 @@
   function block(b, src) {
     if (b.heading !== undefined) {
       var level = b.level >= 2 && b.level <= 4 ? b.level : 2;
-      return element("h" + level, null, b.heading);
+      var h = element("h" + level, null, b.heading);
+      h.id = String(b.heading).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");  // as MkDocs' toc
+      return h;
     }
     if (b.text !== undefined) {
       var p = element("p", b["class"] || null);
@@ -95,7 +97,7 @@
   }
 
   function status(root, words) {
-    var line = root.querySelector(".dualboard-item-status");
+    var line = root.querySelector(".dualboard-item-message");
     if (line) { line.textContent = words; }
   }
 
@@ -113,7 +115,7 @@
     var src = root.dataset.src;
     window.dualboardLazy.dataFiles(src, id + "#page")
       .catch(function (err) {
-        throw /names no data file/.test(err.message) ? new Error("this board has no " + noun + " " + id) : err;
+        throw /names no data file/.test(err.message) ? new Error("the index names no page for " + noun + " " + id) : err;
       })
       .then(function (urls) { return window.dualboardLazy.load(urls[0]); })
       .then(function (doc) {
