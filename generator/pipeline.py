@@ -651,6 +651,8 @@ def _render(
     )
     docs = compose_docs(project.root, project.build_dir, content, versioned=release is not None)
     build_site(docs.config, project.site_dir)
+    for old in ("mkdocs-site", "mkdocs-templates"):  # where earlier versions kept MkDocs' output for --dirty builds
+        shutil.rmtree(project.build_dir / old, ignore_errors=True)
     return StageSummary("render", f"{docs.pages} pages, {len(results)} leaderboards built into {project.site_dir}")
 
 

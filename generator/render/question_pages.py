@@ -412,7 +412,8 @@ def question_list(result: BenchmarkResults, slugs: Mapping[str, str]) -> Page:
         "Every question with its full text and the mean score of all runs under both gradings (0–100). "
         "Questions where answer-key grading is far below traditional grading are where strict grading bites; "
         "open one to audit the verdicts. The site's search finds a question by its id or any word of its text.\n\n"
-        + table(headers, rows, filterable=True)
+        # the table is left out of the search index, where it would read as one run-on line: the sections are in it
+        + f"<div data-search-exclude>{table(headers, rows, filterable=True).rstrip()}</div>\n"
         + "\n## Each question\n\n"
         + "".join(_search_section(q, slugs[q["id"]]) for q in result.benchmark.questions)
     )

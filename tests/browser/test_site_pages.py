@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -116,11 +117,50 @@ def test_instant_navigation_keeps_charts_and_sorting(driver, demo_site):
     assert console_errors(driver) == []
 
 
+def shown_item(driver) -> str:
+    """The title the item page shows once its page document is in."""
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "div.dualboard-item").get_attribute("data-state") in ("done", "error")
+    )
+    wait_for_charts(driver)
+    return driver.find_element(By.CSS_SELECTOR, "article h1").text
+
+
+def test_an_item_s_address_is_a_stable_link_and_back_and_forward_work(driver, demo_site):
+    """Leaderboard → run → question → another run, by clicks (instant navigation); then back, back, forward."""
+    root, server = demo_site
+    open_page(driver, server.url + "benchmarks/demo/")
+    driver.execute_script("window.__same_document = true;")
+    driver.find_element(By.CSS_SELECTOR, "article a[href$='runs/run/?id=aurora-lm-70b']").click()
+    assert shown_item(driver) == "aurora-lm-70b"
+    driver.find_element(By.CSS_SELECTOR, "article a[href$='questions/question/?id=demo-006']").click()
+    assert shown_item(driver) == "Question demo-006"
+    assert driver.current_url == server.url + "benchmarks/demo/questions/question/?id=demo-006"
+    other = driver.find_element(By.CSS_SELECTOR, "article td a[href*='runs/run/?id=']:not([href$='aurora-lm-70b'])")
+    model = other.text
+    other.click()
+    assert shown_item(driver) == model
+    driver.back()
+    assert shown_item(driver) == "Question demo-006"
+    driver.back()
+    assert shown_item(driver) == "aurora-lm-70b"
+    driver.forward()
+    assert shown_item(driver) == "Question demo-006"
+    assert driver.execute_script("return window.__same_document === true"), "a click reloaded the page"
+    open_page(driver, server.url + "benchmarks/demo/questions/question/?id=demo-006")  # the link, opened anew
+    assert shown_item(driver) == "Question demo-006"
+    open_page(driver, server.url + "benchmarks/demo/questions/question/?id=no-such-question")
+    assert shown_item(driver) == "Question"
+    message = driver.find_element(By.CLASS_NAME, "dualboard-item-message").text
+    assert message == "The question could not be shown (the index names no page for question no-such-question)."
+    assert console_errors(driver) == []
+
+
 def test_mkdocs_builds_a_fixed_set_of_pages_and_search_finds_every_item(demo_site):
     """One question page and one run page per benchmark, out of the search index; the lists' headings are in it."""
     root, server = demo_site
     site = root / "site"
-    assert len(site_pages(site)) == 13, site_pages(site)
+    assert len(site_pages(site)) == 12, site_pages(site)
     entries = json.loads((site / "search/search_index.json").read_text("utf-8"))["docs"]
     locations = {e["location"] for e in entries}
     assert not [
@@ -130,7 +170,8 @@ def test_mkdocs_builds_a_fixed_set_of_pages_and_search_finds_every_item(demo_sit
     assert {f"benchmarks/demo/questions/#q-{q}" for q in questions} <= locations
     runs = json.loads((site / "benchmarks/demo/runs/data-files.json").read_text("utf-8"))["files"]
     slugs = {key.removesuffix("#page") for key in runs if key.endswith("#page")}
-    assert len(slugs) == 7 and {f"benchmarks/demo/runs/#run-{s}" for s in slugs} <= locations
+    runs_stored = {p.name for p in (root / "submissions/demo").iterdir() if p.is_dir()}
+    assert slugs == runs_stored and {f"benchmarks/demo/runs/#run-{s}" for s in slugs} <= locations
 
 
 @pytest.mark.parametrize(
@@ -144,12 +185,14 @@ def test_mkdocs_builds_a_fixed_set_of_pages_and_search_finds_every_item(demo_sit
 def test_the_site_search_finds_a_question_by_id_and_prompt_and_a_run_by_model(driver, demo_site, query, found):
     root, server = demo_site
     open_page(driver, server.url)
-    driver.find_element(By.CSS_SELECTOR, "label.md-header__button[for='__search'], .md-search__input").click()
     box = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    box.click()
     box.send_keys(query)
     WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a"))
-    hits = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")]
-    assert any(found in hit for hit in hits), hits
+    hits = [
+        urlsplit(a.get_attribute("href")) for a in driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")
+    ]
+    assert any(f"{hit.path}#{hit.fragment}".startswith("/" + found) for hit in hits), hits  # ?h= highlights
     first = driver.find_element(By.CSS_SELECTOR, ".md-search-result__item article").text
     assert "QuestionCategory" not in first.replace("\n", ""), "a hit's preview reads as text"
 

@@ -264,8 +264,10 @@ def test_tiny_reader_site_builds_strict(reader_site):
     store = LocalStore(project.store_dir)
     pipeline.render(project, store)
     site: Path = project.site_dir
-    assert (site / "benchmarks/tiny/runs/run-c/index.html").is_file()
+    assert "run-c#page" in json.loads((site / "benchmarks/tiny/runs/data-files.json").read_bytes())["files"]
     index = json.loads((site / "search/search_index.json").read_text("utf-8"))
     listed = [d for d in index["docs"] if d["location"].startswith("benchmarks/tiny/questions/")]
     assert listed and all(d["location"].split("#")[0] == "benchmarks/tiny/questions/" for d in listed)
-    assert any("Capital of France" in d["text"] for d in listed)
+    q2 = next(d for d in listed if d["location"].endswith("#q-q2"))
+    assert q2["title"] == "q2" and "Capital of France" in q2["text"], "a question's entry: its id, its prompt"
+    assert not any("Capital of France" in d["text"] and "Category" in d["text"] for d in listed), "no table in it"
