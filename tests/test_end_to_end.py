@@ -81,9 +81,14 @@ def test_rebuild_gives_identical_scored_data_and_pages(built, tmp_path):
         "build/stats/demo/models.csv",
         "site/benchmarks/demo/index.html",
         "build/docs/benchmarks/demo/charts/scores.json",
-        "site/benchmarks/demo/questions/demo-001/index.html",
+        "site/benchmarks/demo/questions/question/index.html",
+        "site/benchmarks/demo/questions/data-files.json",
+        "site/benchmarks/demo/runs/data-files.json",
     ):
         assert (again / rel).read_bytes() == (built / rel).read_bytes(), rel
+    assert sorted(p.name for p in (again / "site/shared").iterdir()) == sorted(
+        p.name for p in (built / "site/shared").iterdir()
+    )
     a = read_scored(again / "build/scored", "demo")
     b = read_scored(built / "build/scored", "demo")
     pd.testing.assert_frame_equal(a, b)

@@ -110,7 +110,7 @@ def item_page(benchmark: str, folder: str, title: str) -> Page:
     return Page(
         f"benchmarks/{benchmark}/{folder}/{noun}.md",
         front_matter(title, search=False, hide=("toc",))
-        + f"# {title}\n\n"
+        + f"<h1>{title}</h1>\n\n"  # no permalink: the script puts the item's own title in it
         + f'<div class="dualboard-item" data-src="../{INDEX}" data-noun="{noun}">'
         '<p class="dualboard-item-status"><span class="dualboard-item-message">This page shows the '
         f"{noun} named in its address (?id=), loaded from a data file by a script: if this line stays, scripts are "

@@ -117,13 +117,19 @@ def test_instant_navigation_keeps_charts_and_sorting(driver, demo_site):
     assert console_errors(driver) == []
 
 
-def shown_item(driver) -> str:
-    """The title the item page shows once its page document is in."""
-    WebDriverWait(driver, 10).until(
-        lambda d: d.find_element(By.CSS_SELECTOR, "div.dualboard-item").get_attribute("data-state") in ("done", "error")
-    )
+ITEM_SHOWN = """
+const item = document.querySelector('div.dualboard-item');
+const shown = item && ['done', 'error'].includes(item.dataset.state) && item.dataset.id === arguments[0];
+return shown ? document.querySelector('article h1').innerText : null;
+"""
+
+
+def shown_item(driver, slug: str) -> str:
+    """The title the item page shows once the page document of ``slug`` is in (read in one script: instant
+    navigation replaces the page's elements under a test that holds them)."""
+    title = WebDriverWait(driver, 10).until(lambda d: d.execute_script(ITEM_SHOWN, slug))
     wait_for_charts(driver)
-    return driver.find_element(By.CSS_SELECTOR, "article h1").text
+    return title.strip()
 
 
 def test_an_item_s_address_is_a_stable_link_and_back_and_forward_work(driver, demo_site):
@@ -132,25 +138,25 @@ def test_an_item_s_address_is_a_stable_link_and_back_and_forward_work(driver, de
     open_page(driver, server.url + "benchmarks/demo/")
     driver.execute_script("window.__same_document = true;")
     driver.find_element(By.CSS_SELECTOR, "article a[href$='runs/run/?id=aurora-lm-70b']").click()
-    assert shown_item(driver) == "aurora-lm-70b"
+    assert shown_item(driver, "aurora-lm-70b") == "aurora-lm-70b"
     driver.find_element(By.CSS_SELECTOR, "article a[href$='questions/question/?id=demo-006']").click()
-    assert shown_item(driver) == "Question demo-006"
+    assert shown_item(driver, "demo-006") == "Question demo-006"
     assert driver.current_url == server.url + "benchmarks/demo/questions/question/?id=demo-006"
     other = driver.find_element(By.CSS_SELECTOR, "article td a[href*='runs/run/?id=']:not([href$='aurora-lm-70b'])")
-    model = other.text
+    model, slug = other.text, other.get_attribute("href").split("?id=")[1]
     other.click()
-    assert shown_item(driver) == model
+    assert shown_item(driver, slug) == model
     driver.back()
-    assert shown_item(driver) == "Question demo-006"
+    assert shown_item(driver, "demo-006") == "Question demo-006"
     driver.back()
-    assert shown_item(driver) == "aurora-lm-70b"
+    assert shown_item(driver, "aurora-lm-70b") == "aurora-lm-70b"
     driver.forward()
-    assert shown_item(driver) == "Question demo-006"
+    assert shown_item(driver, "demo-006") == "Question demo-006"
     assert driver.execute_script("return window.__same_document === true"), "a click reloaded the page"
     open_page(driver, server.url + "benchmarks/demo/questions/question/?id=demo-006")  # the link, opened anew
-    assert shown_item(driver) == "Question demo-006"
+    assert shown_item(driver, "demo-006") == "Question demo-006"
     open_page(driver, server.url + "benchmarks/demo/questions/question/?id=no-such-question")
-    assert shown_item(driver) == "Question"
+    assert shown_item(driver, "no-such-question") == "Question"
     message = driver.find_element(By.CLASS_NAME, "dualboard-item-message").text
     assert message == "The question could not be shown (the index names no page for question no-such-question)."
     assert console_errors(driver) == []
@@ -174,6 +180,11 @@ def test_mkdocs_builds_a_fixed_set_of_pages_and_search_finds_every_item(demo_sit
     assert slugs == runs_stored and {f"benchmarks/demo/runs/#run-{s}" for s in slugs} <= locations
 
 
+RESULTS = """
+return [...document.querySelectorAll('.md-search-result__item a')].map(a => [a.href, a.innerText]);
+"""
+
+
 @pytest.mark.parametrize(
     ("query", "found"),
     [
@@ -188,13 +199,19 @@ def test_the_site_search_finds_a_question_by_id_and_prompt_and_a_run_by_model(dr
     box = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")
     box.click()
     box.send_keys(query)
-    WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a"))
-    hits = [
-        urlsplit(a.get_attribute("href")) for a in driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")
-    ]
-    assert any(f"{hit.path}#{hit.fragment}".startswith("/" + found) for hit in hits), hits  # ?h= highlights
-    first = driver.find_element(By.CSS_SELECTOR, ".md-search-result__item article").text
-    assert "QuestionCategory" not in first.replace("\n", ""), "a hit's preview reads as text"
+
+    def hits(d) -> list | None:
+        """The results, address and text, once one is what is sought (read in one script: the list is redrawn as
+        the query is typed; a result's address carries ?h=, the words to highlight)."""
+        shown = d.execute_script(RESULTS)
+        return (
+            shown
+            if any(f"{urlsplit(h).path}#{urlsplit(h).fragment}".startswith("/" + found) for h, _ in shown)
+            else None
+        )
+
+    shown = WebDriverWait(driver, 10).until(hits)
+    assert "QuestionCategory" not in shown[0][1].replace("\n", ""), "a hit's preview reads as text"
 
 
 def test_no_broken_internal_link(demo_site):

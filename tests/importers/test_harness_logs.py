@@ -23,6 +23,7 @@ import yaml
 
 from tests.importers.harness_logs import make_inspect_logs, make_lm_eval_output
 from tests.importers.test_lm_eval_import import dualboard, harness_results, tree
+from tests.render.html_tables import item_page
 
 pytestmark = [pytest.mark.test_all, pytest.mark.harness, pytest.mark.slow]
 
@@ -115,9 +116,7 @@ def test_under_another_reducer_the_board_records_it_and_says_both_numbers(tmp_pa
         metadata = yaml.safe_load((root / "submissions" / task / "mockllm-alpha" / "metadata.yaml").read_text())
         assert metadata["harness"]["reducer"] == "mode"
         mean = pd.read_csv(root / "build" / "stats" / task / "models.csv")["traditional_mean"].iloc[0]
-        page = html.unescape(
-            (root / "site" / "benchmarks" / task / "runs" / "mockllm-alpha" / "index.html").read_text()
-        )
+        page = html.unescape(item_page(root / "site", f"benchmarks/{task}/runs", "mockllm-alpha"))
         assert f"the harness reported accuracy {reported[task, 'mockllm-alpha']:.4f}" in page
         if abs(mean - 100 * reported[task, "mockllm-alpha"]) > 1e-7:
             differ += 1

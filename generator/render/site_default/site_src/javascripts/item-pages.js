@@ -106,6 +106,7 @@
     root.dataset.state = "loading";
     var noun = root.dataset.noun || "item";
     var id = new URLSearchParams(location.search).get("id");
+    root.dataset.id = id || "";  // which item this element shows (instant navigation replaces the element)
     if (!id || !SLUG.test(id)) {
       root.dataset.state = "error";
       status(root, "No " + noun + " is named in this address: open one from the list.");
