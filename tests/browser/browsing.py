@@ -10,6 +10,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 PAGE_READY = """
 const charts = [...document.querySelectorAll('div.dualboard-chart')];
+// a chart is drawn when it comes near the screen: bring the next one there, as a reader scrolls
+const next = charts.find(c => !c.querySelector('svg.main-svg') && c.dataset.drawn !== 'error');
+if (next) { next.scrollIntoView({block: 'center'}); }
 const tables = [...document.querySelectorAll('div.dualboard-lazy')];
 const items = [...document.querySelectorAll('div.dualboard-item')];
 return document.readyState === 'complete'
@@ -20,9 +23,10 @@ return document.readyState === 'complete'
 
 
 def wait_for_charts(driver, timeout: float = 20) -> None:
-    """Wait until the page is loaded, its question or run is shown, every chart has drawn and every lazy table is
-    filled (or failed)."""
+    """Wait until the page is loaded, its question or run is shown, every chart has drawn (each scrolled into view
+    in turn) and every lazy table is filled (or failed); then scroll back to the top."""
     WebDriverWait(driver, timeout).until(lambda d: d.execute_script(PAGE_READY))
+    driver.execute_script("window.scrollTo(0, 0)")
 
 
 def open_page(driver, url: str) -> None:

@@ -52,6 +52,19 @@ def test_no_request_leaves_the_site(driver, demo_site):
     assert outside == []
 
 
+def test_only_pages_with_a_chart_load_the_chart_library(driver, demo_site):
+    """plotly.js (1.5 MB gzipped) is fetched by a page with a chart, once one comes near the screen; never by
+    the others."""
+    root, server = demo_site
+    for kind, path in PAGE_TYPES.items():
+        requested_urls(driver)
+        driver.get("about:blank")  # a fresh document: instant navigation keeps the libraries a page loaded
+        open_page(driver, server.url + path)
+        charts = driver.execute_script("return document.querySelectorAll('div.dualboard-chart').length")
+        loaded = any(url.endswith(("/plotly.min.js", "/chart-templates.js")) for url in requested_urls(driver))
+        assert loaded == (charts > 0), (kind, charts)
+
+
 def test_every_chart_draws(driver, demo_site):
     root, server = demo_site
     open_page(driver, server.url + "benchmarks/demo/")
