@@ -15,6 +15,7 @@ import pytest
 from dualboard.scored_files import SCORED_COLUMNS, read_scored
 from dualboard.stats import COLUMNS
 from tests.conftest import REPO, tree_bytes
+from tests.render.html_tables import tables
 
 
 def dualboard(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -70,6 +71,21 @@ def test_site_has_home_and_a_leaderboard_row_per_run(built):
     assert tbody.count("<tr>") == len(runs)
     assert json.loads((built / "site" / "benchmarks" / "demo" / "charts" / "scores.json").read_text())["data"]
     assert (built / "site" / "javascripts" / "plotly.min.js").stat().st_size > 1_000_000
+
+
+def test_the_home_page_names_every_run_tied_for_first(built):
+    """The demo has runs the data cannot separate from the leader: the home page names them all, as tied 1st."""
+    models = pd.read_csv(built / "build" / "stats" / "demo" / "models.csv")
+    row = tables((built / "site" / "index.html").read_text("utf-8"))[0].rows[0]
+    for grading, cell in (("traditional", row[3]), ("answer_key", row[4])):
+        tied = models[models[f"tied_first_{grading}"].fillna(False).astype(bool) & models[f"ranked_{grading}"]]
+        assert len(tied) >= 1
+        if len(tied) > 1:
+            named = cell.text.removeprefix("tied 1st: ").split(", ")
+            assert cell.text.startswith("tied 1st: ") and sorted(n.split(" (")[0] for n in named) == sorted(tied.model)
+        else:
+            assert cell.text.startswith(f"{tied.model.iloc[0]} (")
+    assert (models.tied_first_answer_key.fillna(False).astype(bool)).sum() > 1, "the demo has a tie to show"
 
 
 @pytest.mark.slow

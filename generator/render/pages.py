@@ -206,7 +206,8 @@ def _home_row(result: BenchmarkResults) -> list[Cell]:
 
 
 def _leader(models: pd.DataFrame, grading: str) -> str:
-    """The best ranked run; a run the grading judged too little of, or listed apart, is not ranked, so never the
+    """The best ranked run, or every run tied for first (the data cannot separate it from the leader: its rank
+    interval starts at 1); a run the grading judged too little of, or listed apart, is not ranked, so never the
     leader."""
     if models.empty:
         return "no runs yet"
@@ -219,5 +220,10 @@ def _leader(models: pd.DataFrame, grading: str) -> str:
             else f"none ranked (every run has {GRADING_NAMES[grading]} verdicts "
             f"on under {format_percent(MIN_COVERAGE, 0)} of its answers)"
         )
-    best = ranked.sort_values([f"{grading}_mean", "run_id"], ascending=[False, True]).iloc[0]
-    return f"{best['model']} ({format_number(best[f'{grading}_mean'])})"
+    ranked = ranked.sort_values([f"{grading}_mean", "run_id"], ascending=[False, True])
+    tied = ranked[ranked[f"tied_first_{grading}"].map(is_true)]
+    named = [
+        f"{r['model']} ({format_number(r[f'{grading}_mean'])})"
+        for _, r in (tied if len(tied) > 1 else ranked.head(1)).iterrows()
+    ]
+    return f"tied 1st: {', '.join(named)}" if len(tied) > 1 else named[0]

@@ -7,6 +7,26 @@ import http.server
 import socketserver
 from pathlib import Path
 
+NOT_FOUND_PAGE = "404.html"
+"""The site's own page for an address it lacks (MkDocs writes it; GitHub Pages serves it the same way)."""
+
+
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the folder, and its own 404 page where a file is missing."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / NOT_FOUND_PAGE
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404, message)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
 
 class SiteServer(socketserver.ThreadingTCPServer):
     """A threaded HTTP server of one folder, on 127.0.0.1 only.
@@ -21,7 +41,7 @@ class SiteServer(socketserver.ThreadingTCPServer):
     daemon_threads = True  # a browser's open keep-alive connection must not hold up the stop
 
     def __init__(self, site_dir: Path, port: int) -> None:
-        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
+        handler = functools.partial(_SiteHandler, directory=str(site_dir))
         super().__init__(("127.0.0.1", port), handler)
 
     @property

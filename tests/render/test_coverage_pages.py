@@ -14,7 +14,7 @@ from dualboard.render.leaderboard import coverage_banner, leaderboard_page
 from dualboard.render.pages import BenchmarkResults, home_page
 from dualboard.render.run_pages import run_page
 from dualboard.stats import analyse
-from tests.render.html_tables import document_page
+from tests.render.html_tables import document_page, tables
 from tests.stats.stats_builders import board_results, scored_run
 
 FIX = "configure the `llm` grader against an OpenAI-compatible endpoint, or add human labels"
@@ -90,6 +90,22 @@ def test_the_run_page_gives_coverage_the_n_used_and_why_unranked(one_unranked):
     assert "not ranked: answer-key verdicts on 79 % of answers (under 80 %)" in text
     assert "the gradings agree on 78 of the 79 answers both judged (of 100), over 40 of 50 questions" in text
     assert "1 of the 79 answers both gradings judged pass one and fail the other" in text
+
+
+@pytest.mark.parametrize("grading", ["traditional", "answer_key"])
+def test_the_home_page_names_every_run_tied_for_first(one_unranked, grading):
+    """Tied 1st as the leaderboard marks it (the rank interval starts at 1): the home page names them all."""
+    models = one_unranked.models
+    tied = models[models[f"tied_first_{grading}"].fillna(False).astype(bool) & models[f"ranked_{grading}"]]
+    row = tables(home_page([one_unranked], None).content)[0].rows[0]
+    leader = row[3 if grading == "traditional" else 4].text
+    if len(tied) > 1:
+        assert leader.startswith("tied 1st: ")
+        assert sorted(part.split(" (")[0] for part in leader.removeprefix("tied 1st: ").split(", ")) == sorted(
+            tied["model"]
+        )
+    else:
+        assert "tied" not in leader and leader.startswith(tied["model"].iloc[0])
 
 
 def test_an_unranked_run_never_leads_the_home_page(one_unranked):

@@ -118,3 +118,16 @@ def test_a_data_file_is_served_as_its_gzip_bytes(tmp_path):
     response = _get_once(SiteServer(site, 0), path)
     assert response.status_code == 200 and "content-encoding" not in response.headers
     assert response.content == data and read_data(response.content)["rows"] == [[0], [1]]
+
+
+def test_a_missing_page_is_the_site_s_own_404_page(tmp_path):
+    site = _site(tmp_path)
+    (site / "404.html").write_text("<h1>Not on this board</h1>", "utf-8")
+    response = _get_once(SiteServer(site, 0), "benchmarks/nowhere/")
+    assert response.status_code == 404 and response.text == "<h1>Not on this board</h1>"
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+
+
+def test_without_a_404_page_the_server_s_own_answer_is_given(tmp_path):
+    response = _get_once(SiteServer(_site(tmp_path), 0), "nowhere.html")
+    assert response.status_code == 404 and "File not found" in response.text
