@@ -109,7 +109,7 @@ def item_page(benchmark: str, folder: str, title: str) -> Page:
     noun = ITEM_PAGES[folder]
     return Page(
         f"benchmarks/{benchmark}/{folder}/{noun}.md",
-        front_matter(title, search=False, hide=("toc",))
+        front_matter(title, search=False, hide=("navigation", "toc"))
         + f"<h1>{title}</h1>\n\n"  # no permalink: the script puts the item's own title in it
         + f'<div class="dualboard-item" data-src="../{INDEX}" data-noun="{noun}">'
         '<p class="dualboard-item-status"><span class="dualboard-item-message">This page shows the '

@@ -76,11 +76,12 @@ def question_pages(result: BenchmarkResults, answers: AnswerFiles) -> tuple[list
     """
     slugs = question_slugs(result.benchmark)
     files = answers.files()
+    roles = dict(_distinct_pairs(result.verdicts["grader"], result.verdicts["role"])) if len(result.verdicts) else {}
     made: list[IndexedFiles] = []
     for question in result.benchmark.questions:
         qid = question["id"]
         graders = answers.graders.get(qid, [])
-        made += question_page(result.name, question, slugs[qid], graders, files.get(qid, []))
+        made += question_page(result.name, question, slugs[qid], graders, files.get(qid, []), roles)
     return [question_list(result, slugs), item_page(result.name, "questions", "Question")], made
 
 
@@ -435,26 +436,53 @@ def prompt_preview(question: Mapping[str, Any], length: int = PROMPT_PREVIEW) ->
     return prompt[:length] + ("…" if len(prompt) > length else "")
 
 
-def answer_columns(question: Mapping[str, Any], graders: Sequence[str]) -> list[Column]:
+ROLE_LABELS = {"traditional": "Traditional", "answer_key": "Answer-key", "human": "Human labels"}
+"""What a grader's column says first: the grading its verdicts count for (its role), then the grader's name."""
+
+
+def answer_columns(
+    question: Mapping[str, Any], graders: Sequence[str], roles: Mapping[str, str] = MappingProxyType({})
+) -> list[Column]:
     """The columns of a question's answers: run, round, the options as shown (multiple choice), response, each
-    grader in ``graders``."""
+    grader in ``graders``, headed by its role in ``roles`` (grader → role) and its name."""
     return [
         Column("Run", "link"),
         Column("Round", "number"),
         *([Column("Options as shown", "options")] if question.get("choices") else []),
         Column("Response", "response"),
-        *[Column(g, "verdict") for g in graders],
+        *[Column(_grader_header(g, roles.get(g)), "verdict") for g in graders],
     ]
 
 
+def _grader_header(grader: str, role: str | None) -> Header:
+    """``Traditional · recorded``: the grading first, so a reader needs not know the graders' names.
+
+    Examples
+    --------
+    >>> _grader_header("rules", "answer_key").text, _grader_header("x", None).text
+    ('Answer-key · rules', 'x')
+    """
+    label = ROLE_LABELS.get(role or "", role)
+    if not label:
+        return Header(grader)
+    return Header(
+        f"{label} · {grader}", title=f"The verdicts of the grader {grader}, which {label.lower()} grading counts."
+    )
+
+
 def question_page(
-    benchmark: str, question: Mapping[str, Any], slug: str, graders: Sequence[str], paths: Sequence[str]
+    benchmark: str,
+    question: Mapping[str, Any],
+    slug: str,
+    graders: Sequence[str],
+    paths: Sequence[str],
+    roles: Mapping[str, str] = MappingProxyType({}),
 ) -> tuple[IndexedFiles, IndexedFiles]:
     """The page document of one question (prompt, answer key) and the lazy table of its answers with every verdict.
 
     ``graders``: the graders with a verdict on the question (:func:`question_graders`); ``paths``: the data
-    files of its answers, in shard order (:func:`_make_shards`). The document does not grow with the
-    answers: they are in the data files, which the page loads.
+    files of its answers, in shard order (:func:`_make_shards`); ``roles``: each grader's role (grader → role).
+    The document does not grow with the answers: they are in the data files, which the page loads.
 
     On a multiple-choice question each answer shows the options in the order
     that round showed them, with the correct one's letter in that order: a
@@ -462,7 +490,7 @@ def question_page(
     """
     choices = bool(question.get("choices"))
     path = f"benchmarks/{benchmark}/questions/{slug}.md"
-    lazy = sharded_table(path, answer_columns(question, graders), paths, noun="answers")
+    lazy = sharded_table(path, answer_columns(question, graders, roles), paths, noun="answers")
     blocks = [
         text(
             "Benchmark ",

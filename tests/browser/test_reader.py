@@ -188,6 +188,21 @@ def test_run_page_tables_fit_at_1400_px(driver, demo_site):
         assert all(scroll <= client + 1 for scroll, client in widths), widths
 
 
+@pytest.mark.parametrize(
+    "path", ["benchmarks/demo/questions/question/?id=demo-001", "benchmarks/demo/runs/run/?id=delta-mind-34b"]
+)
+def test_question_and_run_pages_fit_1280_px_without_clipping(driver, demo_site, path):
+    """The window the driver opens is 1,280 px wide: no table of the page scrolls sideways, nor the page."""
+    root, server = demo_site
+    open_page(driver, server.url + path)
+    assert driver.get_window_size()["width"] == 1280
+    widths = driver.execute_script("""
+        const wraps = [...document.querySelectorAll('article .md-typeset__scrollwrap')];
+        return [[document.documentElement.scrollWidth, document.documentElement.clientWidth],
+                ...wraps.map(w => [w.scrollWidth, w.clientWidth])];""")
+    assert len(widths) >= 3 and all(scroll <= client + 1 for scroll, client in widths), widths
+
+
 def test_metadata_filters_narrow_the_board(driver, demo_site):
     root, server = demo_site
     metadata = {

@@ -23,7 +23,7 @@ from dualboard.release_files import load_releases
 from dualboard.render.answer_shards import shard_of
 from dualboard.render.lazy_tables import FORMAT, Column, data_document, data_files, lazy_table, number, read_data
 from dualboard.render.pages import run_slug
-from dualboard.render.question_pages import _verdict, _verdicts, answer_files, question_pages
+from dualboard.render.question_pages import ROLE_LABELS, _verdict, _verdicts, answer_files, question_pages
 from dualboard.render.run_pages import disagreements
 from dualboard.render.shared_files import SHARED_DIR, SharedFiles
 from dualboard.render.site_content import site_content
@@ -82,9 +82,13 @@ def test_each_question_file_holds_every_answer_and_verdict(board, question):
     table, data = lazy_table_after(QUESTION_PAGE, text, "## Answers and verdicts", content.assets)
     assert data["format"] == FORMAT and data["pass_mark"] == PASS_MARK
     mine = verdicts[verdicts.question_id == question]
-    headers = [h.text for h in table.headers]
+    # each grader's column is headed by its grading first: "Traditional · recorded"
+    roles = dict(zip(mine.grader, mine.role))
+    headers = [h.text.split(" · ")[-1] for h in table.headers]
     graders = headers[headers.index("Response") + 1 :]
     assert set(graders) == set(mine.dropna(subset=["score"]).grader)
+    labels = [h.text for h in table.headers][headers.index("Response") + 1 :]
+    assert labels == [f"{ROLE_LABELS[roles[g]]} · {g}" for g in graders]
     expected = scored[scored.question_id == question]
     # Shown shard after shard (answer_shards), by run and round within each.
     expected = expected.assign(shard=expected.run_id.map(shard_of)).sort_values(["shard", "run_id", "round"])

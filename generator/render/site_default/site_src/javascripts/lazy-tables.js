@@ -111,6 +111,7 @@
       var value = row[i];
       var td = document.createElement("td");
       if (kind === "link") {
+        td.className = "dualboard-wrap";  // a submitted model name wraps rather than widen the table
         linkCell(td, data.links[value]);
       } else if (kind === "number") {
         text(td, value);
@@ -123,6 +124,7 @@
         text(td, value);
       } else if (kind === "value" || kind === "verdict") {
         var score = value ? value[0] : null;
+        if (kind === "verdict") { td.className = "dualboard-verdict"; }
         text(td, value ? value[1] : "—");
         if (value) { note(td, value[2]); }
         td.setAttribute("data-sort", score === null ? MISSING : String(score));
