@@ -144,11 +144,15 @@ def parse_json_line(raw: bytes, file: str, line: int | None) -> tuple[Any, Findi
     f.jsonl:3: a: duplicate key 'a' — keep one value per key
     >>> print(parse_json_line(b'{"recorded": {"judge": NaN}}', "f.jsonl", 4)[1])
     f.jsonl:4: recorded.judge: NaN is not a number — write a finite number
+    >>> print(parse_json_line(b'{"a": 1\\n', "f.jsonl", 5)[1])  # the error is at the line's end, not on a next line
+    f.jsonl:5: -: invalid JSON: Expecting ',' delimiter (column 8) — write one JSON object per line
     """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, Finding(file, line, "-", f"not UTF-8 (byte {exc.start} of the line)", "save the file as UTF-8")
+    if line is not None:
+        text = text.rstrip("\r\n")  # its line break: an error at the line's end is not at column 1 of the next
     try:
         value = _DECODER.decode(text)
     except _Refused as exc:
