@@ -75,7 +75,15 @@ def dist(tmp_path_factory) -> Path:
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    (work / "build.log").write_text(proc.stdout + proc.stderr, "utf-8")
     return work / "dist"
+
+
+def test_packaging_prints_no_warning(dist):
+    """Every folder of the package is listed in pyproject's packages: setuptools warns of none."""
+    log = (dist.parent / "build.log").read_text("utf-8")
+    warned = [line for line in log.splitlines() if "WARNING" in line or "Warning" in line]
+    assert warned == [] and "is absent from the `packages` configuration" not in log
 
 
 def _wheel(dist: Path) -> Path:
