@@ -35,6 +35,11 @@ def plotly_js() -> str:
     return get_plotlyjs()
 
 
+NEUTRAL = "#8a8a8a"
+"""Grey for what marks no grading (error bars of differences, the line of no difference): mid-grey reads on the
+light and the dark palette alike."""
+
+
 def templates_js() -> str:
     """A script defining ``window.dualboardChartTemplates``: the plotly template of each colour scheme.
 
@@ -150,13 +155,14 @@ def forest_figure(models: pd.DataFrame) -> go.Figure:
             error_x={
                 "type": "data",
                 "symmetric": False,
+                "color": NEUTRAL,
                 "thickness": 1.5,
                 "array": ordered["diff_ci_high"] - ordered["diff_mean"],
                 "arrayminus": ordered["diff_mean"] - ordered["diff_ci_low"],
             },
         )
     )
-    fig.add_vline(x=0, line={"dash": "dash", "color": "#424242"})
+    fig.add_vline(x=0, line={"dash": "dash", "color": NEUTRAL})
     fig.update_layout(
         **LAYOUT,
         height=_height(len(ordered)),

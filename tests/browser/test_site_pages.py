@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -63,6 +64,46 @@ def test_only_pages_with_a_chart_load_the_chart_library(driver, demo_site):
         charts = driver.execute_script("return document.querySelectorAll('div.dualboard-chart').length")
         loaded = any(url.endswith(("/plotly.min.js", "/chart-templates.js")) for url in requested_urls(driver))
         assert loaded == (charts > 0), (kind, charts)
+
+
+STROKES = """
+const svg = [...document.querySelectorAll('div.dualboard-chart svg.main-svg')];
+const strokes = svg.flatMap(s => [...s.querySelectorAll('g.errorbar path, .shapelayer path')])
+  .map(p => getComputedStyle(p).stroke).filter(c => c && c !== 'none');
+const schemes = svg.map(s => s.closest('div.dualboard-chart').dataset.scheme);
+return [getComputedStyle(document.body).backgroundColor, strokes, schemes];
+"""
+
+
+def _luminance(css: str) -> float:
+    """Relative luminance (WCAG) of a CSS ``rgb()``/``rgba()`` colour."""
+    red, green, blue = (int(v) / 255 for v in re.findall(r"[\d.]+", css)[:3])
+    return sum(
+        w * (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+        for w, c in zip((0.2126, 0.7152, 0.0722), (red, green, blue))
+    )
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_chart_lines_stand_out_in_both_palettes(driver, demo_site, scheme):
+    """Error bars and the line of no difference contrast 3:1 or more with the page, light or dark (WCAG's
+    non-text contrast); charts are redrawn in the palette the reader switches to."""
+    root, server = demo_site
+    open_page(driver, server.url + "benchmarks/demo/")
+    driver.execute_script("document.body.setAttribute('data-md-color-scheme', arguments[0])", scheme)
+    WebDriverWait(driver, 10).until(lambda d: set(d.execute_script(STROKES)[2]) == {scheme})
+    background, strokes, _ = driver.execute_script(STROKES)
+    assert strokes, "no error bar or line drawn"
+    assert background == {"default": "rgb(255, 255, 255)", "slate": "rgb(30, 33, 41)"}[scheme]
+    page = _luminance(background)
+    for stroke in set(strokes):
+        light, dark = sorted((_luminance(stroke), page), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 3, (scheme, stroke, background)
+    driver.execute_script(  # the chart with the line of no difference, for a person to look at
+        "[...document.querySelectorAll('div.dualboard-chart')].find(c => c.querySelector('.shapelayer path'))"
+        ".scrollIntoView({block: 'center'})"
+    )
+    driver.save_screenshot(str(root / f"charts-{scheme}.png"))  # kept beside the board
 
 
 def test_every_chart_draws(driver, demo_site):
