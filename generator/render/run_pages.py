@@ -276,13 +276,23 @@ def run_page(
     return page_document(path, title, blocks), [t for t in (listed, lazy) if t is not None]
 
 
+SEARCHED_METADATA = {"model_revision": "revision", "submitter": "submitted by", "notes": "notes:"}
+"""What the list of runs says of each run besides its model and id, so the site's search finds it by these too."""
+
+
 def runs_index(result: BenchmarkResults) -> Page:
     """Every run of the benchmark, one heading each with its model and run id, which the site's search finds."""
     models = dict(zip(result.models["run_id"], result.models["model"])) if len(result.models) else {}
     sections = "".join(
         f'<h2 id="run-{run_slug(run.run_id)}">{escape_text(models.get(run.run_id, run.model))}</h2>\n'
-        f"<p>Run {escape_text(run.run_id)} of model {escape_text(models.get(run.run_id, run.model))}: "
-        f'<a href="{run_href(run_slug(run.run_id), "../")}">open its page</a>.</p>\n\n'
+        f'<p><a href="{run_href(run_slug(run.run_id), "../")}">Run {escape_text(run.run_id)}</a> of model '
+        f"{escape_text(models.get(run.run_id, run.model))}"
+        + "".join(
+            f"; {words} {escape_text(run.metadata[key])}"
+            for key, words in SEARCHED_METADATA.items()
+            if run.metadata.get(key) not in (None, "")
+        )
+        + "</p>\n\n"
         for run in result.runs
     )
     text_ = (

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from urllib.parse import urlsplit
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from dualboard.render.serve import SiteServer
 from tests.browser.browsing import console_errors, open_page, requested_urls, wait_for_charts
 from tests.browser.conftest import site_pages
 from tests.browser.linkcheck import broken_data_links, broken_links
@@ -214,6 +216,36 @@ def test_an_item_s_address_is_a_stable_link_and_back_and_forward_work(driver, de
     message = driver.find_element(By.CLASS_NAME, "dualboard-item-message").text
     assert message == "The question could not be shown (the index names no page for question no-such-question)."
     assert console_errors(driver) == []
+
+
+def test_an_old_address_of_an_item_leads_to_it_and_a_section_link_scrolls_to_it(driver, demo_site):
+    """Served as GitHub Pages and ``dualboard serve`` serve it (a missing page is the site's 404 page), the
+    address of a page this site once built per run or question goes to the item on its page now."""
+    root, _ = demo_site
+    server = SiteServer(root / "site", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for old, new, title in (
+            ("benchmarks/demo/runs/aurora-lm-70b/", "benchmarks/demo/runs/run/?id=aurora-lm-70b", "aurora-lm-70b"),
+            (
+                "benchmarks/demo/questions/demo-006/",
+                "benchmarks/demo/questions/question/?id=demo-006",
+                "Question demo-006",
+            ),
+        ):
+            driver.get(server.url + old)
+            WebDriverWait(driver, 10).until(lambda d, new=new: d.current_url == server.url + new)
+            assert shown_item(driver, new.split("=")[1]) == title
+        driver.get(server.url + "benchmarks/demo/runs/run/?id=aurora-lm-70b#submission")
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script(ITEM_SHOWN, "aurora-lm-70b"))  # no scroll
+        WebDriverWait(driver, 5).until(
+            lambda d: d.execute_script(
+                "return Math.abs(document.getElementById('submission').getBoundingClientRect().top) < 120"
+            )
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_mkdocs_builds_a_fixed_set_of_pages_and_search_finds_every_item(demo_site):

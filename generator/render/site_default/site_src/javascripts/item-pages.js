@@ -107,18 +107,21 @@
     var noun = root.dataset.noun || "item";
     var id = new URLSearchParams(location.search).get("id");
     root.dataset.id = id || "";  // which item this element shows (instant navigation replaces the element)
-    if (!id || !SLUG.test(id)) {
+    if (!id) {
       root.dataset.state = "error";
       status(root, "No " + noun + " is named in this address: open one from the list.");
       return;
     }
     status(root, "Loading " + noun + " " + id + "…");
     var src = root.dataset.src;
-    window.dualboardLazy.dataFiles(src, id + "#page")
+    (SLUG.test(id) ? window.dualboardLazy.dataFiles(src, id + "#page") : Promise.reject(new Error("names no data file")))
       .catch(function (err) {
         throw /names no data file/.test(err.message) ? new Error("the index names no page for " + noun + " " + id) : err;
       })
-      .then(function (urls) { return window.dualboardLazy.load(urls[0]); })
+      .then(function (urls) {
+        if (urls.length !== 1) { throw new Error("the index names " + urls.length + " page files for " + id); }
+        return window.dualboardLazy.load(urls[0]);
+      })
       .then(function (doc) {
         if (doc.format !== FORMAT) { throw new Error("page format " + doc.format + ", expected " + FORMAT); }
         var parts = document.createDocumentFragment();
@@ -127,11 +130,15 @@
         root.appendChild(parts);
         var h1 = document.querySelector("article h1");
         if (h1) { h1.textContent = doc.title; }
+        var topic = document.querySelector(".md-header__topic[data-md-component='header-topic'] .md-ellipsis");
+        if (topic) { topic.textContent = doc.title; }  // the header's title, shown once the page scrolls
         var cut = document.title.indexOf(" - ");
         document.title = doc.title + (cut >= 0 ? document.title.slice(cut) : "");
         root.dataset.state = "done";
         if (window.dualboardTables) { window.dualboardTables.wire(root); }
         window.dualboardLazy.loadAll(root);
+        var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+        if (target) { target.scrollIntoView(); }  // a link to a section: it exists only now
       })
       .catch(function (err) {
         root.dataset.state = "error";
@@ -140,6 +147,15 @@
   }
 
   function showAll() { document.querySelectorAll("div.dualboard-item[data-src]").forEach(show); }
+
+  // An address of the pages this site once built per item (benchmarks/B/runs/<slug>/) is not found: go to the
+  // item on the page that shows it now.
+  var OLD_ADDRESS = /^(.*\/benchmarks\/[^\/]+\/)(runs|questions)\/([a-z0-9-]+)\/?$/;
+  var PAGE_OF = { runs: "run", questions: "question" };
+  var old = OLD_ADDRESS.exec(location.pathname);
+  if (old && old[3] !== PAGE_OF[old[2]] && document.querySelector("div.dualboard-item") === null) {
+    location.replace(old[1] + old[2] + "/" + PAGE_OF[old[2]] + "/?id=" + old[3] + location.hash);
+  }
 
   if (typeof document$ !== "undefined") {
     document$.subscribe(showAll);
