@@ -478,7 +478,12 @@ def _disagreement_list(result: BenchmarkResults) -> str:
     return (
         f"{len(found)} answers on which two graders compared above disagree (≥ {PASS_MARK:g} counts as a pass): "
         "every pass/fail and fail/pass answer of the tables is here. Open the question to read the "
-        "answer, the key and every grader's reasoning.\n\n" + table(["Question", "Run", "Round", *graders], rows) + note
+        "answer, the key and every grader's reasoning.\n\n"
+        # Closed until asked for: hundreds of rows laid out on load cost a phone seconds.
+        + f"<details><summary>Show the {min(len(found), MAX_LISTED)} answers</summary>"
+        + table(["Question", "Run", "Round", *graders], rows).rstrip()
+        + "</details>\n"
+        + note
     )
 
 

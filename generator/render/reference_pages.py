@@ -83,9 +83,11 @@ def methodology_appendix(results: list[BenchmarkResults]) -> Appendix:
         "Every column of the statistics tables, as defined in the code (`generator/stats/columns.yaml`).\n\n"
     )
     for name, columns in COLUMNS.items():
-        parts.append(
-            f"### {escape_text(name)}.csv\n\n"
-            + table(["Column", "Meaning"], [[Cell(c), Cell(str(m))] for c, m in columns.items()], sortable=False)
+        rows = [[Cell(c), Cell(str(m))] for c, m in columns.items()]
+        parts.append(  # closed until asked for: a phone lays out hundreds of rows slowly
+            f"### {escape_text(name)}.csv\n\n<details><summary>The {len(rows)} columns of "
+            f"{escape_text(name)}.csv</summary>{table(['Column', 'Meaning'], rows, sortable=False).rstrip()}"
+            "</details>\n\n"
         )
     return Appendix("methodology.md", "".join(parts))
 
