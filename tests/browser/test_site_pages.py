@@ -244,6 +244,7 @@ def test_an_old_address_of_an_item_leads_to_it_and_a_section_link_scrolls_to_it(
             )
         )
     finally:
+        console_errors(driver)  # the old addresses' 404s were expected: keep them out of the next test's console
         server.shutdown()
         server.server_close()
 

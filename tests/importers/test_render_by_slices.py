@@ -92,9 +92,11 @@ def reference_question_pages(result: BenchmarkResults) -> tuple[list, dict[str, 
         data[path] = blob
     slugs = question_slugs(result.benchmark)
     pages = [question_pages.question_list(result, slugs), item_page(result.name, "questions", "Question")]
+    roles = dict(zip(shown["grader"], shown["role"]))
     for q in result.benchmark.questions:
         qid = q["id"]
-        document, _ = question_pages.question_page(result.name, q, slugs[qid], graders.get(qid, []), files.get(qid, []))
+        at = (slugs[qid], graders.get(qid, []), files.get(qid, []), roles)
+        document, _ = question_pages.question_page(result.name, q, *at)
         data.update(zip(document.paths, document.data))
     return pages, data
 
