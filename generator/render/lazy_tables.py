@@ -1,21 +1,18 @@
-"""Tables whose rows a page loads from a data file: a question's answers, a run's disagreements.
+"""Tables whose rows a page loads from a data file: a question's answers, a run's list of questions and its
+disagreements.
 
-A page that carried every answer as HTML grew with the number of runs (571 KB per
-question page at a million answers, most of it escaped model text), and mkdocs
-parsed all of it. Here the page holds the table's header and a status line; the
-rows are a compact, column-typed JSON document, gzip-compressed, written once
-under ``shared/`` and named by its content (:mod:`dualboard.render.shared_files`).
-``javascripts/lazy-tables.js`` fetches it, builds the rows with ``textContent``
-(never ``innerHTML``, so submitted text stays text) and marks the answers whose
-verdicts disagree on pass/fail. With scripts off, or the file missing, the
+The rows are a compact, column-typed JSON document, gzip-compressed, written once
+under ``shared/`` and named by its content (:mod:`dualboard.render.shared_files`);
+the item's page document (:mod:`dualboard.render.item_pages`) carries the table's
+header and its key. ``javascripts/lazy-tables.js`` fetches the rows, builds them
+with ``textContent`` (never ``innerHTML``, so submitted text stays text) and marks
+the answers whose verdicts disagree on pass/fail. With the file missing, the
 status line says so and links the Downloads page.
 
-The page does not name its data files: it names the *index* of its folder
-(:data:`INDEX`) and its table's key there, and the index names the data files.
-So a page's HTML depends on neither the answers nor where ``shared/`` is: adding
-a run changes data files and the index, not the question pages, and an
-incremental site build rebuilds only the pages whose text changed
-(:func:`dualboard.render.site.build_site`).
+The folder of the items (``benchmarks/B/questions/``) has an *index*
+(:data:`INDEX`) that names the data files of every table and page document by key,
+so a page document depends on neither the answers nor where ``shared/`` is: adding
+a run changes the answers' data files and the index, not a question's document.
 
 A table's rows may be split over several data files, *shards*, each a whole
 data document with its own links: a question's answers are split by a hash of
@@ -23,13 +20,13 @@ the run id (:mod:`dualboard.render.answer_shards`), so adding a run makes one
 shard of each question anew and leaves the others, which releases then share.
 The page shows the shards' rows one after the other, in the index's order.
 
-The index of a folder of pages (``INDEX_FORMAT`` 2), beside them::
+The index of a folder of items (``INDEX_FORMAT`` 2)::
 
     {"format": 2, "shared": "../../../shared/", "files": {"q1#answers": ["<sha256>.json.gz", ...], ...}}
 
 ``shared`` is the ``shared/`` folder relative to the index (one level higher in
-a release, whose versions share it); a key is the page's file name without
-``.md``, ``#`` and the table's noun; its value lists the table's data files.
+a release, whose versions share it); a key is the item's slug, ``#`` and the
+table's noun (``page`` for the page document); its value lists the data files.
 
 The data document (``FORMAT`` 1)::
 
